@@ -1,0 +1,240 @@
+package configs
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestDefaultsValidate(t *testing.T) {
+	if err := Defaults().Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestBuiltins(t *testing.T) {
+	names := BuiltinNames()
+	want := []string{"sine_k10_maml", "sine_k10_trmaml", "sine_k5_maml", "sine_k5_trmaml", "sine_quick"}
+	if !slices.Equal(names, want) {
+		t.Fatalf("BuiltinNames() = %v, want %v", names, want)
+	}
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			c, err := Builtin(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Name != name {
+				t.Errorf("name = %q, want the file stem %q", c.Name, name)
+			}
+			if err := c.Validate(); err != nil {
+				t.Error(err)
+			}
+			// Every built-in states every field, so it must not depend on the
+			// defaults: decoding it over a zero Config gives the same result.
+			data, err := builtin.ReadFile(name + ".yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			root, err := document(name, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var zero Config
+			d := decoder{file: name, lines: map[string]int{}}
+			d.decode(root, reflect.ValueOf(&zero).Elem(), "")
+			if len(d.errs) > 0 || !reflect.DeepEqual(zero, c) {
+				t.Errorf("file is not fully explicit: %v\nover zero: %+v\nover defaults: %+v", d.errs, zero, c)
+			}
+		})
+	}
+	if _, err := Builtin("nope"); err == nil || !strings.Contains(err.Error(), "sine_quick") {
+		t.Errorf("Builtin(nope) error %v does not list the available names", err)
+	}
+}
+
+func TestDefaultsMatchPaperFile(t *testing.T) {
+	c, err := Builtin("sine_k5_maml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(c, Defaults()) {
+		t.Errorf("sine_k5_maml.yaml = %+v\nDefaults() = %+v", c, Defaults())
+	}
+}
+
+func TestMarshalRoundTrip(t *testing.T) {
+	configs := map[string]Config{"defaults": Defaults()}
+	for _, name := range BuiltinNames() {
+		c, err := Builtin(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		configs[name] = c
+	}
+	linear := Defaults()
+	linear.Model.Hidden = []int{}
+	linear.Task.Sinusoid.PhaseMax = 2 * math.Pi
+	configs["linear"] = linear
+	for name, c := range configs {
+		data, err := c.Marshal()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !strings.Contains(string(data), "phase_max: ") || strings.Contains(string(data), "phase_max: pi") {
+			t.Errorf("%s: phase_max not written as a number:\n%s", name, data)
+		}
+		back, err := Parse(name+".yaml", data)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", name, err, data)
+		}
+		if !reflect.DeepEqual(back, c) {
+			t.Errorf("%s: round trip changed config:\n got %+v\nwant %+v", name, back, c)
+		}
+	}
+}
+
+func TestLoad(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.yaml")
+	if err := os.WriteFile(path, []byte("algorithm: trmaml\ninner:\n  steps: 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Defaults()
+	want.Algorithm = "trmaml"
+	want.Inner.Steps = 3
+	if !reflect.DeepEqual(c, want) {
+		t.Errorf("Load = %+v, want %+v", c, want)
+	}
+	if _, err := Load(filepath.Join(t.TempDir(), "missing.yaml")); err == nil {
+		t.Error("Load of a missing file succeeded")
+	}
+	if err := os.WriteFile(path, []byte("inner:\n  alpha: -0.1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), path+":2: inner.alpha = -0.1: must be > 0") {
+		t.Errorf("Load error %v does not name file, line, field and rule", err)
+	}
+}
+
+func TestPhaseMax(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want float64
+	}{
+		{"pi", math.Pi},
+		{"2pi", 2 * math.Pi},
+		{"3", 3},
+		{"1.5", 1.5},
+	} {
+		c, err := Parse("x.yaml", []byte("task:\n  sinusoid:\n    phase_max: "+tc.in+"\n"))
+		if err != nil {
+			t.Errorf("phase_max %s: %v", tc.in, err)
+			continue
+		}
+		if got := float64(c.Task.Sinusoid.PhaseMax); got != tc.want {
+			t.Errorf("phase_max %s = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestRefusals(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		yaml string
+		want []string // substrings of the error
+	}{
+		{"unknown top-level key", "algorithm: maml\nfoo: 1\n",
+			[]string{`x.yaml:2: unknown field "foo" (allowed: name, algorithm, order, seed, task, model, inner, meta, trmaml, eval)`}},
+		{"unknown nested key", "inner:\n  steps: 1\n  alpah: 0.1\n",
+			[]string{`x.yaml:3: unknown field "alpah" in inner (allowed: steps, alpha)`}},
+		{"unknown deeply nested key", "task:\n  sinusoid:\n    phase: 1\n",
+			[]string{`x.yaml:3: unknown field "phase" in task.sinusoid (allowed: phase_max, x_min`}},
+		{"wrong type", "task:\n  support: five\n",
+			[]string{`x.yaml:2: task.support: cannot use "five" (string): want an integer`}},
+		{"float for integer", "meta:\n  iterations: 1.5\n",
+			[]string{`x.yaml:2: meta.iterations: cannot use "1.5" (float): want an integer`}},
+		{"negative seed", "seed: -1\n",
+			[]string{`x.yaml:1: seed: cannot use "-1" (int): want a non-negative integer`}},
+		{"scalar for mapping", "inner: 3\n",
+			[]string{`x.yaml:1: inner: cannot use "3" (int): want a mapping (keys: steps, alpha)`}},
+		{"pair of wrong length", "task:\n  sinusoid:\n    test_amplitudes: [0.1, 2, 5]\n",
+			[]string{`x.yaml:3: task.sinusoid.test_amplitudes: cannot use a list of 3: want a list of 2, each a number`}},
+		{"wrong element type", "model:\n  hidden: [40, forty]\n",
+			[]string{`x.yaml:2: model.hidden[1]: cannot use "forty" (string): want an integer`}},
+		{"bad phase string", "task:\n  sinusoid:\n    phase_max: tau\n",
+			[]string{`x.yaml:3: task.sinusoid.phase_max: cannot use "tau" (string): want a number, "pi" or "2pi"`}},
+		{"phase out of range", "task:\n  sinusoid:\n    phase_max: 7\n",
+			[]string{`x.yaml:3: task.sinusoid.phase_max = 7: must be in (0, 2pi]`}},
+		{"alpha zero", "inner:\n  alpha: 0\n",
+			[]string{`x.yaml:2: inner.alpha = 0: must be > 0`}},
+		{"alpha negative", "inner:\n  steps: 1\n  alpha: -0.1\n",
+			[]string{`x.yaml:3: inner.alpha = -0.1: must be > 0`}},
+		{"support < 1", "task:\n  support: 0\n",
+			[]string{`x.yaml:2: task.support = 0: must be >= 1`}},
+		{"batch < 1", "meta:\n  batch: 0\n",
+			[]string{`x.yaml:2: meta.batch = 0: must be >= 1`}},
+		{"p_lr < 0", "trmaml:\n  p_lr: -1e-4\n",
+			[]string{`x.yaml:2: trmaml.p_lr = -0.0001: must be >= 0`}},
+		{"NaN", "inner:\n  alpha: .nan\n",
+			[]string{`x.yaml:2: inner.alpha = NaN: must be a finite number > 0`}},
+		{"Inf", "meta:\n  lr: .inf\n",
+			[]string{`x.yaml:2: meta.lr = +Inf: must be a finite number > 0`}},
+		{"bad algorithm", "algorithm: mamll\n",
+			[]string{`x.yaml:1: algorithm = "mamll": must be one of maml, trmaml`}},
+		{"bad order", "seed: 2\norder: third\n",
+			[]string{`x.yaml:2: order = "third": must be one of second, first`}},
+		{"bad output", "meta:\n  output: best\n",
+			[]string{`x.yaml:2: meta.output = "best": must be one of last, T1, T2`}},
+		{"bad activation", "model:\n  activation: gelu\n",
+			[]string{`x.yaml:2: model.activation = "gelu": must be one of relu, tanh, sigmoid, softplus`}},
+		{"bad name", "name: a b\n",
+			[]string{`x.yaml:1: name = "a b": must be non-empty and use only A-Z a-z 0-9 _ . -`}},
+		{"train range outside test range", "task:\n  sinusoid:\n    train_amplitudes: [[0.05, 1]]\n",
+			[]string{`x.yaml:3: task.sinusoid.train_amplitudes[0] = [0.05, 1]: must be [lo, hi] with lo < hi inside test_amplitudes [0.1, 5]`}},
+		{"train ranges overlap", "task:\n  sinusoid:\n    train_amplitudes:\n      - [0.1, 1]\n      - [0.5, 2]\n",
+			[]string{`x.yaml:5: task.sinusoid.train_amplitudes[1] = [0.5, 2]: must not overlap train_amplitudes[0] = [0.1, 1]`}},
+		{"no train ranges", "task:\n  sinusoid:\n    train_amplitudes: []\n",
+			[]string{`x.yaml:3: task.sinusoid.train_amplitudes = []: must be a non-empty list`}},
+		{"x range empty", "task:\n  sinusoid:\n    x_max: -5\n",
+			[]string{`x.yaml:3: task.sinusoid.x_max = -5: must be > x_min (-5)`}},
+		{"default out of new range has no line", "task:\n  sinusoid:\n    test_amplitudes: [1, 5]\n",
+			[]string{`x.yaml: task.sinusoid.train_amplitudes[0] = [0.1, 1.05]: must be [lo, hi] with lo < hi inside test_amplitudes [1, 5]`}},
+		{"all errors reported", "inner:\n  alpha: -1\nmeta:\n  batch: 0\n  optimizer: rmsprop\n",
+			[]string{`x.yaml:2: inner.alpha = -1: must be > 0`, `x.yaml:4: meta.batch = 0: must be >= 1`,
+				`x.yaml:5: meta.optimizer = "rmsprop": must be one of adam, sgd`}},
+		{"empty file", "",
+			[]string{`x.yaml:1: empty file: want a YAML mapping of config fields`}},
+		{"comments only", "# nothing\n",
+			[]string{`x.yaml:1: empty file: want a YAML mapping of config fields`}},
+		{"null document", "---\n",
+			[]string{`x.yaml:2: document: cannot use "" (null): want a mapping (keys: name, algorithm`}},
+		{"two documents", "algorithm: maml\n---\norder: first\n",
+			[]string{`x.yaml:2: a second YAML document: want exactly one`}},
+		{"duplicate key", "inner:\n  alpha: 0.1\n  alpha: 0.2\n",
+			[]string{`x.yaml:3: inner.alpha: duplicate key (first at line 2): each key may appear only once`}},
+		{"duplicate top-level key", "seed: 1\nseed: 2\n",
+			[]string{`x.yaml:2: seed: duplicate key (first at line 1)`}},
+		{"syntax error", "inner:\n  alpha: 1\n   steps: 2\n",
+			[]string{`x.yaml:3: mapping values are not allowed`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("x.yaml", []byte(tc.yaml))
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error\n%v\ndoes not contain\n%s", err, w)
+				}
+			}
+		})
+	}
+}

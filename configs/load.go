@@ -1,0 +1,283 @@
+package configs
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Radians is an angle in radians. In YAML it is a number or one of the strings
+// "pi" and "2pi", the two phase ranges worth naming.
+type Radians float64
+
+// UnmarshalYAML accepts a number, "pi" or "2pi".
+func (r *Radians) UnmarshalYAML(n *yaml.Node) error {
+	switch {
+	case n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str" && n.Value == "pi":
+		*r = math.Pi
+	case n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str" && n.Value == "2pi":
+		*r = 2 * math.Pi
+	case n.Kind == yaml.ScalarNode && (n.ShortTag() == "!!int" || n.ShortTag() == "!!float"):
+		var f float64
+		if err := n.Decode(&f); err != nil {
+			return fmt.Errorf("cannot use %s: want a number, \"pi\" or \"2pi\"", describe(n))
+		}
+		*r = Radians(f)
+	default:
+		return fmt.Errorf("cannot use %s: want a number, \"pi\" or \"2pi\"", describe(n))
+	}
+	return nil
+}
+
+// Load reads the YAML file at path and decodes it like Parse.
+func Load(path string) (Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, err
+	}
+	return Parse(path, data)
+}
+
+// Parse decodes one YAML document over Defaults(), so it need only state what
+// differs, and validates the result. Decoding is strict: an unknown or
+// duplicate key, a value of the wrong type, an empty input or more than one
+// document is an error. Every error names name, the line when the value is in
+// the input, the field path and what is allowed; all validation errors are
+// reported, joined.
+func Parse(name string, data []byte) (Config, error) {
+	root, err := document(name, data)
+	if err != nil {
+		return Config{}, err
+	}
+	c := Defaults()
+	d := decoder{file: name, lines: map[string]int{}}
+	d.decode(root, reflect.ValueOf(&c).Elem(), "")
+	if len(d.errs) > 0 {
+		return Config{}, errors.Join(d.errs...)
+	}
+	if errs := c.validate(); len(errs) > 0 {
+		return Config{}, d.locate(errs)
+	}
+	return c, nil
+}
+
+// Marshal returns the YAML of the resolved config, every field stated; Parse
+// reads it back to an equal Config.
+func (c Config) Marshal() ([]byte, error) {
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(c); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// document parses data as exactly one YAML document and returns its root.
+func document(name string, data []byte) (*yaml.Node, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc, extra yaml.Node
+	if err := dec.Decode(&doc); err == io.EOF {
+		return nil, fmt.Errorf("%s:1: empty file: want a YAML mapping of config fields", name)
+	} else if err != nil {
+		return nil, syntaxError(name, err)
+	}
+	if err := dec.Decode(&extra); err == nil {
+		return nil, fmt.Errorf("%s:%d: a second YAML document: want exactly one", name, extra.Line)
+	} else if err != io.EOF {
+		return nil, syntaxError(name, err)
+	}
+	return doc.Content[0], nil
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
+
+// syntaxError rewrites a YAML parser error "yaml: line N: msg" as
+// "name:N: msg".
+func syntaxError(name string, err error) error {
+	msg := err.Error()
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		return fmt.Errorf("%s:%s: %s", name, m[1], msg[len(m[0]):])
+	}
+	return fmt.Errorf("%s: %s", name, strings.TrimPrefix(msg, "yaml: "))
+}
+
+// decoder strictly decodes a YAML node tree into Go values, recording the line
+// of every field path it sets and collecting every error.
+type decoder struct {
+	file  string
+	lines map[string]int
+	errs  []error
+}
+
+func (d *decoder) errorf(line int, format string, args ...any) {
+	d.errs = append(d.errs, fmt.Errorf("%s:%d: %s", d.file, line, fmt.Sprintf(format, args...)))
+}
+
+func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
+	if n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	if u, ok := v.Addr().Interface().(yaml.Unmarshaler); ok {
+		if err := u.UnmarshalYAML(n); err != nil {
+			d.errorf(n.Line, "%s: %v", path, err)
+		}
+		return
+	}
+	switch v.Kind() {
+	case reflect.Struct:
+		if n.Kind != yaml.MappingNode {
+			d.mismatch(n, v, path)
+			return
+		}
+		d.mapping(n, v, path)
+	case reflect.Slice:
+		if n.Kind != yaml.SequenceNode {
+			d.mismatch(n, v, path)
+			return
+		}
+		s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
+		for i, e := range n.Content {
+			d.element(e, s.Index(i), path, i)
+		}
+		v.Set(s)
+	case reflect.Array:
+		if n.Kind != yaml.SequenceNode || len(n.Content) != v.Len() {
+			d.mismatch(n, v, path)
+			return
+		}
+		for i, e := range n.Content {
+			d.element(e, v.Index(i), path, i)
+		}
+	default:
+		if n.Kind != yaml.ScalarNode || !accepts(v.Kind(), n.ShortTag()) || n.Decode(v.Addr().Interface()) != nil {
+			d.mismatch(n, v, path)
+		}
+	}
+}
+
+func (d *decoder) element(n *yaml.Node, v reflect.Value, path string, i int) {
+	p := fmt.Sprintf("%s[%d]", path, i)
+	d.lines[p] = n.Line
+	d.decode(n, v, p)
+}
+
+// mapping decodes the keys of n into the fields of struct v by their yaml tags.
+func (d *decoder) mapping(n *yaml.Node, v reflect.Value, path string) {
+	keys := fieldKeys(v.Type())
+	seen := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, val := n.Content[i], n.Content[i+1]
+		p := k.Value
+		if path != "" {
+			p = path + "." + k.Value
+		}
+		if first, dup := seen[k.Value]; dup {
+			d.errorf(k.Line, "%s: duplicate key (first at line %d): each key may appear only once", p, first)
+			continue
+		}
+		seen[k.Value] = k.Line
+		f := slices.Index(keys, k.Value)
+		if f < 0 {
+			where := ""
+			if path != "" {
+				where = " in " + path
+			}
+			d.errorf(k.Line, "unknown field %q%s (allowed: %s)", k.Value, where, strings.Join(keys, ", "))
+			continue
+		}
+		d.lines[p] = k.Line
+		d.decode(val, v.Field(f), p)
+	}
+}
+
+func (d *decoder) mismatch(n *yaml.Node, v reflect.Value, path string) {
+	if path == "" {
+		path = "document"
+	}
+	d.errorf(n.Line, "%s: cannot use %s: want %s", path, describe(n), want(v.Type()))
+}
+
+// locate prefixes each validation error with the file and, when the field was
+// in the file, its line (lines start at 1, so 0 means absent).
+func (d *decoder) locate(errs []error) error {
+	out := make([]error, len(errs))
+	for i, e := range errs {
+		var fe *fieldError
+		if errors.As(e, &fe) && d.lines[fe.path] > 0 {
+			out[i] = fmt.Errorf("%s:%d: %w", d.file, d.lines[fe.path], e)
+		} else {
+			out[i] = fmt.Errorf("%s: %w", d.file, e)
+		}
+	}
+	return errors.Join(out...)
+}
+
+// accepts reports whether a scalar with the YAML tag may be stored in a Go
+// value of the kind; integers are not silently truncated from floats.
+func accepts(k reflect.Kind, tag string) bool {
+	switch k {
+	case reflect.String:
+		return tag == "!!str"
+	case reflect.Int, reflect.Uint64:
+		return tag == "!!int"
+	case reflect.Float64:
+		return tag == "!!int" || tag == "!!float"
+	}
+	return false
+}
+
+// fieldKeys lists the yaml keys of struct type t in field order.
+func fieldKeys(t reflect.Type) []string {
+	keys := make([]string, t.NumField())
+	for i := range keys {
+		keys[i] = t.Field(i).Tag.Get("yaml")
+	}
+	return keys
+}
+
+// describe names a YAML node for an error message, e.g. `"five" (string)`.
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return fmt.Sprintf("a list of %d", len(n.Content))
+	}
+	kind := strings.TrimPrefix(n.ShortTag(), "!!")
+	if kind == "str" {
+		kind = "string"
+	}
+	return fmt.Sprintf("%q (%s)", n.Value, kind)
+}
+
+// want says what YAML a Go type accepts, for an error message.
+func want(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Struct:
+		return "a mapping (keys: " + strings.Join(fieldKeys(t), ", ") + ")"
+	case reflect.Slice:
+		return "a list, each " + want(t.Elem())
+	case reflect.Array:
+		return fmt.Sprintf("a list of %d, each %s", t.Len(), want(t.Elem()))
+	case reflect.Int:
+		return "an integer"
+	case reflect.Uint64:
+		return "a non-negative integer"
+	case reflect.Float64:
+		return "a number"
+	}
+	return "a string"
+}

@@ -1,0 +1,251 @@
+// Package graph builds the gorgonia expression graphs of meta-learning: models
+// whose forward pass takes its parameters as nodes, the inner SGD loop unrolled
+// symbolically over a batch of tasks, and a differentiation entry point that
+// stays exact when a graph is differentiated through its own gradients, which
+// is what second-order MAML needs.
+//
+// gorgonia v0.9.18's Grad is not used: its reverse sweep reuses the derivative
+// recorded on every node by an earlier Grad call, so the second differentiation
+// of MAML silently drops the second-order terms (see TestGorgoniaNestedGradIsWrong).
+// Graph.Grad is this package's own reverse sweep over the ops' SymDiff rules.
+package graph
+
+import (
+	"fmt"
+	"reflect"
+
+	"gorgonia.org/gorgonia"
+)
+
+// Graph is a gorgonia expression graph that remembers which of its nodes were
+// created by differentiation, so that a later Grad knows when it is
+// differentiating through a gradient (a nested, second-order sweep) and can
+// refuse ops whose derivatives are known to be wrong there.
+type Graph struct {
+	*gorgonia.ExprGraph
+	gradientNodes map[int64]bool
+}
+
+// New returns an empty Graph.
+func New() *Graph {
+	return &Graph{ExprGraph: gorgonia.NewGraph(), gradientNodes: map[int64]bool{}}
+}
+
+// brokenWhenNested names the gorgonia v0.9.18 ops whose symbolic derivatives
+// crash or return wrong values once they are differentiated a second time
+// (measured against finite differences). Keys are the ops' Go type names.
+var brokenWhenNested = map[string]string{
+	"*gorgonia.softmaxOp":    "SoftMax/LogSoftMax (its derivative op panics when differentiated again)",
+	"gorgonia.softmaxOp":     "SoftMax/LogSoftMax (its derivative op panics when differentiated again)",
+	"*gorgonia.sliceOp":      "Slice (its gradient op routes the second-order gradient to the wrong input)",
+	"gorgonia.sliceOp":       "Slice (its gradient op routes the second-order gradient to the wrong input)",
+	"*gorgonia.maxPoolOp":    "MaxPool2D (its derivative op panics when differentiated again)",
+	"gorgonia.maxPoolOp":     "MaxPool2D (its derivative op panics when differentiated again)",
+	"*gorgonia.BatchNormOp":  "BatchNorm (its backward op marks every input non-differentiable: wrong values)",
+	"*gorgonia.im2colOp":     "Conv2d with respect to its input (col2im crashes when differentiated again)",
+	"gorgonia.im2colOp":      "Conv2d with respect to its input (col2im crashes when differentiated again)",
+	"*gorgonia.col2imOp":     "Conv2d with respect to its input (col2im crashes when differentiated again)",
+	"gorgonia.col2imOp":      "Conv2d with respect to its input (col2im crashes when differentiated again)",
+	"*gorgonia.maxPoolDiffOp": "MaxPool2D (its derivative op panics when differentiated again)",
+	"gorgonia.maxPoolDiffOp":  "MaxPool2D (its derivative op panics when differentiated again)",
+	"*gorgonia.softmaxDiffOp": "SoftMax/LogSoftMax (its derivative op panics when differentiated again)",
+	"gorgonia.softmaxDiffOp":  "SoftMax/LogSoftMax (its derivative op panics when differentiated again)",
+	"*gorgonia.sliceIncrOp":   "Slice (its gradient op routes the second-order gradient to the wrong input)",
+	"gorgonia.sliceIncrOp":    "Slice (its gradient op routes the second-order gradient to the wrong input)",
+}
+
+// brokenAlways names ops whose first derivative is already wrong in
+// gorgonia v0.9.18, so no Grad may pass through them.
+var brokenAlways = map[string]string{
+	"*gorgonia.avgPoolOp": "AveragePool2D (its gradient is wrong and its derivative panics)",
+	"gorgonia.avgPoolOp":  "AveragePool2D (its gradient is wrong and its derivative panics)",
+	"invSqrt":             "InverseSqrt (its gradient is wrong)",
+}
+
+// brokenReason reports why op cannot be differentiated here, or "" if it can.
+func brokenReason(op gorgonia.Op, nested bool) string {
+	key := reflect.TypeOf(op).String()
+	if r, ok := brokenAlways[key]; ok {
+		return r
+	}
+	if r, ok := brokenAlways[op.String()]; ok {
+		return r
+	}
+	if nested {
+		return brokenWhenNested[key]
+	}
+	return ""
+}
+
+// UnsupportedOpError reports an op that Grad refuses to differentiate through
+// because gorgonia's derivative of it is known to crash or be wrong.
+type UnsupportedOpError struct {
+	Node   *gorgonia.Node
+	Reason string
+	Nested bool
+}
+
+func (e *UnsupportedOpError) Error() string {
+	kind := "differentiate"
+	if e.Nested {
+		kind = "differentiate a second time"
+	}
+	return fmt.Sprintf("graph: cannot %s through op %v of node %q: %s", kind, e.Node.Op(), e.Node.Name(), e.Reason)
+}
+
+// Grad returns the gradients of the scalar cost with respect to each node of
+// wrt, adding the nodes that compute them to the graph. It is exact when
+// nested: the cost may itself depend on gradients computed by an earlier Grad
+// (as in MAML's unrolled inner loop), and every second-order term is kept.
+// Edges into StopGradient nodes (and other inputs an op declares
+// non-differentiable) carry no gradient.
+func (g *Graph) Grad(cost *gorgonia.Node, wrt ...*gorgonia.Node) (gorgonia.Nodes, error) {
+	if !cost.IsScalar() {
+		return nil, fmt.Errorf("graph: Grad needs a scalar cost, %q has shape %v", cost.Name(), cost.Shape())
+	}
+	firstNew := g.nextID()
+	order := g.postOrder(cost)
+
+	wrtSet := make(map[*gorgonia.Node]bool, len(wrt))
+	for _, w := range wrt {
+		wrtSet[w] = true
+	}
+	// depends[n]: n is differentiably influenced by some node of wrt.
+	depends := make(map[*gorgonia.Node]bool, len(order))
+	nested := false
+	for _, n := range order {
+		if wrtSet[n] {
+			depends[n] = true
+			continue
+		}
+		op, ok := n.Op().(gorgonia.SDOp)
+		if !ok {
+			continue
+		}
+		children := g.children(n)
+		diff := op.DiffWRT(len(children))
+		for i, c := range children {
+			if diff[i] && depends[c] {
+				depends[n] = true
+				break
+			}
+		}
+		if depends[n] && g.gradientNodes[n.ID()] {
+			nested = true
+		}
+	}
+
+	one, err := g.unitLike(cost)
+	if err != nil {
+		return nil, err
+	}
+	terms := map[*gorgonia.Node]gorgonia.Nodes{cost: {one}}
+	sums := make(map[*gorgonia.Node]*gorgonia.Node, len(wrt))
+	for i := len(order) - 1; i >= 0; i-- {
+		n := order[i]
+		if !depends[n] || len(terms[n]) == 0 {
+			continue
+		}
+		grad := terms[n][0]
+		if len(terms[n]) > 1 {
+			if grad, err = gorgonia.ReduceAdd(terms[n]); err != nil {
+				return nil, fmt.Errorf("graph: summing the gradient terms of %q: %w", n.Name(), err)
+			}
+		}
+		if wrtSet[n] {
+			sums[n] = grad
+		}
+		if n.Op() == nil {
+			continue
+		}
+		op, ok := n.Op().(gorgonia.SDOp)
+		if !ok {
+			return nil, fmt.Errorf("graph: op %v of node %q has no symbolic derivative", n.Op(), n.Name())
+		}
+		if reason := brokenReason(n.Op(), nested); reason != "" {
+			return nil, &UnsupportedOpError{Node: n, Reason: reason, Nested: nested}
+		}
+		children := g.children(n)
+		childGrads, err := op.SymDiff(children, n, grad)
+		if err != nil {
+			return nil, fmt.Errorf("graph: differentiating op %v of node %q: %w", n.Op(), n.Name(), err)
+		}
+		diff := op.DiffWRT(len(children))
+		for j, c := range children {
+			if diff[j] && depends[c] {
+				terms[c] = append(terms[c], childGrads[j])
+			}
+		}
+	}
+
+	out := make(gorgonia.Nodes, len(wrt))
+	for i, w := range wrt {
+		if out[i] = sums[w]; out[i] == nil {
+			return nil, fmt.Errorf("graph: cost %q does not depend differentiably on %q", cost.Name(), w.Name())
+		}
+	}
+	for _, n := range g.AllNodes() {
+		if n.ID() >= firstNew {
+			g.gradientNodes[n.ID()] = true
+		}
+	}
+	return out, nil
+}
+
+// nextID is the id the graph will give its next new node.
+func (g *Graph) nextID() int64 {
+	all := g.AllNodes()
+	if len(all) == 0 {
+		return 0
+	}
+	return all[len(all)-1].ID() + 1
+}
+
+// children returns the inputs of n in argument order.
+func (g *Graph) children(n *gorgonia.Node) gorgonia.Nodes {
+	it := g.From(n.ID())
+	out := make(gorgonia.Nodes, 0, it.Len())
+	for it.Next() {
+		out = append(out, it.Node().(*gorgonia.Node))
+	}
+	return out
+}
+
+// postOrder lists the nodes cost depends on, every node after its inputs.
+func (g *Graph) postOrder(cost *gorgonia.Node) gorgonia.Nodes {
+	var order gorgonia.Nodes
+	seen := map[*gorgonia.Node]bool{}
+	type frame struct {
+		n        *gorgonia.Node
+		children gorgonia.Nodes
+		next     int
+	}
+	stack := []frame{{n: cost, children: g.children(cost)}}
+	seen[cost] = true
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		if top.next < len(top.children) {
+			c := top.children[top.next]
+			top.next++
+			if !seen[c] {
+				seen[c] = true
+				stack = append(stack, frame{n: c, children: g.children(c)})
+			}
+			continue
+		}
+		order = append(order, top.n)
+		stack = stack[:len(stack)-1]
+	}
+	return order
+}
+
+// unitLike returns the constant 1 of cost's dtype, the seed of the sweep.
+func (g *Graph) unitLike(cost *gorgonia.Node) (*gorgonia.Node, error) {
+	switch cost.Dtype() {
+	case gorgonia.Float64:
+		return g.Constant(gorgonia.NewF64(1)), nil
+	case gorgonia.Float32:
+		return g.Constant(gorgonia.NewF32(1)), nil
+	}
+	return nil, fmt.Errorf("graph: Grad needs a float cost, %q is %v", cost.Name(), cost.Dtype())
+}

@@ -1,0 +1,250 @@
+package graph
+
+import (
+	"fmt"
+
+	"github.com/trmaml/trmaml/metalearn"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Spec describes a meta-objective graph: a model, the shape of a meta-batch,
+// and the inner loop that adapts the model to each instance.
+type Spec struct {
+	Model Model
+	// Tasks is the number of instances T in a batch; Support (K) and Query
+	// (J) the points per instance; InDim and OutDim the data dimensions.
+	Tasks, Support, Query, InDim, OutDim int
+	// Steps inner SGD steps of size Alpha on the support loss.
+	Steps int
+	Alpha float64
+	// FirstOrder holds the inner gradients constant in the meta-gradient.
+	FirstOrder bool
+	// MetaGradient builds the outer gradient; without it the graph only
+	// computes adapted losses (evaluation).
+	MetaGradient bool
+}
+
+func (s Spec) validate() error {
+	switch {
+	case s.Model == nil:
+		return fmt.Errorf("graph: Spec.Model is nil")
+	case s.Tasks < 1 || s.Support < 1 || s.Query < 1 || s.InDim < 1 || s.OutDim < 1:
+		return fmt.Errorf("graph: Spec needs Tasks, Support, Query, InDim, OutDim >= 1, got %d, %d, %d, %d, %d",
+			s.Tasks, s.Support, s.Query, s.InDim, s.OutDim)
+	case s.Steps < 0:
+		return fmt.Errorf("graph: Spec.Steps must be >= 0, got %d", s.Steps)
+	case !(s.Alpha > 0):
+		return fmt.Errorf("graph: Spec.Alpha must be > 0, got %v", s.Alpha)
+	}
+	return nil
+}
+
+// Objective is the MSE meta-objective of a Spec compiled once into a gorgonia
+// graph and tape machine. Each call rebinds the inputs (parameters, data,
+// task weights) in place and reruns the tape; it implements
+// metalearn.Objective.
+type Objective struct {
+	spec      Spec
+	g         *Graph
+	vm        gorgonia.VM
+	nParams   int
+	params    []*tensor.Dense // meta-parameters, bound to the param nodes
+	sx, sy    *tensor.Dense
+	qx, qy    *tensor.Dense
+	weights   *tensor.Dense
+	lossesOut gorgonia.Value
+	gradsOut  []gorgonia.Value
+}
+
+// NewObjective builds the graph for spec: the per-task fast weights
+// theta_0 = w (broadcast over the task axis), S steps theta_{s+1} = theta_s -
+// alpha * grad L_support(theta_s), the per-task query loss L_t(theta_S), and,
+// if spec.MetaGradient, the gradient of sum_t weights_t * L_t with respect to
+// w, differentiated through the inner gradients unless spec.FirstOrder.
+func NewObjective(spec Spec) (*Objective, error) {
+	if err := spec.validate(); err != nil {
+		return nil, err
+	}
+	o := &Objective{spec: spec, g: New()}
+	g := o.g
+	T := spec.Tasks
+
+	newInput := func(name string, shape tensor.Shape) (*gorgonia.Node, *tensor.Dense, error) {
+		t := tensor.New(tensor.WithShape(shape...), tensor.Of(tensor.Float64))
+		n := gorgonia.NewTensor(g.ExprGraph, tensor.Float64, len(shape), gorgonia.WithShape(shape...), gorgonia.WithName(name))
+		return n, t, gorgonia.Let(n, t)
+	}
+
+	var err error
+	var sx, sy, qx, qy, weights *gorgonia.Node
+	if sx, o.sx, err = newInput("support_x", tensor.Shape{T, spec.Support, spec.InDim}); err != nil {
+		return nil, err
+	}
+	if sy, o.sy, err = newInput("support_y", tensor.Shape{T, spec.Support, spec.OutDim}); err != nil {
+		return nil, err
+	}
+	if qx, o.qx, err = newInput("query_x", tensor.Shape{T, spec.Query, spec.InDim}); err != nil {
+		return nil, err
+	}
+	if qy, o.qy, err = newInput("query_y", tensor.Shape{T, spec.Query, spec.OutDim}); err != nil {
+		return nil, err
+	}
+	if weights, o.weights, err = newInput("task_weights", tensor.Shape{T}); err != nil {
+		return nil, err
+	}
+
+	// Meta-parameters w and their copies along the task axis.
+	shapes := spec.Model.ParamShapes()
+	w := make(gorgonia.Nodes, len(shapes))
+	theta := make(gorgonia.Nodes, len(shapes))
+	for i, s := range shapes {
+		o.nParams += s.TotalSize()
+		var pw *tensor.Dense
+		if w[i], pw, err = newInput(fmt.Sprintf("w%d", i), s); err != nil {
+			return nil, err
+		}
+		o.params = append(o.params, pw)
+		tiled := append(tensor.Shape{T}, s...)
+		zeros, _, err := newInput(fmt.Sprintf("zeros%d", i), tiled)
+		if err != nil {
+			return nil, err
+		}
+		if theta[i], err = gorgonia.BroadcastAdd(zeros, w[i], nil, []byte{0}); err != nil {
+			return nil, fmt.Errorf("graph: tiling parameter %d over tasks: %w", i, err)
+		}
+	}
+
+	alpha := gorgonia.NewConstant(spec.Alpha, gorgonia.WithName(fmt.Sprintf("alpha=%v", spec.Alpha)))
+	for s := 0; s < spec.Steps; s++ {
+		pred, err := spec.Model.Forward(sx, theta)
+		if err != nil {
+			return nil, err
+		}
+		supportLosses, err := mse(pred, sy)
+		if err != nil {
+			return nil, err
+		}
+		total, err := gorgonia.Sum(supportLosses)
+		if err != nil {
+			return nil, err
+		}
+		grads, err := g.Grad(total, theta...)
+		if err != nil {
+			return nil, fmt.Errorf("graph: inner step %d gradient: %w", s+1, err)
+		}
+		next := make(gorgonia.Nodes, len(theta))
+		for i := range theta {
+			gi := grads[i]
+			if spec.FirstOrder {
+				if gi, err = StopGradient(gi); err != nil {
+					return nil, err
+				}
+			}
+			step, err := gorgonia.Mul(alpha, gi)
+			if err != nil {
+				return nil, err
+			}
+			if next[i], err = gorgonia.Sub(theta[i], step); err != nil {
+				return nil, err
+			}
+		}
+		theta = next
+	}
+
+	pred, err := spec.Model.Forward(qx, theta)
+	if err != nil {
+		return nil, err
+	}
+	losses, err := mse(pred, qy)
+	if err != nil {
+		return nil, err
+	}
+	gorgonia.Read(losses, &o.lossesOut)
+	if spec.MetaGradient {
+		weighted, err := gorgonia.HadamardProd(weights, losses)
+		if err != nil {
+			return nil, err
+		}
+		cost, err := gorgonia.Sum(weighted)
+		if err != nil {
+			return nil, err
+		}
+		grads, err := g.Grad(cost, w...)
+		if err != nil {
+			return nil, fmt.Errorf("graph: meta-gradient: %w", err)
+		}
+		o.gradsOut = make([]gorgonia.Value, len(grads))
+		for i, gn := range grads {
+			gorgonia.Read(gn, &o.gradsOut[i])
+		}
+	}
+	o.vm = gorgonia.NewTapeMachine(g.ExprGraph)
+	return o, nil
+}
+
+// mse returns the mean squared error of every task: pred and y have shape
+// (T, N, out) and the result has shape (T).
+func mse(pred, y *gorgonia.Node) (*gorgonia.Node, error) {
+	diff, err := gorgonia.Sub(pred, y)
+	if err != nil {
+		return nil, fmt.Errorf("graph: loss: %w", err)
+	}
+	sq, err := gorgonia.Square(diff)
+	if err != nil {
+		return nil, err
+	}
+	return gorgonia.Mean(sq, 1, 2)
+}
+
+// NumParams implements metalearn.Objective.
+func (o *Objective) NumParams() int { return o.nParams }
+
+// Tasks implements metalearn.Objective.
+func (o *Objective) Tasks() int { return o.spec.Tasks }
+
+// Graph returns the underlying graph, for inspection (node counts, dot).
+func (o *Objective) Graph() *Graph { return o.g }
+
+// Losses implements metalearn.Objective.
+func (o *Objective) Losses(w []float64, b *metalearn.Batch, weights, losses, grad []float64) error {
+	s := o.spec
+	switch {
+	case len(w) != o.nParams:
+		return fmt.Errorf("graph: %d parameters given, the model has %d", len(w), o.nParams)
+	case b.Tasks != s.Tasks || b.Support != s.Support || b.Query != s.Query || b.InDim != s.InDim || b.OutDim != s.OutDim:
+		return fmt.Errorf("graph: batch of %d tasks (K=%d, J=%d, dims %d->%d) does not fit the graph (%d tasks, K=%d, J=%d, dims %d->%d)",
+			b.Tasks, b.Support, b.Query, b.InDim, b.OutDim, s.Tasks, s.Support, s.Query, s.InDim, s.OutDim)
+	case len(losses) != s.Tasks:
+		return fmt.Errorf("graph: losses has length %d, want %d", len(losses), s.Tasks)
+	case grad != nil && !s.MetaGradient:
+		return fmt.Errorf("graph: this objective was built without a meta-gradient")
+	case grad != nil && len(grad) != o.nParams:
+		return fmt.Errorf("graph: grad has length %d, want %d", len(grad), o.nParams)
+	case grad != nil && len(weights) != s.Tasks:
+		return fmt.Errorf("graph: weights has length %d, want %d", len(weights), s.Tasks)
+	}
+	off := 0
+	for _, p := range o.params {
+		off += copy(p.Data().([]float64), w[off:])
+	}
+	copy(o.sx.Data().([]float64), b.SupportX)
+	copy(o.sy.Data().([]float64), b.SupportY)
+	copy(o.qx.Data().([]float64), b.QueryX)
+	copy(o.qy.Data().([]float64), b.QueryY)
+	if weights != nil {
+		copy(o.weights.Data().([]float64), weights)
+	}
+	defer o.vm.Reset()
+	if err := o.vm.RunAll(); err != nil {
+		return fmt.Errorf("graph: running the meta-objective: %w", err)
+	}
+	copy(losses, o.lossesOut.Data().([]float64))
+	if grad != nil {
+		off = 0
+		for _, gv := range o.gradsOut {
+			off += copy(grad[off:], gv.Data().([]float64))
+		}
+	}
+	return nil
+}

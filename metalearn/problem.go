@@ -1,0 +1,79 @@
+// Package metalearn implements the meta-learning algorithms of "Task-Robust
+// Model-Agnostic Meta-Learning" (Collins, Mokhtari, Shakkottai): MAML, which
+// minimises the average post-adaptation loss over the meta-training
+// distribution, and TR-MAML (Algorithm 1), which minimises the worst task's
+// loss through a stochastic descent-ascent over the weights w and a
+// distribution p on the task simplex. It also holds the optimizers and the
+// paper's evaluation protocol.
+//
+// The package knows nothing about sinusoids, images or gorgonia: the task
+// family is a TaskSet and the model with its unrolled inner loop is an
+// Objective.
+package metalearn
+
+import "math/rand/v2"
+
+// Batch is a meta-batch of few-shot task instances with the task axis first,
+// laid out as dense row-major arrays so that a model can bind them directly:
+// SupportX has shape (Tasks, Support, InDim), SupportY (Tasks, Support,
+// OutDim), and QueryX, QueryY likewise with Query points.
+type Batch struct {
+	Tasks, Support, Query int
+	InDim, OutDim         int
+	SupportX, SupportY    []float64
+	QueryX, QueryY        []float64
+}
+
+// NewBatch allocates a Batch for tasks instances of support and query points.
+func NewBatch(tasks, support, query, inDim, outDim int) *Batch {
+	return &Batch{
+		Tasks: tasks, Support: support, Query: query, InDim: inDim, OutDim: outDim,
+		SupportX: make([]float64, tasks*support*inDim),
+		SupportY: make([]float64, tasks*support*outDim),
+		QueryX:   make([]float64, tasks*query*inDim),
+		QueryY:   make([]float64, tasks*query*outDim),
+	}
+}
+
+// Row returns the slices of instance row t: its support inputs and targets and
+// its query inputs and targets. A TaskSet fills them in Sample.
+func (b *Batch) Row(t int) (sx, sy, qx, qy []float64) {
+	sx = b.SupportX[t*b.Support*b.InDim : (t+1)*b.Support*b.InDim]
+	sy = b.SupportY[t*b.Support*b.OutDim : (t+1)*b.Support*b.OutDim]
+	qx = b.QueryX[t*b.Query*b.InDim : (t+1)*b.Query*b.InDim]
+	qy = b.QueryY[t*b.Query*b.OutDim : (t+1)*b.Query*b.OutDim]
+	return sx, sy, qx, qy
+}
+
+// TaskSet is a finite set of tasks in the paper's sense: each task i is a
+// distribution over few-shot instances (a support set of K points and a query
+// set of J points drawn from one underlying data distribution).
+type TaskSet interface {
+	// Len is the number of tasks n.
+	Len() int
+	// Name identifies task i in reports, e.g. "amplitude [4.95,5.00)".
+	Name(i int) string
+	// Mass is the relative number of instances m_i of task i; MAML's empirical
+	// meta-training distribution draws task i with probability m_i / sum_j m_j.
+	Mass(i int) float64
+	// Dims returns the input and output dimension of a data point.
+	Dims() (in, out int)
+	// Sample draws a fresh instance of task i into row t of b, using rng only.
+	Sample(i int, rng *rand.Rand, b *Batch, t int)
+}
+
+// Objective is a model together with its unrolled inner-loop adaptation:
+// for each instance t of a batch it adapts the parameters w on the support set
+// and measures the loss L_t on the query set.
+type Objective interface {
+	// NumParams is the length of the flat parameter vector w.
+	NumParams() int
+	// Tasks is the number of instances per batch the objective was built for.
+	Tasks() int
+	// Losses writes the post-adaptation query loss of every instance of b into
+	// losses (length Tasks()). If grad is not nil it also writes the gradient
+	// of sum_t weights[t] * L_t with respect to w into grad (length
+	// NumParams()): exact second order, or first order if the objective was
+	// built so.
+	Losses(w []float64, b *Batch, weights, losses, grad []float64) error
+}
