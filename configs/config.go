@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"gopkg.in/yaml.v3"
 )
 
 // Config is one experiment: which meta-learning algorithm to run on which task
@@ -27,14 +29,19 @@ type Config struct {
 	// "first" for the first-order approximation that drops second derivatives.
 	Order string `yaml:"order"`
 	// Seed seeds every random draw of the run, so a run is reproducible.
-	Seed  uint64      `yaml:"seed"`
-	Task  TaskConfig  `yaml:"task"`
+	Seed uint64 `yaml:"seed"`
+	// Task is the task family and the few-shot instance size.
+	Task TaskConfig `yaml:"task"`
+	// Model is the network whose initialisation is meta-learned.
 	Model ModelConfig `yaml:"model"`
+	// Inner is the adaptation on each instance's support set.
 	Inner InnerConfig `yaml:"inner"`
-	Meta  MetaConfig  `yaml:"meta"`
+	// Meta is the outer loop over meta-batches.
+	Meta MetaConfig `yaml:"meta"`
 	// TRMAML holds the settings only TR-MAML uses; MAML ignores them.
 	TRMAML TRMAMLConfig `yaml:"trmaml"`
-	Eval   EvalConfig   `yaml:"eval"`
+	// Eval is the periodic evaluation protocol.
+	Eval EvalConfig `yaml:"eval"`
 }
 
 // TaskConfig selects the task family and the size of each few-shot instance.
@@ -60,9 +67,10 @@ type SinusoidConfig struct {
 	// produced the paper's table draws phases from [0, pi], while the paper's
 	// text says 2pi; 2pi stays available.
 	PhaseMax Radians `yaml:"phase_max"`
-	// XMin and XMax bound the inputs, drawn uniformly from [XMin, XMax];
-	// XMin < XMax.
+	// XMin is the lower end of the input range; inputs are drawn uniformly
+	// from [XMin, XMax].
 	XMin float64 `yaml:"x_min"`
+	// XMax is the upper end of the input range; XMin < XMax.
 	XMax float64 `yaml:"x_max"`
 	// TaskWidth > 0 is the width of the amplitude interval that forms one
 	// task: the amplitude ranges below are split into tasks of this width.
@@ -74,6 +82,29 @@ type SinusoidConfig struct {
 	// lo < hi, of the meta-training tasks; each lies inside TestAmplitudes and
 	// no two overlap. Unequal ranges make an imbalanced task set.
 	TrainAmplitudes [][2]float64 `yaml:"train_amplitudes"`
+}
+
+// Radians is an angle in radians. In YAML it is a number or one of the strings
+// "pi" and "2pi", the two phase ranges worth naming; it is written back as a
+// number.
+type Radians float64
+
+// UnmarshalYAML accepts a number, "pi" or "2pi".
+func (r *Radians) UnmarshalYAML(n *yaml.Node) error {
+	var f float64
+	switch tag := n.ShortTag(); {
+	case n.Kind != yaml.ScalarNode:
+	case tag == "!!str" && n.Value == "pi":
+		*r = math.Pi
+		return nil
+	case tag == "!!str" && n.Value == "2pi":
+		*r = 2 * math.Pi
+		return nil
+	case (tag == "!!int" || tag == "!!float") && n.Decode(&f) == nil:
+		*r = Radians(f)
+		return nil
+	}
+	return fmt.Errorf("cannot use %s: want a number, \"pi\" or \"2pi\"", describe(n))
 }
 
 // ModelConfig describes the fully connected network that is meta-learned.

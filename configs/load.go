@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"reflect"
 	"regexp"
@@ -14,29 +13,6 @@ import (
 
 	"gopkg.in/yaml.v3"
 )
-
-// Radians is an angle in radians. In YAML it is a number or one of the strings
-// "pi" and "2pi", the two phase ranges worth naming.
-type Radians float64
-
-// UnmarshalYAML accepts a number, "pi" or "2pi".
-func (r *Radians) UnmarshalYAML(n *yaml.Node) error {
-	switch {
-	case n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str" && n.Value == "pi":
-		*r = math.Pi
-	case n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str" && n.Value == "2pi":
-		*r = 2 * math.Pi
-	case n.Kind == yaml.ScalarNode && (n.ShortTag() == "!!int" || n.ShortTag() == "!!float"):
-		var f float64
-		if err := n.Decode(&f); err != nil {
-			return fmt.Errorf("cannot use %s: want a number, \"pi\" or \"2pi\"", describe(n))
-		}
-		*r = Radians(f)
-	default:
-		return fmt.Errorf("cannot use %s: want a number, \"pi\" or \"2pi\"", describe(n))
-	}
-	return nil
-}
 
 // Load reads the YAML file at path and decodes it like Parse.
 func Load(path string) (Config, error) {
@@ -70,19 +46,35 @@ func Parse(name string, data []byte) (Config, error) {
 	return c, nil
 }
 
-// Marshal returns the YAML of the resolved config, every field stated; Parse
-// reads it back to an equal Config.
+// Marshal returns the YAML of the resolved config, every field stated and
+// lists written inline as [a, b]; Parse reads it back to an equal Config.
 func (c Config) Marshal() ([]byte, error) {
+	var n yaml.Node
+	if err := n.Encode(c); err != nil {
+		return nil, err
+	}
+	inlineLists(&n)
 	var b bytes.Buffer
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
-	if err := enc.Encode(c); err != nil {
+	if err := enc.Encode(&n); err != nil {
 		return nil, err
 	}
 	if err := enc.Close(); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// inlineLists sets flow style on every sequence under n; all lists of the
+// schema are short lists of numbers.
+func inlineLists(n *yaml.Node) {
+	if n.Kind == yaml.SequenceNode {
+		n.Style = yaml.FlowStyle
+	}
+	for _, c := range n.Content {
+		inlineLists(c)
+	}
 }
 
 // document parses data as exactly one YAML document and returns its root.

@@ -1,0 +1,238 @@
+package metalearn
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// quadTasks is a closed-form test problem: task i has the one-dimensional
+// loss f_i(w) = a_i/2 (w - c_i)^2 on both support and query data, so one
+// inner step of size alpha gives F_i(w) = a_i/2 (1 - alpha a_i)^2 (w - c_i)^2.
+type quadTasks struct {
+	a, c, mass []float64
+}
+
+func (q quadTasks) Len() int           { return len(q.a) }
+func (q quadTasks) Name(i int) string  { return string(rune('A' + i)) }
+func (q quadTasks) Mass(i int) float64 { return q.mass[i] }
+func (q quadTasks) Dims() (int, int)   { return 1, 1 }
+func (q quadTasks) k(i int, alpha float64) float64 {
+	return q.a[i] / 2 * (1 - alpha*q.a[i]) * (1 - alpha*q.a[i])
+}
+
+// Sample writes the task index as the instance's only support input.
+func (q quadTasks) Sample(i int, _ *rand.Rand, b *Batch, t int) {
+	sx, _, _, _ := b.Row(t)
+	sx[0] = float64(i)
+}
+
+// quadObjective is the exact MAML objective of quadTasks.
+type quadObjective struct {
+	q     quadTasks
+	alpha float64
+	tasks int
+}
+
+func (o quadObjective) NumParams() int { return 1 }
+func (o quadObjective) Tasks() int     { return o.tasks }
+func (o quadObjective) Losses(w []float64, b *Batch, weights, losses, grad []float64) error {
+	if grad != nil {
+		grad[0] = 0
+	}
+	for t := 0; t < b.Tasks; t++ {
+		i := int(b.SupportX[t*b.Support])
+		k, d := o.q.k(i, o.alpha), w[0]-o.q.c[i]
+		losses[t] = k * d * d
+		if grad != nil {
+			grad[0] += weights[t] * 2 * k * d
+		}
+	}
+	return nil
+}
+
+func newQuad() (quadTasks, float64) {
+	return quadTasks{a: []float64{1, 1, 4}, c: []float64{-1, 0.5, 2}, mass: []float64{1, 1, 1}}, 0.1
+}
+
+// TestTrainerConvergesToClosedForm: TR-MAML reaches the min-max solution,
+// where the two extreme tasks have equal loss, w* = (sqrt(k1) c1 + sqrt(k3)
+// c3) / (sqrt(k1) + sqrt(k3)), with p* = (k3 (c3-w*), 0, k1 (w*-c1)) / sum;
+// MAML reaches the average-loss minimiser sum_i k_i c_i / sum_i k_i.
+func TestTrainerConvergesToClosedForm(t *testing.T) {
+	q, alpha := newQuad()
+	k := []float64{q.k(0, alpha), q.k(1, alpha), q.k(2, alpha)}
+	r1, r3 := math.Sqrt(k[0]), math.Sqrt(k[2])
+	wRobust := (r1*q.c[0] + r3*q.c[2]) / (r1 + r3)
+	p1, p3 := k[2]*(q.c[2]-wRobust), k[0]*(wRobust-q.c[0])
+	pRobust := []float64{p1 / (p1 + p3), 0, p3 / (p1 + p3)}
+	wAverage := (k[0]*q.c[0] + k[1]*q.c[1] + k[2]*q.c[2]) / (k[0] + k[1] + k[2])
+
+	cases := []struct {
+		alg   Algorithm
+		wantW float64
+		wantP []float64
+	}{
+		{TRMAML, wRobust, pRobust},
+		{MAML, wAverage, nil},
+	}
+	for _, c := range cases {
+		t.Run(string(c.alg), func(t *testing.T) {
+			s := Settings{Algorithm: c.alg, Iterations: 40000, Batch: 2, PLR: 0.02, Output: OutputAveraged}
+			obj := quadObjective{q: q, alpha: alpha, tasks: s.Batch}
+			tr, err := NewTrainer(s, obj, q, &SGD{LR: 0.02}, []float64{3}, 1, 1, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < s.Iterations; i++ {
+				if _, err := tr.Step(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			w, p := tr.Solution()
+			if math.Abs(w[0]-c.wantW) > 0.02 {
+				t.Errorf("w = %.4f, want %.4f", w[0], c.wantW)
+			}
+			for i, want := range c.wantP {
+				if math.Abs(p[i]-want) > 0.05 {
+					t.Errorf("p = %.3f, want %.3f", p, c.wantP)
+					break
+				}
+			}
+		})
+	}
+}
+
+// TestTrainerDeterministicAndResumable: the same seed gives the same run,
+// and a run restored from a snapshot continues exactly as the original.
+func TestTrainerDeterministicAndResumable(t *testing.T) {
+	q, alpha := newQuad()
+	s := Settings{Algorithm: TRMAML, Iterations: 100, Batch: 2, PLR: 0.05, Output: OutputRandom}
+	obj := quadObjective{q: q, alpha: alpha, tasks: 2}
+	run := func(steps int, from *State) (*Trainer, State) {
+		tr, err := NewTrainer(s, obj, q, &SGD{LR: 0.05}, []float64{3}, 42, 1, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if from != nil {
+			if err := tr.Restore(*from); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := 0; i < steps; i++ {
+			if _, err := tr.Step(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		st, err := tr.Snapshot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr, st
+	}
+	_, full := run(60, nil)
+	_, again := run(60, nil)
+	_, half := run(30, nil)
+	_, resumed := run(30, &half)
+	for name, st := range map[string]State{"same seed": again, "resumed": resumed} {
+		if st.W[0] != full.W[0] || st.Iteration != full.Iteration || string(st.RNG) != string(full.RNG) {
+			t.Errorf("%s: w %v iteration %d, want %v %d", name, st.W, st.Iteration, full.W, full.Iteration)
+		}
+		for i := range st.P {
+			if st.P[i] != full.P[i] {
+				t.Errorf("%s: p %v, want %v", name, st.P, full.P)
+			}
+		}
+	}
+}
+
+// nanObjective returns a NaN loss, as a diverging run would.
+type nanObjective struct{ quadObjective }
+
+func (o nanObjective) Losses(w []float64, b *Batch, weights, losses, grad []float64) error {
+	for i := range losses {
+		losses[i] = math.NaN()
+	}
+	return nil
+}
+
+func TestTrainerStopsOnNonFinite(t *testing.T) {
+	q, alpha := newQuad()
+	s := Settings{Algorithm: MAML, Iterations: 10, Batch: 2, Output: OutputLast}
+	tr, err := NewTrainer(s, nanObjective{quadObjective{q, alpha, 2}}, q, &SGD{LR: 0.1}, []float64{3}, 1, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.Step(); err == nil || !errors.Is(err, ErrNonFinite) {
+		t.Fatalf("Step() error = %v, want ErrNonFinite", err)
+	}
+	if tr.State.W[0] != 3 || tr.State.Iteration != 0 {
+		t.Errorf("a non-finite step changed the state: w %v iteration %d", tr.State.W, tr.State.Iteration)
+	}
+}
+
+func TestSettingsRefused(t *testing.T) {
+	q, alpha := newQuad()
+	good := Settings{Algorithm: MAML, Iterations: 10, Batch: 2, Output: OutputLast}
+	for name, mutate := range map[string]func(*Settings){
+		"algorithm":  func(s *Settings) { s.Algorithm = "reptile" },
+		"iterations": func(s *Settings) { s.Iterations = 0 },
+		"batch":      func(s *Settings) { s.Batch = 0 },
+		"p lr":       func(s *Settings) { s.PLR = -1 },
+		"p lr nan":   func(s *Settings) { s.PLR = math.NaN() },
+		"radius":     func(s *Settings) { s.BallRadius = -1 },
+		"output":     func(s *Settings) { s.Output = "T3" },
+	} {
+		s := good
+		mutate(&s)
+		if _, err := NewTrainer(s, quadObjective{q, alpha, 2}, q, &SGD{LR: 0.1}, []float64{0}, 1, 1, 1); err == nil {
+			t.Errorf("%s: NewTrainer accepted %+v", name, s)
+		}
+	}
+}
+
+// TestEvaluateClosedForm: per-task losses are deterministic for quadTasks, so
+// the statistics must equal the closed form, and every task is measured.
+func TestEvaluateClosedForm(t *testing.T) {
+	q, alpha := newQuad()
+	q.mass = []float64{1, 1, 2}
+	ev := NewEvaluator(quadObjective{q, alpha, 4}, 1, 1, 1, 1)
+	w := []float64{0.3}
+	st, err := ev.Evaluate(w, q, 10, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []float64
+	total := 0
+	for i := range q.a {
+		d := w[0] - q.c[i]
+		want = append(want, q.k(i, alpha)*d*d)
+		if st.Count[i] < 3 || st.Count[i] > 4 {
+			t.Errorf("task %d measured %d times, want 3 or 4 of 10", i, st.Count[i])
+		}
+		total += st.Count[i]
+	}
+	if total != 10 {
+		t.Errorf("%d instances evaluated, want 10", total)
+	}
+	mean := (want[0] + want[1] + want[2]) / 3
+	std := math.Sqrt(((want[0]-mean)*(want[0]-mean) + (want[1]-mean)*(want[1]-mean) + (want[2]-mean)*(want[2]-mean)) / 3)
+	checks := []struct {
+		name      string
+		got, want float64
+	}{
+		{"mean", st.Mean, mean},
+		{"weighted mean", st.WeightedMean, (want[0] + want[1] + 2*want[2]) / 4},
+		{"worst", st.Worst, math.Max(want[0], math.Max(want[1], want[2]))},
+		{"std", st.Std, std},
+	}
+	for _, c := range checks {
+		if math.Abs(c.got-c.want) > 1e-12 {
+			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
+		}
+	}
+	if _, err := ev.Evaluate(w, q, 2, rand.New(rand.NewPCG(1, 1))); err == nil {
+		t.Error("Evaluate accepted fewer instances than tasks")
+	}
+}

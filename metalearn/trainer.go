@@ -1,0 +1,293 @@
+package metalearn
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+)
+
+// Algorithm selects the meta-training objective.
+type Algorithm string
+
+const (
+	// MAML minimises the average post-adaptation loss: each iteration draws
+	// C instances from the empirical meta-training distribution (task i with
+	// probability proportional to TaskSet.Mass(i)) and descends their mean.
+	MAML Algorithm = "maml"
+	// TRMAML is Algorithm 1: it minimises the worst task's loss through a
+	// descent on w and a projected ascent on the task distribution p.
+	TRMAML Algorithm = "trmaml"
+)
+
+// OutputRule is how a run turns its iterates into the returned solution.
+type OutputRule string
+
+const (
+	// OutputLast returns the last iterate, as the paper's experiments do.
+	OutputLast OutputRule = "last"
+	// OutputAveraged is Algorithm 1's case T1 (convex tasks): the average of
+	// the iterates w^1..w^T and p^1..p^T produced by the T updates.
+	OutputAveraged OutputRule = "T1"
+	// OutputRandom is case T2 (nonconvex tasks): the iterate after update
+	// tau, with tau drawn uniformly from 1..T when training starts.
+	OutputRandom OutputRule = "T2"
+)
+
+// Settings are the meta-training hyperparameters, in the spirit of
+// gonum/optimize's Settings.
+type Settings struct {
+	Algorithm  Algorithm
+	Iterations int     // T
+	Batch      int     // C, instances per iteration
+	PLR        float64 // eta_p of Algorithm 1 (TR-MAML only), with n/C inside g_p
+	BallRadius float64 // radius R of W = {||w|| <= R}; 0 leaves w unconstrained
+	Output     OutputRule
+}
+
+func (s Settings) validate() error {
+	switch {
+	case s.Algorithm != MAML && s.Algorithm != TRMAML:
+		return fmt.Errorf("metalearn: unknown algorithm %q (allowed: maml, trmaml)", s.Algorithm)
+	case s.Iterations < 1:
+		return fmt.Errorf("metalearn: Iterations must be >= 1, got %d", s.Iterations)
+	case s.Batch < 1:
+		return fmt.Errorf("metalearn: Batch must be >= 1, got %d", s.Batch)
+	case !(s.PLR >= 0) || math.IsInf(s.PLR, 0):
+		return fmt.Errorf("metalearn: PLR must be finite and >= 0, got %v", s.PLR)
+	case !(s.BallRadius >= 0) || math.IsInf(s.BallRadius, 0):
+		return fmt.Errorf("metalearn: BallRadius must be finite and >= 0, got %v", s.BallRadius)
+	case s.Output != OutputLast && s.Output != OutputAveraged && s.Output != OutputRandom:
+		return fmt.Errorf("metalearn: unknown output rule %q (allowed: last, T1, T2)", s.Output)
+	}
+	return nil
+}
+
+// State is everything a run needs to continue exactly where it stopped: the
+// iterates, the optimizer's moments, the output-rule accumulators and the
+// random generator. It is what a checkpoint stores.
+type State struct {
+	Iteration int
+	W, P      []float64
+	// SumW and SumP accumulate the iterates for OutputAveraged.
+	SumW, SumP []float64
+	// Tau is the iterate kept by OutputRandom, and WTau, PTau its value.
+	Tau        int
+	WTau, PTau []float64
+	// RNG is the binary state of the PCG generator that drives sampling.
+	RNG []byte
+}
+
+// ErrNonFinite reports a NaN or infinite loss or gradient; training stops
+// before the bad values reach the parameters.
+var ErrNonFinite = errors.New("metalearn: non-finite loss or meta-gradient")
+
+// StepStats summarises one iteration's sampled instances.
+type StepStats struct {
+	MeanLoss, MaxLoss float64
+}
+
+// Trainer runs MAML or TR-MAML on an Objective over a meta-training TaskSet.
+// Its loop is Step, called Settings.Iterations times; Solution returns the
+// output of the configured rule.
+type Trainer struct {
+	Settings  Settings
+	Objective Objective
+	Train     TaskSet
+	Optimizer Optimizer
+	State     State
+
+	pcg     *rand.PCG
+	rng     *rand.Rand
+	cum     []float64 // cumulative task masses, for MAML's sampling
+	batch   *Batch
+	tasks   []int
+	weights []float64
+	losses  []float64
+	grad    []float64
+	scratch []float64
+}
+
+// NewTrainer prepares a run from initial parameters w0 and a seed. The
+// Objective must have been built for Settings.Batch tasks and the batch shape
+// given by support and query.
+func NewTrainer(s Settings, obj Objective, train TaskSet, opt Optimizer, w0 []float64, seed uint64, support, query int) (*Trainer, error) {
+	if err := s.validate(); err != nil {
+		return nil, err
+	}
+	if obj.Tasks() != s.Batch {
+		return nil, fmt.Errorf("metalearn: objective built for %d tasks, Batch is %d", obj.Tasks(), s.Batch)
+	}
+	if len(w0) != obj.NumParams() {
+		return nil, fmt.Errorf("metalearn: %d initial parameters, the objective has %d", len(w0), obj.NumParams())
+	}
+	n := train.Len()
+	if n < 1 {
+		return nil, fmt.Errorf("metalearn: the meta-training task set is empty")
+	}
+	t := &Trainer{Settings: s, Objective: obj, Train: train, Optimizer: opt}
+	t.pcg = rand.NewPCG(seed, 0x7472_6d61_6d6c) // second word: "trmaml"
+	t.rng = rand.New(t.pcg)
+	st := &t.State
+	st.W = append([]float64(nil), w0...)
+	st.P = make([]float64, n)
+	for i := range st.P {
+		st.P[i] = 1 / float64(n)
+	}
+	switch s.Output {
+	case OutputAveraged:
+		st.SumW, st.SumP = make([]float64, len(w0)), make([]float64, n)
+	case OutputRandom:
+		st.Tau = 1 + t.rng.IntN(s.Iterations)
+	}
+	if err := t.prepare(support, query); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// Restore replaces the trainer's state with a saved one (from a checkpoint).
+func (t *Trainer) Restore(st State) error {
+	if len(st.W) != t.Objective.NumParams() || len(st.P) != t.Train.Len() {
+		return fmt.Errorf("metalearn: checkpoint has %d parameters and %d task weights, the run has %d and %d",
+			len(st.W), len(st.P), t.Objective.NumParams(), t.Train.Len())
+	}
+	if err := t.pcg.UnmarshalBinary(st.RNG); err != nil {
+		return fmt.Errorf("metalearn: checkpoint random state: %w", err)
+	}
+	t.State = st
+	return nil
+}
+
+// Snapshot returns a deep copy of the state, with the generator's state, for
+// a checkpoint.
+func (t *Trainer) Snapshot() (State, error) {
+	st := t.State
+	st.W = clone(st.W)
+	st.P = clone(st.P)
+	st.SumW, st.SumP = clone(st.SumW), clone(st.SumP)
+	st.WTau, st.PTau = clone(st.WTau), clone(st.PTau)
+	rng, err := t.pcg.MarshalBinary()
+	if err != nil {
+		return State{}, err
+	}
+	st.RNG = rng
+	return st, nil
+}
+
+func clone(s []float64) []float64 {
+	if s == nil {
+		return nil
+	}
+	return append([]float64(nil), s...)
+}
+
+func (t *Trainer) prepare(support, query int) error {
+	in, out := t.Train.Dims()
+	C, n := t.Settings.Batch, t.Train.Len()
+	t.batch = NewBatch(C, support, query, in, out)
+	t.tasks = make([]int, C)
+	t.weights = make([]float64, C)
+	t.losses = make([]float64, C)
+	t.grad = make([]float64, t.Objective.NumParams())
+	t.scratch = make([]float64, n)
+	t.cum = make([]float64, n)
+	total := 0.0
+	for i := range t.cum {
+		m := t.Train.Mass(i)
+		if !(m > 0) || math.IsInf(m, 0) {
+			return fmt.Errorf("metalearn: task %q has mass %v, want a positive finite number", t.Train.Name(i), m)
+		}
+		total += m
+		t.cum[i] = total
+	}
+	return nil
+}
+
+// Step runs one meta-iteration: it samples C task instances, computes the
+// meta-gradient estimate and (for TR-MAML) the loss estimate g_p, and
+// updates w, then p, as in Algorithm 1.
+func (t *Trainer) Step() (StepStats, error) {
+	s := t.Settings
+	st := &t.State
+	C, n := s.Batch, t.Train.Len()
+	for k := range t.tasks {
+		switch s.Algorithm {
+		case TRMAML:
+			t.tasks[k] = t.rng.IntN(n)
+			t.weights[k] = float64(n) / float64(C) * st.P[t.tasks[k]]
+		case MAML:
+			u := t.rng.Float64() * t.cum[n-1]
+			t.tasks[k] = min(sort.SearchFloat64s(t.cum, u), n-1)
+			t.weights[k] = 1 / float64(C)
+		}
+		t.Train.Sample(t.tasks[k], t.rng, t.batch, k)
+	}
+	if err := t.Objective.Losses(st.W, t.batch, t.weights, t.losses, t.grad); err != nil {
+		return StepStats{}, err
+	}
+	stats := StepStats{MaxLoss: math.Inf(-1)}
+	for _, l := range t.losses {
+		if math.IsNaN(l) || math.IsInf(l, 0) {
+			return StepStats{}, fmt.Errorf("%w at iteration %d: task loss %v", ErrNonFinite, st.Iteration+1, l)
+		}
+		stats.MeanLoss += l / float64(C)
+		stats.MaxLoss = math.Max(stats.MaxLoss, l)
+	}
+	for _, g := range t.grad {
+		if math.IsNaN(g) || math.IsInf(g, 0) {
+			return StepStats{}, fmt.Errorf("%w at iteration %d: meta-gradient entry %v", ErrNonFinite, st.Iteration+1, g)
+		}
+	}
+
+	t.Optimizer.Step(st.W, t.grad)
+	ProjectBall(st.W, s.BallRadius)
+	if s.Algorithm == TRMAML && s.PLR > 0 {
+		// p <- Proj(p + eta_p * g_p), g_p = (n/C) sum_k f_k e_{i_k}, at p^t.
+		for k, i := range t.tasks {
+			st.P[i] += s.PLR * float64(n) / float64(C) * t.losses[k]
+		}
+		ProjectSimplex(st.P, st.P, t.scratch)
+	}
+	st.Iteration++
+
+	switch s.Output {
+	case OutputAveraged:
+		for i, v := range st.W {
+			st.SumW[i] += v
+		}
+		for i, v := range st.P {
+			st.SumP[i] += v
+		}
+	case OutputRandom:
+		if st.Iteration == st.Tau {
+			st.WTau, st.PTau = clone(st.W), clone(st.P)
+		}
+	}
+	return stats, nil
+}
+
+// Solution returns the output of the configured rule for the iterations run
+// so far (before the T2 iterate is reached, the current iterate).
+func (t *Trainer) Solution() (w, p []float64) {
+	st := &t.State
+	switch t.Settings.Output {
+	case OutputAveraged:
+		if st.Iteration > 0 {
+			w, p = clone(st.SumW), clone(st.SumP)
+			for i := range w {
+				w[i] /= float64(st.Iteration)
+			}
+			for i := range p {
+				p[i] /= float64(st.Iteration)
+			}
+			return w, p
+		}
+	case OutputRandom:
+		if st.WTau != nil {
+			return clone(st.WTau), clone(st.PTau)
+		}
+	}
+	return clone(st.W), clone(st.P)
+}
