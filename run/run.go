@@ -1,0 +1,176 @@
+// Package run turns an experiment configuration into a run directory: it
+// assembles the task family, model graph, trainer and evaluator the config
+// names, trains with progress reporting, evaluates every few iterations, and
+// writes the resolved config, metrics.csv, p.csv, checkpoint.json,
+// model.json and result.json. Files are written to a temporary name and
+// renamed, so a crash never leaves one half-written.
+package run
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+
+	"github.com/trmaml/trmaml/configs"
+	"github.com/trmaml/trmaml/data"
+	"github.com/trmaml/trmaml/graph"
+	"github.com/trmaml/trmaml/metalearn"
+)
+
+// File names inside a run directory.
+const (
+	ConfigFile     = "config.yaml"
+	MetricsFile    = "metrics.csv"
+	PFile          = "p.csv"
+	CheckpointFile = "checkpoint.json"
+	ModelFile      = "model.json"
+	ResultFile     = "result.json"
+	EvalFile       = "evaluation.json"
+)
+
+// Setup is everything a config describes, built and ready: the task sets,
+// the model and its training and evaluation graphs.
+type Setup struct {
+	Config    configs.Config
+	Train     metalearn.TaskSet
+	Test      metalearn.TaskSet
+	Model     graph.MLP
+	Objective *graph.Objective // training graph, with meta-gradient
+	Evaluator *metalearn.Evaluator
+}
+
+// Build assembles a Setup from a validated config.
+func Build(cfg configs.Config) (*Setup, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Task.Family != "sinusoid" {
+		return nil, fmt.Errorf("run: task family %q is not available (allowed: sinusoid)", cfg.Task.Family)
+	}
+	sc := cfg.Task.Sinusoid
+	train, test, err := data.NewSinusoid(data.SinusoidSpec{
+		PhaseMax: float64(sc.PhaseMax), XMin: sc.XMin, XMax: sc.XMax, TaskWidth: sc.TaskWidth,
+		TestAmplitudes: sc.TestAmplitudes, TrainAmplitudes: sc.TrainAmplitudes,
+	})
+	if err != nil {
+		return nil, err
+	}
+	in, out := train.Dims()
+	sizes := append(append([]int{in}, cfg.Model.Hidden...), out)
+	mlp, err := graph.NewMLP(sizes, graph.Activation(cfg.Model.Activation))
+	if err != nil {
+		return nil, err
+	}
+	spec := graph.Spec{
+		Model: mlp, Tasks: cfg.Meta.Batch, Support: cfg.Task.Support, Query: cfg.Task.Query,
+		InDim: in, OutDim: out, Steps: cfg.Inner.Steps, Alpha: cfg.Inner.Alpha,
+		FirstOrder: cfg.Order == "first", MetaGradient: true,
+	}
+	obj, err := graph.NewObjective(spec)
+	if err != nil {
+		return nil, err
+	}
+	spec.Tasks, spec.Query, spec.MetaGradient, spec.FirstOrder = cfg.Eval.Batch, cfg.Eval.Query, false, false
+	evalObj, err := graph.NewObjective(spec)
+	if err != nil {
+		return nil, err
+	}
+	return &Setup{
+		Config: cfg, Train: train, Test: test, Model: mlp, Objective: obj,
+		Evaluator: metalearn.NewEvaluator(evalObj, cfg.Task.Support, cfg.Eval.Query, in, out),
+	}, nil
+}
+
+// evalRNG is the generator of the evaluation at a given iteration: derived
+// from the seed and the iteration alone, so evaluations never disturb the
+// training stream and a re-evaluation draws the same instances.
+func evalRNG(seed uint64, iteration int, set string) *rand.Rand {
+	salt := uint64(0x65766131) // "eva1"
+	if set == "train" {
+		salt++
+	}
+	return rand.New(rand.NewPCG(seed^salt, uint64(iteration)))
+}
+
+// Stats are one evaluation of a task set, as stored in result.json.
+type Stats struct {
+	Mean         float64   `json:"mean"`
+	WeightedMean float64   `json:"weighted_mean"`
+	Worst        float64   `json:"worst"`
+	WorstTask    string    `json:"worst_task"`
+	Std          float64   `json:"std"`
+	Instances    int       `json:"instances"`
+	PerTask      []float64 `json:"per_task"`
+	Tasks        []string  `json:"tasks"`
+}
+
+func newStats(s metalearn.TaskStats, set metalearn.TaskSet) Stats {
+	names := make([]string, set.Len())
+	total := 0
+	for i := range names {
+		names[i] = set.Name(i)
+		total += s.Count[i]
+	}
+	return Stats{
+		Mean: s.Mean, WeightedMean: s.WeightedMean, Worst: s.Worst, WorstTask: names[s.WorstTask],
+		Std: s.Std, Instances: total, PerTask: s.PerTask, Tasks: names,
+	}
+}
+
+// evaluate measures w on both task sets with the evaluation generators of
+// the given iteration.
+func (s *Setup) evaluate(w []float64, iteration int) (train, test Stats, err error) {
+	cfg := s.Config
+	tr, err := s.Evaluator.Evaluate(w, s.Train, cfg.Eval.TrainInstances, evalRNG(cfg.Seed, iteration, "train"))
+	if err != nil {
+		return Stats{}, Stats{}, fmt.Errorf("evaluating on the meta-training tasks: %w", err)
+	}
+	te, err := s.Evaluator.Evaluate(w, s.Test, cfg.Eval.Instances, evalRNG(cfg.Seed, iteration, "test"))
+	if err != nil {
+		return Stats{}, Stats{}, fmt.Errorf("evaluating on the meta-test tasks: %w", err)
+	}
+	return newStats(tr, s.Train), newStats(te, s.Test), nil
+}
+
+// writeFileAtomic writes data to a temporary file beside path and renames
+// it over path, so readers see either the old or the new file, never a part.
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// ErrRunExists is returned when the output directory already holds files:
+// a run directory is never overwritten.
+var ErrRunExists = errors.New("run directory already exists and is not empty")
+
+// createRunDir makes dir, refusing one that already has content.
+func createRunDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err == nil && len(entries) > 0 {
+		return fmt.Errorf("%s: %w (choose a new -out, or remove it yourself)", dir, ErrRunExists)
+	}
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return os.MkdirAll(dir, 0o755)
+}

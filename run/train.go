@@ -1,0 +1,255 @@
+package run
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/trmaml/trmaml/configs"
+	"github.com/trmaml/trmaml/graph"
+	"github.com/trmaml/trmaml/metalearn"
+)
+
+// Result is result.json: the final solution's statistics on the meta-test
+// and meta-training task sets, the final task distribution p (TR-MAML), and
+// the cost. Everything but Timing is a deterministic function of the config
+// and seed.
+type Result struct {
+	Name       string    `json:"name"`
+	Algorithm  string    `json:"algorithm"`
+	Order      string    `json:"order"`
+	Seed       uint64    `json:"seed"`
+	Iterations int       `json:"iterations"`
+	Output     string    `json:"output_rule"`
+	MetaTest   Stats     `json:"meta_test"`
+	MetaTrain  Stats     `json:"meta_train"`
+	FinalP     []float64 `json:"final_p,omitempty"`
+	Timing     Timing    `json:"timing"`
+}
+
+// Timing is the wall-clock cost of a run, the one part of result.json that
+// differs between identical runs.
+type Timing struct {
+	MsPerIteration float64 `json:"ms_per_iteration"`
+	TrainSeconds   float64 `json:"train_seconds"`
+	EvalSeconds    float64 `json:"eval_seconds"`
+}
+
+// Model is model.json: the solution chosen by the output rule.
+type Model struct {
+	Sizes      []int     `json:"sizes"`
+	Activation string    `json:"activation"`
+	W          []float64 `json:"w"`
+	P          []float64 `json:"p,omitempty"`
+}
+
+// checkpoint is checkpoint.json: the training state after an evaluation.
+type checkpoint struct {
+	State        metalearn.State     `json:"state"`
+	Optimizer    metalearn.Optimizer `json:"optimizer"`
+	TrainSeconds float64             `json:"train_seconds"`
+	EvalSeconds  float64             `json:"eval_seconds"`
+}
+
+// Train runs cfg into the new directory dir, reporting progress to p (nil
+// for none). On a non-finite loss it stops with an error and leaves the
+// files of the last evaluation, including its checkpoint.
+func Train(cfg configs.Config, dir string, p *Progress) (*Result, error) {
+	s, err := Build(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := createRunDir(dir); err != nil {
+		return nil, err
+	}
+	yml, err := cfg.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	if err := writeFileAtomic(filepath.Join(dir, ConfigFile), yml); err != nil {
+		return nil, err
+	}
+
+	w0, err := s.Model.Init(graph.Init(cfg.Model.Init), cfg.Model.InitStd, rand.New(rand.NewPCG(cfg.Seed, 0x696e6974)))
+	if err != nil {
+		return nil, err
+	}
+	opt, err := metalearn.NewOptimizer(cfg.Meta.Optimizer, cfg.Meta.LR, len(w0))
+	if err != nil {
+		return nil, err
+	}
+	settings := metalearn.Settings{
+		Algorithm: metalearn.Algorithm(cfg.Algorithm), Iterations: cfg.Meta.Iterations, Batch: cfg.Meta.Batch,
+		PLR: cfg.TRMAML.PLR, BallRadius: cfg.Meta.BallRadius, Output: metalearn.OutputRule(cfg.Meta.Output),
+	}
+	tr, err := metalearn.NewTrainer(settings, s.Objective, s.Train, opt, w0, cfg.Seed, cfg.Task.Support, cfg.Task.Query)
+	if err != nil {
+		return nil, err
+	}
+
+	var metrics, pcsv bytes.Buffer
+	metrics.WriteString("iteration,elapsed_seconds,batch_mean,batch_worst,train_mean,train_worst,train_std,test_mean,test_worst,test_std\n")
+	pcsv.WriteString("iteration")
+	for i := 0; i < s.Train.Len(); i++ {
+		pcsv.WriteString("," + csvQuote(s.Train.Name(i)))
+	}
+	pcsv.WriteString("\n")
+
+	var trainDur, evalDur time.Duration
+	var batchSum, batchMax float64
+	var batchN int
+	record := func() error {
+		start := time.Now()
+		trainStats, testStats, err := s.evaluate(tr.State.W, tr.State.Iteration)
+		if err != nil {
+			return err
+		}
+		evalDur += time.Since(start)
+		bm, bw := "", ""
+		if batchN > 0 {
+			bm, bw = fmtF(batchSum/float64(batchN)), fmtF(batchMax)
+		}
+		fmt.Fprintf(&metrics, "%d,%.3f,%s,%s,%s,%s,%s,%s,%s,%s\n", tr.State.Iteration, (trainDur + evalDur).Seconds(), bm, bw,
+			fmtF(trainStats.Mean), fmtF(trainStats.Worst), fmtF(trainStats.Std),
+			fmtF(testStats.Mean), fmtF(testStats.Worst), fmtF(testStats.Std))
+		pcsv.WriteString(strconv.Itoa(tr.State.Iteration))
+		for _, v := range tr.State.P {
+			pcsv.WriteString("," + fmtF(v))
+		}
+		pcsv.WriteString("\n")
+		batchSum, batchMax, batchN = 0, 0, 0
+		p.Evaluated(testStats.Mean, testStats.Worst)
+
+		snap, err := tr.Snapshot()
+		if err != nil {
+			return err
+		}
+		ck, err := json.Marshal(checkpoint{State: snap, Optimizer: opt, TrainSeconds: trainDur.Seconds(), EvalSeconds: evalDur.Seconds()})
+		if err != nil {
+			return err
+		}
+		if err := writeFileAtomic(filepath.Join(dir, MetricsFile), metrics.Bytes()); err != nil {
+			return err
+		}
+		if err := writeFileAtomic(filepath.Join(dir, PFile), pcsv.Bytes()); err != nil {
+			return err
+		}
+		return writeFileAtomic(filepath.Join(dir, CheckpointFile), ck)
+	}
+
+	if err := record(); err != nil {
+		return nil, err
+	}
+	p.Start(cfg.Name, cfg.Meta.Iterations)
+	for tr.State.Iteration < cfg.Meta.Iterations {
+		start := time.Now()
+		st, err := tr.Step()
+		trainDur += time.Since(start)
+		if err != nil {
+			p.Done()
+			return nil, fmt.Errorf("%s: training stopped: %w (the files in %s are from the last evaluation)", cfg.Name, err, dir)
+		}
+		batchSum += st.MeanLoss
+		batchMax = max(batchMax, st.MaxLoss)
+		batchN++
+		p.Step(tr.State.Iteration, st.MeanLoss, st.MaxLoss)
+		if tr.State.Iteration%cfg.Eval.Every == 0 || tr.State.Iteration == cfg.Meta.Iterations {
+			if err := record(); err != nil {
+				p.Done()
+				return nil, err
+			}
+		}
+	}
+	p.Done()
+
+	w, pFinal := tr.Solution()
+	start := time.Now()
+	trainStats, testStats, err := s.evaluate(w, cfg.Meta.Iterations)
+	if err != nil {
+		return nil, err
+	}
+	evalDur += time.Since(start)
+	res := &Result{
+		Name: cfg.Name, Algorithm: cfg.Algorithm, Order: cfg.Order, Seed: cfg.Seed, Iterations: cfg.Meta.Iterations,
+		Output: cfg.Meta.Output, MetaTest: testStats, MetaTrain: trainStats,
+		Timing: Timing{
+			MsPerIteration: trainDur.Seconds() * 1000 / float64(cfg.Meta.Iterations),
+			TrainSeconds:   trainDur.Seconds(), EvalSeconds: evalDur.Seconds(),
+		},
+	}
+	model := Model{Sizes: s.Model.Sizes, Activation: string(s.Model.Activation), W: w}
+	if cfg.Algorithm == string(metalearn.TRMAML) {
+		res.FinalP, model.P = pFinal, pFinal
+	}
+	if err := writeJSON(filepath.Join(dir, ModelFile), model); err != nil {
+		return nil, err
+	}
+	if err := writeJSON(filepath.Join(dir, ResultFile), res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// Evaluate re-evaluates the solution saved in run directory dir with the
+// run's own evaluation protocol and seed (or evalSeed, if not zero), writes
+// evaluation.json there and returns it. With the run's seed it reproduces
+// the statistics of result.json.
+func Evaluate(dir string, evalSeed uint64) (*Result, error) {
+	cfg, err := configs.Load(filepath.Join(dir, ConfigFile))
+	if err != nil {
+		return nil, err
+	}
+	var model Model
+	raw, err := os.ReadFile(filepath.Join(dir, ModelFile))
+	if err != nil {
+		return nil, fmt.Errorf("%s has no finished model: %w", dir, err)
+	}
+	if err := json.Unmarshal(raw, &model); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ModelFile), err)
+	}
+	s, err := Build(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if len(model.W) != s.Objective.NumParams() {
+		return nil, fmt.Errorf("%s: %d parameters, the config's model has %d", filepath.Join(dir, ModelFile), len(model.W), s.Objective.NumParams())
+	}
+	if evalSeed != 0 {
+		s.Config.Seed = evalSeed
+	}
+	start := time.Now()
+	trainStats, testStats, err := s.evaluate(model.W, cfg.Meta.Iterations)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{
+		Name: cfg.Name, Algorithm: cfg.Algorithm, Order: cfg.Order, Seed: s.Config.Seed, Iterations: cfg.Meta.Iterations,
+		Output: cfg.Meta.Output, MetaTest: testStats, MetaTrain: trainStats, FinalP: model.P,
+		Timing: Timing{EvalSeconds: time.Since(start).Seconds()},
+	}
+	return res, writeJSON(filepath.Join(dir, EvalFile), res)
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(path, append(b, '\n'))
+}
+
+// fmtF formats a float with the shortest representation that round-trips.
+func fmtF(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+func csvQuote(s string) string {
+	if strings.ContainsAny(s, ",\"\n") {
+		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+	}
+	return s
+}
