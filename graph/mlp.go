@@ -33,7 +33,7 @@ const (
 func (a Activation) apply(x *gorgonia.Node) (*gorgonia.Node, error) {
 	switch a {
 	case ReLU:
-		return gorgonia.Rectify(x)
+		return relu(x)
 	case Tanh:
 		return gorgonia.Tanh(x)
 	case Sigmoid:
@@ -90,15 +90,10 @@ func (m MLP) Forward(x *gorgonia.Node, params gorgonia.Nodes) (*gorgonia.Node, e
 	for l := 0; l+1 < len(m.Sizes); l++ {
 		w, b := params[2*l], params[2*l+1]
 		var err error
-		if h, err = gorgonia.BatchedMatMul(h, w); err != nil {
+		if h, err = bmm(h, w, false, false); err != nil {
 			return nil, fmt.Errorf("graph: layer %d product: %w", l, err)
 		}
-		bs := b.Shape()
-		b3, err := gorgonia.Reshape(b, tensor.Shape{bs[0], 1, bs[1]})
-		if err != nil {
-			return nil, err
-		}
-		if h, err = gorgonia.BroadcastAdd(h, b3, nil, []byte{1}); err != nil {
+		if h, err = addBias(h, b); err != nil {
 			return nil, fmt.Errorf("graph: layer %d bias: %w", l, err)
 		}
 		if l+2 < len(m.Sizes) {

@@ -105,12 +105,7 @@ func NewObjective(spec Spec) (*Objective, error) {
 			return nil, err
 		}
 		o.params = append(o.params, pw)
-		tiled := append(tensor.Shape{T}, s...)
-		zeros, _, err := newInput(fmt.Sprintf("zeros%d", i), tiled)
-		if err != nil {
-			return nil, err
-		}
-		if theta[i], err = gorgonia.BroadcastAdd(zeros, w[i], nil, []byte{0}); err != nil {
+		if theta[i], err = tile(w[i], T); err != nil {
 			return nil, fmt.Errorf("graph: tiling parameter %d over tasks: %w", i, err)
 		}
 	}
@@ -190,11 +185,8 @@ func mse(pred, y *gorgonia.Node) (*gorgonia.Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("graph: loss: %w", err)
 	}
-	sq, err := gorgonia.Square(diff)
-	if err != nil {
-		return nil, err
-	}
-	return gorgonia.Mean(sq, 1, 2)
+	s := pred.Shape()
+	return rowDot(diff, diff, 1/float64(s[1]*s[2]))
 }
 
 // NumParams implements metalearn.Objective.

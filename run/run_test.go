@@ -1,0 +1,141 @@
+package run
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/trmaml/trmaml/configs"
+	"github.com/trmaml/trmaml/metalearn"
+)
+
+// tinyConfig is a seconds-long TR-MAML run on the paper's task sets.
+func tinyConfig() configs.Config {
+	c := configs.Defaults()
+	c.Name = "tiny"
+	c.Algorithm = "trmaml"
+	c.Model.Hidden = []int{8}
+	c.Meta.Iterations = 30
+	c.Meta.Batch = 10
+	c.Eval.Every = 10
+	c.Eval.Instances = 490
+	c.Eval.TrainInstances = 100
+	c.Eval.Batch = 245
+	return c
+}
+
+func readResult(t *testing.T, path string) Result {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r Result
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestTrainDeterministic: the same config and seed give the same result.json
+// (but for wall-clock timing), model and metrics; a re-evaluation with the
+// run's seed reproduces the result's statistics.
+func TestTrainDeterministic(t *testing.T) {
+	dirs := []string{filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")}
+	for _, d := range dirs {
+		if _, err := Train(tinyConfig(), d, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := readResult(t, filepath.Join(dirs[0], ResultFile)), readResult(t, filepath.Join(dirs[1], ResultFile))
+	a.Timing, b.Timing = Timing{}, Timing{}
+	if !reflect.DeepEqual(a, b) {
+		t.Error("two runs with the same seed wrote different results")
+	}
+	for _, f := range []string{ModelFile, PFile, ConfigFile} {
+		x, _ := os.ReadFile(filepath.Join(dirs[0], f))
+		y, _ := os.ReadFile(filepath.Join(dirs[1], f))
+		if len(x) == 0 || string(x) != string(y) {
+			t.Errorf("%s differs between identical runs (or is empty)", f)
+		}
+	}
+	if len(a.MetaTest.PerTask) != 490 || len(a.MetaTrain.PerTask) != 100 || len(a.FinalP) != 100 {
+		t.Errorf("per-task lengths %d, %d and p length %d, want 490, 100, 100",
+			len(a.MetaTest.PerTask), len(a.MetaTrain.PerTask), len(a.FinalP))
+	}
+
+	ev, err := Evaluate(dirs[0], 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(ev.MetaTest, a.MetaTest) || !reflect.DeepEqual(ev.MetaTrain, a.MetaTrain) {
+		t.Errorf("eval -run gave meta-test mean %v, result.json %v", ev.MetaTest.Mean, a.MetaTest.Mean)
+	}
+	if _, err := os.Stat(filepath.Join(dirs[0], EvalFile)); err != nil {
+		t.Error(err)
+	}
+
+	c := tinyConfig()
+	c.Seed = 2
+	other := filepath.Join(t.TempDir(), "c")
+	if _, err := Train(c, other, nil); err != nil {
+		t.Fatal(err)
+	}
+	if r := readResult(t, filepath.Join(other, ResultFile)); r.MetaTest.Mean == a.MetaTest.Mean {
+		t.Error("a different seed gave the same meta-test mean")
+	}
+}
+
+func TestTrainRefusesExistingRunDir(t *testing.T) {
+	dir := t.TempDir()
+	keep := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(keep, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Train(tinyConfig(), dir, nil); !errors.Is(err, ErrRunExists) {
+		t.Fatalf("Train into a non-empty directory: %v, want ErrRunExists", err)
+	}
+	if b, _ := os.ReadFile(keep); string(b) != "mine" {
+		t.Error("an existing file was changed")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("%d entries after a refused run, want 1", len(entries))
+	}
+}
+
+// TestTrainStopsOnNonFinite drives a run to divergence: it must stop with
+// ErrNonFinite, keep the last checkpoint and write no result.
+func TestTrainStopsOnNonFinite(t *testing.T) {
+	c := tinyConfig()
+	c.Meta.Optimizer = "sgd"
+	c.Meta.LR = 1e8
+	c.Meta.Iterations = 200
+	dir := filepath.Join(t.TempDir(), "run")
+	_, err := Train(c, dir, nil)
+	if !errors.Is(err, metalearn.ErrNonFinite) {
+		t.Fatalf("diverging run returned %v, want ErrNonFinite", err)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, CheckpointFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ck struct {
+		State metalearn.State `json:"state"`
+	}
+	if err := json.Unmarshal(raw, &ck); err != nil {
+		t.Fatalf("checkpoint unreadable: %v", err)
+	}
+	if len(ck.State.W) == 0 {
+		t.Error("checkpoint has no parameters")
+	}
+	if _, err := os.Stat(filepath.Join(dir, ResultFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Error("a diverged run wrote result.json")
+	}
+	if m, _ := os.ReadFile(filepath.Join(dir, MetricsFile)); !strings.HasPrefix(string(m), "iteration,") {
+		t.Error("metrics.csv missing after divergence")
+	}
+}
