@@ -110,7 +110,6 @@ func NewObjective(spec Spec) (*Objective, error) {
 		}
 	}
 
-	alpha := gorgonia.NewConstant(spec.Alpha, gorgonia.WithName(fmt.Sprintf("alpha=%v", spec.Alpha)))
 	for s := 0; s < spec.Steps; s++ {
 		pred, err := spec.Model.Forward(sx, theta)
 		if err != nil {
@@ -136,11 +135,7 @@ func NewObjective(spec Spec) (*Objective, error) {
 					return nil, err
 				}
 			}
-			step, err := gorgonia.Mul(alpha, gi)
-			if err != nil {
-				return nil, err
-			}
-			if next[i], err = gorgonia.Sub(theta[i], step); err != nil {
+			if next[i], err = axpy(theta[i], gi, -spec.Alpha); err != nil {
 				return nil, err
 			}
 		}

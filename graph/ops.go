@@ -754,3 +754,115 @@ func (op *scaleRowsOp) SymDiff(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia
 	ds, err := rowDot(g, in[0], op.k)
 	return gorgonia.Nodes{dx, ds}, err
 }
+
+// ---------------------------------------------------------------------------
+// The SGD step.
+
+// axpyOp is x + k*y for x and y of one shape: the inner SGD step
+// theta - alpha*grad with k = -alpha.
+type axpyOp struct {
+	opCommon
+	k    float64
+	dims int
+	out  outBuf
+}
+
+// axpy returns x + k*y.
+func axpy(x, y *gorgonia.Node, k float64) (*gorgonia.Node, error) {
+	return gorgonia.ApplyOp(&axpyOp{k: k, dims: x.Dims()}, x, y)
+}
+
+func (op *axpyOp) Arity() int { return 2 }
+func (op *axpyOp) Type() hm.Type {
+	t := tensorType(op.dims)
+	return hm.NewFnType(t, t, t)
+}
+func (op *axpyOp) String() string        { return fmt.Sprintf("axpy(%v)", op.k) }
+func (op *axpyOp) WriteHash(h hash.Hash) { h.Write([]byte(op.String())) }
+func (op *axpyOp) Hashcode() uint32      { return hashString(op.String()) }
+func (op *axpyOp) DiffWRT(int) []bool    { return []bool{true, true} }
+
+func (op *axpyOp) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
+	s, err := shapesOf("axpy", 2, in)
+	if err != nil {
+		return nil, err
+	}
+	if !s[0].Eq(s[1]) {
+		return nil, fmt.Errorf("axpy needs equal shapes, got %v and %v", s[0], s[1])
+	}
+	return s[0].Clone(), nil
+}
+
+func (op *axpyOp) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
+	if len(in) != 2 {
+		return nil, fmt.Errorf("axpy takes 2 inputs, got %d", len(in))
+	}
+	x, xs, err := floats(in[0], "axpy")
+	if err != nil {
+		return nil, err
+	}
+	y, _, err := floats(in[1], "axpy")
+	if err != nil {
+		return nil, err
+	}
+	out := op.out.get(xs, false)
+	o := out.Data().([]float64)
+	for i, v := range x {
+		o[i] = v + op.k*y[i]
+	}
+	return out, nil
+}
+
+func (op *axpyOp) SymDiff(_ gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	dy, err := scale(g, op.k)
+	return gorgonia.Nodes{g, dy}, err
+}
+
+// scaleOp is k*x.
+type scaleOp struct {
+	opCommon
+	k    float64
+	dims int
+	out  outBuf
+}
+
+// scale returns k*x.
+func scale(x *gorgonia.Node, k float64) (*gorgonia.Node, error) {
+	return gorgonia.ApplyOp(&scaleOp{k: k, dims: x.Dims()}, x)
+}
+
+func (op *scaleOp) Arity() int            { return 1 }
+func (op *scaleOp) Type() hm.Type         { return hm.NewFnType(tensorType(op.dims), tensorType(op.dims)) }
+func (op *scaleOp) String() string        { return fmt.Sprintf("scale(%v)", op.k) }
+func (op *scaleOp) WriteHash(h hash.Hash) { h.Write([]byte(op.String())) }
+func (op *scaleOp) Hashcode() uint32      { return hashString(op.String()) }
+func (op *scaleOp) DiffWRT(int) []bool    { return []bool{true} }
+
+func (op *scaleOp) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
+	s, err := shapesOf("scale", 1, in)
+	if err != nil {
+		return nil, err
+	}
+	return s[0].Clone(), nil
+}
+
+func (op *scaleOp) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
+	if len(in) != 1 {
+		return nil, fmt.Errorf("scale takes 1 input, got %d", len(in))
+	}
+	x, xs, err := floats(in[0], "scale")
+	if err != nil {
+		return nil, err
+	}
+	out := op.out.get(xs, false)
+	o := out.Data().([]float64)
+	for i, v := range x {
+		o[i] = op.k * v
+	}
+	return out, nil
+}
+
+func (op *scaleOp) SymDiff(_ gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	d, err := scale(g, op.k)
+	return gorgonia.Nodes{d}, err
+}

@@ -2,8 +2,9 @@ package graph
 
 import (
 	"fmt"
-	"sort"
 	"testing"
+
+	"gorgonia.org/gorgonia"
 )
 
 func TestZZProbe(t *testing.T) {
@@ -13,22 +14,32 @@ func TestZZProbe(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		counts := map[string]int{}
-		for _, n := range obj.Graph().AllNodes() {
-			k := "input"
-			if n.Op() != nil {
-				k = fmt.Sprintf("%T %v", n.Op(), n.Op())
+		g := obj.Graph()
+		var roots gorgonia.Nodes
+		for _, n := range g.AllNodes() {
+			if n.Op() != nil && fmt.Sprint(n.Op()) == "print" {
+				roots = append(roots, n)
 			}
-			counts[k]++
 		}
-		var keys []string
-		for k := range counts {
-			keys = append(keys, k)
+		live := map[*gorgonia.Node]bool{}
+		var visit func(n *gorgonia.Node)
+		visit = func(n *gorgonia.Node) {
+			if live[n] {
+				return
+			}
+			live[n] = true
+			for _, c := range g.children(n) {
+				visit(c)
+			}
 		}
-		sort.Strings(keys)
-		fmt.Println("firstOrder", fo, "nodes", len(obj.Graph().AllNodes()))
-		for _, k := range keys {
-			fmt.Printf("%4d %s\n", counts[k], k)
+		for _, r := range roots {
+			visit(r)
+		}
+		fmt.Println("firstOrder", fo, "nodes", len(g.AllNodes()), "live", len(live))
+		for _, n := range g.AllNodes() {
+			if !live[n] {
+				fmt.Printf("  dead %v %v\n", n.Op(), n.Shape())
+			}
 		}
 	}
 }

@@ -139,3 +139,43 @@ func TestTrainStopsOnNonFinite(t *testing.T) {
 		t.Error("metrics.csv missing after divergence")
 	}
 }
+
+// TestResumeMatchesUninterruptedRun stops a run after its checkpoint at
+// iteration 20 (by copying the directory then) and resumes it: the result
+// must equal the uninterrupted run's, but for timing.
+func TestResumeMatchesUninterruptedRun(t *testing.T) {
+	c := tinyConfig()
+	c.Meta.Iterations = 20
+	partial := filepath.Join(t.TempDir(), "partial")
+	if _, err := Train(c, partial, nil); err != nil {
+		t.Fatal(err)
+	}
+	// Turn the finished 20-iteration run into an unfinished 30-iteration one.
+	c.Meta.Iterations = 30
+	yml, err := c.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(partial, ConfigFile), yml, 0o644)
+	os.Remove(filepath.Join(partial, ResultFile))
+	// A metrics row past the checkpoint, as a crash between writes would leave.
+	m, _ := os.ReadFile(filepath.Join(partial, MetricsFile))
+	os.WriteFile(filepath.Join(partial, MetricsFile), append(m, []byte("25,1,1,1,1,1,1,1,1,1\n")...), 0o644)
+
+	resumed, err := Resume(partial, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := Train(c, filepath.Join(t.TempDir(), "full"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resumed.Timing, full.Timing = Timing{}, Timing{}
+	if !reflect.DeepEqual(resumed, full) {
+		t.Errorf("resumed run: meta-test mean %v, uninterrupted %v", resumed.MetaTest.Mean, full.MetaTest.Mean)
+	}
+	m, _ = os.ReadFile(filepath.Join(partial, MetricsFile))
+	if rows := strings.Count(string(m), "\n"); rows != 1+4 || strings.Contains(string(m), "\n25,") {
+		t.Errorf("resumed metrics.csv:\n%s\nwant rows for iterations 0, 10, 20, 30", m)
+	}
+}

@@ -75,11 +75,102 @@ func Train(cfg configs.Config, dir string, p *Progress) (*Result, error) {
 	if err := writeFileAtomic(filepath.Join(dir, ConfigFile), yml); err != nil {
 		return nil, err
 	}
-
 	w0, err := s.Model.Init(graph.Init(cfg.Model.Init), cfg.Model.InitStd, rand.New(rand.NewPCG(cfg.Seed, 0x696e6974)))
 	if err != nil {
 		return nil, err
 	}
+	ss, err := newSession(s, dir, w0)
+	if err != nil {
+		return nil, err
+	}
+	ss.metrics.WriteString(metricsHeader)
+	ss.pcsv.WriteString("iteration")
+	for i := 0; i < s.Train.Len(); i++ {
+		ss.pcsv.WriteString("," + csvQuote(s.Train.Name(i)))
+	}
+	ss.pcsv.WriteString("\n")
+	if err := ss.record(); err != nil {
+		return nil, err
+	}
+	return ss.train(p)
+}
+
+// Resume continues the unfinished run in dir from its last checkpoint; the
+// finished run is identical to one that never stopped (but for timing).
+func Resume(dir string, p *Progress) (*Result, error) {
+	cfg, err := configs.Load(filepath.Join(dir, ConfigFile))
+	if err != nil {
+		return nil, err
+	}
+	s, err := Build(cfg)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, CheckpointFile))
+	if err != nil {
+		return nil, fmt.Errorf("%s cannot be resumed: %w", dir, err)
+	}
+	var ck struct {
+		State        metalearn.State `json:"state"`
+		Optimizer    json.RawMessage `json:"optimizer"`
+		TrainSeconds float64         `json:"train_seconds"`
+		EvalSeconds  float64         `json:"eval_seconds"`
+	}
+	ckPath := filepath.Join(dir, CheckpointFile)
+	if err := json.Unmarshal(raw, &ck); err != nil {
+		return nil, fmt.Errorf("%s: %w", ckPath, err)
+	}
+	ss, err := newSession(s, dir, ck.State.W)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(ck.Optimizer, ss.opt); err != nil {
+		return nil, fmt.Errorf("%s: optimizer state: %w", ckPath, err)
+	}
+	if err := ss.tr.Restore(ck.State); err != nil {
+		return nil, fmt.Errorf("%s: %w", ckPath, err)
+	}
+	ss.trainDur = time.Duration(ck.TrainSeconds * float64(time.Second))
+	ss.evalDur = time.Duration(ck.EvalSeconds * float64(time.Second))
+	// Keep the metric rows up to the checkpoint; later ones are redone.
+	for _, f := range []struct {
+		name string
+		buf  *bytes.Buffer
+	}{{MetricsFile, &ss.metrics}, {PFile, &ss.pcsv}} {
+		raw, err := os.ReadFile(filepath.Join(dir, f.name))
+		if err != nil {
+			return nil, fmt.Errorf("%s cannot be resumed: %w", dir, err)
+		}
+		lines := strings.SplitAfter(string(raw), "\n")
+		for i, line := range lines {
+			it, _, _ := strings.Cut(line, ",")
+			if n, err := strconv.Atoi(it); i > 0 && (err != nil || n > ck.State.Iteration) {
+				break
+			}
+			f.buf.WriteString(line)
+		}
+	}
+	return ss.train(p)
+}
+
+const metricsHeader = "iteration,elapsed_seconds,batch_mean,batch_worst,train_mean,train_worst,train_std,test_mean,test_worst,test_std\n"
+
+// session is one training process on a run directory: the trainer, its
+// optimizer, the metric files being accumulated, and the time spent.
+type session struct {
+	s                  *Setup
+	dir                string
+	opt                metalearn.Optimizer
+	tr                 *metalearn.Trainer
+	metrics, pcsv      bytes.Buffer
+	trainDur, evalDur  time.Duration
+	batchSum, batchMax float64
+	batchN             int
+	p                  *Progress
+}
+
+func newSession(s *Setup, dir string, w0 []float64) (*session, error) {
+	cfg := s.Config
 	opt, err := metalearn.NewOptimizer(cfg.Meta.Optimizer, cfg.Meta.LR, len(w0))
 	if err != nil {
 		return nil, err
@@ -92,75 +183,71 @@ func Train(cfg configs.Config, dir string, p *Progress) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	return &session{s: s, dir: dir, opt: opt, tr: tr}, nil
+}
 
-	var metrics, pcsv bytes.Buffer
-	metrics.WriteString("iteration,elapsed_seconds,batch_mean,batch_worst,train_mean,train_worst,train_std,test_mean,test_worst,test_std\n")
-	pcsv.WriteString("iteration")
-	for i := 0; i < s.Train.Len(); i++ {
-		pcsv.WriteString("," + csvQuote(s.Train.Name(i)))
+// record evaluates the current iterate, appends to the metric files and
+// writes them and a checkpoint.
+func (ss *session) record() error {
+	tr := ss.tr
+	start := time.Now()
+	trainStats, testStats, err := ss.s.evaluate(tr.State.W, tr.State.Iteration)
+	if err != nil {
+		return err
 	}
-	pcsv.WriteString("\n")
-
-	var trainDur, evalDur time.Duration
-	var batchSum, batchMax float64
-	var batchN int
-	record := func() error {
-		start := time.Now()
-		trainStats, testStats, err := s.evaluate(tr.State.W, tr.State.Iteration)
-		if err != nil {
-			return err
-		}
-		evalDur += time.Since(start)
-		bm, bw := "", ""
-		if batchN > 0 {
-			bm, bw = fmtF(batchSum/float64(batchN)), fmtF(batchMax)
-		}
-		fmt.Fprintf(&metrics, "%d,%.3f,%s,%s,%s,%s,%s,%s,%s,%s\n", tr.State.Iteration, (trainDur + evalDur).Seconds(), bm, bw,
-			fmtF(trainStats.Mean), fmtF(trainStats.Worst), fmtF(trainStats.Std),
-			fmtF(testStats.Mean), fmtF(testStats.Worst), fmtF(testStats.Std))
-		pcsv.WriteString(strconv.Itoa(tr.State.Iteration))
-		for _, v := range tr.State.P {
-			pcsv.WriteString("," + fmtF(v))
-		}
-		pcsv.WriteString("\n")
-		batchSum, batchMax, batchN = 0, 0, 0
-		p.Evaluated(testStats.Mean, testStats.Worst)
-
-		snap, err := tr.Snapshot()
-		if err != nil {
-			return err
-		}
-		ck, err := json.Marshal(checkpoint{State: snap, Optimizer: opt, TrainSeconds: trainDur.Seconds(), EvalSeconds: evalDur.Seconds()})
-		if err != nil {
-			return err
-		}
-		if err := writeFileAtomic(filepath.Join(dir, MetricsFile), metrics.Bytes()); err != nil {
-			return err
-		}
-		if err := writeFileAtomic(filepath.Join(dir, PFile), pcsv.Bytes()); err != nil {
-			return err
-		}
-		return writeFileAtomic(filepath.Join(dir, CheckpointFile), ck)
+	ss.evalDur += time.Since(start)
+	bm, bw := "", ""
+	if ss.batchN > 0 {
+		bm, bw = fmtF(ss.batchSum/float64(ss.batchN)), fmtF(ss.batchMax)
 	}
-
-	if err := record(); err != nil {
-		return nil, err
+	fmt.Fprintf(&ss.metrics, "%d,%.3f,%s,%s,%s,%s,%s,%s,%s,%s\n", tr.State.Iteration, (ss.trainDur + ss.evalDur).Seconds(), bm, bw,
+		fmtF(trainStats.Mean), fmtF(trainStats.Worst), fmtF(trainStats.Std),
+		fmtF(testStats.Mean), fmtF(testStats.Worst), fmtF(testStats.Std))
+	ss.pcsv.WriteString(strconv.Itoa(tr.State.Iteration))
+	for _, v := range tr.State.P {
+		ss.pcsv.WriteString("," + fmtF(v))
 	}
+	ss.pcsv.WriteString("\n")
+	ss.batchSum, ss.batchMax, ss.batchN = 0, 0, 0
+	ss.p.Evaluated(testStats.Mean, testStats.Worst)
+
+	snap, err := tr.Snapshot()
+	if err != nil {
+		return err
+	}
+	ck, err := json.Marshal(checkpoint{State: snap, Optimizer: ss.opt, TrainSeconds: ss.trainDur.Seconds(), EvalSeconds: ss.evalDur.Seconds()})
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(filepath.Join(ss.dir, MetricsFile), ss.metrics.Bytes()); err != nil {
+		return err
+	}
+	if err := writeFileAtomic(filepath.Join(ss.dir, PFile), ss.pcsv.Bytes()); err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(ss.dir, CheckpointFile), ck)
+}
+
+// train runs the remaining iterations, then evaluates the solution of the
+// output rule and writes model.json and result.json.
+func (ss *session) train(p *Progress) (*Result, error) {
+	cfg, tr := ss.s.Config, ss.tr
+	ss.p = p
 	p.Start(cfg.Name, cfg.Meta.Iterations)
 	for tr.State.Iteration < cfg.Meta.Iterations {
 		start := time.Now()
 		st, err := tr.Step()
-		trainDur += time.Since(start)
+		ss.trainDur += time.Since(start)
 		if err != nil {
 			p.Done()
-			return nil, fmt.Errorf("%s: training stopped: %w (the files in %s are from the last evaluation)", cfg.Name, err, dir)
+			return nil, fmt.Errorf("%s: training stopped: %w (the files in %s are from the last evaluation)", cfg.Name, err, ss.dir)
 		}
-		batchSum += st.MeanLoss
-		batchMax = max(batchMax, st.MaxLoss)
-		batchN++
+		ss.batchSum += st.MeanLoss
+		ss.batchMax = max(ss.batchMax, st.MaxLoss)
+		ss.batchN++
 		p.Step(tr.State.Iteration, st.MeanLoss, st.MaxLoss)
 		if tr.State.Iteration%cfg.Eval.Every == 0 || tr.State.Iteration == cfg.Meta.Iterations {
-			if err := record(); err != nil {
+			if err := ss.record(); err != nil {
 				p.Done()
 				return nil, err
 			}
@@ -170,27 +257,27 @@ func Train(cfg configs.Config, dir string, p *Progress) (*Result, error) {
 
 	w, pFinal := tr.Solution()
 	start := time.Now()
-	trainStats, testStats, err := s.evaluate(w, cfg.Meta.Iterations)
+	trainStats, testStats, err := ss.s.evaluate(w, cfg.Meta.Iterations)
 	if err != nil {
 		return nil, err
 	}
-	evalDur += time.Since(start)
+	ss.evalDur += time.Since(start)
 	res := &Result{
 		Name: cfg.Name, Algorithm: cfg.Algorithm, Order: cfg.Order, Seed: cfg.Seed, Iterations: cfg.Meta.Iterations,
 		Output: cfg.Meta.Output, MetaTest: testStats, MetaTrain: trainStats,
 		Timing: Timing{
-			MsPerIteration: trainDur.Seconds() * 1000 / float64(cfg.Meta.Iterations),
-			TrainSeconds:   trainDur.Seconds(), EvalSeconds: evalDur.Seconds(),
+			MsPerIteration: ss.trainDur.Seconds() * 1000 / float64(cfg.Meta.Iterations),
+			TrainSeconds:   ss.trainDur.Seconds(), EvalSeconds: ss.evalDur.Seconds(),
 		},
 	}
-	model := Model{Sizes: s.Model.Sizes, Activation: string(s.Model.Activation), W: w}
+	model := Model{Sizes: ss.s.Model.Sizes, Activation: string(ss.s.Model.Activation), W: w}
 	if cfg.Algorithm == string(metalearn.TRMAML) {
 		res.FinalP, model.P = pFinal, pFinal
 	}
-	if err := writeJSON(filepath.Join(dir, ModelFile), model); err != nil {
+	if err := writeJSON(filepath.Join(ss.dir, ModelFile), model); err != nil {
 		return nil, err
 	}
-	if err := writeJSON(filepath.Join(dir, ResultFile), res); err != nil {
+	if err := writeJSON(filepath.Join(ss.dir, ResultFile), res); err != nil {
 		return nil, err
 	}
 	return res, nil

@@ -2,6 +2,7 @@
 // experiment files.
 //
 //	trmaml train [-config FILE] [-seed N] [-out DIR]
+//	trmaml resume -run DIR
 //	trmaml eval -run DIR [-seed N]
 //
 // Without -config, train runs the built-in quick sinusoid experiment
@@ -31,6 +32,7 @@ func main() {
 
 const usage = `usage:
   trmaml train [-config FILE] [-seed N] [-out DIR]   meta-train into a new run directory
+  trmaml resume -run DIR                             continue an unfinished run from its checkpoint
   trmaml eval -run DIR [-seed N]                     re-evaluate a finished run
 Built-in configs (files in configs/): %v
 `
@@ -43,6 +45,8 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 	switch args[0] {
 	case "train":
 		return train(args[1:], stdout, stderr)
+	case "resume":
+		return resume(args[1:], stdout, stderr)
 	case "eval":
 		return evaluate(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
@@ -91,6 +95,24 @@ func train(args []string, stdout, stderr io.Writer) error {
 	}
 	printResult(stdout, res)
 	fmt.Fprintf(stdout, "%.3f ms per iteration; results in %s\n", res.Timing.MsPerIteration, filepath.Join(dir, run.ResultFile))
+	return nil
+}
+
+func resume(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("resume", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("run", "", "unfinished run directory")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *dir == "" || fs.NArg() > 0 {
+		return errors.New("resume: give exactly -run DIR")
+	}
+	res, err := run.Resume(*dir, run.NewProgress(stderr, isTerminal(stderr)))
+	if err != nil {
+		return err
+	}
+	printResult(stdout, res)
 	return nil
 }
 
