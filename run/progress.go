@@ -4,39 +4,63 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
-// Progress reports a training run: on a terminal a bar redrawn in place
-// (iterations per second, ETA, the current batch losses and the last
-// evaluation); elsewhere, such as CI logs, one line per evaluation. A nil
-// *Progress reports nothing.
+// Progress reports a training run: iterations per second, ETA, the current
+// batch losses and the last evaluation. A nil *Progress reports nothing.
 type Progress struct {
-	w          io.Writer
-	terminal   bool
+	// show receives the status line: at most every 200 ms while training,
+	// after each evaluation (evaluation true) and when the run ends.
+	show       func(line string, evaluation bool)
 	name       string
 	total      int
 	start      time.Time
 	lastDraw   time.Time
-	iter       int
+	iter       atomic.Int64
 	mean, max  float64
 	evaluated  bool
 	testMean   float64
 	testWorst  float64
+	startIter  int
 	drawPeriod time.Duration
 }
 
-// NewProgress reports to w, redrawing in place if terminal is true.
+// NewProgress reports to w: on a terminal a bar redrawn in place, elsewhere
+// (CI logs, files) one line per evaluation.
 func NewProgress(w io.Writer, terminal bool) *Progress {
-	return &Progress{w: w, terminal: terminal, drawPeriod: 200 * time.Millisecond}
+	if terminal {
+		return NewProgressFunc(func(line string, _ bool) { fmt.Fprintf(w, "\r%s\033[K", line) })
+	}
+	return NewProgressFunc(func(line string, evaluation bool) {
+		if evaluation {
+			fmt.Fprintln(w, line)
+		}
+	})
 }
 
-// Start begins a run of total iterations.
-func (p *Progress) Start(name string, total int) {
+// NewProgressFunc reports by calling show with the status line, for callers
+// that lay out several runs at once.
+func NewProgressFunc(show func(line string, evaluation bool)) *Progress {
+	return &Progress{show: show, drawPeriod: 200 * time.Millisecond}
+}
+
+// Start begins (or resumes at iteration done) a run of total iterations.
+func (p *Progress) Start(name string, done, total int) {
 	if p == nil {
 		return
 	}
-	p.name, p.total, p.start = name, total, time.Now()
+	p.name, p.total, p.start, p.startIter = name, total, time.Now(), done
+	p.iter.Store(int64(done))
+}
+
+// Iteration is the last finished iteration, safe to read from any goroutine.
+func (p *Progress) Iteration() int {
+	if p == nil {
+		return 0
+	}
+	return int(p.iter.Load())
 }
 
 // Step records that iteration it finished with the given batch losses.
@@ -44,10 +68,11 @@ func (p *Progress) Step(it int, mean, max float64) {
 	if p == nil {
 		return
 	}
-	p.iter, p.mean, p.max = it, mean, max
-	if p.terminal && time.Since(p.lastDraw) >= p.drawPeriod {
+	p.iter.Store(int64(it))
+	p.mean, p.max = mean, max
+	if time.Since(p.lastDraw) >= p.drawPeriod {
 		p.lastDraw = time.Now()
-		fmt.Fprintf(p.w, "\r%s\033[K", p.line())
+		p.show(p.line(), false)
 	}
 }
 
@@ -57,31 +82,31 @@ func (p *Progress) Evaluated(testMean, testWorst float64) {
 		return
 	}
 	p.evaluated, p.testMean, p.testWorst = true, testMean, testWorst
-	if !p.terminal && p.total > 0 {
-		fmt.Fprintln(p.w, p.line())
+	if p.total > 0 {
+		p.show(p.line(), true)
 	}
 }
 
-// Done ends the bar's line.
+// Done ends the run's reporting with a final line.
 func (p *Progress) Done() {
-	if p != nil && p.terminal && p.total > 0 {
-		fmt.Fprintf(p.w, "\r%s\033[K\n", p.line())
+	if p != nil && p.total > 0 {
+		p.show(p.line()+"\n", false)
 	}
 }
 
 func (p *Progress) line() string {
 	const width = 24
-	frac := float64(p.iter) / float64(p.total)
+	it := p.Iteration()
+	frac := float64(it) / float64(p.total)
 	filled := int(frac * width)
 	bar := strings.Repeat("=", filled) + strings.Repeat(" ", width-filled)
-	elapsed := time.Since(p.start)
 	rate, eta := 0.0, "?"
-	if p.iter > 0 {
-		rate = float64(p.iter) / elapsed.Seconds()
-		eta = (time.Duration(float64(p.total-p.iter)/rate) * time.Second).Round(time.Second).String()
+	if it > p.startIter {
+		rate = float64(it-p.startIter) / time.Since(p.start).Seconds()
+		eta = (time.Duration(float64(p.total-it)/rate) * time.Second).Round(time.Second).String()
 	}
 	s := fmt.Sprintf("%s [%s] %d/%d %3.0f%% %.0f it/s ETA %s | batch loss %.3f (max %.3f)",
-		p.name, bar, p.iter, p.total, 100*frac, rate, eta, p.mean, p.max)
+		p.name, bar, it, p.total, 100*frac, rate, eta, p.mean, p.max)
 	if p.evaluated {
 		s += fmt.Sprintf(" | meta-test mean %.3f worst %.3f", p.testMean, p.testWorst)
 	}

@@ -233,7 +233,7 @@ func (ss *session) record() error {
 func (ss *session) train(p *Progress) (*Result, error) {
 	cfg, tr := ss.s.Config, ss.tr
 	ss.p = p
-	p.Start(cfg.Name, cfg.Meta.Iterations)
+	p.Start(cfg.Name, tr.State.Iteration, cfg.Meta.Iterations)
 	for tr.State.Iteration < cfg.Meta.Iterations {
 		start := time.Now()
 		st, err := tr.Step()

@@ -4,6 +4,7 @@
 //	trmaml train [-config FILE] [-seed N] [-out DIR]
 //	trmaml resume -run DIR
 //	trmaml eval -run DIR [-seed N]
+//	trmaml experiment -config FILE -out DIR [-jobs N]
 //
 // Without -config, train runs the built-in quick sinusoid experiment
 // (configs/sine_quick.yaml).
@@ -16,8 +17,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 
 	"github.com/trmaml/trmaml/configs"
+	"github.com/trmaml/trmaml/experiment"
 	"github.com/trmaml/trmaml/run"
 )
 
@@ -34,6 +37,7 @@ const usage = `usage:
   trmaml train [-config FILE] [-seed N] [-out DIR]   meta-train into a new run directory
   trmaml resume -run DIR                             continue an unfinished run from its checkpoint
   trmaml eval -run DIR [-seed N]                     re-evaluate a finished run
+  trmaml experiment -config FILE -out DIR [-jobs N]  run (or resume) a grid of runs, e.g. configs/experiments/quick.yaml
 Built-in configs (files in configs/): %v
 `
 
@@ -49,6 +53,8 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		return resume(args[1:], stdout, stderr)
 	case "eval":
 		return evaluate(args[1:], stdout, stderr)
+	case "experiment":
+		return experimentCmd(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprintf(stdout, usage, configs.BuiltinNames())
 		return nil
@@ -134,6 +140,30 @@ func evaluate(args []string, stdout, stderr io.Writer) error {
 	printResult(stdout, res)
 	fmt.Fprintf(stdout, "written to %s\n", filepath.Join(*dir, run.EvalFile))
 	return nil
+}
+
+func experimentCmd(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("experiment", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	path := fs.String("config", "", "experiment YAML file (see configs/experiments/)")
+	out := fs.String("out", "", "experiment directory (re-running resumes it)")
+	jobs := fs.Int("jobs", runtime.NumCPU(), "runs trained at once")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *path == "" || *out == "" || fs.NArg() > 0 {
+		return errors.New("experiment: give -config FILE and -out DIR")
+	}
+	if *jobs < 1 {
+		return fmt.Errorf("experiment: -jobs must be >= 1, got %d", *jobs)
+	}
+	_, cfgs, err := experiment.Load(*path)
+	if err != nil {
+		return err
+	}
+	grid := experiment.Jobs(cfgs, *out)
+	fmt.Fprintf(stdout, "experiment %s: %d runs, %d at a time, in %s\n", *path, len(grid), *jobs, *out)
+	return experiment.Run(grid, *jobs, stderr, isTerminal(stderr))
 }
 
 func printResult(w io.Writer, r *run.Result) {

@@ -1,0 +1,97 @@
+package experiment
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/trmaml/trmaml/run"
+)
+
+const tinyBase = `name: tiny
+model: {hidden: [8]}
+meta: {iterations: 20, batch: 10}
+eval: {every: 10, instances: 490, train_instances: 100, batch: 245}
+`
+
+func writeFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestLoadRefusals(t *testing.T) {
+	cases := []struct {
+		body string
+		want []string
+	}{
+		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\ncolour: red\n", []string{"exp.yaml", "line 6", "colour"}},
+		{"name: x\nbase: base.yaml\nalgorithms: [reptile]\norders: [second]\nseeds: [1]\n", []string{"exp.yaml:3", "algorithms", "maml and/or trmaml"}},
+		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [third]\nseeds: [1]\n", []string{"exp.yaml:4", "orders"}},
+		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: []\n", []string{"exp.yaml:5", "seeds"}},
+		{"name: x\nbase: nosuch\nalgorithms: [maml]\norders: [second]\nseeds: [1]\n", []string{"exp.yaml:2", "base", "nosuch"}},
+		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [one]\n", []string{"exp.yaml", "line 5"}},
+	}
+	for _, c := range cases {
+		dir := writeFiles(t, map[string]string{"exp.yaml": c.body, "base.yaml": tinyBase})
+		_, _, err := Load(filepath.Join(dir, "exp.yaml"))
+		if err == nil {
+			t.Errorf("accepted:\n%s", c.body)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("error %q does not mention %q", err, w)
+			}
+		}
+	}
+}
+
+// TestRunGridResumes runs a 2x1x2 grid with two workers, then re-runs it:
+// finished runs are skipped untouched and an unfinished one is resumed.
+func TestRunGridResumes(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"exp.yaml":  "name: g\nbase: base.yaml\nalgorithms: [maml, trmaml]\norders: [second]\nseeds: [1, 2]\n",
+		"base.yaml": tinyBase,
+	})
+	_, cfgs, err := Load(filepath.Join(dir, "exp.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfgs) != 4 {
+		t.Fatalf("%d runs, want 4", len(cfgs))
+	}
+	out := filepath.Join(dir, "out")
+	jobs := Jobs(cfgs, out)
+	var log bytes.Buffer
+	if err := Run(jobs, 2, &log, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range jobs {
+		if _, err := os.Stat(filepath.Join(j.Dir, run.ResultFile)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !strings.Contains(log.String(), "experiment: 80/80 iterations over 4 runs") {
+		t.Errorf("no overall progress line in:\n%s", log.String())
+	}
+
+	keep, _ := os.ReadFile(filepath.Join(jobs[0].Dir, run.MetricsFile))
+	os.Remove(filepath.Join(jobs[1].Dir, run.ResultFile)) // an interrupted run, checkpoint at its end
+	if err := Run(jobs, 2, &log, false); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := os.ReadFile(filepath.Join(jobs[0].Dir, run.MetricsFile)); string(again) != string(keep) {
+		t.Error("a finished run was redone")
+	}
+	if _, err := os.Stat(filepath.Join(jobs[1].Dir, run.ResultFile)); err != nil {
+		t.Errorf("the interrupted run was not finished: %v", err)
+	}
+}
