@@ -35,23 +35,24 @@ func New() *Graph {
 // crash or return wrong values once they are differentiated a second time
 // (measured against finite differences). Keys are the ops' Go type names.
 var brokenWhenNested = map[string]string{
-	"*gorgonia.softmaxOp":     "SoftMax/LogSoftMax (its derivative op panics when differentiated again)",
-	"gorgonia.softmaxOp":      "SoftMax/LogSoftMax (its derivative op panics when differentiated again)",
-	"*gorgonia.sliceOp":       "Slice (its gradient op routes the second-order gradient to the wrong input)",
-	"gorgonia.sliceOp":        "Slice (its gradient op routes the second-order gradient to the wrong input)",
-	"*gorgonia.maxPoolOp":     "MaxPool2D (its derivative op panics when differentiated again)",
-	"gorgonia.maxPoolOp":      "MaxPool2D (its derivative op panics when differentiated again)",
-	"*gorgonia.BatchNormOp":   "BatchNorm (its backward op marks every input non-differentiable: wrong values)",
-	"*gorgonia.im2colOp":      "Conv2d with respect to its input (col2im crashes when differentiated again)",
-	"gorgonia.im2colOp":       "Conv2d with respect to its input (col2im crashes when differentiated again)",
-	"*gorgonia.col2imOp":      "Conv2d with respect to its input (col2im crashes when differentiated again)",
-	"gorgonia.col2imOp":       "Conv2d with respect to its input (col2im crashes when differentiated again)",
-	"*gorgonia.maxPoolDiffOp": "MaxPool2D (its derivative op panics when differentiated again)",
-	"gorgonia.maxPoolDiffOp":  "MaxPool2D (its derivative op panics when differentiated again)",
-	"*gorgonia.softmaxDiffOp": "SoftMax/LogSoftMax (its derivative op panics when differentiated again)",
-	"gorgonia.softmaxDiffOp":  "SoftMax/LogSoftMax (its derivative op panics when differentiated again)",
-	"*gorgonia.sliceIncrOp":   "Slice (its gradient op routes the second-order gradient to the wrong input)",
-	"gorgonia.sliceIncrOp":    "Slice (its gradient op routes the second-order gradient to the wrong input)",
+	"*gorgonia.softmaxOp":       "SoftMax/LogSoftMax (its derivative op panics when differentiated again)",
+	"gorgonia.softmaxOp":        "SoftMax/LogSoftMax (its derivative op panics when differentiated again)",
+	"*gorgonia.sliceOp":         "Slice (its gradient op routes the second-order gradient to the wrong input)",
+	"gorgonia.sliceOp":          "Slice (its gradient op routes the second-order gradient to the wrong input)",
+	"*gorgonia.maxPoolOp":       "MaxPool2D (its derivative op panics when differentiated again)",
+	"gorgonia.maxPoolOp":        "MaxPool2D (its derivative op panics when differentiated again)",
+	"*gorgonia.BatchNormOp":     "BatchNorm (its backward op marks every input non-differentiable: wrong values)",
+	"*gorgonia.im2colOp":        "Conv2d with respect to its input (col2im crashes when differentiated again)",
+	"gorgonia.im2colOp":         "Conv2d with respect to its input (col2im crashes when differentiated again)",
+	"*gorgonia.col2imOp":        "Conv2d with respect to its input (col2im crashes when differentiated again)",
+	"gorgonia.col2imOp":         "Conv2d with respect to its input (col2im crashes when differentiated again)",
+	"*gorgonia.maxPoolDiffOp":   "MaxPool2D (its derivative op panics when differentiated again)",
+	"gorgonia.maxPoolDiffOp":    "MaxPool2D (its derivative op panics when differentiated again)",
+	"*gorgonia.softmaxDiffOp":   "SoftMax/LogSoftMax (its derivative op panics when differentiated again)",
+	"gorgonia.softmaxDiffOp":    "SoftMax/LogSoftMax (its derivative op panics when differentiated again)",
+	"*gorgonia.sliceIncrOp":     "Slice (its gradient op routes the second-order gradient to the wrong input)",
+	"gorgonia.sliceIncrOp":      "Slice (its gradient op routes the second-order gradient to the wrong input)",
+	"*gorgonia.batchnormDiffOp": "BatchNorm (its backward op marks every input non-differentiable: wrong values)",
 }
 
 // brokenAlways names ops whose first derivative is already wrong in
@@ -60,6 +61,27 @@ var brokenAlways = map[string]string{
 	"*gorgonia.avgPoolOp": "AveragePool2D (its gradient is wrong and its derivative panics)",
 	"gorgonia.avgPoolOp":  "AveragePool2D (its gradient is wrong and its derivative panics)",
 	"invSqrt":             "InverseSqrt (its gradient is wrong)",
+}
+
+// diffWRT returns op's DiffWRT flags for n inputs, all true for an op in the
+// refusal tables, and an error instead of a panic or a short slice.
+func diffWRT(op gorgonia.SDOp, n int) (diff []bool, err error) {
+	if brokenReason(op, true) != "" {
+		diff = make([]bool, n)
+		for i := range diff {
+			diff[i] = true
+		}
+		return diff, nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			diff, err = nil, fmt.Errorf("DiffWRT(%d) panicked: %v", n, r)
+		}
+	}()
+	if diff = op.DiffWRT(n); len(diff) != n {
+		return nil, fmt.Errorf("DiffWRT(%d) returned %d flags", n, len(diff))
+	}
+	return diff, nil
 }
 
 // brokenReason reports why op cannot be differentiated here, or "" if it can.
@@ -110,28 +132,50 @@ func (g *Graph) Grad(cost *gorgonia.Node, wrt ...*gorgonia.Node) (gorgonia.Nodes
 	for _, w := range wrt {
 		wrtSet[w] = true
 	}
-	// depends[n]: n is differentiably influenced by some node of wrt.
+	// depends[n]: n is differentiably influenced by some node of wrt. Ops in
+	// the refusal tables count every input as differentiable here: some of
+	// them panic in DiffWRT (softmaxDiffOp), return too few flags
+	// (maxPoolDiffOp) or hide a real dependence (batchnormDiffOp), and being
+	// conservative guarantees the sweep reaches them and refuses them.
 	depends := make(map[*gorgonia.Node]bool, len(order))
-	nested := false
+	diffs := make(map[*gorgonia.Node][]bool, len(order))
 	for _, n := range order {
-		if wrtSet[n] {
-			depends[n] = true
-			continue
-		}
 		op, ok := n.Op().(gorgonia.SDOp)
 		if !ok {
+			depends[n] = wrtSet[n]
 			continue
 		}
 		children := g.children(n)
-		diff := op.DiffWRT(len(children))
+		diff, err := diffWRT(op, len(children))
+		if err != nil {
+			return nil, fmt.Errorf("graph: op %v of node %q: %w", n.Op(), n.Name(), err)
+		}
+		diffs[n] = diff
+		depends[n] = wrtSet[n]
 		for i, c := range children {
 			if diff[i] && depends[c] {
 				depends[n] = true
 				break
 			}
 		}
-		if depends[n] && g.gradientNodes[n.ID()] {
+	}
+	// The sweep is nested when a node made by an earlier Grad lies on a
+	// differentiable path from wrt to cost (a gradient behind StopGradient
+	// does not count: first-order MAML differentiates only once).
+	onPath := map[*gorgonia.Node]bool{cost: depends[cost]}
+	nested := false
+	for i := len(order) - 1; i >= 0; i-- {
+		n := order[i]
+		if !onPath[n] {
+			continue
+		}
+		if g.gradientNodes[n.ID()] {
 			nested = true
+		}
+		for j, c := range g.children(n) {
+			if diffs[n] != nil && diffs[n][j] && depends[c] {
+				onPath[c] = true
+			}
 		}
 	}
 
@@ -170,7 +214,7 @@ func (g *Graph) Grad(cost *gorgonia.Node, wrt ...*gorgonia.Node) (gorgonia.Nodes
 		if err != nil {
 			return nil, fmt.Errorf("graph: differentiating op %v of node %q: %w", n.Op(), n.Name(), err)
 		}
-		diff := op.DiffWRT(len(children))
+		diff := diffs[n]
 		for j, c := range children {
 			if diff[j] && depends[c] {
 				terms[c] = append(terms[c], childGrads[j])
