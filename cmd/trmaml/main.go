@@ -68,7 +68,7 @@ func train(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	path := fs.String("config", "", "experiment YAML file (default: the built-in sine_quick)")
 	seed := fs.Uint64("seed", 0, "random seed, overriding the config's")
-	out := fs.String("out", "", "new run directory (default: runs/NAME-seedN)")
+	out := fs.String("out", "", "new run directory (default: runs/NAME-seedN, or runs/NAME-seedN-2, ... if taken)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -92,7 +92,7 @@ func train(args []string, stdout, stderr io.Writer) error {
 	})
 	dir := *out
 	if dir == "" {
-		dir = filepath.Join("runs", fmt.Sprintf("%s-seed%d", cfg.Name, cfg.Seed))
+		dir = freshDir(filepath.Join("runs", fmt.Sprintf("%s-seed%d", cfg.Name, cfg.Seed)))
 	}
 	fmt.Fprintf(stdout, "training %s (%s, %s order, seed %d) into %s\n", cfg.Name, cfg.Algorithm, cfg.Order, cfg.Seed, dir)
 	res, err := run.Train(cfg, dir, run.NewProgress(stderr, isTerminal(stderr)))
@@ -173,6 +173,18 @@ func printResult(w io.Writer, r *run.Result) {
 		s    run.Stats
 	}{{"meta-train", r.MetaTrain}, {"meta-test", r.MetaTest}} {
 		fmt.Fprintf(w, "%-10s %9.4f %9.4f %9.4f  %s\n", row.name, row.s.Mean, row.s.Worst, row.s.Std, row.s.WorstTask)
+	}
+}
+
+// freshDir returns base, or base-2, base-3, ... if base exists: the default
+// run directory never collides with an earlier run.
+func freshDir(base string) string {
+	dir := base
+	for i := 2; ; i++ {
+		if _, err := os.Stat(dir); os.IsNotExist(err) {
+			return dir
+		}
+		dir = fmt.Sprintf("%s-%d", base, i)
 	}
 }
 
