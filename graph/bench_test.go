@@ -6,8 +6,8 @@ import (
 )
 
 // benchmarkSine times one meta-iteration of the paper's sine setting: MLP
-// 1-40-40-1 ReLU, 25 tasks, K = J = 5, one inner step.
-func benchmarkSine(b *testing.B, firstOrder bool) {
+// 1-40-40-1 ReLU, 25 tasks, K = J = 5, the given number of inner steps.
+func benchmarkSine(b *testing.B, steps int, firstOrder bool) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	mlp, err := NewMLP([]int{1, 40, 40, 1}, ReLU)
 	if err != nil {
@@ -15,7 +15,7 @@ func benchmarkSine(b *testing.B, firstOrder bool) {
 	}
 	const tasks = 25
 	obj, err := NewObjective(Spec{Model: mlp, Tasks: tasks, Support: 5, Query: 5, InDim: 1, OutDim: 1,
-		Steps: 1, Alpha: 1e-3, FirstOrder: firstOrder, MetaGradient: true})
+		Steps: steps, Alpha: 1e-3, FirstOrder: firstOrder, MetaGradient: true})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -36,7 +36,11 @@ func benchmarkSine(b *testing.B, firstOrder bool) {
 }
 
 // BenchmarkSineSecondOrder is one exact second-order meta-iteration.
-func BenchmarkSineSecondOrder(b *testing.B) { benchmarkSine(b, false) }
+func BenchmarkSineSecondOrder(b *testing.B) { benchmarkSine(b, 1, false) }
+
+// BenchmarkSineSecondOrderTwoSteps is an exact second-order meta-iteration
+// through two inner steps.
+func BenchmarkSineSecondOrderTwoSteps(b *testing.B) { benchmarkSine(b, 2, false) }
 
 // BenchmarkSineFirstOrder is one first-order meta-iteration.
-func BenchmarkSineFirstOrder(b *testing.B) { benchmarkSine(b, true) }
+func BenchmarkSineFirstOrder(b *testing.B) { benchmarkSine(b, 1, true) }

@@ -192,7 +192,7 @@ func (g *Graph) Grad(cost *gorgonia.Node, wrt ...*gorgonia.Node) (gorgonia.Nodes
 		}
 		grad := terms[n][0]
 		if len(terms[n]) > 1 {
-			if grad, err = gorgonia.ReduceAdd(terms[n]); err != nil {
+			if grad, err = sumTerms(terms[n]); err != nil {
 				return nil, fmt.Errorf("graph: summing the gradient terms of %q: %w", n.Name(), err)
 			}
 		}

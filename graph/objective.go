@@ -41,20 +41,20 @@ func (s Spec) validate() error {
 }
 
 // Objective is the MSE meta-objective of a Spec compiled once into a gorgonia
-// graph and tape machine. Each call rebinds the inputs (parameters, data,
-// task weights) in place and reruns the tape; it implements
-// metalearn.Objective.
+// graph and an evaluation order of its nodes (a program). Each call rebinds
+// the inputs (parameters, data, task weights) in place and reruns the
+// program; it implements metalearn.Objective.
 type Objective struct {
 	spec      Spec
 	g         *Graph
-	vm        gorgonia.VM
+	prog      program
 	nParams   int
 	params    []*tensor.Dense // meta-parameters, bound to the param nodes
 	sx, sy    *tensor.Dense
 	qx, qy    *tensor.Dense
 	weights   *tensor.Dense
-	lossesOut gorgonia.Value
-	gradsOut  []gorgonia.Value
+	lossesOut int   // index of the losses in prog's values
+	gradsOut  []int // indices of the meta-gradients
 }
 
 // NewObjective builds the graph for spec: the per-task fast weights
@@ -150,7 +150,7 @@ func NewObjective(spec Spec) (*Objective, error) {
 	if err != nil {
 		return nil, err
 	}
-	gorgonia.Read(losses, &o.lossesOut)
+	outputs := gorgonia.Nodes{losses}
 	if spec.MetaGradient {
 		weighted, err := gorgonia.HadamardProd(weights, losses)
 		if err != nil {
@@ -164,12 +164,11 @@ func NewObjective(spec Spec) (*Objective, error) {
 		if err != nil {
 			return nil, fmt.Errorf("graph: meta-gradient: %w", err)
 		}
-		o.gradsOut = make([]gorgonia.Value, len(grads))
-		for i, gn := range grads {
-			gorgonia.Read(gn, &o.gradsOut[i])
-		}
+		outputs = append(outputs, grads...)
 	}
-	o.vm = gorgonia.NewTapeMachine(g.ExprGraph)
+	idx := o.prog.compile(g, outputs)
+	o.lossesOut = idx[0]
+	o.gradsOut = idx[1:]
 	return o, nil
 }
 
@@ -222,16 +221,81 @@ func (o *Objective) Losses(w []float64, b *metalearn.Batch, weights, losses, gra
 	if weights != nil {
 		copy(o.weights.Data().([]float64), weights)
 	}
-	defer o.vm.Reset()
-	if err := o.vm.RunAll(); err != nil {
+	if err := o.prog.run(); err != nil {
 		return fmt.Errorf("graph: running the meta-objective: %w", err)
 	}
-	copy(losses, o.lossesOut.Data().([]float64))
+	copy(losses, o.prog.vals[o.lossesOut].Data().([]float64))
 	if grad != nil {
 		off = 0
-		for _, gv := range o.gradsOut {
-			off += copy(grad[off:], gv.Data().([]float64))
+		for _, i := range o.gradsOut {
+			off += copy(grad[off:], o.prog.vals[i].Data().([]float64))
 		}
+	}
+	return nil
+}
+
+// program evaluates the nodes a set of outputs depends on, in an order where
+// every node follows its inputs; nodes nothing reads (differentiation also
+// builds the gradients of data and constants) are never run. It replaces gorgonia's TapeMachine, whose
+// per-run cost (a goroutine locked to a thread, per-instruction bookkeeping,
+// reallocation of every register after Reset) showed in profiles; the ops of
+// this package keep their output buffers between runs, so a run allocates
+// only for the few small gorgonia ops left.
+type program struct {
+	steps []step
+	vals  []gorgonia.Value
+}
+
+// step computes vals[i] = op(vals[args]...) for a node with an op; input
+// nodes have no step and keep the value bound to them.
+type step struct {
+	i    int
+	op   gorgonia.Op
+	args []int
+	name string
+}
+
+// compile lists the steps for outputs and returns the value index of each.
+func (p *program) compile(g *Graph, outputs gorgonia.Nodes) []int {
+	index := map[*gorgonia.Node]int{}
+	for _, out := range outputs {
+		for _, n := range g.postOrder(out) {
+			if _, ok := index[n]; ok {
+				continue
+			}
+			i := len(p.vals)
+			index[n] = i
+			p.vals = append(p.vals, n.Value())
+			if n.Op() == nil {
+				continue
+			}
+			s := step{i: i, op: n.Op(), name: n.Name()}
+			for _, c := range g.children(n) {
+				s.args = append(s.args, index[c])
+			}
+			p.steps = append(p.steps, s)
+		}
+	}
+	idx := make([]int, len(outputs))
+	for k, out := range outputs {
+		idx[k] = index[out]
+	}
+	return idx
+}
+
+// run evaluates every step once.
+func (p *program) run() error {
+	var in [8]gorgonia.Value
+	for _, s := range p.steps {
+		args := in[:0]
+		for _, a := range s.args {
+			args = append(args, p.vals[a])
+		}
+		v, err := s.op.Do(args...)
+		if err != nil {
+			return fmt.Errorf("node %q (%v): %w", s.name, s.op, err)
+		}
+		p.vals[s.i] = v
 	}
 	return nil
 }

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"hash"
 	"hash/fnv"
+	"math"
 
 	"github.com/chewxy/hm"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
+	vecf "gonum.org/v1/gonum/floats"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -20,10 +22,9 @@ import (
 // finite-difference tests of the meta-gradient check this.
 //
 // Each op value belongs to one node and keeps that node's output tensor
-// between runs, so a rerun of the tape allocates nothing for these nodes. The
-// tape machine reads an output only while its node is live, and a later node
-// that reuses its register overwrites it only after that, so sharing the
-// buffer across runs is safe.
+// between runs, so a rerun allocates nothing for these nodes. Nothing writes
+// into an op's output (no op here or in gorgonia's Do overwrites its inputs)
+// and the Objective copies its results out, so reusing the buffer is safe.
 
 // outBuf is the output tensor an op reuses from run to run.
 type outBuf struct{ t *tensor.Dense }
@@ -35,25 +36,26 @@ func (b *outBuf) get(shape tensor.Shape, zero bool) *tensor.Dense {
 		return b.t
 	}
 	if zero {
-		clear(b.t.Data().([]float64))
+		clear(b.t.Float64s())
 	}
 	return b.t
 }
 
 // floats returns the float64 data and shape of a tensor value.
 func floats(v gorgonia.Value, op string) ([]float64, tensor.Shape, error) {
-	t, ok := v.(tensor.Tensor)
+	t, ok := v.(*tensor.Dense)
 	if !ok {
-		return nil, nil, fmt.Errorf("%s: input %v is not a tensor", op, v)
+		return nil, nil, fmt.Errorf("%s: input %v is not a dense tensor", op, v)
 	}
-	d, ok := t.Data().([]float64)
-	if !ok {
+	if t.Dtype() != tensor.Float64 {
 		return nil, nil, fmt.Errorf("%s: input is %v, only float64 is supported", op, t.Dtype())
 	}
-	if !t.DataOrder().IsRowMajor() || !t.IsNativelyAccessible() || t.RequiresIterator() {
+	if !t.DataOrder().IsRowMajor() || t.RequiresIterator() {
 		return nil, nil, fmt.Errorf("%s: input must be a contiguous row-major tensor", op)
 	}
-	return d, t.Shape(), nil
+	// Float64s, unlike Data, does not box the slice in an interface (an
+	// allocation per call).
+	return t.Float64s(), t.Shape(), nil
 }
 
 func shapesOf(op string, want int, in []gorgonia.DimSizer) ([]tensor.Shape, error) {
@@ -164,19 +166,54 @@ func (op *bmmOp) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 		return nil, err
 	}
 	out := op.out.get(tensor.Shape{as[0], m, n}, false)
-	c := out.Data().([]float64)
-	ta, tb := blas.NoTrans, blas.NoTrans
-	if op.transA {
-		ta = blas.Trans
-	}
-	if op.transB {
-		tb = blas.Trans
-	}
+	c := out.Float64s()
 	sa, sb, sc := as[1]*as[2], bs[1]*bs[2], m*n
 	for t := 0; t < as[0]; t++ {
-		gonum.Implementation{}.Dgemm(ta, tb, m, n, k, 1, a[t*sa:(t+1)*sa], as[2], b[t*sb:(t+1)*sb], bs[2], 0, c[t*sc:(t+1)*sc], n)
+		op.gemm(m, k, n, a[t*sa:(t+1)*sa], as[2], b[t*sb:(t+1)*sb], bs[2], c[t*sc:(t+1)*sc])
 	}
 	return out, nil
+}
+
+// gemm sets c (m, n) to op(a) op(b) for one task, where a and b are stored
+// row-major with lda and ldb columns. For the small shapes of few-shot tasks
+// matrix-vector and rank-one kernels beat a general Dgemm (about twice as fast
+// for 5x40x40): a single product when c is a column, rank-one updates when the
+// inner size is the smallest, one matrix-vector product per row of c else.
+func (op *bmmOp) gemm(m, k, n int, a []float64, lda int, b []float64, ldb int, c []float64) {
+	var impl gonum.Implementation
+	switch {
+	case n == 1: // c = op(a) times the vector b
+		ta, ar, ac := blas.NoTrans, m, k
+		if op.transA {
+			ta, ar, ac = blas.Trans, k, m
+		}
+		impl.Dgemv(ta, ar, ac, 1, a, lda, b, 1, 0, c, 1)
+	case k < m: // c = sum over p of column p of op(a) times row p of op(b)
+		clear(c)
+		for p := 0; p < k; p++ {
+			x, incX := a[p:], lda
+			if op.transA {
+				x, incX = a[p*lda:], 1
+			}
+			y, incY := b[p*ldb:], 1
+			if op.transB {
+				y, incY = b[p:], ldb
+			}
+			impl.Dger(m, n, 1, x, incX, y, incY, c, n)
+		}
+	default: // row i of c = op(b)ᵀ times row i of op(a)
+		tb, br, bc := blas.Trans, k, n
+		if op.transB {
+			tb, br, bc = blas.NoTrans, n, k
+		}
+		for i := 0; i < m; i++ {
+			x, incX := a[i*lda:], 1
+			if op.transA {
+				x, incX = a[i:], lda
+			}
+			impl.Dgemv(tb, br, bc, 1, b, ldb, x, incX, 0, c[i*n:(i+1)*n], 1)
+		}
+	}
 }
 
 func (op *bmmOp) DiffWRT(n int) []bool { return []bool{true, true} }
@@ -251,7 +288,7 @@ func (op *tileOp) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 		return nil, err
 	}
 	out := op.out.get(append(tensor.Shape{op.n}, xs...), false)
-	o := out.Data().([]float64)
+	o := out.Float64s()
 	for t := 0; t < op.n; t++ {
 		copy(o[t*len(x):], x)
 	}
@@ -303,7 +340,7 @@ func (op *sumFirstOp) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 		return nil, err
 	}
 	out := op.out.get(xs[1:], false)
-	o := out.Data().([]float64)
+	o := out.Float64s()
 	copy(o, x[:len(o)])
 	for t := 1; t < xs[0]; t++ {
 		row := x[t*len(o) : (t+1)*len(o)]
@@ -365,7 +402,7 @@ func (op *addBiasOp) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 		return nil, err
 	}
 	out := op.out.get(hs, false)
-	o := out.Data().([]float64)
+	o := out.Float64s()
 	n, w := hs[1], hs[2]
 	for t := 0; t < hs[0]; t++ {
 		bt := b[t*w : (t+1)*w]
@@ -424,7 +461,7 @@ func (op *sumMidOp) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 		return nil, err
 	}
 	out := op.out.get(tensor.Shape{xs[0], xs[2]}, true)
-	o := out.Data().([]float64)
+	o := out.Float64s()
 	n, w := xs[1], xs[2]
 	for t := 0; t < xs[0]; t++ {
 		dst := o[t*w : (t+1)*w]
@@ -483,7 +520,7 @@ func (op *spreadMidOp) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 		return nil, err
 	}
 	out := op.out.get(tensor.Shape{xs[0], op.n, xs[1]}, false)
-	o := out.Data().([]float64)
+	o := out.Float64s()
 	w := xs[1]
 	for t := 0; t < xs[0]; t++ {
 		for p := 0; p < op.n; p++ {
@@ -537,7 +574,7 @@ func (op *reluOp) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 		return nil, err
 	}
 	out := op.out.get(xs, false)
-	o := out.Data().([]float64)
+	o := out.Float64s()
 	for i, v := range x {
 		o[i] = max(v, 0)
 	}
@@ -597,13 +634,14 @@ func (op *maskOp) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 		return nil, err
 	}
 	out := op.out.get(xs, false)
-	o := out.Data().([]float64)
+	o := out.Float64s()
+	v = v[:len(x)]
 	for i, xv := range x {
-		if xv > 0 {
-			o[i] = v[i]
-		} else {
-			o[i] = 0
-		}
+		// Branch-free v[i] if x[i] > 0 else 0 (the signs of pre-activations
+		// are unpredictable): bits > 0 as a signed integer means x > 0.
+		b := int64(math.Float64bits(xv))
+		keep := uint64(-b>>63) &^ uint64(b>>63)
+		o[i] = math.Float64frombits(math.Float64bits(v[i]) & keep)
 	}
 	return out, nil
 }
@@ -664,7 +702,7 @@ func (op *rowDotOp) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 		return nil, err
 	}
 	out := op.out.get(tensor.Shape{as[0]}, false)
-	o := out.Data().([]float64)
+	o := out.Float64s()
 	w := len(a) / as[0]
 	for t := range o {
 		s := 0.0
@@ -734,7 +772,7 @@ func (op *scaleRowsOp) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 		return nil, err
 	}
 	out := op.out.get(xs, false)
-	o := out.Data().([]float64)
+	o := out.Float64s()
 	w := len(x) / xs[0]
 	for t, st := range s {
 		c := op.k * st
@@ -806,7 +844,7 @@ func (op *axpyOp) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 		return nil, err
 	}
 	out := op.out.get(xs, false)
-	o := out.Data().([]float64)
+	o := out.Float64s()
 	for i, v := range x {
 		o[i] = v + op.k*y[i]
 	}
@@ -855,7 +893,7 @@ func (op *scaleOp) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 		return nil, err
 	}
 	out := op.out.get(xs, false)
-	o := out.Data().([]float64)
+	o := out.Float64s()
 	for i, v := range x {
 		o[i] = op.k * v
 	}
@@ -865,4 +903,95 @@ func (op *scaleOp) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 func (op *scaleOp) SymDiff(_ gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
 	d, err := scale(g, op.k)
 	return gorgonia.Nodes{d}, err
+}
+
+// ---------------------------------------------------------------------------
+// Sums of gradient terms.
+
+// addNOp adds any number of float64 tensors of one shape. Graph.Grad sums
+// the gradient terms of a node with it: gorgonia's ReduceAdd chains binary
+// Adds, each a separate node that allocates its result on every run. Its
+// derivative passes the upstream gradient to every input unchanged.
+type addNOp struct {
+	opCommon
+	n, dims int
+	out     outBuf
+}
+
+// sumTerms returns the sum of terms: one addNOp node when all are float64
+// tensors of one shape, gorgonia's ReduceAdd otherwise.
+func sumTerms(terms gorgonia.Nodes) (*gorgonia.Node, error) {
+	s := terms[0].Shape()
+	for _, t := range terms {
+		if t.Dtype() != tensor.Float64 || t.Dims() == 0 || !t.Shape().Eq(s) {
+			return gorgonia.ReduceAdd(terms)
+		}
+	}
+	return gorgonia.ApplyOp(&addNOp{n: len(terms), dims: len(s)}, terms...)
+}
+
+func (op *addNOp) Arity() int { return op.n }
+func (op *addNOp) Type() hm.Type {
+	ts := make(hm.Types, op.n+1)
+	for i := range ts {
+		ts[i] = tensorType(op.dims)
+	}
+	return hm.NewFnType(ts...)
+}
+func (op *addNOp) String() string        { return fmt.Sprintf("addN(%d)", op.n) }
+func (op *addNOp) WriteHash(h hash.Hash) { h.Write([]byte(op.String())) }
+func (op *addNOp) Hashcode() uint32      { return hashString(op.String()) }
+
+func (op *addNOp) DiffWRT(n int) []bool {
+	d := make([]bool, n)
+	for i := range d {
+		d[i] = true
+	}
+	return d
+}
+
+func (op *addNOp) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
+	s, err := shapesOf("addN", op.n, in)
+	if err != nil {
+		return nil, err
+	}
+	for _, si := range s[1:] {
+		if !si.Eq(s[0]) {
+			return nil, fmt.Errorf("addN needs equal shapes, got %v", s)
+		}
+	}
+	return s[0].Clone(), nil
+}
+
+func (op *addNOp) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
+	if len(in) != op.n || op.n < 2 {
+		return nil, fmt.Errorf("addN(%d) got %d inputs", op.n, len(in))
+	}
+	x0, xs, err := floats(in[0], "addN")
+	if err != nil {
+		return nil, err
+	}
+	x1, _, err := floats(in[1], "addN")
+	if err != nil {
+		return nil, err
+	}
+	out := op.out.get(xs, false)
+	o := out.Float64s()
+	vecf.AddTo(o, x0, x1)
+	for _, v := range in[2:] {
+		x, _, err := floats(v, "addN")
+		if err != nil {
+			return nil, err
+		}
+		vecf.Add(o, x)
+	}
+	return out, nil
+}
+
+func (op *addNOp) SymDiff(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	d := make(gorgonia.Nodes, len(in))
+	for i := range d {
+		d[i] = g
+	}
+	return d, nil
 }
