@@ -233,7 +233,7 @@ func (ss *session) record() error {
 func (ss *session) train(p *Progress) (*Result, error) {
 	cfg, tr := ss.s.Config, ss.tr
 	ss.p = p
-	p.Start(cfg.Name, tr.State.Iteration, cfg.Meta.Iterations)
+	p.Start(fmt.Sprintf("%s seed %d", cfg.Name, cfg.Seed), tr.State.Iteration, cfg.Meta.Iterations)
 	for tr.State.Iteration < cfg.Meta.Iterations {
 		start := time.Now()
 		st, err := tr.Step()
