@@ -5,6 +5,9 @@
 //	trmaml resume -run DIR
 //	trmaml eval -run DIR [-seed N]
 //	trmaml experiment -config FILE -out DIR [-jobs N]
+//	trmaml report -out DIR RUNDIR...
+//	trmaml plot -out DIR RUNDIR...
+//	trmaml compare -runs A B
 //
 // Without -config, train runs the built-in quick sinusoid experiment
 // (configs/sine_quick.yaml).
@@ -38,6 +41,9 @@ const usage = `usage:
   trmaml resume -run DIR                             continue an unfinished run from its checkpoint
   trmaml eval -run DIR [-seed N]                     re-evaluate a finished run
   trmaml experiment -config FILE -out DIR [-jobs N]  run (or resume) a grid of runs, e.g. configs/experiments/quick.yaml
+  trmaml report -out DIR RUNDIR...                   the paper's table (Markdown and CSV), mean +- 95%% CI over seeds
+  trmaml plot -out DIR RUNDIR...                     Figure 1, the p-weights figure and the first- vs second-order figure
+  trmaml compare -runs A B                           two runs side by side
 Built-in configs (files in configs/): %v
 `
 
@@ -55,6 +61,12 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		return evaluate(args[1:], stdout, stderr)
 	case "experiment":
 		return experimentCmd(args[1:], stdout, stderr)
+	case "report":
+		return reportCmd(args[1:], stdout, stderr)
+	case "plot":
+		return plotCmd(args[1:], stdout, stderr)
+	case "compare":
+		return compareCmd(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprintf(stdout, usage, configs.BuiltinNames())
 		return nil
@@ -163,7 +175,12 @@ func experimentCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	grid := experiment.Jobs(cfgs, *out)
 	fmt.Fprintf(stdout, "experiment %s: %d runs, %d at a time, in %s\n", *path, len(grid), *jobs, *out)
-	return experiment.Run(grid, *jobs, stderr, isTerminal(stderr))
+	runErr := experiment.Run(grid, *jobs, stderr, isTerminal(stderr))
+	// Figures and table cover the runs that finished, even if some failed.
+	if err := reportCmd([]string{"-out", *out, *out}, stdout, stderr); err != nil {
+		return errors.Join(runErr, err)
+	}
+	return errors.Join(runErr, plotCmd([]string{"-out", *out, *out}, stdout, stderr))
 }
 
 func printResult(w io.Writer, r *run.Result) {

@@ -111,3 +111,36 @@ func TestBadInputRefused(t *testing.T) {
 		t.Error("a refused run created its output directory")
 	}
 }
+
+// TestExperimentWritesTableAndFigures runs a tiny grid (2 algorithms x 2
+// orders x 2 seeds) through the CLI and checks the experiment directory gets
+// every run, the table and the figures; a second invocation only resumes.
+func TestExperimentWritesTableAndFigures(t *testing.T) {
+	tmp := t.TempDir()
+	base := "name: tiny\nmodel: {hidden: [8]}\nmeta: {iterations: 20, batch: 10}\n" +
+		"eval: {every: 10, instances: 490, train_instances: 100, batch: 245}\n"
+	exp := "name: tiny\nbase: base.yaml\nalgorithms: [maml, trmaml]\norders: [second, first]\nseeds: [1, 2]\n"
+	for name, body := range map[string]string{"base.yaml": base, "exp.yaml": exp} {
+		if err := os.WriteFile(filepath.Join(tmp, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(tmp, "out")
+	for i := 0; i < 2; i++ {
+		var stdout, stderr bytes.Buffer
+		if err := dispatch([]string{"experiment", "-config", filepath.Join(tmp, "exp.yaml"), "-out", out, "-jobs", "2"}, &stdout, &stderr); err != nil {
+			t.Fatalf("experiment: %v\n%s", err, stderr.String())
+		}
+	}
+	for _, f := range []string{"table.md", "table.csv", "figure1.png", "p_weights.png", "orders.png", "trmaml-first-seed2/result.json"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	table := mustRead(t, filepath.Join(out, "table.md"))
+	for _, w := range []string{"MAML", "TR-MAML", "first", "second"} {
+		if !strings.Contains(table, w) {
+			t.Errorf("table.md lacks %q:\n%s", w, table)
+		}
+	}
+}

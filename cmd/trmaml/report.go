@@ -1,0 +1,282 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/trmaml/trmaml/plots"
+	"github.com/trmaml/trmaml/results"
+)
+
+// dirList is a repeatable directory flag.
+type dirList []string
+
+func (d *dirList) String() string { return strings.Join(*d, " ") }
+
+func (d *dirList) Set(s string) error {
+	*d = append(*d, s)
+	return nil
+}
+
+// parseRunArgs parses the flags of a results command, which may come
+// before, between or after the directory arguments: "-runs A B -out X"
+// gives the directories A and B. It returns the -runs values followed by
+// the positional arguments.
+func parseRunArgs(fs *flag.FlagSet, runs *dirList, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			pos = append(pos, rest...) // everything after "--" is a directory
+			break
+		}
+		if len(rest) == 0 {
+			break
+		}
+		pos, args = append(pos, rest[0]), rest[1:]
+	}
+	return append(slices.Clone(*runs), pos...), nil
+}
+
+// loadGroups loads and groups the finished runs found under paths (the
+// runs directory if there are none), noting skipped unfinished runs on
+// stderr.
+func loadGroups(paths []string, stderr io.Writer) ([]*results.Group, error) {
+	if len(paths) == 0 {
+		paths = []string{"runs"}
+	}
+	dirs, unfinished, err := results.Discover(paths)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range unfinished {
+		fmt.Fprintf(stderr, "skipping %s: no result.json (unfinished run)\n", d)
+	}
+	if len(dirs) == 0 {
+		return nil, fmt.Errorf("no finished run directories (with result.json) in %s", strings.Join(paths, " "))
+	}
+	runs, err := results.LoadAll(dirs)
+	if err != nil {
+		return nil, err
+	}
+	return results.GroupRuns(runs)
+}
+
+// reportCmd is "trmaml report [-runs DIR]... [-out DIR] [DIR...]": the
+// paper's results table over the finished runs in the directories (run
+// directories, or directories searched for them; default runs), printed
+// and written to table.md and table.csv in -out.
+func reportCmd(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var runs dirList
+	fs.Var(&runs, "runs", "run directory or directory to search for them (repeatable; positional arguments work too)")
+	out := fs.String("out", "", "directory for table.md and table.csv (required)")
+	paths, err := parseRunArgs(fs, &runs, args)
+	if err != nil {
+		return err
+	}
+	if *out == "" {
+		return errors.New("report: -out DIR is required")
+	}
+	groups, err := loadGroups(paths, stderr)
+	if err != nil {
+		return err
+	}
+	t := results.Table(groups)
+	md, csvPath := filepath.Join(*out, "table.md"), filepath.Join(*out, "table.csv")
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	if err := writeAtomic(md, []byte(t.Markdown())); err != nil {
+		return err
+	}
+	if err := writeAtomic(csvPath, []byte(t.CSV())); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s\nwritten to %s and %s\n", t.Markdown(), md, csvPath)
+	return nil
+}
+
+// plotCmd is "trmaml plot [-runs DIR]... -out DIR [DIR...]": the report
+// figures of the finished runs in the directories (default runs), written to
+// -out: figure1.png (Figure 1 at the smallest K, second order when there is
+// one; figure1_kN.png for every other K), p_weights.png (if there is a
+// TR-MAML run) and orders.png (if some K has runs of both orders).
+func plotCmd(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("plot", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var runs dirList
+	fs.Var(&runs, "runs", "run directory or directory to search for them (repeatable; positional arguments work too)")
+	out := fs.String("out", "", "directory for the PNG files (required)")
+	paths, err := parseRunArgs(fs, &runs, args)
+	if err != nil {
+		return err
+	}
+	if *out == "" {
+		return errors.New("plot: -out DIR is required")
+	}
+	groups, err := loadGroups(paths, stderr)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	written := func(path string, err error) error {
+		if err == nil {
+			fmt.Fprintf(stdout, "wrote %s\n", path)
+		}
+		return err
+	}
+
+	var ks []int
+	for _, g := range groups {
+		ks = append(ks, g.Key.K)
+	}
+	ks = slices.Compact(ks) // groups are sorted by K
+	for i, k := range ks {
+		name := "figure1.png"
+		if i > 0 {
+			name = fmt.Sprintf("figure1_k%d.png", k)
+		}
+		sel := preferSecondOrder(filter(groups, func(g *results.Group) bool { return g.Key.K == k }))
+		path := filepath.Join(*out, name)
+		if err := written(path, plots.Figure1(sel, path)); err != nil {
+			return err
+		}
+	}
+
+	if tr := preferSecondOrder(filter(groups, func(g *results.Group) bool { return g.Key.Algorithm == "trmaml" })); len(tr) > 0 {
+		tasks, _ := tr[0].FinalP()
+		hard := results.TasksWithAmplitudeAtLeast(tasks, results.HardAmplitude)
+		path := filepath.Join(*out, "p_weights.png")
+		if err := written(path, plots.PWeights(tr, hard, path)); err != nil {
+			return err
+		}
+	}
+
+	for _, k := range ks {
+		atK := filter(groups, func(g *results.Group) bool { return g.Key.K == k })
+		if slices.ContainsFunc(atK, func(g *results.Group) bool { return g.Key.Order != atK[0].Key.Order }) {
+			path := filepath.Join(*out, "orders.png")
+			return written(path, plots.Orders(atK, path))
+		}
+	}
+	return nil
+}
+
+// filter returns the groups for which keep is true.
+func filter(groups []*results.Group, keep func(*results.Group) bool) []*results.Group {
+	var sel []*results.Group
+	for _, g := range groups {
+		if keep(g) {
+			sel = append(sel, g)
+		}
+	}
+	return sel
+}
+
+// preferSecondOrder returns the second-order groups, or all groups if none
+// is second order.
+func preferSecondOrder(groups []*results.Group) []*results.Group {
+	if second := filter(groups, func(g *results.Group) bool { return g.Key.Order == "second" }); len(second) > 0 {
+		return second
+	}
+	return groups
+}
+
+// compareCmd is "trmaml compare [-runs] A B": the final statistics and cost
+// of two run directories side by side, with the difference B - A.
+func compareCmd(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var runs dirList
+	fs.Var(&runs, "runs", "run directory (give two, as -runs A B or A B)")
+	dirs, err := parseRunArgs(fs, &runs, args)
+	if err != nil {
+		return err
+	}
+	if len(dirs) != 2 {
+		return fmt.Errorf("compare: give exactly two run directories, got %d", len(dirs))
+	}
+	a, err := results.Load(dirs[0])
+	if err != nil {
+		return err
+	}
+	b, err := results.Load(dirs[1])
+	if err != nil {
+		return err
+	}
+	describe := func(r *results.Run) string {
+		k := results.KeyOf(r)
+		return fmt.Sprintf("%s %s-order K=%d seed %d", results.AlgorithmName(k.Algorithm), k.Order, k.K, r.Config.Seed)
+	}
+	rows := [][4]string{
+		{"", "A", "B", "B - A"},
+		{"run", filepath.Base(a.Dir), filepath.Base(b.Dir), ""},
+		{"setting", describe(a), describe(b), ""},
+		{"iterations", fmt.Sprint(a.Result.Iterations), fmt.Sprint(b.Result.Iterations), ""},
+	}
+	for _, row := range []struct {
+		name string
+		stat results.Final
+	}{
+		{"meta-test mean", results.MetaTestMean},
+		{"meta-test worst", results.MetaTestWorst},
+		{"meta-test std", results.MetaTestStd},
+		{"meta-train mean", results.MetaTrainMean},
+		{"meta-train weighted mean", results.MetaTrainWeightedMean},
+		{"meta-train worst", results.MetaTrainWorst},
+		{"meta-train std", results.MetaTrainStd},
+		{"ms per iteration", results.MsPerIteration},
+	} {
+		va, vb := row.stat.Value(&a.Result), row.stat.Value(&b.Result)
+		rows = append(rows, [4]string{row.name, fmt.Sprintf("%.4f", va), fmt.Sprintf("%.4f", vb), fmt.Sprintf("%+.4f", vb-va)})
+	}
+	rows = append(rows, [4]string{"meta-test worst task", a.Result.MetaTest.WorstTask, b.Result.MetaTest.WorstTask, ""})
+	// Names left-aligned (padded to one width), values right-aligned.
+	nameWidth := 0
+	for _, r := range rows {
+		nameWidth = max(nameWidth, len(r[0]))
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t\n", nameWidth, r[0], r[1], r[2], r[3])
+	}
+	return tw.Flush()
+}
+
+// writeAtomic writes data to a temporary file beside path and renames it
+// over path, so that path never holds a partial file.
+func writeAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"image"
+	_ "image/png"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/trmaml/trmaml/results/resultstest"
+)
+
+// writeSynthetic writes synthetic run directories NAME-seedN under root.
+func writeSynthetic(t *testing.T, root string, specs ...resultstest.Spec) {
+	t.Helper()
+	for _, s := range specs {
+		if err := s.Write(filepath.Join(root, fmt.Sprintf("%s-seed%d", s.Config.Name, s.Config.Seed))); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// paperLikeRuns writes MAML and TR-MAML, second order, three seeds each,
+// and one first-order MAML run.
+func paperLikeRuns(t *testing.T) string {
+	root := t.TempDir()
+	for seed, level := range []float64{1, 1.2, 1.4} {
+		writeSynthetic(t, root,
+			resultstest.New("sine_k5_maml", "maml", "second", uint64(seed+1), 5, level),
+			resultstest.New("sine_k5_trmaml", "trmaml", "second", uint64(seed+1), 5, level*0.8))
+	}
+	writeSynthetic(t, root, resultstest.New("sine_k5_maml_fo", "maml", "first", 1, 5, 0.5))
+	return root
+}
+
+func TestParseRunArgs(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		dirs []string
+		out  string
+	}{
+		{[]string{"-runs", "A", "B", "-out", "X"}, []string{"A", "B"}, "X"},
+		{[]string{"-out", "X", "A", "-runs", "B", "C"}, []string{"B", "A", "C"}, "X"},
+		{[]string{"A", "--", "-out"}, []string{"A", "-out"}, ""},
+		{nil, nil, ""},
+	} {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		var runs dirList
+		fs.Var(&runs, "runs", "")
+		out := fs.String("out", "", "")
+		dirs, err := parseRunArgs(fs, &runs, c.args)
+		if err != nil || !slices.Equal(dirs, c.dirs) || *out != c.out {
+			t.Errorf("parseRunArgs(%q) = %q, -out %q, %v; want %q, %q", c.args, dirs, *out, err, c.dirs, c.out)
+		}
+	}
+}
+
+func TestReportCmd(t *testing.T) {
+	root := paperLikeRuns(t)
+	unfinished := filepath.Join(root, "crashed-seed1")
+	writeSynthetic(t, root, resultstest.New("crashed", "maml", "second", 1, 5, 1))
+	os.Remove(filepath.Join(unfinished, "result.json"))
+
+	out := filepath.Join(t.TempDir(), "report")
+	var stdout, stderr bytes.Buffer
+	if err := reportCmd([]string{"-runs", root, "-out", out}, &stdout, &stderr); err != nil {
+		t.Fatalf("report: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "skipping "+unfinished) {
+		t.Errorf("unfinished run not reported: %q", stderr.String())
+	}
+	md, err := os.ReadFile(filepath.Join(out, "table.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| Setting | Algorithm | Order | Seeds |",
+		"| 5-shot | MAML | second | 3 | 3.60 ± 1.49 |", // 3 * (1, 1.2, 1.4): sample std 3 * 0.2, half 4.3027 * 0.6 / sqrt(3)
+		"| 5-shot | TR-MAML | second | 3 |",
+		"| 5-shot | MAML | first | 1 | **1.50** |",
+	} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("table.md lacks %q:\n%s", want, md)
+		}
+	}
+	if !strings.Contains(stdout.String(), string(md)) {
+		t.Errorf("table not printed:\n%s", stdout.String())
+	}
+	csvData, err := os.ReadFile(filepath.Join(out, "table.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Count(string(csvData), "\n"); lines != 4 {
+		t.Errorf("table.csv has %d lines, want a header and 3 rows:\n%s", lines, csvData)
+	}
+	entries, _ := os.ReadDir(out)
+	if len(entries) != 2 {
+		t.Errorf("output directory holds %d files, want table.md and table.csv only", len(entries))
+	}
+
+	if err := reportCmd([]string{"-runs", root}, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "-out") {
+		t.Errorf("no -out: error %v", err)
+	}
+	if err := reportCmd([]string{"-out", out, t.TempDir()}, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "no finished run") {
+		t.Errorf("no runs: error %v", err)
+	}
+}
+
+func TestPlotCmd(t *testing.T) {
+	root := paperLikeRuns(t)
+	out := filepath.Join(t.TempDir(), "figs")
+	var stdout, stderr bytes.Buffer
+	if err := plotCmd([]string{"-out", out, root}, &stdout, &stderr); err != nil {
+		t.Fatalf("plot: %v\n%s", err, stderr.String())
+	}
+	for _, name := range []string{"figure1.png", "p_weights.png", "orders.png"} {
+		path := filepath.Join(out, name)
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, _, err := image.DecodeConfig(f)
+		f.Close()
+		if err != nil || cfg.Width < 1000 || cfg.Height < 500 {
+			t.Errorf("%s: %dx%d, %v", name, cfg.Width, cfg.Height, err)
+		}
+		if !strings.Contains(stdout.String(), "wrote "+path) {
+			t.Errorf("%s not reported:\n%s", name, stdout.String())
+		}
+	}
+
+	// MAML alone, one order: Figure 1 only.
+	only := t.TempDir()
+	writeSynthetic(t, only, resultstest.New("m", "maml", "second", 1, 5, 1))
+	out2 := filepath.Join(t.TempDir(), "figs")
+	if err := plotCmd([]string{"-out", out2, only}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(out2); len(entries) != 1 || entries[0].Name() != "figure1.png" {
+		t.Errorf("MAML-only plot wrote %v, want figure1.png", entries)
+	}
+}
+
+func TestCompareCmd(t *testing.T) {
+	root := t.TempDir()
+	writeSynthetic(t, root, resultstest.New("m", "maml", "second", 1, 5, 1), resultstest.New("tr", "trmaml", "first", 2, 5, 2))
+	var stdout, stderr bytes.Buffer
+	a, b := filepath.Join(root, "m-seed1"), filepath.Join(root, "tr-seed2")
+	if err := compareCmd([]string{"-runs", a, b}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(stdout.String(), "\n")
+	find := func(prefix string) []string {
+		for _, l := range lines {
+			if f := strings.Fields(l); strings.HasPrefix(strings.TrimSpace(l), prefix) {
+				return f
+			}
+		}
+		t.Fatalf("no %q row in\n%s", prefix, stdout.String())
+		return nil
+	}
+	if f := find("meta-test mean"); !slices.Equal(f[len(f)-3:], []string{"3.0000", "6.0000", "+3.0000"}) {
+		t.Errorf("meta-test mean row %q", f)
+	}
+	if f := find("ms per iteration"); !slices.Equal(f[len(f)-3:], []string{"1.0000", "2.0000", "+1.0000"}) {
+		t.Errorf("ms row %q", f)
+	}
+	if f := find("setting"); !strings.Contains(strings.Join(f, " "), "TR-MAML first-order K=5 seed 2") {
+		t.Errorf("setting row %q", f)
+	}
+	if err := compareCmd([]string{a}, &stdout, &stderr); err == nil {
+		t.Error("compare of one run succeeded")
+	}
+}

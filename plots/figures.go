@@ -1,0 +1,333 @@
+package plots
+
+import (
+	"errors"
+	"image/color"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/trmaml/trmaml/results"
+)
+
+// histogramBins is the number of bins of Figure 1's loss histogram.
+const histogramBins = 25
+
+const (
+	iterationLabel = "meta-training iteration"
+	lossLabel      = "task MSE"
+)
+
+// Figure1 draws the paper's Figure 1 for groups (typically MAML and TR-MAML
+// at one K) into the PNG file path, four panels side by side: (a) average
+// and maximum meta-training task loss against the iteration, (b) the same
+// over the meta-test tasks, (c) the standard deviation of the meta-test task
+// losses, (d) a histogram of the final per-task meta-test losses, the
+// groups overlaid in the same bins. Lines are means over seeds, shaded
+// bands 95% confidence intervals; all y axes start at 0.
+func Figure1(groups []*results.Group, path string) error {
+	if len(groups) == 0 {
+		return errors.New("plots: Figure1 needs at least one group")
+	}
+	labels := results.Labels(groups)
+	panels := []*plot.Plot{
+		newPanel("(a) meta-training tasks", iterationLabel, lossLabel),
+		newPanel("(b) meta-test tasks", iterationLabel, lossLabel),
+		newPanel("(c) spread over meta-test tasks", iterationLabel, "std. dev. of task MSE"),
+	}
+	for i, g := range groups {
+		col := groupColor(i)
+		for pi, ms := range [][]results.Metric{{results.TrainMean, results.TrainWorst}, {results.TestMean, results.TestWorst}, {results.TestStd}} {
+			for si, m := range ms {
+				c := g.Curve(m)
+				var dash []vg.Length
+				if si == 1 {
+					dash = dashed
+				}
+				addCurve(panels[pi], c.Iterations, c, col, dash)
+			}
+		}
+	}
+	for _, p := range panels {
+		p.X.Tick.Marker = iterationTicks{}
+		p.X.Min = 0
+		fromZero(p)
+	}
+
+	hp := newPanel("(d) final meta-test task MSE", lossLabel, "number of tasks")
+	h := results.TestLossHistogram(groups, histogramBins)
+	for i := range groups {
+		hp.Add(histogram(h.Edges, h.Counts[i], groupColor(i)))
+	}
+	hp.X.Min = 0
+	fromZero(hp)
+	panels = append(panels, hp)
+
+	var legend []legendItem
+	for i, l := range labels {
+		legend = append(legend, legendItem{l, curveSample(groups, i)})
+	}
+	legend = append(legend,
+		legendItem{"average over tasks", []plot.Thumbnailer{lineSample(color.Black, nil)}},
+		legendItem{"maximum over tasks", []plot.Thumbnailer{lineSample(color.Black, dashed)}},
+		legendItem{text: bandNote(groups, "shaded")})
+	if several(groups) {
+		legend = append(legend, legendItem{text: "(d): mean count over seeds"})
+	}
+	return render(path, 3.5*vg.Inch, legend, panels)
+}
+
+// curveSample is the legend sample of groups[i]'s curves: its line, on
+// its band colour when there are confidence bands.
+func curveSample(groups []*results.Group, i int) []plot.Thumbnailer {
+	line := lineSample(groupColor(i), nil)
+	if !several(groups) {
+		return []plot.Thumbnailer{line}
+	}
+	return []plot.Thumbnailer{fillSample(faded(groupColor(i), 0.22)), line}
+}
+
+// fromZero starts p's y axis at 0 and leaves 5% headroom above the data.
+func fromZero(p *plot.Plot) {
+	p.Y.Min = 0
+	p.Y.Max *= 1.05
+}
+
+// histogram draws counts in the bins between edges, semi-transparent so
+// that overlaid histograms stay visible.
+func histogram(edges, counts []float64, col color.RGBA) *plotter.Histogram {
+	h := &plotter.Histogram{Width: edges[1] - edges[0], FillColor: faded(col, 0.45)}
+	for b, n := range counts {
+		h.Bins = append(h.Bins, plotter.HistogramBin{Min: edges[b], Max: edges[b+1], Weight: n})
+	}
+	h.LineStyle.Color, h.LineStyle.Width = col, vg.Points(0.8)
+	return h
+}
+
+// PWeights draws TR-MAML's task weights for groups (TR-MAML groups) into
+// the PNG file path: (a) each meta-training task's final weight, mean over
+// seeds with 95% confidence bars, against its amplitude (against its index
+// for tasks that are not sinusoid amplitude intervals), and, unless hard is
+// empty, (b) the total weight on the tasks in hard against the iteration.
+// Dashed grey lines mark the uniform distribution, which MAML keeps.
+func PWeights(groups []*results.Group, hard []string, path string) error {
+	if len(groups) == 0 {
+		return errors.New("plots: PWeights needs at least one group")
+	}
+	labels := results.Labels(groups)
+	tasks, _ := groups[0].FinalP()
+	amps, amplitude := results.TaskPositions(tasks)
+	for _, g := range groups[1:] {
+		other, _ := g.FinalP()
+		amplitude = amplitude && slices.Equal(other, tasks)
+	}
+	grey := color.RGBA{110, 110, 110, 255}
+
+	pp := newPanel("(a) final task weights", "meta-training task (index)", "task weight p")
+	var ticks []plot.Tick
+	var breaks []float64
+	if amplitude {
+		amps, ticks, breaks = amplitudeAxis(amps)
+	}
+	xmax := 0.0
+	for i, g := range groups {
+		_, est := g.FinalP()
+		var pts, barPts plotter.XYs
+		var errs plotter.YErrors
+		for j, e := range est {
+			x := float64(j)
+			if amplitude {
+				x = amps[j]
+			}
+			xmax = max(xmax, x)
+			pts = append(pts, plotter.XY{X: x, Y: e.Mean})
+			if e.Half > 0 {
+				barPts = append(barPts, pts[j])
+				errs = append(errs, struct{ Low, High float64 }{e.Half, e.Half})
+			}
+		}
+		if len(barPts) > 0 {
+			bars, err := plotter.NewYErrorBars(struct {
+				plotter.XYs
+				plotter.YErrors
+			}{barPts, errs})
+			if err != nil {
+				return err
+			}
+			bars.Color, bars.Width, bars.CapWidth = groupColor(i), vg.Points(0.8), vg.Points(3)
+			pp.Add(bars)
+		}
+		s, err := plotter.NewScatter(pts)
+		if err != nil {
+			return err
+		}
+		s.Color, s.Radius = groupColor(i), vg.Points(2.5)
+		s.Shape = shapes[i%len(shapes)]
+		pp.Add(s)
+	}
+	uniform := 1 / float64(len(tasks))
+	pp.Add(hline(0, xmax, uniform, grey))
+	fromZero(pp)
+	if amplitude {
+		pp.X.Tick.Marker = plot.ConstantTicks(ticks)
+		pp.X.Label.Text = "meta-training task amplitude (dotted: gap in the range)"
+		for _, x := range breaks {
+			l := &plotter.Line{XYs: plotter.XYs{{X: x, Y: 0}, {X: x, Y: pp.Y.Max}}}
+			l.Color, l.Width, l.Dashes = grey, vg.Points(1), []vg.Length{vg.Points(1.5), vg.Points(2.5)}
+			pp.Add(l)
+		}
+	}
+	panels := []*plot.Plot{pp}
+
+	if len(hard) > 0 {
+		hp := newPanel("(b) total weight on hard tasks", iterationLabel, "p mass on amplitude ≥ "+strconv.FormatFloat(results.HardAmplitude, 'g', -1, 64))
+		if !amplitude {
+			hp.Y.Label.Text = "p mass on the selected tasks"
+		}
+		var xmax float64
+		for i, g := range groups {
+			c := g.PMass(hard)
+			addCurve(hp, c.Iterations, c, groupColor(i), nil)
+			xmax = max(xmax, c.Iterations[len(c.Iterations)-1])
+		}
+		hp.Add(hline(0, xmax, float64(len(hard))*uniform, grey))
+		hp.X.Tick.Marker = iterationTicks{}
+		hp.X.Min = 0
+		fromZero(hp)
+		panels = append(panels, hp)
+	}
+
+	var legend []legendItem
+	for i, l := range labels {
+		s := &plotter.Scatter{}
+		s.Color, s.Radius, s.Shape = groupColor(i), vg.Points(3), shapes[i%len(shapes)]
+		legend = append(legend, legendItem{l, []plot.Thumbnailer{lineSample(groupColor(i), nil), s}})
+	}
+	legend = append(legend, legendItem{"uniform (MAML)", []plot.Thumbnailer{lineSample(grey, dashed)}})
+	legend = append(legend, legendItem{text: bandNote(groups, "bars and shading")})
+	return render(path, 5*vg.Inch, legend, panels)
+}
+
+// amplitudeAxis places tasks with amplitudes amps (lower bounds,
+// increasing) on an axis: one unit apart within a contiguous range of
+// tasks, with a gap of a few units where the amplitude jumps (breaks are
+// the gaps' centres). ticks label round amplitudes within each range, or
+// only the first amplitude of a range too short for more.
+func amplitudeAxis(amps []float64) (x []float64, ticks []plot.Tick, breaks []float64) {
+	step := math.Inf(1)
+	for i := 1; i < len(amps); i++ {
+		step = min(step, amps[i]-amps[i-1])
+	}
+	gap := float64(max(2, len(amps)/12))
+	x = make([]float64, len(amps))
+	start := 0
+	for i := 1; i <= len(amps); i++ {
+		if i < len(amps) {
+			x[i] = x[i-1] + 1
+			if amps[i]-amps[i-1] <= 1.5*step {
+				continue
+			}
+			x[i] += gap
+			breaks = append(breaks, x[i]-(gap+1)/2)
+		}
+		seg := amps[start:i]
+		label := func(j int) {
+			ticks = append(ticks, plot.Tick{Value: x[start+j], Label: strconv.FormatFloat(seg[j], 'g', 4, 64)})
+		}
+		if len(seg)*5 < len(amps) {
+			label(0)
+		} else {
+			for _, t := range (plot.DefaultTicks{}).Ticks(seg[0], seg[len(seg)-1]) {
+				if t.Label == "" {
+					continue
+				}
+				j, _ := slices.BinarySearch(seg, t.Value-step/2)
+				if j < len(seg) && math.Abs(seg[j]-t.Value) < step/2 {
+					label(j)
+				}
+			}
+		}
+		start = i
+	}
+	return x, ticks, breaks
+}
+
+// hline is a dashed horizontal reference line at y from x0 to x1.
+func hline(x0, x1, y float64, col color.Color) *plotter.Line {
+	l := &plotter.Line{XYs: plotter.XYs{{X: x0, Y: y}, {X: x1, Y: y}}}
+	l.Color, l.Width, l.Dashes = col, vg.Points(1.2), dashed
+	return l
+}
+
+// Orders compares first- and second-order meta-gradients for groups
+// (typically MAML and TR-MAML, each in both orders, at one K) in the PNG
+// file path: (a) mean and worst meta-test task loss against the
+// iteration, (b) the same against wall-clock seconds (training plus
+// evaluation), (c) training milliseconds per iteration with 95% confidence
+// bars.
+func Orders(groups []*results.Group, path string) error {
+	if len(groups) == 0 {
+		return errors.New("plots: Orders needs at least one group")
+	}
+	labels := results.Labels(groups)
+	pi := newPanel("(a) meta-test tasks vs iterations", iterationLabel, lossLabel)
+	ps := newPanel("(b) meta-test tasks vs time", "wall-clock seconds (training + evaluation)", lossLabel)
+	pb := newPanel("(c) cost of a meta-training iteration", "", "milliseconds per iteration")
+	for i, g := range groups {
+		col := groupColor(i)
+		for si, m := range []results.Metric{results.TestMean, results.TestWorst} {
+			var dash []vg.Length
+			if si == 1 {
+				dash = dashed
+			}
+			c := g.Curve(m)
+			addCurve(pi, c.Iterations, c, col, dash)
+			addCurve(ps, c.Seconds, c, col, dash)
+		}
+
+		ms := g.Final(results.MsPerIteration)
+		bar, err := plotter.NewBarChart(plotter.Values{ms.Mean}, vg.Points(36))
+		if err != nil {
+			return err
+		}
+		bar.XMin, bar.Color, bar.LineStyle.Width = float64(i), faded(col, 0.6), 0
+		pb.Add(bar)
+		if ms.Half > 0 {
+			e, err := plotter.NewYErrorBars(struct {
+				plotter.XYs
+				plotter.YErrors
+			}{plotter.XYs{{X: float64(i), Y: ms.Mean}}, plotter.YErrors{{Low: ms.Half, High: ms.Half}}})
+			if err != nil {
+				return err
+			}
+			e.Width, e.CapWidth = vg.Points(1.2), vg.Points(8)
+			pb.Add(e)
+		}
+	}
+	pi.X.Tick.Marker = iterationTicks{}
+	for _, p := range []*plot.Plot{pi, ps} {
+		p.X.Min = 0
+		fromZero(p)
+	}
+	short := make([]string, len(labels))
+	for i, l := range labels {
+		short[i] = strings.ReplaceAll(l, ", ", "\n")
+	}
+	pb.NominalX(short...)
+	fromZero(pb)
+
+	var legend []legendItem
+	for i, l := range labels {
+		legend = append(legend, legendItem{l, curveSample(groups, i)})
+	}
+	legend = append(legend,
+		legendItem{"mean over tasks", []plot.Thumbnailer{lineSample(color.Black, nil)}},
+		legendItem{"worst task", []plot.Thumbnailer{lineSample(color.Black, dashed)}},
+		legendItem{text: bandNote(groups, "shaded")})
+	return render(path, 4.2*vg.Inch, legend, []*plot.Plot{pi, ps, pb})
+}

@@ -1,0 +1,199 @@
+package plots_test
+
+import (
+	"fmt"
+	"image"
+	_ "image/png"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/trmaml/trmaml/plots"
+	"github.com/trmaml/trmaml/results"
+	"github.com/trmaml/trmaml/results/resultstest"
+)
+
+// groupsOf writes synthetic runs (one per level and spec) and loads their
+// groups.
+func groupsOf(t *testing.T, specs ...resultstest.Spec) []*results.Group {
+	t.Helper()
+	root := t.TempDir()
+	var dirs []string
+	for _, s := range specs {
+		dir := filepath.Join(root, fmt.Sprintf("%s-seed%d", s.Config.Name, s.Config.Seed))
+		if err := s.Write(dir); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, dir)
+	}
+	runs, err := results.LoadAll(dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups, err := results.GroupRuns(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return groups
+}
+
+// seeds returns runs of one setting for seeds 1..len(levels).
+func seeds(name, alg, order string, levels ...float64) []resultstest.Spec {
+	var specs []resultstest.Spec
+	for i, l := range levels {
+		specs = append(specs, resultstest.New(name, alg, order, uint64(i+1), 5, l))
+	}
+	return specs
+}
+
+// decoded is a PNG read back.
+type decoded struct {
+	img image.Image
+	w   int
+	h   int
+}
+
+func readPNG(t *testing.T, path string) decoded {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, format, err := image.Decode(f)
+	if err != nil || format != "png" {
+		t.Fatalf("%s: format %q, %v", path, format, err)
+	}
+	b := img.Bounds()
+	return decoded{img, b.Dx(), b.Dy()}
+}
+
+func (d decoded) rgb(x, y int) (r, g, b uint32) {
+	r, g, b, _ = d.img.At(x, y).RGBA()
+	return r >> 8, g >> 8, b >> 8
+}
+
+// check verifies the size, that the image is not blank and that the given
+// colours appear, and counts the panels by their y axes: the longest
+// vertical black lines, as long as each other since the panels' data areas
+// are aligned (the x axes are horizontal, everything else is coloured,
+// grey or short).
+func (d decoded) check(t *testing.T, w int, panels int, colours ...[3]uint32) {
+	t.Helper()
+	if d.w != w || d.h < 600 || d.h > 760 {
+		t.Errorf("size %dx%d, want width %d and height 600-760", d.w, d.h, w)
+	}
+	ink, colourHits := 0, make([]int, len(colours))
+	longest := make([]int, d.w) // longest vertical run of black pixels per column
+	for x := 0; x < d.w; x++ {
+		run := 0
+		for y := 0; y < d.h; y++ {
+			r, g, b := d.rgb(x, y)
+			if r < 250 || g < 250 || b < 250 {
+				ink++
+			}
+			if max(r, g, b) < 60 {
+				run++
+				longest[x] = max(longest[x], run)
+			} else {
+				run = 0
+			}
+			for i, c := range colours {
+				if r == c[0] && g == c[1] && b == c[2] {
+					colourHits[i]++
+				}
+			}
+		}
+	}
+	if frac := float64(ink) / float64(d.w*d.h); frac < 0.03 {
+		t.Errorf("only %.1f%% of the pixels are not white", 100*frac)
+	}
+	for i, n := range colourHits {
+		if n < 200 {
+			t.Errorf("colour %v drawn on %d pixels only", colours[i], n)
+		}
+	}
+	tallest := 0
+	for _, n := range longest {
+		tallest = max(tallest, n)
+	}
+	if tallest < d.h/3 {
+		t.Fatalf("the longest vertical line is %d pixels of %d", tallest, d.h)
+	}
+	var axes []int
+	for x := 0; x < d.w; x++ {
+		if longest[x] >= tallest*9/10 && (x == 0 || longest[x-1] < tallest*9/10) {
+			axes = append(axes, x)
+		}
+	}
+	if len(axes) != panels {
+		t.Errorf("%d y axes at x = %v, want %d panels", len(axes), axes, panels)
+	}
+	// Each panel occupies its share of the width.
+	for i, x := range axes {
+		if lo, hi := i*d.w/panels, (i+1)*d.w/panels; x < lo || x >= hi {
+			t.Errorf("panel %d's axis at x = %d, outside its share [%d, %d)", i, x, lo, hi)
+		}
+	}
+}
+
+var (
+	blue       = [3]uint32{0, 114, 178}
+	vermillion = [3]uint32{213, 94, 0}
+	green      = [3]uint32{0, 158, 115}
+)
+
+func TestFigure1(t *testing.T) {
+	groups := groupsOf(t, append(seeds("m", "maml", "second", 1, 1.2, 1.4), seeds("tr", "trmaml", "second", 0.8, 0.9, 1.3)...)...)
+	path := filepath.Join(t.TempDir(), "figure1.png")
+	if err := plots.Figure1(groups, path); err != nil {
+		t.Fatal(err)
+	}
+	readPNG(t, path).check(t, 14*plots.DPI, 4, blue, vermillion)
+
+	// One seed per group: no bands, still four panels.
+	one := groupsOf(t, seeds("m", "maml", "second", 1)[0], seeds("tr", "trmaml", "second", 2)[0])
+	if err := plots.Figure1(one, path); err != nil {
+		t.Fatal(err)
+	}
+	readPNG(t, path).check(t, 14*plots.DPI, 4, blue, vermillion)
+
+	if err := plots.Figure1(nil, path); err == nil {
+		t.Error("Figure1 of no groups succeeded")
+	}
+}
+
+func TestPWeights(t *testing.T) {
+	groups := groupsOf(t, seeds("tr", "trmaml", "second", 1, 2)...)
+	hard := results.TasksWithAmplitudeAtLeast(resultstest.TrainTasks, results.HardAmplitude)
+	path := filepath.Join(t.TempDir(), "p.png")
+	if err := plots.PWeights(groups, hard, path); err != nil {
+		t.Fatal(err)
+	}
+	readPNG(t, path).check(t, 10*plots.DPI, 2, blue)
+
+	if err := plots.PWeights(groups, nil, path); err != nil {
+		t.Fatal(err)
+	}
+	readPNG(t, path).check(t, 5*plots.DPI, 1, blue)
+}
+
+func TestOrders(t *testing.T) {
+	groups := groupsOf(t, append(append(seeds("m2", "maml", "second", 1, 1.1), seeds("tr2", "trmaml", "second", 1.2, 1.25)...),
+		seeds("m1", "maml", "first", 0.5, 0.55)...)...)
+	if len(groups) != 3 {
+		t.Fatalf("%d groups", len(groups))
+	}
+	path := filepath.Join(t.TempDir(), "orders.png")
+	if err := plots.Orders(groups, path); err != nil {
+		t.Fatal(err)
+	}
+	readPNG(t, path).check(t, int(12.6*plots.DPI), 3, blue, vermillion, green)
+}
+
+func TestWriteFails(t *testing.T) {
+	groups := groupsOf(t, seeds("m", "maml", "second", 1)...)
+	if err := plots.Figure1(groups, filepath.Join(t.TempDir(), "missing", "f.png")); err == nil {
+		t.Error("wrote into a missing directory")
+	}
+}

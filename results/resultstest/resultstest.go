@@ -1,0 +1,141 @@
+// Package resultstest writes small synthetic run directories, in the format
+// of trmaml train, for the tests of the packages that read them.
+package resultstest
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/trmaml/trmaml/configs"
+	"github.com/trmaml/trmaml/run"
+)
+
+// Spec is the content of a synthetic run directory.
+type Spec struct {
+	// Config is written to config.yaml.
+	Config configs.Config
+	// Iterations are the evaluation iterations, one row of metrics.csv and
+	// p.csv each.
+	Iterations []int
+	// Metrics[r] are the metrics.csv columns after iteration, in file order
+	// (results.Elapsed ... results.TestStd); NaN is written as empty.
+	Metrics [][9]float64
+	// P[r] is the p.csv row of Iterations[r], one weight per
+	// Result.MetaTrain.Tasks.
+	P [][]float64
+	// Result is written to result.json.
+	Result run.Result
+}
+
+// TrainTasks and TestTasks are the task sets of New: two easy and two hard
+// (amplitude >= 4.95) meta-training tasks and five meta-test tasks.
+var (
+	TrainTasks = []string{"amplitude [0.10,0.11)", "amplitude [0.11,0.12)", "amplitude [4.95,4.96)", "amplitude [4.96,4.97)"}
+	TestTasks  = []string{"amplitude [0.10,0.11)", "amplitude [1.00,1.01)", "amplitude [2.00,2.01)", "amplitude [3.00,3.01)", "amplitude [4.95,4.96)"}
+)
+
+// New returns a valid run of the given config fields with three
+// evaluations (iterations 0, 100, 200). Every loss is level times a fixed
+// pattern, so runs of different levels differ predictably: the final
+// meta-test per-task losses are level * (1, 2, 3, 4, 5), their mean 3*level,
+// worst 5*level; metric column c of row r is level*(r+1)*(c+1) but elapsed
+// seconds are 10*r*level and the batch columns of row 0 are empty. p is
+// uniform for MAML; for TR-MAML it moves to the two hard tasks, ending at
+// (0.1, 0.1, 0.4, 0.4).
+func New(name, algorithm, order string, seed uint64, k int, level float64) Spec {
+	cfg := configs.Defaults()
+	cfg.Name, cfg.Algorithm, cfg.Order, cfg.Seed = name, algorithm, order, seed
+	cfg.Task.Support, cfg.Task.Query = k, k
+	s := Spec{Config: cfg, Iterations: []int{0, 100, 200}}
+	for r := range s.Iterations {
+		var row [9]float64
+		for c := range row {
+			row[c] = level * float64((r+1)*(c+1))
+		}
+		row[0] = 10 * float64(r) * level
+		if r == 0 {
+			row[1], row[2] = math.NaN(), math.NaN()
+		}
+		s.Metrics = append(s.Metrics, row)
+		p := []float64{0.25, 0.25, 0.25, 0.25}
+		if algorithm == "trmaml" {
+			shift := 0.075 * float64(r)
+			p = []float64{0.25 - shift, 0.25 - shift, 0.25 + shift, 0.25 + shift}
+		}
+		s.P = append(s.P, p)
+	}
+	test := make([]float64, len(TestTasks))
+	for i := range test {
+		test[i] = level * float64(i+1)
+	}
+	train := []float64{level * 0.5, level * 0.5, level * 2, level * 3}
+	s.Result = run.Result{
+		Name: name, Algorithm: algorithm, Order: order, Seed: seed, Iterations: 200, Output: "last",
+		MetaTest: run.Stats{
+			Mean: 3 * level, WeightedMean: 3 * level, Worst: 5 * level, WorstTask: TestTasks[4],
+			Std: level * math.Sqrt(2), Instances: 50, PerTask: test, Tasks: TestTasks,
+		},
+		MetaTrain: run.Stats{
+			Mean: 1.5 * level, WeightedMean: 1.25 * level, Worst: 3 * level, WorstTask: TrainTasks[3],
+			Std: level, Instances: 40, PerTask: train, Tasks: TrainTasks,
+		},
+		Timing: run.Timing{MsPerIteration: level, TrainSeconds: 0.2 * level, EvalSeconds: 1},
+	}
+	if algorithm == "trmaml" {
+		s.Result.FinalP = s.P[len(s.P)-1]
+	}
+	return s
+}
+
+// Write writes the run directory dir (created if needed).
+func (s Spec) Write(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	yml, err := s.Config.Marshal()
+	if err != nil {
+		return err
+	}
+	num := func(v float64) string {
+		if math.IsNaN(v) {
+			return ""
+		}
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	var metrics, p strings.Builder
+	metrics.WriteString("iteration,elapsed_seconds,batch_mean,batch_worst,train_mean,train_worst,train_std,test_mean,test_worst,test_std\n")
+	p.WriteString("iteration")
+	for _, t := range s.Result.MetaTrain.Tasks {
+		p.WriteString(`,"` + t + `"`)
+	}
+	p.WriteString("\n")
+	for r, it := range s.Iterations {
+		metrics.WriteString(strconv.Itoa(it))
+		for _, v := range s.Metrics[r] {
+			metrics.WriteString("," + num(v))
+		}
+		metrics.WriteString("\n")
+		p.WriteString(strconv.Itoa(it))
+		for _, v := range s.P[r] {
+			p.WriteString("," + num(v))
+		}
+		p.WriteString("\n")
+	}
+	res, err := json.MarshalIndent(s.Result, "", "  ")
+	if err != nil {
+		return err
+	}
+	for name, data := range map[string][]byte{
+		run.ConfigFile: yml, run.MetricsFile: []byte(metrics.String()), run.PFile: []byte(p.String()), run.ResultFile: res,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return fmt.Errorf("resultstest: %w", err)
+		}
+	}
+	return nil
+}

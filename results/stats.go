@@ -1,0 +1,403 @@
+package results
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/trmaml/trmaml/run"
+)
+
+// Estimate is a mean over seeds with the half-width of its 95% confidence
+// interval: Mean ± Half.
+type Estimate struct {
+	// Mean is the mean over the values (seeds).
+	Mean float64
+	// Half is TCritical95(N) times the standard error; 0 for one seed.
+	Half float64
+	// N is the number of seeds (values) the estimate is over.
+	N int
+}
+
+// TCritical95 is the two-sided 95% Student t critical value for the mean of
+// n samples, the 0.975 quantile with n-1 degrees of freedom (4.3027 for
+// n = 3); 0 when n < 2, where no interval can be estimated.
+func TCritical95(n int) float64 {
+	if n < 2 {
+		return 0
+	}
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975)
+}
+
+// Summarize returns the mean of the non-NaN values in xs and the half-width
+// of its 95% Student t interval, TCritical95(n) * s / sqrt(n) with s the
+// sample (n-1) standard deviation. With no values the mean is NaN.
+func Summarize(xs []float64) Estimate {
+	vals := make([]float64, 0, len(xs))
+	for _, x := range xs {
+		if !math.IsNaN(x) {
+			vals = append(vals, x)
+		}
+	}
+	n := len(vals)
+	switch n {
+	case 0:
+		return Estimate{Mean: math.NaN()}
+	case 1:
+		return Estimate{Mean: vals[0], N: 1}
+	}
+	mean, std := stat.MeanStdDev(vals, nil)
+	return Estimate{Mean: mean, Half: TCritical95(n) * std / math.Sqrt(float64(n)), N: n}
+}
+
+// Key identifies the runs that differ only in their seed.
+type Key struct {
+	// Name is the config name without a trailing "-seedN" or "_seedN".
+	Name string
+	// Algorithm is "maml" or "trmaml"; Order is "second" or "first".
+	Algorithm, Order string
+	// K is the number of support points.
+	K int
+}
+
+var seedSuffix = regexp.MustCompile(`[-_]seed\d+$`)
+
+// KeyOf returns the group key of r, from its config.
+func KeyOf(r *Run) Key {
+	c := r.Config
+	return Key{Name: seedSuffix.ReplaceAllString(c.Name, ""), Algorithm: c.Algorithm, Order: c.Order, K: c.Task.Support}
+}
+
+// String describes the key, e.g. "sine_k5_maml (maml, second order, K=5)".
+func (k Key) String() string {
+	return fmt.Sprintf("%s (%s, %s order, K=%d)", k.Name, k.Algorithm, k.Order, k.K)
+}
+
+// AlgorithmName is the display name of a config algorithm: "MAML" or
+// "TR-MAML"; other values are returned unchanged.
+func AlgorithmName(alg string) string {
+	switch alg {
+	case "maml":
+		return "MAML"
+	case "trmaml":
+		return "TR-MAML"
+	}
+	return alg
+}
+
+// Group is the runs of one Key, one per seed, in increasing seed order.
+type Group struct {
+	// Key is what the runs share.
+	Key Key
+	// Runs are the group's runs, one per seed.
+	Runs []*Run
+}
+
+// Seeds returns the number of runs (seeds) in g.
+func (g *Group) Seeds() int { return len(g.Runs) }
+
+// GroupRuns groups runs by Key. Groups are ordered by K, then order
+// (second before first), algorithm (MAML before TR-MAML) and name. Two runs
+// of one group with the same seed, or with different meta-training or
+// meta-test task sets, are an error.
+func GroupRuns(runs []*Run) ([]*Group, error) {
+	byKey := map[Key]*Group{}
+	var groups []*Group
+	for _, r := range runs {
+		k := KeyOf(r)
+		g := byKey[k]
+		if g == nil {
+			g = &Group{Key: k}
+			byKey[k] = g
+			groups = append(groups, g)
+		}
+		g.Runs = append(g.Runs, r)
+	}
+	for _, g := range groups {
+		slices.SortFunc(g.Runs, func(a, b *Run) int { return cmp.Compare(a.Config.Seed, b.Config.Seed) })
+		first := g.Runs[0]
+		for i, r := range g.Runs[1:] {
+			if prev := g.Runs[i]; r.Config.Seed == prev.Config.Seed {
+				return nil, fmt.Errorf("%s: %s and %s both have seed %d", g.Key, prev.Dir, r.Dir, r.Config.Seed)
+			}
+			if !slices.Equal(r.Result.MetaTrain.Tasks, first.Result.MetaTrain.Tasks) || !slices.Equal(r.Result.MetaTest.Tasks, first.Result.MetaTest.Tasks) {
+				return nil, fmt.Errorf("%s: %s and %s have different task sets", g.Key, first.Dir, r.Dir)
+			}
+		}
+	}
+	orderRank := func(o string) int {
+		if o == "second" {
+			return 0
+		}
+		return 1
+	}
+	slices.SortFunc(groups, func(a, b *Group) int {
+		return cmp.Or(cmp.Compare(a.Key.K, b.Key.K), cmp.Compare(orderRank(a.Key.Order), orderRank(b.Key.Order)),
+			cmp.Compare(a.Key.Algorithm, b.Key.Algorithm), cmp.Compare(a.Key.Name, b.Key.Name))
+	})
+	return groups, nil
+}
+
+// Labels returns a short legend label for each group: the algorithm's
+// display name, followed by the order and K where these differ among the
+// groups, and the config name if that still leaves two labels equal.
+func Labels(groups []*Group) []string {
+	varies := func(f func(Key) string) bool {
+		for _, g := range groups {
+			if f(g.Key) != f(groups[0].Key) {
+				return true
+			}
+		}
+		return false
+	}
+	order := varies(func(k Key) string { return k.Order })
+	k := varies(func(k Key) string { return strconv.Itoa(k.K) })
+	labels := make([]string, len(groups))
+	for i, g := range groups {
+		labels[i] = AlgorithmName(g.Key.Algorithm)
+		if order {
+			labels[i] += ", " + g.Key.Order + " order"
+		}
+		if k {
+			labels[i] += fmt.Sprintf(", K=%d", g.Key.K)
+		}
+	}
+	count := map[string]int{}
+	for _, l := range labels {
+		count[l]++
+	}
+	for i, l := range labels {
+		if count[l] > 1 {
+			labels[i] += " (" + groups[i].Key.Name + ")"
+		}
+	}
+	return labels
+}
+
+// Curve is a statistic at each evaluation iteration, estimated over seeds.
+type Curve struct {
+	// Iterations are the evaluation iterations at which at least one seed
+	// has a value, increasing.
+	Iterations []float64
+	// Seconds is the mean elapsed wall-clock time at each iteration over
+	// the same seeds.
+	Seconds []float64
+	// Points are the estimates at each iteration.
+	Points []Estimate
+}
+
+// curve estimates value(r, row) over g's runs at each iteration; rows
+// where value is NaN are left out.
+func (g *Group) curve(value func(r *Run, row int) float64) Curve {
+	var its []int
+	for _, r := range g.Runs {
+		its = append(its, r.Iterations...)
+	}
+	slices.Sort(its)
+	its = slices.Compact(its)
+	var c Curve
+	for _, it := range its {
+		var vals, secs []float64
+		for _, r := range g.Runs {
+			row, ok := slices.BinarySearch(r.Iterations, it)
+			if !ok {
+				continue
+			}
+			if v := value(r, row); !math.IsNaN(v) {
+				vals = append(vals, v)
+				secs = append(secs, r.metrics[Elapsed][row])
+			}
+		}
+		if len(vals) == 0 {
+			continue
+		}
+		c.Iterations = append(c.Iterations, float64(it))
+		c.Seconds = append(c.Seconds, stat.Mean(secs, nil))
+		c.Points = append(c.Points, Summarize(vals))
+	}
+	return c
+}
+
+// Curve returns metric m estimated over the group's seeds at each
+// evaluation iteration (for the batch metrics, the iteration-0 row, which
+// has none, is left out).
+func (g *Group) Curve(m Metric) Curve {
+	return g.curve(func(r *Run, row int) float64 { return r.metrics[m][row] })
+}
+
+// PMass returns the total task weight p on the tasks named in set at each
+// evaluation iteration, estimated over the group's seeds.
+func (g *Group) PMass(set []string) Curve {
+	return g.curve(func(r *Run, row int) float64 {
+		total := 0.0
+		for i, task := range r.P.Tasks {
+			if slices.Contains(set, task) {
+				total += r.P.Weights[row][i]
+			}
+		}
+		return total
+	})
+}
+
+// Final is a statistic of result.json, the output rule's solution after
+// training.
+type Final int
+
+// The final statistics: mean, worst, std and weighted mean (weights: the
+// training distribution) of the per-task losses of result.json's meta_test
+// and meta_train, and the cost of training.
+const (
+	MetaTestMean Final = iota
+	MetaTestWorst
+	MetaTestStd
+	MetaTestWeightedMean
+	MetaTrainMean
+	MetaTrainWorst
+	MetaTrainStd
+	MetaTrainWeightedMean
+	MsPerIteration // training wall-clock milliseconds per iteration
+)
+
+// Value returns statistic f of one result.
+func (f Final) Value(res *run.Result) float64 {
+	switch f {
+	case MetaTestMean:
+		return res.MetaTest.Mean
+	case MetaTestWorst:
+		return res.MetaTest.Worst
+	case MetaTestStd:
+		return res.MetaTest.Std
+	case MetaTestWeightedMean:
+		return res.MetaTest.WeightedMean
+	case MetaTrainMean:
+		return res.MetaTrain.Mean
+	case MetaTrainWorst:
+		return res.MetaTrain.Worst
+	case MetaTrainStd:
+		return res.MetaTrain.Std
+	case MetaTrainWeightedMean:
+		return res.MetaTrain.WeightedMean
+	case MsPerIteration:
+		return res.Timing.MsPerIteration
+	}
+	panic(fmt.Sprintf("results: unknown Final %d", f))
+}
+
+// Final returns statistic f estimated over the group's seeds.
+func (g *Group) Final(f Final) Estimate {
+	vals := make([]float64, len(g.Runs))
+	for i, r := range g.Runs {
+		vals[i] = f.Value(&r.Result)
+	}
+	return Summarize(vals)
+}
+
+// FinalP returns the meta-training task names and each task's final weight
+// (Run.FinalP) estimated over the group's seeds.
+func (g *Group) FinalP() (tasks []string, p []Estimate) {
+	tasks = g.Runs[0].P.Tasks
+	p = make([]Estimate, len(tasks))
+	vals := make([]float64, len(g.Runs))
+	for i := range tasks {
+		for j, r := range g.Runs {
+			vals[j] = r.FinalP()[i]
+		}
+		p[i] = Summarize(vals)
+	}
+	return tasks, p
+}
+
+// Histogram counts the final per-task meta-test losses of several groups
+// in shared bins.
+type Histogram struct {
+	// Edges are the bin edges, len(Counts[g])+1 of them, from 0 to the
+	// largest task loss of any run.
+	Edges []float64
+	// Counts[g][b] is the number of meta-test tasks whose final loss falls
+	// in bin b ([Edges[b], Edges[b+1]), the last bin closed), averaged over
+	// the seeds of groups[g].
+	Counts [][]float64
+}
+
+// TestLossHistogram bins the final per-task meta-test losses of every run
+// of groups into bins equal bins (bins >= 1).
+func TestLossHistogram(groups []*Group, bins int) Histogram {
+	hi := 0.0
+	for _, g := range groups {
+		for _, r := range g.Runs {
+			hi = max(hi, floats.Max(r.Result.MetaTest.PerTask))
+		}
+	}
+	if hi <= 0 {
+		hi = 1
+	}
+	h := Histogram{Edges: make([]float64, bins+1), Counts: make([][]float64, len(groups))}
+	floats.Span(h.Edges, 0, hi)
+	for gi, g := range groups {
+		h.Counts[gi] = make([]float64, bins)
+		for _, r := range g.Runs {
+			for _, loss := range r.Result.MetaTest.PerTask {
+				b := min(int(loss/hi*float64(bins)), bins-1)
+				h.Counts[gi][max(b, 0)] += 1 / float64(len(g.Runs))
+			}
+		}
+	}
+	return h
+}
+
+// HardAmplitude is the lower amplitude bound of the paper's hard sinusoid
+// meta-training tasks ([4.95, 5]).
+const HardAmplitude = 4.95
+
+// AmplitudeLow parses the lower amplitude bound of a sinusoid task name
+// such as "amplitude [4.95,4.96)"; ok is false for other names.
+func AmplitudeLow(task string) (lo float64, ok bool) {
+	rest, ok := strings.CutPrefix(task, "amplitude [")
+	if !ok {
+		return 0, false
+	}
+	num, _, ok := strings.Cut(rest, ",")
+	if !ok {
+		return 0, false
+	}
+	lo, err := strconv.ParseFloat(num, 64)
+	return lo, err == nil
+}
+
+// TasksWithAmplitudeAtLeast returns the sinusoid tasks whose lower
+// amplitude bound is at least min, in order; with min = HardAmplitude, the
+// paper's hard tasks.
+func TasksWithAmplitudeAtLeast(tasks []string, min float64) []string {
+	var sel []string
+	for _, t := range tasks {
+		if lo, ok := AmplitudeLow(t); ok && lo >= min {
+			sel = append(sel, t)
+		}
+	}
+	return sel
+}
+
+// TaskPositions places tasks on an axis: at their lower amplitude bound if
+// every name parses (amplitude true), else at their index 0, 1, ...
+func TaskPositions(tasks []string) (x []float64, amplitude bool) {
+	x = make([]float64, len(tasks))
+	for i, t := range tasks {
+		lo, ok := AmplitudeLow(t)
+		if !ok {
+			for j := range x {
+				x[j] = float64(j)
+			}
+			return x, false
+		}
+		x[i] = lo
+	}
+	return x, true
+}

@@ -1,0 +1,171 @@
+package results
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// TableRow is one line of the results table: a group's final statistics
+// over the meta-test tasks and its weighted mean over the meta-training
+// tasks, each estimated over the group's seeds.
+type TableRow struct {
+	// Key is the group's setting.
+	Key Key
+	// Seeds is the number of runs the estimates are over.
+	Seeds int
+	// Mean, Worst and Std are over the meta-test tasks.
+	Mean, Worst, Std Estimate
+	// TrainWeightedMean weighs the meta-training tasks by the training
+	// distribution, the objective MAML minimises.
+	TrainWeightedMean Estimate
+}
+
+// SummaryTable is the paper's results table (Table 1) for a set of groups.
+type SummaryTable struct {
+	// Rows are in the groups' order: by K, order and algorithm.
+	Rows []TableRow
+	// TestTasks is the number of meta-test tasks, or 0 if it differs
+	// between rows.
+	TestTasks int
+	// ShowOrder is set when the rows have more than one order, ShowName
+	// when two rows agree on K, algorithm and order and only their config
+	// names tell them apart.
+	ShowOrder, ShowName bool
+}
+
+// Table computes the results table of groups.
+func Table(groups []*Group) *SummaryTable {
+	t := &SummaryTable{}
+	seen := map[Key]bool{}
+	for i, g := range groups {
+		t.Rows = append(t.Rows, TableRow{
+			Key: g.Key, Seeds: g.Seeds(),
+			Mean: g.Final(MetaTestMean), Worst: g.Final(MetaTestWorst), Std: g.Final(MetaTestStd),
+			TrainWeightedMean: g.Final(MetaTrainWeightedMean),
+		})
+		n := len(g.Runs[0].Result.MetaTest.Tasks)
+		if i == 0 {
+			t.TestTasks = n
+		} else if n != t.TestTasks {
+			t.TestTasks = 0
+		}
+		t.ShowOrder = t.ShowOrder || g.Key.Order != groups[0].Key.Order
+		k := Key{Algorithm: g.Key.Algorithm, Order: g.Key.Order, K: g.Key.K}
+		t.ShowName = t.ShowName || seen[k]
+		seen[k] = true
+	}
+	return t
+}
+
+// Markdown renders the table as Markdown in the paper's layout, a caption
+// first. Within each setting (K) with several rows, the lowest mean of each
+// column is bold.
+func (t *SummaryTable) Markdown() string {
+	var b strings.Builder
+	tasks := "the meta-test tasks"
+	if t.TestTasks > 0 {
+		tasks = fmt.Sprintf("the %d meta-test tasks", t.TestTasks)
+	}
+	fmt.Fprintf(&b, "Task MSE statistics across %s after meta-training (Mean, Worst, Std. Dev.), "+
+		"and the meta-training tasks' mean weighted by the training distribution. "+
+		"Each entry is the mean over seeds ± the half-width of its 95%% confidence interval "+
+		"(Student t, n-1 degrees of freedom; none for a single seed).\n\n", tasks)
+
+	head := []string{"Setting", "Algorithm"}
+	if t.ShowOrder {
+		head = append(head, "Order")
+	}
+	if t.ShowName {
+		head = append(head, "Config")
+	}
+	nText := len(head)
+	head = append(head, "Seeds", "Mean", "Worst", "Std. Dev.", "Meta-train weighted mean")
+	b.WriteString("| " + strings.Join(head, " | ") + " |\n|")
+	for i := range head {
+		if i < nText {
+			b.WriteString("---|")
+		} else {
+			b.WriteString("---:|")
+		}
+	}
+	b.WriteString("\n")
+
+	for i, r := range t.Rows {
+		cells := []string{fmt.Sprintf("%d-shot", r.Key.K), AlgorithmName(r.Key.Algorithm)}
+		if t.ShowOrder {
+			cells = append(cells, r.Key.Order)
+		}
+		if t.ShowName {
+			cells = append(cells, r.Key.Name)
+		}
+		cells = append(cells, strconv.Itoa(r.Seeds))
+		for c, e := range r.estimates() {
+			s := formatEstimate(e)
+			if t.bestInSetting(i, c) {
+				s = "**" + s + "**"
+			}
+			cells = append(cells, s)
+		}
+		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+	}
+	return b.String()
+}
+
+// estimates returns the row's statistics in column order.
+func (r TableRow) estimates() [4]Estimate {
+	return [4]Estimate{r.Mean, r.Worst, r.Std, r.TrainWeightedMean}
+}
+
+// bestInSetting reports whether row i has the strictly lowest mean of
+// statistic column c among the rows of its K, and that K has several rows.
+func (t *SummaryTable) bestInSetting(i, c int) bool {
+	others := 0
+	for j, r := range t.Rows {
+		if j == i || r.Key.K != t.Rows[i].Key.K {
+			continue
+		}
+		others++
+		if r.estimates()[c].Mean <= t.Rows[i].estimates()[c].Mean {
+			return false
+		}
+	}
+	return others > 0
+}
+
+// formatEstimate writes "mean ± half" with two decimals, more for means
+// below 0.1 so that two significant digits show; just the mean for a
+// single seed.
+func formatEstimate(e Estimate) string {
+	d := 2
+	if m := math.Abs(e.Mean); m > 0 && m < 0.1 {
+		d = min(6, 1-int(math.Floor(math.Log10(m))))
+	}
+	if e.N < 2 {
+		return strconv.FormatFloat(e.Mean, 'f', d, 64)
+	}
+	return fmt.Sprintf("%.*f ± %.*f", d, e.Mean, d, e.Half)
+}
+
+// CSV renders the table as CSV with full precision: one row per table row,
+// each statistic followed by its 95% CI half-width (0 for a single seed).
+func (t *SummaryTable) CSV() string {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.Write([]string{"k", "algorithm", "order", "name", "seeds",
+		"test_mean", "test_mean_ci95", "test_worst", "test_worst_ci95", "test_std", "test_std_ci95",
+		"train_weighted_mean", "train_weighted_mean_ci95"})
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	for _, r := range t.Rows {
+		rec := []string{strconv.Itoa(r.Key.K), r.Key.Algorithm, r.Key.Order, r.Key.Name, strconv.Itoa(r.Seeds)}
+		for _, e := range r.estimates() {
+			rec = append(rec, f(e.Mean), f(e.Half))
+		}
+		w.Write(rec)
+	}
+	w.Flush()
+	return b.String()
+}
