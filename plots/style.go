@@ -11,8 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
-	"os"
-	"path/filepath"
+	"io"
 	"strconv"
 
 	"gonum.org/v1/plot"
@@ -23,6 +22,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
+	"github.com/trmaml/trmaml/internal/atomicfile"
 	"github.com/trmaml/trmaml/results"
 )
 
@@ -282,26 +282,10 @@ func drawLegendRow(c draw.Canvas, items []legendItem) {
 	}
 }
 
-// writePNG writes img to a temporary file beside path and renames it over
-// path, so that path never holds a partial image.
+// writePNG writes img to path atomically: path never holds a partial image.
 func writePNG(path string, img *vgimg.Canvas) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
+	return atomicfile.WriteFunc(path, func(w io.Writer) error {
+		_, err := vgimg.PngCanvas{Canvas: img}.WriteTo(w)
 		return err
-	}
-	_, err = vgimg.PngCanvas{Canvas: img}.WriteTo(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	})
 }

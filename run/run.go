@@ -3,7 +3,7 @@
 // names, trains with progress reporting, evaluates every few iterations, and
 // writes the resolved config, metrics.csv, p.csv, checkpoint.json,
 // model.json and result.json. Files are written to a temporary name and
-// renamed, so a crash never leaves one half-written.
+// renamed (package atomicfile), so a crash never leaves one half-written.
 package run
 
 import (
@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/data"
@@ -132,34 +131,6 @@ func (s *Setup) evaluate(w []float64, iteration int) (train, test Stats, err err
 		return Stats{}, Stats{}, fmt.Errorf("evaluating on the meta-test tasks: %w", err)
 	}
 	return newStats(tr, s.Train), newStats(te, s.Test), nil
-}
-
-// writeFileAtomic writes data to a temporary file beside path and renames
-// it over path, so readers see either the old or the new file, never a part.
-func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
 }
 
 // ErrRunExists is returned when the output directory already holds files:

@@ -13,6 +13,7 @@ import (
 
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/graph"
+	"github.com/trmaml/trmaml/internal/atomicfile"
 	"github.com/trmaml/trmaml/metalearn"
 )
 
@@ -72,7 +73,7 @@ func Train(cfg configs.Config, dir string, p *Progress) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := writeFileAtomic(filepath.Join(dir, ConfigFile), yml); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, ConfigFile), yml); err != nil {
 		return nil, err
 	}
 	w0, err := s.Model.Init(graph.Init(cfg.Model.Init), cfg.Model.InitStd, rand.New(rand.NewPCG(cfg.Seed, 0x696e6974)))
@@ -219,13 +220,13 @@ func (ss *session) record() error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(ss.dir, MetricsFile), ss.metrics.Bytes()); err != nil {
+	if err := atomicfile.Write(filepath.Join(ss.dir, MetricsFile), ss.metrics.Bytes()); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(ss.dir, PFile), ss.pcsv.Bytes()); err != nil {
+	if err := atomicfile.Write(filepath.Join(ss.dir, PFile), ss.pcsv.Bytes()); err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(ss.dir, CheckpointFile), ck)
+	return atomicfile.Write(filepath.Join(ss.dir, CheckpointFile), ck)
 }
 
 // train runs the remaining iterations, then evaluates the solution of the
@@ -328,7 +329,7 @@ func writeJSON(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(path, append(b, '\n'))
+	return atomicfile.Write(path, append(b, '\n'))
 }
 
 // fmtF formats a float with the shortest representation that round-trips.

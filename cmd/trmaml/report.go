@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/trmaml/trmaml/internal/atomicfile"
 	"github.com/trmaml/trmaml/plots"
 	"github.com/trmaml/trmaml/results"
 )
@@ -98,10 +99,10 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
-	if err := writeAtomic(md, []byte(t.Markdown())); err != nil {
+	if err := atomicfile.Write(md, []byte(t.Markdown())); err != nil {
 		return err
 	}
-	if err := writeAtomic(csvPath, []byte(t.CSV())); err != nil {
+	if err := atomicfile.Write(csvPath, []byte(t.CSV())); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s\nwritten to %s and %s\n", t.Markdown(), md, csvPath)
@@ -255,28 +256,4 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t\n", nameWidth, r[0], r[1], r[2], r[3])
 	}
 	return tw.Flush()
-}
-
-// writeAtomic writes data to a temporary file beside path and renames it
-// over path, so that path never holds a partial file.
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
 }
