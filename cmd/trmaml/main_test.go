@@ -16,7 +16,7 @@ import (
 // adversary moved weight onto the five hard tasks.
 func TestQuickRunEndToEnd(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs the 3000-iteration quick experiment")
+		t.Skip("runs the 10,000-iteration quick experiment")
 	}
 	dir := filepath.Join(t.TempDir(), "quick")
 	var out, errOut bytes.Buffer
@@ -51,8 +51,8 @@ func TestQuickRunEndToEnd(t *testing.T) {
 	if !(res.MetaTest.Worst >= res.MetaTest.Mean && res.MetaTest.Std > 0) {
 		t.Errorf("implausible statistics %+v", res.MetaTest)
 	}
-	if rows := strings.Count(mustRead(t, filepath.Join(dir, run.MetricsFile)), "\n"); rows != 1+7 {
-		t.Errorf("metrics.csv has %d lines, want a header and 7 evaluations", rows)
+	if rows := strings.Count(mustRead(t, filepath.Join(dir, run.MetricsFile)), "\n"); rows != 1+11 {
+		t.Errorf("metrics.csv has %d lines, want a header and 11 evaluations", rows)
 	}
 	if !strings.Contains(out.String(), "meta-test") {
 		t.Errorf("no result table printed:\n%s", out.String())
