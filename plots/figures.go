@@ -198,7 +198,8 @@ func PWeights(groups []*results.Group, hard []string, path string) error {
 		hp.Add(hline(0, xmax, float64(len(hard))*uniform, grey))
 		hp.X.Tick.Marker = iterationTicks{}
 		hp.X.Min = 0
-		fromZero(hp)
+		// A probability mass: the axis (and so the clipped bands) spans [0, 1].
+		hp.Y.Min, hp.Y.Max = 0, 1.02
 		panels = append(panels, hp)
 	}
 
@@ -281,13 +282,16 @@ func Orders(groups []*results.Group, path string) error {
 	for i, g := range groups {
 		col := groupColor(i)
 		for si, m := range []results.Metric{results.TestMean, results.TestWorst} {
-			var dash []vg.Length
-			if si == 1 {
-				dash = dashed
-			}
 			c := g.Curve(m)
-			addCurve(pi, c.Iterations, c, col, dash)
-			addCurve(ps, c.Seconds, c, col, dash)
+			if si == 1 {
+				// Worst-task curves go without bands: eight overlapping
+				// bands are unreadable, and the table gives their CIs.
+				pi.Add(curveLine(c.Iterations, c, col, dashed))
+				ps.Add(curveLine(c.Seconds, c, col, dashed))
+				continue
+			}
+			addCurve(pi, c.Iterations, c, col, nil)
+			addCurve(ps, c.Seconds, c, col, nil)
 		}
 
 		ms := g.Final(results.MsPerIteration)
@@ -328,6 +332,6 @@ func Orders(groups []*results.Group, path string) error {
 	legend = append(legend,
 		legendItem{"mean over tasks", []plot.Thumbnailer{lineSample(color.Black, nil)}},
 		legendItem{"worst task", []plot.Thumbnailer{lineSample(color.Black, dashed)}},
-		legendItem{text: bandNote(groups, "shaded")})
+		legendItem{text: bandNote(groups, "shaded (means)")})
 	return render(path, 4.2*vg.Inch, legend, []*plot.Plot{pi, ps, pb})
 }
