@@ -16,7 +16,7 @@ import (
 // adversary moved weight onto the five hard tasks.
 func TestQuickRunEndToEnd(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs the 10,000-iteration quick experiment")
+		t.Skip("runs the 20,000-iteration quick experiment")
 	}
 	dir := filepath.Join(t.TempDir(), "quick")
 	var out, errOut bytes.Buffer
