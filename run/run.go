@@ -82,15 +82,16 @@ func Build(cfg configs.Config) (*Setup, error) {
 	}, nil
 }
 
-// evalRNG is the generator of the evaluation at a given iteration: derived
-// from the seed and the iteration alone, so evaluations never disturb the
-// training stream and a re-evaluation draws the same instances.
+// evalRNG is the generator of the evaluation of one task set at a given
+// iteration: derived from the seed, the set and the iteration alone, so
+// evaluations never disturb the training stream, a re-evaluation draws the
+// same instances, and no two (seed, set, iteration) share a stream.
 func evalRNG(seed uint64, iteration int, set string) *rand.Rand {
-	salt := uint64(0x65766131) // "eva1"
+	stream := uint64(0x74657374) // "test"
 	if set == "train" {
-		salt++
+		stream = 0x74726e // "trn"
 	}
-	return rand.New(rand.NewPCG(seed^salt, uint64(iteration)))
+	return rand.New(rand.NewPCG(seed, stream<<32|uint64(iteration)))
 }
 
 // Stats are one evaluation of a task set, as stored in result.json.
