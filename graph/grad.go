@@ -137,12 +137,22 @@ func (g *Graph) Grad(cost *gorgonia.Node, wrt ...*gorgonia.Node) (gorgonia.Nodes
 	// them panic in DiffWRT (softmaxDiffOp), return too few flags
 	// (maxPoolDiffOp) or hide a real dependence (batchnormDiffOp), and being
 	// conservative guarantees the sweep reaches them and refuses them.
+	// An op without SymDiff (e.g. gorgonia's sparsemax or clamp derivative
+	// ops) that takes a dependent input is "opaque": it counts as dependent,
+	// so that reaching it on a differentiable path is an error rather than a
+	// silently missing term.
 	depends := make(map[*gorgonia.Node]bool, len(order))
 	diffs := make(map[*gorgonia.Node][]bool, len(order))
+	opaque := make(map[*gorgonia.Node]bool)
 	for _, n := range order {
 		op, ok := n.Op().(gorgonia.SDOp)
 		if !ok {
 			depends[n] = wrtSet[n]
+			for _, c := range g.children(n) {
+				if depends[c] {
+					depends[n], opaque[n] = true, true
+				}
+			}
 			continue
 		}
 		children := g.children(n)
@@ -168,6 +178,9 @@ func (g *Graph) Grad(cost *gorgonia.Node, wrt ...*gorgonia.Node) (gorgonia.Nodes
 		n := order[i]
 		if !onPath[n] {
 			continue
+		}
+		if opaque[n] {
+			return nil, fmt.Errorf("graph: op %v of node %q has no symbolic derivative, and the cost depends on %v through it", n.Op(), n.Name(), wrt)
 		}
 		if g.gradientNodes[n.ID()] {
 			nested = true
@@ -202,10 +215,7 @@ func (g *Graph) Grad(cost *gorgonia.Node, wrt ...*gorgonia.Node) (gorgonia.Nodes
 		if n.Op() == nil {
 			continue
 		}
-		op, ok := n.Op().(gorgonia.SDOp)
-		if !ok {
-			return nil, fmt.Errorf("graph: op %v of node %q has no symbolic derivative", n.Op(), n.Name())
-		}
+		op := n.Op().(gorgonia.SDOp) // opaque ops were refused above
 		if reason := brokenReason(n.Op(), nested); reason != "" {
 			return nil, &UnsupportedOpError{Node: n, Reason: reason, Nested: nested}
 		}

@@ -922,3 +922,25 @@ func TestStopGradient(t *testing.T) {
 		})
 	}
 }
+
+// TestGradRefusesOpsWithoutSymDiff: gorgonia's Sparsemax differentiates
+// once, but its derivative op has no SymDiff; a second-order sweep through it
+// must fail with an error naming the op instead of silently dropping the
+// terms that pass through it (it returned a wrong gradient before).
+func TestGradRefusesOpsWithoutSymDiff(t *testing.T) {
+	g := New()
+	w, _ := gtInput(g.ExprGraph, "w", tensor.Shape{4}, []float64{0.3, 0.1, -0.2, 0.25})
+	a, _ := gtInput(g.ExprGraph, "a", tensor.Shape{4}, []float64{1, -2, 0.5, 3})
+	f := func(v *gorgonia.Node) *gorgonia.Node {
+		return gtSum(gtMust(gorgonia.HadamardProd(a, gtMust(gorgonia.Tanh(gtMust(gorgonia.Sparsemax(v)))))))
+	}
+	inner, err := g.Grad(f(w), w)
+	if err != nil {
+		t.Fatalf("first-order gradient through Sparsemax refused: %v", err)
+	}
+	adapted := gtMust(gorgonia.Sub(w, gtMust(gorgonia.Mul(gorgonia.NewConstant(0.3), inner[0]))))
+	_, err = g.Grad(f(adapted), w)
+	if err == nil || !strings.Contains(err.Error(), "no symbolic derivative") {
+		t.Fatalf("nested Grad through Sparsemax: error %v, want one saying the op has no symbolic derivative", err)
+	}
+}
