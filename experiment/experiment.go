@@ -107,7 +107,9 @@ func Load(path string) (Spec, []configs.Config, error) {
 				if spec.Iterations > 0 {
 					c.Meta.Iterations = spec.Iterations
 				}
-				if err := c.Validate(); err != nil {
+				// Build validates the config and what its task sets allow,
+				// so that no run of a bad grid starts.
+				if _, err := run.Build(c); err != nil {
 					return Spec{}, nil, fmt.Errorf("%s: run %s seed %d: %w", path, c.Name, seed, err)
 				}
 				out = append(out, c)

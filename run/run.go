@@ -40,7 +40,17 @@ type Setup struct {
 	Evaluator *metalearn.Evaluator
 }
 
-// Build assembles a Setup from a validated config.
+// ConfigError is a config that passes field-by-field validation but cannot
+// be built, such as too few evaluation instances for its task sets. It
+// names the field; the caller adds the file.
+type ConfigError struct {
+	Field, Problem string
+}
+
+func (e *ConfigError) Error() string { return e.Field + ": " + e.Problem }
+
+// Build assembles a Setup from a config, refusing with a *ConfigError what
+// the task sets make impossible. It writes nothing.
 func Build(cfg configs.Config) (*Setup, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -54,7 +64,13 @@ func Build(cfg configs.Config) (*Setup, error) {
 		TestAmplitudes: sc.TestAmplitudes, TrainAmplitudes: sc.TrainAmplitudes,
 	})
 	if err != nil {
-		return nil, err
+		return nil, &ConfigError{Field: "task.sinusoid", Problem: err.Error()}
+	}
+	if cfg.Eval.Instances < test.Len() {
+		return nil, &ConfigError{Field: "eval.instances", Problem: fmt.Sprintf("%d is too few: must be >= %d, the number of meta-test tasks, so that every task is measured", cfg.Eval.Instances, test.Len())}
+	}
+	if cfg.Eval.TrainInstances < train.Len() {
+		return nil, &ConfigError{Field: "eval.train_instances", Problem: fmt.Sprintf("%d is too few: must be >= %d, the number of meta-training tasks, so that every task is measured", cfg.Eval.TrainInstances, train.Len())}
 	}
 	in, out := train.Dims()
 	sizes := append(append([]int{in}, cfg.Model.Hidden...), out)

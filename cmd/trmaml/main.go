@@ -108,6 +108,10 @@ func train(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "training %s (%s, %s order, seed %d) into %s\n", cfg.Name, cfg.Algorithm, cfg.Order, cfg.Seed, dir)
 	res, err := run.Train(cfg, dir, run.NewProgress(stderr, isTerminal(stderr)))
+	var cerr *run.ConfigError
+	if errors.As(err, &cerr) && *path != "" {
+		return fmt.Errorf("%s: %w", *path, err)
+	}
 	if err != nil {
 		return err
 	}

@@ -84,12 +84,17 @@ func TestBadInputRefused(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("name: bad\ninner:\n  alpha: -1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	few := filepath.Join(tmp, "few.yaml")
+	if err := os.WriteFile(few, []byte("name: few\neval:\n  instances: 100\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		args []string
 		want []string
 	}{
 		{[]string{"train", "-config", cfg, "-out", filepath.Join(tmp, "out")}, []string{"bad.yaml:3", "inner.alpha", "> 0"}},
 		{[]string{"train", "-config", filepath.Join(tmp, "missing.yaml"), "-out", filepath.Join(tmp, "out")}, []string{"missing.yaml"}},
+		{[]string{"train", "-config", few, "-out", filepath.Join(tmp, "out")}, []string{"few.yaml", "eval.instances", ">= 490"}},
 		{[]string{"eval", "-run", filepath.Join(tmp, "nothing")}, []string{"nothing"}},
 		{[]string{"eval"}, []string{"-run DIR"}},
 		{[]string{"fly"}, []string{"unknown command"}},
