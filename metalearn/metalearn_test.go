@@ -236,3 +236,42 @@ func TestEvaluateClosedForm(t *testing.T) {
 		t.Error("Evaluate accepted fewer instances than tasks")
 	}
 }
+
+// TestRestoreRefusesMismatchedState: a checkpoint saved under another
+// output rule or size is refused with an error, never a panic.
+func TestRestoreRefusesMismatchedState(t *testing.T) {
+	q, alpha := newQuad()
+	obj := quadObjective{q: q, alpha: alpha, tasks: 2}
+	base := Settings{Algorithm: TRMAML, Iterations: 10, Batch: 2, Output: OutputLast}
+	tr, err := NewTrainer(base, obj, q, &SGD{LR: 0.1}, []float64{1}, 1, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved, err := tr.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]struct {
+		output OutputRule
+		edit   func(*State)
+	}{
+		"last to T1":    {OutputAveraged, func(*State) {}},
+		"last to T2":    {OutputRandom, func(*State) {}},
+		"short p":       {OutputLast, func(s *State) { s.P = s.P[:2] }},
+		"past the end":  {OutputLast, func(s *State) { s.Iteration = 11 }},
+		"bad T2 weight": {OutputLast, func(s *State) { s.WTau = []float64{1, 2} }},
+	} {
+		s := base
+		s.Output = c.output
+		tr, err := NewTrainer(s, obj, q, &SGD{LR: 0.1}, []float64{1}, 1, 1, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := saved
+		st.P = append([]float64(nil), saved.P...)
+		c.edit(&st)
+		if err := tr.Restore(st); err == nil {
+			t.Errorf("%s: Restore accepted the state", name)
+		}
+	}
+}

@@ -147,11 +147,23 @@ func NewTrainer(s Settings, obj Objective, train TaskSet, opt Optimizer, w0 []fl
 	return t, nil
 }
 
-// Restore replaces the trainer's state with a saved one (from a checkpoint).
+// Restore replaces the trainer's state with a saved one (from a checkpoint),
+// refusing a state that does not fit the trainer's settings.
 func (t *Trainer) Restore(st State) error {
-	if len(st.W) != t.Objective.NumParams() || len(st.P) != t.Train.Len() {
+	nw, np := t.Objective.NumParams(), t.Train.Len()
+	fits := func(s []float64, n int) bool { return s == nil || len(s) == n }
+	switch {
+	case len(st.W) != nw || len(st.P) != np:
 		return fmt.Errorf("metalearn: checkpoint has %d parameters and %d task weights, the run has %d and %d",
-			len(st.W), len(st.P), t.Objective.NumParams(), t.Train.Len())
+			len(st.W), len(st.P), nw, np)
+	case st.Iteration < 0 || st.Iteration > t.Settings.Iterations:
+		return fmt.Errorf("metalearn: checkpoint at iteration %d, the run has %d", st.Iteration, t.Settings.Iterations)
+	case t.Settings.Output == OutputAveraged && (len(st.SumW) != nw || len(st.SumP) != np):
+		return fmt.Errorf("metalearn: checkpoint lacks the running sums of output rule T1 (was it saved with another rule?)")
+	case t.Settings.Output == OutputRandom && (st.Tau < 1 || st.Tau > t.Settings.Iterations):
+		return fmt.Errorf("metalearn: checkpoint has no valid T2 iterate index (tau = %d; was it saved with another rule?)", st.Tau)
+	case !fits(st.WTau, nw) || !fits(st.PTau, np):
+		return fmt.Errorf("metalearn: checkpoint's T2 iterate has the wrong size")
 	}
 	if err := t.pcg.UnmarshalBinary(st.RNG); err != nil {
 		return fmt.Errorf("metalearn: checkpoint random state: %w", err)

@@ -128,6 +128,9 @@ func Resume(dir string, p *Progress) (*Result, error) {
 	if err := json.Unmarshal(ck.Optimizer, ss.opt); err != nil {
 		return nil, fmt.Errorf("%s: optimizer state: %w", ckPath, err)
 	}
+	if a, ok := ss.opt.(*metalearn.Adam); ok && (len(a.M) != len(ck.State.W) || len(a.V) != len(ck.State.W)) {
+		return nil, fmt.Errorf("%s: the optimizer state is not Adam's for %d parameters (was meta.optimizer changed?)", ckPath, len(ck.State.W))
+	}
 	if err := ss.tr.Restore(ck.State); err != nil {
 		return nil, fmt.Errorf("%s: %w", ckPath, err)
 	}
