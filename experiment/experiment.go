@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -83,6 +84,9 @@ func Load(path string) (Spec, []configs.Config, error) {
 	check("algorithms", len(spec.Algorithms) > 0 && allIn(spec.Algorithms, "maml", "trmaml"), "must list maml and/or trmaml, got %v", spec.Algorithms)
 	check("orders", len(spec.Orders) > 0 && allIn(spec.Orders, "second", "first"), "must list second and/or first, got %v", spec.Orders)
 	check("seeds", len(spec.Seeds) > 0, "must list at least one seed")
+	check("algorithms", unique(spec.Algorithms), "must not repeat an entry, got %v", spec.Algorithms)
+	check("orders", unique(spec.Orders), "must not repeat an entry, got %v", spec.Orders)
+	check("seeds", unique(spec.Seeds), "must not repeat a seed (runs would share a directory), got %v", spec.Seeds)
 	check("iterations", spec.Iterations >= 0, "must be >= 0 (0 keeps the base config's), got %d", spec.Iterations)
 	if err := errors.Join(errs...); err != nil {
 		return Spec{}, nil, err
@@ -124,6 +128,17 @@ func allIn(values []string, allowed ...string) bool {
 		if !slices.Contains(allowed, v) {
 			return false
 		}
+	}
+	return true
+}
+
+func unique[T comparable](values []T) bool {
+	seen := map[T]bool{}
+	for _, v := range values {
+		if seen[v] {
+			return false
+		}
+		seen[v] = true
 	}
 	return true
 }
@@ -171,13 +186,33 @@ func Run(jobs []Job, workers int, w io.Writer, terminal bool) error {
 	return errors.Join(errs...)
 }
 
+// runJob skips a finished run, resumes one with a checkpoint and starts the
+// rest, provided that a run directory already there was made from the same
+// config: an edited experiment file is refused, not silently ignored.
 func runJob(j Job, p *run.Progress) error {
+	cfgPath := filepath.Join(j.Dir, run.ConfigFile)
+	if fileExists(cfgPath) {
+		stored, err := configs.Load(cfgPath)
+		if err != nil {
+			return err
+		}
+		if !reflect.DeepEqual(stored, j.Config) {
+			return fmt.Errorf("%s was made from a different config than the experiment now gives; "+
+				"use a new -out or restore the experiment file", j.Dir)
+		}
+	}
 	switch {
 	case fileExists(filepath.Join(j.Dir, run.ResultFile)):
 		return nil
 	case fileExists(filepath.Join(j.Dir, run.CheckpointFile)):
 		_, err := run.Resume(j.Dir, p)
 		return err
+	case fileExists(cfgPath):
+		// Stopped before its first checkpoint: nothing but the (identical)
+		// config to lose, so start over.
+		if err := os.Remove(cfgPath); err != nil {
+			return err
+		}
 	}
 	_, err := run.Train(j.Config, j.Dir, p)
 	return err
@@ -207,10 +242,10 @@ func (b *board) progress(i int) *run.Progress {
 	b.state[i] = "running"
 	p := run.NewProgressFunc(func(line string, evaluation bool) {
 		b.mu.Lock()
+		defer b.mu.Unlock()
 		b.lines[i] = strings.TrimSpace(line)
-		b.mu.Unlock()
 		if evaluation && !b.terminal {
-			fmt.Fprintln(b.w, strings.TrimSpace(line))
+			fmt.Fprintln(b.w, b.lines[i])
 		}
 	})
 	b.progs[i] = p

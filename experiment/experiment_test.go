@@ -38,6 +38,7 @@ func TestLoadRefusals(t *testing.T) {
 		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: []\n", []string{"exp.yaml:5", "seeds"}},
 		{"name: x\nbase: nosuch\nalgorithms: [maml]\norders: [second]\nseeds: [1]\n", []string{"exp.yaml:2", "base", "nosuch"}},
 		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [one]\n", []string{"exp.yaml", "line 5"}},
+		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1, 1]\n", []string{"exp.yaml:5", "seeds", "repeat"}},
 	}
 	for _, c := range cases {
 		dir := writeFiles(t, map[string]string{"exp.yaml": c.body, "base.yaml": tinyBase})
@@ -93,5 +94,38 @@ func TestRunGridResumes(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(jobs[1].Dir, run.ResultFile)); err != nil {
 		t.Errorf("the interrupted run was not finished: %v", err)
+	}
+}
+
+// TestRunRefusesChangedConfigAndRestartsUncheckpointed: a run directory
+// made from another config is refused (the experiment file was edited), and
+// one that stopped before its first checkpoint is started over.
+func TestRunRefusesChangedConfigAndRestartsUncheckpointed(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"exp.yaml":  "name: g\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\n",
+		"base.yaml": tinyBase,
+	})
+	_, cfgs, err := Load(filepath.Join(dir, "exp.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := Jobs(cfgs, filepath.Join(dir, "out"))
+	var log bytes.Buffer
+	if err := Run(jobs, 1, &log, false); err != nil {
+		t.Fatal(err)
+	}
+	// Only config.yaml left, as after a kill during the first evaluation.
+	for _, f := range []string{run.ResultFile, run.CheckpointFile, run.MetricsFile, run.PFile, run.ModelFile} {
+		os.Remove(filepath.Join(jobs[0].Dir, f))
+	}
+	if err := Run(jobs, 1, &log, false); err != nil {
+		t.Fatalf("run stopped before its first checkpoint was not restarted: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(jobs[0].Dir, run.ResultFile)); err != nil {
+		t.Fatal(err)
+	}
+	jobs[0].Config.Meta.Iterations = 40
+	if err := Run(jobs, 1, &log, false); err == nil || !strings.Contains(err.Error(), "different config") {
+		t.Fatalf("edited experiment: error %v, want a refusal", err)
 	}
 }
