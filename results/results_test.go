@@ -305,6 +305,17 @@ func TestGroupErrors(t *testing.T) {
 	if _, err := results.GroupRuns(runs); err == nil || !strings.Contains(err.Error(), "both have seed 1") {
 		t.Errorf("duplicate seed: error %v", err)
 	}
+
+	// Same name, algorithm, order and K but another eta_p: not one group.
+	changed := resultstest.New("a", "maml", "second", 2, 5, 1)
+	changed.Config.TRMAML.PLR *= 2
+	dirs, _, _ = results.Discover([]string{writeRuns(t, resultstest.New("a", "maml", "second", 1, 5, 1), changed)})
+	if runs, err = results.LoadAll(dirs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := results.GroupRuns(runs); err == nil || !strings.Contains(err.Error(), "more than their seed") {
+		t.Errorf("runs differing in p_lr grouped: error %v", err)
+	}
 }
 
 func TestHistogram(t *testing.T) {

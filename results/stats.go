@@ -4,10 +4,13 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/trmaml/trmaml/configs"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/stat"
@@ -128,6 +131,9 @@ func GroupRuns(runs []*Run) ([]*Group, error) {
 			if prev := g.Runs[i]; r.Config.Seed == prev.Config.Seed {
 				return nil, fmt.Errorf("%s: %s and %s both have seed %d", g.Key, prev.Dir, r.Dir, r.Config.Seed)
 			}
+			if !sameButSeed(first.Config, r.Config) {
+				return nil, fmt.Errorf("%s: %s and %s differ in more than their seed; averaging them would mix settings", g.Key, first.Dir, r.Dir)
+			}
 			if !slices.Equal(r.Result.MetaTrain.Tasks, first.Result.MetaTrain.Tasks) || !slices.Equal(r.Result.MetaTest.Tasks, first.Result.MetaTest.Tasks) {
 				return nil, fmt.Errorf("%s: %s and %s have different task sets", g.Key, first.Dir, r.Dir)
 			}
@@ -144,6 +150,13 @@ func GroupRuns(runs []*Run) ([]*Group, error) {
 			cmp.Compare(a.Key.Algorithm, b.Key.Algorithm), cmp.Compare(a.Key.Name, b.Key.Name))
 	})
 	return groups, nil
+}
+
+// sameButSeed reports whether two configs differ at most in seed and name
+// (a name may carry the seed).
+func sameButSeed(a, b configs.Config) bool {
+	a.Seed, b.Seed, a.Name, b.Name = 0, 0, "", ""
+	return reflect.DeepEqual(a, b)
 }
 
 // Labels returns a short legend label for each group: the algorithm's
