@@ -1,6 +1,7 @@
 // Package atomicfile writes files so that readers, and a crash, only ever
 // see the old content or the complete new content: the data goes to a
-// temporary file beside the target, is synced, and is renamed over it.
+// temporary file beside the target, is synced, and is renamed over it, and
+// the directory is synced so that the rename itself is durable.
 package atomicfile
 
 import (
@@ -34,6 +35,23 @@ func WriteFunc(path string, write func(io.Writer) error) error {
 	if err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return syncDir(filepath.Dir(path))
+}
+
+// syncDir makes a rename in dir durable, so that files renamed one after
+// the other (metrics, then checkpoint) survive a power loss in that order.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("syncing %s: %w", dir, err)
 	}
 	return nil
 }
