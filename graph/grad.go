@@ -8,6 +8,10 @@
 // recorded on every node by an earlier Grad call, so the second differentiation
 // of MAML silently drops the second-order terms (see TestGorgoniaNestedGradIsWrong).
 // Graph.Grad is this package's own reverse sweep over the ops' SymDiff rules.
+//
+// gorgonia's LogSumExp cannot be refused here, being a composition of
+// sound ops, but in v0.9.18 it computes the wrong value on vectors and fails
+// to build on matrices (TestGorgoniaLogSumExpIsWrong): do not use it.
 package graph
 
 import (

@@ -43,7 +43,8 @@ func (s Spec) validate() error {
 // Objective is the MSE meta-objective of a Spec compiled once into a gorgonia
 // graph and an evaluation order of its nodes (a program). Each call rebinds
 // the inputs (parameters, data, task weights) in place and reruns the
-// program; it implements metalearn.Objective.
+// program; it implements metalearn.Objective. Its ops keep state between
+// runs, so one Objective must not be used by two goroutines at once.
 type Objective struct {
 	spec      Spec
 	g         *Graph

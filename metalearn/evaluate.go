@@ -30,7 +30,8 @@ type TaskStats struct {
 // Evaluator runs the paper's evaluation protocol with an Objective built
 // without a meta-gradient: draw task instances spread uniformly over a task
 // set, adapt on each one's support points with the inner loop, measure the
-// loss on its held-out query points, and average per task.
+// loss on its held-out query points, and average per task. Like its
+// Objective, an Evaluator serves one goroutine at a time.
 type Evaluator struct {
 	Objective Objective
 	batch     *Batch

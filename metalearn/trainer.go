@@ -36,7 +36,10 @@ const (
 )
 
 // Settings are the meta-training hyperparameters, in the spirit of
-// gonum/optimize's Settings.
+// gonum/optimize's Settings. Both algorithms draw the C task indices of an
+// iteration independently, with replacement (the paper's text says
+// "uniformly and independently"; its Algorithm 1 box says "unique"): the
+// estimators are unbiased either way.
 type Settings struct {
 	Algorithm  Algorithm
 	Iterations int     // T
