@@ -26,6 +26,26 @@ import (
 // into an op's output (no op here or in gorgonia's Do overwrites its inputs)
 // and the Objective copies its results out, so reusing the buffer is safe.
 
+// applyOp adds a node computing op(in...) and checks that gorgonia did not
+// merge it into an existing node with other inputs: gorgonia identifies
+// nodes by a 32-bit hash, and a collision would silently share one node (and
+// one output buffer) between two computations.
+func applyOp(op gorgonia.Op, in ...*gorgonia.Node) (*gorgonia.Node, error) {
+	n, err := gorgonia.ApplyOp(op, in...)
+	if err != nil {
+		return nil, err
+	}
+	it := n.Graph().From(n.ID())
+	same := it.Len() == len(in)
+	for i := 0; same && it.Next(); i++ {
+		same = it.Node() == in[i]
+	}
+	if !same {
+		return nil, fmt.Errorf("graph: node for %v was merged into node %q with other inputs (hash collision)", op, n.Name())
+	}
+	return n, nil
+}
+
 // outBuf is the output tensor an op reuses from run to run.
 type outBuf struct{ t *tensor.Dense }
 
@@ -104,7 +124,7 @@ type bmmOp struct {
 
 // bmm returns the task-batched product op(a) op(b).
 func bmm(a, b *gorgonia.Node, transA, transB bool) (*gorgonia.Node, error) {
-	return gorgonia.ApplyOp(&bmmOp{transA: transA, transB: transB}, a, b)
+	return applyOp(&bmmOp{transA: transA, transB: transB}, a, b)
 }
 
 func (op *bmmOp) Arity() int { return 2 }
@@ -261,7 +281,7 @@ type tileOp struct {
 
 // tile returns x repeated n times along a new leading axis.
 func tile(x *gorgonia.Node, n int) (*gorgonia.Node, error) {
-	return gorgonia.ApplyOp(&tileOp{n: n, dims: x.Dims()}, x)
+	return applyOp(&tileOp{n: n, dims: x.Dims()}, x)
 }
 
 func (op *tileOp) Arity() int            { return 1 }
@@ -313,7 +333,7 @@ func sumFirst(x *gorgonia.Node) (*gorgonia.Node, error) {
 	if x.Dims() < 2 {
 		return nil, fmt.Errorf("sumFirst needs at least 2 dims, got shape %v", x.Shape())
 	}
-	return gorgonia.ApplyOp(&sumFirstOp{dims: x.Dims()}, x)
+	return applyOp(&sumFirstOp{dims: x.Dims()}, x)
 }
 
 func (op *sumFirstOp) Arity() int            { return 1 }
@@ -368,7 +388,7 @@ type addBiasOp struct {
 
 // addBias returns h + b with b (T, o) broadcast over the points of h (T, N, o).
 func addBias(h, b *gorgonia.Node) (*gorgonia.Node, error) {
-	return gorgonia.ApplyOp(&addBiasOp{}, h, b)
+	return applyOp(&addBiasOp{}, h, b)
 }
 
 func (op *addBiasOp) Arity() int            { return 2 }
@@ -431,7 +451,7 @@ type sumMidOp struct {
 
 // sumMid returns the sum of x (T, N, o) over N.
 func sumMid(x *gorgonia.Node) (*gorgonia.Node, error) {
-	return gorgonia.ApplyOp(&sumMidOp{}, x)
+	return applyOp(&sumMidOp{}, x)
 }
 
 func (op *sumMidOp) Arity() int            { return 1 }
@@ -490,7 +510,7 @@ type spreadMidOp struct {
 
 // spreadMid returns x (T, o) repeated over a new middle axis of length n.
 func spreadMid(x *gorgonia.Node, n int) (*gorgonia.Node, error) {
-	return gorgonia.ApplyOp(&spreadMidOp{n: n}, x)
+	return applyOp(&spreadMidOp{n: n}, x)
 }
 
 func (op *spreadMidOp) Arity() int            { return 1 }
@@ -547,7 +567,7 @@ type reluOp struct {
 
 // relu returns max(x, 0) elementwise.
 func relu(x *gorgonia.Node) (*gorgonia.Node, error) {
-	return gorgonia.ApplyOp(&reluOp{dims: x.Dims()}, x)
+	return applyOp(&reluOp{dims: x.Dims()}, x)
 }
 
 func (op *reluOp) Arity() int            { return 1 }
@@ -597,7 +617,7 @@ type maskOp struct {
 
 // mask returns v where x > 0 and 0 elsewhere.
 func mask(x, v *gorgonia.Node) (*gorgonia.Node, error) {
-	return gorgonia.ApplyOp(&maskOp{dims: x.Dims()}, x, v)
+	return applyOp(&maskOp{dims: x.Dims()}, x, v)
 }
 
 func (op *maskOp) Arity() int { return 2 }
@@ -665,7 +685,7 @@ type rowDotOp struct {
 
 // rowDot returns k * <a[t], b[t]> for every task t, shape (T).
 func rowDot(a, b *gorgonia.Node, k float64) (*gorgonia.Node, error) {
-	return gorgonia.ApplyOp(&rowDotOp{k: k, dims: a.Dims()}, a, b)
+	return applyOp(&rowDotOp{k: k, dims: a.Dims()}, a, b)
 }
 
 func (op *rowDotOp) Arity() int { return 2 }
@@ -735,7 +755,7 @@ type scaleRowsOp struct {
 
 // scaleRows returns k * s[t] * x[t] for every task t.
 func scaleRows(x, s *gorgonia.Node, k float64) (*gorgonia.Node, error) {
-	return gorgonia.ApplyOp(&scaleRowsOp{k: k, dims: x.Dims()}, x, s)
+	return applyOp(&scaleRowsOp{k: k, dims: x.Dims()}, x, s)
 }
 
 func (op *scaleRowsOp) Arity() int { return 2 }
@@ -807,7 +827,7 @@ type axpyOp struct {
 
 // axpy returns x + k*y.
 func axpy(x, y *gorgonia.Node, k float64) (*gorgonia.Node, error) {
-	return gorgonia.ApplyOp(&axpyOp{k: k, dims: x.Dims()}, x, y)
+	return applyOp(&axpyOp{k: k, dims: x.Dims()}, x, y)
 }
 
 func (op *axpyOp) Arity() int { return 2 }
@@ -866,7 +886,7 @@ type scaleOp struct {
 
 // scale returns k*x.
 func scale(x *gorgonia.Node, k float64) (*gorgonia.Node, error) {
-	return gorgonia.ApplyOp(&scaleOp{k: k, dims: x.Dims()}, x)
+	return applyOp(&scaleOp{k: k, dims: x.Dims()}, x)
 }
 
 func (op *scaleOp) Arity() int            { return 1 }
@@ -927,7 +947,7 @@ func sumTerms(terms gorgonia.Nodes) (*gorgonia.Node, error) {
 			return gorgonia.ReduceAdd(terms)
 		}
 	}
-	return gorgonia.ApplyOp(&addNOp{n: len(terms), dims: len(s)}, terms...)
+	return applyOp(&addNOp{n: len(terms), dims: len(s)}, terms...)
 }
 
 func (op *addNOp) Arity() int { return op.n }

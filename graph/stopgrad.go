@@ -15,7 +15,7 @@ import (
 // wrapped in StopGradient: the adapted weights then depend on w only through
 // the identity term.
 func StopGradient(x *gorgonia.Node) (*gorgonia.Node, error) {
-	return gorgonia.ApplyOp(&stopGradientOp{}, x)
+	return applyOp(&stopGradientOp{}, x)
 }
 
 // stopGradientOp is the identity in the forward pass and declares its input
