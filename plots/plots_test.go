@@ -26,11 +26,7 @@ func groupsOf(t *testing.T, specs ...resultstest.Spec) []*results.Group {
 		}
 		dirs = append(dirs, dir)
 	}
-	runs, err := results.LoadAll(dirs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	groups, err := results.GroupRuns(runs)
+	groups, err := results.LoadGroups(dirs)
 	if err != nil {
 		t.Fatal(err)
 	}

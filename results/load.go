@@ -319,3 +319,13 @@ func LoadAll(dirs []string) ([]*Run, error) {
 	}
 	return runs, nil
 }
+
+// LoadGroups loads the run directories in dirs and groups them by setting
+// (GroupRuns): what every table and figure starts from.
+func LoadGroups(dirs []string) ([]*Group, error) {
+	runs, err := LoadAll(dirs)
+	if err != nil {
+		return nil, err
+	}
+	return GroupRuns(runs)
+}

@@ -72,11 +72,7 @@ func loadGroups(t *testing.T, root string) []*results.Group {
 	if len(unfinished) > 0 {
 		t.Fatalf("unfinished runs %v", unfinished)
 	}
-	runs, err := results.LoadAll(dirs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	groups, err := results.GroupRuns(runs)
+	groups, err := results.LoadGroups(dirs)
 	if err != nil {
 		t.Fatal(err)
 	}

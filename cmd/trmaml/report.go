@@ -66,11 +66,7 @@ func loadGroups(paths []string, stderr io.Writer) ([]*results.Group, error) {
 	if len(dirs) == 0 {
 		return nil, fmt.Errorf("no finished run directories (with result.json) in %s", strings.Join(paths, " "))
 	}
-	runs, err := results.LoadAll(dirs)
-	if err != nil {
-		return nil, err
-	}
-	return results.GroupRuns(runs)
+	return results.LoadGroups(dirs)
 }
 
 // reportCmd is "trmaml report [-runs DIR]... [-out DIR] [DIR...]": the
