@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -69,32 +68,40 @@ func loadGroups(paths []string, stderr io.Writer) ([]*results.Group, error) {
 	return results.LoadGroups(dirs)
 }
 
+// groupsAndOut parses the flags shared by report and plot (-runs DIR...,
+// positional run directories, a required -out DIR), loads the runs' groups
+// and creates the output directory.
+func groupsAndOut(name, outUsage string, args []string, stderr io.Writer) ([]*results.Group, string, error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var runs dirList
+	fs.Var(&runs, "runs", "run directory or directory to search for them (repeatable; positional arguments work too)")
+	out := fs.String("out", "", outUsage)
+	paths, err := parseRunArgs(fs, &runs, args)
+	if err != nil {
+		return nil, "", err
+	}
+	if *out == "" {
+		return nil, "", fmt.Errorf("%s: -out DIR is required", name)
+	}
+	groups, err := loadGroups(paths, stderr)
+	if err != nil {
+		return nil, "", err
+	}
+	return groups, *out, os.MkdirAll(*out, 0o755)
+}
+
 // reportCmd is "trmaml report [-runs DIR]... [-out DIR] [DIR...]": the
 // paper's results table over the finished runs in the directories (run
 // directories, or directories searched for them; default runs), printed
 // and written to table.md and table.csv in -out.
 func reportCmd(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var runs dirList
-	fs.Var(&runs, "runs", "run directory or directory to search for them (repeatable; positional arguments work too)")
-	out := fs.String("out", "", "directory for table.md and table.csv (required)")
-	paths, err := parseRunArgs(fs, &runs, args)
-	if err != nil {
-		return err
-	}
-	if *out == "" {
-		return errors.New("report: -out DIR is required")
-	}
-	groups, err := loadGroups(paths, stderr)
+	groups, out, err := groupsAndOut("report", "directory for table.md and table.csv (required)", args, stderr)
 	if err != nil {
 		return err
 	}
 	t := results.Table(groups)
-	md, csvPath := filepath.Join(*out, "table.md"), filepath.Join(*out, "table.csv")
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return err
-	}
+	md, csvPath := filepath.Join(out, "table.md"), filepath.Join(out, "table.csv")
 	if err := atomicfile.Write(md, []byte(t.Markdown())); err != nil {
 		return err
 	}
@@ -111,23 +118,8 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 // one; figure1_kN.png for every other K), p_weights.png (if there is a
 // TR-MAML run) and orders.png (if some K has runs of both orders).
 func plotCmd(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("plot", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var runs dirList
-	fs.Var(&runs, "runs", "run directory or directory to search for them (repeatable; positional arguments work too)")
-	out := fs.String("out", "", "directory for the PNG files (required)")
-	paths, err := parseRunArgs(fs, &runs, args)
+	groups, out, err := groupsAndOut("plot", "directory for the PNG files (required)", args, stderr)
 	if err != nil {
-		return err
-	}
-	if *out == "" {
-		return errors.New("plot: -out DIR is required")
-	}
-	groups, err := loadGroups(paths, stderr)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
 	written := func(path string, err error) error {
@@ -148,7 +140,7 @@ func plotCmd(args []string, stdout, stderr io.Writer) error {
 			name = fmt.Sprintf("figure1_k%d.png", k)
 		}
 		sel := preferSecondOrder(filter(groups, func(g *results.Group) bool { return g.Key.K == k }))
-		path := filepath.Join(*out, name)
+		path := filepath.Join(out, name)
 		if err := written(path, plots.Figure1(sel, path)); err != nil {
 			return err
 		}
@@ -157,7 +149,7 @@ func plotCmd(args []string, stdout, stderr io.Writer) error {
 	if tr := preferSecondOrder(filter(groups, func(g *results.Group) bool { return g.Key.Algorithm == "trmaml" })); len(tr) > 0 {
 		tasks, _ := tr[0].FinalP()
 		hard := results.TasksWithAmplitudeAtLeast(tasks, results.HardAmplitude)
-		path := filepath.Join(*out, "p_weights.png")
+		path := filepath.Join(out, "p_weights.png")
 		if err := written(path, plots.PWeights(tr, hard, path)); err != nil {
 			return err
 		}
@@ -166,7 +158,7 @@ func plotCmd(args []string, stdout, stderr io.Writer) error {
 	for _, k := range ks {
 		atK := filter(groups, func(g *results.Group) bool { return g.Key.K == k })
 		if slices.ContainsFunc(atK, func(g *results.Group) bool { return g.Key.Order != atK[0].Key.Order }) {
-			path := filepath.Join(*out, "orders.png")
+			path := filepath.Join(out, "orders.png")
 			return written(path, plots.Orders(atK, path))
 		}
 	}
