@@ -51,11 +51,12 @@ type Model struct {
 }
 
 // checkpoint is checkpoint.json: the training state after an evaluation.
+// The optimizer is kept raw: its concrete type comes from the config.
 type checkpoint struct {
-	State        metalearn.State     `json:"state"`
-	Optimizer    metalearn.Optimizer `json:"optimizer"`
-	TrainSeconds float64             `json:"train_seconds"`
-	EvalSeconds  float64             `json:"eval_seconds"`
+	State        metalearn.State `json:"state"`
+	Optimizer    json.RawMessage `json:"optimizer"`
+	TrainSeconds float64         `json:"train_seconds"`
+	EvalSeconds  float64         `json:"eval_seconds"`
 }
 
 // Train runs cfg into the new directory dir, reporting progress to p (nil
@@ -111,12 +112,7 @@ func Resume(dir string, p *Progress) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s cannot be resumed: %w", dir, err)
 	}
-	var ck struct {
-		State        metalearn.State `json:"state"`
-		Optimizer    json.RawMessage `json:"optimizer"`
-		TrainSeconds float64         `json:"train_seconds"`
-		EvalSeconds  float64         `json:"eval_seconds"`
-	}
+	var ck checkpoint
 	ckPath := filepath.Join(dir, CheckpointFile)
 	if err := json.Unmarshal(raw, &ck); err != nil {
 		return nil, fmt.Errorf("%s: %w", ckPath, err)
@@ -219,7 +215,11 @@ func (ss *session) record() error {
 	if err != nil {
 		return err
 	}
-	ck, err := json.Marshal(checkpoint{State: snap, Optimizer: ss.opt, TrainSeconds: ss.trainDur.Seconds(), EvalSeconds: ss.evalDur.Seconds()})
+	opt, err := json.Marshal(ss.opt)
+	if err != nil {
+		return err
+	}
+	ck, err := json.Marshal(checkpoint{State: snap, Optimizer: opt, TrainSeconds: ss.trainDur.Seconds(), EvalSeconds: ss.evalDur.Seconds()})
 	if err != nil {
 		return err
 	}
