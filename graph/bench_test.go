@@ -14,7 +14,7 @@ func benchmarkSine(b *testing.B, steps int, firstOrder bool) {
 		b.Fatal(err)
 	}
 	const tasks = 25
-	obj, err := NewObjective(Spec{Model: mlp, Tasks: tasks, Support: 5, Query: 5, InDim: 1, OutDim: 1,
+	obj, err := NewObjective(Spec{Model: mlp, Tasks: tasks, Support: 5, Query: 5, Loss: MSE, InShape: []int{1}, OutDim: 1,
 		Steps: steps, Alpha: 1e-3, FirstOrder: firstOrder, MetaGradient: true})
 	if err != nil {
 		b.Fatal(err)

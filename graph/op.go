@@ -1,0 +1,205 @@
+package graph
+
+import (
+	"fmt"
+	"hash"
+	"hash/fnv"
+
+	"github.com/chewxy/hm"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// The project's own ops. gorgonia's stock ops are slow on task-batched graphs
+// (allocation per run, broadcasts built from copies) and several of their
+// derivatives break under double differentiation (see grad.go). An op here is
+// a kernel: its output shape, its forward computation and its derivative,
+// side by side, where the derivative is built from ops of this package only,
+// so derivatives of derivatives stay exact. The files ops_*.go group the
+// kernels by family; TestOpsNestedFiniteDifferences checks every one.
+//
+// A kernel is wrapped in op, which implements gorgonia's Op interface once for
+// all kernels. Each op belongs to one node and keeps that node's output
+// tensor between runs, so a rerun allocates nothing; program (objective.go)
+// may hand the buffer back to a pool after its last use in a run and the op
+// takes a buffer from the pool on its next run. Nothing writes into an op's
+// input (no kernel here or gorgonia op in our graphs overwrites its inputs).
+
+// kernel is the math of one op.
+type kernel interface {
+	// name identifies the op and its parameters: gorgonia merges nodes with
+	// equal names and inputs.
+	name() string
+	// shape returns the output shape for the given input shapes.
+	shape(in []tensor.Shape) (tensor.Shape, error)
+	// forward writes the output for inputs in (shapes as given to shape)
+	// into out, which holds stale values.
+	forward(out []float64, in [][]float64, shapes []tensor.Shape)
+	// grad returns, for every input, the node of the gradient of a scalar
+	// cost given the node g of its gradient with respect to the output out;
+	// nil for inputs the kernel declares non-differentiable.
+	grad(in gorgonia.Nodes, out, g *gorgonia.Node) (gorgonia.Nodes, error)
+}
+
+// partial is implemented by kernels with inputs that carry no gradient (a
+// mask, an argmax, a stop-gradient).
+type partial interface {
+	differentiable() []bool
+}
+
+// op implements gorgonia.Op and gorgonia.SDOp for a kernel.
+type op struct {
+	k        kernel
+	inShapes []tensor.Shape
+	outShape tensor.Shape
+	buf      *tensor.Dense // the output of the last run; nil when released
+	pool     *bufferPool   // where the output comes from, if planned
+	in       [][]float64   // scratch for Do
+}
+
+// apply adds the node k(in...) to the graph of in. It checks the shapes now,
+// and that gorgonia did not merge the new node into an existing node with
+// other inputs: gorgonia identifies nodes by a 32-bit hash, and a collision
+// would silently share one node (and one output buffer) between two
+// computations.
+func apply(k kernel, in ...*gorgonia.Node) (*gorgonia.Node, error) {
+	o := &op{k: k, in: make([][]float64, len(in))}
+	for _, n := range in {
+		if n.Dtype() != tensor.Float64 {
+			return nil, fmt.Errorf("graph: %s: input %q is %v, only float64 is supported", k.name(), n.Name(), n.Dtype())
+		}
+		o.inShapes = append(o.inShapes, n.Shape().Clone())
+	}
+	var err error
+	if o.outShape, err = k.shape(o.inShapes); err != nil {
+		return nil, fmt.Errorf("graph: %s: %w", k.name(), err)
+	}
+	n, err := gorgonia.ApplyOp(o, in...)
+	if err != nil {
+		return nil, err
+	}
+	it := n.Graph().From(n.ID())
+	same := it.Len() == len(in)
+	for i := 0; same && it.Next(); i++ {
+		same = it.Node() == in[i]
+	}
+	if !same {
+		return nil, fmt.Errorf("graph: node for %s was merged into node %q with other inputs (hash collision)", k.name(), n.Name())
+	}
+	return n, nil
+}
+
+func (o *op) Arity() int { return len(o.inShapes) }
+
+func (o *op) Type() hm.Type {
+	ts := make(hm.Types, 0, len(o.inShapes)+1)
+	for _, s := range o.inShapes {
+		ts = append(ts, tensorType(len(s)))
+	}
+	return hm.NewFnType(append(ts, tensorType(len(o.outShape)))...)
+}
+
+func tensorType(dims int) gorgonia.TensorType {
+	return gorgonia.TensorType{Dims: dims, Of: hm.TypeVariable('a')}
+}
+
+func (o *op) String() string        { return o.k.name() }
+func (o *op) WriteHash(h hash.Hash) { h.Write([]byte(o.k.name())) }
+func (o *op) ReturnsPtr() bool      { return false }
+func (o *op) CallsExtern() bool     { return false }
+func (o *op) OverwritesInput() int  { return -1 }
+func (o *op) Hashcode() uint32      { h := fnv.New32a(); o.WriteHash(h); return h.Sum32() }
+
+func (o *op) DiffWRT(n int) []bool {
+	if p, ok := o.k.(partial); ok {
+		return p.differentiable()
+	}
+	d := make([]bool, n)
+	for i := range d {
+		d[i] = true
+	}
+	return d
+}
+
+func (o *op) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
+	if len(in) != len(o.inShapes) {
+		return nil, fmt.Errorf("%s takes %d inputs, got %d", o.k.name(), len(o.inShapes), len(in))
+	}
+	for i, d := range in {
+		if s, ok := d.(tensor.Shape); !ok || !s.Eq(o.inShapes[i]) {
+			return nil, fmt.Errorf("%s: input %d has shape %v, the op was built for %v", o.k.name(), i, d, o.inShapes[i])
+		}
+	}
+	return o.outShape.Clone(), nil
+}
+
+func (o *op) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
+	if len(in) != len(o.inShapes) {
+		return nil, fmt.Errorf("%s takes %d inputs, got %d", o.k.name(), len(o.inShapes), len(in))
+	}
+	for i, v := range in {
+		t, ok := v.(*tensor.Dense)
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("%s: input %d is %T, not a dense tensor", o.k.name(), i, v)
+		case t.Dtype() != tensor.Float64:
+			return nil, fmt.Errorf("%s: input %d is %v, only float64 is supported", o.k.name(), i, t.Dtype())
+		case !t.Shape().Eq(o.inShapes[i]):
+			return nil, fmt.Errorf("%s: input %d has shape %v, the op was built for %v", o.k.name(), i, t.Shape(), o.inShapes[i])
+		case !t.DataOrder().IsRowMajor() || t.RequiresIterator():
+			return nil, fmt.Errorf("%s: input %d is not a contiguous row-major tensor", o.k.name(), i)
+		}
+		// Float64s, unlike Data, does not box the slice (an allocation).
+		o.in[i] = t.Float64s()
+	}
+	if o.buf == nil {
+		o.buf = o.pool.get(o.outShape)
+	}
+	o.k.forward(o.buf.Float64s(), o.in, o.inShapes)
+	clear(o.in)
+	return o.buf, nil
+}
+
+// release hands the output buffer back to the pool: its last reader in this
+// run is done. The next Do takes a buffer from the pool again.
+func (o *op) release() {
+	if o.pool != nil && o.buf != nil {
+		o.pool.put(o.buf)
+		o.buf = nil
+	}
+}
+
+func (o *op) SymDiff(in gorgonia.Nodes, out, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	return o.k.grad(in, out, g)
+}
+
+// bufferPool recycles float64 tensors by size between the ops of one
+// program, so that the peak memory of a run is that of the values alive at
+// once, not of all values. A nil pool allocates.
+type bufferPool struct {
+	free map[int][]*tensor.Dense
+}
+
+func (p *bufferPool) get(shape tensor.Shape) *tensor.Dense {
+	n := shape.TotalSize()
+	if p != nil {
+		if l := p.free[n]; len(l) > 0 {
+			t := l[len(l)-1]
+			p.free[n] = l[:len(l)-1]
+			if err := t.Reshape(shape...); err == nil {
+				return t
+			}
+		}
+	}
+	return tensor.New(tensor.WithShape(shape.Clone()...), tensor.Of(tensor.Float64))
+}
+
+func (p *bufferPool) put(t *tensor.Dense) {
+	n := t.Shape().TotalSize()
+	p.free[n] = append(p.free[n], t)
+}
+
+// shapeErr formats a shape mismatch for kernel.shape.
+func shapeErr(want string, in []tensor.Shape) error {
+	return fmt.Errorf("needs %s, got %v", want, in)
+}

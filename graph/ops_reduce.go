@@ -1,0 +1,446 @@
+package graph
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Reductions and broadcasts over the axes of task-batched tensors, each with
+// its adjoint: tile/sumFirst over the task axis, spreadMid/sumMid over the
+// point axis of (T, N, o), spreadLast/sumLast over the last axis, per-task
+// inner products and scalings (rowDot/scaleRows), reshape.
+
+// tileKernel stacks n copies of its input along a new leading axis:
+// (s...) -> (n, s...). Its adjoint is sumFirst.
+type tileKernel struct{ n int }
+
+// tile returns x repeated n times along a new leading axis.
+func tile(x *gorgonia.Node, n int) (*gorgonia.Node, error) { return apply(tileKernel{n}, x) }
+
+func (k tileKernel) name() string { return fmt.Sprintf("tile(%d)", k.n) }
+
+func (k tileKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 1 {
+		return nil, shapeErr("one input", in)
+	}
+	return append(tensor.Shape{k.n}, in[0]...), nil
+}
+
+func (k tileKernel) forward(out []float64, in [][]float64, _ []tensor.Shape) {
+	for t := 0; t < k.n; t++ {
+		copy(out[t*len(in[0]):], in[0])
+	}
+}
+
+func (k tileKernel) grad(_ gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	d, err := sumFirst(g)
+	return gorgonia.Nodes{d}, err
+}
+
+// sumFirstKernel sums over the leading axis: (T, s...) -> (s...). Its adjoint
+// is tile.
+type sumFirstKernel struct{}
+
+// sumFirst returns the sum of x over its leading axis.
+func sumFirst(x *gorgonia.Node) (*gorgonia.Node, error) { return apply(sumFirstKernel{}, x) }
+
+func (sumFirstKernel) name() string { return "sumFirst" }
+
+func (sumFirstKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 1 || len(in[0]) < 2 {
+		return nil, shapeErr("one input with at least 2 dims", in)
+	}
+	return in[0][1:].Clone(), nil
+}
+
+func (sumFirstKernel) forward(out []float64, in [][]float64, s []tensor.Shape) {
+	x := in[0]
+	copy(out, x[:len(out)])
+	for t := 1; t < s[0][0]; t++ {
+		for i, v := range x[t*len(out) : (t+1)*len(out)] {
+			out[i] += v
+		}
+	}
+}
+
+func (sumFirstKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	d, err := tile(g, in[0].Shape()[0])
+	return gorgonia.Nodes{d}, err
+}
+
+// addBiasKernel adds a per-task bias to every point: h (T, N, o) + b (T, o)
+// broadcast over N.
+type addBiasKernel struct{}
+
+// addBias returns h + b with b (T, o) broadcast over the points of h (T, N, o).
+func addBias(h, b *gorgonia.Node) (*gorgonia.Node, error) { return apply(addBiasKernel{}, h, b) }
+
+func (addBiasKernel) name() string { return "addBias" }
+
+func (addBiasKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 2 || len(in[0]) != 3 || len(in[1]) != 2 || in[0][0] != in[1][0] || in[0][2] != in[1][1] {
+		return nil, shapeErr("(T, N, o) and (T, o)", in)
+	}
+	return in[0].Clone(), nil
+}
+
+func (addBiasKernel) forward(out []float64, in [][]float64, s []tensor.Shape) {
+	h, b := in[0], in[1]
+	n, w := s[0][1], s[0][2]
+	parallelTasks(s[0][0], n*w, func(t int) {
+		bt := b[t*w : (t+1)*w]
+		for p := 0; p < n; p++ {
+			off := (t*n + p) * w
+			src, dst := h[off:off+w], out[off:off+w]
+			for i, v := range bt {
+				dst[i] = src[i] + v
+			}
+		}
+	})
+}
+
+func (addBiasKernel) grad(_ gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	db, err := sumMid(g)
+	return gorgonia.Nodes{g, db}, err
+}
+
+// mulMidKernel multiplies every point by a per-task vector: x (T, N, o) * s
+// (T, o) broadcast over N (the batch-norm scale).
+type mulMidKernel struct{}
+
+// mulMid returns x * s with s (T, o) broadcast over the points of x (T, N, o).
+func mulMid(x, s *gorgonia.Node) (*gorgonia.Node, error) { return apply(mulMidKernel{}, x, s) }
+
+func (mulMidKernel) name() string { return "mulMid" }
+
+func (mulMidKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	return addBiasKernel{}.shape(in)
+}
+
+func (mulMidKernel) forward(out []float64, in [][]float64, s []tensor.Shape) {
+	x, m := in[0], in[1]
+	n, w := s[0][1], s[0][2]
+	parallelTasks(s[0][0], n*w, func(t int) {
+		mt := m[t*w : (t+1)*w]
+		for p := 0; p < n; p++ {
+			off := (t*n + p) * w
+			src, dst := x[off:off+w], out[off:off+w]
+			for i, v := range mt {
+				dst[i] = src[i] * v
+			}
+		}
+	})
+}
+
+func (mulMidKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	dx, err := mulMid(g, in[1])
+	if err != nil {
+		return nil, err
+	}
+	gx, err := mul(g, in[0])
+	if err != nil {
+		return nil, err
+	}
+	ds, err := sumMid(gx)
+	return gorgonia.Nodes{dx, ds}, err
+}
+
+// sumMidKernel sums over the middle axis: (T, N, o) -> (T, o). Its adjoint
+// is spreadMid.
+type sumMidKernel struct{}
+
+// sumMid returns the sum of x (T, N, o) over N.
+func sumMid(x *gorgonia.Node) (*gorgonia.Node, error) { return apply(sumMidKernel{}, x) }
+
+func (sumMidKernel) name() string { return "sumMid" }
+
+func (sumMidKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 1 || len(in[0]) != 3 {
+		return nil, shapeErr("one (T, N, o) input", in)
+	}
+	return tensor.Shape{in[0][0], in[0][2]}, nil
+}
+
+func (sumMidKernel) forward(out []float64, in [][]float64, s []tensor.Shape) {
+	x := in[0]
+	n, w := s[0][1], s[0][2]
+	parallelTasks(s[0][0], n*w, func(t int) {
+		dst := out[t*w : (t+1)*w]
+		clear(dst)
+		for p := 0; p < n; p++ {
+			off := (t*n + p) * w
+			for i, v := range x[off : off+w] {
+				dst[i] += v
+			}
+		}
+	})
+}
+
+func (sumMidKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	d, err := spreadMid(g, in[0].Shape()[1])
+	return gorgonia.Nodes{d}, err
+}
+
+// spreadMidKernel copies x (T, o) to every one of n points: (T, n, o). Its
+// adjoint is sumMid.
+type spreadMidKernel struct{ n int }
+
+// spreadMid returns x (T, o) repeated over a new middle axis of length n.
+func spreadMid(x *gorgonia.Node, n int) (*gorgonia.Node, error) {
+	return apply(spreadMidKernel{n}, x)
+}
+
+func (k spreadMidKernel) name() string { return fmt.Sprintf("spreadMid(%d)", k.n) }
+
+func (k spreadMidKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 1 || len(in[0]) != 2 {
+		return nil, shapeErr("one (T, o) input", in)
+	}
+	return tensor.Shape{in[0][0], k.n, in[0][1]}, nil
+}
+
+func (k spreadMidKernel) forward(out []float64, in [][]float64, s []tensor.Shape) {
+	x, w := in[0], s[0][1]
+	for t := 0; t < s[0][0]; t++ {
+		for p := 0; p < k.n; p++ {
+			copy(out[(t*k.n+p)*w:], x[t*w:(t+1)*w])
+		}
+	}
+}
+
+func (k spreadMidKernel) grad(_ gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	d, err := sumMid(g)
+	return gorgonia.Nodes{d}, err
+}
+
+// sumLastKernel sums over the last axis: (T, N, c) -> (T, N). Its adjoint is
+// spreadLast.
+type sumLastKernel struct{}
+
+// sumLast returns the sum of x (T, N, c) over c.
+func sumLast(x *gorgonia.Node) (*gorgonia.Node, error) { return apply(sumLastKernel{}, x) }
+
+func (sumLastKernel) name() string { return "sumLast" }
+
+func (sumLastKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 1 || len(in[0]) != 3 {
+		return nil, shapeErr("one (T, N, c) input", in)
+	}
+	return tensor.Shape{in[0][0], in[0][1]}, nil
+}
+
+func (sumLastKernel) forward(out []float64, in [][]float64, s []tensor.Shape) {
+	c := s[0][2]
+	for r := range out {
+		v := 0.0
+		for _, x := range in[0][r*c : (r+1)*c] {
+			v += x
+		}
+		out[r] = v
+	}
+}
+
+func (sumLastKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	d, err := spreadLast(g, in[0].Shape()[2])
+	return gorgonia.Nodes{d}, err
+}
+
+// spreadLastKernel copies every entry of x (T, N) c times: (T, N, c). Its
+// adjoint is sumLast.
+type spreadLastKernel struct{ c int }
+
+// spreadLast returns x (T, N) repeated along a new last axis of length c.
+func spreadLast(x *gorgonia.Node, c int) (*gorgonia.Node, error) {
+	return apply(spreadLastKernel{c}, x)
+}
+
+func (k spreadLastKernel) name() string { return fmt.Sprintf("spreadLast(%d)", k.c) }
+
+func (k spreadLastKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 1 || len(in[0]) != 2 {
+		return nil, shapeErr("one (T, N) input", in)
+	}
+	return tensor.Shape{in[0][0], in[0][1], k.c}, nil
+}
+
+func (k spreadLastKernel) forward(out []float64, in [][]float64, _ []tensor.Shape) {
+	for r, v := range in[0] {
+		row := out[r*k.c : (r+1)*k.c]
+		for i := range row {
+			row[i] = v
+		}
+	}
+}
+
+func (k spreadLastKernel) grad(_ gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	d, err := sumLast(g)
+	return gorgonia.Nodes{d}, err
+}
+
+// maxLastKernel is the maximum over the last axis, (T, N, c) -> (T, N),
+// declared non-differentiable: a stop-gradient max, used only to shift
+// logits for a stable log-sum-exp whose value does not depend on the shift.
+type maxLastKernel struct{}
+
+// maxLastStop returns the maximum of x (T, N, c) over c, through which no
+// gradient flows.
+func maxLastStop(x *gorgonia.Node) (*gorgonia.Node, error) { return apply(maxLastKernel{}, x) }
+
+func (maxLastKernel) name() string           { return "maxLastStop" }
+func (maxLastKernel) differentiable() []bool { return []bool{false} }
+
+func (maxLastKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	return sumLastKernel{}.shape(in)
+}
+
+func (maxLastKernel) forward(out []float64, in [][]float64, s []tensor.Shape) {
+	c := s[0][2]
+	for r := range out {
+		row := in[0][r*c : (r+1)*c]
+		m := row[0]
+		for _, x := range row[1:] {
+			m = max(m, x)
+		}
+		out[r] = m
+	}
+}
+
+func (maxLastKernel) grad(gorgonia.Nodes, *gorgonia.Node, *gorgonia.Node) (gorgonia.Nodes, error) {
+	return gorgonia.Nodes{nil}, nil
+}
+
+// rowDotKernel is k times the inner product of every task's slice:
+// out[t] = k * sum_i a[t, i] b[t, i] for a, b of shape (T, ...).
+type rowDotKernel struct{ k float64 }
+
+// rowDot returns k * <a[t], b[t]> for every task t, shape (T).
+func rowDot(a, b *gorgonia.Node, k float64) (*gorgonia.Node, error) {
+	return apply(rowDotKernel{k}, a, b)
+}
+
+func (k rowDotKernel) name() string { return fmt.Sprintf("rowDot(%v)", k.k) }
+
+func (k rowDotKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 2 || !in[0].Eq(in[1]) || len(in[0]) < 2 {
+		return nil, shapeErr("two (T, ...) inputs of one shape", in)
+	}
+	return tensor.Shape{in[0][0]}, nil
+}
+
+func (k rowDotKernel) forward(out []float64, in [][]float64, _ []tensor.Shape) {
+	a, b := in[0], in[1]
+	w := len(a) / len(out)
+	for t := range out {
+		s := 0.0
+		bt := b[t*w : (t+1)*w]
+		for i, v := range a[t*w : (t+1)*w] {
+			s += v * bt[i]
+		}
+		out[t] = k.k * s
+	}
+}
+
+func (k rowDotKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	da, err := scaleRows(in[1], g, k.k)
+	if err != nil {
+		return nil, err
+	}
+	db, err := scaleRows(in[0], g, k.k)
+	return gorgonia.Nodes{da, db}, err
+}
+
+// scaleRowsKernel multiplies every task's slice by k times its own scale:
+// out[t, i] = k * s[t] * x[t, i] for x (T, ...) and s (T).
+type scaleRowsKernel struct{ k float64 }
+
+// scaleRows returns k * s[t] * x[t] for every task t.
+func scaleRows(x, s *gorgonia.Node, k float64) (*gorgonia.Node, error) {
+	return apply(scaleRowsKernel{k}, x, s)
+}
+
+func (k scaleRowsKernel) name() string { return fmt.Sprintf("scaleRows(%v)", k.k) }
+
+func (k scaleRowsKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 2 || len(in[0]) < 2 || len(in[1]) != 1 || in[0][0] != in[1][0] {
+		return nil, shapeErr("(T, ...) and (T)", in)
+	}
+	return in[0].Clone(), nil
+}
+
+func (k scaleRowsKernel) forward(out []float64, in [][]float64, _ []tensor.Shape) {
+	x, s := in[0], in[1]
+	w := len(x) / len(s)
+	for t, st := range s {
+		c := k.k * st
+		dst := out[t*w : (t+1)*w]
+		for i, v := range x[t*w : (t+1)*w] {
+			dst[i] = c * v
+		}
+	}
+}
+
+func (k scaleRowsKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	dx, err := scaleRows(g, in[1], k.k)
+	if err != nil {
+		return nil, err
+	}
+	ds, err := rowDot(g, in[0], k.k)
+	return gorgonia.Nodes{dx, ds}, err
+}
+
+// reshapeKernel copies its input into another shape of the same size.
+type reshapeKernel struct{ to tensor.Shape }
+
+// reshape returns x with shape to (a copy: ops never alias their inputs).
+func reshape(x *gorgonia.Node, to tensor.Shape) (*gorgonia.Node, error) {
+	return apply(reshapeKernel{to}, x)
+}
+
+func (k reshapeKernel) name() string { return fmt.Sprintf("reshape%v", k.to) }
+
+func (k reshapeKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 1 || in[0].TotalSize() != k.to.TotalSize() {
+		return nil, shapeErr(fmt.Sprintf("one input of size %d", k.to.TotalSize()), in)
+	}
+	return k.to.Clone(), nil
+}
+
+func (k reshapeKernel) forward(out []float64, in [][]float64, _ []tensor.Shape) { copy(out, in[0]) }
+
+func (k reshapeKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	d, err := reshape(g, in[0].Shape())
+	return gorgonia.Nodes{d}, err
+}
+
+// parallelTasks runs f(t) for t = 0..n-1, over several goroutines when each
+// call does at least work scalar operations' worth of a large tensor (the CNN's
+// activations), on the calling goroutine for the small ones of the MLP.
+func parallelTasks(n, work int, f func(t int)) {
+	procs := runtime.GOMAXPROCS(0)
+	if n == 1 || procs == 1 || work < 1<<15 {
+		for t := 0; t < n; t++ {
+			f(t)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	next := make(chan int, n)
+	for t := 0; t < n; t++ {
+		next <- t
+	}
+	close(next)
+	for w := 0; w < min(procs, n); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for t := range next {
+				f(t)
+			}
+		}()
+	}
+	wg.Wait()
+}
