@@ -217,8 +217,9 @@ func maxPool2Backward(dout []float64, from []int, size int) []float64 {
 //
 //	loss = 1/n sum_p sum_j y[p][j] * (logsumexp(logits[p]) - logits[p][j]).
 //
-// The log-sum-exp subtracts the row maximum first, so large logits do not
-// overflow. It also returns dLoss/dlogits = (softmax*sum_j y[p][j] - y) / n.
+// The log-sum-exp subtracts the row maximum mx first, so large logits do not
+// overflow, and logsumexp - v is summed as (mx - v) + log(sum exp(l - mx)),
+// so large logits lose no precision either. It also returns dLoss/dlogits = (softmax*sum_j y[p][j] - y) / n.
 func softmaxCrossEntropy(logits, y []float64, n, classes int) (loss float64, dlogits []float64) {
 	dlogits = make([]float64, len(logits))
 	for p := 0; p < n; p++ {
@@ -232,14 +233,14 @@ func softmaxCrossEntropy(logits, y []float64, n, classes int) (loss float64, dlo
 		for _, v := range row {
 			sumExp += math.Exp(v - mx)
 		}
-		lse := mx + math.Log(sumExp)
+		logSum := math.Log(sumExp)
 		mass := 0.0
 		for j, v := range row {
-			loss += target[j] * (lse - v)
+			loss += target[j] * ((mx - v) + logSum) // logsumexp - v, without rounding mx + logSum first
 			mass += target[j]
 		}
 		for j, v := range row {
-			dlogits[p*classes+j] = (math.Exp(v-lse)*mass - target[j]) / float64(n)
+			dlogits[p*classes+j] = (math.Exp(v-mx)/sumExp*mass - target[j]) / float64(n)
 		}
 	}
 	return loss / float64(n), dlogits
