@@ -376,3 +376,53 @@ func TestCNNUniformLogits(t *testing.T) {
 		}
 	}
 }
+
+// TestCNNForwardLayout pins the flatten order (h, w, c) of the last block
+// output and the row-major (D, Ways) linear weight on a one-block net whose
+// two filters copy the image (centre tap +1) and its negation (centre tap -1):
+// batch norm is then an increasing map of +-pixel, so channel 0 pools the
+// window maximum and channel 1 minus the window minimum, normalised with the
+// image's own mean and biased variance.
+func TestCNNForwardLayout(t *testing.T) {
+	m := CNN{H: 4, W: 4, C: 1, Filters: 2, Blocks: 1, Ways: 8, Eps: DefaultBNEps}
+	img := []float64{
+		0.1, 0.9, 0.4, 0.3,
+		0.5, 0.2, 0.8, 0.6,
+		0.7, 0.0, 0.25, 0.35,
+		0.15, 0.45, 0.95, 0.05,
+	}
+	mean, variance := 0.0, 0.0
+	for _, v := range img {
+		mean += v / 16
+	}
+	for _, v := range img {
+		variance += (v - mean) * (v - mean) / 16
+	}
+	inv := 1 / math.Sqrt(variance+m.Eps)
+	// Window maxima and minima in (py, px) order.
+	maxima := []float64{0.9, 0.8, 0.7, 0.95}
+	minima := []float64{0.1, 0.3, 0.0, 0.05}
+
+	w := make([]float64, m.NumParams())
+	layout := m.Layout()
+	kernel, gamma := layout[0], layout[2]
+	w[kernel.Start+(1*3+1)*2+0] = 1  // [kh=1][kw=1][cin=0][f=0]
+	w[kernel.Start+(1*3+1)*2+1] = -1 // [kh=1][kw=1][cin=0][f=1]
+	w[gamma.Start], w[gamma.Start+1] = 1, 1
+	linW, linB := layout[4], layout[5]
+	for i := 0; i < 8; i++ {
+		w[linW.Start+i*8+(i+3)%8] = 1 // feature i feeds logit (i+3) mod 8
+		w[linB.Start+i] = float64(i) / 10
+	}
+	got := m.Forward(w, img, 1)
+	for pos := 0; pos < 4; pos++ {
+		feats := []float64{math.Max((maxima[pos]-mean)*inv, 0), math.Max((mean-minima[pos])*inv, 0)}
+		for f, v := range feats {
+			j := ((pos*2 + f) + 3) % 8
+			want := v + float64(j)/10
+			if math.Abs(got[j]-want) > 1e-13 {
+				t.Errorf("logit %d (position %d, channel %d) = %.17g, want %.17g", j, pos, f, got[j], want)
+			}
+		}
+	}
+}
