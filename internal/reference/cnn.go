@@ -253,17 +253,25 @@ func (m CNN) LossGrad(w, x, y []float64) (float64, []float64) {
 // updating only the parameters that Adapted marks (the others keep their
 // values in the result). w is not modified.
 func (m CNN) Adapt(w, sx, sy []float64, alpha float64, steps int) []float64 {
-	adapted := append([]float64(nil), w...)
+	return m.adaptPath(w, sx, sy, alpha, steps)[steps]
+}
+
+// adaptPath returns the inner-loop iterates theta_0 = w, ..., theta_steps of
+// Adapt, each a fresh slice.
+func (m CNN) adaptPath(w, sx, sy []float64, alpha float64, steps int) [][]float64 {
+	path := [][]float64{append([]float64(nil), w...)}
 	mask := m.Adapted()
 	for s := 0; s < steps; s++ {
-		_, g := m.LossGrad(adapted, sx, sy)
-		for k := range adapted {
+		next := append([]float64(nil), path[s]...)
+		_, g := m.LossGrad(next, sx, sy)
+		for k := range next {
 			if mask[k] {
-				adapted[k] -= alpha * g[k]
+				next[k] -= alpha * g[k]
 			}
 		}
+		path = append(path, next)
 	}
-	return adapted
+	return path
 }
 
 // AdaptedLoss is the MAML two-level objective for one instance: the query

@@ -223,11 +223,11 @@ func TestCNNFirstOrderMetaGradDefinition(t *testing.T) {
 	}
 }
 
-// TestCNNSecondOrderDiffers shows that the central-difference gradient of the
-// full two-level objective tells first from second order: it equals the
-// first-order meta-gradient without inner steps and differs measurably with
-// them.
-func TestCNNSecondOrderDiffers(t *testing.T) {
+// TestCNNMetaGrad checks the exact meta-gradient CNNMetaGrad against central
+// differences of the full two-level objective CNNMetaObjective, and shows that
+// this check tells first from second order: CNNFirstOrderMetaGrad equals it
+// without inner steps and differs measurably with them.
+func TestCNNMetaGrad(t *testing.T) {
 	for _, adaptBN := range []bool{false, true} {
 		for _, steps := range []int{0, 1, 2} {
 			m, w, b, weights := metaCase(adaptBN, uint64(steps))
@@ -237,13 +237,17 @@ func TestCNNSecondOrderDiffers(t *testing.T) {
 				return total
 			}
 			fd := CentralDiff(f, w, 1e-5)
-			e := relErr(CNNFirstOrderMetaGrad(m, w, b, weights, alpha, steps), fd)
-			t.Logf("AdaptBN=%v steps=%d: first order vs two-level central differences %.3g", adaptBN, steps, e)
-			if steps == 0 && e > 1e-6 {
-				t.Errorf("steps=0: first order and exact gradient differ by %.3g, want equal", e)
+			exact := relErr(CNNMetaGrad(m, w, b, weights, alpha, steps), fd)
+			first := relErr(CNNFirstOrderMetaGrad(m, w, b, weights, alpha, steps), fd)
+			t.Logf("AdaptBN=%v steps=%d: relative error to two-level central differences: exact %.3g, first order %.3g", adaptBN, steps, exact, first)
+			if exact > 1e-6 {
+				t.Errorf("AdaptBN=%v steps=%d: CNNMetaGrad relative error %.3g", adaptBN, steps, exact)
 			}
-			if steps > 0 && e < 1e-2 {
-				t.Errorf("AdaptBN=%v steps=%d: first order within %.3g of the exact gradient: the check cannot tell them apart", adaptBN, steps, e)
+			if steps == 0 && first > 1e-6 {
+				t.Errorf("steps=0: first order and exact gradient differ by %.3g, want equal", first)
+			}
+			if steps > 0 && first < 1e-2 {
+				t.Errorf("AdaptBN=%v steps=%d: first order within %.3g of the exact gradient: the check cannot tell them apart", adaptBN, steps, first)
 			}
 		}
 	}
@@ -424,5 +428,47 @@ func TestCNNForwardLayout(t *testing.T) {
 				t.Errorf("logit %d (position %d, channel %d) = %.17g, want %.17g", j, pos, f, got[j], want)
 			}
 		}
+	}
+}
+
+// TestCNNHessVec checks HessVec against central differences of LossGrad along
+// v, (grad(w + h v) - grad(w - h v)) / 2h, for random directions, AdaptBN
+// irrelevant (the Hessian is of the plain loss).
+func TestCNNHessVec(t *testing.T) {
+	tests := []struct {
+		name string
+		m    CNN
+		n    int
+	}{
+		{"8x8 C1 2 blocks 3 filters", CNN{H: 8, W: 8, C: 1, Filters: 3, Blocks: 2, Ways: 3}, 5},
+		{"11x9 C2 2 blocks 3 filters", CNN{H: 11, W: 9, C: 2, Filters: 3, Blocks: 2, Ways: 2}, 4},
+		{"28x28 C1 4 blocks 2 filters", CNN{H: 28, W: 28, C: 1, Filters: 2, Blocks: 4, Ways: 3}, 3},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.m.Eps = DefaultBNEps
+			rng := rand.New(rand.NewPCG(31, uint64(i)))
+			w := randCNNParams(rng, tc.m)
+			x, y := randImages(rng, tc.m, tc.n)
+			for trial := 0; trial < 3; trial++ {
+				v := randVec(rng, len(w), 1)
+				const h = 1e-5
+				plus, minus := make([]float64, len(w)), make([]float64, len(w))
+				for k := range w {
+					plus[k], minus[k] = w[k]+h*v[k], w[k]-h*v[k]
+				}
+				_, gp := tc.m.LossGrad(plus, x, y)
+				_, gm := tc.m.LossGrad(minus, x, y)
+				fd := make([]float64, len(w))
+				for k := range fd {
+					fd[k] = (gp[k] - gm[k]) / (2 * h)
+				}
+				e := relErr(tc.m.HessVec(w, x, y, v), fd)
+				t.Logf("direction %d: relative error %.3g", trial, e)
+				if e > 1e-6 {
+					t.Errorf("direction %d: relative error %.3g between HessVec and central differences of LossGrad", trial, e)
+				}
+			}
+		})
 	}
 }
