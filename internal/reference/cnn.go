@@ -39,9 +39,9 @@ type CNN struct {
 	H, W, C int // input image height, width and channels
 	Filters int // channels of every block's output
 	Blocks  int
-	Ways    int  // classes N
-	AdaptBN bool // whether the inner loop also adapts BN scale and shift
-	Eps     float64
+	Ways    int     // classes N
+	AdaptBN bool    // whether the inner loop also adapts BN scale and shift
+	Eps     float64 // batch-norm epsilon, positive; the contract's is DefaultBNEps
 }
 
 // Validate reports whether m describes a usable network: positive sizes, an
@@ -56,7 +56,7 @@ func (m CNN) Validate() error {
 			return fmt.Errorf("reference: CNN %s must be positive, got %d", f.name, f.v)
 		}
 	}
-	if m.Blocks >= 31 || m.H>>m.Blocks < 1 || m.W>>m.Blocks < 1 {
+	if m.H>>m.Blocks < 1 || m.W>>m.Blocks < 1 {
 		return fmt.Errorf("reference: CNN image %dx%d is too small for %d blocks: each block halves the size (floor) and nothing may be left at 0", m.H, m.W, m.Blocks)
 	}
 	if !(m.Eps > 0) || math.IsInf(m.Eps, 1) {
@@ -141,12 +141,12 @@ func (m CNN) params(w []float64) (blocks []cnnBlock, linW, linB []float64) {
 // blockTrace keeps what the backward pass needs from one block's forward
 // pass on n images of h x w x cin values.
 type blockTrace struct {
-	in         []float64
-	h, w, cin  int
-	xhat, inv  []float64 // batch norm's normalised values and 1/sqrt(var+eps)
-	bn         []float64 // batch norm output, the ReLU input
-	poolFrom   []int     // max-pool's selected inputs
-	pooledSize int       // len of the ReLU output
+	in        []float64
+	h, w, cin int
+	xhat, inv []float64 // batch norm's normalised values and 1/sqrt(var+eps)
+	bn        []float64 // batch norm output, the ReLU input
+	poolFrom  []int     // max-pool's selected inputs
+	reluSize  int       // length of the ReLU output, the max-pool input
 }
 
 // forward runs the network on n images and returns the logits (n x Ways), the
@@ -160,7 +160,7 @@ func (m CNN) forward(w, x []float64, n int) (logits, feats []float64, trace []bl
 		z := conv3x3(act, n, h, wd, cin, b.kernel, b.bias, m.Filters)
 		t.bn, t.xhat, t.inv = batchNorm(z, n*h*wd, m.Filters, b.gamma, b.beta, m.Eps)
 		r := relu(t.bn)
-		t.pooledSize = len(r)
+		t.reluSize = len(r)
 		act, t.poolFrom = maxPool2(r, n, h, wd, m.Filters)
 		trace = append(trace, t)
 		h, wd, cin = h/2, wd/2, m.Filters
@@ -235,7 +235,7 @@ func (m CNN) LossGrad(w, x, y []float64) (float64, []float64) {
 	}
 	for l := m.Blocks - 1; l >= 0; l-- {
 		t, b, g := trace[l], blocks[l], gBlocks[l]
-		dr := maxPool2Backward(dact, t.poolFrom, t.pooledSize)
+		dr := maxPool2Backward(dact, t.poolFrom, t.reluSize)
 		dbn := reluBackward(t.bn, dr)
 		dz := batchNormBackward(dbn, t.xhat, t.inv, n*t.h*t.w, m.Filters, b.gamma, g.gamma, g.beta)
 		var din []float64

@@ -72,8 +72,8 @@ func (m CNN) HessVec(w, x, y, v []float64) []float64 {
 	for l := m.Blocks - 1; l >= 0; l-- {
 		t, b, rb, hb := trace[l], blocks[l], rBlocks[l], hBlocks[l]
 		mRows := n * t.h * t.w
-		du := reluBackward(t.bn, maxPool2Backward(dact, t.poolFrom, t.pooledSize))
-		rdu := reluBackward(t.bn, maxPool2Backward(rdact, t.poolFrom, t.pooledSize))
+		du := reluBackward(t.bn, maxPool2Backward(dact, t.poolFrom, t.reluSize))
+		rdu := reluBackward(t.bn, maxPool2Backward(rdact, t.poolFrom, t.reluSize))
 		dz, rdz := batchNormBackwardTangent(du, rdu, t.xhat, rxhat[l], t.inv, rinv[l], mRows, F, b.gamma, rb.gamma, hb.gamma, hb.beta)
 		// conv's backward is linear in each of (in, K, dz): R of its outputs
 		// is the sum of three backward passes with one argument replaced by
