@@ -472,3 +472,31 @@ func TestCNNHessVec(t *testing.T) {
 		})
 	}
 }
+
+// TestCNNSetStatistics: batch norm pools its statistics over the whole set,
+// symmetrically, so permuting the points permutes the logits (to rounding),
+// while a point's logits change when the rest of the set changes.
+func TestCNNSetStatistics(t *testing.T) {
+	m := CNN{H: 7, W: 6, C: 2, Filters: 3, Blocks: 2, Ways: 3, Eps: DefaultBNEps}
+	rng := rand.New(rand.NewPCG(37, 1))
+	w := randCNNParams(rng, m)
+	const n = 5
+	x, _ := randImages(rng, m, n)
+	perm := []int{3, 0, 4, 1, 2}
+	px := make([]float64, len(x))
+	for i, p := range perm {
+		copy(px[i*m.inDim():(i+1)*m.inDim()], x[p*m.inDim():(p+1)*m.inDim()])
+	}
+	logits, plogits := m.Forward(w, x, n), m.Forward(w, px, n)
+	for i, p := range perm {
+		for j := 0; j < m.Ways; j++ {
+			if d := math.Abs(plogits[i*m.Ways+j] - logits[p*m.Ways+j]); d > 1e-12 {
+				t.Errorf("permuted point %d logit %d differs by %.3g", i, j, d)
+			}
+		}
+	}
+	alone := m.Forward(w, x[:2*m.inDim()], 2)
+	if relErr(alone, logits[:2*m.Ways]) < 1e-3 {
+		t.Errorf("logits of points 0 and 1 hardly depend on the rest of the set: %v vs %v", alone, logits[:2*m.Ways])
+	}
+}
