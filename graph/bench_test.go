@@ -44,3 +44,47 @@ func BenchmarkSineSecondOrderTwoSteps(b *testing.B) { benchmarkSine(b, 2, false)
 
 // BenchmarkSineFirstOrder is one first-order meta-iteration.
 func BenchmarkSineFirstOrder(b *testing.B) { benchmarkSine(b, 1, true) }
+
+// benchmarkOmniglot times one meta-iteration of MAML's Omniglot setting:
+// 28x28x1 images, 4 blocks of 64 filters, 8 tasks, N-way 1-shot with 10
+// query images per class, one inner step of size 0.1 (the yardstick's
+// setting, ../shared/peers/torch_conv4).
+func benchmarkOmniglot(b *testing.B, ways int, firstOrder bool) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const tasks, shots, queries = 8, 1, 10
+	m, err := NewCNN(28, 28, 1, 64, 4, ways, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	obj, err := NewObjective(Spec{Model: m, Loss: SoftmaxCrossEntropy, Metric: Accuracy, Tasks: tasks,
+		Support: ways * shots, Query: ways * queries, InShape: m.InShape(), OutDim: ways,
+		Steps: 1, Alpha: 0.1, FirstOrder: firstOrder, MetaGradient: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	batch := randomImages(rng, tasks, ways, shots, queries, 28, 28, 1)
+	w := m.Init(rng)
+	weights := make([]float64, tasks)
+	for i := range weights {
+		weights[i] = 1.0 / tasks
+	}
+	losses, acc, grad := make([]float64, tasks), make([]float64, tasks), make([]float64, len(w))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := obj.LossesMetric(w, batch, weights, losses, acc, grad); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkOmniglot5Way1ShotSecondOrder is one exact second-order
+// meta-iteration of 5-way 1-shot Omniglot.
+func BenchmarkOmniglot5Way1ShotSecondOrder(b *testing.B) { benchmarkOmniglot(b, 5, false) }
+
+// BenchmarkOmniglot5Way1ShotFirstOrder is its first-order variant.
+func BenchmarkOmniglot5Way1ShotFirstOrder(b *testing.B) { benchmarkOmniglot(b, 5, true) }
+
+// BenchmarkOmniglot20Way1ShotSecondOrder is one exact second-order
+// meta-iteration of 20-way 1-shot Omniglot.
+func BenchmarkOmniglot20Way1ShotSecondOrder(b *testing.B) { benchmarkOmniglot(b, 20, false) }
