@@ -8,6 +8,7 @@ import (
 	"github.com/trmaml/trmaml/internal/reference"
 	"github.com/trmaml/trmaml/metalearn"
 	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
 )
 
 // randomImages fills an N-way batch with random images and one-hot labels
@@ -190,3 +191,34 @@ func TestAccuracy(t *testing.T) {
 }
 
 var _ gorgonia.Op = (*op)(nil)
+
+// TestCNNFloat32 builds the same objective in float32 and checks its losses,
+// accuracies and second-order meta-gradient against float64.
+func TestCNNFloat32(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	m, err := NewCNN(8, 8, 1, 4, 2, 3, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := randomImages(rng, 3, 3, 1, 2, 8, 8, 1)
+	w := m.Init(rng)
+	weights := []float64{0.2, 0.3, 0.5}
+	var losses, acc, grads [2][]float64
+	for k, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
+		obj, err := NewObjective(Spec{Model: m, Loss: SoftmaxCrossEntropy, Metric: Accuracy, Tasks: 3, Support: 3, Query: 6,
+			InShape: m.InShape(), OutDim: 3, Steps: 2, Alpha: 0.3, MetaGradient: true, Dtype: dt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		losses[k], acc[k], grads[k] = make([]float64, 3), make([]float64, 3), make([]float64, len(w))
+		if err := obj.LossesMetric(w, b, weights, losses[k], acc[k], grads[k]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dl, dg := relErr(losses[1], losses[0]), relErr(grads[1], grads[0])
+	t.Logf("float32 vs float64: losses %.2g, meta-gradient %.2g", dl, dg)
+	if dl > 1e-5 || dg > 1e-4 || !reflect.DeepEqual(acc[0], acc[1]) {
+		t.Errorf("float32 losses %v (float64 %v), accuracy %v (%v), meta-gradient relative error %.3g",
+			losses[1], losses[0], acc[1], acc[0], dg)
+	}
+}

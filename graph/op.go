@@ -32,9 +32,10 @@ type kernel interface {
 	name() string
 	// shape returns the output shape for the given input shapes.
 	shape(in []tensor.Shape) (tensor.Shape, error)
-	// forward writes the output for inputs in (shapes as given to shape)
-	// into out, which holds stale values.
-	forward(out []float64, in [][]float64, shapes []tensor.Shape)
+	// forward writes the output for the inputs of a into its output, which
+	// holds stale values (usually through call, from one generic function
+	// for both float types).
+	forward(a *args)
 	// grad returns, for every input, the node of the gradient of a scalar
 	// cost given the node g of its gradient with respect to the output out;
 	// nil for inputs the kernel declares non-differentiable.
@@ -50,11 +51,36 @@ type partial interface {
 // op implements gorgonia.Op and gorgonia.SDOp for a kernel.
 type op struct {
 	k        kernel
+	dtype    tensor.Dtype // of every input and the output
 	inShapes []tensor.Shape
 	outShape tensor.Shape
 	buf      *tensor.Dense // the output of the last run; nil when released
 	pool     *bufferPool   // where the output comes from, if planned
-	in       [][]float64   // scratch for Do
+	a        args          // scratch for Do
+}
+
+// float is the element type of the tensors of an op: float64 for
+// finite-difference tests and small models, float32 for speed.
+type float interface{ ~float32 | ~float64 }
+
+// args are the inputs and output of one kernel call, in one of the two
+// dtypes (the slices of the other are nil).
+type args struct {
+	s   []tensor.Shape
+	o64 []float64
+	i64 [][]float64
+	o32 []float32
+	i32 [][]float32
+}
+
+// call runs the float64 or the float32 instance of a kernel's generic
+// forward function on a.
+func call[K any](a *args, k K, f64 func(K, []float64, [][]float64, []tensor.Shape), f32 func(K, []float32, [][]float32, []tensor.Shape)) {
+	if a.o32 != nil {
+		f32(k, a.o32, a.i32, a.s)
+		return
+	}
+	f64(k, a.o64, a.i64, a.s)
 }
 
 // apply adds the node k(in...) to the graph of in. It checks the shapes now,
@@ -63,12 +89,21 @@ type op struct {
 // would silently share one node (and one output buffer) between two
 // computations.
 func apply(k kernel, in ...*gorgonia.Node) (*gorgonia.Node, error) {
-	o := &op{k: k, in: make([][]float64, len(in))}
+	if len(in) == 0 {
+		return nil, fmt.Errorf("graph: %s: no inputs", k.name())
+	}
+	o := &op{k: k, dtype: in[0].Dtype()}
 	for _, n := range in {
-		if n.Dtype() != tensor.Float64 {
-			return nil, fmt.Errorf("graph: %s: input %q is %v, only float64 is supported", k.name(), n.Name(), n.Dtype())
+		if n.Dtype() != o.dtype || (o.dtype != tensor.Float64 && o.dtype != tensor.Float32) {
+			return nil, fmt.Errorf("graph: %s: input %q is %v, want float64 or float32 like the first input (%v)", k.name(), n.Name(), n.Dtype(), o.dtype)
 		}
 		o.inShapes = append(o.inShapes, n.Shape().Clone())
+	}
+	o.a.s = o.inShapes
+	if o.dtype == tensor.Float64 {
+		o.a.i64 = make([][]float64, len(in))
+	} else {
+		o.a.i32 = make([][]float32, len(in))
 	}
 	var err error
 	if o.outShape, err = k.shape(o.inShapes); err != nil {
@@ -142,21 +177,32 @@ func (o *op) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 		switch {
 		case !ok:
 			return nil, fmt.Errorf("%s: input %d is %T, not a dense tensor", o.k.name(), i, v)
-		case t.Dtype() != tensor.Float64:
-			return nil, fmt.Errorf("%s: input %d is %v, only float64 is supported", o.k.name(), i, t.Dtype())
+		case t.Dtype() != o.dtype:
+			return nil, fmt.Errorf("%s: input %d is %v, the op was built for %v", o.k.name(), i, t.Dtype(), o.dtype)
 		case !t.Shape().Eq(o.inShapes[i]):
 			return nil, fmt.Errorf("%s: input %d has shape %v, the op was built for %v", o.k.name(), i, t.Shape(), o.inShapes[i])
 		case !t.DataOrder().IsRowMajor() || t.RequiresIterator():
 			return nil, fmt.Errorf("%s: input %d is not a contiguous row-major tensor", o.k.name(), i)
 		}
 		// Float64s, unlike Data, does not box the slice (an allocation).
-		o.in[i] = t.Float64s()
+		if o.a.i64 != nil {
+			o.a.i64[i] = t.Float64s()
+		} else {
+			o.a.i32[i] = t.Float32s()
+		}
 	}
 	if o.buf == nil {
-		o.buf = o.pool.get(o.outShape)
+		o.buf = o.pool.get(o.dtype, o.outShape)
 	}
-	o.k.forward(o.buf.Float64s(), o.in, o.inShapes)
-	clear(o.in)
+	if o.a.i64 != nil {
+		o.a.o64 = o.buf.Float64s()
+	} else {
+		o.a.o32 = o.buf.Float32s()
+	}
+	o.k.forward(&o.a)
+	clear(o.a.i64)
+	clear(o.a.i32)
+	o.a.o64, o.a.o32 = nil, nil
 	return o.buf, nil
 }
 
@@ -173,30 +219,35 @@ func (o *op) SymDiff(in gorgonia.Nodes, out, g *gorgonia.Node) (gorgonia.Nodes, 
 	return o.k.grad(in, out, g)
 }
 
-// bufferPool recycles float64 tensors by size between the ops of one
+// bufferPool recycles tensors by dtype and size between the ops of one
 // program, so that the peak memory of a run is that of the values alive at
 // once, not of all values. A nil pool allocates.
 type bufferPool struct {
-	free map[int][]*tensor.Dense
+	free map[poolKey][]*tensor.Dense
 }
 
-func (p *bufferPool) get(shape tensor.Shape) *tensor.Dense {
-	n := shape.TotalSize()
+type poolKey struct {
+	dtype tensor.Dtype
+	size  int
+}
+
+func (p *bufferPool) get(dt tensor.Dtype, shape tensor.Shape) *tensor.Dense {
+	key := poolKey{dt, shape.TotalSize()}
 	if p != nil {
-		if l := p.free[n]; len(l) > 0 {
+		if l := p.free[key]; len(l) > 0 {
 			t := l[len(l)-1]
-			p.free[n] = l[:len(l)-1]
+			p.free[key] = l[:len(l)-1]
 			if err := t.Reshape(shape...); err == nil {
 				return t
 			}
 		}
 	}
-	return tensor.New(tensor.WithShape(shape.Clone()...), tensor.Of(tensor.Float64))
+	return tensor.New(tensor.WithShape(shape.Clone()...), tensor.Of(dt))
 }
 
 func (p *bufferPool) put(t *tensor.Dense) {
-	n := t.Shape().TotalSize()
-	p.free[n] = append(p.free[n], t)
+	key := poolKey{t.Dtype(), t.Shape().TotalSize()}
+	p.free[key] = append(p.free[key], t)
 }
 
 // shapeErr formats a shape mismatch for kernel.shape.

@@ -54,7 +54,9 @@ func (k im2colKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
 	return tensor.Shape{in[0][0], n * k.g.H * k.g.W, 9 * k.g.C}, nil
 }
 
-func (k im2colKernel) forward(out []float64, in [][]float64, s []tensor.Shape) {
+func (k im2colKernel) forward(a *args) { call(a, k, forwardIm2col[float64], forwardIm2col[float32]) }
+
+func forwardIm2col[T float](k im2colKernel, out []T, in [][]T, s []tensor.Shape) {
 	H, W, C := k.g.H, k.g.W, k.g.C
 	per := s[0][1] * s[0][2]
 	n := per / (H * W * C)
@@ -117,7 +119,9 @@ func (k col2imKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
 	return k.to.Clone(), nil
 }
 
-func (k col2imKernel) forward(out []float64, in [][]float64, s []tensor.Shape) {
+func (k col2imKernel) forward(a *args) { call(a, k, forwardCol2im[float64], forwardCol2im[float32]) }
+
+func forwardCol2im[T float](k col2imKernel, out []T, in [][]T, s []tensor.Shape) {
 	H, W, C := k.g.H, k.g.W, k.g.C
 	per := k.to[1] * k.to[2]
 	n := per / (H * W * C)
@@ -172,11 +176,16 @@ func (p poolGeom) outShape(x tensor.Shape) (tensor.Shape, error) {
 	return tensor.Shape{x[0], x[1] / (p.H * p.W) * (p.H / 2) * (p.W / 2), x[2]}, nil
 }
 
-// each calls f(o, i) for every output entry o of one task and the index i of
-// the first maximum of x in its window, windows scanned (dy, dx) row-major.
-func (p poolGeom) each(x []float64, c int, f func(o, i int)) {
+// poolTask runs the gather (out[o] = v[argmax]) or, with scatter, the
+// scatter-add (out[argmax] += v[o], out zeroed first) of one task's images x
+// with c channels, where argmax is the first maximum of x in output o's
+// window, windows scanned (dy, dx) row-major.
+func poolTask[T float](p poolGeom, x, v, out []T, c int, scatter bool) {
 	Ho, Wo := p.H/2, p.W/2
 	n := len(x) / (p.H * p.W * c)
+	if scatter {
+		clear(out)
+	}
 	o := 0
 	for img := 0; img < n; img++ {
 		base := img * p.H * p.W * c
@@ -196,7 +205,11 @@ func (p poolGeom) each(x []float64, c int, f func(o, i int)) {
 					if x[p11+ch] > x[best] {
 						best = p11 + ch
 					}
-					f(o, best)
+					if scatter {
+						out[best] += v[o]
+					} else {
+						out[o] = v[best]
+					}
 					o++
 				}
 			}
@@ -221,7 +234,9 @@ func (k maxPoolKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
 	return k.p.outShape(in[0])
 }
 
-func (k maxPoolKernel) forward(out []float64, in [][]float64, s []tensor.Shape) {
+func (k maxPoolKernel) forward(a *args) { call(a, k, forwardMaxPool[float64], forwardMaxPool[float32]) }
+
+func forwardMaxPool[T float](k maxPoolKernel, out []T, in [][]T, s []tensor.Shape) {
 	poolTasks(k.p, in[0], in[0], out, s[0], false)
 }
 
@@ -230,22 +245,17 @@ func (k maxPoolKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.No
 	return gorgonia.Nodes{d}, err
 }
 
-// poolTasks runs the gather (out[o] = v[argmax]) or, with scatter, the
-// scatter-add (out[argmax] += v[o], out zeroed first) of every task of a
-// max-pool with input shape xs.
-func poolTasks(p poolGeom, x, v, out []float64, xs tensor.Shape, scatter bool) {
+// poolTasks runs poolTask on every task of x (shape xs).
+func poolTasks[T float](p poolGeom, x, v, out []T, xs tensor.Shape, scatter bool) {
 	per := xs[1] * xs[2]
 	perOut := per / (p.H * p.W) * (p.H / 2) * (p.W / 2)
 	parallelTasks(xs[0], per, func(t int) {
 		xt := x[t*per : (t+1)*per]
 		if scatter {
-			ot, vt := out[t*per:(t+1)*per], v[t*perOut:(t+1)*perOut]
-			clear(ot)
-			p.each(xt, xs[2], func(o, i int) { ot[i] += vt[o] })
-			return
+			poolTask(p, xt, v[t*perOut:(t+1)*perOut], out[t*per:(t+1)*per], xs[2], true)
+		} else {
+			poolTask(p, xt, v[t*per:(t+1)*per], out[t*perOut:(t+1)*perOut], xs[2], false)
 		}
-		ot, vt := out[t*perOut:(t+1)*perOut], v[t*per:(t+1)*per]
-		p.each(xt, xs[2], func(o, i int) { ot[o] = vt[i] })
 	})
 }
 
@@ -267,7 +277,11 @@ func (k scatterMaxKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
 	return in[0].Clone(), nil
 }
 
-func (k scatterMaxKernel) forward(out []float64, in [][]float64, s []tensor.Shape) {
+func (k scatterMaxKernel) forward(a *args) {
+	call(a, k, forwardScatterMax[float64], forwardScatterMax[float32])
+}
+
+func forwardScatterMax[T float](k scatterMaxKernel, out []T, in [][]T, s []tensor.Shape) {
 	poolTasks(k.p, in[0], in[1], out, s[0], true)
 }
 
@@ -291,7 +305,11 @@ func (k gatherMaxKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
 	return k.p.outShape(in[0])
 }
 
-func (k gatherMaxKernel) forward(out []float64, in [][]float64, s []tensor.Shape) {
+func (k gatherMaxKernel) forward(a *args) {
+	call(a, k, forwardGatherMax[float64], forwardGatherMax[float32])
+}
+
+func forwardGatherMax[T float](k gatherMaxKernel, out []T, in [][]T, s []tensor.Shape) {
 	poolTasks(k.p, in[0], in[1], out, s[0], false)
 }
 

@@ -32,7 +32,9 @@ func relu(x *gorgonia.Node) (*gorgonia.Node, error) { return apply(reluKernel{},
 func (reluKernel) name() string                                  { return "relu" }
 func (reluKernel) shape(in []tensor.Shape) (tensor.Shape, error) { return sameShape(in, 1) }
 
-func (reluKernel) forward(out []float64, in [][]float64, _ []tensor.Shape) {
+func (k reluKernel) forward(a *args) { call(a, k, forwardRelu[float64], forwardRelu[float32]) }
+
+func forwardRelu[T float](_ reluKernel, out []T, in [][]T, _ []tensor.Shape) {
 	for i, v := range in[0] {
 		out[i] = max(v, 0)
 	}
@@ -55,15 +57,28 @@ func (maskKernel) name() string                                  { return "mask"
 func (maskKernel) differentiable() []bool                        { return []bool{false, true} }
 func (maskKernel) shape(in []tensor.Shape) (tensor.Shape, error) { return sameShape(in, 2) }
 
-func (maskKernel) forward(out []float64, in [][]float64, _ []tensor.Shape) {
+func (k maskKernel) forward(a *args) { call(a, k, forwardMask[float64], forwardMask[float32]) }
+
+func forwardMask[T float](_ maskKernel, out []T, in [][]T, _ []tensor.Shape) {
 	x, v := in[0], in[1][:len(in[0])]
 	out = out[:len(x)]
-	for i, xv := range x {
+	if x64, ok := any(x).([]float64); ok {
 		// Branch-free v[i] if x[i] > 0 else 0 (the signs of pre-activations
 		// are unpredictable): bits > 0 as a signed integer means x > 0.
-		b := int64(math.Float64bits(xv))
-		keep := uint64(-b>>63) &^ uint64(b>>63)
-		out[i] = math.Float64frombits(math.Float64bits(v[i]) & keep)
+		v64, o64 := any(v).([]float64), any(out).([]float64)
+		for i, xv := range x64 {
+			b := int64(math.Float64bits(xv))
+			keep := uint64(-b>>63) &^ uint64(b>>63)
+			o64[i] = math.Float64frombits(math.Float64bits(v64[i]) & keep)
+		}
+		return
+	}
+	for i, xv := range x {
+		if xv > 0 {
+			out[i] = v[i]
+		} else {
+			out[i] = 0
+		}
 	}
 }
 
@@ -81,7 +96,9 @@ func mul(a, b *gorgonia.Node) (*gorgonia.Node, error) { return apply(mulKernel{}
 func (mulKernel) name() string                                  { return "mul" }
 func (mulKernel) shape(in []tensor.Shape) (tensor.Shape, error) { return sameShape(in, 2) }
 
-func (mulKernel) forward(out []float64, in [][]float64, _ []tensor.Shape) {
+func (k mulKernel) forward(a *args) { call(a, k, forwardMul[float64], forwardMul[float32]) }
+
+func forwardMul[T float](_ mulKernel, out []T, in [][]T, _ []tensor.Shape) {
 	a, b := in[0], in[1][:len(in[0])]
 	for i, v := range a {
 		out[i] = v * b[i]
@@ -110,19 +127,21 @@ func pow(x *gorgonia.Node, p, eps float64) (*gorgonia.Node, error) {
 func (k powKernel) name() string                                  { return fmt.Sprintf("pow(%v,%v)", k.p, k.eps) }
 func (k powKernel) shape(in []tensor.Shape) (tensor.Shape, error) { return sameShape(in, 1) }
 
-func (k powKernel) forward(out []float64, in [][]float64, _ []tensor.Shape) {
+func (k powKernel) forward(a *args) { call(a, k, forwardPow[float64], forwardPow[float32]) }
+
+func forwardPow[T float](k powKernel, out []T, in [][]T, _ []tensor.Shape) {
 	switch k.p {
 	case -0.5:
 		for i, v := range in[0] {
-			out[i] = 1 / math.Sqrt(v+k.eps)
+			out[i] = T(1 / math.Sqrt(float64(v)+k.eps))
 		}
 	case -1:
 		for i, v := range in[0] {
-			out[i] = 1 / (v + k.eps)
+			out[i] = T(1 / (float64(v) + k.eps))
 		}
 	default:
 		for i, v := range in[0] {
-			out[i] = math.Pow(v+k.eps, k.p)
+			out[i] = T(math.Pow(float64(v)+k.eps, k.p))
 		}
 	}
 }
@@ -149,9 +168,11 @@ func expNode(x *gorgonia.Node) (*gorgonia.Node, error) { return apply(expKernel{
 func (expKernel) name() string                                  { return "exp" }
 func (expKernel) shape(in []tensor.Shape) (tensor.Shape, error) { return sameShape(in, 1) }
 
-func (expKernel) forward(out []float64, in [][]float64, _ []tensor.Shape) {
+func (k expKernel) forward(a *args) { call(a, k, forwardExp[float64], forwardExp[float32]) }
+
+func forwardExp[T float](_ expKernel, out []T, in [][]T, _ []tensor.Shape) {
 	for i, v := range in[0] {
-		out[i] = math.Exp(v)
+		out[i] = T(math.Exp(float64(v)))
 	}
 }
 
@@ -169,9 +190,11 @@ func logNode(x *gorgonia.Node) (*gorgonia.Node, error) { return apply(logKernel{
 func (logKernel) name() string                                  { return "log" }
 func (logKernel) shape(in []tensor.Shape) (tensor.Shape, error) { return sameShape(in, 1) }
 
-func (logKernel) forward(out []float64, in [][]float64, _ []tensor.Shape) {
+func (k logKernel) forward(a *args) { call(a, k, forwardLog[float64], forwardLog[float32]) }
+
+func forwardLog[T float](_ logKernel, out []T, in [][]T, _ []tensor.Shape) {
 	for i, v := range in[0] {
-		out[i] = math.Log(v)
+		out[i] = T(math.Log(float64(v)))
 	}
 }
 

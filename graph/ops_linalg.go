@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/blas/gonum"
 	vecf "gonum.org/v1/gonum/floats"
@@ -55,13 +56,33 @@ func (k bmmKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
 	return tensor.Shape{in[0][0], m, n}, nil
 }
 
-func (k bmmKernel) forward(out []float64, in [][]float64, s []tensor.Shape) {
+func (k bmmKernel) forward(a *args) {
+	s := a.s
 	m, kk, n := k.dims(s[0], s[1])
 	sa, sb, sc := s[0][1]*s[0][2], s[1][1]*s[1][2], m*n
-	a, b := in[0], in[1]
+	if a.o32 != nil {
+		x, y, out := a.i32[0], a.i32[1], a.o32
+		parallelTasks(s[0][0], m*kk*n, func(t int) {
+			k.sgemm(m, kk, n, x[t*sa:(t+1)*sa], s[0][2], y[t*sb:(t+1)*sb], s[1][2], out[t*sc:(t+1)*sc])
+		})
+		return
+	}
+	x, y, out := a.i64[0], a.i64[1], a.o64
 	parallelTasks(s[0][0], m*kk*n, func(t int) {
-		k.gemm(m, kk, n, a[t*sa:(t+1)*sa], s[0][2], b[t*sb:(t+1)*sb], s[1][2], out[t*sc:(t+1)*sc])
+		k.gemm(m, kk, n, x[t*sa:(t+1)*sa], s[0][2], y[t*sb:(t+1)*sb], s[1][2], out[t*sc:(t+1)*sc])
 	})
+}
+
+// sgemm sets c (m, n) to op(a) op(b) in float32 with the registered BLAS.
+func (k bmmKernel) sgemm(m, kk, n int, a []float32, lda int, b []float32, ldb int, c []float32) {
+	ta, tb := blas.NoTrans, blas.NoTrans
+	if k.transA {
+		ta = blas.Trans
+	}
+	if k.transB {
+		tb = blas.Trans
+	}
+	blas32.Implementation().Sgemm(ta, tb, m, n, kk, 1, a, lda, b, ldb, 0, c, n)
 }
 
 // gemm sets c (m, n) to op(a) op(b) for one task, where a and b are stored
@@ -170,8 +191,17 @@ func (k axpyKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
 	return in[0].Clone(), nil
 }
 
-func (k axpyKernel) forward(out []float64, in [][]float64, _ []tensor.Shape) {
-	vecf.AddScaledTo(out, in[0], k.k, in[1])
+func (k axpyKernel) forward(a *args) { call(a, k, forwardAxpy[float64], forwardAxpy[float32]) }
+
+func forwardAxpy[T float](k axpyKernel, out []T, in [][]T, _ []tensor.Shape) {
+	if o, ok := any(out).([]float64); ok {
+		vecf.AddScaledTo(o, any(in[0]).([]float64), k.k, any(in[1]).([]float64))
+		return
+	}
+	x, y, c := in[0], in[1][:len(in[0])], T(k.k)
+	for i, v := range x {
+		out[i] = v + c*y[i]
+	}
 }
 
 func (k axpyKernel) grad(_ gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
@@ -196,8 +226,13 @@ func (k scaleKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
 	return in[0].Clone(), nil
 }
 
-func (k scaleKernel) forward(out []float64, in [][]float64, _ []tensor.Shape) {
-	vecf.ScaleTo(out, k.k, in[0])
+func (k scaleKernel) forward(a *args) { call(a, k, forwardScale[float64], forwardScale[float32]) }
+
+func forwardScale[T float](k scaleKernel, out []T, in [][]T, _ []tensor.Shape) {
+	c := T(k.k)
+	for i, v := range in[0] {
+		out[i] = c * v
+	}
 }
 
 func (k scaleKernel) grad(_ gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
@@ -211,12 +246,12 @@ func (k scaleKernel) grad(_ gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes
 // upstream gradient to every input unchanged.
 type addNKernel struct{ n int }
 
-// sumTerms returns the sum of terms: one addN node when all are float64
-// tensors of one shape, gorgonia's ReduceAdd otherwise.
+// sumTerms returns the sum of terms: one addN node when all are float
+// tensors of one shape and dtype, gorgonia's ReduceAdd otherwise.
 func sumTerms(terms gorgonia.Nodes) (*gorgonia.Node, error) {
-	s := terms[0].Shape()
+	s, dt := terms[0].Shape(), terms[0].Dtype()
 	for _, t := range terms {
-		if t.Dtype() != tensor.Float64 || t.Dims() == 0 || !t.Shape().Eq(s) {
+		if t.Dtype() != dt || (dt != tensor.Float64 && dt != tensor.Float32) || t.Dims() == 0 || !t.Shape().Eq(s) {
 			return gorgonia.ReduceAdd(terms)
 		}
 	}
@@ -237,10 +272,25 @@ func (k addNKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
 	return in[0].Clone(), nil
 }
 
-func (k addNKernel) forward(out []float64, in [][]float64, _ []tensor.Shape) {
-	vecf.AddTo(out, in[0], in[1])
+func (k addNKernel) forward(a *args) { call(a, k, forwardAddN[float64], forwardAddN[float32]) }
+
+func forwardAddN[T float](k addNKernel, out []T, in [][]T, _ []tensor.Shape) {
+	if o, ok := any(out).([]float64); ok {
+		vecf.AddTo(o, any(in[0]).([]float64), any(in[1]).([]float64))
+		for _, x := range in[2:] {
+			vecf.Add(o, any(x).([]float64))
+		}
+		return
+	}
+	a, b := in[0], in[1][:len(in[0])]
+	for i, v := range a {
+		out[i] = v + b[i]
+	}
 	for _, x := range in[2:] {
-		vecf.Add(out, x)
+		x = x[:len(out)]
+		for i, v := range x {
+			out[i] += v
+		}
 	}
 }
 

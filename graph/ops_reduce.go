@@ -30,7 +30,9 @@ func (k tileKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
 	return append(tensor.Shape{k.n}, in[0]...), nil
 }
 
-func (k tileKernel) forward(out []float64, in [][]float64, _ []tensor.Shape) {
+func (k tileKernel) forward(a *args) { call(a, k, forwardTile[float64], forwardTile[float32]) }
+
+func forwardTile[T float](k tileKernel, out []T, in [][]T, _ []tensor.Shape) {
 	for t := 0; t < k.n; t++ {
 		copy(out[t*len(in[0]):], in[0])
 	}
@@ -57,7 +59,11 @@ func (sumFirstKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
 	return in[0][1:].Clone(), nil
 }
 
-func (sumFirstKernel) forward(out []float64, in [][]float64, s []tensor.Shape) {
+func (k sumFirstKernel) forward(a *args) {
+	call(a, k, forwardSumFirst[float64], forwardSumFirst[float32])
+}
+
+func forwardSumFirst[T float](_ sumFirstKernel, out []T, in [][]T, s []tensor.Shape) {
 	x := in[0]
 	copy(out, x[:len(out)])
 	for t := 1; t < s[0][0]; t++ {
@@ -88,7 +94,9 @@ func (addBiasKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
 	return in[0].Clone(), nil
 }
 
-func (addBiasKernel) forward(out []float64, in [][]float64, s []tensor.Shape) {
+func (k addBiasKernel) forward(a *args) { call(a, k, forwardAddBias[float64], forwardAddBias[float32]) }
+
+func forwardAddBias[T float](_ addBiasKernel, out []T, in [][]T, s []tensor.Shape) {
 	h, b := in[0], in[1]
 	n, w := s[0][1], s[0][2]
 	parallelTasks(s[0][0], n*w, func(t int) {
@@ -121,7 +129,9 @@ func (mulMidKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
 	return addBiasKernel{}.shape(in)
 }
 
-func (mulMidKernel) forward(out []float64, in [][]float64, s []tensor.Shape) {
+func (k mulMidKernel) forward(a *args) { call(a, k, forwardMulMid[float64], forwardMulMid[float32]) }
+
+func forwardMulMid[T float](_ mulMidKernel, out []T, in [][]T, s []tensor.Shape) {
 	x, m := in[0], in[1]
 	n, w := s[0][1], s[0][2]
 	parallelTasks(s[0][0], n*w, func(t int) {
@@ -165,7 +175,9 @@ func (sumMidKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
 	return tensor.Shape{in[0][0], in[0][2]}, nil
 }
 
-func (sumMidKernel) forward(out []float64, in [][]float64, s []tensor.Shape) {
+func (k sumMidKernel) forward(a *args) { call(a, k, forwardSumMid[float64], forwardSumMid[float32]) }
+
+func forwardSumMid[T float](_ sumMidKernel, out []T, in [][]T, s []tensor.Shape) {
 	x := in[0]
 	n, w := s[0][1], s[0][2]
 	parallelTasks(s[0][0], n*w, func(t int) {
@@ -203,7 +215,11 @@ func (k spreadMidKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
 	return tensor.Shape{in[0][0], k.n, in[0][1]}, nil
 }
 
-func (k spreadMidKernel) forward(out []float64, in [][]float64, s []tensor.Shape) {
+func (k spreadMidKernel) forward(a *args) {
+	call(a, k, forwardSpreadMid[float64], forwardSpreadMid[float32])
+}
+
+func forwardSpreadMid[T float](k spreadMidKernel, out []T, in [][]T, s []tensor.Shape) {
 	x, w := in[0], s[0][1]
 	for t := 0; t < s[0][0]; t++ {
 		for p := 0; p < k.n; p++ {
@@ -233,10 +249,12 @@ func (sumLastKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
 	return tensor.Shape{in[0][0], in[0][1]}, nil
 }
 
-func (sumLastKernel) forward(out []float64, in [][]float64, s []tensor.Shape) {
+func (k sumLastKernel) forward(a *args) { call(a, k, forwardSumLast[float64], forwardSumLast[float32]) }
+
+func forwardSumLast[T float](_ sumLastKernel, out []T, in [][]T, s []tensor.Shape) {
 	c := s[0][2]
 	for r := range out {
-		v := 0.0
+		var v T
 		for _, x := range in[0][r*c : (r+1)*c] {
 			v += x
 		}
@@ -267,7 +285,11 @@ func (k spreadLastKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
 	return tensor.Shape{in[0][0], in[0][1], k.c}, nil
 }
 
-func (k spreadLastKernel) forward(out []float64, in [][]float64, _ []tensor.Shape) {
+func (k spreadLastKernel) forward(a *args) {
+	call(a, k, forwardSpreadLast[float64], forwardSpreadLast[float32])
+}
+
+func forwardSpreadLast[T float](k spreadLastKernel, out []T, in [][]T, _ []tensor.Shape) {
 	for r, v := range in[0] {
 		row := out[r*k.c : (r+1)*k.c]
 		for i := range row {
@@ -297,7 +319,9 @@ func (maxLastKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
 	return sumLastKernel{}.shape(in)
 }
 
-func (maxLastKernel) forward(out []float64, in [][]float64, s []tensor.Shape) {
+func (k maxLastKernel) forward(a *args) { call(a, k, forwardMaxLast[float64], forwardMaxLast[float32]) }
+
+func forwardMaxLast[T float](_ maxLastKernel, out []T, in [][]T, s []tensor.Shape) {
 	c := s[0][2]
 	for r := range out {
 		row := in[0][r*c : (r+1)*c]
@@ -331,16 +355,18 @@ func (k rowDotKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
 	return tensor.Shape{in[0][0]}, nil
 }
 
-func (k rowDotKernel) forward(out []float64, in [][]float64, _ []tensor.Shape) {
+func (k rowDotKernel) forward(a *args) { call(a, k, forwardRowDot[float64], forwardRowDot[float32]) }
+
+func forwardRowDot[T float](k rowDotKernel, out []T, in [][]T, _ []tensor.Shape) {
 	a, b := in[0], in[1]
 	w := len(a) / len(out)
 	for t := range out {
 		s := 0.0
 		bt := b[t*w : (t+1)*w]
 		for i, v := range a[t*w : (t+1)*w] {
-			s += v * bt[i]
+			s += float64(v) * float64(bt[i])
 		}
-		out[t] = k.k * s
+		out[t] = T(k.k * s)
 	}
 }
 
@@ -371,11 +397,15 @@ func (k scaleRowsKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
 	return in[0].Clone(), nil
 }
 
-func (k scaleRowsKernel) forward(out []float64, in [][]float64, _ []tensor.Shape) {
+func (k scaleRowsKernel) forward(a *args) {
+	call(a, k, forwardScaleRows[float64], forwardScaleRows[float32])
+}
+
+func forwardScaleRows[T float](k scaleRowsKernel, out []T, in [][]T, _ []tensor.Shape) {
 	x, s := in[0], in[1]
 	w := len(x) / len(s)
 	for t, st := range s {
-		c := k.k * st
+		c := T(k.k * float64(st))
 		dst := out[t*w : (t+1)*w]
 		for i, v := range x[t*w : (t+1)*w] {
 			dst[i] = c * v
@@ -409,7 +439,9 @@ func (k reshapeKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
 	return k.to.Clone(), nil
 }
 
-func (k reshapeKernel) forward(out []float64, in [][]float64, _ []tensor.Shape) { copy(out, in[0]) }
+func (k reshapeKernel) forward(a *args) { call(a, k, forwardReshape[float64], forwardReshape[float32]) }
+
+func forwardReshape[T float](k reshapeKernel, out []T, in [][]T, _ []tensor.Shape) { copy(out, in[0]) }
 
 func (k reshapeKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
 	d, err := reshape(g, in[0].Shape())

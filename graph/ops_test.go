@@ -378,3 +378,67 @@ func TestOpsNestedFiniteDifferences(t *testing.T) {
 		})
 	}
 }
+
+// TestOpsFloat32 runs every op of the table, value and first and second
+// derivatives, in float32 and compares with the float64 results: the same
+// kernels serve both dtypes.
+func TestOpsFloat32(t *testing.T) {
+	for ri, row := range opRows {
+		t.Run(row.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(ri), 31))
+			draw := row.draw
+			if draw == nil {
+				draw = awayFromZero
+			}
+			vals := make([][]float64, len(row.in))
+			for i, s := range row.in {
+				vals[i] = draw(rng, i, s.TotalSize())
+			}
+			var results [2][]float64
+			for k, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
+				g := New()
+				in := make(gorgonia.Nodes, len(row.in))
+				for i, s := range row.in {
+					v := tensor.New(tensor.WithShape(s...), tensor.Of(dt))
+					setFloats(v, vals[i])
+					in[i] = gorgonia.NewTensor(g.ExprGraph, dt, len(s), gorgonia.WithShape(s...), gorgonia.WithName(fmt.Sprintf("x%d", i)))
+					if err := gorgonia.Let(in[i], v); err != nil {
+						t.Fatal(err)
+					}
+				}
+				y, err := row.build(in)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if y.Dtype() != dt {
+					t.Fatalf("output is %v, want %v", y.Dtype(), dt)
+				}
+				outputs := gorgonia.Nodes{y}
+				if !row.valueOnly {
+					sq, err := mul(y, y)
+					if err != nil {
+						t.Fatal(err)
+					}
+					grads, err := g.Grad(gtSum(sq), in[len(in)-1])
+					if err != nil {
+						t.Fatal(err)
+					}
+					outputs = append(outputs, grads[0])
+				}
+				var p program
+				idx := p.compile(g, outputs)
+				if err := p.run(); err != nil {
+					t.Fatal(err)
+				}
+				for _, i := range idx {
+					out := make([]float64, p.vals[i].Shape().TotalSize())
+					getFloats(out, p.vals[i])
+					results[k] = append(results[k], out...)
+				}
+			}
+			if d := relErr(results[1], results[0]); d > 1e-5 {
+				t.Errorf("float32 values and gradient differ from float64 by %.3g", d)
+			}
+		})
+	}
+}

@@ -24,7 +24,11 @@ func (stopGradientKernel) name() string                                  { retur
 func (stopGradientKernel) differentiable() []bool                        { return []bool{false} }
 func (stopGradientKernel) shape(in []tensor.Shape) (tensor.Shape, error) { return sameShape(in, 1) }
 
-func (stopGradientKernel) forward(out []float64, in [][]float64, _ []tensor.Shape) {
+func (k stopGradientKernel) forward(a *args) {
+	call(a, k, forwardStopGradient[float64], forwardStopGradient[float32])
+}
+
+func forwardStopGradient[T float](_ stopGradientKernel, out []T, in [][]T, _ []tensor.Shape) {
 	copy(out, in[0])
 }
 
