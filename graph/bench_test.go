@@ -3,6 +3,8 @@ package graph
 import (
 	"math/rand/v2"
 	"testing"
+
+	"gorgonia.org/tensor"
 )
 
 // benchmarkSine times one meta-iteration of the paper's sine setting: MLP
@@ -47,8 +49,8 @@ func BenchmarkSineFirstOrder(b *testing.B) { benchmarkSine(b, 1, true) }
 
 // benchmarkOmniglot times one meta-iteration of MAML's Omniglot setting:
 // 28x28x1 images, 4 blocks of 64 filters, 8 tasks, N-way 1-shot with 10
-// query images per class, one inner step of size 0.1 (the yardstick's
-// setting, ../shared/peers/torch_conv4).
+// query images per class, one inner step of size 0.1, float32 (the
+// yardstick's setting, ../shared/peers/torch_conv4).
 func benchmarkOmniglot(b *testing.B, ways int, firstOrder bool) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	const tasks, shots, queries = 8, 1, 10
@@ -58,7 +60,7 @@ func benchmarkOmniglot(b *testing.B, ways int, firstOrder bool) {
 	}
 	obj, err := NewObjective(Spec{Model: m, Loss: SoftmaxCrossEntropy, Metric: Accuracy, Tasks: tasks,
 		Support: ways * shots, Query: ways * queries, InShape: m.InShape(), OutDim: ways,
-		Steps: 1, Alpha: 0.1, FirstOrder: firstOrder, MetaGradient: true})
+		Steps: 1, Alpha: 0.1, FirstOrder: firstOrder, MetaGradient: true, Dtype: tensor.Float32})
 	if err != nil {
 		b.Fatal(err)
 	}
