@@ -116,14 +116,10 @@ func (m CNN) Forward(x *gorgonia.Node, params gorgonia.Nodes) (*gorgonia.Node, e
 	return addBias(h, params[4*m.Blocks+1])
 }
 
-// block is conv 3x3 (im2col and a batched product), bias, batch norm, ReLU
+// block is conv 3x3,  bias, batch norm, ReLU
 // and 2x2 max-pool of the images in h.
 func (m CNN) block(h *gorgonia.Node, g imageGeom, kernel, bias, gamma, beta *gorgonia.Node) (*gorgonia.Node, error) {
-	cols, err := im2col(h, g)
-	if err != nil {
-		return nil, err
-	}
-	z, err := bmm(cols, kernel, false, false)
+	z, err := conv(h, kernel, g)
 	if err != nil {
 		return nil, err
 	}

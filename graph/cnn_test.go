@@ -94,6 +94,7 @@ func TestCNNGraphAvoidsBrokenGorgoniaOps(t *testing.T) {
 // cnnCase is a small CNN meta-learning problem.
 type cnnCase struct {
 	name    string
+	chunked bool // one image per convolution chunk
 	h, w    int
 	steps   int
 	adaptBN bool
@@ -108,14 +109,19 @@ type cnnCase struct {
 // second-order terms cannot pass.
 func TestCNNMetaGradient(t *testing.T) {
 	cases := []cnnCase{
-		{"one step", 6, 5, 1, false, 0.4},
-		{"two steps", 6, 5, 2, false, 0.3},
-		{"two steps, BN adapted", 5, 6, 2, true, 0.3},
+		{"one step", false, 6, 5, 1, false, 0.4},
+		{"two steps", false, 6, 5, 2, false, 0.3},
+		{"two steps, convolution in chunks of one image", true, 6, 5, 2, false, 0.3},
+		{"two steps, BN adapted", false, 5, 6, 2, true, 0.3},
 	}
 	const tasks, ways, shots, queries, c, filters, blocks = 2, 2, 2, 3, 1, 3, 2
 	for ci, cc := range cases {
 		t.Run(cc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(ci), 41))
+			if cc.chunked {
+				defer func(v int) { chunkValues = v }(chunkValues)
+				chunkValues = 1
+			}
 			m, err := NewCNN(cc.h, cc.w, c, filters, blocks, ways, cc.adaptBN)
 			if err != nil {
 				t.Fatal(err)

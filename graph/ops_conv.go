@@ -31,135 +31,247 @@ func (g imageGeom) images(s tensor.Shape) (int, error) {
 	return per / (g.H * g.W * g.C), nil
 }
 
-// im2colKernel lays out the 3x3 neighbourhood (zero padded) of every pixel as
-// a row: x (T, ., .) holding N images -> (T, N*H*W, 9*C) with columns in
-// (kh, kw, c) order, the order of the rows of the (3, 3, C, F) kernel.
-type im2colKernel struct{ g imageGeom }
+// The convolution ops work on whole images and never hold the patch matrix
+// of a full batch: each lays out the 3x3 neighbourhoods (zero padded) of a
+// chunk of images at a time (im2col, columns in (kh, kw, c) order, the order
+// of the rows of the (3, 3, C, F) kernel) in a scratch buffer and multiplies
+// it with the registered BLAS. With x the images (T, ., .), K the kernels
+// (T, 9*C, F) and G values at every pixel (T, N*H*W, F):
+//
+//	conv(x, K)  = im2col(x) K            -> (T, N*H*W, F)
+//	convT(G, K) = col2im(G Kᵀ)           -> the shape of x
+//	convK(x, G) = im2col(x)ᵀ G           -> (T, 9*C, F)
+//
+// Each is bilinear and the derivatives of each are the other two, so the
+// family is closed under differentiation.
 
-// im2col returns the 3x3 patches of the images in x, one row per pixel.
-func im2col(x *gorgonia.Node, g imageGeom) (*gorgonia.Node, error) {
-	return apply(im2colKernel{g}, x)
+// convGeom is the image size of a convolution and the shape of its image
+// tensor.
+type convGeom struct {
+	imageGeom
+	x tensor.Shape // shape of the image tensor (T, ., .)
 }
 
-func (k im2colKernel) name() string { return fmt.Sprintf("im2col(%dx%dx%d)", k.g.H, k.g.W, k.g.C) }
+func (g convGeom) String() string {
+	return fmt.Sprintf("%dx%dx%d,%v", g.H, g.W, g.C, g.x)
+}
 
-func (k im2colKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
-	if len(in) != 1 {
-		return nil, shapeErr("one input", in)
+// conv returns the 3x3 convolution (stride 1, zero padding 1) of the images
+// x (geometry g) with per-task kernels k (T, 9*C, F).
+func conv(x, k *gorgonia.Node, g imageGeom) (*gorgonia.Node, error) {
+	return apply(convKernel{convGeom{g, x.Shape().Clone()}}, x, k)
+}
+
+// convKernel is conv(x, K).
+type convKernel struct{ g convGeom }
+
+func (k convKernel) name() string { return "conv(" + k.g.String() + ")" }
+
+// pixels checks the image tensor shape and returns the pixels per task.
+func (g convGeom) pixels(x tensor.Shape) (int, error) {
+	n, err := g.images(x)
+	if err != nil {
+		return 0, err
 	}
-	n, err := k.g.images(in[0])
+	if !x.Eq(g.x) {
+		return 0, fmt.Errorf("images %v, the op was built for %v", x, g.x)
+	}
+	return n * g.H * g.W, nil
+}
+
+func (k convKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 2 || len(in[1]) != 3 || in[1][0] != k.g.x[0] || in[1][1] != 9*k.g.C {
+		return nil, shapeErr(fmt.Sprintf("images %v and kernels (T, %d, F)", k.g.x, 9*k.g.C), in)
+	}
+	p, err := k.g.pixels(in[0])
 	if err != nil {
 		return nil, err
 	}
-	return tensor.Shape{in[0][0], n * k.g.H * k.g.W, 9 * k.g.C}, nil
+	return tensor.Shape{in[1][0], p, in[1][2]}, nil
 }
 
-func (k im2colKernel) forward(a *args) { call(a, k, forwardIm2col[float64], forwardIm2col[float32]) }
+func (k convKernel) forward(a *args) { call(a, k, forwardConv[float64], forwardConv[float32]) }
 
-func forwardIm2col[T float](k im2colKernel, out []T, in [][]T, s []tensor.Shape) {
-	H, W, C := k.g.H, k.g.W, k.g.C
-	per := s[0][1] * s[0][2]
-	n := per / (H * W * C)
-	parallelTasks(s[0][0], 9*per, func(t int) {
-		x := in[0][t*per : (t+1)*per]
-		o := out[t*9*per : (t+1)*9*per]
-		for i := 0; i < n; i++ {
-			img := x[i*H*W*C : (i+1)*H*W*C]
-			for y := 0; y < H; y++ {
-				for xx := 0; xx < W; xx++ {
-					row := o[((i*H+y)*W+xx)*9*C:]
-					for kh := 0; kh < 3; kh++ {
-						yy := y + kh - 1
-						for kw := 0; kw < 3; kw++ {
-							dst := row[(kh*3+kw)*C : (kh*3+kw+1)*C]
-							xs := xx + kw - 1
-							if yy < 0 || yy >= H || xs < 0 || xs >= W {
-								clear(dst)
-								continue
-							}
-							copy(dst, img[(yy*W+xs)*C:])
-						}
-					}
-				}
-			}
+func forwardConv[T float](k convKernel, out []T, in [][]T, s []tensor.Shape) {
+	F := s[1][2]
+	eachChunk(k.g, func(t, img, imgs int, cols []T) {
+		x := in[0][t*k.g.perTask():]
+		im2colChunk(k.g.imageGeom, x, img, imgs, cols)
+		rows := imgs * k.g.H * k.g.W
+		o := out[(t*k.g.pixelsPerTask()+img*k.g.H*k.g.W)*F:]
+		gemm(false, false, rows, F, 9*k.g.C, cols, in[1][t*9*k.g.C*F:], 0, o)
+	})
+}
+
+func (k convKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	dx, err := apply(convTKernel{k.g}, g, in[1])
+	if err != nil {
+		return nil, err
+	}
+	dk, err := apply(convKKernel{k.g}, in[0], g)
+	return gorgonia.Nodes{dx, dk}, err
+}
+
+// convTKernel is convT(G, K): the adjoint of conv in its images.
+type convTKernel struct{ g convGeom }
+
+func (k convTKernel) name() string { return "convT(" + k.g.String() + ")" }
+
+func (k convTKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 2 || len(in[0]) != 3 || len(in[1]) != 3 || in[1][1] != 9*k.g.C || in[0][2] != in[1][2] ||
+		in[0][0] != k.g.x[0] || in[1][0] != k.g.x[0] || in[0][1] != k.g.pixelsPerTask() {
+		return nil, shapeErr(fmt.Sprintf("values (T, %d, F) and kernels (T, %d, F)", k.g.pixelsPerTask(), 9*k.g.C), in)
+	}
+	return k.g.x.Clone(), nil
+}
+
+func (k convTKernel) forward(a *args) { call(a, k, forwardConvT[float64], forwardConvT[float32]) }
+
+func forwardConvT[T float](k convTKernel, out []T, in [][]T, s []tensor.Shape) {
+	F := s[1][2]
+	eachChunk(k.g, func(t, img, imgs int, cols []T) {
+		rows := imgs * k.g.H * k.g.W
+		g := in[0][(t*k.g.pixelsPerTask()+img*k.g.H*k.g.W)*F:]
+		gemm(false, true, rows, 9*k.g.C, F, g, in[1][t*9*k.g.C*F:], 0, cols)
+		col2imChunk(k.g.imageGeom, cols, img, imgs, out[t*k.g.perTask():])
+	})
+}
+
+func (k convTKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	dg, err := apply(convKernel{k.g}, g, in[1])
+	if err != nil {
+		return nil, err
+	}
+	dk, err := apply(convKKernel{k.g}, g, in[0])
+	return gorgonia.Nodes{dg, dk}, err
+}
+
+// convKKernel is convK(x, G): the adjoint of conv in its kernels.
+type convKKernel struct{ g convGeom }
+
+func (k convKKernel) name() string { return "convK(" + k.g.String() + ")" }
+
+func (k convKKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 2 || len(in[1]) != 3 || in[1][0] != k.g.x[0] || in[1][1] != k.g.pixelsPerTask() {
+		return nil, shapeErr(fmt.Sprintf("images %v and values (T, %d, F)", k.g.x, k.g.pixelsPerTask()), in)
+	}
+	if _, err := k.g.pixels(in[0]); err != nil {
+		return nil, err
+	}
+	return tensor.Shape{k.g.x[0], 9 * k.g.C, in[1][2]}, nil
+}
+
+func (k convKKernel) forward(a *args) { call(a, k, forwardConvK[float64], forwardConvK[float32]) }
+
+// forwardConvK accumulates the products of the chunks of one task in order
+// (eachChunk runs the chunks of a task on one goroutine, in order).
+func forwardConvK[T float](k convKKernel, out []T, in [][]T, s []tensor.Shape) {
+	F := s[1][2]
+	eachChunk(k.g, func(t, img, imgs int, cols []T) {
+		im2colChunk(k.g.imageGeom, in[0][t*k.g.perTask():], img, imgs, cols)
+		rows := imgs * k.g.H * k.g.W
+		g := in[1][(t*k.g.pixelsPerTask()+img*k.g.H*k.g.W)*F:]
+		var beta T
+		if img > 0 {
+			beta = 1
+		}
+		gemm(true, false, 9*k.g.C, F, rows, cols, g, beta, out[t*9*k.g.C*F:])
+	})
+}
+
+func (k convKKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	dx, err := apply(convTKernel{k.g}, in[1], g)
+	if err != nil {
+		return nil, err
+	}
+	dg, err := apply(convKernel{k.g}, in[0], g)
+	return gorgonia.Nodes{dx, dg}, err
+}
+
+// perTask is the number of image values of one task.
+func (g convGeom) perTask() int { return g.x[1] * g.x[2] }
+
+// pixelsPerTask is the number of pixels of one task.
+func (g convGeom) pixelsPerTask() int { return g.perTask() / g.C }
+
+// chunkValues bounds the patch values laid out at once (about 1 MB in
+// float32): enough rows for an efficient product, small enough for the cache.
+// A variable so that tests can force one image per chunk.
+var chunkValues = 1 << 18
+
+// eachChunk calls f(t, img, imgs, cols) for every task t and every chunk of
+// imgs images starting at img, with cols a scratch buffer of imgs*H*W*9*C
+// values. Tasks run on several goroutines; the chunks of one task run in
+// order on one goroutine.
+func eachChunk[T float](g convGeom, fn func(t, img, imgs int, cols []T)) {
+	n := g.pixelsPerTask() / (g.H * g.W)
+	per := max(1, min(n, chunkValues/(g.H*g.W*9*g.C)))
+	parallelTasks(g.x[0], 1<<20, func(t int) {
+		cols := make([]T, per*g.H*g.W*9*g.C)
+		for img := 0; img < n; img += per {
+			imgs := min(per, n-img)
+			fn(t, img, imgs, cols[:imgs*g.H*g.W*9*g.C])
 		}
 	})
 }
 
-func (k im2colKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
-	d, err := col2im(g, k.g, in[0].Shape())
-	return gorgonia.Nodes{d}, err
-}
-
-// col2imKernel is the adjoint of im2col: it adds every patch entry back to
-// the pixel it came from, (T, N*H*W, 9*C) -> the image tensor shape to.
-type col2imKernel struct {
-	g  imageGeom
-	to tensor.Shape
-}
-
-// col2im returns the adjoint of im2col applied to cols, in the shape to of
-// im2col's input.
-func col2im(cols *gorgonia.Node, g imageGeom, to tensor.Shape) (*gorgonia.Node, error) {
-	return apply(col2imKernel{g, to.Clone()}, cols)
-}
-
-func (k col2imKernel) name() string {
-	return fmt.Sprintf("col2im(%dx%dx%d,%v)", k.g.H, k.g.W, k.g.C, k.to)
-}
-
-func (k col2imKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
-	want, err := im2colKernel{k.g}.shape([]tensor.Shape{k.to})
-	if err != nil {
-		return nil, err
-	}
-	if len(in) != 1 || !in[0].Eq(want) {
-		return nil, shapeErr(fmt.Sprintf("one %v input", want), in)
-	}
-	return k.to.Clone(), nil
-}
-
-func (k col2imKernel) forward(a *args) { call(a, k, forwardCol2im[float64], forwardCol2im[float32]) }
-
-func forwardCol2im[T float](k col2imKernel, out []T, in [][]T, s []tensor.Shape) {
-	H, W, C := k.g.H, k.g.W, k.g.C
-	per := k.to[1] * k.to[2]
-	n := per / (H * W * C)
-	parallelTasks(k.to[0], 9*per, func(t int) {
-		o := out[t*per : (t+1)*per]
-		cols := in[0][t*9*per : (t+1)*9*per]
-		clear(o)
-		for i := 0; i < n; i++ {
-			img := o[i*H*W*C : (i+1)*H*W*C]
-			for y := 0; y < H; y++ {
-				for xx := 0; xx < W; xx++ {
-					row := cols[((i*H+y)*W+xx)*9*C:]
-					for kh := 0; kh < 3; kh++ {
-						yy := y + kh - 1
-						if yy < 0 || yy >= H {
+// im2colChunk writes the patches of images img..img+imgs-1 of x (one task)
+// into cols, one row of 9*C values per pixel.
+func im2colChunk[T float](g imageGeom, x []T, img, imgs int, cols []T) {
+	H, W, C := g.H, g.W, g.C
+	for i := 0; i < imgs; i++ {
+		im := x[(img+i)*H*W*C : (img+i+1)*H*W*C]
+		for y := 0; y < H; y++ {
+			for xx := 0; xx < W; xx++ {
+				row := cols[((i*H+y)*W+xx)*9*C:]
+				for kh := 0; kh < 3; kh++ {
+					yy := y + kh - 1
+					for kw := 0; kw < 3; kw++ {
+						dst := row[(kh*3+kw)*C : (kh*3+kw+1)*C]
+						xs := xx + kw - 1
+						if yy < 0 || yy >= H || xs < 0 || xs >= W {
+							clear(dst)
 							continue
 						}
-						for kw := 0; kw < 3; kw++ {
-							xs := xx + kw - 1
-							if xs < 0 || xs >= W {
-								continue
-							}
-							src := row[(kh*3+kw)*C : (kh*3+kw+1)*C]
-							dst := img[(yy*W+xs)*C : (yy*W+xs+1)*C]
-							for c, v := range src {
-								dst[c] += v
-							}
+						copy(dst, im[(yy*W+xs)*C:])
+					}
+				}
+			}
+		}
+	}
+}
+
+// col2imChunk sets images img..img+imgs-1 of out (one task) to the sum of
+// the patch entries of cols that came from each pixel: the adjoint of
+// im2colChunk.
+func col2imChunk[T float](g imageGeom, cols []T, img, imgs int, out []T) {
+	H, W, C := g.H, g.W, g.C
+	for i := 0; i < imgs; i++ {
+		im := out[(img+i)*H*W*C : (img+i+1)*H*W*C]
+		clear(im)
+		for y := 0; y < H; y++ {
+			for xx := 0; xx < W; xx++ {
+				row := cols[((i*H+y)*W+xx)*9*C:]
+				for kh := 0; kh < 3; kh++ {
+					yy := y + kh - 1
+					if yy < 0 || yy >= H {
+						continue
+					}
+					for kw := 0; kw < 3; kw++ {
+						xs := xx + kw - 1
+						if xs < 0 || xs >= W {
+							continue
+						}
+						src := row[(kh*3+kw)*C : (kh*3+kw+1)*C]
+						dst := im[(yy*W+xs)*C : (yy*W+xs+1)*C]
+						for c, v := range src {
+							dst[c] += v
 						}
 					}
 				}
 			}
 		}
-	})
-}
-
-func (k col2imKernel) grad(_ gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
-	d, err := im2col(g, k.g)
-	return gorgonia.Nodes{d}, err
+	}
 }
 
 // poolGeom is 2x2 max-pooling with stride 2 of H x W images (floor: an odd

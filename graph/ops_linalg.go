@@ -140,6 +140,24 @@ func (k bmmKernel) gemm(m, kk, n int, a []float64, lda int, b []float64, ldb int
 	}
 }
 
+// gemm sets c (m, n) to op(a) op(b) + beta c with the registered BLAS, for
+// row-major a and b with the columns their transposition implies.
+func gemm[T float](transA, transB bool, m, n, k int, a, b []T, beta T, c []T) {
+	ta, tb, lda, ldb := blas.NoTrans, blas.NoTrans, k, n
+	if transA {
+		ta, lda = blas.Trans, m
+	}
+	if transB {
+		tb, ldb = blas.Trans, k
+	}
+	switch a := any(a).(type) {
+	case []float64:
+		blas64.Implementation().Dgemm(ta, tb, m, n, k, 1, a, lda, any(b).([]float64), ldb, float64(beta), any(c).([]float64), n)
+	case []float32:
+		blas32.Implementation().Sgemm(ta, tb, m, n, k, 1, a, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), n)
+	}
+}
+
 // bigProduct is the size m*k*n from which a product goes to Dgemm.
 const bigProduct = 1 << 16
 

@@ -54,28 +54,28 @@ func distinct(rng *rand.Rand, _, n int) []float64 {
 	return v
 }
 
-// Reference values of the image ops, written naively for one task-batched
-// tensor of N images of h x w x c.
-func naiveIm2col(x []float64, t, n, h, w, c int) []float64 {
-	out := make([]float64, t*n*h*w*9*c)
-	at := func(tt, i, y, xx, ch int) float64 {
-		if y < 0 || y >= h || xx < 0 || xx >= w {
-			return 0
-		}
-		return x[(((tt*n+i)*h+y)*w+xx)*c+ch]
-	}
-	o := 0
+// Reference values of the image ops, written naively for task-batched
+// tensors of n images of h x w x c per task.
+func naiveConv(x, k []float64, t, n, h, w, c, f int) []float64 {
+	var out []float64
 	for tt := 0; tt < t; tt++ {
 		for i := 0; i < n; i++ {
 			for y := 0; y < h; y++ {
 				for xx := 0; xx < w; xx++ {
-					for kh := 0; kh < 3; kh++ {
-						for kw := 0; kw < 3; kw++ {
-							for ch := 0; ch < c; ch++ {
-								out[o] = at(tt, i, y+kh-1, xx+kw-1, ch)
-								o++
+					for ff := 0; ff < f; ff++ {
+						s := 0.0
+						for kh := 0; kh < 3; kh++ {
+							for kw := 0; kw < 3; kw++ {
+								yy, xs := y+kh-1, xx+kw-1
+								if yy < 0 || yy >= h || xs < 0 || xs >= w {
+									continue
+								}
+								for ch := 0; ch < c; ch++ {
+									s += x[(((tt*n+i)*h+yy)*w+xs)*c+ch] * k[((tt*9+kh*3+kw)*c+ch)*f+ff]
+								}
 							}
 						}
+						out = append(out, s)
 					}
 				}
 			}
@@ -198,12 +198,16 @@ var opRows = func() []opRow {
 			build: one(func(x *gorgonia.Node) (*gorgonia.Node, error) { return pow(x, 1.5, 0) })},
 		opRow{name: "exp", in: []tensor.Shape{{2, 3}}, build: one(expNode)},
 		opRow{name: "log", in: []tensor.Shape{{2, 3}}, draw: positive, build: one(logNode)},
-		opRow{name: "im2col", in: []tensor.Shape{{2, 2, 5 * 4 * 2}},
-			build: one(func(x *gorgonia.Node) (*gorgonia.Node, error) { return im2col(x, g28) }),
-			value: func(in [][]float64) []float64 { return naiveIm2col(in[0], 2, 2, 5, 4, 2) }},
-		opRow{name: "col2im", in: []tensor.Shape{{2, 2 * 5 * 4, 9 * 2}},
-			build: one(func(x *gorgonia.Node) (*gorgonia.Node, error) {
-				return col2im(x, g28, tensor.Shape{2, 2, 5 * 4 * 2})
+		opRow{name: "conv", in: []tensor.Shape{{2, 2, 5 * 4 * 2}, {2, 18, 3}},
+			build: two(func(x, k *gorgonia.Node) (*gorgonia.Node, error) { return conv(x, k, g28) }),
+			value: func(in [][]float64) []float64 { return naiveConv(in[0], in[1], 2, 2, 5, 4, 2, 3) }},
+		opRow{name: "convT", in: []tensor.Shape{{2, 2 * 5 * 4, 3}, {2, 18, 3}},
+			build: two(func(g, k *gorgonia.Node) (*gorgonia.Node, error) {
+				return apply(convTKernel{convGeom{g28, tensor.Shape{2, 2, 5 * 4 * 2}}}, g, k)
+			})},
+		opRow{name: "convK", in: []tensor.Shape{{2, 2, 5 * 4 * 2}, {2, 2 * 5 * 4, 3}},
+			build: two(func(x, g *gorgonia.Node) (*gorgonia.Node, error) {
+				return apply(convKKernel{convGeom{g28, tensor.Shape{2, 2, 5 * 4 * 2}}}, x, g)
 			})},
 		opRow{name: "maxPool odd size", in: []tensor.Shape{{2, 2 * 5 * 3, 2}}, draw: distinct,
 			build: one(func(x *gorgonia.Node) (*gorgonia.Node, error) { return maxPool(x, poolGeom{5, 3}) }),
