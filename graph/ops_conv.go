@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"sync"
 
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -206,14 +207,23 @@ var chunkValues = 1 << 18
 func eachChunk[T float](g convGeom, fn func(t, img, imgs int, cols []T)) {
 	n := g.pixelsPerTask() / (g.H * g.W)
 	per := max(1, min(n, chunkValues/(g.H*g.W*9*g.C)))
+	size := per * g.H * g.W * 9 * g.C
 	parallelTasks(g.x[0], 1<<20, func(t int) {
-		cols := make([]T, per*g.H*g.W*9*g.C)
+		cols, ok := scratch.Get().([]T)
+		if !ok || cap(cols) < size {
+			cols = make([]T, size)
+		}
 		for img := 0; img < n; img += per {
 			imgs := min(per, n-img)
 			fn(t, img, imgs, cols[:imgs*g.H*g.W*9*g.C])
 		}
+		scratch.Put(cols[:cap(cols)])
 	})
 }
+
+// scratch holds patch buffers for reuse across calls (both float types: a
+// buffer of the wrong type or size is dropped and a new one made).
+var scratch sync.Pool
 
 // im2colChunk writes the patches of images img..img+imgs-1 of x (one task)
 // into cols, one row of 9*C values per pixel.

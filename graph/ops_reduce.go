@@ -151,12 +151,103 @@ func (mulMidKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes
 	if err != nil {
 		return nil, err
 	}
-	gx, err := mul(g, in[0])
+	ds, err := sumMidProd(g, in[0])
+	return gorgonia.Nodes{dx, ds}, err
+}
+
+// affineMidKernel is x * s + b with s and b (T, o) broadcast over the points
+// of x (T, N, o): the batch-norm scale and shift in one pass.
+type affineMidKernel struct{}
+
+// affineMid returns x * s + b, s and b (T, o) broadcast over the points of x.
+func affineMid(x, s, b *gorgonia.Node) (*gorgonia.Node, error) {
+	return apply(affineMidKernel{}, x, s, b)
+}
+
+func (affineMidKernel) name() string { return "affineMid" }
+
+func (affineMidKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 3 || !in[1].Eq(in[2]) {
+		return nil, shapeErr("(T, N, o), (T, o) and (T, o)", in)
+	}
+	return addBiasKernel{}.shape(in[:2])
+}
+
+func (k affineMidKernel) forward(a *args) {
+	call(a, k, forwardAffineMid[float64], forwardAffineMid[float32])
+}
+
+func forwardAffineMid[T float](_ affineMidKernel, out []T, in [][]T, s []tensor.Shape) {
+	x, m, b := in[0], in[1], in[2]
+	n, w := s[0][1], s[0][2]
+	parallelTasks(s[0][0], n*w, func(t int) {
+		mt, bt := m[t*w:(t+1)*w], b[t*w:(t+1)*w]
+		for p := 0; p < n; p++ {
+			off := (t*n + p) * w
+			src, dst := x[off:off+w], out[off:off+w]
+			for i, v := range mt {
+				dst[i] = src[i]*v + bt[i]
+			}
+		}
+	})
+}
+
+func (affineMidKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	dx, err := mulMid(g, in[1])
 	if err != nil {
 		return nil, err
 	}
-	ds, err := sumMid(gx)
-	return gorgonia.Nodes{dx, ds}, err
+	ds, err := sumMidProd(g, in[0])
+	if err != nil {
+		return nil, err
+	}
+	db, err := sumMid(g)
+	return gorgonia.Nodes{dx, ds, db}, err
+}
+
+// sumMidProdKernel sums the product of two (T, N, o) tensors over the middle
+// axis: (T, o). It is sumMid(mul(a, b)) without the (T, N, o) intermediate.
+type sumMidProdKernel struct{}
+
+// sumMidProd returns the sum over N of a * b for a, b (T, N, o).
+func sumMidProd(a, b *gorgonia.Node) (*gorgonia.Node, error) { return apply(sumMidProdKernel{}, a, b) }
+
+func (sumMidProdKernel) name() string { return "sumMidProd" }
+
+func (sumMidProdKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 2 || !in[0].Eq(in[1]) {
+		return nil, shapeErr("two (T, N, o) inputs of one shape", in)
+	}
+	return sumMidKernel{}.shape(in[:1])
+}
+
+func (k sumMidProdKernel) forward(a *args) {
+	call(a, k, forwardSumMidProd[float64], forwardSumMidProd[float32])
+}
+
+func forwardSumMidProd[T float](_ sumMidProdKernel, out []T, in [][]T, s []tensor.Shape) {
+	x, y := in[0], in[1]
+	n, w := s[0][1], s[0][2]
+	parallelTasks(s[0][0], n*w, func(t int) {
+		dst := out[t*w : (t+1)*w]
+		clear(dst)
+		for p := 0; p < n; p++ {
+			off := (t*n + p) * w
+			yr := y[off : off+w]
+			for i, v := range x[off : off+w] {
+				dst[i] += v * yr[i]
+			}
+		}
+	})
+}
+
+func (sumMidProdKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	da, err := mulMid(in[1], g)
+	if err != nil {
+		return nil, err
+	}
+	db, err := mulMid(in[0], g)
+	return gorgonia.Nodes{da, db}, err
 }
 
 // sumMidKernel sums over the middle axis: (T, N, o) -> (T, o). Its adjoint

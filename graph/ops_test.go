@@ -221,9 +221,18 @@ var opRows = func() []opRow {
 			build: two(func(x, v *gorgonia.Node) (*gorgonia.Node, error) {
 				return apply(gatherMaxKernel{poolGeom{4, 4}}, x, v)
 			})},
-		opRow{name: "batchNorm", in: []tensor.Shape{{2, 5, 3}, {2, 3}, {2, 3}},
-			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) { return batchNorm(in[0], in[1], in[2], 1e-5) },
-			value: func(in [][]float64) []float64 { return naiveBatchNorm(in[0], in[1], in[2], 2, 5, 3, 1e-5) }},
+		opRow{name: "affineMid", in: []tensor.Shape{{2, 3, 4}, {2, 4}, {2, 4}},
+			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) { return affineMid(in[0], in[1], in[2]) }},
+		opRow{name: "sumMidProd", in: []tensor.Shape{{2, 3, 4}, {2, 3, 4}}, build: two(sumMidProd)},
+		opRow{name: "batchNorm with bias", in: []tensor.Shape{{2, 5, 3}, {2, 3}, {2, 3}, {2, 3}},
+			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) { return batchNorm(in[0], in[1], in[2], in[3], 1e-5) },
+			value: func(in [][]float64) []float64 {
+				z := append([]float64(nil), in[0]...)
+				for i := range z {
+					z[i] += in[1][(i/15)*3+i%3]
+				}
+				return naiveBatchNorm(z, in[2], in[3], 2, 5, 3, 1e-5)
+			}},
 		opRow{name: "softmax cross-entropy", in: []tensor.Shape{{2, 3, 4}, {2, 3, 4}},
 			draw: func(rng *rand.Rand, i, n int) []float64 {
 				if i == 0 {
