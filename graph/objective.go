@@ -262,6 +262,19 @@ func (o *Objective) NumParams() int { return o.nParams }
 // Tasks implements metalearn.Objective.
 func (o *Objective) Tasks() int { return o.spec.Tasks }
 
+// FLOPs is the floating-point work of the matrix products and convolutions
+// of one call (2 m n k per product), the bulk of a large model's arithmetic:
+// divided by the time of a call it gives the achieved GFLOP/s.
+func (o *Objective) FLOPs() float64 {
+	total := 0.0
+	for _, s := range o.prog.steps {
+		if op, ok := s.op.(*op); ok {
+			total += op.flops()
+		}
+	}
+	return total
+}
+
 // Graph returns the underlying graph, for inspection (node counts, dot).
 func (o *Objective) Graph() *Graph { return o.g }
 

@@ -206,6 +206,32 @@ func (o *op) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 	return o.buf, nil
 }
 
+// flops is the work of a product or convolution op, 0 for the others.
+func (o *op) flops() float64 {
+	switch k := o.k.(type) {
+	case bmmKernel:
+		m, kk, n := k.dims(o.inShapes[0], o.inShapes[1])
+		return 2 * float64(o.inShapes[0][0]*m*kk*n)
+	case convKernel, convTKernel, convKKernel:
+		// Every one is a (pixels x 9C) by (9C x F) product per task.
+		var g convGeom
+		switch k := k.(type) {
+		case convKernel:
+			g = k.g
+		case convTKernel:
+			g = k.g
+		case convKKernel:
+			g = k.g
+		}
+		f := o.outShape[2]
+		if _, ok := k.(convTKernel); ok {
+			f = o.inShapes[0][2]
+		}
+		return 2 * float64(g.x[0]*g.pixelsPerTask()*9*g.C*f)
+	}
+	return 0
+}
+
 // release hands the output buffer back to the pool: its last reader in this
 // run is done. The next Do takes a buffer from the pool again.
 func (o *op) release() {
