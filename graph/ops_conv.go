@@ -298,144 +298,166 @@ func (p poolGeom) outShape(x tensor.Shape) (tensor.Shape, error) {
 	return tensor.Shape{x[0], x[1] / (p.H * p.W) * (p.H / 2) * (p.W / 2), x[2]}, nil
 }
 
-// poolTask runs the gather (out[o] = v[argmax]) or, with scatter, the
-// scatter-add (out[argmax] += v[o], out zeroed first) of one task's images x
-// with c channels, where argmax is the first maximum of x in output o's
-// window, windows scanned (dy, dx) row-major.
-func poolTask[T float](p poolGeom, x, v, out []T, c int, scatter bool) {
-	Ho, Wo := p.H/2, p.W/2
-	n := len(x) / (p.H * p.W * c)
-	if scatter {
-		clear(out)
-	}
-	o := 0
-	for img := 0; img < n; img++ {
-		base := img * p.H * p.W * c
-		for y := 0; y < Ho; y++ {
-			for xx := 0; xx < Wo; xx++ {
-				p00 := base + ((2*y)*p.W+2*xx)*c
-				p01, p10 := p00+c, p00+p.W*c
-				p11 := p10 + c
-				for ch := 0; ch < c; ch++ {
-					best := p00 + ch
-					if x[p01+ch] > x[best] {
-						best = p01 + ch
-					}
-					if x[p10+ch] > x[best] {
-						best = p10 + ch
-					}
-					if x[p11+ch] > x[best] {
-						best = p11 + ch
-					}
-					if scatter {
-						out[best] += v[o]
-					} else {
-						out[o] = v[best]
-					}
-					o++
-				}
-			}
-		}
-	}
-}
+// Max-pooling is split in three ops so that the windows' argmaxes are found
+// once per input and shared by every derivative: poolArg(x) holds, for every
+// output entry, the position 0..3 (dy*2+dx) of the first maximum of its
+// window (a small integer, exact in either float type), and
+//
+//	maxPool(x)         = gatherPool(poolArg(x), x)
+//	gatherPool(a, v)   picks v at the positions a       (pooled shape)
+//	scatterPool(a, g)  adds g back to the positions a   (image shape)
+//
+// gatherPool and scatterPool are linear in their second input and each
+// other's adjoints; poolArg is piecewise constant and carries no derivative.
 
-// maxPoolKernel is 2x2 max-pooling with stride 2.
-type maxPoolKernel struct{ p poolGeom }
-
-// maxPool returns the 2x2 max-pool of x (T, N*H*W, C).
+// maxPool returns the 2x2 max-pool (stride 2) of x (T, N*H*W, C).
 func maxPool(x *gorgonia.Node, p poolGeom) (*gorgonia.Node, error) {
-	return apply(maxPoolKernel{p}, x)
+	arg, err := apply(poolArgKernel{p}, x)
+	if err != nil {
+		return nil, err
+	}
+	return apply(gatherPoolKernel{p}, arg, x)
 }
 
-func (k maxPoolKernel) name() string { return "maxPool(" + k.p.String() + ")" }
+// poolArgKernel finds the position of the first maximum of every window.
+type poolArgKernel struct{ p poolGeom }
 
-func (k maxPoolKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+func (k poolArgKernel) name() string           { return "poolArg(" + k.p.String() + ")" }
+func (k poolArgKernel) differentiable() []bool { return []bool{false} }
+
+func (k poolArgKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
 	if len(in) != 1 {
 		return nil, shapeErr("one input", in)
 	}
 	return k.p.outShape(in[0])
 }
 
-func (k maxPoolKernel) forward(a *args) { call(a, k, forwardMaxPool[float64], forwardMaxPool[float32]) }
+func (k poolArgKernel) forward(a *args) { call(a, k, forwardPoolArg[float64], forwardPoolArg[float32]) }
 
-func forwardMaxPool[T float](k maxPoolKernel, out []T, in [][]T, s []tensor.Shape) {
-	poolTasks(k.p, in[0], in[0], out, s[0], false)
-}
-
-func (k maxPoolKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
-	d, err := apply(scatterMaxKernel{k.p}, in[0], g)
-	return gorgonia.Nodes{d}, err
-}
-
-// poolTasks runs poolTask on every task of x (shape xs).
-func poolTasks[T float](p poolGeom, x, v, out []T, xs tensor.Shape, scatter bool) {
-	per := xs[1] * xs[2]
-	perOut := per / (p.H * p.W) * (p.H / 2) * (p.W / 2)
-	parallelTasks(xs[0], per, func(t int) {
-		xt := x[t*per : (t+1)*per]
-		if scatter {
-			poolTask(p, xt, v[t*perOut:(t+1)*perOut], out[t*per:(t+1)*per], xs[2], true)
-		} else {
-			poolTask(p, xt, v[t*per:(t+1)*per], out[t*perOut:(t+1)*perOut], xs[2], false)
+func forwardPoolArg[T float](k poolArgKernel, out []T, in [][]T, s []tensor.Shape) {
+	k.p.eachWindow(s[0], func(t, o, p00, c int) {
+		x := in[0]
+		x00, x01 := x[p00:p00+c], x[p00+c:p00+2*c]
+		x10, x11 := x[p00+k.p.W*c:p00+(k.p.W+1)*c], x[p00+(k.p.W+1)*c:p00+(k.p.W+2)*c]
+		dst := out[o : o+c]
+		for ch, v := range x00 {
+			var pos T
+			if x01[ch] > v {
+				pos, v = 1, x01[ch]
+			}
+			if x10[ch] > v {
+				pos, v = 2, x10[ch]
+			}
+			if x11[ch] > v {
+				pos = 3
+			}
+			dst[ch] = pos
 		}
 	})
 }
 
-// scatterMaxKernel adds every entry of v (the pooled shape) to the argmax of
-// its window of x, zero elsewhere: the derivative of max-pooling at x applied
-// to v. Linear in v, piecewise constant in x.
-type scatterMaxKernel struct{ p poolGeom }
+func (k poolArgKernel) grad(gorgonia.Nodes, *gorgonia.Node, *gorgonia.Node) (gorgonia.Nodes, error) {
+	return gorgonia.Nodes{nil}, nil
+}
 
-func (k scatterMaxKernel) name() string           { return "scatterMax(" + k.p.String() + ")" }
-func (k scatterMaxKernel) differentiable() []bool { return []bool{false, true} }
+// eachWindow calls f(t, o, p00, c) for every task t and window of images of
+// shape xs (T, N*H*W, C), with o the offset of the window's C outputs and
+// p00 that of its top-left pixel, both in the whole tensor; the tasks run
+// on several goroutines.
+func (p poolGeom) eachWindow(xs tensor.Shape, f func(t, o, p00, c int)) {
+	c := xs[2]
+	per := xs[1] * c
+	n := xs[1] / (p.H * p.W)
+	Ho, Wo := p.H/2, p.W/2
+	parallelTasks(xs[0], per, func(t int) {
+		o := t * n * Ho * Wo * c
+		for img := 0; img < n; img++ {
+			base := t*per + img*p.H*p.W*c
+			for y := 0; y < Ho; y++ {
+				for xx := 0; xx < Wo; xx++ {
+					f(t, o, base+((2*y)*p.W+2*xx)*c, c)
+					o += c
+				}
+			}
+		}
+	})
+}
 
-func (k scatterMaxKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+// gatherPoolKernel picks v (image shape) at the window positions a (pooled
+// shape).
+type gatherPoolKernel struct{ p poolGeom }
+
+func (k gatherPoolKernel) name() string           { return "gatherPool(" + k.p.String() + ")" }
+func (k gatherPoolKernel) differentiable() []bool { return []bool{false, true} }
+
+func (k gatherPoolKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
 	if len(in) != 2 {
 		return nil, shapeErr("two inputs", in)
 	}
-	if o, err := k.p.outShape(in[0]); err != nil || !o.Eq(in[1]) {
-		return nil, shapeErr("images x and values of x's pooled shape", in)
+	if o, err := k.p.outShape(in[1]); err != nil || !o.Eq(in[0]) {
+		return nil, shapeErr("positions of the pooled shape of the values", in)
 	}
 	return in[0].Clone(), nil
 }
 
-func (k scatterMaxKernel) forward(a *args) {
-	call(a, k, forwardScatterMax[float64], forwardScatterMax[float32])
+func (k gatherPoolKernel) forward(a *args) {
+	call(a, k, forwardGatherPool[float64], forwardGatherPool[float32])
 }
 
-func forwardScatterMax[T float](k scatterMaxKernel, out []T, in [][]T, s []tensor.Shape) {
-	poolTasks(k.p, in[0], in[1], out, s[0], true)
+func forwardGatherPool[T float](k gatherPoolKernel, out []T, in [][]T, s []tensor.Shape) {
+	pos, v := in[0], in[1]
+	k.p.eachWindow(s[1], func(t, o, p00, c int) {
+		off := [4]int{p00, p00 + c, p00 + k.p.W*c, p00 + (k.p.W+1)*c}
+		dst := out[o : o+c]
+		for ch, a := range pos[o : o+c] {
+			dst[ch] = v[off[int(a)&3]+ch]
+		}
+	})
 }
 
-func (k scatterMaxKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
-	d, err := apply(gatherMaxKernel{k.p}, in[0], g)
+func (k gatherPoolKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	d, err := apply(scatterPoolKernel{k.p, in[1].Shape().Clone()}, in[0], g)
 	return gorgonia.Nodes{nil, d}, err
 }
 
-// gatherMaxKernel picks from v (the shape of x) the entry at the argmax of
-// every window of x: the adjoint of scatterMax. Linear in v, piecewise
-// constant in x.
-type gatherMaxKernel struct{ p poolGeom }
+// scatterPoolKernel adds g (pooled shape) to the window positions a, zero
+// elsewhere: the image-shaped adjoint of gatherPool.
+type scatterPoolKernel struct {
+	p  poolGeom
+	to tensor.Shape // the image shape
+}
 
-func (k gatherMaxKernel) name() string           { return "gatherMax(" + k.p.String() + ")" }
-func (k gatherMaxKernel) differentiable() []bool { return []bool{false, true} }
+func (k scatterPoolKernel) name() string {
+	return fmt.Sprintf("scatterPool(%s,%v)", k.p, k.to)
+}
+func (k scatterPoolKernel) differentiable() []bool { return []bool{false, true} }
 
-func (k gatherMaxKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
-	if len(in) != 2 || !in[0].Eq(in[1]) {
-		return nil, shapeErr("two inputs of one shape", in)
+func (k scatterPoolKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	o, err := k.p.outShape(k.to)
+	if err != nil || len(in) != 2 || !in[0].Eq(o) || !in[1].Eq(o) {
+		return nil, shapeErr(fmt.Sprintf("positions and values of shape %v", o), in)
 	}
-	return k.p.outShape(in[0])
+	return k.to.Clone(), nil
 }
 
-func (k gatherMaxKernel) forward(a *args) {
-	call(a, k, forwardGatherMax[float64], forwardGatherMax[float32])
+func (k scatterPoolKernel) forward(a *args) {
+	call(a, k, forwardScatterPool[float64], forwardScatterPool[float32])
 }
 
-func forwardGatherMax[T float](k gatherMaxKernel, out []T, in [][]T, s []tensor.Shape) {
-	poolTasks(k.p, in[0], in[1], out, s[0], false)
+func forwardScatterPool[T float](k scatterPoolKernel, out []T, in [][]T, s []tensor.Shape) {
+	pos, g := in[0], in[1]
+	per := k.to[1] * k.to[2]
+	parallelTasks(k.to[0], per, func(t int) { clear(out[t*per : (t+1)*per]) })
+	k.p.eachWindow(k.to, func(t, o, p00, c int) {
+		off := [4]int{p00, p00 + c, p00 + k.p.W*c, p00 + (k.p.W+1)*c}
+		src := g[o : o+c]
+		for ch, a := range pos[o : o+c] {
+			out[off[int(a)&3]+ch] += src[ch]
+		}
+	})
 }
 
-func (k gatherMaxKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
-	d, err := apply(scatterMaxKernel{k.p}, in[0], g)
+func (k scatterPoolKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	d, err := apply(gatherPoolKernel{k.p}, in[0], g)
 	return gorgonia.Nodes{nil, d}, err
 }

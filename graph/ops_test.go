@@ -212,15 +212,42 @@ var opRows = func() []opRow {
 		opRow{name: "maxPool odd size", in: []tensor.Shape{{2, 2 * 5 * 3, 2}}, draw: distinct,
 			build: one(func(x *gorgonia.Node) (*gorgonia.Node, error) { return maxPool(x, poolGeom{5, 3}) }),
 			value: func(in [][]float64) []float64 { return naiveMaxPool(in[0], 4, 5, 3, 2) }},
-		opRow{name: "scatterMax", in: []tensor.Shape{{2, 2 * 4 * 4, 2}, {2, 2 * 2 * 2, 2}},
-			draw: func(rng *rand.Rand, i, n int) []float64 { return distinct(rng, i, n) },
-			build: two(func(x, v *gorgonia.Node) (*gorgonia.Node, error) {
-				return apply(scatterMaxKernel{poolGeom{4, 4}}, x, v)
+		opRow{name: "scatterPool", in: []tensor.Shape{{2, 2 * 2 * 2, 2}, {2, 2 * 2 * 2, 2}},
+			draw: func(rng *rand.Rand, i, n int) []float64 {
+				if i == 0 { // window positions
+					v := make([]float64, n)
+					for j := range v {
+						v[j] = float64(rng.IntN(4))
+					}
+					return v
+				}
+				return awayFromZero(rng, i, n)
+			},
+			build: two(func(a, g *gorgonia.Node) (*gorgonia.Node, error) {
+				return apply(scatterPoolKernel{poolGeom{4, 5}, tensor.Shape{2, 2 * 4 * 5, 2}}, a, g)
 			})},
-		opRow{name: "gatherMax", in: []tensor.Shape{{2, 2 * 4 * 4, 2}, {2, 2 * 4 * 4, 2}}, draw: distinct,
-			build: two(func(x, v *gorgonia.Node) (*gorgonia.Node, error) {
-				return apply(gatherMaxKernel{poolGeom{4, 4}}, x, v)
-			})},
+		opRow{name: "poolArg", in: []tensor.Shape{{2, 1 * 4 * 4, 3}}, draw: distinct, valueOnly: true,
+			build: one(func(x *gorgonia.Node) (*gorgonia.Node, error) { return apply(poolArgKernel{poolGeom{4, 4}}, x) }),
+			value: func(in [][]float64) []float64 {
+				var out []float64
+				x := in[0]
+				for t := 0; t < 2; t++ {
+					for y := 0; y < 2; y++ {
+						for xx := 0; xx < 2; xx++ {
+							for ch := 0; ch < 3; ch++ {
+								best, pos := math.Inf(-1), 0
+								for d := 0; d < 4; d++ {
+									if v := x[((t*4+2*y+d/2)*4+2*xx+d%2)*3+ch]; v > best {
+										best, pos = v, d
+									}
+								}
+								out = append(out, float64(pos))
+							}
+						}
+					}
+				}
+				return out
+			}},
 		opRow{name: "affineMid", in: []tensor.Shape{{2, 3, 4}, {2, 4}, {2, 4}},
 			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) { return affineMid(in[0], in[1], in[2]) }},
 		opRow{name: "sumMidProd", in: []tensor.Shape{{2, 3, 4}, {2, 3, 4}}, build: two(sumMidProd)},
