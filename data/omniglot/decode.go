@@ -128,4 +128,3 @@ func (r *resizer) decode(im pngFile, out []uint8) error {
 	}
 	return nil
 }
-
