@@ -60,8 +60,12 @@ func Download(ctx context.Context, root string, opt DownloadOptions) error {
 		return err
 	}
 	for _, s := range sets {
-		if done, err := inPlace(dir, s, opt.Progress); done || err != nil {
+		done, err := inPlace(dir, s, opt.Progress)
+		if err != nil {
 			return errors.Join(err, removeIfEmpty(partial))
+		}
+		if done {
+			continue
 		}
 		name := s.name + ".zip"
 		part := filepath.Join(partial, name)
