@@ -361,4 +361,3 @@ func TestLoadRefusesSize(t *testing.T) {
 		}
 	}
 }
-
