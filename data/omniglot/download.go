@@ -59,10 +59,11 @@ func Download(ctx context.Context, root string, opt DownloadOptions) error {
 	if err := os.MkdirAll(partial, 0o755); err != nil {
 		return err
 	}
+	defer removeIfEmpty(partial)
 	for _, s := range sets {
 		done, err := inPlace(dir, s, opt.Progress)
 		if err != nil {
-			return errors.Join(err, removeIfEmpty(partial))
+			return err
 		}
 		if done {
 			continue
@@ -86,7 +87,7 @@ func Download(ctx context.Context, root string, opt DownloadOptions) error {
 		}
 		progressf(opt.Progress, "%s: verified, saved as %s\n", name, filepath.Join(dir, name))
 	}
-	return removeIfEmpty(partial)
+	return nil
 }
 
 // inPlace reports whether set s is already present in dir and verifies.
@@ -106,11 +107,12 @@ func inPlace(dir string, s set, progress io.Writer) (bool, error) {
 	return true, nil
 }
 
-func removeIfEmpty(dir string) error {
+// removeIfEmpty removes the partial-download folder once nothing is left
+// to resume.
+func removeIfEmpty(dir string) {
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) == 0 {
-		return os.Remove(dir)
+		os.Remove(dir)
 	}
-	return nil
 }
 
 func progressf(w io.Writer, format string, args ...any) {
