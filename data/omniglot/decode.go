@@ -112,7 +112,7 @@ func newResizer(size int) *resizer {
 // and background 0.
 func (r *resizer) decode(im pngFile, out []uint8) error {
 	r.buf.Reset()
-	if err := copyImage(&r.buf, im); err != nil {
+	if err := copyImage(&r.buf, im, nil); err != nil {
 		return err
 	}
 	src, err := png.Decode(&r.buf)

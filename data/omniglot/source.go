@@ -187,20 +187,22 @@ func (s *source) checkCounts() error {
 // hashTo writes every PNG's bytes to w in sorted path order; reading an
 // archive entry to its end also checks its CRC-32.
 func (s *source) hashTo(w io.Writer) error {
+	buf := make([]byte, 32<<10) // one buffer, not one per file
 	for _, im := range s.images {
-		if err := copyImage(w, im); err != nil {
+		if err := copyImage(w, im, buf); err != nil {
 			return fmt.Errorf("%s: %w", s.where, err)
 		}
 	}
 	return nil
 }
 
-func copyImage(w io.Writer, im pngFile) error {
+// copyImage copies the file im to w through buf (nil: io.Copy's own).
+func copyImage(w io.Writer, im pngFile, buf []byte) error {
 	r, err := im.open()
 	if err != nil {
 		return fmt.Errorf("%s: %w", im.path, err)
 	}
-	_, err = io.Copy(w, r)
+	_, err = io.CopyBuffer(w, r, buf)
 	if cerr := r.Close(); err == nil {
 		err = cerr
 	}
