@@ -38,13 +38,10 @@ const (
 type TaskSet struct {
 	d         *Dataset
 	spec      Spec
-	alphabets []int     // dataset alphabet index of each task
-	logMass   []float64 // log C(Z_i, N)
-	mass      []float64 // exp(logMass - max logMass)
-	// rotation[r][p] is the source pixel that rotating by r quarter turns
-	// counterclockwise moves to pixel p.
-	rotation [4][]int32
-	ink      [256]float64 // byte value -> ink in [0, 1]
+	alphabets []int        // dataset alphabet index of each task
+	logMass   []float64    // log C(Z_i, N)
+	mass      []float64    // exp(logMass - max logMass)
+	ink       [256]float64 // byte value -> ink in [0, 1]
 }
 
 var _ metalearn.TaskSet = (*TaskSet)(nil)
@@ -98,7 +95,6 @@ func newTaskSet(d *Dataset, alphabets []int, what string, spec Spec) (*TaskSet, 
 	for _, l := range ts.logMass {
 		ts.mass = append(ts.mass, math.Exp(l-maxLog))
 	}
-	ts.rotation = rotations(d.size)
 	for v := range ts.ink {
 		ts.ink[v] = float64(v) / 255
 	}
@@ -112,27 +108,6 @@ func logChoose(z, n int) float64 {
 	ln, _ := math.Lgamma(float64(n + 1))
 	lr, _ := math.Lgamma(float64(z - n + 1))
 	return lz - ln - lr
-}
-
-// rotations returns, for r = 0..3, the source index of every pixel of a
-// size x size image rotated by r quarter turns counterclockwise: rotating
-// once moves source (y, x) to (size-1-x, y), so output (y, x) reads source
-// (x, size-1-y).
-func rotations(size int) [4][]int32 {
-	var rot [4][]int32
-	rot[0] = make([]int32, size*size)
-	for p := range rot[0] {
-		rot[0][p] = int32(p)
-	}
-	for r := 1; r < 4; r++ {
-		rot[r] = make([]int32, size*size)
-		for y := range size {
-			for x := range size {
-				rot[r][y*size+x] = rot[r-1][x*size+size-1-y]
-			}
-		}
-	}
-	return rot
 }
 
 // Len is the number of tasks (alphabets).
@@ -224,16 +199,42 @@ func (ts *TaskSet) Sample(i int, rng *rand.Rand, b *metalearn.Batch, t int) {
 				p := label*j + e - k
 				x, y = qx[p*pixels:][:pixels], qy[p*n:][:n]
 			}
-			ts.copyRotated(x, src, ts.rotation[rot])
+			ts.copyRotated(x, src, rot)
 			y[label] = 1
 		}
 	}
 }
 
-// copyRotated writes the ink of src, permuted by perm, to dst.
-func (ts *TaskSet) copyRotated(dst []float64, src []uint8, perm []int32) {
-	perm = perm[:len(dst)]
-	for p, s := range perm {
-		dst[p] = ts.ink[src[s]]
+// copyRotated writes the ink of the size x size image src, rotated by rot
+// quarter turns counterclockwise, to dst: output (y, x) reads source
+// (y, x), (x, size-1-y), (size-1-y, size-1-x) or (size-1-x, y). Strided
+// loops rather than the index tables make sampling about twice as fast.
+func (ts *TaskSet) copyRotated(dst []float64, src []uint8, rot int) {
+	n := ts.d.size
+	dst, src = dst[:n*n], src[:n*n]
+	ink := &ts.ink
+	switch rot {
+	case 0:
+		for p, v := range src {
+			dst[p] = ink[v]
+		}
+	case 1:
+		for y := range n {
+			row := dst[y*n : (y+1)*n]
+			for x := range row {
+				row[x] = ink[src[x*n+n-1-y]]
+			}
+		}
+	case 2:
+		for p := range dst {
+			dst[p] = ink[src[n*n-1-p]]
+		}
+	case 3:
+		for y := range n {
+			row := dst[y*n : (y+1)*n]
+			for x := range row {
+				row[x] = ink[src[(n-1-x)*n+y]]
+			}
+		}
 	}
 }
