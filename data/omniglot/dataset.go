@@ -18,10 +18,10 @@ type Alphabet struct {
 
 // Dataset holds every Omniglot image resized to Size x Size, decoded once,
 // as one byte per pixel: 0 background, 255 ink (the source PNGs have ink 0
-// and background 1). One byte is what the original MAML pipeline keeps too
-// (PIL resizes 8-bit grayscale), and it is 25 MB at 28x28 instead of 100 MB
-// as float32; the TaskSet converts to ink/255 in [0, 1] when it fills a
-// batch.
+// and background 1): 25 MB at 28x28 instead of 100 MB as float32. The 8-bit
+// step, 1/255, is what a resize to 8-bit grayscale (as in common Python
+// pipelines) keeps too. The TaskSet converts to ink/255 in [0, 1] when it
+// fills a batch.
 type Dataset struct {
 	size      int
 	alphabets []Alphabet
