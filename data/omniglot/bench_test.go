@@ -60,6 +60,7 @@ func BenchmarkLoad(b *testing.B) {
 			if err != nil || !d.Info.FromCache {
 				b.Fatal(err, d.Info.Rebuilt)
 			}
+			b.ReportMetric(float64(d.Bytes())/1e6, "MB-pixels")
 		}
 	})
 	b.Run("hash", func(b *testing.B) {
