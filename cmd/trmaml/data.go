@@ -49,10 +49,10 @@ func dataCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	switch {
 	case *info:
-		return printOmniglotInfo(stdout, root.Dir)
+		return root.Annotate(printOmniglotInfo(stdout, root.Dir))
 	case *verify:
 		if err := omniglot.Verify(root.Dir); err != nil {
-			return err
+			return root.Annotate(err)
 		}
 		fmt.Fprintf(stdout, "%s: Omniglot verified (964 + 659 characters, 19,280 + 13,180 images, content SHA-256 %s)\n",
 			root.Dir, omniglot.ContentSHA256)
@@ -61,7 +61,7 @@ func dataCmd(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	fmt.Fprintf(stdout, "downloading Omniglot from %s into %s (data root from %s)\n", *url, root.Dir, root.Source)
-	return omniglot.Download(ctx, root.Dir, omniglot.DownloadOptions{BaseURL: *url, Progress: stderr})
+	return root.Annotate(omniglot.Download(ctx, root.Dir, omniglot.DownloadOptions{BaseURL: *url, Progress: stderr}))
 }
 
 // printOmniglotInfo lists the alphabets by split with their counts.

@@ -82,7 +82,7 @@ func TestDataOmniglotErrors(t *testing.T) {
 		{[]string{"data"}, "missing dataset name"},
 		{[]string{"data", "mnist"}, `unknown dataset "mnist"`},
 		{[]string{"data", "omniglot", "-verify", "extra"}, "unexpected arguments"},
-		{[]string{"data", "omniglot", "-verify"}, "fetch them with: trmaml data omniglot -dir " + empty},
+		{[]string{"data", "omniglot", "-verify"}, "fetch them with: trmaml data omniglot -dir " + empty + " (data root from $TRMAML_DATA)"},
 		{[]string{"data", "omniglot", "-info", "-dir", filepath.Join(empty, "x")}, "omniglot data missing in data root " + filepath.Join(empty, "x")},
 	}
 	for _, tt := range tests {

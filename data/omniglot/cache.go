@@ -106,6 +106,9 @@ func readCache(path string, want cacheKey) (*Dataset, error) {
 	if err := d.checkLayout(); err != nil || len(pixels) != h.PixelBytes {
 		return nil, bad("has an inconsistent layout")
 	}
+	for i := range d.alphabets { // the split is the code's, not the cache's
+		d.alphabets[i].Split = splitOf(d.alphabets[i].Set, d.alphabets[i].Name)
+	}
 	return d, nil
 }
 

@@ -148,7 +148,7 @@ func load(root string, opt Options, want []set, wantSum string) (*Dataset, error
 	start = time.Now()
 	d, err := decodeAll(srcs, opt.Size)
 	if err != nil {
-		return nil, err
+		return nil, dataError(root, err)
 	}
 	info.LoadTime = time.Since(start)
 	if !opt.NoCache {

@@ -36,6 +36,23 @@ func ResolveRoot(flag, config string) (Root, error) {
 	return Root{dir, "default"}, nil
 }
 
+// Annotate adds where the root came from to an error about it, so that a
+// user who did not choose the root learns how to choose another one.
+func (r Root) Annotate(err error) error {
+	if err == nil {
+		return nil
+	}
+	switch r.Source {
+	case "flag":
+		return fmt.Errorf("%w (data root from the command line)", err)
+	case "config":
+		return fmt.Errorf("%w (data root from the config)", err)
+	case EnvRoot:
+		return fmt.Errorf("%w (data root from $%s)", err, EnvRoot)
+	}
+	return fmt.Errorf("%w (the default data root; set $%s or pass a data directory to use another)", err, EnvRoot)
+}
+
 // DefaultRoot is the per-user data root: os.UserCacheDir()/trmaml (on Linux
 // $XDG_CACHE_HOME/trmaml or ~/.cache/trmaml, on macOS
 // ~/Library/Caches/trmaml).

@@ -91,3 +91,21 @@ func TestParseSplit(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+func TestAnnotateNamesTheRootsOrigin(t *testing.T) {
+	base := errors.New("no data")
+	for source, want := range map[string]string{
+		"flag":    "no data (data root from the command line)",
+		"config":  "no data (data root from the config)",
+		EnvRoot:   "no data (data root from $TRMAML_DATA)",
+		"default": "no data (the default data root; set $TRMAML_DATA or pass a data directory to use another)",
+	} {
+		err := Root{"/r", source}.Annotate(base)
+		if err.Error() != want || !errors.Is(err, base) {
+			t.Errorf("%s: %v", source, err)
+		}
+	}
+	if (Root{"/r", "flag"}).Annotate(nil) != nil {
+		t.Error("annotated a nil error")
+	}
+}
