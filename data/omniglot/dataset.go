@@ -128,7 +128,6 @@ func load(root string, opt Options, want []set, wantSum string) (*Dataset, error
 	if err != nil {
 		return nil, err
 	}
-	defer closeAll(srcs)
 	info := LoadInfo{Dir: filepath.Join(root, Dir), HashTime: time.Since(start)}
 	key := cacheKey{ContentSHA256: sum, Size: opt.Size, Filter: filterName, Pipeline: pipelineVersion}
 	if !opt.NoCache {
@@ -174,23 +173,17 @@ func openChecked(root string, want []set, wantSum string) ([]*source, string, er
 		src, err := openSource(dir, s)
 		if err == nil {
 			err = src.checkCounts()
-			if err != nil {
-				src.Close()
-			}
 		}
 		if err != nil {
-			closeAll(srcs)
 			return nil, "", dataError(root, err)
 		}
 		srcs = append(srcs, src)
 	}
 	sum, perSet, err := contentSums(srcs)
 	if err != nil {
-		closeAll(srcs)
 		return nil, "", dataError(root, err)
 	}
 	if sum != wantSum {
-		closeAll(srcs)
 		for i, s := range srcs {
 			if perSet[i] != s.set.sha256 {
 				return nil, "", dataError(root, fmt.Errorf("%s: content SHA-256 %s, want %s (corrupt or modified images)", s.where, perSet[i], s.set.sha256))
@@ -199,10 +192,4 @@ func openChecked(root string, want []set, wantSum string) ([]*source, string, er
 		return nil, "", dataError(root, fmt.Errorf("%s: content SHA-256 %s, want %s", dir, sum, wantSum))
 	}
 	return srcs, sum, nil
-}
-
-func closeAll(srcs []*source) {
-	for _, s := range srcs {
-		s.Close()
-	}
 }

@@ -98,7 +98,6 @@ func inPlace(dir string, s set, progress io.Writer) (bool, error) {
 	}
 	if err == nil {
 		err = src.verify()
-		src.Close()
 	}
 	if err != nil {
 		return false, fmt.Errorf("a file already in place fails verification (move it away to download again): %w", err)
