@@ -82,6 +82,9 @@ func Download(ctx context.Context, root string, opt DownloadOptions) error {
 			os.Remove(part)
 			return fmt.Errorf("downloaded %s from %s is not the Omniglot release, deleted it: %w", name, url, err)
 		}
+		if err := syncFile(part); err != nil {
+			return err
+		}
 		if err := os.Rename(part, filepath.Join(dir, name)); err != nil {
 			return err
 		}
@@ -104,6 +107,20 @@ func inPlace(dir string, s set, progress io.Writer) (bool, error) {
 	}
 	progressf(progress, "%s: already in place and verified (%s)\n", s.name, src.where)
 	return true, nil
+}
+
+// syncFile flushes a verified download to disk before it is renamed into
+// place, so that a crash cannot leave a short file under the final name.
+func syncFile(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // removeIfEmpty removes the partial-download folder once nothing is left
