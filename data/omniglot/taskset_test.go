@@ -66,10 +66,10 @@ type instance struct {
 	ambiguous bool // some image matched more than one drawing or rotation
 }
 
-// decode identifies every point of row t: its label from the one-hot
+// identify finds the origin of every point of row t: its label from the one-hot
 // target (which must be the point's class by position) and its character,
 // drawing and rotation from the pixels.
-func decode(t *testing.T, ts *TaskSet, b *metalearn.Batch, row int, m map[string][]origin) instance {
+func identify(t *testing.T, ts *TaskSet, b *metalearn.Batch, row int, m map[string][]origin) instance {
 	t.Helper()
 	n, k, j := ts.spec.Ways, ts.spec.Shots, ts.spec.Queries
 	in, _ := ts.Dims()
@@ -146,7 +146,7 @@ func TestSampleProperties(t *testing.T) {
 			m := origins(d, ts.Alphabet(task))
 			for range 20 {
 				ts.Sample(task, rng, b, 0)
-				inst := decode(t, ts, b, 0, m)
+				inst := identify(t, ts, b, 0, m)
 				if got := len(slices.Compact(slices.Sorted(slices.Values(inst.chars)))); got != spec.Ways {
 					t.Fatalf("%v: %d distinct characters among %v", spec, got, inst.chars)
 				}
@@ -249,7 +249,7 @@ func TestLabelsAndRotationsUniform(t *testing.T) {
 	const draws = 2600
 	for range draws {
 		ts.Sample(task, rng, b, 0)
-		inst := decode(t, ts, b, 0, m)
+		inst := identify(t, ts, b, 0, m)
 		first[inst.chars[0]]++
 		last[inst.chars[4]]++
 		rots[inst.rots[0]]++
