@@ -207,8 +207,8 @@ func (ts *TaskSet) Sample(i int, rng *rand.Rand, b *metalearn.Batch, t int) {
 
 // copyRotated writes the ink of the size x size image src, rotated by rot
 // quarter turns counterclockwise, to dst: output (y, x) reads source
-// (y, x), (x, size-1-y), (size-1-y, size-1-x) or (size-1-x, y). Strided
-// loops rather than the index tables make sampling about twice as fast.
+// (y, x), (x, size-1-y), (size-1-y, size-1-x) or (size-1-x, y), read with
+// strided loops (no index table to load per pixel).
 func (ts *TaskSet) copyRotated(dst []float64, src []uint8, rot int) {
 	n := ts.d.size
 	dst, src = dst[:n*n], src[:n*n]
