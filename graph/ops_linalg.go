@@ -68,6 +68,12 @@ func (k bmmKernel) forward(a *args) {
 		return
 	}
 	x, y, out := a.i64[0], a.i64[1], a.o64
+	if !parallel(s[0][0], m*kk*n) { // no closure: the MLP's small graphs allocate nothing
+		for t := 0; t < s[0][0]; t++ {
+			k.gemm(m, kk, n, x[t*sa:(t+1)*sa], s[0][2], y[t*sb:(t+1)*sb], s[1][2], out[t*sc:(t+1)*sc])
+		}
+		return
+	}
 	parallelTasks(s[0][0], m*kk*n, func(t int) {
 		k.gemm(m, kk, n, x[t*sa:(t+1)*sa], s[0][2], y[t*sb:(t+1)*sb], s[1][2], out[t*sc:(t+1)*sc])
 	})

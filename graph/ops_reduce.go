@@ -99,16 +99,24 @@ func (k addBiasKernel) forward(a *args) { call(a, k, forwardAddBias[float64], fo
 func forwardAddBias[T float](_ addBiasKernel, out []T, in [][]T, s []tensor.Shape) {
 	h, b := in[0], in[1]
 	n, w := s[0][1], s[0][2]
-	parallelTasks(s[0][0], n*w, func(t int) {
-		bt := b[t*w : (t+1)*w]
-		for p := 0; p < n; p++ {
-			off := (t*n + p) * w
-			src, dst := h[off:off+w], out[off:off+w]
-			for i, v := range bt {
-				dst[i] = src[i] + v
-			}
+	if !parallel(s[0][0], n*w) { // no closure: the MLP's small graphs allocate nothing
+		for t := 0; t < s[0][0]; t++ {
+			addBiasTask(h, b, out, n, w, t)
 		}
-	})
+		return
+	}
+	parallelTasks(s[0][0], n*w, func(t int) { addBiasTask(h, b, out, n, w, t) })
+}
+
+func addBiasTask[T float](h, b, out []T, n, w, t int) {
+	bt := b[t*w : (t+1)*w]
+	for p := 0; p < n; p++ {
+		off := (t*n + p) * w
+		src, dst := h[off:off+w], out[off:off+w]
+		for i, v := range bt {
+			dst[i] = src[i] + v
+		}
+	}
 }
 
 func (addBiasKernel) grad(_ gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
@@ -271,16 +279,24 @@ func (k sumMidKernel) forward(a *args) { call(a, k, forwardSumMid[float64], forw
 func forwardSumMid[T float](_ sumMidKernel, out []T, in [][]T, s []tensor.Shape) {
 	x := in[0]
 	n, w := s[0][1], s[0][2]
-	parallelTasks(s[0][0], n*w, func(t int) {
-		dst := out[t*w : (t+1)*w]
-		clear(dst)
-		for p := 0; p < n; p++ {
-			off := (t*n + p) * w
-			for i, v := range x[off : off+w] {
-				dst[i] += v
-			}
+	if !parallel(s[0][0], n*w) {
+		for t := 0; t < s[0][0]; t++ {
+			sumMidTask(x, out, n, w, t)
 		}
-	})
+		return
+	}
+	parallelTasks(s[0][0], n*w, func(t int) { sumMidTask(x, out, n, w, t) })
+}
+
+func sumMidTask[T float](x, out []T, n, w, t int) {
+	dst := out[t*w : (t+1)*w]
+	clear(dst)
+	for p := 0; p < n; p++ {
+		off := (t*n + p) * w
+		for i, v := range x[off : off+w] {
+			dst[i] += v
+		}
+	}
 }
 
 func (sumMidKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
@@ -539,12 +555,17 @@ func (k reshapeKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.No
 	return gorgonia.Nodes{d}, err
 }
 
+// parallel reports whether parallelTasks would use several goroutines.
+func parallel(n, work int) bool {
+	return n > 1 && work >= 1<<15 && runtime.GOMAXPROCS(0) > 1
+}
+
 // parallelTasks runs f(t) for t = 0..n-1, over several goroutines when each
 // call does at least work scalar operations' worth of a large tensor (the CNN's
 // activations), on the calling goroutine for the small ones of the MLP.
 func parallelTasks(n, work int, f func(t int)) {
 	procs := runtime.GOMAXPROCS(0)
-	if n == 1 || procs == 1 || work < 1<<15 {
+	if !parallel(n, work) {
 		for t := 0; t < n; t++ {
 			f(t)
 		}
