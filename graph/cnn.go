@@ -162,7 +162,7 @@ func batchNorm(z, b, gamma, beta *gorgonia.Node, eps float64) (*gorgonia.Node, e
 	if err != nil {
 		return nil, err
 	}
-	v, err := sumMidProd(c, c)
+	v, err := sumMidSq(c)
 	if err != nil {
 		return nil, err
 	}
