@@ -41,9 +41,12 @@ func Example_cnnMetaTraining() {
 			last += mean(acc) / 50
 		}
 	}
-	fmt.Printf("query accuracy after one step: %.2f in the first 50 iterations, %.2f in the last 50\n", first, last)
+	// Query accuracy after the inner step: about 0.63 over the first 50
+	// iterations and 0.83 over the last 50 (the exact digits depend on the
+	// BLAS's rounding).
+	fmt.Println("meta-training raised the adapted accuracy by more than 0.1:", last > first+0.1)
 	// Output:
-	// query accuracy after one step: 0.63 in the first 50 iterations, 0.83 in the last 50
+	// meta-training raised the adapted accuracy by more than 0.1: true
 }
 
 // sampleTasks fills every row of b with a fresh 2-way task: two random

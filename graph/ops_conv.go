@@ -10,11 +10,11 @@ import (
 
 // Convolution and pooling on task-batched images stored as (T, N*H*W, C)
 // (equivalently (T, N, H*W*C): N images of H x W pixels with C channels,
-// row-major (h, w, c)). A 3x3 convolution with padding 1 is im2col followed by
-// a batched product with the (9*C, F) kernel matrix; im2col and col2im are
-// each other's adjoints. Max-pooling is a gather at each window's argmax with
-// a scatter as its adjoint; the argmax is piecewise constant in the input, so
-// it carries no derivative.
+// row-major (h, w, c)). A 3x3 convolution with padding 1 is a product of the
+// patch matrix (im2col) with the (9*C, F) kernel matrix; its adjoints use
+// col2im, the adjoint of im2col. Max-pooling is a gather at each window's
+// argmax with a scatter as its adjoint; the argmax is piecewise constant in
+// the input, so it carries no derivative.
 
 // imageGeom is the size of the images of a task-batched tensor.
 type imageGeom struct{ H, W, C int }
