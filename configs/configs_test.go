@@ -152,7 +152,7 @@ func TestRefusals(t *testing.T) {
 		want []string // substrings of the error
 	}{
 		{"unknown top-level key", "algorithm: maml\nfoo: 1\n",
-			[]string{`x.yaml:2: unknown field "foo" (allowed: name, algorithm, order, seed, task, model, inner, meta, trmaml, eval)`}},
+			[]string{`x.yaml:2: unknown field "foo" (allowed: name, algorithm, order, seed, task, model, inner, meta, trmaml, trmaml_entropic, cvar, eval)`}},
 		{"unknown nested key", "inner:\n  steps: 1\n  alpah: 0.1\n",
 			[]string{`x.yaml:3: unknown field "alpah" in inner (allowed: steps, alpha)`}},
 		{"unknown deeply nested key", "task:\n  sinusoid:\n    phase: 1\n",

@@ -175,9 +175,13 @@ func newSession(s *Setup, dir string, w0 []float64) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
+	method, err := NewMethod(cfg)
+	if err != nil {
+		return nil, err
+	}
 	settings := metalearn.Settings{
-		Algorithm: metalearn.Algorithm(cfg.Algorithm), Iterations: cfg.Meta.Iterations, Batch: cfg.Meta.Batch,
-		PLR: cfg.TRMAML.PLR, BallRadius: cfg.Meta.BallRadius, Output: metalearn.OutputRule(cfg.Meta.Output),
+		Method: method, Iterations: cfg.Meta.Iterations, Batch: cfg.Meta.Batch,
+		BallRadius: cfg.Meta.BallRadius, Output: metalearn.OutputRule(cfg.Meta.Output),
 	}
 	tr, err := metalearn.NewTrainer(settings, s.Objective, s.Train, opt, w0, cfg.Seed, cfg.Task.Support, cfg.Task.Query)
 	if err != nil {
@@ -275,7 +279,7 @@ func (ss *session) train(p *Progress) (*Result, error) {
 		},
 	}
 	model := Model{Sizes: ss.s.Model.Sizes, Activation: string(ss.s.Model.Activation), W: w}
-	if cfg.Algorithm == string(metalearn.TRMAML) {
+	if movesP(cfg.Algorithm) {
 		res.FinalP, model.P = pFinal, pFinal
 	}
 	if err := writeJSON(filepath.Join(ss.dir, ModelFile), model); err != nil {
