@@ -27,7 +27,7 @@ func (m *CVaR) Init(masses []float64, batch int) ([]float64, error) {
 	}
 	p, err := m.ascent.init("CVaR", m.PLR, masses, batch)
 	m.upper = 1 / (m.Level * float64(len(masses)))
-	m.scratch = make([]float64, 3*len(masses))
+	m.scratch = make([]float64, len(masses))
 	return p, err
 }
 
