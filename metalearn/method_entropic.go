@@ -42,7 +42,17 @@ func (m *EntropicTRMAML) Update(p []float64, tasks []int, losses []float64) {
 	}
 	sum := 0.0
 	for i, v := range m.logp {
-		p[i] = math.Exp(v - top)
+		switch {
+		case math.IsInf(top, 1):
+			// A step beyond the float range: the limit puts all the
+			// weight on the entries that overflowed.
+			p[i] = 0
+			if math.IsInf(v, 1) {
+				p[i] = 1
+			}
+		default:
+			p[i] = math.Exp(v - top)
+		}
 		sum += p[i]
 	}
 	for i := range p {
