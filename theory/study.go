@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/trmaml/trmaml/metalearn"
 )
@@ -103,12 +104,18 @@ type Curve struct {
 	T        []int
 	// Gaps[k][s] is the gap after T[k] iterations with the s-th seed.
 	Gaps [][]float64
-	// Mean[k] is the mean over seeds, the estimate of the expected gap.
-	Mean []float64
+	// Mean[k] is the mean over seeds, the estimate of the expected gap, and
+	// Half[k] the half-width of its 95% confidence interval (Student t).
+	Mean, Half []float64
 	// Slope and Intercept fit log Mean = Intercept + Slope log T by least
 	// squares; Theorem 1 bounds the expected gap by a constant times
 	// T^(-1/2).
 	Slope, Intercept float64
+}
+
+// LocalSlope is the log-log slope of the mean gap between T[k-1] and T[k].
+func (c Curve) LocalSlope(k int) float64 {
+	return math.Log(c.Mean[k]/c.Mean[k-1]) / math.Log(float64(c.T[k])/float64(c.T[k-1]))
 }
 
 // Measure runs the geometry for every T and seed and fits the slope.
@@ -124,9 +131,14 @@ func (f *LinReg) Measure(g Geometry, radius float64, batch int, Ts []int, seeds 
 			}
 			gaps[s] = gap
 		}
-		mean := stat.Mean(gaps, nil)
+		mean, std := stat.MeanStdDev(gaps, nil)
+		half := 0.0
+		if k := len(gaps); k > 1 {
+			half = distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(k - 1)}.Quantile(0.975) * std / math.Sqrt(float64(k))
+		}
 		c.Gaps = append(c.Gaps, gaps)
 		c.Mean = append(c.Mean, mean)
+		c.Half = append(c.Half, half)
 		x = append(x, math.Log(float64(T)))
 		y = append(y, math.Log(mean))
 	}
