@@ -65,8 +65,11 @@ func Summarize(xs []float64) Estimate {
 type Key struct {
 	// Name is the config name without a trailing "-seedN" or "_seedN".
 	Name string
-	// Algorithm is "maml" or "trmaml"; Order is "second" or "first".
+	// Algorithm is one of configs.Algorithms; Order is "second" or
+	// "first".
 	Algorithm, Order string
+	// Level is the CVaR level a of algorithm "cvar", 0 for the others.
+	Level float64
 	// K is the number of support points.
 	K int
 }
@@ -76,22 +79,44 @@ var seedSuffix = regexp.MustCompile(`[-_]seed\d+$`)
 // KeyOf returns the group key of r, from its config.
 func KeyOf(r *Run) Key {
 	c := r.Config
-	return Key{Name: seedSuffix.ReplaceAllString(c.Name, ""), Algorithm: c.Algorithm, Order: c.Order, K: c.Task.Support}
+	k := Key{Name: seedSuffix.ReplaceAllString(c.Name, ""), Algorithm: c.Algorithm, Order: c.Order, K: c.Task.Support}
+	if c.Algorithm == "cvar" {
+		k.Level = c.CVaR.Level
+	}
+	return k
 }
 
 // String describes the key, e.g. "sine_k5_maml (maml, second order, K=5)".
 func (k Key) String() string {
-	return fmt.Sprintf("%s (%s, %s order, K=%d)", k.Name, k.Algorithm, k.Order, k.K)
+	alg := k.Algorithm
+	if alg == "cvar" {
+		alg += " a=" + strconv.FormatFloat(k.Level, 'g', -1, 64)
+	}
+	return fmt.Sprintf("%s (%s, %s order, K=%d)", k.Name, alg, k.Order, k.K)
 }
 
-// AlgorithmName is the display name of a config algorithm: "MAML" or
-// "TR-MAML"; other values are returned unchanged.
+// Method is the display name of the key's method: AlgorithmName, with the
+// level for CVaR ("CVaR a=0.5").
+func (k Key) Method() string {
+	if k.Algorithm == "cvar" {
+		return fmt.Sprintf("CVaR a=%s", strconv.FormatFloat(k.Level, 'g', -1, 64))
+	}
+	return AlgorithmName(k.Algorithm)
+}
+
+// AlgorithmName is the display name of a config algorithm: "MAML",
+// "TR-MAML", "entropic TR-MAML" or "CVaR"; other values are returned
+// unchanged.
 func AlgorithmName(alg string) string {
 	switch alg {
 	case "maml":
 		return "MAML"
 	case "trmaml":
 		return "TR-MAML"
+	case "trmaml_entropic":
+		return "entropic TR-MAML"
+	case "cvar":
+		return "CVaR"
 	}
 	return alg
 }
@@ -147,7 +172,7 @@ func GroupRuns(runs []*Run) ([]*Group, error) {
 	}
 	slices.SortFunc(groups, func(a, b *Group) int {
 		return cmp.Or(cmp.Compare(a.Key.K, b.Key.K), cmp.Compare(orderRank(a.Key.Order), orderRank(b.Key.Order)),
-			cmp.Compare(a.Key.Algorithm, b.Key.Algorithm), cmp.Compare(a.Key.Name, b.Key.Name))
+			cmp.Compare(a.Key.Algorithm, b.Key.Algorithm), cmp.Compare(b.Key.Level, a.Key.Level), cmp.Compare(a.Key.Name, b.Key.Name))
 	})
 	return groups, nil
 }
@@ -175,7 +200,7 @@ func Labels(groups []*Group) []string {
 	k := varies(func(k Key) string { return strconv.Itoa(k.K) })
 	labels := make([]string, len(groups))
 	for i, g := range groups {
-		labels[i] = AlgorithmName(g.Key.Algorithm)
+		labels[i] = g.Key.Method()
 		if order {
 			labels[i] += ", " + g.Key.Order + " order"
 		}

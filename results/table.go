@@ -54,7 +54,7 @@ func Table(groups []*Group) *SummaryTable {
 			t.TestTasks = 0
 		}
 		t.ShowOrder = t.ShowOrder || g.Key.Order != groups[0].Key.Order
-		k := Key{Algorithm: g.Key.Algorithm, Order: g.Key.Order, K: g.Key.K}
+		k := Key{Algorithm: g.Key.Algorithm, Order: g.Key.Order, Level: g.Key.Level, K: g.Key.K}
 		t.ShowName = t.ShowName || seen[k]
 		seen[k] = true
 	}
@@ -95,7 +95,7 @@ func (t *SummaryTable) Markdown() string {
 	b.WriteString("\n")
 
 	for i, r := range t.Rows {
-		cells := []string{fmt.Sprintf("%d-shot", r.Key.K), AlgorithmName(r.Key.Algorithm)}
+		cells := []string{fmt.Sprintf("%d-shot", r.Key.K), r.Key.Method()}
 		if t.ShowOrder {
 			cells = append(cells, r.Key.Order)
 		}
