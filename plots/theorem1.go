@@ -67,7 +67,7 @@ func Theorem1Gap(curves []theory.Curve, path string) error {
 	legend = append(legend,
 		legendItem{"slope -1/2 (Theorem 1's rate)", []plot.Thumbnailer{ref}},
 		legendItem{text: fmt.Sprintf("mean over %d seeds, bars: 95%% CI", len(first.Gaps[0]))})
-	return render(path, 7*vg.Inch, legend, []*plot.Plot{p})
+	return render(path, 9*vg.Inch, legend, []*plot.Plot{p})
 }
 
 // fitLine is the line exp(intercept) T^slope over the curve's range of T.

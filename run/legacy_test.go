@@ -1,11 +1,14 @@
 package run
 
 import (
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/trmaml/trmaml/configs"
 )
 
 // TestResumeLegacyCheckpoint resumes run directories stopped at iteration 20
@@ -37,5 +40,57 @@ func TestResumeLegacyCheckpoint(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestNewMethods trains each algorithm briefly through the run directory
+// path: deterministic, a distribution p in result.json that the method's
+// feasible set holds, and every config algorithm has a method.
+func TestNewMethods(t *testing.T) {
+	for _, c := range []struct {
+		alg   string
+		level float64
+	}{{"trmaml_entropic", 0}, {"cvar", 0.5}, {"cvar", 1}} {
+		cfg := tinyConfig()
+		cfg.Algorithm = c.alg
+		if c.level > 0 {
+			cfg.CVaR.Level = c.level
+		}
+		cfg.CVaR.PLR, cfg.Entropic.PLR = 1e-2, 1e-1
+		var results []Result
+		for _, d := range []string{"a", "b"} {
+			dir := filepath.Join(t.TempDir(), d)
+			if _, err := Train(cfg, dir, nil); err != nil {
+				t.Fatal(err)
+			}
+			r := readResult(t, filepath.Join(dir, ResultFile))
+			r.Timing = Timing{}
+			results = append(results, r)
+		}
+		if !reflect.DeepEqual(results[0], results[1]) {
+			t.Errorf("%s: two runs with the same seed differ", c.alg)
+		}
+		p := results[0].FinalP
+		sum, top := 0.0, 0.0
+		for _, v := range p {
+			sum += v
+			top = max(top, v)
+		}
+		if len(p) != 100 || math.Abs(sum-1) > 1e-12 {
+			t.Errorf("%s: final p has %d entries summing to %v", c.alg, len(p), sum)
+		}
+		if c.alg == "cvar" && top > 1/(c.level*100)+1e-15 {
+			t.Errorf("cvar level %v: a weight %v above the cap %v", c.level, top, 1/(c.level*100))
+		}
+		if c.alg == "trmaml_entropic" && top <= 0.0100001 {
+			t.Errorf("entropic: p stayed uniform (largest weight %v)", top)
+		}
+	}
+	for _, alg := range configs.Algorithms {
+		cfg := configs.Defaults()
+		cfg.Algorithm = alg
+		if _, err := NewMethod(cfg); err != nil {
+			t.Errorf("algorithm %s: %v", alg, err)
+		}
 	}
 }
