@@ -3,8 +3,8 @@ package plots_test
 import (
 	"fmt"
 	"image"
-	"math"
 	_ "image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
