@@ -79,6 +79,9 @@ func TestNewMethods(t *testing.T) {
 		if len(p) != 100 || math.Abs(sum-1) > 1e-12 {
 			t.Errorf("%s: final p has %d entries summing to %v", c.alg, len(p), sum)
 		}
+		if c.alg == "cvar" && results[0].CVaRLevel != c.level {
+			t.Errorf("result.json names level %v, want %v", results[0].CVaRLevel, c.level)
+		}
 		if c.alg == "cvar" && top > 1/(c.level*100)+1e-15 {
 			t.Errorf("cvar level %v: a weight %v above the cap %v", c.level, top, 1/(c.level*100))
 		}

@@ -26,3 +26,12 @@ func NewMethod(cfg configs.Config) (metalearn.Method, error) {
 // movesP reports whether the algorithm's task distribution changes during
 // training, so that result.json and model.json record its final value.
 func movesP(algorithm string) bool { return algorithm != "maml" }
+
+// cvarLevel is the CVaR level that result.json records: the config's for
+// algorithm cvar, 0 (omitted) for the others.
+func cvarLevel(cfg configs.Config) float64 {
+	if cfg.Algorithm == "cvar" {
+		return cfg.CVaR.Level
+	}
+	return 0
+}

@@ -22,8 +22,10 @@ import (
 // the cost. Everything but Timing is a deterministic function of the config
 // and seed.
 type Result struct {
-	Name       string    `json:"name"`
-	Algorithm  string    `json:"algorithm"`
+	Name      string `json:"name"`
+	Algorithm string `json:"algorithm"`
+	// CVaRLevel is the level a of algorithm "cvar" (absent for the others).
+	CVaRLevel  float64   `json:"cvar_level,omitempty"`
 	Order      string    `json:"order"`
 	Seed       uint64    `json:"seed"`
 	Iterations int       `json:"iterations"`
@@ -271,7 +273,7 @@ func (ss *session) train(p *Progress) (*Result, error) {
 	}
 	ss.evalDur += time.Since(start)
 	res := &Result{
-		Name: cfg.Name, Algorithm: cfg.Algorithm, Order: cfg.Order, Seed: cfg.Seed, Iterations: cfg.Meta.Iterations,
+		Name: cfg.Name, Algorithm: cfg.Algorithm, CVaRLevel: cvarLevel(cfg), Order: cfg.Order, Seed: cfg.Seed, Iterations: cfg.Meta.Iterations,
 		Output: cfg.Meta.Output, MetaTest: testStats, MetaTrain: trainStats,
 		Timing: Timing{
 			MsPerIteration: ss.trainDur.Seconds() * 1000 / float64(cfg.Meta.Iterations),
@@ -324,7 +326,7 @@ func Evaluate(dir string, evalSeed uint64) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{
-		Name: cfg.Name, Algorithm: cfg.Algorithm, Order: cfg.Order, Seed: s.Config.Seed, Iterations: cfg.Meta.Iterations,
+		Name: cfg.Name, Algorithm: cfg.Algorithm, CVaRLevel: cvarLevel(cfg), Order: cfg.Order, Seed: s.Config.Seed, Iterations: cfg.Meta.Iterations,
 		Output: cfg.Meta.Output, MetaTest: testStats, MetaTrain: trainStats, FinalP: model.P,
 		Timing: Timing{EvalSeconds: time.Since(start).Seconds()},
 	}
