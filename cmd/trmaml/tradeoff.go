@@ -23,13 +23,13 @@ func tradeoffCmd(args []string, stdout, stderr io.Writer) error {
 	if err := plots.CVaRTradeoff(groups, png); err != nil {
 		return err
 	}
-	t := results.Table(groups)
-	if err := atomicfile.Write(filepath.Join(out, "cvar_table.md"), []byte(t.Markdown())); err != nil {
+	md := results.TradeoffMarkdown(groups)
+	if err := atomicfile.Write(filepath.Join(out, "cvar_table.md"), []byte(md)); err != nil {
 		return err
 	}
-	if err := atomicfile.Write(filepath.Join(out, "cvar_table.csv"), []byte(t.CSV())); err != nil {
+	if err := atomicfile.Write(filepath.Join(out, "cvar_table.csv"), []byte(results.Table(groups).CSV())); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s\nwrote %s, cvar_table.md and cvar_table.csv\n", t.Markdown(), png)
+	fmt.Fprintf(stdout, "%s\nwrote %s, cvar_table.md and cvar_table.csv\n", md, png)
 	return nil
 }
