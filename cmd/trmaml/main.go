@@ -10,6 +10,7 @@
 //	trmaml compare -runs A B
 //	trmaml tradeoff -out DIR RUNDIR...
 //	trmaml theory -out DIR
+//	trmaml data omniglot [-dir DIR] [-verify] [-info]
 //
 // Without -config, train runs the built-in quick sinusoid experiment
 // (configs/sine_quick.yaml).
@@ -48,6 +49,7 @@ const usage = `usage:
   trmaml compare -runs A B                           two runs side by side
   trmaml tradeoff -out DIR RUNDIR...                 mean vs worst-task loss of MAML, TR-MAML and CVaR levels
   trmaml theory -out DIR                             Theorem 1 measured: duality gap vs T (docs/theorem1_gap.png)
+  trmaml data omniglot [-dir DIR] [-verify] [-info]  download (or check, or list) the Omniglot data
 Built-in configs (files in configs/): %v
 `
 
@@ -75,6 +77,8 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		return theoryCmd(args[1:], stdout, stderr)
 	case "tradeoff":
 		return tradeoffCmd(args[1:], stdout, stderr)
+	case "data":
+		return dataCmd(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprintf(stdout, usage, configs.BuiltinNames())
 		return nil
