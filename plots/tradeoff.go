@@ -3,6 +3,7 @@ package plots
 import (
 	"errors"
 	"image/color"
+	"math"
 	"strconv"
 
 	"gonum.org/v1/plot"
@@ -18,7 +19,10 @@ import (
 // worst-task loss, estimated over seeds with 95% confidence bars on both
 // axes, (a) over the meta-test tasks and (b) over the meta-training tasks.
 // The CVaR groups are joined in order of their level a and labelled with
-// it; MAML, TR-MAML and entropic TR-MAML get glyphs of their own.
+// it; MAML, TR-MAML and entropic TR-MAML get glyphs of their own. Every
+// seed's own result is a small faint dot; the axes run from 0 to just
+// beyond the largest of those, and confidence bars that reach further (a
+// few seeds with one outlier give wide intervals) are cut at the axes.
 func CVaRTradeoff(groups []*results.Group, path string) error {
 	if len(groups) == 0 {
 		return errors.New("plots: CVaRTradeoff needs at least one group")
@@ -44,6 +48,15 @@ func CVaRTradeoff(groups []*results.Group, path string) error {
 			"cvar":            {groupColor(2), draw.CircleGlyph{}},
 		}
 		seen := map[string]bool{}
+		xmax, ymax := 0.0, 0.0
+		for _, g := range groups {
+			for _, r := range g.Runs {
+				xmax = math.Max(xmax, st[0].Value(&r.Result))
+				ymax = math.Max(ymax, st[1].Value(&r.Result))
+			}
+		}
+		xmax, ymax = 1.1*xmax, 1.1*ymax
+		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, xmax, 0, ymax
 		for _, g := range groups {
 			mean, worst := g.Final(st[0]), g.Final(st[1])
 			style, ok := styles[g.Key.Algorithm]
@@ -55,24 +68,33 @@ func CVaRTradeoff(groups []*results.Group, path string) error {
 			if err != nil {
 				return err
 			}
+			var runs plotter.XYs
+			for _, r := range g.Runs {
+				runs = append(runs, plotter.XY{X: st[0].Value(&r.Result), Y: st[1].Value(&r.Result)})
+			}
+			dots, err := plotter.NewScatter(runs)
+			if err != nil {
+				return err
+			}
+			dots.GlyphStyle.Color, dots.GlyphStyle.Shape, dots.GlyphStyle.Radius = faded(style.col, 0.5), draw.CircleGlyph{}, vg.Points(1.8)
 			sc.GlyphStyle.Color, sc.GlyphStyle.Shape, sc.GlyphStyle.Radius = style.col, style.shape, vg.Points(4)
 			xb, err := plotter.NewXErrorBars(struct {
 				plotter.XYs
 				plotter.XErrors
-			}{pt, plotter.XErrors{{Low: mean.Half, High: mean.Half}}})
+			}{pt, plotter.XErrors{{Low: math.Min(mean.Half, mean.Mean), High: math.Min(mean.Half, xmax-mean.Mean)}}})
 			if err != nil {
 				return err
 			}
 			yb, err := plotter.NewYErrorBars(struct {
 				plotter.XYs
 				plotter.YErrors
-			}{pt, plotter.YErrors{{Low: worst.Half, High: worst.Half}}})
+			}{pt, plotter.YErrors{{Low: math.Min(worst.Half, worst.Mean), High: math.Min(worst.Half, ymax-worst.Mean)}}})
 			if err != nil {
 				return err
 			}
 			xb.Color, xb.Width, xb.CapWidth = faded(style.col, 0.7), vg.Points(1), vg.Points(5)
 			yb.Color, yb.Width, yb.CapWidth = faded(style.col, 0.7), vg.Points(1), vg.Points(5)
-			p.Add(xb, yb, sc)
+			p.Add(dots, xb, yb, sc)
 			if g.Key.Algorithm == "cvar" {
 				cvarPath = append(cvarPath, pt[0])
 				cvarLabels = append(cvarLabels, " a="+strconv.FormatFloat(g.Key.Level, 'g', -1, 64))
@@ -106,6 +128,6 @@ func CVaRTradeoff(groups []*results.Group, path string) error {
 		}
 		panels = append(panels, p)
 	}
-	legend = append(legend, legendItem{text: bandNote(groups, "bars")})
+	legend = append(legend, legendItem{text: bandNote(groups, "bars") + " (cut at the axes); dots: single seeds"})
 	return render(path, 5.5*vg.Inch, legend, panels)
 }
