@@ -5,19 +5,20 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/stat"
 )
 
 // TaskStats are the paper's statistics of a model over a task set: each
 // task's average post-adaptation loss, and the mean, worst (largest) and
-// standard deviation of those averages across tasks.
+// standard deviation of those averages across tasks. Evaluate measures
+// losses; NewTaskStats takes any Metric.
 type TaskStats struct {
 	// Mean weighs every task equally; WeightedMean weighs task i by its
 	// TaskSet.Mass, the distribution MAML optimises.
 	Mean, WeightedMean float64
 	Worst              float64
-	// WorstTask is the index of the task with the largest loss.
+	// WorstTask is the index of the worst task: the largest loss (the
+	// smallest score for a metric where higher is better).
 	WorstTask int
 	// Std is the population standard deviation across tasks (numpy's
 	// default, as the paper's code computed it).
@@ -86,15 +87,25 @@ func (e *Evaluator) Evaluate(w []float64, set TaskSet, instances int, rng *rand.
 			count[order[start+r]]++
 		}
 	}
-	st := TaskStats{PerTask: sum, Count: count}
 	mass := make([]float64, n)
 	for i := range sum {
-		st.PerTask[i] /= float64(count[i])
+		sum[i] /= float64(count[i])
 		mass[i] = set.Mass(i)
 	}
-	st.Mean, st.Std = stat.PopMeanStdDev(st.PerTask, nil)
-	st.WeightedMean = stat.Mean(st.PerTask, mass)
-	st.WorstTask = floats.MaxIdx(st.PerTask)
-	st.Worst = st.PerTask[st.WorstTask]
-	return st, nil
+	// Losses: lower is better, as for MSE.
+	return NewTaskStats(sum, count, mass, MSE), nil
+}
+
+// NewTaskStats returns the statistics of the per-task averages perTask
+// (over count[i] instances each) under metric m: the mean, the mean weighted
+// by the task masses, the population standard deviation, and the worst task
+// in m's direction (the largest loss, the smallest accuracy). It keeps
+// perTask and count.
+func NewTaskStats(perTask []float64, count []int, mass []float64, m Metric) TaskStats {
+	st := TaskStats{PerTask: perTask, Count: count}
+	st.Mean, st.Std = stat.PopMeanStdDev(perTask, nil)
+	st.WeightedMean = stat.Mean(perTask, mass)
+	st.WorstTask = m.WorstIndex(perTask)
+	st.Worst = perTask[st.WorstTask]
+	return st
 }
