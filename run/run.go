@@ -7,6 +7,7 @@
 package run
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -38,6 +39,8 @@ type Setup struct {
 	Model     graph.MLP
 	Objective *graph.Objective // training graph, with meta-gradient
 	Evaluator *metalearn.Evaluator
+	// Metric is what the evaluation statistics measure; result.json names it.
+	Metric metalearn.Metric
 }
 
 // ConfigError is a config that passes field-by-field validation but cannot
@@ -95,6 +98,7 @@ func Build(cfg configs.Config) (*Setup, error) {
 	return &Setup{
 		Config: cfg, Train: train, Test: test, Model: mlp, Objective: obj,
 		Evaluator: metalearn.NewEvaluator(evalObj, cfg.Task.Support, cfg.Eval.Query, in, out),
+		Metric:    metalearn.MSE,
 	}, nil
 }
 
@@ -110,7 +114,9 @@ func evalRNG(seed uint64, iteration int, set string) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, stream<<32|uint64(iteration)))
 }
 
-// Stats are one evaluation of a task set, as stored in result.json.
+// Stats are one evaluation of a task set, as stored in result.json, in the
+// run's metric (Result.Metric): Worst is the largest MSE but the smallest
+// accuracy.
 type Stats struct {
 	Mean         float64   `json:"mean"`
 	WeightedMean float64   `json:"weighted_mean"`
@@ -120,6 +126,28 @@ type Stats struct {
 	Instances    int       `json:"instances"`
 	PerTask      []float64 `json:"per_task"`
 	Tasks        []string  `json:"tasks"`
+	// Masses are the tasks' TaskSet.Mass, the relative weights of the
+	// training distribution (C(Z_i, N) up to a factor for Omniglot alphabets):
+	// what WeightedMean weighs by. Run directories written before the field
+	// existed hold only sinusoid tasks, whose masses are all 1, and are read
+	// so.
+	Masses []float64 `json:"masses"`
+}
+
+// UnmarshalJSON reads Stats, giving every task mass 1 when masses is absent
+// (run directories from before the field).
+func (s *Stats) UnmarshalJSON(data []byte) error {
+	type plain Stats
+	if err := json.Unmarshal(data, (*plain)(s)); err != nil {
+		return err
+	}
+	if s.Masses == nil {
+		s.Masses = make([]float64, len(s.Tasks))
+		for i := range s.Masses {
+			s.Masses[i] = 1
+		}
+	}
+	return nil
 }
 
 func newStats(s metalearn.TaskStats, set metalearn.TaskSet) Stats {
@@ -131,8 +159,17 @@ func newStats(s metalearn.TaskStats, set metalearn.TaskSet) Stats {
 	}
 	return Stats{
 		Mean: s.Mean, WeightedMean: s.WeightedMean, Worst: s.Worst, WorstTask: names[s.WorstTask],
-		Std: s.Std, Instances: total, PerTask: s.PerTask, Tasks: names,
+		Std: s.Std, Instances: total, PerTask: s.PerTask, Tasks: names, Masses: masses(set),
 	}
+}
+
+// masses returns the TaskSet.Mass of every task of set.
+func masses(set metalearn.TaskSet) []float64 {
+	m := make([]float64, set.Len())
+	for i := range m {
+		m[i] = set.Mass(i)
+	}
+	return m
 }
 
 // evaluate measures w on both task sets with the evaluation generators of

@@ -22,16 +22,33 @@ import (
 // the cost. Everything but Timing is a deterministic function of the config
 // and seed.
 type Result struct {
-	Name       string    `json:"name"`
-	Algorithm  string    `json:"algorithm"`
-	Order      string    `json:"order"`
-	Seed       uint64    `json:"seed"`
-	Iterations int       `json:"iterations"`
-	Output     string    `json:"output_rule"`
-	MetaTest   Stats     `json:"meta_test"`
-	MetaTrain  Stats     `json:"meta_train"`
-	FinalP     []float64 `json:"final_p,omitempty"`
-	Timing     Timing    `json:"timing"`
+	Name       string `json:"name"`
+	Algorithm  string `json:"algorithm"`
+	Order      string `json:"order"`
+	Seed       uint64 `json:"seed"`
+	Iterations int    `json:"iterations"`
+	Output     string `json:"output_rule"`
+	// Metric names what the statistics measure, a metalearn.Metric's Name
+	// ("mse", "accuracy"); result.json files from before the field are MSE
+	// and are read as "mse".
+	Metric    string    `json:"metric"`
+	MetaTest  Stats     `json:"meta_test"`
+	MetaTrain Stats     `json:"meta_train"`
+	FinalP    []float64 `json:"final_p,omitempty"`
+	Timing    Timing    `json:"timing"`
+}
+
+// UnmarshalJSON reads a Result, naming the metric "mse" when the file has
+// none (result.json from before the field).
+func (r *Result) UnmarshalJSON(data []byte) error {
+	type plain Result
+	if err := json.Unmarshal(data, (*plain)(r)); err != nil {
+		return err
+	}
+	if r.Metric == "" {
+		r.Metric = metalearn.MSE.Name
+	}
+	return nil
 }
 
 // Timing is the wall-clock cost of a run, the one part of result.json that
@@ -268,7 +285,7 @@ func (ss *session) train(p *Progress) (*Result, error) {
 	ss.evalDur += time.Since(start)
 	res := &Result{
 		Name: cfg.Name, Algorithm: cfg.Algorithm, Order: cfg.Order, Seed: cfg.Seed, Iterations: cfg.Meta.Iterations,
-		Output: cfg.Meta.Output, MetaTest: testStats, MetaTrain: trainStats,
+		Output: cfg.Meta.Output, Metric: ss.s.Metric.Name, MetaTest: testStats, MetaTrain: trainStats,
 		Timing: Timing{
 			MsPerIteration: ss.trainDur.Seconds() * 1000 / float64(cfg.Meta.Iterations),
 			TrainSeconds:   ss.trainDur.Seconds(), EvalSeconds: ss.evalDur.Seconds(),
@@ -321,7 +338,7 @@ func Evaluate(dir string, evalSeed uint64) (*Result, error) {
 	}
 	res := &Result{
 		Name: cfg.Name, Algorithm: cfg.Algorithm, Order: cfg.Order, Seed: s.Config.Seed, Iterations: cfg.Meta.Iterations,
-		Output: cfg.Meta.Output, MetaTest: testStats, MetaTrain: trainStats, FinalP: model.P,
+		Output: cfg.Meta.Output, Metric: s.Metric.Name, MetaTest: testStats, MetaTrain: trainStats, FinalP: model.P,
 		Timing: Timing{EvalSeconds: time.Since(start).Seconds()},
 	}
 	return res, writeJSON(filepath.Join(dir, EvalFile), res)
