@@ -12,39 +12,62 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/results"
 )
 
 // histogramBins is the number of bins of Figure 1's loss histogram.
 const histogramBins = 25
 
-const (
-	iterationLabel = "meta-training iteration"
-	lossLabel      = "task MSE"
-)
+const iterationLabel = "meta-training iteration"
+
+// worstOver names the worst of a set of values in metric m: the maximum
+// loss, the minimum score.
+func worstOver(m metalearn.Metric) string {
+	if m.HigherIsBetter {
+		return "minimum"
+	}
+	return "maximum"
+}
+
+// valueAxis sets p's y range for values of metric m: from 0 with headroom
+// for a loss; for a score (accuracy in %), from the data's range to at most
+// its ceiling (m.Show(1)), so that the differences near the top stay
+// visible.
+func valueAxis(p *plot.Plot, m metalearn.Metric) {
+	if !m.HigherIsBetter {
+		fromZero(p)
+		return
+	}
+	top := m.Show(1)
+	pad := 0.05 * (p.Y.Max - p.Y.Min)
+	p.Y.Min, p.Y.Max = max(p.Y.Min-pad, 0), min(p.Y.Max+pad, top)
+}
 
 // Figure1 draws the paper's Figure 1 for groups (typically MAML and TR-MAML
-// at one K) into the PNG file path, four panels side by side: (a) average
-// and maximum meta-training task loss against the iteration, (b) the same
-// over the meta-test tasks, (c) the standard deviation of the meta-test task
-// losses, (d) a histogram of the final per-task meta-test losses, the
-// groups overlaid in the same bins. Lines are means over seeds, shaded
-// bands 95% confidence intervals; all y axes start at 0.
+// at one K; all in one metric) into the PNG file path, four panels side by
+// side: (a) average and worst meta-training task value (loss or accuracy)
+// against the iteration, (b) the same over the meta-test tasks, (c) the
+// standard deviation across the meta-test tasks, (d) a histogram of the
+// final per-task meta-test values, the groups overlaid in the same bins.
+// Lines are means over seeds, shaded bands 95% confidence intervals. Loss
+// axes start at 0; accuracy is shown in percent.
 func Figure1(groups []*results.Group, path string) error {
 	if len(groups) == 0 {
 		return errors.New("plots: Figure1 needs at least one group")
 	}
+	m := groups[0].Score
 	labels := results.Labels(groups)
 	panels := []*plot.Plot{
-		newPanel("(a) meta-training tasks", iterationLabel, lossLabel),
-		newPanel("(b) meta-test tasks", iterationLabel, lossLabel),
-		newPanel("(c) spread over meta-test tasks", iterationLabel, "std. dev. of task MSE"),
+		newPanel("(a) meta-training tasks", iterationLabel, m.Axis("task")),
+		newPanel("(b) meta-test tasks", iterationLabel, m.Axis("task")),
+		newPanel("(c) spread over meta-test tasks", iterationLabel, "std. dev. of "+m.Axis("task")),
 	}
 	for i, g := range groups {
 		col := groupColor(i)
 		for pi, ms := range [][]results.Metric{{results.TrainMean, results.TrainWorst}, {results.TestMean, results.TestWorst}, {results.TestStd}} {
-			for si, m := range ms {
-				c := g.Curve(m)
+			for si, mc := range ms {
+				c := results.DisplayCurve(m, g.Curve(mc))
 				var dash []vg.Length
 				if si == 1 {
 					dash = dashed
@@ -53,18 +76,26 @@ func Figure1(groups []*results.Group, path string) error {
 			}
 		}
 	}
-	for _, p := range panels {
+	for i, p := range panels {
 		p.X.Tick.Marker = iterationTicks{}
 		p.X.Min = 0
-		fromZero(p)
+		if i == 2 {
+			fromZero(p) // a spread
+		} else {
+			valueAxis(p, m)
+		}
 	}
 
-	hp := newPanel("(d) final meta-test task MSE", lossLabel, "number of tasks")
-	h := results.TestLossHistogram(groups, histogramBins)
-	for i := range groups {
-		hp.Add(histogram(h.Edges, h.Counts[i], groupColor(i)))
+	hp := newPanel("(d) final meta-test "+m.Axis("task"), m.Axis("task"), "number of tasks")
+	h := results.TestHistogram(groups, histogramBins)
+	edges := make([]float64, len(h.Edges))
+	for i, e := range h.Edges {
+		edges[i] = m.Show(e)
 	}
-	hp.X.Min = 0
+	for i := range groups {
+		hp.Add(histogram(edges, h.Counts[i], groupColor(i)))
+	}
+	hp.X.Min = edges[0]
 	fromZero(hp)
 	panels = append(panels, hp)
 
@@ -74,7 +105,7 @@ func Figure1(groups []*results.Group, path string) error {
 	}
 	legend = append(legend,
 		legendItem{"average over tasks", []plot.Thumbnailer{lineSample(color.Black, nil)}},
-		legendItem{"maximum over tasks", []plot.Thumbnailer{lineSample(color.Black, dashed)}},
+		legendItem{worstOver(m) + " over tasks", []plot.Thumbnailer{lineSample(color.Black, dashed)}},
 		legendItem{text: bandNote(groups, "shaded")})
 	if several(groups) {
 		legend = append(legend, legendItem{text: "(d): mean count over seeds"})
@@ -267,7 +298,7 @@ func hline(x0, x1, y float64, col color.Color) *plotter.Line {
 
 // Orders compares first- and second-order meta-gradients for groups
 // (typically MAML and TR-MAML, each in both orders, at one K) in the PNG
-// file path: (a) mean and worst meta-test task loss against the
+// file path: (a) mean and worst meta-test task value against the
 // iteration, (b) the same against wall-clock seconds (training plus
 // evaluation), (c) training milliseconds per iteration with 95% confidence
 // bars.
@@ -276,13 +307,14 @@ func Orders(groups []*results.Group, path string) error {
 		return errors.New("plots: Orders needs at least one group")
 	}
 	labels := results.Labels(groups)
-	pi := newPanel("(a) meta-test tasks vs iterations", iterationLabel, lossLabel)
-	ps := newPanel("(b) meta-test tasks vs time", "wall-clock seconds (training + evaluation)", lossLabel)
+	m := groups[0].Score
+	pi := newPanel("(a) meta-test tasks vs iterations", iterationLabel, m.Axis("task"))
+	ps := newPanel("(b) meta-test tasks vs time", "wall-clock seconds (training + evaluation)", m.Axis("task"))
 	pb := newPanel("(c) cost of a meta-training iteration", "", "milliseconds per iteration")
 	for i, g := range groups {
 		col := groupColor(i)
-		for si, m := range []results.Metric{results.TestMean, results.TestWorst} {
-			c := g.Curve(m)
+		for si, mc := range []results.Metric{results.TestMean, results.TestWorst} {
+			c := results.DisplayCurve(m, g.Curve(mc))
 			if si == 1 {
 				// Worst-task curves go without bands: eight overlapping
 				// bands are unreadable, and the table gives their CIs.
@@ -316,7 +348,7 @@ func Orders(groups []*results.Group, path string) error {
 	pi.X.Tick.Marker = iterationTicks{}
 	for _, p := range []*plot.Plot{pi, ps} {
 		p.X.Min = 0
-		fromZero(p)
+		valueAxis(p, m)
 	}
 	short := make([]string, len(labels))
 	for i, l := range labels {

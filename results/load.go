@@ -20,6 +20,7 @@ import (
 	"strconv"
 
 	"github.com/trmaml/trmaml/configs"
+	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/run"
 )
 
@@ -66,6 +67,9 @@ type Run struct {
 	P PHistory
 	// Result is result.json.
 	Result run.Result
+	// Score is the metric of the run's statistics, named by result.json
+	// (MSE for files from before the field).
+	Score metalearn.Metric
 
 	metrics [numMetrics][]float64
 }
@@ -264,7 +268,7 @@ func (r *Run) loadResult(path string) error {
 	if len(res.FinalP) > 0 && len(res.FinalP) != len(r.P.Tasks) {
 		return fmt.Errorf("%s: final_p has %d weights for %d meta-training tasks", path, len(res.FinalP), len(r.P.Tasks))
 	}
-	return nil
+	return r.loadScore(path)
 }
 
 // lineAt returns the 1-based line of byte offset off in data.

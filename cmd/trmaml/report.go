@@ -186,7 +186,8 @@ func preferSecondOrder(groups []*results.Group) []*results.Group {
 }
 
 // compareCmd is "trmaml compare [-runs] A B": the final statistics and cost
-// of two run directories side by side, with the difference B - A.
+// of two run directories side by side, with the difference B - A, in the
+// runs' metric (which must be the same).
 func compareCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -207,6 +208,9 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if a.Score != b.Score {
+		return fmt.Errorf("compare: %s measures %s but %s measures %s", a.Dir, a.Score.Label, b.Dir, b.Score.Label)
+	}
 	describe := func(r *results.Run) string {
 		k := results.KeyOf(r)
 		return fmt.Sprintf("%s %s-order K=%d seed %d", results.AlgorithmName(k.Algorithm), k.Order, k.K, r.Config.Seed)
@@ -216,6 +220,7 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 		{"run", filepath.Base(a.Dir), filepath.Base(b.Dir), ""},
 		{"setting", describe(a), describe(b), ""},
 		{"iterations", fmt.Sprint(a.Result.Iterations), fmt.Sprint(b.Result.Iterations), ""},
+		{"metric", a.Score.Axis(""), b.Score.Axis(""), ""},
 	}
 	for _, row := range []struct {
 		name string
@@ -231,6 +236,9 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 		{"ms per iteration", results.MsPerIteration},
 	} {
 		va, vb := row.stat.Value(&a.Result), row.stat.Value(&b.Result)
+		if row.stat != results.MsPerIteration {
+			va, vb = a.Score.Show(va), b.Score.Show(vb)
+		}
 		rows = append(rows, [4]string{row.name, fmt.Sprintf("%.4f", va), fmt.Sprintf("%.4f", vb), fmt.Sprintf("%+.4f", vb-va)})
 	}
 	rows = append(rows, [4]string{"meta-test worst task", a.Result.MetaTest.WorstTask, b.Result.MetaTest.WorstTask, ""})

@@ -177,3 +177,24 @@ func TestCompareCmd(t *testing.T) {
 		t.Error("compare of one run succeeded")
 	}
 }
+
+func TestCompareAccuracyRuns(t *testing.T) {
+	root := t.TempDir()
+	writeSynthetic(t, root, resultstest.NewAccuracy("m", "maml", "second", 1, 1, 1), resultstest.NewAccuracy("tr", "trmaml", "second", 1, 1, 0.5),
+		resultstest.New("sine", "maml", "second", 1, 5, 1))
+	var stdout, stderr bytes.Buffer
+	a, b := filepath.Join(root, "m-seed1"), filepath.Join(root, "tr-seed1")
+	if err := compareCmd([]string{a, b}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	// Meta-test worst accuracy 1 - 0.4*level, in percent.
+	out := strings.Join(strings.Fields(stdout.String()), " ")
+	for _, want := range []string{"meta-test worst 60.0000 80.0000 +20.0000", "metric accuracy (%) accuracy (%)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("compare output lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	if err := compareCmd([]string{a, filepath.Join(root, "sine-seed1")}, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "measures accuracy but") {
+		t.Errorf("compare of an accuracy and an MSE run: error %v", err)
+	}
+}
