@@ -84,7 +84,9 @@ func TestLoadScoreErrors(t *testing.T) {
 		}, `meta_test: worst 0.9 ("Atlantean") is not the worst per-task accuracy, 0.6 ("Sylheti")`},
 		{"negative mass", func(s string) string { return strings.Replace(s, `"masses": [`, `"masses": [-1, `, 1) },
 			"meta_test has 5 masses for 4 tasks"},
-		{"mass NaN-like", func(s string) string { return strings.Replace(s, `"masses": [`+"\n      1,", `"masses": [`+"\n      -1,", 1) },
+		{"mass NaN-like", func(s string) string {
+			return strings.Replace(s, `"masses": [`+"\n      1,", `"masses": [`+"\n      -1,", 1)
+		},
 			`meta_test: mass -1 of task "Atlantean" is not a finite number >= 0`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
