@@ -76,20 +76,3 @@ func DisplayCurve(m metalearn.Metric, c Curve) Curve {
 	c.Points = pts
 	return c
 }
-
-// SamplingDistribution returns, for each meta-training task of g, the
-// probability with which MAML's empirical training distribution draws it:
-// its mass divided by the sum of masses (C(Z_i, N) / sum_j C(Z_j, N) for
-// Omniglot alphabets).
-func (g *Group) SamplingDistribution() []float64 {
-	m := g.Runs[0].Result.MetaTrain.Masses
-	total := 0.0
-	for _, w := range m {
-		total += w
-	}
-	p := make([]float64, len(m))
-	for i, w := range m {
-		p[i] = w / total
-	}
-	return p
-}

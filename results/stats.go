@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
-	"strconv"
 
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/metalearn"
@@ -67,9 +66,24 @@ type Key struct {
 	Name string
 	// Algorithm is "maml" or "trmaml"; Order is "second" or "first".
 	Algorithm, Order string
-	// K is the number of support points.
+	// K is the number of support points (per class for classification).
 	K int
+	// Ways is N of N-way classification; 0 for other task families.
+	Ways int
 }
+
+// Setting names the few-shot setting of k: "5-shot", or "20-way 1-shot"
+// for classification.
+func (k Key) Setting() string {
+	if k.Ways > 0 {
+		return fmt.Sprintf("%d-way %d-shot", k.Ways, k.K)
+	}
+	return fmt.Sprintf("%d-shot", k.K)
+}
+
+// SameSetting reports whether k and o have the same few-shot setting
+// (ways and shots).
+func (k Key) SameSetting(o Key) bool { return k.K == o.K && k.Ways == o.Ways }
 
 var seedSuffix = regexp.MustCompile(`[-_]seed\d+$`)
 
@@ -109,7 +123,7 @@ type Group struct {
 // Seeds returns the number of runs (seeds) in g.
 func (g *Group) Seeds() int { return len(g.Runs) }
 
-// GroupRuns groups runs by Key. Groups are ordered by K, then order
+// GroupRuns groups runs by Key. Groups are ordered by ways and K, then order
 // (second before first), algorithm (MAML before TR-MAML) and name. Two runs
 // of one group with the same seed, or with different meta-training or
 // meta-test task sets, are an error.
@@ -152,7 +166,7 @@ func GroupRuns(runs []*Run) ([]*Group, error) {
 		return 1
 	}
 	slices.SortFunc(groups, func(a, b *Group) int {
-		return cmp.Or(cmp.Compare(a.Key.K, b.Key.K), cmp.Compare(orderRank(a.Key.Order), orderRank(b.Key.Order)),
+		return cmp.Or(cmp.Compare(a.Key.Ways, b.Key.Ways), cmp.Compare(a.Key.K, b.Key.K), cmp.Compare(orderRank(a.Key.Order), orderRank(b.Key.Order)),
 			cmp.Compare(a.Key.Algorithm, b.Key.Algorithm), cmp.Compare(a.Key.Name, b.Key.Name))
 	})
 	return groups, nil
@@ -178,14 +192,17 @@ func Labels(groups []*Group) []string {
 		return false
 	}
 	order := varies(func(k Key) string { return k.Order })
-	k := varies(func(k Key) string { return strconv.Itoa(k.K) })
+	k := varies(Key.Setting)
 	labels := make([]string, len(groups))
 	for i, g := range groups {
 		labels[i] = AlgorithmName(g.Key.Algorithm)
 		if order {
 			labels[i] += ", " + g.Key.Order + " order"
 		}
-		if k {
+		switch {
+		case k && g.Key.Ways > 0:
+			labels[i] += ", " + g.Key.Setting()
+		case k:
 			labels[i] += fmt.Sprintf(", K=%d", g.Key.K)
 		}
 	}

@@ -59,7 +59,7 @@ func Table(groups []*Group) *SummaryTable {
 			t.TestTasks = 0
 		}
 		t.ShowOrder = t.ShowOrder || g.Key.Order != groups[0].Key.Order
-		k := Key{Algorithm: g.Key.Algorithm, Order: g.Key.Order, K: g.Key.K}
+		k := Key{Algorithm: g.Key.Algorithm, Order: g.Key.Order, K: g.Key.K, Ways: g.Key.Ways}
 		t.ShowName = t.ShowName || seen[k]
 		seen[k] = true
 	}
@@ -101,7 +101,7 @@ func (t *SummaryTable) Markdown() string {
 	b.WriteString("\n")
 
 	for i, r := range t.Rows {
-		cells := []string{fmt.Sprintf("%d-shot", r.Key.K), AlgorithmName(r.Key.Algorithm)}
+		cells := []string{r.Key.Setting(), AlgorithmName(r.Key.Algorithm)}
 		if t.ShowOrder {
 			cells = append(cells, r.Key.Order)
 		}
@@ -136,7 +136,7 @@ func (t *SummaryTable) bestInSetting(i, c int) bool {
 	if c == stdColumn {
 		better = func(a, b float64) bool { return a < b } // a smaller spread is better in any metric
 	}
-	return bestAmong(len(t.Rows), i, func(j int) bool { return t.Rows[j].Key.K == t.Rows[i].Key.K },
+	return bestAmong(len(t.Rows), i, func(j int) bool { return t.Rows[j].Key.SameSetting(t.Rows[i].Key) },
 		func(j int) float64 { return t.Rows[j].estimates()[c].Mean }, better)
 }
 

@@ -92,23 +92,45 @@ func groupsAndOut(name, outUsage string, args []string, stderr io.Writer) ([]*re
 }
 
 // reportCmd is "trmaml report [-runs DIR]... [-out DIR] [DIR...]": the
-// paper's results table over the finished runs in the directories (run
-// directories, or directories searched for them; default runs), printed
-// and written to table.md and table.csv in -out.
+// paper's results tables over the finished runs in the directories (run
+// directories, or directories searched for them; default runs), printed and
+// written to -out: table.md and table.csv (Table 1's layout for MSE runs,
+// Table 2's meta-training and meta-test layout for accuracy runs; with runs
+// of both metrics, table_mse.* and table_accuracy.*), and per_task.csv,
+// every group's final value on every task with its name.
 func reportCmd(args []string, stdout, stderr io.Writer) error {
-	groups, out, err := groupsAndOut("report", "directory for table.md and table.csv (required)", args, stderr)
+	groups, out, err := groupsAndOut("report", "directory for the tables (required)", args, stderr)
 	if err != nil {
 		return err
 	}
-	t := results.Table(groups)
-	md, csvPath := filepath.Join(out, "table.md"), filepath.Join(out, "table.csv")
-	if err := atomicfile.Write(md, []byte(t.Markdown())); err != nil {
+	parts := results.SplitByScore(groups)
+	for _, part := range parts {
+		var md, csv string
+		if m := part[0].Score; m.HigherIsBetter {
+			t := results.NewTrainTestTable(part)
+			md, csv = t.Markdown(), t.CSV()
+		} else {
+			t := results.Table(part)
+			md, csv = t.Markdown(), t.CSV()
+		}
+		name := "table"
+		if len(parts) > 1 {
+			name += "_" + part[0].Score.Name
+		}
+		mdPath, csvPath := filepath.Join(out, name+".md"), filepath.Join(out, name+".csv")
+		if err := atomicfile.Write(mdPath, []byte(md)); err != nil {
+			return err
+		}
+		if err := atomicfile.Write(csvPath, []byte(csv)); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s\nwritten to %s and %s\n", md, mdPath, csvPath)
+	}
+	perTask := filepath.Join(out, "per_task.csv")
+	if err := atomicfile.Write(perTask, []byte(results.PerTaskCSV(groups))); err != nil {
 		return err
 	}
-	if err := atomicfile.Write(csvPath, []byte(t.CSV())); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "%s\nwritten to %s and %s\n", t.Markdown(), md, csvPath)
+	fmt.Fprintf(stdout, "per-task values written to %s\n", perTask)
 	return nil
 }
 
