@@ -30,3 +30,38 @@ func TestFigure1Accuracy(t *testing.T) {
 	}
 	readPNG(t, path).check(t, 14*plots.DPI, 4, blue, vermillion)
 }
+
+func TestAdversary(t *testing.T) {
+	groups := groupsOf(t, append(accuracySeeds("m", "maml", 1, 1.2, 1.1), accuracySeeds("tr", "trmaml", 0.5, 0.7, 0.6)...)...)
+	path := filepath.Join(t.TempDir(), "adversary.png")
+	if dir := os.Getenv("PLOTS_KEEP"); dir != "" {
+		path = filepath.Join(dir, "adversary.png")
+	}
+	if err := plots.Adversary(groups, path); err != nil {
+		t.Fatal(err)
+	}
+	d := readPNG(t, path)
+	if d.w != int(7.2*plots.DPI) {
+		t.Errorf("width %d, want two 3.6-inch panels", d.w)
+	}
+	hits := map[[3]uint32]int{}
+	for x := 0; x < d.w; x++ {
+		for y := 0; y < d.h; y++ {
+			r, g, b := d.rgb(x, y)
+			hits[[3]uint32{r, g, b}]++
+		}
+	}
+	for _, c := range [][3]uint32{blue, vermillion} {
+		if hits[c] < 200 {
+			t.Errorf("colour %v drawn on %d pixels only", c, hits[c])
+		}
+	}
+
+	other := groupsOf(t, resultstest.New("s", "maml", "second", 1, 5, 1))
+	if err := plots.Adversary(append(groups, other...), path); err == nil {
+		t.Error("groups with different meta-training tasks accepted")
+	}
+	if err := plots.Adversary(nil, path); err == nil {
+		t.Error("no groups accepted")
+	}
+}

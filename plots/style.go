@@ -187,16 +187,21 @@ func several(groups []*results.Group) bool {
 // shapes are the scatter glyphs of successive groups.
 var shapes = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.SquareGlyph{}, draw.PyramidGlyph{}}
 
-// render draws panels side by side, each panelWidth wide, under the shared
-// legend, and writes the PNG to path.
+// render draws panels side by side, each panelWidth wide and panelHeight
+// high, under the shared legend, and writes the PNG to path.
 func render(path string, panelWidth vg.Length, legend []legendItem, panels []*plot.Plot) error {
+	return renderSized(path, panelWidth, panelHeight, legend, panels)
+}
+
+// renderSized is render with panels of the given height.
+func renderSized(path string, panelWidth, height vg.Length, legend []legendItem, panels []*plot.Plot) error {
 	if len(panels) == 0 {
 		return errors.New("plots: nothing to draw")
 	}
 	w := panelWidth * vg.Length(len(panels))
 	rows := legendRows(legend, w-2*legendMargin)
 	strip := legendRow*vg.Length(len(rows)) + legendTop
-	h := panelHeight + strip
+	h := height + strip
 	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(DPI))
 	dc := draw.New(img)
 	for i, row := range rows {

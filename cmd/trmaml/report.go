@@ -136,55 +136,91 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 
 // plotCmd is "trmaml plot [-runs DIR]... -out DIR [DIR...]": the report
 // figures of the finished runs in the directories (default runs), written to
-// -out: figure1.png (Figure 1 at the smallest K, second order when there is
-// one; figure1_kN.png for every other K), p_weights.png (if there is a
-// TR-MAML run) and orders.png (if some K has runs of both orders).
+// -out: figure1.png (Figure 1 at the first setting, second order when there
+// is one; figure1_kN.png or figure1_NwayKshot.png for every other setting),
+// for MSE runs p_weights.png (if there is a TR-MAML run), for accuracy runs
+// adversary.png per setting (training distribution, final p and per-task
+// accuracy by task name), and orders.png (if some setting has runs of both
+// orders). With runs of several metrics each file name starts with the
+// metric's name (mse_figure1.png, accuracy_figure1.png, ...).
 func plotCmd(args []string, stdout, stderr io.Writer) error {
 	groups, out, err := groupsAndOut("plot", "directory for the PNG files (required)", args, stderr)
 	if err != nil {
 		return err
 	}
+	parts := results.SplitByScore(groups)
+	for _, part := range parts {
+		prefix := ""
+		if len(parts) > 1 {
+			prefix = part[0].Score.Name + "_"
+		}
+		if err := plotPart(part, out, prefix, stdout); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// plotPart draws the figures of groups of one metric into out, each file
+// name starting with prefix.
+func plotPart(groups []*results.Group, out, prefix string, stdout io.Writer) error {
 	written := func(path string, err error) error {
 		if err == nil {
 			fmt.Fprintf(stdout, "wrote %s\n", path)
 		}
 		return err
 	}
+	classification := groups[0].Score.HigherIsBetter
 
-	var ks []int
+	var settings []results.Key // groups are sorted by setting
 	for _, g := range groups {
-		ks = append(ks, g.Key.K)
-	}
-	ks = slices.Compact(ks) // groups are sorted by K
-	for i, k := range ks {
-		name := "figure1.png"
-		if i > 0 {
-			name = fmt.Sprintf("figure1_k%d.png", k)
+		if n := len(settings); n == 0 || !settings[n-1].SameSetting(g.Key) {
+			settings = append(settings, g.Key)
 		}
-		sel := preferSecondOrder(filter(groups, func(g *results.Group) bool { return g.Key.K == k }))
-		path := filepath.Join(out, name)
+	}
+	for i, k := range settings {
+		suffix := ""
+		if i > 0 {
+			suffix = "_" + settingSlug(k)
+		}
+		sel := preferSecondOrder(filter(groups, func(g *results.Group) bool { return g.Key.SameSetting(k) }))
+		path := filepath.Join(out, prefix+"figure1"+suffix+".png")
 		if err := written(path, plots.Figure1(sel, path)); err != nil {
 			return err
 		}
+		if classification {
+			path := filepath.Join(out, prefix+"adversary"+suffix+".png")
+			if err := written(path, plots.Adversary(sel, path)); err != nil {
+				return err
+			}
+		}
 	}
 
-	if tr := preferSecondOrder(filter(groups, func(g *results.Group) bool { return g.Key.Algorithm == "trmaml" })); len(tr) > 0 {
+	if tr := preferSecondOrder(filter(groups, func(g *results.Group) bool { return g.Key.Algorithm == "trmaml" })); len(tr) > 0 && !classification {
 		tasks, _ := tr[0].FinalP()
-		hard := results.TasksWithAmplitudeAtLeast(tasks, results.HardAmplitude)
-		path := filepath.Join(out, "p_weights.png")
-		if err := written(path, plots.PWeights(tr, hard, path)); err != nil {
+		path := filepath.Join(out, prefix+"p_weights.png")
+		if err := written(path, plots.PWeights(tr, results.HardTasks(tasks), path)); err != nil {
 			return err
 		}
 	}
 
-	for _, k := range ks {
-		atK := filter(groups, func(g *results.Group) bool { return g.Key.K == k })
+	for _, k := range settings {
+		atK := filter(groups, func(g *results.Group) bool { return g.Key.SameSetting(k) })
 		if slices.ContainsFunc(atK, func(g *results.Group) bool { return g.Key.Order != atK[0].Key.Order }) {
-			path := filepath.Join(out, "orders.png")
+			path := filepath.Join(out, prefix+"orders.png")
 			return written(path, plots.Orders(atK, path))
 		}
 	}
 	return nil
+}
+
+// settingSlug names a setting in a file name: "k10", or "20way1shot" for
+// classification.
+func settingSlug(k results.Key) string {
+	if k.Ways > 0 {
+		return fmt.Sprintf("%dway%dshot", k.Ways, k.K)
+	}
+	return fmt.Sprintf("k%d", k.K)
 }
 
 // filter returns the groups for which keep is true.

@@ -237,3 +237,36 @@ func TestReportAccuracyRuns(t *testing.T) {
 		t.Errorf("mixed report wrote %q, want %q", names, want)
 	}
 }
+
+func TestPlotAccuracyRuns(t *testing.T) {
+	root := t.TempDir()
+	writeSynthetic(t, root, resultstest.NewAccuracy("om", "maml", "second", 1, 1, 1), resultstest.NewAccuracy("om", "maml", "second", 2, 1, 1.2),
+		resultstest.NewAccuracy("ot", "trmaml", "second", 1, 1, 0.5), resultstest.NewAccuracy("ot", "trmaml", "second", 2, 1, 0.7))
+	out := filepath.Join(t.TempDir(), "figs")
+	var stdout, stderr bytes.Buffer
+	if err := plotCmd([]string{"-out", out, root}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	entries, _ := os.ReadDir(out)
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if want := []string{"adversary.png", "figure1.png"}; !slices.Equal(names, want) {
+		t.Errorf("plot wrote %q, want %q", names, want)
+	}
+
+	writeSynthetic(t, root, resultstest.New("sine", "trmaml", "second", 1, 5, 1))
+	mixed := filepath.Join(t.TempDir(), "mixed")
+	if err := plotCmd([]string{"-out", mixed, root}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	names = nil
+	entries, _ = os.ReadDir(mixed)
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if want := []string{"accuracy_adversary.png", "accuracy_figure1.png", "mse_figure1.png", "mse_p_weights.png"}; !slices.Equal(names, want) {
+		t.Errorf("mixed plot wrote %q, want %q", names, want)
+	}
+}
