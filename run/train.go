@@ -254,8 +254,16 @@ func (ss *session) record() error {
 func (ss *session) train(p *Progress) (*Result, error) {
 	cfg, tr := ss.s.Config, ss.tr
 	ss.p = p
+	schedule, err := metalearn.NewSchedule(cfg.Meta.Schedule, cfg.Meta.LR, cfg.Meta.LRMin, cfg.Meta.Iterations)
+	if err != nil {
+		return nil, err
+	}
 	p.Start(fmt.Sprintf("%s seed %d", cfg.Name, cfg.Seed), tr.State.Iteration, cfg.Meta.Iterations)
 	for tr.State.Iteration < cfg.Meta.Iterations {
+		if err := metalearn.ApplySchedule(ss.opt, schedule, tr.State.Iteration); err != nil {
+			p.Done()
+			return nil, err
+		}
 		start := time.Now()
 		st, err := tr.Step()
 		ss.trainDur += time.Since(start)
