@@ -142,8 +142,8 @@ func histogram(edges, counts []float64, col color.RGBA) *plotter.Histogram {
 
 // PWeights draws TR-MAML's task weights for groups (TR-MAML groups) into
 // the PNG file path: (a) each meta-training task's final weight, mean over
-// seeds with 95% confidence bars, against its amplitude (against its index
-// for tasks that are not sinusoid amplitude intervals), and, unless hard is
+// seeds with 95% confidence bars, against its coordinate (results.TaskAxisOf:
+// the amplitude of sinusoid tasks; the index for other tasks), and, unless hard is
 // empty, (b) the total weight on the tasks in hard against the iteration.
 // Dashed grey lines mark the uniform distribution, which MAML keeps.
 func PWeights(groups []*results.Group, hard []string, path string) error {
@@ -152,18 +152,19 @@ func PWeights(groups []*results.Group, hard []string, path string) error {
 	}
 	labels := results.Labels(groups)
 	tasks, _ := groups[0].FinalP()
-	amps, amplitude := results.TaskPositions(tasks)
+	axis, numeric := results.TaskAxisOf(tasks)
 	for _, g := range groups[1:] {
 		other, _ := g.FinalP()
-		amplitude = amplitude && slices.Equal(other, tasks)
+		numeric = numeric && slices.Equal(other, tasks)
 	}
 	grey := color.RGBA{110, 110, 110, 255}
 
 	pp := newPanel("(a) final task weights", "meta-training task (index)", "task weight p")
+	var xs []float64
 	var ticks []plot.Tick
 	var breaks []float64
-	if amplitude {
-		amps, ticks, breaks = amplitudeAxis(amps)
+	if numeric {
+		xs, ticks, breaks = gappedAxis(axis.Positions)
 	}
 	xmax := 0.0
 	for i, g := range groups {
@@ -172,8 +173,8 @@ func PWeights(groups []*results.Group, hard []string, path string) error {
 		var errs plotter.YErrors
 		for j, e := range est {
 			x := float64(j)
-			if amplitude {
-				x = amps[j]
+			if numeric {
+				x = xs[j]
 			}
 			xmax = max(xmax, x)
 			pts = append(pts, plotter.XY{X: x, Y: e.Mean})
@@ -204,9 +205,9 @@ func PWeights(groups []*results.Group, hard []string, path string) error {
 	uniform := 1 / float64(len(tasks))
 	pp.Add(hline(0, xmax, uniform, grey))
 	fromZero(pp)
-	if amplitude {
+	if numeric {
 		pp.X.Tick.Marker = plot.ConstantTicks(ticks)
-		pp.X.Label.Text = "meta-training task amplitude (dotted: gap in the range)"
+		pp.X.Label.Text = "meta-training task " + axis.Name + " (dotted: gap in the range)"
 		for _, x := range breaks {
 			l := &plotter.Line{XYs: plotter.XYs{{X: x, Y: 0}, {X: x, Y: pp.Y.Max}}}
 			l.Color, l.Width, l.Dashes = grey, vg.Points(1), []vg.Length{vg.Points(1.5), vg.Points(2.5)}
@@ -216,9 +217,9 @@ func PWeights(groups []*results.Group, hard []string, path string) error {
 	panels := []*plot.Plot{pp}
 
 	if len(hard) > 0 {
-		hp := newPanel("(b) total weight on hard tasks", iterationLabel, "p mass on amplitude ≥ "+strconv.FormatFloat(results.HardAmplitude, 'g', -1, 64))
-		if !amplitude {
-			hp.Y.Label.Text = "p mass on the selected tasks"
+		hp := newPanel("(b) total weight on hard tasks", iterationLabel, "p mass on the selected tasks")
+		if numeric {
+			hp.Y.Label.Text = "p mass on " + axis.Hard
 		}
 		var xmax float64
 		for i, g := range groups {
@@ -245,12 +246,12 @@ func PWeights(groups []*results.Group, hard []string, path string) error {
 	return render(path, 5*vg.Inch, legend, panels)
 }
 
-// amplitudeAxis places tasks with amplitudes amps (lower bounds,
-// increasing) on an axis: one unit apart within a contiguous range of
-// tasks, with a gap of a few units where the amplitude jumps (breaks are
-// the gaps' centres). ticks label round amplitudes within each range, or
-// only the first amplitude of a range too short for more.
-func amplitudeAxis(amps []float64) (x []float64, ticks []plot.Tick, breaks []float64) {
+// gappedAxis places tasks with coordinates amps (increasing, e.g. lower
+// amplitude bounds) on an axis: one unit apart within a contiguous range of
+// tasks, with a gap of a few units where the coordinate jumps (breaks are
+// the gaps' centres). ticks label round coordinates within each range, or
+// only the first coordinate of a range too short for more.
+func gappedAxis(amps []float64) (x []float64, ticks []plot.Tick, breaks []float64) {
 	step := math.Inf(1)
 	for i := 1; i < len(amps); i++ {
 		step = min(step, amps[i]-amps[i-1])

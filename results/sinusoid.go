@@ -46,19 +46,25 @@ func TasksWithAmplitudeAtLeast(tasks []string, min float64) []string {
 	return sel
 }
 
-// TaskPositions places tasks on an axis: at their lower amplitude bound if
-// every name parses (amplitude true), else at their index 0, 1, ...
-func TaskPositions(tasks []string) (x []float64, amplitude bool) {
-	x = make([]float64, len(tasks))
+// TaskAxis is a numeric coordinate of a family's tasks for plotting.
+type TaskAxis struct {
+	// Name names the coordinate: "amplitude".
+	Name string
+	// Positions are the tasks' coordinates (their lower amplitude bounds).
+	Positions []float64
+	// Hard describes the tasks HardTasks selects: "amplitude ≥ 4.95".
+	Hard string
+}
+
+// TaskAxisOf returns the numeric axis of tasks: their lower amplitude
+// bounds if every name is a sinusoid amplitude interval; ok is false for
+// tasks of other families, which have none.
+func TaskAxisOf(tasks []string) (axis TaskAxis, ok bool) {
+	x := make([]float64, len(tasks))
 	for i, t := range tasks {
-		lo, ok := AmplitudeLow(t)
-		if !ok {
-			for j := range x {
-				x[j] = float64(j)
-			}
-			return x, false
+		if x[i], ok = AmplitudeLow(t); !ok {
+			return TaskAxis{}, false
 		}
-		x[i] = lo
 	}
-	return x, true
+	return TaskAxis{Name: "amplitude", Positions: x, Hard: "amplitude ≥ " + strconv.FormatFloat(HardAmplitude, 'g', -1, 64)}, true
 }
