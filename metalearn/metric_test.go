@@ -1,7 +1,11 @@
 package metalearn
 
 import (
+	"errors"
 	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -59,5 +63,42 @@ func TestNewTaskStatsDirection(t *testing.T) {
 	loss := NewTaskStats(per, []int{1, 1, 1}, mass, MSE)
 	if loss.WorstTask != 0 || loss.Worst != 0.9 {
 		t.Errorf("MSE worst = task %d (%v), want task 0 (0.9)", loss.WorstTask, loss.Worst)
+	}
+}
+
+// TestEvaluateScore: with a scorer giving task i the accuracy 0.9 - 0.2 i,
+// the statistics are those of the accuracies, the worst task is the least
+// accurate, and the instances are those Evaluate draws.
+func TestEvaluateScore(t *testing.T) {
+	q, alpha := newQuad()
+	q.mass = []float64{1, 1, 2}
+	ev := NewEvaluator(quadObjective{q, alpha, 4}, 1, 1, 1, 1)
+	acc := func(_ []float64, b *Batch, out []float64) error {
+		for r := range out {
+			out[r] = 0.9 - 0.2*b.SupportX[r*b.Support]
+		}
+		return nil
+	}
+	w := []float64{0.3}
+	st, err := ev.EvaluateScore(w, q, 10, rand.New(rand.NewPCG(1, 1)), Accuracy, acc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.WorstTask != 2 || math.Abs(st.Worst-0.5) > 1e-15 || math.Abs(st.Mean-0.7) > 1e-15 || math.Abs(st.WeightedMean-0.65) > 1e-15 {
+		t.Errorf("accuracy stats %+v, want worst task 2 (0.5), mean 0.7, weighted mean 0.65", st)
+	}
+	loss, err := ev.Evaluate(w, q, 10, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(loss.Count, st.Count) {
+		t.Errorf("EvaluateScore measured tasks %v times, Evaluate %v", st.Count, loss.Count)
+	}
+	nan := func(_ []float64, _ *Batch, out []float64) error {
+		out[0] = math.NaN()
+		return nil
+	}
+	if _, err := ev.EvaluateScore(w, q, 10, rand.New(rand.NewPCG(1, 1)), Accuracy, nan); !errors.Is(err, ErrNonFinite) || !strings.Contains(err.Error(), "accuracy NaN") {
+		t.Errorf("NaN accuracy: error %v", err)
 	}
 }
