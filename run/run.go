@@ -41,6 +41,9 @@ type Setup struct {
 	Evaluator *metalearn.Evaluator
 	// Metric is what the evaluation statistics measure; result.json names it.
 	Metric metalearn.Metric
+	// Score gives the evaluated value of every instance of a batch, in
+	// Metric: the post-adaptation query loss of the evaluation graph.
+	Score metalearn.Scorer
 }
 
 // ConfigError is a config that passes field-by-field validation but cannot
@@ -99,6 +102,9 @@ func Build(cfg configs.Config) (*Setup, error) {
 		Config: cfg, Train: train, Test: test, Model: mlp, Objective: obj,
 		Evaluator: metalearn.NewEvaluator(evalObj, cfg.Task.Support, cfg.Eval.Query, in, out),
 		Metric:    metalearn.MSE,
+		Score: func(w []float64, b *metalearn.Batch, out []float64) error {
+			return evalObj.Losses(w, b, nil, out, nil)
+		},
 	}, nil
 }
 
@@ -176,11 +182,11 @@ func masses(set metalearn.TaskSet) []float64 {
 // the given iteration.
 func (s *Setup) evaluate(w []float64, iteration int) (train, test Stats, err error) {
 	cfg := s.Config
-	tr, err := s.Evaluator.Evaluate(w, s.Train, cfg.Eval.TrainInstances, evalRNG(cfg.Seed, iteration, "train"))
+	tr, err := s.Evaluator.EvaluateScore(w, s.Train, cfg.Eval.TrainInstances, evalRNG(cfg.Seed, iteration, "train"), s.Metric, s.Score)
 	if err != nil {
 		return Stats{}, Stats{}, fmt.Errorf("evaluating on the meta-training tasks: %w", err)
 	}
-	te, err := s.Evaluator.Evaluate(w, s.Test, cfg.Eval.Instances, evalRNG(cfg.Seed, iteration, "test"))
+	te, err := s.Evaluator.EvaluateScore(w, s.Test, cfg.Eval.Instances, evalRNG(cfg.Seed, iteration, "test"), s.Metric, s.Score)
 	if err != nil {
 		return Stats{}, Stats{}, fmt.Errorf("evaluating on the meta-test tasks: %w", err)
 	}
