@@ -7,7 +7,6 @@
 package run
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -140,22 +139,6 @@ type Stats struct {
 	Masses []float64 `json:"masses"`
 }
 
-// UnmarshalJSON reads Stats, giving every task mass 1 when masses is absent
-// (run directories from before the field).
-func (s *Stats) UnmarshalJSON(data []byte) error {
-	type plain Stats
-	if err := json.Unmarshal(data, (*plain)(s)); err != nil {
-		return err
-	}
-	if s.Masses == nil {
-		s.Masses = make([]float64, len(s.Tasks))
-		for i := range s.Masses {
-			s.Masses[i] = 1
-		}
-	}
-	return nil
-}
-
 func newStats(s metalearn.TaskStats, set metalearn.TaskSet) Stats {
 	names := make([]string, set.Len())
 	total := 0
@@ -167,15 +150,6 @@ func newStats(s metalearn.TaskStats, set metalearn.TaskSet) Stats {
 		Mean: s.Mean, WeightedMean: s.WeightedMean, Worst: s.Worst, WorstTask: names[s.WorstTask],
 		Std: s.Std, Instances: total, PerTask: s.PerTask, Tasks: names, Masses: masses(set),
 	}
-}
-
-// masses returns the TaskSet.Mass of every task of set.
-func masses(set metalearn.TaskSet) []float64 {
-	m := make([]float64, set.Len())
-	for i := range m {
-		m[i] = set.Mass(i)
-	}
-	return m
 }
 
 // evaluate measures w on both task sets with the evaluation generators of

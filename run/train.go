@@ -20,35 +20,20 @@ import (
 // Result is result.json: the final solution's statistics on the meta-test
 // and meta-training task sets, the final task distribution p (TR-MAML), and
 // the cost. Everything but Timing is a deterministic function of the config
-// and seed.
+// and seed. Metric names what the statistics measure, a metalearn.Metric's
+// Name ("mse", "accuracy"); files from before the field are read as "mse".
 type Result struct {
-	Name       string `json:"name"`
-	Algorithm  string `json:"algorithm"`
-	Order      string `json:"order"`
-	Seed       uint64 `json:"seed"`
-	Iterations int    `json:"iterations"`
-	Output     string `json:"output_rule"`
-	// Metric names what the statistics measure, a metalearn.Metric's Name
-	// ("mse", "accuracy"); result.json files from before the field are MSE
-	// and are read as "mse".
-	Metric    string    `json:"metric"`
-	MetaTest  Stats     `json:"meta_test"`
-	MetaTrain Stats     `json:"meta_train"`
-	FinalP    []float64 `json:"final_p,omitempty"`
-	Timing    Timing    `json:"timing"`
-}
-
-// UnmarshalJSON reads a Result, naming the metric "mse" when the file has
-// none (result.json from before the field).
-func (r *Result) UnmarshalJSON(data []byte) error {
-	type plain Result
-	if err := json.Unmarshal(data, (*plain)(r)); err != nil {
-		return err
-	}
-	if r.Metric == "" {
-		r.Metric = metalearn.MSE.Name
-	}
-	return nil
+	Name       string    `json:"name"`
+	Algorithm  string    `json:"algorithm"`
+	Order      string    `json:"order"`
+	Seed       uint64    `json:"seed"`
+	Iterations int       `json:"iterations"`
+	Output     string    `json:"output_rule"`
+	Metric     string    `json:"metric"`
+	MetaTest   Stats     `json:"meta_test"`
+	MetaTrain  Stats     `json:"meta_train"`
+	FinalP     []float64 `json:"final_p,omitempty"`
+	Timing     Timing    `json:"timing"`
 }
 
 // Timing is the wall-clock cost of a run, the one part of result.json that
@@ -293,11 +278,12 @@ func (ss *session) train(p *Progress) (*Result, error) {
 	ss.evalDur += time.Since(start)
 	res := &Result{
 		Name: cfg.Name, Algorithm: cfg.Algorithm, Order: cfg.Order, Seed: cfg.Seed, Iterations: cfg.Meta.Iterations,
-		Output: cfg.Meta.Output, Metric: ss.s.Metric.Name, MetaTest: testStats, MetaTrain: trainStats,
+		Output: cfg.Meta.Output, MetaTest: testStats, MetaTrain: trainStats,
 		Timing: Timing{
 			MsPerIteration: ss.trainDur.Seconds() * 1000 / float64(cfg.Meta.Iterations),
 			TrainSeconds:   ss.trainDur.Seconds(), EvalSeconds: ss.evalDur.Seconds(),
 		},
+		Metric: ss.s.Metric.Name,
 	}
 	model := Model{Sizes: ss.s.Model.Sizes, Activation: string(ss.s.Model.Activation), W: w}
 	if cfg.Algorithm == string(metalearn.TRMAML) {
@@ -346,8 +332,9 @@ func Evaluate(dir string, evalSeed uint64) (*Result, error) {
 	}
 	res := &Result{
 		Name: cfg.Name, Algorithm: cfg.Algorithm, Order: cfg.Order, Seed: s.Config.Seed, Iterations: cfg.Meta.Iterations,
-		Output: cfg.Meta.Output, Metric: s.Metric.Name, MetaTest: testStats, MetaTrain: trainStats, FinalP: model.P,
+		Output: cfg.Meta.Output, MetaTest: testStats, MetaTrain: trainStats, FinalP: model.P,
 		Timing: Timing{EvalSeconds: time.Since(start).Seconds()},
+		Metric: s.Metric.Name,
 	}
 	return res, writeJSON(filepath.Join(dir, EvalFile), res)
 }
