@@ -66,9 +66,10 @@ type Key struct {
 	Name string
 	// Algorithm is "maml" or "trmaml"; Order is "second" or "first".
 	Algorithm, Order string
-	// K is the number of support points (per class for classification).
+	// K is the number of support points.
 	K int
-	// Ways is N of N-way classification; 0 for other task families.
+	// Ways is N of N-way classification (K is then per class); 0 for other
+	// task families.
 	Ways int
 }
 
@@ -166,9 +167,12 @@ func GroupRuns(runs []*Run) ([]*Group, error) {
 		return 1
 	}
 	slices.SortFunc(groups, func(a, b *Group) int {
-		return cmp.Or(cmp.Compare(a.Key.Ways, b.Key.Ways), cmp.Compare(a.Key.K, b.Key.K), cmp.Compare(orderRank(a.Key.Order), orderRank(b.Key.Order)),
+		return cmp.Or(cmp.Compare(a.Key.K, b.Key.K), cmp.Compare(orderRank(a.Key.Order), orderRank(b.Key.Order)),
 			cmp.Compare(a.Key.Algorithm, b.Key.Algorithm), cmp.Compare(a.Key.Name, b.Key.Name))
 	})
+
+	// Ways first: 5-way settings before 20-way ones.
+	slices.SortStableFunc(groups, func(a, b *Group) int { return cmp.Compare(a.Key.Ways, b.Key.Ways) })
 	return groups, nil
 }
 

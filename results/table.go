@@ -59,7 +59,7 @@ func Table(groups []*Group) *SummaryTable {
 			t.TestTasks = 0
 		}
 		t.ShowOrder = t.ShowOrder || g.Key.Order != groups[0].Key.Order
-		k := Key{Algorithm: g.Key.Algorithm, Order: g.Key.Order, K: g.Key.K, Ways: g.Key.Ways}
+		k := Key{Algorithm: g.Key.Algorithm, Order: g.Key.Order, K: g.Key.K}
 		t.ShowName = t.ShowName || seen[k]
 		seen[k] = true
 	}
@@ -101,7 +101,7 @@ func (t *SummaryTable) Markdown() string {
 	b.WriteString("\n")
 
 	for i, r := range t.Rows {
-		cells := []string{r.Key.Setting(), AlgorithmName(r.Key.Algorithm)}
+		cells := []string{fmt.Sprintf("%d-shot", r.Key.K), AlgorithmName(r.Key.Algorithm)}
 		if t.ShowOrder {
 			cells = append(cells, r.Key.Order)
 		}
