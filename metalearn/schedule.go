@@ -61,13 +61,26 @@ func (o *SGD) SetLR(lr float64) { o.LR = lr }
 // SetLR implements LRSetter.
 func (o *Adam) SetLR(lr float64) { o.LR = lr }
 
-// ApplySchedule sets opt's learning rate to s's rate for the update from
-// iteration t; call it before each Step.
-func ApplySchedule(opt Optimizer, s Schedule, t int) error {
-	o, ok := opt.(LRSetter)
+// ScheduleStep sets opt's learning rate to s's rate for the update from
+// iteration t; call it before that Step and call restore after it. restore
+// puts back the rate opt had, its base rate, so that the optimizer's saved
+// state, and any check of it against the config, never depends on the
+// schedule.
+func ScheduleStep(opt Optimizer, s Schedule, t int) (restore func(), err error) {
+	o, ok := opt.(rated)
 	if !ok {
-		return fmt.Errorf("metalearn: optimizer %T has no settable learning rate for a schedule", opt)
+		return nil, fmt.Errorf("metalearn: optimizer %T has no settable learning rate for a schedule", opt)
 	}
+	base := o.rate()
 	o.SetLR(s.LR(t))
-	return nil
+	return func() { o.SetLR(base) }, nil
 }
+
+// rated is an LRSetter that reports its rate.
+type rated interface {
+	LRSetter
+	rate() float64
+}
+
+func (o *SGD) rate() float64  { return o.LR }
+func (o *Adam) rate() float64 { return o.LR }

@@ -50,31 +50,41 @@ func TestNewSchedule(t *testing.T) {
 	}
 }
 
-// TestApplySchedule: the optimizer steps with the schedule's rate, and
-// only its learning rate changes.
-func TestApplySchedule(t *testing.T) {
+// TestScheduleStep: the optimizer steps with the schedule's rate, keeps its
+// base rate between steps, and nothing else of its state changes.
+func TestScheduleStep(t *testing.T) {
 	s := Cosine{Max: 0.5, Min: 0.1, Iterations: 2}
 	o := &SGD{LR: 123}
 	w := []float64{1}
 	for it := range 3 {
-		if err := ApplySchedule(o, s, it); err != nil {
+		restore, err := ScheduleStep(o, s, it)
+		if err != nil {
 			t.Fatal(err)
 		}
 		o.Step(w, []float64{1})
+		restore()
+		if o.LR != 123 {
+			t.Fatalf("rate %v after a scheduled step, want the base rate 123 back", o.LR)
+		}
 	}
 	// Steps of 0.5, 0.3 and 0.1.
 	if math.Abs(w[0]-(1-0.9)) > 1e-15 {
 		t.Errorf("w = %v after steps 0.5, 0.3, 0.1 from 1", w[0])
 	}
 	a := NewAdam(1, 1)
-	if err := ApplySchedule(a, s, 1); err != nil || math.Abs(a.LR-0.3) > 1e-15 || a.Beta1 != 0.9 {
-		t.Errorf("Adam after ApplySchedule: %+v, %v", a, err)
+	restore, err := ScheduleStep(a, s, 1)
+	if err != nil || math.Abs(a.LR-0.3) > 1e-15 || a.Beta1 != 0.9 {
+		t.Errorf("Adam during a scheduled step: %+v, %v", a, err)
 	}
-	if err := ApplySchedule(fixedOptimizer{}, s, 0); err == nil {
+	restore()
+	if a.LR != 1 {
+		t.Errorf("Adam's rate %v after restore, want 1", a.LR)
+	}
+	if _, err := ScheduleStep(unratedOptimizer{}, s, 0); err == nil {
 		t.Error("a schedule applied to an optimizer without a learning rate")
 	}
 }
 
-type fixedOptimizer struct{}
-
-func (fixedOptimizer) Step(w, grad []float64) {}
+// unratedOptimizer is an Optimizer without a learning rate (its methods are
+// never called).
+type unratedOptimizer struct{ Optimizer }

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/metalearn"
@@ -196,7 +197,8 @@ func Labels(groups []*Group) []string {
 		return false
 	}
 	order := varies(func(k Key) string { return k.Order })
-	k := varies(Key.Setting)
+	k := varies(func(k Key) string { return strconv.Itoa(k.K) })
+	k = k || varies(func(k Key) string { return strconv.Itoa(k.Ways) })
 	labels := make([]string, len(groups))
 	for i, g := range groups {
 		labels[i] = AlgorithmName(g.Key.Algorithm)

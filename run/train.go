@@ -245,13 +245,15 @@ func (ss *session) train(p *Progress) (*Result, error) {
 	}
 	p.Start(fmt.Sprintf("%s seed %d", cfg.Name, cfg.Seed), tr.State.Iteration, cfg.Meta.Iterations)
 	for tr.State.Iteration < cfg.Meta.Iterations {
-		if err := metalearn.ApplySchedule(ss.opt, schedule, tr.State.Iteration); err != nil {
+		restoreLR, err := metalearn.ScheduleStep(ss.opt, schedule, tr.State.Iteration)
+		if err != nil {
 			p.Done()
 			return nil, err
 		}
 		start := time.Now()
 		st, err := tr.Step()
 		ss.trainDur += time.Since(start)
+		restoreLR()
 		if err != nil {
 			p.Done()
 			return nil, fmt.Errorf("%s: training stopped: %w (the files in %s are from the last evaluation)", cfg.Name, err, ss.dir)
