@@ -57,6 +57,18 @@ func TestAdversary(t *testing.T) {
 		}
 	}
 
+	// Masses spanning twelve decades (as C(Z_i, 20)) put (a) on a log axis.
+	specs := append(accuracySeeds("m", "maml", 1, 1.2), accuracySeeds("tr", "trmaml", 0.5, 0.7)...)
+	for i := range specs {
+		specs[i].Result.MetaTrain.Masses = []float64{1e-12, 1, 1e-6, 0.5, 1e-3}
+	}
+	if err := plots.Adversary(groupsOf(t, specs...), path); err != nil {
+		t.Fatal(err)
+	}
+	if d := readPNG(t, path); d.w != int(7.2*plots.DPI) {
+		t.Errorf("log-scale figure width %d", d.w)
+	}
+
 	other := groupsOf(t, resultstest.New("s", "maml", "second", 1, 5, 1))
 	if err := plots.Adversary(append(groups, other...), path); err == nil {
 		t.Error("groups with different meta-training tasks accepted")

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -47,35 +49,57 @@ func Adversary(groups []*results.Group, path string) error {
 	labels := results.Labels(groups)
 	grey := color.RGBA{110, 110, 110, 255}
 
-	pp := newPanel("(a) training distribution and final p", "probability", "meta-training task (fewest instances at top)")
+	pp := newPanel("(a) training distribution and final p", "probability", "meta-training task")
 	samplingColor := grey
 	if i := slices.IndexFunc(groups, func(g *results.Group) bool { return g.Key.Algorithm == "maml" }); i >= 0 {
 		samplingColor = groupColor(i)
 	}
-	for i, v := range train.Sampling {
-		pp.Add(hbar(row[i], v, samplingColor))
-	}
-	pmax := 0.0
-	for _, v := range train.Sampling {
-		pmax = max(pmax, v)
-	}
 	var robust []int
+	finalP := map[int][]results.Estimate{}
 	for gi, g := range groups {
-		if g.Key.Algorithm == "maml" {
-			continue
+		if g.Key.Algorithm != "maml" {
+			robust = append(robust, gi)
+			_, finalP[gi] = g.FinalP()
 		}
-		robust = append(robust, gi)
-		_, p := g.FinalP()
+	}
+	// Probabilities spanning more than two decades (C(Z_i, N) at 20-way
+	// spans about fifteen) go on a log axis, which starts at a power of ten
+	// below the smallest positive value; a weight of 0 is drawn there.
+	lo, hi := math.Inf(1), 1/float64(n)
+	for _, v := range train.Sampling {
+		lo, hi = positiveMin(lo, v), max(hi, v)
+	}
+	for _, p := range finalP {
+		for _, e := range p {
+			lo, hi = positiveMin(lo, e.Mean), max(hi, e.Mean+e.Half)
+		}
+	}
+	floor := 0.0
+	if hi/lo > 100 {
+		floor = math.Pow(10, math.Floor(math.Log10(lo)))
+		pp.X.Scale, pp.X.Tick.Marker = plot.LogScale{}, decadeTicks{}
+		pp.X.Label.Text = "probability (log scale)"
+	}
+	for i, v := range train.Sampling {
+		pp.Add(hbar(row[i], floor, max(v, floor), samplingColor))
+	}
+	for _, gi := range robust {
+		p := slices.Clone(finalP[gi])
+		for i, e := range p {
+			// Keep the marker and its bar on the axis.
+			p[i].Mean = max(e.Mean, floor)
+			p[i].Half = min(e.Half, p[i].Mean-floor)
+		}
 		if err := addRowPoints(pp, p, row, 0, gi); err != nil {
 			return err
-		}
-		for _, e := range p {
-			pmax = max(pmax, e.Mean+e.Half)
 		}
 	}
 	uniform := 1 / float64(n)
 	pp.Add(vline(uniform, -0.5, float64(n)-0.5, grey))
-	pp.X.Min, pp.X.Max = 0, 1.05*max(pmax, uniform)
+	pp.X.Min, pp.X.Max = floor, 1.05*hi
+	if floor > 0 {
+		pp.X.Max = math.Pow(10, math.Ceil(math.Log10(hi))) // a labelled decade
+	}
 
 	ap := newPanel("(b) final accuracy per task", m.Axis("final task"), "")
 	if !m.HigherIsBetter {
@@ -98,6 +122,7 @@ func Adversary(groups []*results.Group, path string) error {
 	}
 	if m.HigherIsBetter {
 		ap.X.Max = min(ap.X.Max, m.Show(1))
+		ap.X.Tick.Marker = plainTicks{}
 	} else {
 		ap.X.Min = 0
 	}
@@ -116,7 +141,8 @@ func Adversary(groups []*results.Group, path string) error {
 	legend = append(legend,
 		legendItem{"training distribution (MAML samples it)", []plot.Thumbnailer{fillSample(faded(samplingColor, 0.45))}},
 		legendItem{"uniform 1/n", []plot.Thumbnailer{lineSample(grey, dashed)}},
-		legendItem{text: bandNote(groups, "bars")})
+		legendItem{text: bandNote(groups, "bars")},
+		legendItem{text: "rows by mass, fewest instances at top"})
 	if len(robust) > 0 {
 		legend = append(legend, legendItem{text: "(a) markers: final p"})
 	}
@@ -133,10 +159,43 @@ const (
 	nameSize            = 10
 )
 
-// hbar is a horizontal bar from 0 to v at row y.
-func hbar(y, v float64, col color.RGBA) *plotter.Polygon {
+// positiveMin is min(a, v) over positive v; other v leave a.
+func positiveMin(a, v float64) float64 {
+	if v > 0 {
+		return min(a, v)
+	}
+	return a
+}
+
+// decadeTicks marks the powers of ten of a log axis, labelling at most
+// four of them (every k-th decade, down from the largest) so that the
+// labels never touch: "1", "0.01", "1e-6".
+type decadeTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (decadeTicks) Ticks(lo, hi float64) []plot.Tick {
+	first, last := int(math.Floor(math.Log10(lo))), int(math.Ceil(math.Log10(hi)))
+	every := max(1, (last-first+2)/3)
+	var ticks []plot.Tick
+	for e := first; e <= last; e++ {
+		v := math.Pow(10, float64(e))
+		t := plot.Tick{Value: v}
+		switch {
+		case (last-e)%every != 0:
+		case e >= -3:
+			t.Label = strconv.FormatFloat(v, 'f', -1, 64)
+		default:
+			t.Label = "1e" + strconv.Itoa(e)
+		}
+		ticks = append(ticks, t)
+	}
+	return ticks
+}
+
+// hbar is a horizontal bar from x0 to v at row y.
+func hbar(y, x0, v float64, col color.RGBA) *plotter.Polygon {
 	const half = 0.36
-	ring := plotter.XYs{{X: 0, Y: y - half}, {X: v, Y: y - half}, {X: v, Y: y + half}, {X: 0, Y: y + half}}
+	ring := plotter.XYs{{X: x0, Y: y - half}, {X: v, Y: y - half}, {X: v, Y: y + half}, {X: x0, Y: y + half}}
 	p := &plotter.Polygon{XYs: []plotter.XYs{ring}, Color: faded(col, 0.45)}
 	p.LineStyle.Color, p.LineStyle.Width = col, vg.Points(0.6)
 	return p

@@ -96,6 +96,9 @@ func Figure1(groups []*results.Group, path string) error {
 		hp.Add(histogram(edges, h.Counts[i], groupColor(i)))
 	}
 	hp.X.Min = edges[0]
+	if m.HigherIsBetter {
+		hp.X.Tick.Marker = plainTicks{}
+	}
 	fromZero(hp)
 	panels = append(panels, hp)
 

@@ -105,6 +105,21 @@ func (iterationTicks) Ticks(min, max float64) []plot.Tick {
 	return ts
 }
 
+// plainTicks are gonum's default ticks labelled in the shortest form
+// ("75", not "75.00").
+type plainTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (plainTicks) Ticks(min, max float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(min, max)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', -1, 64)
+		}
+	}
+	return ts
+}
+
 // curveLine is the line through the means of c at positions x.
 func curveLine(x []float64, c results.Curve, col color.RGBA, dash []vg.Length) *plotter.Line {
 	xys := make(plotter.XYs, len(x))
