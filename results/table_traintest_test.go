@@ -109,3 +109,13 @@ func TestKeySetting(t *testing.T) {
 		t.Error("5-way and 20-way are one setting")
 	}
 }
+
+func TestLabelsOfClassificationSettings(t *testing.T) {
+	groups := []*results.Group{
+		{Key: results.Key{Algorithm: "maml", Order: "second", K: 1, Ways: 5}},
+		{Key: results.Key{Algorithm: "trmaml", Order: "second", K: 1, Ways: 20}},
+	}
+	if got := results.Labels(groups); !slices.Equal(got, []string{"MAML, 5-way 1-shot", "TR-MAML, 20-way 1-shot"}) {
+		t.Errorf("labels %q", got)
+	}
+}
