@@ -118,6 +118,9 @@ func Load(dir string) (*Run, error) {
 	if err := r.loadResult(filepath.Join(dir, run.ResultFile)); err != nil {
 		return nil, err
 	}
+	if err := r.loadScore(filepath.Join(dir, run.ResultFile)); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 
@@ -271,7 +274,7 @@ func (r *Run) loadResult(path string) error {
 	if len(res.FinalP) > 0 && len(res.FinalP) != len(r.P.Tasks) {
 		return fmt.Errorf("%s: final_p has %d weights for %d meta-training tasks", path, len(res.FinalP), len(r.P.Tasks))
 	}
-	return r.loadScore(path)
+	return nil
 }
 
 // lineAt returns the 1-based line of byte offset off in data.
