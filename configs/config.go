@@ -156,8 +156,17 @@ type MetaConfig struct {
 	Batch int `yaml:"batch"`
 	// Optimizer is the update rule for w: "adam" or "sgd".
 	Optimizer string `yaml:"optimizer"`
-	// LR > 0 is the meta learning rate of w.
+	// LR > 0 is the meta learning rate of w (with schedule cosine, the
+	// rate at the start).
 	LR float64 `yaml:"lr"`
+	// Schedule is how the meta learning rate changes over the run:
+	// "constant" (LR throughout) or "cosine" (annealed from LR at the first
+	// iteration to LRMin at the last along half a cosine, as the authors'
+	// Omniglot code: lr_t = lr_min + (lr - lr_min)(1 + cos(pi t / T)) / 2).
+	Schedule string `yaml:"schedule"`
+	// LRMin in [0, LR] is the final learning rate of the cosine schedule;
+	// the constant schedule ignores it.
+	LRMin float64 `yaml:"lr_min"`
 	// BallRadius >= 0 is the radius of the ball w is projected onto after
 	// each update; 0 means w is unconstrained.
 	BallRadius float64 `yaml:"ball_radius"`
@@ -246,6 +255,7 @@ func Defaults() Config {
 			Batch:      25,
 			Optimizer:  "adam",
 			LR:         1e-3,
+			Schedule:   "constant",
 			BallRadius: 0,
 			Output:     "last",
 		},
@@ -320,6 +330,8 @@ func (c Config) validate() []error {
 	k.atLeast("meta.batch", o.Batch, 1)
 	k.oneOf("meta.optimizer", o.Optimizer, "adam", "sgd")
 	k.float("meta.lr", o.LR, o.LR > 0, "> 0")
+	k.oneOf("meta.schedule", o.Schedule, "constant", "cosine")
+	k.float("meta.lr_min", o.LRMin, o.LRMin >= 0 && o.LRMin <= o.LR, fmt.Sprintf("in [0, meta.lr] = [0, %v]", o.LR))
 	k.float("meta.ball_radius", o.BallRadius, o.BallRadius >= 0, ">= 0 (0: unconstrained)")
 	k.oneOf("meta.output", o.Output, "last", "T1", "T2")
 

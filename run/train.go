@@ -20,7 +20,8 @@ import (
 // Result is result.json: the final solution's statistics on the meta-test
 // and meta-training task sets, the final task distribution p (TR-MAML), and
 // the cost. Everything but Timing is a deterministic function of the config
-// and seed.
+// and seed. Metric names what the statistics measure, a metalearn.Metric's
+// Name ("mse", "accuracy"); files from before the field are read as "mse".
 type Result struct {
 	Name      string `json:"name"`
 	Algorithm string `json:"algorithm"`
@@ -30,6 +31,7 @@ type Result struct {
 	Seed       uint64    `json:"seed"`
 	Iterations int       `json:"iterations"`
 	Output     string    `json:"output_rule"`
+	Metric     string    `json:"metric"`
 	MetaTest   Stats     `json:"meta_test"`
 	MetaTrain  Stats     `json:"meta_train"`
 	FinalP     []float64 `json:"final_p,omitempty"`
@@ -243,11 +245,21 @@ func (ss *session) record() error {
 func (ss *session) train(p *Progress) (*Result, error) {
 	cfg, tr := ss.s.Config, ss.tr
 	ss.p = p
+	schedule, err := metalearn.NewSchedule(cfg.Meta.Schedule, cfg.Meta.LR, cfg.Meta.LRMin, cfg.Meta.Iterations)
+	if err != nil {
+		return nil, err
+	}
 	p.Start(fmt.Sprintf("%s seed %d", cfg.Name, cfg.Seed), tr.State.Iteration, cfg.Meta.Iterations)
 	for tr.State.Iteration < cfg.Meta.Iterations {
+		restoreLR, err := metalearn.ScheduleStep(ss.opt, schedule, tr.State.Iteration)
+		if err != nil {
+			p.Done()
+			return nil, err
+		}
 		start := time.Now()
 		st, err := tr.Step()
 		ss.trainDur += time.Since(start)
+		restoreLR()
 		if err != nil {
 			p.Done()
 			return nil, fmt.Errorf("%s: training stopped: %w (the files in %s are from the last evaluation)", cfg.Name, err, ss.dir)
@@ -279,6 +291,7 @@ func (ss *session) train(p *Progress) (*Result, error) {
 			MsPerIteration: ss.trainDur.Seconds() * 1000 / float64(cfg.Meta.Iterations),
 			TrainSeconds:   ss.trainDur.Seconds(), EvalSeconds: ss.evalDur.Seconds(),
 		},
+		Metric: ss.s.Metric.Name,
 	}
 	model := Model{Sizes: ss.s.Model.Sizes, Activation: string(ss.s.Model.Activation), W: w}
 	if movesP(cfg.Algorithm) {
@@ -329,6 +342,7 @@ func Evaluate(dir string, evalSeed uint64) (*Result, error) {
 		Name: cfg.Name, Algorithm: cfg.Algorithm, CVaRLevel: cvarLevel(cfg), Order: cfg.Order, Seed: s.Config.Seed, Iterations: cfg.Meta.Iterations,
 		Output: cfg.Meta.Output, MetaTest: testStats, MetaTrain: trainStats, FinalP: model.P,
 		Timing: Timing{EvalSeconds: time.Since(start).Seconds()},
+		Metric: s.Metric.Name,
 	}
 	return res, writeJSON(filepath.Join(dir, EvalFile), res)
 }
