@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -35,6 +36,10 @@ type Spec struct {
 	Algorithms []string `yaml:"algorithms"`
 	Orders     []string `yaml:"orders"`
 	Seeds      []uint64 `yaml:"seeds"`
+	// CVaRLevels, if not empty, runs algorithm cvar once per level a in
+	// (0, 1] (overriding the base config's cvar.level); runs are named
+	// NAME-cvarA-ORDER.
+	CVaRLevels []float64 `yaml:"cvar_levels"`
 	// Iterations, if not zero, overrides the base config's meta.iterations.
 	Iterations int `yaml:"iterations"`
 }
@@ -81,12 +86,17 @@ func Load(path string) (Spec, []configs.Config, error) {
 	}
 	check("name", spec.Name != "" && !strings.ContainsAny(spec.Name, `/\ `), "must be a non-empty name without slashes or spaces")
 	check("base", spec.Base != "", "must name a config file (relative to the experiment file) or a built-in config %v", configs.BuiltinNames())
-	check("algorithms", len(spec.Algorithms) > 0 && allIn(spec.Algorithms, "maml", "trmaml"), "must list maml and/or trmaml, got %v", spec.Algorithms)
+	check("algorithms", len(spec.Algorithms) > 0 && allIn(spec.Algorithms, configs.Algorithms...), "must list some of %v, got %v", configs.Algorithms, spec.Algorithms)
 	check("orders", len(spec.Orders) > 0 && allIn(spec.Orders, "second", "first"), "must list second and/or first, got %v", spec.Orders)
 	check("seeds", len(spec.Seeds) > 0, "must list at least one seed")
 	check("algorithms", unique(spec.Algorithms), "must not repeat an entry, got %v", spec.Algorithms)
 	check("orders", unique(spec.Orders), "must not repeat an entry, got %v", spec.Orders)
 	check("seeds", unique(spec.Seeds), "must not repeat a seed (runs would share a directory), got %v", spec.Seeds)
+	check("cvar_levels", len(spec.CVaRLevels) == 0 || slices.Contains(spec.Algorithms, "cvar"), "needs cvar among the algorithms")
+	check("cvar_levels", unique(spec.CVaRLevels), "must not repeat a level, got %v", spec.CVaRLevels)
+	for _, a := range spec.CVaRLevels {
+		check("cvar_levels", a > 0 && a <= 1, "each level must be in (0, 1], got %v", a)
+	}
 	check("iterations", spec.Iterations >= 0, "must be >= 0 (0 keeps the base config's), got %d", spec.Iterations)
 	if err := errors.Join(errs...); err != nil {
 		return Spec{}, nil, err
@@ -101,13 +111,26 @@ func Load(path string) (Spec, []configs.Config, error) {
 	if err != nil {
 		return Spec{}, nil, fmt.Errorf("%s: base: %w", where("base"), err)
 	}
-	var out []configs.Config
+	var methods []configs.Config // one per algorithm (and CVaR level)
 	for _, alg := range spec.Algorithms {
+		c := base
+		c.Algorithm = alg
+		if alg != "cvar" || len(spec.CVaRLevels) == 0 {
+			methods = append(methods, c)
+			continue
+		}
+		for _, a := range spec.CVaRLevels {
+			c.CVaR.Level = a
+			methods = append(methods, c)
+		}
+	}
+	var out []configs.Config
+	for _, m := range methods {
 		for _, order := range spec.Orders {
 			for _, seed := range spec.Seeds {
-				c := base
-				c.Name = fmt.Sprintf("%s-%s-%s", spec.Name, alg, order)
-				c.Algorithm, c.Order, c.Seed = alg, order, seed
+				c := m
+				c.Name = fmt.Sprintf("%s-%s-%s", spec.Name, Variant(c), order)
+				c.Order, c.Seed = order, seed
 				if spec.Iterations > 0 {
 					c.Meta.Iterations = spec.Iterations
 				}
@@ -152,9 +175,18 @@ func fileExists(p string) bool {
 func Jobs(cfgs []configs.Config, out string) []Job {
 	jobs := make([]Job, len(cfgs))
 	for i, c := range cfgs {
-		jobs[i] = Job{Config: c, Dir: filepath.Join(out, fmt.Sprintf("%s-%s-seed%d", c.Algorithm, c.Order, c.Seed))}
+		jobs[i] = Job{Config: c, Dir: filepath.Join(out, fmt.Sprintf("%s-%s-seed%d", Variant(c), c.Order, c.Seed))}
 	}
 	return jobs
+}
+
+// Variant names a run's method in run names and directories: the
+// algorithm, with the level for CVaR (e.g. "cvar0.05").
+func Variant(c configs.Config) string {
+	if c.Algorithm == "cvar" {
+		return "cvar" + strconv.FormatFloat(c.CVaR.Level, 'g', -1, 64)
+	}
+	return c.Algorithm
 }
 
 // Run executes the jobs with the given number of workers, skipping finished
