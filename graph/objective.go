@@ -444,17 +444,21 @@ func (p *program) compile(g *Graph, outputs gorgonia.Nodes) []int {
 		idx[k] = index[out]
 		isOut[idx[k]] = true
 	}
-	// Liveness: the last step reading each value.
+	// Liveness: the last step reading each value. A value read by a
+	// gorgonia op is never recycled: such an op may return a view of it.
 	last := map[int]int{}
+	foreign := map[int]bool{}
 	for si, s := range p.steps {
+		_, ours := s.op.(*op)
 		for _, a := range s.args {
 			last[a] = si
+			foreign[a] = foreign[a] || !ours
 		}
 	}
 	p.pool.free = map[poolKey][]*tensor.Dense{}
 	for _, s := range p.steps {
 		o, ok := s.op.(*op)
-		if !ok || isOut[s.i] || o.outShape.TotalSize() < pooledSize {
+		if !ok || isOut[s.i] || foreign[s.i] || o.outShape.TotalSize() < pooledSize {
 			continue
 		}
 		if r, read := last[s.i]; read {
