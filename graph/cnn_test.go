@@ -228,3 +228,59 @@ func TestCNNFloat32(t *testing.T) {
 			losses[1], losses[0], acc[1], acc[0], dg)
 	}
 }
+
+// TestBuffersRecycled checks the liveness planning: after a run of the
+// CNN's second-order graph, the large buffers in existence (held by ops or
+// free in the pool) add up to less than half the large values the run
+// computed (most values of a second-order graph stay alive until the
+// backward sweeps use them), and a second run allocates none.
+func TestBuffersRecycled(t *testing.T) {
+	m, err := NewCNN(16, 16, 1, 8, 2, 3, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, err := NewObjective(Spec{Model: m, Loss: SoftmaxCrossEntropy, Tasks: 4, Support: 3, Query: 30,
+		InShape: m.InShape(), OutDim: 3, Steps: 1, Alpha: 0.1, MetaGradient: true, Dtype: tensor.Float32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 3))
+	b := randomImages(rng, 4, 3, 1, 10, 16, 16, 1)
+	w := m.Init(rng)
+	losses, grad := make([]float64, 4), make([]float64, len(w))
+	held := func() (values, buffers int) {
+		seen := map[*tensor.Dense]bool{}
+		for _, s := range obj.prog.steps {
+			if o, ok := s.op.(*op); ok && o.pool != nil {
+				values += o.outShape.TotalSize()
+				if o.buf != nil && !seen[o.buf] {
+					seen[o.buf] = true
+					buffers += o.buf.Shape().TotalSize()
+				}
+			}
+		}
+		for _, l := range obj.prog.pool.free {
+			for _, d := range l {
+				if !seen[d] {
+					seen[d] = true
+					buffers += d.Shape().TotalSize()
+				}
+			}
+		}
+		return values, buffers
+	}
+	if err := obj.Losses(w, b, []float64{1, 1, 1, 1}, losses, grad); err != nil {
+		t.Fatal(err)
+	}
+	values, buffers := held()
+	t.Logf("large values computed per run: %d floats; large buffers held: %d floats", values, buffers)
+	if values == 0 || buffers*2 > values {
+		t.Errorf("buffers hold %d floats for %d floats of large values: liveness recycling is not working", buffers, values)
+	}
+	if err := obj.Losses(w, b, []float64{1, 1, 1, 1}, losses, grad); err != nil {
+		t.Fatal(err)
+	}
+	if _, again := held(); again != buffers {
+		t.Errorf("the second run changed the buffers held from %d to %d floats", buffers, again)
+	}
+}
