@@ -271,7 +271,10 @@ func (k scaleKernel) grad(_ gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes
 type addNKernel struct{ n int }
 
 // sumTerms returns the sum of terms: one addN node when all are float
-// tensors of one shape and dtype, gorgonia's ReduceAdd otherwise.
+// tensors of one shape and dtype, gorgonia's ReduceAdd otherwise. Two terms
+// that are mulMid products (as batch norm's backward sweep makes) are
+// computed as one mulMid2 instead, so neither product is ever stored; the
+// two mulMid nodes stay in the graph unused and are never run.
 func sumTerms(terms gorgonia.Nodes) (*gorgonia.Node, error) {
 	s, dt := terms[0].Shape(), terms[0].Dtype()
 	for _, t := range terms {
@@ -279,7 +282,43 @@ func sumTerms(terms gorgonia.Nodes) (*gorgonia.Node, error) {
 			return gorgonia.ReduceAdd(terms)
 		}
 	}
-	return apply(addNKernel{len(terms)}, terms...)
+	var products, rest gorgonia.Nodes
+	for _, t := range terms {
+		if o, ok := t.Op().(*op); ok && len(products) < 2 {
+			if _, ok := o.k.(mulMidKernel); ok {
+				products = append(products, t)
+				continue
+			}
+		}
+		rest = append(rest, t)
+	}
+	if len(products) == 2 {
+		a, b := inputsOf(products[0]), inputsOf(products[1])
+		fused, err := apply(mulMid2Kernel{}, a[0], a[1], b[0], b[1])
+		if err != nil {
+			return nil, err
+		}
+		if len(rest) == 0 {
+			return fused, nil
+		}
+		rest = append(rest, fused)
+	} else {
+		rest = terms
+	}
+	if len(rest) == 1 {
+		return rest[0], nil
+	}
+	return apply(addNKernel{len(rest)}, rest...)
+}
+
+// inputsOf returns the inputs of n in argument order.
+func inputsOf(n *gorgonia.Node) gorgonia.Nodes {
+	it := n.Graph().From(n.ID())
+	var in gorgonia.Nodes
+	for it.Next() {
+		in = append(in, it.Node().(*gorgonia.Node))
+	}
+	return in
 }
 
 func (k addNKernel) name() string { return fmt.Sprintf("addN(%d)", k.n) }

@@ -163,6 +163,49 @@ func (mulMidKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes
 	return gorgonia.Nodes{dx, ds}, err
 }
 
+// mulMid2Kernel is a * s + b * k for a, b (T, N, o) and s, k (T, o)
+// broadcast over N: the sum of two mulMid products in one pass.
+type mulMid2Kernel struct{}
+
+func (mulMid2Kernel) name() string { return "mulMid2" }
+
+func (mulMid2Kernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 4 || !in[0].Eq(in[2]) || !in[1].Eq(in[3]) {
+		return nil, shapeErr("(T, N, o), (T, o), (T, N, o), (T, o)", in)
+	}
+	return addBiasKernel{}.shape(in[:2])
+}
+
+func (k mulMid2Kernel) forward(a *args) {
+	call(a, k, forwardMulMid2[float64], forwardMulMid2[float32])
+}
+
+func forwardMulMid2[T float](_ mulMid2Kernel, out []T, in [][]T, s []tensor.Shape) {
+	x, m, y, q := in[0], in[1], in[2], in[3]
+	n, w := s[0][1], s[0][2]
+	parallelTasks(s[0][0], n*w, func(t int) {
+		mt, qt := m[t*w:(t+1)*w], q[t*w:(t+1)*w]
+		for p := 0; p < n; p++ {
+			off := (t*n + p) * w
+			xs, ys, dst := x[off:off+w], y[off:off+w], out[off:off+w]
+			for i, v := range mt {
+				dst[i] = xs[i]*v + ys[i]*qt[i]
+			}
+		}
+	})
+}
+
+func (mulMid2Kernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	d := make(gorgonia.Nodes, 4)
+	var err error
+	for i := 0; i < 4 && err == nil; i += 2 {
+		if d[i], err = mulMid(g, in[i+1]); err == nil {
+			d[i+1], err = sumMidProd(g, in[i])
+		}
+	}
+	return d, err
+}
+
 // affineMidKernel is x * s + b with s and b (T, o) broadcast over the points
 // of x (T, N, o): the batch-norm scale and shift in one pass.
 type affineMidKernel struct{}
