@@ -166,7 +166,11 @@ type EvalConfig struct {
 	// TrainInstances >= 1 is the number of meta-train task instances per
 	// evaluation (paper: 5000).
 	TrainInstances int `yaml:"train_instances"`
-	// Query >= 1 is the number of held-out points per evaluated instance.
+	// Query >= 1 is the number of held-out points each evaluated instance is
+	// scored on after adapting on its K support points. It defaults to 1000,
+	// independent of K, as in the authors' code that produced the paper's
+	// Table 1: scoring on only J = K points makes each task's MSE noisy and
+	// biases the worst task, a maximum over many noisy estimates, upwards.
 	Query int `yaml:"query"`
 	// Batch >= 1 is the number of instances per evaluation graph batch; it
 	// bounds memory, not results.
@@ -211,11 +215,11 @@ func Defaults() Config {
 		},
 		TRMAML: TRMAMLConfig{PLR: 1e-4},
 		Eval: EvalConfig{
-			Every:          1000,
+			Every:          5000,
 			Instances:      5000,
 			TrainInstances: 5000,
-			Query:          5,
-			Batch:          500,
+			Query:          1000,
+			Batch:          100,
 		},
 	}
 }
