@@ -242,8 +242,8 @@ func (c Config) validate() []error {
 
 	t := c.Task
 	k.oneOf("task.family", t.Family, "sinusoid")
-	k.atLeast("task.support", t.Support, 1)
-	k.atLeast("task.query", t.Query, 1)
+	k.between("task.support", t.Support, 1, MaxPoints)
+	k.between("task.query", t.Query, 1, MaxPoints)
 	s := t.Sinusoid
 	p := float64(s.PhaseMax)
 	k.float("task.sinusoid.phase_max", p, p > 0 && p <= 2*math.Pi, "in (0, 2pi]")
@@ -252,6 +252,9 @@ func (c Config) validate() []error {
 	k.float("task.sinusoid.task_width", s.TaskWidth, s.TaskWidth > 0, "> 0")
 	lo, hi := s.TestAmplitudes[0], s.TestAmplitudes[1]
 	k.interval("task.sinusoid.test_amplitudes", s.TestAmplitudes, 0 < lo && lo < hi, "with 0 < lo < hi")
+	if n := taskCount(lo, hi, s.TaskWidth); s.TaskWidth > 0 && n > MaxTasks {
+		k.fail("task.sinusoid.task_width", s.TaskWidth, "makes %v meta-test tasks of test_amplitudes %s: at most %d are allowed", n, show(s.TestAmplitudes), MaxTasks)
+	}
 	if len(s.TrainAmplitudes) == 0 {
 		k.fail("task.sinusoid.train_amplitudes", s.TrainAmplitudes, "must be a non-empty list of [lo, hi] ranges")
 	}
@@ -267,19 +270,22 @@ func (c Config) validate() []error {
 	}
 
 	m := c.Model
+	if len(m.Hidden) > MaxLayers {
+		k.fail("model.hidden", fmt.Sprintf("a list of %d", len(m.Hidden)), "must have at most %d entries", MaxLayers)
+	}
 	for i, h := range m.Hidden {
-		k.atLeast(fmt.Sprintf("model.hidden[%d]", i), h, 1)
+		k.between(fmt.Sprintf("model.hidden[%d]", i), h, 1, MaxWidth)
 	}
 	k.oneOf("model.activation", m.Activation, "relu", "tanh", "sigmoid", "softplus")
 	k.oneOf("model.init", m.Init, "truncated_normal", "he")
 	k.float("model.init_std", m.InitStd, m.InitStd > 0, "> 0")
 
-	k.atLeast("inner.steps", c.Inner.Steps, 1)
+	k.between("inner.steps", c.Inner.Steps, 1, MaxSteps)
 	k.float("inner.alpha", c.Inner.Alpha, c.Inner.Alpha > 0, "> 0")
 
 	o := c.Meta
-	k.atLeast("meta.iterations", o.Iterations, 1)
-	k.atLeast("meta.batch", o.Batch, 1)
+	k.between("meta.iterations", o.Iterations, 1, MaxIterations)
+	k.between("meta.batch", o.Batch, 1, MaxBatch)
 	k.oneOf("meta.optimizer", o.Optimizer, "adam", "sgd")
 	k.float("meta.lr", o.LR, o.LR > 0, "> 0")
 	k.float("meta.ball_radius", o.BallRadius, o.BallRadius >= 0, ">= 0 (0: unconstrained)")
@@ -288,11 +294,14 @@ func (c Config) validate() []error {
 	k.float("trmaml.p_lr", c.TRMAML.PLR, c.TRMAML.PLR >= 0, ">= 0")
 
 	e := c.Eval
-	k.atLeast("eval.every", e.Every, 1)
-	k.atLeast("eval.instances", e.Instances, 1)
-	k.atLeast("eval.train_instances", e.TrainInstances, 1)
-	k.atLeast("eval.query", e.Query, 1)
-	k.atLeast("eval.batch", e.Batch, 1)
+	k.between("eval.every", e.Every, 1, MaxIterations)
+	k.between("eval.instances", e.Instances, 1, MaxInstances)
+	k.between("eval.train_instances", e.TrainInstances, 1, MaxInstances)
+	k.between("eval.query", e.Query, 1, MaxEvalQuery)
+	k.between("eval.batch", e.Batch, 1, MaxBatch)
+	if len(k.errs) == 0 {
+		k.checkMemory(c)
+	}
 	return k.errs
 }
 
@@ -314,9 +323,10 @@ func (k *checker) oneOf(path, v string, allowed ...string) {
 	}
 }
 
-func (k *checker) atLeast(path string, v, min int) {
-	if v < min {
-		k.fail(path, v, "must be >= %d", min)
+// between checks lo <= v <= hi; hi is the field's upper bound (bounds.go).
+func (k *checker) between(path string, v, lo, hi int) {
+	if v < lo || v > hi {
+		k.fail(path, v, "must be in [%d, %d]", lo, hi)
 	}
 }
 
