@@ -215,7 +215,7 @@ func Defaults() Config {
 		},
 		TRMAML: TRMAMLConfig{PLR: 1e-4},
 		Eval: EvalConfig{
-			Every:          5000,
+			Every:          10000,
 			Instances:      5000,
 			TrainInstances: 5000,
 			Query:          1000,
