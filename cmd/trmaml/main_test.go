@@ -123,7 +123,7 @@ func TestBadInputRefused(t *testing.T) {
 func TestExperimentWritesTableAndFigures(t *testing.T) {
 	tmp := t.TempDir()
 	base := "name: tiny\nmodel: {hidden: [8]}\nmeta: {iterations: 20, batch: 10}\n" +
-		"eval: {every: 10, instances: 490, train_instances: 100, batch: 245}\n"
+		"eval: {every: 10, instances: 490, train_instances: 100, batch: 245, query: 5}\n"
 	exp := "name: tiny\nbase: base.yaml\nalgorithms: [maml, trmaml]\norders: [second, first]\nseeds: [1, 2]\n"
 	for name, body := range map[string]string{"base.yaml": base, "exp.yaml": exp} {
 		if err := os.WriteFile(filepath.Join(tmp, name), []byte(body), 0o644); err != nil {
