@@ -29,13 +29,20 @@ import (
 )
 
 func main() {
-	if err := dispatch(os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			os.Exit(0) // -h asks for help: not an error
-		}
+	err := dispatch(os.Args[1:], os.Stdout, os.Stderr)
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintln(os.Stderr, "trmaml:", err)
-		os.Exit(2)
 	}
+	os.Exit(exitCode(err))
+}
+
+// exitCode is 0 for success and for -h (help was asked for, so it is not an
+// error; the flag package has printed it), 2 for every error.
+func exitCode(err error) int {
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	return 2
 }
 
 const usage = `usage:

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -147,5 +148,21 @@ func TestExperimentWritesTableAndFigures(t *testing.T) {
 		if !strings.Contains(table, w) {
 			t.Errorf("table.md lacks %q:\n%s", w, table)
 		}
+	}
+}
+
+// TestHelpExitsZero: -h of every command, like trmaml -h, is not an error.
+func TestHelpExitsZero(t *testing.T) {
+	for _, args := range [][]string{{"-h"}, {"help"}, {"train", "-h"}, {"resume", "-h"}, {"eval", "-help"}, {"experiment", "-h"}, {"report", "-h"}, {"plot", "-h"}, {"compare", "-h"}} {
+		var out, errOut bytes.Buffer
+		if code := exitCode(dispatch(args, &out, &errOut)); code != 0 {
+			t.Errorf("trmaml %v exits %d, want 0", args, code)
+		}
+		if out.Len()+errOut.Len() == 0 {
+			t.Errorf("trmaml %v printed no help", args)
+		}
+	}
+	if code := exitCode(dispatch([]string{"train", "-bogus"}, io.Discard, io.Discard)); code != 2 {
+		t.Errorf("an unknown flag exits %d, want 2", code)
 	}
 }
