@@ -17,7 +17,6 @@ import (
 	"sync"
 	"time"
 
-
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/internal/dirlock"
 	"github.com/trmaml/trmaml/run"
