@@ -152,13 +152,19 @@ type MetaConfig struct {
 // TRMAMLConfig holds TR-MAML's extra settings.
 type TRMAMLConfig struct {
 	// PLR is eta_p >= 0, the step size of the ascent on the task distribution
-	// p, in Algorithm 1's convention (the n/C factor is inside g_p).
+	// p, in Algorithm 1's convention (the n/C factor is inside g_p). Its
+	// good value depends on K, so a file that leaves it out gets the
+	// appendix's value for its task.support: 1e-4 at K = 5, 2e-4 at K = 10;
+	// for any other K the file must state it (Parse refuses it otherwise).
+	// It is derived even for MAML configs, which ignore it, because
+	// experiment grids turn a config into TR-MAML runs.
 	PLR float64 `yaml:"p_lr"`
 }
 
 // EvalConfig is the evaluation protocol, run periodically during training.
 type EvalConfig struct {
-	// Every >= 1: evaluate every Every iterations, and at the end.
+	// Every >= 1: evaluate (and checkpoint) every Every iterations, and at
+	// the end.
 	Every int `yaml:"every"`
 	// Instances >= 1 is the number of meta-test task instances per
 	// evaluation (paper: 5000).
@@ -178,7 +184,10 @@ type EvalConfig struct {
 }
 
 // Defaults returns the paper's sine K=5 MAML setting. Load and Parse decode a
-// file over it, so a file need only state what differs.
+// file over it, so a file need only state what differs, except for the
+// defaults that depend on K: trmaml.p_lr follows the file's task.support
+// (see TRMAMLConfig.PLR). eval.query, 1000 held-out points, does not depend
+// on K (see EvalConfig.Query).
 func Defaults() Config {
 	return Config{
 		Name:      "sine_k5_maml",
