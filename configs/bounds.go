@@ -42,7 +42,7 @@ type MemoryEstimate struct {
 	// gradients through the meta-gradient.
 	TrainGraph float64
 	// EvalGraph is the evaluation graph, eval.batch instances scored on
-	// eval.query points each.
+	// eval.query points each, and the evaluation's per-instance order.
 	EvalGraph float64
 	// Records are metrics.csv and p.csv, kept in memory while training: one
 	// row per evaluation.
@@ -82,7 +82,7 @@ func (c Config) Memory() MemoryEstimate {
 	}
 	return MemoryEstimate{
 		TrainGraph: graph(c.Meta.Batch, c.Task.Query, 8),
-		EvalGraph:  graph(c.Eval.Batch, c.Eval.Query, 4),
+		EvalGraph:  graph(c.Eval.Batch, c.Eval.Query, 4) + float*float64(max(c.Eval.Instances, c.Eval.TrainInstances)),
 		Records:    rows * (200 + 25*trainTasks),
 	}
 }
