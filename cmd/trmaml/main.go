@@ -8,6 +8,7 @@
 //	trmaml report -out DIR RUNDIR...
 //	trmaml plot -out DIR RUNDIR...
 //	trmaml compare -runs A B
+//	trmaml data omniglot [-dir DIR] [-verify] [-info]
 //
 // Without -config, train runs the built-in quick sinusoid experiment
 // (configs/sine_quick.yaml).
@@ -53,6 +54,7 @@ const usage = `usage:
   trmaml report -out DIR RUNDIR...                   the paper's table (Markdown and CSV), mean +- 95%% CI over seeds
   trmaml plot -out DIR RUNDIR...                     Figure 1, the p-weights figure and the first- vs second-order figure
   trmaml compare -runs A B                           two runs side by side
+  trmaml data omniglot [-dir DIR] [-verify] [-info]  download (or check, or list) the Omniglot data
 Built-in configs (files in configs/): %v
 `
 
@@ -76,6 +78,8 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		return plotCmd(args[1:], stdout, stderr)
 	case "compare":
 		return compareCmd(args[1:], stdout, stderr)
+	case "data":
+		return dataCmd(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprintf(stdout, usage, configs.BuiltinNames())
 		return nil

@@ -1,0 +1,177 @@
+package omniglot
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+)
+
+// sharedRoot is the data root of the shared copy of Omniglot:
+// ../shared/data beside the repository root (the directory with go.mod).
+// Tests that need it fail when it is absent (CI has it), unless -short.
+func sharedRoot(t testing.TB) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs the shared Omniglot data (skipped with -short)")
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test's directory")
+		}
+		dir = parent
+	}
+	root := filepath.Join(dir, "..", "shared", "data")
+	for _, s := range sets {
+		if _, err := os.Stat(filepath.Join(root, Dir, s.name+".zip")); err != nil {
+			t.Fatalf("the shared Omniglot data is missing: %v (the tests read ../shared/data/omniglot beside the repository; run with -short to skip them)", err)
+		}
+	}
+	return root
+}
+
+var shared struct {
+	once      sync.Once
+	d         *Dataset
+	err       error
+	cacheDir  string
+	cachePath string
+}
+
+// sharedDataset is the shared data at 28x28, decoded once per test binary
+// with its cache written to a temporary directory (the shared root is
+// read-only).
+func sharedDataset(t testing.TB) *Dataset {
+	t.Helper()
+	root := sharedRoot(t)
+	shared.once.Do(func() {
+		shared.cacheDir, shared.err = os.MkdirTemp("", "omniglot-cache")
+		if shared.err != nil {
+			return
+		}
+		shared.cachePath = filepath.Join(shared.cacheDir, CacheName)
+		shared.d, shared.err = Load(root, Options{Size: 28, CachePath: shared.cachePath})
+		if shared.err == nil && shared.d.Info.CacheErr != nil {
+			shared.err = shared.d.Info.CacheErr
+		}
+	})
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	return shared.d
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.cacheDir != "" {
+		os.RemoveAll(shared.cacheDir)
+	}
+	os.Exit(code)
+}
+
+// synthetic describes a small fake release written as extracted folders:
+// alphabets[a] characters of drawings images each, random binary 105x105
+// PNGs, all in images_background.
+type synthetic struct {
+	root     string
+	set      set
+	sum      string
+	paths    []string // sorted
+	alphabet []string
+}
+
+func writeSynthetic(t *testing.T, characters []int, drawings int, seed uint64) *synthetic {
+	t.Helper()
+	root := t.TempDir()
+	rng := rand.New(rand.NewPCG(seed, 1))
+	s := &synthetic{root: root}
+	images := 0
+	for a, z := range characters {
+		name := fmt.Sprintf("Alphabet%02d", a)
+		s.alphabet = append(s.alphabet, name)
+		for c := range z {
+			for j := range drawings {
+				rel := fmt.Sprintf("images_background/%s/character%02d/%04d_%02d.png", name, c+1, a*100+c+1, j+1)
+				writePNG(t, filepath.Join(root, Dir, rel), rng)
+				s.paths = append(s.paths, rel)
+				images++
+			}
+		}
+	}
+	slices.Sort(s.paths)
+	s.sum = sumFiles(t, filepath.Join(root, Dir), s.paths)
+	total := 0
+	for _, z := range characters {
+		total += z
+	}
+	s.set = set{name: "images_background", characters: total, images: images, sha256: s.sum}
+	return s
+}
+
+// writePNG writes a 105x105 1-bit-like grayscale PNG: white background with
+// random black blocks of ink.
+func writePNG(t *testing.T, path string, rng *rand.Rand) {
+	t.Helper()
+	img := image.NewGray(image.Rect(0, 0, sourceSide, sourceSide))
+	for i := range img.Pix {
+		img.Pix[i] = 255
+	}
+	for range 6 {
+		x0, y0 := rng.IntN(95), rng.IntN(95)
+		for y := y0; y < y0+10; y++ {
+			for x := x0; x < x0+3; x++ {
+				img.SetGray(x, y, color.Gray{0})
+			}
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := png.Encode(f, img); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// sumFiles is the content hash computed the plain way: read every file in
+// the given (sorted) order and hash the concatenation.
+func sumFiles(t *testing.T, dir string, paths []string) string {
+	t.Helper()
+	h := sha256.New()
+	for _, p := range paths {
+		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func (s *synthetic) load(opt Options) (*Dataset, error) {
+	return load(s.root, opt, []set{s.set}, s.sum)
+}
+
+func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 2)) }
