@@ -314,7 +314,7 @@ func TestRestoreRefusesDamagedState(t *testing.T) {
 		{"Adam T 0", "optimizer.T = 0, want 3", func(_ *State, a *Adam) { a.T = 0 }},
 		{"Adam M empty", "optimizer.M has 0 entries, want 1", func(_ *State, a *Adam) { a.M = nil }},
 		{"Adam V negative", "optimizer.V[0] = -1: must be finite and >= 0", func(_ *State, a *Adam) { a.V = []float64{-1} }},
-		{"Adam lr 0", "optimizer.LR = 0: must be finite and > 0", func(_ *State, a *Adam) { a.LR = 0 }},
+		{"Adam lr NaN", "optimizer.LR = NaN: must be finite and >= 0", func(_ *State, a *Adam) { a.LR = math.NaN() }},
 	} {
 		tr := newTrainer()
 		st := saved

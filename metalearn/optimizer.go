@@ -32,7 +32,7 @@ func (o *SGD) Step(w, grad []float64) {
 
 // Check implements Optimizer.
 func (o *SGD) Check(n, steps int) error {
-	return finitePositive("LR", o.LR)
+	return finiteNonNegative("LR", o.LR)
 }
 
 // Adam is the Adam optimizer in the form of TensorFlow 1's AdamOptimizer,
@@ -77,11 +77,11 @@ func (o *Adam) Check(n, steps int) error {
 	case !(o.Beta1 >= 0 && o.Beta1 < 1) || !(o.Beta2 >= 0 && o.Beta2 < 1):
 		return fmt.Errorf("Beta1 = %v, Beta2 = %v: must be in [0, 1)", o.Beta1, o.Beta2)
 	}
-	if err := finitePositive("LR", o.LR); err != nil {
+	if err := finiteNonNegative("LR", o.LR); err != nil {
 		return err
 	}
-	if err := finitePositive("Epsilon", o.Epsilon); err != nil {
-		return err
+	if !(o.Epsilon > 0) || math.IsInf(o.Epsilon, 0) {
+		return fmt.Errorf("Epsilon = %v: must be finite and > 0", o.Epsilon)
 	}
 	for i := range o.M {
 		if m := o.M[i]; math.IsNaN(m) || math.IsInf(m, 0) {
@@ -94,9 +94,10 @@ func (o *Adam) Check(n, steps int) error {
 	return nil
 }
 
-func finitePositive(field string, v float64) error {
-	if !(v > 0) || math.IsInf(v, 0) {
-		return fmt.Errorf("%s = %v: must be finite and > 0", field, v)
+// finiteNonNegative checks a learning rate; 0 (w frozen) is allowed.
+func finiteNonNegative(field string, v float64) error {
+	if !(v >= 0) || math.IsInf(v, 0) {
+		return fmt.Errorf("%s = %v: must be finite and >= 0", field, v)
 	}
 	return nil
 }
