@@ -153,7 +153,7 @@ func TestExperimentWritesTableAndFigures(t *testing.T) {
 
 // TestHelpExitsZero: -h of every command, like trmaml -h, is not an error.
 func TestHelpExitsZero(t *testing.T) {
-	for _, args := range [][]string{{"-h"}, {"help"}, {"train", "-h"}, {"resume", "-h"}, {"eval", "-help"}, {"experiment", "-h"}, {"report", "-h"}, {"plot", "-h"}, {"compare", "-h"}} {
+	for _, args := range [][]string{{"-h"}, {"help"}, {"train", "-h"}, {"resume", "-h"}, {"eval", "-help"}, {"experiment", "-h"}, {"report", "-h"}, {"plot", "-h"}, {"compare", "-h"}, {"data", "-h"}, {"data", "omniglot", "-h"}} {
 		var out, errOut bytes.Buffer
 		if code := exitCode(dispatch(args, &out, &errOut)); code != 0 {
 			t.Errorf("trmaml %v exits %d, want 0", args, code)
