@@ -48,8 +48,10 @@ func Acquire(dir string) (*Lock, error) {
 	}
 	host, _ := os.Hostname()
 	info := fmt.Sprintf("pid %d on %s, %q, since %s\n", os.Getpid(), host, strings.Join(os.Args, " "), time.Now().UTC().Format(time.RFC3339))
-	if err := f.Truncate(0); err == nil {
-		_, err = f.WriteAt([]byte(info), 0)
+	// The holder's name only serves refusal messages: failing to write it
+	// does not make the lock less held.
+	if f.Truncate(0) == nil {
+		f.WriteAt([]byte(info), 0)
 	}
 	return &Lock{f: f}, nil
 }
