@@ -338,19 +338,33 @@ func FuzzDecodeCheckpoint(f *testing.F) {
 	c := tinyConfig()
 	c.Meta.Iterations = 10
 	c.Model.Hidden = []int{2}
-	if _, err := Train(c, filepath.Join(dir, "run"), nil); err != nil {
-		f.Fatal(err)
-	}
-	raw, err := os.ReadFile(filepath.Join(dir, "run", CheckpointFile))
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(raw)
-	f.Add([]byte(`{"state":{},"optimizer":null,"sha256":"x"}`))
+	c.Eval.Batch = 10
 	s, err := Build(c)
 	if err != nil {
 		f.Fatal(err)
 	}
+	// A valid checkpoint of s after three iterations, built without the
+	// evaluations of a run: each fuzzing process repeats this setup.
+	ss, err := newSession(s, dir, make([]float64, s.Objective.NumParams()))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for range 3 {
+		if _, err := ss.tr.Step(); err != nil {
+			f.Fatal(err)
+		}
+	}
+	snap, err := ss.tr.Snapshot()
+	if err != nil {
+		f.Fatal(err)
+	}
+	opt, _ := json.Marshal(ss.opt)
+	valid, err := encodeCheckpoint(checkpoint{State: snap, Optimizer: opt})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(valid)
+	f.Add([]byte(`{"state":{},"optimizer":null,"sha256":"x"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ck, err := decodeCheckpoint("f.json", data)
 		if err != nil || len(ck.State.W) != s.Objective.NumParams() {
