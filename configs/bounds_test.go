@@ -68,7 +68,7 @@ func TestHugeInputRefusedBeforeDecoding(t *testing.T) {
 }
 
 // TestMemoryEstimatePaperConfigs pins the estimate of the paper's settings
-// (about 0.35 GiB, dominated by scoring 100 instances on 1000 points) well
+// (about 0.32 GiB, dominated by scoring 100 instances on 1000 points) well
 // under the limit, so the limit refuses only configs far from the paper.
 func TestMemoryEstimatePaperConfigs(t *testing.T) {
 	for _, name := range BuiltinNames() {
