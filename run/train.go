@@ -99,6 +99,8 @@ func start(s *Setup, dir string, p *Progress) (*Result, error) {
 	return ss.train(p)
 }
 
+// pHeader is p.csv's header: iteration, then one column per meta-training
+// task.
 func pHeader(train metalearn.TaskSet) string {
 	var b strings.Builder
 	b.WriteString("iteration")
@@ -135,7 +137,7 @@ func Resume(dir string, p *Progress) (*Result, error) {
 	ss.trainDur = time.Duration(ck.TrainSeconds * float64(time.Second))
 	ss.evalDur = time.Duration(ck.EvalSeconds * float64(time.Second))
 	// Keep the metric rows up to the checkpoint; later ones are redone.
-	if err := keepRows(filepath.Join(dir, MetricsFile), metricsHeader, 10, ck.State.Iteration, &ss.metrics); err != nil {
+	if err := keepRows(filepath.Join(dir, MetricsFile), metricsHeader, strings.Count(metricsHeader, ",")+1, ck.State.Iteration, &ss.metrics); err != nil {
 		return nil, err
 	}
 	if err := keepRows(filepath.Join(dir, PFile), pHeader(s.Train), 1+s.Train.Len(), ck.State.Iteration, &ss.pcsv); err != nil {
