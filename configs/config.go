@@ -22,8 +22,20 @@ type Config struct {
 	// Name identifies the experiment in output paths and reports; it must be
 	// non-empty and use only [A-Za-z0-9_.-] so it is safe as a file name.
 	Name string `yaml:"name"`
-	// Algorithm is "maml" (minimise the average post-adaptation loss) or
-	// "trmaml" (minimise the worst task's loss, Algorithm 1).
+	// Algorithm is the meta-training objective and how the task
+	// distribution p is chosen, one of Algorithms:
+	//   - "maml": the average post-adaptation loss over the empirical
+	//     meta-training distribution (p fixed);
+	//   - "trmaml": the worst task's loss, Algorithm 1 (projected stochastic
+	//     ascent of p on the simplex; settings in trmaml);
+	//   - "trmaml_entropic": the same min-max with exponentiated-gradient
+	//     ascent of p (mirror ascent in the KL geometry; settings in
+	//     trmaml_entropic);
+	//   - "cvar": the CVaR of the task losses at level cvar.level, the
+	//     average over the worst fraction a of the tasks (projected ascent of
+	//     p on the capped simplex p_i <= 1/(a n); settings in cvar). Level 1
+	//     is the tasks' uniform average, level 1/n is TR-MAML.
+	// Each method reads only its own section; the others are ignored.
 	Algorithm string `yaml:"algorithm"`
 	// Order is "second" for the exact meta-gradient through the inner loop or
 	// "first" for the first-order approximation that drops second derivatives.
@@ -38,8 +50,13 @@ type Config struct {
 	Inner InnerConfig `yaml:"inner"`
 	// Meta is the outer loop over meta-batches.
 	Meta MetaConfig `yaml:"meta"`
-	// TRMAML holds the settings only TR-MAML uses; MAML ignores them.
+	// TRMAML holds the settings only TR-MAML uses; the other methods ignore
+	// them.
 	TRMAML TRMAMLConfig `yaml:"trmaml"`
+	// Entropic holds the settings of algorithm trmaml_entropic.
+	Entropic EntropicConfig `yaml:"trmaml_entropic"`
+	// CVaR holds the settings of algorithm cvar.
+	CVaR CVaRConfig `yaml:"cvar"`
 	// Eval is the periodic evaluation protocol.
 	Eval EvalConfig `yaml:"eval"`
 }
@@ -139,8 +156,17 @@ type MetaConfig struct {
 	Batch int `yaml:"batch"`
 	// Optimizer is the update rule for w: "adam" or "sgd".
 	Optimizer string `yaml:"optimizer"`
-	// LR > 0 is the meta learning rate of w.
+	// LR > 0 is the meta learning rate of w (with schedule cosine, the
+	// rate at the start).
 	LR float64 `yaml:"lr"`
+	// Schedule is how the meta learning rate changes over the run:
+	// "constant" (LR throughout) or "cosine" (annealed from LR at the first
+	// iteration to LRMin at the last along half a cosine, as the authors'
+	// Omniglot code: lr_t = lr_min + (lr - lr_min)(1 + cos(pi t / T)) / 2).
+	Schedule string `yaml:"schedule"`
+	// LRMin in [0, LR] is the final learning rate of the cosine schedule;
+	// the constant schedule ignores it.
+	LRMin float64 `yaml:"lr_min"`
 	// BallRadius >= 0 is the radius of the ball w is projected onto after
 	// each update; 0 means w is unconstrained.
 	BallRadius float64 `yaml:"ball_radius"`
@@ -160,6 +186,29 @@ type TRMAMLConfig struct {
 	// experiment grids turn a config into TR-MAML runs.
 	PLR float64 `yaml:"p_lr"`
 }
+
+// EntropicConfig holds the settings of entropic TR-MAML.
+type EntropicConfig struct {
+	// PLR is eta_p >= 0 of the exponentiated-gradient step
+	// p_i <- p_i exp(eta_p g_i) / Z, with Algorithm 1's g_p (n/C inside).
+	// It moves log p_i where TR-MAML's p_lr moves p_i, so comparable speeds
+	// need a larger value (roughly TR-MAML's divided by a typical weight).
+	PLR float64 `yaml:"p_lr"`
+}
+
+// CVaRConfig holds the settings of CVaR meta-learning.
+type CVaRConfig struct {
+	// Level is a in (0, 1]: p is restricted to p_i <= 1/(a n), so the
+	// objective is the mean loss of the worst fraction a of the n
+	// meta-training tasks.
+	Level float64 `yaml:"level"`
+	// PLR is eta_p >= 0 of the projected ascent, in TR-MAML's convention
+	// (the default equals trmaml.p_lr's, so level 1/n reproduces TR-MAML).
+	PLR float64 `yaml:"p_lr"`
+}
+
+// Algorithms lists the allowed values of Config.Algorithm.
+var Algorithms = []string{"maml", "trmaml", "trmaml_entropic", "cvar"}
 
 // EvalConfig is the evaluation protocol, run periodically during training.
 type EvalConfig struct {
@@ -219,10 +268,13 @@ func Defaults() Config {
 			Batch:      25,
 			Optimizer:  "adam",
 			LR:         1e-3,
+			Schedule:   "constant",
 			BallRadius: 0,
 			Output:     "last",
 		},
-		TRMAML: TRMAMLConfig{PLR: 1e-4},
+		TRMAML:   TRMAMLConfig{PLR: 1e-4},
+		Entropic: EntropicConfig{PLR: 1e-3},
+		CVaR:     CVaRConfig{Level: 0.1, PLR: 1e-4},
 		Eval: EvalConfig{
 			Every:          10000,
 			Instances:      5000,
@@ -246,7 +298,7 @@ func (c Config) validate() []error {
 	if !validName.MatchString(c.Name) {
 		k.fail("name", c.Name, "must be non-empty and use only A-Z a-z 0-9 _ . -")
 	}
-	k.oneOf("algorithm", c.Algorithm, "maml", "trmaml")
+	k.oneOf("algorithm", c.Algorithm, Algorithms...)
 	k.oneOf("order", c.Order, "second", "first")
 
 	t := c.Task
@@ -297,10 +349,15 @@ func (c Config) validate() []error {
 	k.between("meta.batch", o.Batch, 1, MaxBatch)
 	k.oneOf("meta.optimizer", o.Optimizer, "adam", "sgd")
 	k.float("meta.lr", o.LR, o.LR > 0, "> 0")
+	k.oneOf("meta.schedule", o.Schedule, "constant", "cosine")
+	k.float("meta.lr_min", o.LRMin, o.LRMin >= 0 && o.LRMin <= o.LR, fmt.Sprintf("in [0, meta.lr] = [0, %v]", o.LR))
 	k.float("meta.ball_radius", o.BallRadius, o.BallRadius >= 0, ">= 0 (0: unconstrained)")
 	k.oneOf("meta.output", o.Output, "last", "T1", "T2")
 
 	k.float("trmaml.p_lr", c.TRMAML.PLR, c.TRMAML.PLR >= 0, ">= 0")
+	k.float("trmaml_entropic.p_lr", c.Entropic.PLR, c.Entropic.PLR >= 0, ">= 0")
+	k.float("cvar.level", c.CVaR.Level, c.CVaR.Level > 0 && c.CVaR.Level <= 1, "in (0, 1]")
+	k.float("cvar.p_lr", c.CVaR.PLR, c.CVaR.PLR >= 0, ">= 0")
 
 	e := c.Eval
 	k.between("eval.every", e.Every, 1, MaxIterations)

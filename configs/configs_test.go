@@ -152,7 +152,12 @@ func TestRefusals(t *testing.T) {
 		want []string // substrings of the error
 	}{
 		{"unknown top-level key", "algorithm: maml\nfoo: 1\n",
-			[]string{`x.yaml:2: unknown field "foo" (allowed: name, algorithm, order, seed, task, model, inner, meta, trmaml, eval)`}},
+			[]string{`x.yaml:2: unknown field "foo" (allowed: name, algorithm, order, seed, task, model, inner, meta, trmaml, trmaml_entropic, cvar, eval)`}},
+		{"cvar level out of range", "algorithm: cvar\ncvar:\n  level: 1.5\n",
+			[]string{`x.yaml:3: cvar.level = 1.5: must be in (0, 1]`}},
+		{"cvar level zero", "cvar:\n  level: 0\n", []string{`x.yaml:2: cvar.level = 0: must be in (0, 1]`}},
+		{"negative entropic step", "trmaml_entropic:\n  p_lr: -1\n", []string{`x.yaml:2: trmaml_entropic.p_lr = -1: must be >= 0`}},
+		{"unknown algorithm", "algorithm: reptile\n", []string{`x.yaml:1: algorithm = "reptile": must be one of maml, trmaml, trmaml_entropic, cvar`}},
 		{"unknown nested key", "inner:\n  steps: 1\n  alpah: 0.1\n",
 			[]string{`x.yaml:3: unknown field "alpah" in inner (allowed: steps, alpha)`}},
 		{"unknown deeply nested key", "task:\n  sinusoid:\n    phase: 1\n",

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -33,6 +34,10 @@ type Spec struct {
 	Algorithms []string `yaml:"algorithms"`
 	Orders     []string `yaml:"orders"`
 	Seeds      []uint64 `yaml:"seeds"`
+	// CVaRLevels, if not empty, runs algorithm cvar once per level a in
+	// (0, 1] (overriding the base config's cvar.level); runs are named
+	// NAME-cvarA-ORDER.
+	CVaRLevels []float64 `yaml:"cvar_levels"`
 	// Iterations, if not zero, overrides the base config's meta.iterations.
 	Iterations int `yaml:"iterations"`
 }
@@ -72,12 +77,17 @@ func Parse(path string, raw []byte) (Spec, []configs.Config, error) {
 	}
 	check("name", spec.Name, spec.Name != "" && !strings.ContainsAny(spec.Name, `/\ `), "must be a non-empty name without slashes or spaces")
 	check("base", spec.Base, spec.Base != "", "must name a config file (relative to the experiment file) or a built-in config %v", configs.BuiltinNames())
-	check("algorithms", spec.Algorithms, len(spec.Algorithms) > 0 && allIn(spec.Algorithms, "maml", "trmaml"), "must list maml and/or trmaml")
+	check("algorithms", spec.Algorithms, len(spec.Algorithms) > 0 && allIn(spec.Algorithms, configs.Algorithms...), "must list some of %v", configs.Algorithms)
 	check("orders", spec.Orders, len(spec.Orders) > 0 && allIn(spec.Orders, "second", "first"), "must list second and/or first")
 	check("seeds", spec.Seeds, len(spec.Seeds) > 0, "must list at least one seed")
 	check("algorithms", spec.Algorithms, unique(spec.Algorithms), "must not repeat an entry")
 	check("orders", spec.Orders, unique(spec.Orders), "must not repeat an entry")
 	check("seeds", spec.Seeds, unique(spec.Seeds), "must not repeat a seed (runs would share a directory)")
+	check("cvar_levels", spec.CVaRLevels, len(spec.CVaRLevels) == 0 || slices.Contains(spec.Algorithms, "cvar"), "needs cvar among the algorithms")
+	check("cvar_levels", spec.CVaRLevels, unique(spec.CVaRLevels), "must not repeat a level")
+	for _, a := range spec.CVaRLevels {
+		check("cvar_levels", spec.CVaRLevels, a > 0 && a <= 1, "each level must be in (0, 1], got %v", a)
+	}
 	check("iterations", spec.Iterations, spec.Iterations >= 0 && spec.Iterations <= configs.MaxIterations,
 		"must be in [0, %d] (0 keeps the base config's)", configs.MaxIterations)
 	if len(errs) > 0 {
@@ -87,13 +97,26 @@ func Parse(path string, raw []byte) (Spec, []configs.Config, error) {
 	if err != nil {
 		return Spec{}, nil, configs.Locate(path, lines, []error{configs.FieldError("base", spec.Base, err.Error())})
 	}
-	var out []configs.Config
+	var methods []configs.Config // one per algorithm (and CVaR level)
 	for _, alg := range spec.Algorithms {
+		c := base
+		c.Algorithm = alg
+		if alg != "cvar" || len(spec.CVaRLevels) == 0 {
+			methods = append(methods, c)
+			continue
+		}
+		for _, a := range spec.CVaRLevels {
+			c.CVaR.Level = a
+			methods = append(methods, c)
+		}
+	}
+	var out []configs.Config
+	for _, m := range methods {
 		for _, order := range spec.Orders {
 			for _, seed := range spec.Seeds {
-				c := base
-				c.Name = fmt.Sprintf("%s-%s-%s", spec.Name, alg, order)
-				c.Algorithm, c.Order, c.Seed = alg, order, seed
+				c := m
+				c.Name = fmt.Sprintf("%s-%s-%s", spec.Name, Variant(c), order)
+				c.Order, c.Seed = order, seed
 				if spec.Iterations > 0 {
 					c.Meta.Iterations = spec.Iterations
 				}
@@ -160,9 +183,18 @@ func fileExists(p string) bool {
 func Jobs(cfgs []configs.Config, out string) []Job {
 	jobs := make([]Job, len(cfgs))
 	for i, c := range cfgs {
-		jobs[i] = Job{Config: c, Dir: filepath.Join(out, fmt.Sprintf("%s-%s-seed%d", c.Algorithm, c.Order, c.Seed))}
+		jobs[i] = Job{Config: c, Dir: filepath.Join(out, fmt.Sprintf("%s-%s-seed%d", Variant(c), c.Order, c.Seed))}
 	}
 	return jobs
+}
+
+// Variant names a run's method in run names and directories: the
+// algorithm, with the level for CVaR (e.g. "cvar0.05").
+func Variant(c configs.Config) string {
+	if c.Algorithm == "cvar" {
+		return "cvar" + strconv.FormatFloat(c.CVaR.Level, 'g', -1, 64)
+	}
+	return c.Algorithm
 }
 
 // ErrForeign is returned (wrapped) when the output directory of an

@@ -3,6 +3,7 @@ package experiment
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,7 +36,10 @@ func TestLoadRefusals(t *testing.T) {
 		want []string
 	}{
 		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\ncolour: red\n", []string{"exp.yaml:6", "colour"}},
-		{"name: x\nbase: base.yaml\nalgorithms: [reptile]\norders: [second]\nseeds: [1]\n", []string{"exp.yaml:3", "algorithms", "maml and/or trmaml"}},
+		{"name: x\nbase: base.yaml\nalgorithms: [reptile]\norders: [second]\nseeds: [1]\n", []string{"exp.yaml:3", "algorithms", "trmaml_entropic", "cvar"}},
+		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\ncvar_levels: [0.5]\n", []string{"exp.yaml:6", "cvar_levels", "needs cvar"}},
+		{"name: x\nbase: base.yaml\nalgorithms: [cvar]\norders: [second]\nseeds: [1]\ncvar_levels: [0.5, 0]\n", []string{"exp.yaml:6", "cvar_levels", "(0, 1]"}},
+		{"name: x\nbase: base.yaml\nalgorithms: [cvar]\norders: [second]\nseeds: [1]\ncvar_levels: [0.5, 0.5]\n", []string{"exp.yaml:6", "repeat"}},
 		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [third]\nseeds: [1]\n", []string{"exp.yaml:4", "orders"}},
 		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: []\n", []string{"exp.yaml:5", "seeds"}},
 		{"name: x\nbase: nosuch\nalgorithms: [maml]\norders: [second]\nseeds: [1]\n", []string{"exp.yaml:2", "base", "nosuch"}},
@@ -68,6 +72,30 @@ func TestLoadRefusals(t *testing.T) {
 				t.Errorf("error %q does not mention %q", err, w)
 			}
 		}
+	}
+}
+
+// TestLoadCVaRLevels: cvar_levels expands algorithm cvar into one run per
+// level, named and placed by level, beside the other algorithms.
+func TestLoadCVaRLevels(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"base.yaml": tinyBase,
+		"exp.yaml": "name: x\nbase: base.yaml\nalgorithms: [maml, trmaml_entropic, cvar]\norders: [second]\nseeds: [1, 2]\ncvar_levels: [1, 0.05]\n"})
+	_, cfgs, err := Load(filepath.Join(dir, "exp.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, j := range Jobs(cfgs, "out") {
+		got = append(got, fmt.Sprintf("%s %s %s %g", filepath.Base(j.Dir), j.Config.Name, j.Config.Algorithm, j.Config.CVaR.Level))
+	}
+	want := []string{
+		"maml-second-seed1 x-maml-second maml 0.1", "maml-second-seed2 x-maml-second maml 0.1",
+		"trmaml_entropic-second-seed1 x-trmaml_entropic-second trmaml_entropic 0.1", "trmaml_entropic-second-seed2 x-trmaml_entropic-second trmaml_entropic 0.1",
+		"cvar1-second-seed1 x-cvar1-second cvar 1", "cvar1-second-seed2 x-cvar1-second cvar 1",
+		"cvar0.05-second-seed1 x-cvar0.05-second cvar 0.05", "cvar0.05-second-seed2 x-cvar0.05-second cvar 0.05",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("jobs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 

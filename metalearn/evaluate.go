@@ -5,19 +5,20 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/stat"
 )
 
 // TaskStats are the paper's statistics of a model over a task set: each
 // task's average post-adaptation loss, and the mean, worst (largest) and
-// standard deviation of those averages across tasks.
+// standard deviation of those averages across tasks. Evaluate measures
+// losses; NewTaskStats takes any Metric.
 type TaskStats struct {
 	// Mean weighs every task equally; WeightedMean weighs task i by its
 	// TaskSet.Mass, the distribution MAML optimises.
 	Mean, WeightedMean float64
 	Worst              float64
-	// WorstTask is the index of the task with the largest loss.
+	// WorstTask is the index of the worst task: the largest loss (the
+	// smallest score for a metric where higher is better).
 	WorstTask int
 	// Std is the population standard deviation across tasks (numpy's
 	// default, as the paper's code computed it).
@@ -35,7 +36,7 @@ type TaskStats struct {
 type Evaluator struct {
 	Objective Objective
 	batch     *Batch
-	losses    []float64
+	losses    []float64 // the values of a batch's instances
 }
 
 // NewEvaluator returns an Evaluator for instances with the given numbers of
@@ -48,12 +49,27 @@ func NewEvaluator(obj Objective, support, query, in, out int) *Evaluator {
 	}
 }
 
-// Evaluate draws instances task instances of set for parameters w. The
-// instances are spread as evenly as possible (every task gets
-// floor(instances/n) and a random subset of tasks one more) so that no task
-// goes unmeasured; the paper draws tasks uniformly at random, which has the
-// same expectation. It needs instances >= set.Len().
+// Evaluate draws instances task instances of set for parameters w and
+// measures each one's post-adaptation query loss. The instances are spread
+// as evenly as possible (every task gets floor(instances/n) and a random
+// subset of tasks one more) so that no task goes unmeasured; the paper draws
+// tasks uniformly at random, which has the same expectation. It needs
+// instances >= set.Len().
 func (e *Evaluator) Evaluate(w []float64, set TaskSet, instances int, rng *rand.Rand) (TaskStats, error) {
+	loss := func(w []float64, b *Batch, out []float64) error { return e.Objective.Losses(w, b, nil, out, nil) }
+	// Losses: lower is better, as for MSE.
+	return e.EvaluateScore(w, set, instances, rng, MSE, loss)
+}
+
+// Scorer writes a value for every instance row of b, for parameters w, into
+// out (one per row of b): a loss, or a score of the adapted model such as
+// its query accuracy.
+type Scorer func(w []float64, b *Batch, out []float64) error
+
+// EvaluateScore is Evaluate with the per-instance values given by score and
+// the statistics in metric m's direction (the worst task of an accuracy is
+// the least accurate). It draws the same instances as Evaluate.
+func (e *Evaluator) EvaluateScore(w []float64, set TaskSet, instances int, rng *rand.Rand, m Metric, score Scorer) (TaskStats, error) {
 	n := set.Len()
 	if instances < n {
 		return TaskStats{}, fmt.Errorf("metalearn: %d evaluation instances cannot cover %d tasks", instances, n)
@@ -71,30 +87,43 @@ func (e *Evaluator) Evaluate(w []float64, set TaskSet, instances int, rng *rand.
 		rows := min(T, instances-start)
 		for r := 0; r < T; r++ {
 			// Rows past the last instance are filled to keep the graph's
-			// shape, and their losses are ignored.
+			// shape, and their values are ignored.
 			set.Sample(order[(start+r)%instances], rng, e.batch, r)
 		}
-		if err := e.Objective.Losses(w, e.batch, nil, e.losses, nil); err != nil {
+		if err := score(w, e.batch, e.losses); err != nil {
 			return TaskStats{}, err
 		}
 		for r := 0; r < rows; r++ {
-			l := e.losses[r]
-			if math.IsNaN(l) || math.IsInf(l, 0) {
-				return TaskStats{}, fmt.Errorf("%w in evaluation on task %q: loss %v", ErrNonFinite, set.Name(order[start+r]), l)
+			v := e.losses[r]
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				what := "loss"
+				if m.HigherIsBetter {
+					what = m.Label
+				}
+				return TaskStats{}, fmt.Errorf("%w in evaluation on task %q: %s %v", ErrNonFinite, set.Name(order[start+r]), what, v)
 			}
-			sum[order[start+r]] += l
+			sum[order[start+r]] += v
 			count[order[start+r]]++
 		}
 	}
-	st := TaskStats{PerTask: sum, Count: count}
 	mass := make([]float64, n)
 	for i := range sum {
-		st.PerTask[i] /= float64(count[i])
+		sum[i] /= float64(count[i])
 		mass[i] = set.Mass(i)
 	}
-	st.Mean, st.Std = stat.PopMeanStdDev(st.PerTask, nil)
-	st.WeightedMean = stat.Mean(st.PerTask, mass)
-	st.WorstTask = floats.MaxIdx(st.PerTask)
-	st.Worst = st.PerTask[st.WorstTask]
-	return st, nil
+	return NewTaskStats(sum, count, mass, m), nil
+}
+
+// NewTaskStats returns the statistics of the per-task averages perTask
+// (over count[i] instances each) under metric m: the mean, the mean weighted
+// by the task masses, the population standard deviation, and the worst task
+// in m's direction (the largest loss, the smallest accuracy). It keeps
+// perTask and count.
+func NewTaskStats(perTask []float64, count []int, mass []float64, m Metric) TaskStats {
+	st := TaskStats{PerTask: perTask, Count: count}
+	st.Mean, st.Std = stat.PopMeanStdDev(perTask, nil)
+	st.WeightedMean = stat.Mean(perTask, mass)
+	st.WorstTask = m.WorstIndex(perTask)
+	st.Worst = perTask[st.WorstTask]
+	return st
 }

@@ -71,16 +71,17 @@ func TestTrainerConvergesToClosedForm(t *testing.T) {
 	wAverage := (k[0]*q.c[0] + k[1]*q.c[1] + k[2]*q.c[2]) / (k[0] + k[1] + k[2])
 
 	cases := []struct {
-		alg   Algorithm
-		wantW float64
-		wantP []float64
+		name   string
+		method Method
+		wantW  float64
+		wantP  []float64
 	}{
-		{TRMAML, wRobust, pRobust},
-		{MAML, wAverage, nil},
+		{"trmaml", &TRMAML{PLR: 0.02}, wRobust, pRobust},
+		{"maml", &MAML{}, wAverage, nil},
 	}
 	for _, c := range cases {
-		t.Run(string(c.alg), func(t *testing.T) {
-			s := Settings{Algorithm: c.alg, Iterations: 40000, Batch: 2, PLR: 0.02, Output: OutputAveraged}
+		t.Run(c.name, func(t *testing.T) {
+			s := Settings{Method: c.method, Iterations: 40000, Batch: 2, Output: OutputAveraged}
 			obj := quadObjective{q: q, alpha: alpha, tasks: s.Batch}
 			tr, err := NewTrainer(s, obj, q, &SGD{LR: 0.02}, []float64{3}, 1, 1, 1)
 			if err != nil {
@@ -109,9 +110,9 @@ func TestTrainerConvergesToClosedForm(t *testing.T) {
 // and a run restored from a snapshot continues exactly as the original.
 func TestTrainerDeterministicAndResumable(t *testing.T) {
 	q, alpha := newQuad()
-	s := Settings{Algorithm: TRMAML, Iterations: 100, Batch: 2, PLR: 0.05, Output: OutputRandom}
 	obj := quadObjective{q: q, alpha: alpha, tasks: 2}
 	run := func(steps int, from *State) (*Trainer, State) {
+		s := Settings{Method: &TRMAML{PLR: 0.05}, Iterations: 100, Batch: 2, Output: OutputRandom}
 		tr, err := NewTrainer(s, obj, q, &SGD{LR: 0.05}, []float64{3}, 42, 1, 1)
 		if err != nil {
 			t.Fatal(err)
@@ -160,7 +161,7 @@ func (o nanObjective) Losses(w []float64, b *Batch, weights, losses, grad []floa
 
 func TestTrainerStopsOnNonFinite(t *testing.T) {
 	q, alpha := newQuad()
-	s := Settings{Algorithm: MAML, Iterations: 10, Batch: 2, Output: OutputLast}
+	s := Settings{Method: &MAML{}, Iterations: 10, Batch: 2, Output: OutputLast}
 	tr, err := NewTrainer(s, nanObjective{quadObjective{q, alpha, 2}}, q, &SGD{LR: 0.1}, []float64{3}, 1, 1, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -175,15 +176,20 @@ func TestTrainerStopsOnNonFinite(t *testing.T) {
 
 func TestSettingsRefused(t *testing.T) {
 	q, alpha := newQuad()
-	good := Settings{Algorithm: MAML, Iterations: 10, Batch: 2, Output: OutputLast}
+	good := Settings{Method: &MAML{}, Iterations: 10, Batch: 2, Output: OutputLast}
 	for name, mutate := range map[string]func(*Settings){
-		"algorithm":  func(s *Settings) { s.Algorithm = "reptile" },
-		"iterations": func(s *Settings) { s.Iterations = 0 },
-		"batch":      func(s *Settings) { s.Batch = 0 },
-		"p lr":       func(s *Settings) { s.PLR = -1 },
-		"p lr nan":   func(s *Settings) { s.PLR = math.NaN() },
-		"radius":     func(s *Settings) { s.BallRadius = -1 },
-		"output":     func(s *Settings) { s.Output = "T3" },
+		"no method":        func(s *Settings) { s.Method = nil },
+		"iterations":       func(s *Settings) { s.Iterations = 0 },
+		"batch":            func(s *Settings) { s.Batch = 0 },
+		"p lr":             func(s *Settings) { s.Method = &TRMAML{PLR: -1} },
+		"p lr nan":         func(s *Settings) { s.Method = &TRMAML{PLR: math.NaN()} },
+		"entropic p lr":    func(s *Settings) { s.Method = &EntropicTRMAML{PLR: math.Inf(1)} },
+		"cvar p lr":        func(s *Settings) { s.Method = &CVaR{Level: 0.5, PLR: -1} },
+		"cvar level 0":     func(s *Settings) { s.Method = &CVaR{Level: 0, PLR: 1} },
+		"cvar level above": func(s *Settings) { s.Method = &CVaR{Level: 1.5, PLR: 1} },
+		"cvar level nan":   func(s *Settings) { s.Method = &CVaR{Level: math.NaN(), PLR: 1} },
+		"radius":           func(s *Settings) { s.BallRadius = -1 },
+		"output":           func(s *Settings) { s.Output = "T3" },
 	} {
 		s := good
 		mutate(&s)
@@ -243,7 +249,7 @@ func TestEvaluateClosedForm(t *testing.T) {
 func TestRestoreRefusesMismatchedState(t *testing.T) {
 	q, alpha := newQuad()
 	obj := quadObjective{q: q, alpha: alpha, tasks: 2}
-	base := Settings{Algorithm: TRMAML, Iterations: 10, Batch: 2, Output: OutputLast}
+	base := Settings{Method: &TRMAML{}, Iterations: 10, Batch: 2, Output: OutputLast}
 	tr, err := NewTrainer(base, obj, q, &SGD{LR: 0.1}, []float64{1}, 1, 1, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -263,6 +269,7 @@ func TestRestoreRefusesMismatchedState(t *testing.T) {
 		"bad T2 weight": {OutputLast, func(s *State) { s.WTau = []float64{1, 2} }},
 	} {
 		s := base
+		s.Method = &TRMAML{}
 		s.Output = c.output
 		tr, err := NewTrainer(s, obj, q, &SGD{LR: 0.1}, []float64{1}, 1, 1, 1)
 		if err != nil {
@@ -283,8 +290,10 @@ func TestRestoreRefusesMismatchedState(t *testing.T) {
 func TestRestoreRefusesDamagedState(t *testing.T) {
 	q, alpha := newQuad()
 	obj := quadObjective{q: q, alpha: alpha, tasks: 2}
-	s := Settings{Algorithm: TRMAML, Iterations: 10, Batch: 2, PLR: 0.05, Output: OutputAveraged}
+	s := Settings{Method: &TRMAML{PLR: 0.05}, Iterations: 10, Batch: 2, Output: OutputAveraged}
 	newTrainer := func() *Trainer {
+		s := s
+		s.Method = &TRMAML{PLR: 0.05} // one Method value per Trainer
 		tr, err := NewTrainer(s, obj, q, NewAdam(0.1, 1), []float64{1}, 1, 1, 1)
 		if err != nil {
 			t.Fatal(err)
@@ -348,7 +357,7 @@ func (o *overflowOptimizer) Step(w, grad []float64) {
 // infinite state into the next checkpoint.
 func TestTrainerStopsOnNonFiniteOptimizerState(t *testing.T) {
 	q, alpha := newQuad()
-	s := Settings{Algorithm: MAML, Iterations: 10, Batch: 2, Output: OutputLast}
+	s := Settings{Method: &MAML{}, Iterations: 10, Batch: 2, Output: OutputLast}
 	tr, err := NewTrainer(s, quadObjective{q, alpha, 2}, q, &overflowOptimizer{SGD{LR: 0.1}}, []float64{3}, 1, 1, 1)
 	if err != nil {
 		t.Fatal(err)

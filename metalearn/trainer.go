@@ -5,20 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sort"
-)
-
-// Algorithm selects the meta-training objective.
-type Algorithm string
-
-const (
-	// MAML minimises the average post-adaptation loss: each iteration draws
-	// C instances from the empirical meta-training distribution (task i with
-	// probability proportional to TaskSet.Mass(i)) and descends their mean.
-	MAML Algorithm = "maml"
-	// TRMAML is Algorithm 1: it minimises the worst task's loss through a
-	// descent on w and a projected ascent on the task distribution p.
-	TRMAML Algorithm = "trmaml"
 )
 
 // OutputRule is how a run turns its iterates into the returned solution.
@@ -36,29 +22,29 @@ const (
 )
 
 // Settings are the meta-training hyperparameters, in the spirit of
-// gonum/optimize's Settings. Both algorithms draw the C task indices of an
+// gonum/optimize's Settings. Every Method draws the C task indices of an
 // iteration independently, with replacement (the paper's text says
 // "uniformly and independently"; its Algorithm 1 box says "unique"): the
 // estimators are unbiased either way.
 type Settings struct {
-	Algorithm  Algorithm
+	// Method chooses and updates the task distribution p: &MAML{},
+	// &TRMAML{PLR: ...}, &EntropicTRMAML{...} or &CVaR{...}. A Trainer
+	// initialises it, so one Method value serves one Trainer.
+	Method     Method
 	Iterations int     // T
 	Batch      int     // C, instances per iteration
-	PLR        float64 // eta_p of Algorithm 1 (TR-MAML only), with n/C inside g_p
 	BallRadius float64 // radius R of W = {||w|| <= R}; 0 leaves w unconstrained
 	Output     OutputRule
 }
 
 func (s Settings) validate() error {
 	switch {
-	case s.Algorithm != MAML && s.Algorithm != TRMAML:
-		return fmt.Errorf("metalearn: unknown algorithm %q (allowed: maml, trmaml)", s.Algorithm)
+	case s.Method == nil:
+		return fmt.Errorf("metalearn: no Method (e.g. &MAML{} or &TRMAML{PLR: 1e-4})")
 	case s.Iterations < 1:
 		return fmt.Errorf("metalearn: Iterations must be >= 1, got %d", s.Iterations)
 	case s.Batch < 1:
 		return fmt.Errorf("metalearn: Batch must be >= 1, got %d", s.Batch)
-	case !(s.PLR >= 0) || math.IsInf(s.PLR, 0):
-		return fmt.Errorf("metalearn: PLR must be finite and >= 0, got %v", s.PLR)
 	case !(s.BallRadius >= 0) || math.IsInf(s.BallRadius, 0):
 		return fmt.Errorf("metalearn: BallRadius must be finite and >= 0, got %v", s.BallRadius)
 	case s.Output != OutputLast && s.Output != OutputAveraged && s.Output != OutputRandom:
@@ -111,9 +97,11 @@ type StepStats struct {
 	MeanLoss, MaxLoss float64
 }
 
-// Trainer runs MAML or TR-MAML on an Objective over a meta-training TaskSet.
-// Its loop is Step, called Settings.Iterations times; Solution returns the
-// output of the configured rule.
+// Trainer is the one training driver of every Method: Algorithm 1's
+// alternating stochastic descent on w (Optimizer, then the projection onto
+// the ball) and the Method's update of p, on an Objective over a
+// meta-training TaskSet. Its loop is Step, called Settings.Iterations times;
+// Solution returns the output of the configured rule.
 type Trainer struct {
 	Settings  Settings
 	Objective Objective
@@ -123,13 +111,11 @@ type Trainer struct {
 
 	pcg     *rand.PCG
 	rng     *rand.Rand
-	cum     []float64 // cumulative task masses, for MAML's sampling
 	batch   *Batch
 	tasks   []int
 	weights []float64
 	losses  []float64
 	grad    []float64
-	scratch []float64
 }
 
 // NewTrainer prepares a run from initial parameters w0 and a seed. The
@@ -146,27 +132,30 @@ func NewTrainer(s Settings, obj Objective, train TaskSet, opt Optimizer, w0 []fl
 		return nil, fmt.Errorf("metalearn: %d initial parameters, the objective has %d", len(w0), obj.NumParams())
 	}
 	n := train.Len()
-	if n < 1 {
-		return nil, fmt.Errorf("metalearn: the meta-training task set is empty")
+	masses := make([]float64, n)
+	for i := range masses {
+		masses[i] = train.Mass(i)
+		if !(masses[i] > 0) || math.IsInf(masses[i], 0) {
+			return nil, fmt.Errorf("metalearn: task %q has mass %v, want a positive finite number", train.Name(i), masses[i])
+		}
+	}
+	p, err := s.Method.Init(masses, s.Batch)
+	if err != nil {
+		return nil, err
 	}
 	t := &Trainer{Settings: s, Objective: obj, Train: train, Optimizer: opt}
 	t.pcg = rand.NewPCG(seed, 0x7472_6d61_6d6c) // second word: "trmaml"
 	t.rng = rand.New(t.pcg)
 	st := &t.State
 	st.W = append([]float64(nil), w0...)
-	st.P = make([]float64, n)
-	for i := range st.P {
-		st.P[i] = 1 / float64(n)
-	}
+	st.P = p
 	switch s.Output {
 	case OutputAveraged:
 		st.SumW, st.SumP = make([]float64, len(w0)), make([]float64, n)
 	case OutputRandom:
 		st.Tau = 1 + t.rng.IntN(s.Iterations)
 	}
-	if err := t.prepare(support, query); err != nil {
-		return nil, err
-	}
+	t.prepare(support, query)
 	return t, nil
 }
 
@@ -261,45 +250,26 @@ func clone(s []float64) []float64 {
 	return append([]float64(nil), s...)
 }
 
-func (t *Trainer) prepare(support, query int) error {
+func (t *Trainer) prepare(support, query int) {
 	in, out := t.Train.Dims()
-	C, n := t.Settings.Batch, t.Train.Len()
+	C := t.Settings.Batch
 	t.batch = NewBatch(C, support, query, in, out)
 	t.tasks = make([]int, C)
 	t.weights = make([]float64, C)
 	t.losses = make([]float64, C)
 	t.grad = make([]float64, t.Objective.NumParams())
-	t.scratch = make([]float64, n)
-	t.cum = make([]float64, n)
-	total := 0.0
-	for i := range t.cum {
-		m := t.Train.Mass(i)
-		if !(m > 0) || math.IsInf(m, 0) {
-			return fmt.Errorf("metalearn: task %q has mass %v, want a positive finite number", t.Train.Name(i), m)
-		}
-		total += m
-		t.cum[i] = total
-	}
-	return nil
 }
 
-// Step runs one meta-iteration: it samples C task instances, computes the
-// meta-gradient estimate and (for TR-MAML) the loss estimate g_p, and
-// updates w, then p, as in Algorithm 1.
+// Step runs one meta-iteration: the Method draws C task instances and their
+// weights, the Objective gives their losses and the weighted meta-gradient,
+// then w is updated and projected, and the Method updates p from the
+// losses, as in Algorithm 1.
 func (t *Trainer) Step() (StepStats, error) {
 	s := t.Settings
 	st := &t.State
-	C, n := s.Batch, t.Train.Len()
+	C := s.Batch
 	for k := range t.tasks {
-		switch s.Algorithm {
-		case TRMAML:
-			t.tasks[k] = t.rng.IntN(n)
-			t.weights[k] = float64(n) / float64(C) * st.P[t.tasks[k]]
-		case MAML:
-			u := t.rng.Float64() * t.cum[n-1]
-			t.tasks[k] = min(sort.SearchFloat64s(t.cum, u), n-1)
-			t.weights[k] = 1 / float64(C)
-		}
+		t.tasks[k], t.weights[k] = s.Method.Draw(t.rng, st.P)
 		t.Train.Sample(t.tasks[k], t.rng, t.batch, k)
 	}
 	if err := t.Objective.Losses(st.W, t.batch, t.weights, t.losses, t.grad); err != nil {
@@ -321,13 +291,7 @@ func (t *Trainer) Step() (StepStats, error) {
 
 	t.Optimizer.Step(st.W, t.grad)
 	ProjectBall(st.W, s.BallRadius)
-	if s.Algorithm == TRMAML && s.PLR > 0 {
-		// p <- Proj(p + eta_p * g_p), g_p = (n/C) sum_k f_k e_{i_k}, at p^t.
-		for k, i := range t.tasks {
-			st.P[i] += s.PLR * float64(n) / float64(C) * t.losses[k]
-		}
-		ProjectSimplex(st.P, st.P, t.scratch)
-	}
+	s.Method.Update(st.P, t.tasks, t.losses)
 	st.Iteration++
 	if err := t.checkStep(); err != nil {
 		return StepStats{}, fmt.Errorf("%w at iteration %d: %v", ErrNonFiniteState, st.Iteration, err)

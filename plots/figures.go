@@ -12,39 +12,62 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/results"
 )
 
 // histogramBins is the number of bins of Figure 1's loss histogram.
 const histogramBins = 25
 
-const (
-	iterationLabel = "meta-training iteration"
-	lossLabel      = "task MSE"
-)
+const iterationLabel = "meta-training iteration"
+
+// worstOver names the worst of a set of values in metric m: the maximum
+// loss, the minimum score.
+func worstOver(m metalearn.Metric) string {
+	if m.HigherIsBetter {
+		return "minimum"
+	}
+	return "maximum"
+}
+
+// valueAxis sets p's y range for values of metric m: from 0 with headroom
+// for a loss; for a score (accuracy in %), from the data's range to at most
+// its ceiling (m.Show(1)), so that the differences near the top stay
+// visible.
+func valueAxis(p *plot.Plot, m metalearn.Metric) {
+	if !m.HigherIsBetter {
+		fromZero(p)
+		return
+	}
+	top := m.Show(1)
+	pad := 0.05 * (p.Y.Max - p.Y.Min)
+	p.Y.Min, p.Y.Max = max(p.Y.Min-pad, 0), min(p.Y.Max+pad, top)
+}
 
 // Figure1 draws the paper's Figure 1 for groups (typically MAML and TR-MAML
-// at one K) into the PNG file path, four panels side by side: (a) average
-// and maximum meta-training task loss against the iteration, (b) the same
-// over the meta-test tasks, (c) the standard deviation of the meta-test task
-// losses, (d) a histogram of the final per-task meta-test losses, the
-// groups overlaid in the same bins. Lines are means over seeds, shaded
-// bands 95% confidence intervals; all y axes start at 0.
+// at one K; all in one metric) into the PNG file path, four panels side by
+// side: (a) average and worst meta-training task value (loss or accuracy)
+// against the iteration, (b) the same over the meta-test tasks, (c) the
+// standard deviation across the meta-test tasks, (d) a histogram of the
+// final per-task meta-test values, the groups overlaid in the same bins.
+// Lines are means over seeds, shaded bands 95% confidence intervals. Loss
+// axes start at 0; accuracy is shown in percent.
 func Figure1(groups []*results.Group, path string) error {
 	if len(groups) == 0 {
 		return errors.New("plots: Figure1 needs at least one group")
 	}
+	m := groups[0].Score
 	labels := results.Labels(groups)
 	panels := []*plot.Plot{
-		newPanel("(a) meta-training tasks", iterationLabel, lossLabel),
-		newPanel("(b) meta-test tasks", iterationLabel, lossLabel),
-		newPanel("(c) spread over meta-test tasks", iterationLabel, "std. dev. of task MSE"),
+		newPanel("(a) meta-training tasks", iterationLabel, m.Axis("task")),
+		newPanel("(b) meta-test tasks", iterationLabel, m.Axis("task")),
+		newPanel("(c) spread over meta-test tasks", iterationLabel, "std. dev. of "+m.Axis("task")),
 	}
 	for i, g := range groups {
 		col := groupColor(i)
 		for pi, ms := range [][]results.Metric{{results.TrainMean, results.TrainWorst}, {results.TestMean, results.TestWorst}, {results.TestStd}} {
-			for si, m := range ms {
-				c := g.Curve(m)
+			for si, mc := range ms {
+				c := results.DisplayCurve(m, g.Curve(mc))
 				var dash []vg.Length
 				if si == 1 {
 					dash = dashed
@@ -53,18 +76,29 @@ func Figure1(groups []*results.Group, path string) error {
 			}
 		}
 	}
-	for _, p := range panels {
+	for i, p := range panels {
 		p.X.Tick.Marker = iterationTicks{}
 		p.X.Min = 0
-		fromZero(p)
+		if i == 2 {
+			fromZero(p) // a spread
+		} else {
+			valueAxis(p, m)
+		}
 	}
 
-	hp := newPanel("(d) final meta-test task MSE", lossLabel, "number of tasks")
-	h := results.TestLossHistogram(groups, histogramBins)
-	for i := range groups {
-		hp.Add(histogram(h.Edges, h.Counts[i], groupColor(i)))
+	hp := newPanel("(d) final meta-test "+m.Axis("task"), m.Axis("task"), "number of tasks")
+	h := results.TestHistogram(groups, histogramBins)
+	edges := make([]float64, len(h.Edges))
+	for i, e := range h.Edges {
+		edges[i] = m.Show(e)
 	}
-	hp.X.Min = 0
+	for i := range groups {
+		hp.Add(histogram(edges, h.Counts[i], groupColor(i)))
+	}
+	hp.X.Min = edges[0]
+	if m.HigherIsBetter {
+		hp.X.Tick.Marker = plainTicks{}
+	}
 	fromZero(hp)
 	panels = append(panels, hp)
 
@@ -74,7 +108,7 @@ func Figure1(groups []*results.Group, path string) error {
 	}
 	legend = append(legend,
 		legendItem{"average over tasks", []plot.Thumbnailer{lineSample(color.Black, nil)}},
-		legendItem{"maximum over tasks", []plot.Thumbnailer{lineSample(color.Black, dashed)}},
+		legendItem{worstOver(m) + " over tasks", []plot.Thumbnailer{lineSample(color.Black, dashed)}},
 		legendItem{text: bandNote(groups, "shaded")})
 	if several(groups) {
 		legend = append(legend, legendItem{text: "(d): mean count over seeds"})
@@ -111,8 +145,8 @@ func histogram(edges, counts []float64, col color.RGBA) *plotter.Histogram {
 
 // PWeights draws TR-MAML's task weights for groups (TR-MAML groups) into
 // the PNG file path: (a) each meta-training task's final weight, mean over
-// seeds with 95% confidence bars, against its amplitude (against its index
-// for tasks that are not sinusoid amplitude intervals), and, unless hard is
+// seeds with 95% confidence bars, against its coordinate (results.TaskAxisOf:
+// the amplitude of sinusoid tasks; the index for other tasks), and, unless hard is
 // empty, (b) the total weight on the tasks in hard against the iteration.
 // Dashed grey lines mark the uniform distribution, which MAML keeps.
 func PWeights(groups []*results.Group, hard []string, path string) error {
@@ -121,18 +155,19 @@ func PWeights(groups []*results.Group, hard []string, path string) error {
 	}
 	labels := results.Labels(groups)
 	tasks, _ := groups[0].FinalP()
-	amps, amplitude := results.TaskPositions(tasks)
+	axis, numeric := results.TaskAxisOf(tasks)
 	for _, g := range groups[1:] {
 		other, _ := g.FinalP()
-		amplitude = amplitude && slices.Equal(other, tasks)
+		numeric = numeric && slices.Equal(other, tasks)
 	}
 	grey := color.RGBA{110, 110, 110, 255}
 
 	pp := newPanel("(a) final task weights", "meta-training task (index)", "task weight p")
+	var xs []float64
 	var ticks []plot.Tick
 	var breaks []float64
-	if amplitude {
-		amps, ticks, breaks = amplitudeAxis(amps)
+	if numeric {
+		xs, ticks, breaks = gappedAxis(axis.Positions)
 	}
 	xmax := 0.0
 	for i, g := range groups {
@@ -141,8 +176,8 @@ func PWeights(groups []*results.Group, hard []string, path string) error {
 		var errs plotter.YErrors
 		for j, e := range est {
 			x := float64(j)
-			if amplitude {
-				x = amps[j]
+			if numeric {
+				x = xs[j]
 			}
 			xmax = max(xmax, x)
 			pts = append(pts, plotter.XY{X: x, Y: e.Mean})
@@ -173,9 +208,9 @@ func PWeights(groups []*results.Group, hard []string, path string) error {
 	uniform := 1 / float64(len(tasks))
 	pp.Add(hline(0, xmax, uniform, grey))
 	fromZero(pp)
-	if amplitude {
+	if numeric {
 		pp.X.Tick.Marker = plot.ConstantTicks(ticks)
-		pp.X.Label.Text = "meta-training task amplitude (dotted: gap in the range)"
+		pp.X.Label.Text = "meta-training task " + axis.Name + " (dotted: gap in the range)"
 		for _, x := range breaks {
 			l := &plotter.Line{XYs: plotter.XYs{{X: x, Y: 0}, {X: x, Y: pp.Y.Max}}}
 			l.Color, l.Width, l.Dashes = grey, vg.Points(1), []vg.Length{vg.Points(1.5), vg.Points(2.5)}
@@ -185,9 +220,9 @@ func PWeights(groups []*results.Group, hard []string, path string) error {
 	panels := []*plot.Plot{pp}
 
 	if len(hard) > 0 {
-		hp := newPanel("(b) total weight on hard tasks", iterationLabel, "p mass on amplitude ≥ "+strconv.FormatFloat(results.HardAmplitude, 'g', -1, 64))
-		if !amplitude {
-			hp.Y.Label.Text = "p mass on the selected tasks"
+		hp := newPanel("(b) total weight on hard tasks", iterationLabel, "p mass on the selected tasks")
+		if numeric {
+			hp.Y.Label.Text = "p mass on " + axis.Hard
 		}
 		var xmax float64
 		for i, g := range groups {
@@ -214,12 +249,12 @@ func PWeights(groups []*results.Group, hard []string, path string) error {
 	return render(path, 5*vg.Inch, legend, panels)
 }
 
-// amplitudeAxis places tasks with amplitudes amps (lower bounds,
-// increasing) on an axis: one unit apart within a contiguous range of
-// tasks, with a gap of a few units where the amplitude jumps (breaks are
-// the gaps' centres). ticks label round amplitudes within each range, or
-// only the first amplitude of a range too short for more.
-func amplitudeAxis(amps []float64) (x []float64, ticks []plot.Tick, breaks []float64) {
+// gappedAxis places tasks with coordinates amps (increasing, e.g. lower
+// amplitude bounds) on an axis: one unit apart within a contiguous range of
+// tasks, with a gap of a few units where the coordinate jumps (breaks are
+// the gaps' centres). ticks label round coordinates within each range, or
+// only the first coordinate of a range too short for more.
+func gappedAxis(amps []float64) (x []float64, ticks []plot.Tick, breaks []float64) {
 	step := math.Inf(1)
 	for i := 1; i < len(amps); i++ {
 		step = min(step, amps[i]-amps[i-1])
@@ -267,7 +302,7 @@ func hline(x0, x1, y float64, col color.Color) *plotter.Line {
 
 // Orders compares first- and second-order meta-gradients for groups
 // (typically MAML and TR-MAML, each in both orders, at one K) in the PNG
-// file path: (a) mean and worst meta-test task loss against the
+// file path: (a) mean and worst meta-test task value against the
 // iteration, (b) the same against wall-clock seconds (training plus
 // evaluation), (c) training milliseconds per iteration with 95% confidence
 // bars.
@@ -276,13 +311,14 @@ func Orders(groups []*results.Group, path string) error {
 		return errors.New("plots: Orders needs at least one group")
 	}
 	labels := results.Labels(groups)
-	pi := newPanel("(a) meta-test tasks vs iterations", iterationLabel, lossLabel)
-	ps := newPanel("(b) meta-test tasks vs time", "wall-clock seconds (training + evaluation)", lossLabel)
+	m := groups[0].Score
+	pi := newPanel("(a) meta-test tasks vs iterations", iterationLabel, m.Axis("task"))
+	ps := newPanel("(b) meta-test tasks vs time", "wall-clock seconds (training + evaluation)", m.Axis("task"))
 	pb := newPanel("(c) cost of a meta-training iteration", "", "milliseconds per iteration")
 	for i, g := range groups {
 		col := groupColor(i)
-		for si, m := range []results.Metric{results.TestMean, results.TestWorst} {
-			c := g.Curve(m)
+		for si, mc := range []results.Metric{results.TestMean, results.TestWorst} {
+			c := results.DisplayCurve(m, g.Curve(mc))
 			if si == 1 {
 				// Worst-task curves go without bands: eight overlapping
 				// bands are unreadable, and the table gives their CIs.
@@ -316,7 +352,7 @@ func Orders(groups []*results.Group, path string) error {
 	pi.X.Tick.Marker = iterationTicks{}
 	for _, p := range []*plot.Plot{pi, ps} {
 		p.X.Min = 0
-		fromZero(p)
+		valueAxis(p, m)
 	}
 	short := make([]string, len(labels))
 	for i, l := range labels {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image"
 	_ "image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/trmaml/trmaml/plots"
 	"github.com/trmaml/trmaml/results"
 	"github.com/trmaml/trmaml/results/resultstest"
+	"github.com/trmaml/trmaml/theory"
 )
 
 // groupsOf writes synthetic runs (one per level and spec) and loads their
@@ -191,5 +193,51 @@ func TestWriteFails(t *testing.T) {
 	groups := groupsOf(t, seeds("m", "maml", "second", 1)...)
 	if err := plots.Figure1(groups, filepath.Join(t.TempDir(), "missing", "f.png")); err == nil {
 		t.Error("wrote into a missing directory")
+	}
+}
+
+// cvarSeeds returns CVaR runs at level a for seeds 1..len(levels).
+func cvarSeeds(a float64, levels ...float64) []resultstest.Spec {
+	specs := seeds(fmt.Sprintf("cvar%g", a), "cvar", "second", levels...)
+	for i := range specs {
+		specs[i].Config.CVaR.Level = a
+	}
+	return specs
+}
+
+func TestCVaRTradeoff(t *testing.T) {
+	specs := append(seeds("m", "maml", "second", 1, 1.2), seeds("tr", "trmaml", "second", 0.8, 0.9)...)
+	specs = append(specs, seeds("ent", "trmaml_entropic", "second", 0.85, 0.95)...)
+	for _, a := range []float64{1, 0.5, 0.1} {
+		specs = append(specs, cvarSeeds(a, a, a+0.1)...)
+	}
+	groups := groupsOf(t, specs...)
+	if len(groups) != 6 {
+		t.Fatalf("%d groups, want 6 (one per CVaR level)", len(groups))
+	}
+	path := filepath.Join(t.TempDir(), "tradeoff.png")
+	if err := plots.CVaRTradeoff(groups, path); err != nil {
+		t.Fatal(err)
+	}
+	readPNG(t, path).check(t, 11*plots.DPI, 2, blue, green)
+	if err := plots.CVaRTradeoff(nil, path); err == nil {
+		t.Error("CVaRTradeoff of no groups succeeded")
+	}
+}
+
+func TestTheorem1Gap(t *testing.T) {
+	curves := []theory.Curve{
+		{Geometry: theory.Euclidean, T: []int{100, 1000, 10000}, Mean: []float64{0.1, 0.03, 0.01}, Half: []float64{0.01, 0.05, 0.001},
+			Gaps: [][]float64{{0.1, 0.1}, {0.03, 0.03}, {0.01, 0.01}}, Slope: -0.5, Intercept: math.Log(0.1) + 0.5*math.Log(100)},
+		{Geometry: theory.Entropic, T: []int{100, 1000, 10000}, Mean: []float64{0.2, 0.1, 0.05}, Half: []float64{0.01, 0.01, 0.01},
+			Gaps: [][]float64{{0.2, 0.2}, {0.1, 0.1}, {0.05, 0.05}}, Slope: -0.3, Intercept: math.Log(0.2) + 0.3*math.Log(100)},
+	}
+	path := filepath.Join(t.TempDir(), "gap.png")
+	if err := plots.Theorem1Gap(curves, path); err != nil {
+		t.Fatal(err)
+	}
+	readPNG(t, path).check(t, 9*plots.DPI, 1, blue, vermillion)
+	if err := plots.Theorem1Gap(nil, path); err == nil {
+		t.Error("Theorem1Gap of no curves succeeded")
 	}
 }

@@ -1,7 +1,10 @@
 // Package plots draws the report figures from statistics computed by
-// package results: Figure 1 of the paper (loss curves and the final
-// meta-test loss histogram of MAML and TR-MAML), the TR-MAML task weights,
-// and the comparison of first- and second-order meta-gradients. Every
+// package results: Figure 1 of the paper (curves of the average and worst
+// task value and the final meta-test histogram of MAML and TR-MAML, in the
+// runs' metric: MSE or accuracy in percent), the TR-MAML task weights of
+// sinusoid runs, what the adversary does on classification runs (the
+// training distribution beside the final p, and per-task accuracy, tasks by
+// name), and the comparison of first- and second-order meta-gradients. Every
 // figure is a row of panels with one shared legend above, written as a PNG
 // at 180 dpi with fonts of 10-12 pt. Plotting never computes a statistic
 // itself.
@@ -102,6 +105,21 @@ func (iterationTicks) Ticks(min, max float64) []plot.Tick {
 	return ts
 }
 
+// plainTicks are gonum's default ticks labelled in the shortest form
+// ("75", not "75.00").
+type plainTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (plainTicks) Ticks(min, max float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(min, max)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', -1, 64)
+		}
+	}
+	return ts
+}
+
 // curveLine is the line through the means of c at positions x.
 func curveLine(x []float64, c results.Curve, col color.RGBA, dash []vg.Length) *plotter.Line {
 	xys := make(plotter.XYs, len(x))
@@ -187,16 +205,21 @@ func several(groups []*results.Group) bool {
 // shapes are the scatter glyphs of successive groups.
 var shapes = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.SquareGlyph{}, draw.PyramidGlyph{}}
 
-// render draws panels side by side, each panelWidth wide, under the shared
-// legend, and writes the PNG to path.
+// render draws panels side by side, each panelWidth wide and panelHeight
+// high, under the shared legend, and writes the PNG to path.
 func render(path string, panelWidth vg.Length, legend []legendItem, panels []*plot.Plot) error {
+	return renderSized(path, panelWidth, panelHeight, legend, panels)
+}
+
+// renderSized is render with panels of the given height.
+func renderSized(path string, panelWidth, height vg.Length, legend []legendItem, panels []*plot.Plot) error {
 	if len(panels) == 0 {
 		return errors.New("plots: nothing to draw")
 	}
 	w := panelWidth * vg.Length(len(panels))
 	rows := legendRows(legend, w-2*legendMargin)
 	strip := legendRow*vg.Length(len(rows)) + legendTop
-	h := panelHeight + strip
+	h := height + strip
 	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(DPI))
 	dc := draw.New(img)
 	for i, row := range rows {

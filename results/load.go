@@ -1,8 +1,11 @@
 // Package results loads finished run directories (written by trmaml train)
 // and computes every statistic the reports show: curves and final
 // statistics averaged over seeds with Student-t 95% confidence intervals,
-// histograms of per-task losses, the TR-MAML task weights p, and the paper's
-// results table. Plots and tables only read what this package computes.
+// histograms of per-task values, the TR-MAML task weights p, and the paper's
+// results tables (Table 1 for regression, Table 2 for classification). Each
+// run names its metric (metalearn.Metric), which decides what "worst" and
+// "best" mean and how values are shown. Plots and tables only read what
+// this package computes.
 package results
 
 import (
@@ -20,6 +23,7 @@ import (
 	"strconv"
 
 	"github.com/trmaml/trmaml/configs"
+	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/run"
 )
 
@@ -66,6 +70,9 @@ type Run struct {
 	P PHistory
 	// Result is result.json.
 	Result run.Result
+	// Score is the metric of the run's statistics, named by result.json
+	// (MSE for files from before the field).
+	Score metalearn.Metric
 
 	metrics [numMetrics][]float64
 }
@@ -109,6 +116,9 @@ func Load(dir string) (*Run, error) {
 		return nil, err
 	}
 	if err := r.loadResult(filepath.Join(dir, run.ResultFile)); err != nil {
+		return nil, err
+	}
+	if err := r.loadScore(filepath.Join(dir, run.ResultFile)); err != nil {
 		return nil, err
 	}
 	return r, nil

@@ -348,7 +348,7 @@ func TestHistogram(t *testing.T) {
 	root := writeRuns(t, resultstest.New("a", "maml", "second", 1, 5, 1), resultstest.New("b", "trmaml", "second", 1, 5, 2),
 		resultstest.New("b", "trmaml", "second", 2, 5, 2))
 	groups := loadGroups(t, root)
-	h := results.TestLossHistogram(groups, 5)
+	h := results.TestHistogram(groups, 5)
 	if !slices.Equal(h.Edges, []float64{0, 2, 4, 6, 8, 10}) {
 		t.Errorf("edges %v", h.Edges)
 	}
@@ -367,11 +367,15 @@ func TestAmplitude(t *testing.T) {
 			t.Errorf("AmplitudeLow(%q) = %g, %v", c.name, lo, ok)
 		}
 	}
-	if x, ok := results.TaskPositions([]string{"amplitude [0.1,0.2)", "alphabet"}); ok || !slices.Equal(x, []float64{0, 1}) {
-		t.Errorf("TaskPositions fallback = %v, %v", x, ok)
+	if a, ok := results.TaskAxisOf([]string{"amplitude [0.1,0.2)", "alphabet"}); ok {
+		t.Errorf("TaskAxisOf of mixed names = %+v", a)
 	}
-	if x, ok := results.TaskPositions(resultstest.TrainTasks); !ok || !slices.Equal(x, []float64{0.1, 0.11, 4.95, 4.96}) {
-		t.Errorf("TaskPositions = %v, %v", x, ok)
+	if a, ok := results.TaskAxisOf(resultstest.TrainTasks); !ok || !slices.Equal(a.Positions, []float64{0.1, 0.11, 4.95, 4.96}) ||
+		a.Name != "amplitude" || a.Hard != "amplitude ≥ 4.95" {
+		t.Errorf("TaskAxisOf = %+v, %v", a, ok)
+	}
+	if hard := results.HardTasks(resultstest.TrainTasks); !slices.Equal(hard, resultstest.TrainTasks[2:]) {
+		t.Errorf("HardTasks = %q", hard)
 	}
 }
 

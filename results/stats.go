@@ -8,9 +8,9 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/trmaml/trmaml/configs"
+	"github.com/trmaml/trmaml/metalearn"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/stat"
@@ -65,33 +65,74 @@ func Summarize(xs []float64) Estimate {
 type Key struct {
 	// Name is the config name without a trailing "-seedN" or "_seedN".
 	Name string
-	// Algorithm is "maml" or "trmaml"; Order is "second" or "first".
+	// Algorithm is one of configs.Algorithms; Order is "second" or
+	// "first".
 	Algorithm, Order string
+	// Level is the CVaR level a of algorithm "cvar", 0 for the others.
+	Level float64
 	// K is the number of support points.
 	K int
+	// Ways is N of N-way classification (K is then per class); 0 for other
+	// task families.
+	Ways int
 }
+
+// Setting names the few-shot setting of k: "5-shot", or "20-way 1-shot"
+// for classification.
+func (k Key) Setting() string {
+	if k.Ways > 0 {
+		return fmt.Sprintf("%d-way %d-shot", k.Ways, k.K)
+	}
+	return fmt.Sprintf("%d-shot", k.K)
+}
+
+// SameSetting reports whether k and o have the same few-shot setting
+// (ways and shots).
+func (k Key) SameSetting(o Key) bool { return k.K == o.K && k.Ways == o.Ways }
 
 var seedSuffix = regexp.MustCompile(`[-_]seed\d+$`)
 
 // KeyOf returns the group key of r, from its config.
 func KeyOf(r *Run) Key {
 	c := r.Config
-	return Key{Name: seedSuffix.ReplaceAllString(c.Name, ""), Algorithm: c.Algorithm, Order: c.Order, K: c.Task.Support}
+	k := Key{Name: seedSuffix.ReplaceAllString(c.Name, ""), Algorithm: c.Algorithm, Order: c.Order, K: c.Task.Support}
+	if c.Algorithm == "cvar" {
+		k.Level = c.CVaR.Level
+	}
+	return k
 }
 
 // String describes the key, e.g. "sine_k5_maml (maml, second order, K=5)".
 func (k Key) String() string {
-	return fmt.Sprintf("%s (%s, %s order, K=%d)", k.Name, k.Algorithm, k.Order, k.K)
+	alg := k.Algorithm
+	if alg == "cvar" {
+		alg += " a=" + strconv.FormatFloat(k.Level, 'g', -1, 64)
+	}
+	return fmt.Sprintf("%s (%s, %s order, K=%d)", k.Name, alg, k.Order, k.K)
 }
 
-// AlgorithmName is the display name of a config algorithm: "MAML" or
-// "TR-MAML"; other values are returned unchanged.
+// Method is the display name of the key's method: AlgorithmName, with the
+// level for CVaR ("CVaR a=0.5").
+func (k Key) Method() string {
+	if k.Algorithm == "cvar" {
+		return fmt.Sprintf("CVaR a=%s", strconv.FormatFloat(k.Level, 'g', -1, 64))
+	}
+	return AlgorithmName(k.Algorithm)
+}
+
+// AlgorithmName is the display name of a config algorithm: "MAML",
+// "TR-MAML", "entropic TR-MAML" or "CVaR"; other values are returned
+// unchanged.
 func AlgorithmName(alg string) string {
 	switch alg {
 	case "maml":
 		return "MAML"
 	case "trmaml":
 		return "TR-MAML"
+	case "trmaml_entropic":
+		return "entropic TR-MAML"
+	case "cvar":
+		return "CVaR"
 	}
 	return alg
 }
@@ -102,12 +143,14 @@ type Group struct {
 	Key Key
 	// Runs are the group's runs, one per seed.
 	Runs []*Run
+	// Score is the metric of the runs' statistics (all runs share it).
+	Score metalearn.Metric
 }
 
 // Seeds returns the number of runs (seeds) in g.
 func (g *Group) Seeds() int { return len(g.Runs) }
 
-// GroupRuns groups runs by Key. Groups are ordered by K, then order
+// GroupRuns groups runs by Key. Groups are ordered by ways and K, then order
 // (second before first), algorithm (MAML before TR-MAML) and name. Two runs
 // of one group with the same seed, or with different meta-training or
 // meta-test task sets, are an error.
@@ -118,7 +161,7 @@ func GroupRuns(runs []*Run) ([]*Group, error) {
 		k := KeyOf(r)
 		g := byKey[k]
 		if g == nil {
-			g = &Group{Key: k}
+			g = &Group{Key: k, Score: r.Score}
 			byKey[k] = g
 			groups = append(groups, g)
 		}
@@ -131,10 +174,14 @@ func GroupRuns(runs []*Run) ([]*Group, error) {
 			if prev := g.Runs[i]; r.Config.Seed == prev.Config.Seed {
 				return nil, fmt.Errorf("%s: %s and %s both have seed %d", g.Key, prev.Dir, r.Dir, r.Config.Seed)
 			}
+			if r.Score != first.Score {
+				return nil, fmt.Errorf("%s: %s measures %s but %s measures %s", g.Key, first.Dir, first.Score.Label, r.Dir, r.Score.Label)
+			}
 			if !sameButSeed(first.Config, r.Config) {
 				return nil, fmt.Errorf("%s: %s and %s differ in more than their seed; averaging them would mix settings", g.Key, first.Dir, r.Dir)
 			}
-			if !slices.Equal(r.Result.MetaTrain.Tasks, first.Result.MetaTrain.Tasks) || !slices.Equal(r.Result.MetaTest.Tasks, first.Result.MetaTest.Tasks) {
+			if !slices.Equal(r.Result.MetaTrain.Tasks, first.Result.MetaTrain.Tasks) || !slices.Equal(r.Result.MetaTest.Tasks, first.Result.MetaTest.Tasks) ||
+				!slices.Equal(r.Result.MetaTrain.Masses, first.Result.MetaTrain.Masses) {
 				return nil, fmt.Errorf("%s: %s and %s have different task sets", g.Key, first.Dir, r.Dir)
 			}
 		}
@@ -147,8 +194,11 @@ func GroupRuns(runs []*Run) ([]*Group, error) {
 	}
 	slices.SortFunc(groups, func(a, b *Group) int {
 		return cmp.Or(cmp.Compare(a.Key.K, b.Key.K), cmp.Compare(orderRank(a.Key.Order), orderRank(b.Key.Order)),
-			cmp.Compare(a.Key.Algorithm, b.Key.Algorithm), cmp.Compare(a.Key.Name, b.Key.Name))
+			cmp.Compare(a.Key.Algorithm, b.Key.Algorithm), cmp.Compare(b.Key.Level, a.Key.Level), cmp.Compare(a.Key.Name, b.Key.Name))
 	})
+
+	// Ways first: 5-way settings before 20-way ones.
+	slices.SortStableFunc(groups, func(a, b *Group) int { return cmp.Compare(a.Key.Ways, b.Key.Ways) })
 	return groups, nil
 }
 
@@ -173,13 +223,17 @@ func Labels(groups []*Group) []string {
 	}
 	order := varies(func(k Key) string { return k.Order })
 	k := varies(func(k Key) string { return strconv.Itoa(k.K) })
+	k = k || varies(func(k Key) string { return strconv.Itoa(k.Ways) })
 	labels := make([]string, len(groups))
 	for i, g := range groups {
-		labels[i] = AlgorithmName(g.Key.Algorithm)
+		labels[i] = g.Key.Method()
 		if order {
 			labels[i] += ", " + g.Key.Order + " order"
 		}
-		if k {
+		switch {
+		case k && g.Key.Ways > 0:
+			labels[i] += ", " + g.Key.Setting()
+		case k:
 			labels[i] += fmt.Sprintf(", K=%d", g.Key.K)
 		}
 	}
@@ -328,89 +382,66 @@ func (g *Group) FinalP() (tasks []string, p []Estimate) {
 	return tasks, p
 }
 
-// Histogram counts the final per-task meta-test losses of several groups
+// Histogram counts the final per-task meta-test values of several groups
 // in shared bins.
 type Histogram struct {
-	// Edges are the bin edges, len(Counts[g])+1 of them, from 0 to the
-	// largest task loss of any run.
+	// Edges are the bin edges, len(Counts[g])+1 of them, in stored units
+	// (accuracy as a fraction): for a loss from 0 to the largest task loss
+	// of any run, for a score from a multiple of 0.05 at or below the
+	// smallest task score to 1.
 	Edges []float64
-	// Counts[g][b] is the number of meta-test tasks whose final loss falls
+	// Counts[g][b] is the number of meta-test tasks whose final value falls
 	// in bin b ([Edges[b], Edges[b+1]), the last bin closed), averaged over
 	// the seeds of groups[g].
 	Counts [][]float64
 }
 
-// TestLossHistogram bins the final per-task meta-test losses of every run
-// of groups into bins equal bins (bins >= 1).
-func TestLossHistogram(groups []*Group, bins int) Histogram {
-	hi := 0.0
-	for _, g := range groups {
-		for _, r := range g.Runs {
-			hi = max(hi, floats.Max(r.Result.MetaTest.PerTask))
+// TestHistogram bins the final per-task meta-test values of every run of
+// groups (all in one metric, that of groups[0]) into bins equal bins
+// (bins >= 1).
+func TestHistogram(groups []*Group, bins int) Histogram {
+	lo, hi := 0.0, 0.0
+	if groups[0].Score.HigherIsBetter {
+		lo, hi = 1.0, 1.0
+		for _, g := range groups {
+			for _, r := range g.Runs {
+				lo = min(lo, floats.Min(r.Result.MetaTest.PerTask))
+			}
+		}
+		lo = math.Floor(lo*20) / 20
+		if lo >= hi {
+			lo = hi - 0.05
+		}
+	} else {
+		for _, g := range groups {
+			for _, r := range g.Runs {
+				hi = max(hi, floats.Max(r.Result.MetaTest.PerTask))
+			}
+		}
+		if hi <= 0 {
+			hi = 1
 		}
 	}
-	if hi <= 0 {
-		hi = 1
-	}
 	h := Histogram{Edges: make([]float64, bins+1), Counts: make([][]float64, len(groups))}
-	floats.Span(h.Edges, 0, hi)
+	floats.Span(h.Edges, lo, hi)
 	for gi, g := range groups {
 		h.Counts[gi] = make([]float64, bins)
 		for _, r := range g.Runs {
-			for _, loss := range r.Result.MetaTest.PerTask {
-				b := min(int(loss/hi*float64(bins)), bins-1)
-				h.Counts[gi][max(b, 0)] += 1 / float64(len(g.Runs))
+			for _, v := range r.Result.MetaTest.PerTask {
+				h.Counts[gi][h.bin(v)] += 1 / float64(len(g.Runs))
 			}
 		}
 	}
 	return h
 }
 
-// HardAmplitude is the lower amplitude bound of the paper's hard sinusoid
-// meta-training tasks ([4.95, 5]).
-const HardAmplitude = 4.95
-
-// AmplitudeLow parses the lower amplitude bound of a sinusoid task name
-// such as "amplitude [4.95,4.96)"; ok is false for other names.
-func AmplitudeLow(task string) (lo float64, ok bool) {
-	rest, ok := strings.CutPrefix(task, "amplitude [")
-	if !ok {
-		return 0, false
+// bin is the index of the bin holding v, found by comparing with the edges
+// themselves so that a value equal to an edge starts that edge's bin
+// whatever the rounding of the bin width; values outside go to the end bins.
+func (h Histogram) bin(v float64) int {
+	i, exact := slices.BinarySearch(h.Edges, v)
+	if !exact {
+		i--
 	}
-	num, _, ok := strings.Cut(rest, ",")
-	if !ok {
-		return 0, false
-	}
-	lo, err := strconv.ParseFloat(num, 64)
-	return lo, err == nil
-}
-
-// TasksWithAmplitudeAtLeast returns the sinusoid tasks whose lower
-// amplitude bound is at least min, in order; with min = HardAmplitude, the
-// paper's hard tasks.
-func TasksWithAmplitudeAtLeast(tasks []string, min float64) []string {
-	var sel []string
-	for _, t := range tasks {
-		if lo, ok := AmplitudeLow(t); ok && lo >= min {
-			sel = append(sel, t)
-		}
-	}
-	return sel
-}
-
-// TaskPositions places tasks on an axis: at their lower amplitude bound if
-// every name parses (amplitude true), else at their index 0, 1, ...
-func TaskPositions(tasks []string) (x []float64, amplitude bool) {
-	x = make([]float64, len(tasks))
-	for i, t := range tasks {
-		lo, ok := AmplitudeLow(t)
-		if !ok {
-			for j := range x {
-				x[j] = float64(j)
-			}
-			return x, false
-		}
-		x[i] = lo
-	}
-	return x, true
+	return min(max(i, 0), len(h.Edges)-2)
 }

@@ -7,6 +7,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/trmaml/trmaml/metalearn"
 )
 
 // TableRow is one line of the results table: a group's final statistics
@@ -26,6 +28,8 @@ type TableRow struct {
 
 // SummaryTable is the paper's results table (Table 1) for a set of groups.
 type SummaryTable struct {
+	// Score is the groups' metric.
+	Score metalearn.Metric
 	// Rows are in the groups' order: by K, order and algorithm.
 	Rows []TableRow
 	// TestTasks is the number of meta-test tasks, or 0 if it differs
@@ -37,9 +41,10 @@ type SummaryTable struct {
 	ShowOrder, ShowName bool
 }
 
-// Table computes the results table of groups.
+// Table computes the results table of groups, all in one metric (see
+// SplitByScore).
 func Table(groups []*Group) *SummaryTable {
-	t := &SummaryTable{}
+	t := &SummaryTable{Score: groups[0].Score}
 	seen := map[Key]bool{}
 	for i, g := range groups {
 		t.Rows = append(t.Rows, TableRow{
@@ -54,7 +59,7 @@ func Table(groups []*Group) *SummaryTable {
 			t.TestTasks = 0
 		}
 		t.ShowOrder = t.ShowOrder || g.Key.Order != groups[0].Key.Order
-		k := Key{Algorithm: g.Key.Algorithm, Order: g.Key.Order, K: g.Key.K}
+		k := Key{Algorithm: g.Key.Algorithm, Order: g.Key.Order, Level: g.Key.Level, K: g.Key.K}
 		t.ShowName = t.ShowName || seen[k]
 		seen[k] = true
 	}
@@ -62,18 +67,19 @@ func Table(groups []*Group) *SummaryTable {
 }
 
 // Markdown renders the table as Markdown in the paper's layout, a caption
-// first. Within each setting (K) with several rows, the lowest mean of each
-// column is bold.
+// first, in the metric's display units. Within each setting (K) with
+// several rows, the best mean of each column is bold: the lowest MSE, the
+// highest accuracy, the lowest standard deviation.
 func (t *SummaryTable) Markdown() string {
 	var b strings.Builder
 	tasks := "the meta-test tasks"
 	if t.TestTasks > 0 {
 		tasks = fmt.Sprintf("the %d meta-test tasks", t.TestTasks)
 	}
-	fmt.Fprintf(&b, "Task MSE statistics across %s after meta-training (Mean, Worst, Std. Dev.), "+
+	fmt.Fprintf(&b, "Task %s statistics across %s after meta-training (Mean, Worst, Std. Dev.), "+
 		"and the meta-training tasks' mean weighted by the training distribution. "+
 		"Each entry is the mean over seeds ± the half-width of its 95%% confidence interval "+
-		"(Student t, n-1 degrees of freedom; none for a single seed).\n\n", tasks)
+		"(Student t, n-1 degrees of freedom; none for a single seed).\n\n", t.Score.Axis(""), tasks)
 
 	head := []string{"Setting", "Algorithm"}
 	if t.ShowOrder {
@@ -95,7 +101,7 @@ func (t *SummaryTable) Markdown() string {
 	b.WriteString("\n")
 
 	for i, r := range t.Rows {
-		cells := []string{fmt.Sprintf("%d-shot", r.Key.K), AlgorithmName(r.Key.Algorithm)}
+		cells := []string{fmt.Sprintf("%d-shot", r.Key.K), r.Key.Method()}
 		if t.ShowOrder {
 			cells = append(cells, r.Key.Order)
 		}
@@ -104,7 +110,7 @@ func (t *SummaryTable) Markdown() string {
 		}
 		cells = append(cells, strconv.Itoa(r.Seeds))
 		for c, e := range r.estimates() {
-			s := formatEstimate(e)
+			s := formatEstimate(Display(t.Score, e))
 			if t.bestInSetting(i, c) {
 				s = "**" + s + "**"
 			}
@@ -120,16 +126,31 @@ func (r TableRow) estimates() [4]Estimate {
 	return [4]Estimate{r.Mean, r.Worst, r.Std, r.TrainWeightedMean}
 }
 
-// bestInSetting reports whether row i has the strictly lowest mean of
+// stdColumn is the estimates() column of the standard deviation.
+const stdColumn = 2
+
+// bestInSetting reports whether row i has the strictly best mean of
 // statistic column c among the rows of its K, and that K has several rows.
 func (t *SummaryTable) bestInSetting(i, c int) bool {
+	better := func(a, b float64) bool { return t.Score.Worse(b, a) }
+	if c == stdColumn {
+		better = func(a, b float64) bool { return a < b } // a smaller spread is better in any metric
+	}
+	return bestAmong(len(t.Rows), i, func(j int) bool { return t.Rows[j].Key.SameSetting(t.Rows[i].Key) },
+		func(j int) float64 { return t.Rows[j].estimates()[c].Mean }, better)
+}
+
+// bestAmong reports whether entry i of n is strictly better (better(a, b):
+// a is better than b) than every other entry j with peer(j), and has at
+// least one peer.
+func bestAmong(n, i int, peer func(j int) bool, value func(j int) float64, better func(a, b float64) bool) bool {
 	others := 0
-	for j, r := range t.Rows {
-		if j == i || r.Key.K != t.Rows[i].Key.K {
+	for j := range n {
+		if j == i || !peer(j) {
 			continue
 		}
 		others++
-		if r.estimates()[c].Mean <= t.Rows[i].estimates()[c].Mean {
+		if !better(value(i), value(j)) {
 			return false
 		}
 	}

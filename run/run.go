@@ -41,6 +41,11 @@ type Setup struct {
 	Model     graph.MLP
 	Objective *graph.Objective // training graph, with meta-gradient
 	Evaluator *metalearn.Evaluator
+	// Metric is what the evaluation statistics measure; result.json names it.
+	Metric metalearn.Metric
+	// Score gives the evaluated value of every instance of a batch, in
+	// Metric: the post-adaptation query loss of the evaluation graph.
+	Score metalearn.Scorer
 }
 
 // ConfigError is a config that passes field-by-field validation but cannot
@@ -98,6 +103,10 @@ func Build(cfg configs.Config) (*Setup, error) {
 	return &Setup{
 		Config: cfg, Train: train, Test: test, Model: mlp, Objective: obj,
 		Evaluator: metalearn.NewEvaluator(evalObj, cfg.Task.Support, cfg.Eval.Query, in, out),
+		Metric:    metalearn.MSE,
+		Score: func(w []float64, b *metalearn.Batch, out []float64) error {
+			return evalObj.Losses(w, b, nil, out, nil)
+		},
 	}, nil
 }
 
@@ -113,7 +122,9 @@ func evalRNG(seed uint64, iteration int, set string) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, stream<<32|uint64(iteration)))
 }
 
-// Stats are one evaluation of a task set, as stored in result.json.
+// Stats are one evaluation of a task set, as stored in result.json, in the
+// run's metric (Result.Metric): Worst is the largest MSE but the smallest
+// accuracy.
 type Stats struct {
 	Mean         float64   `json:"mean"`
 	WeightedMean float64   `json:"weighted_mean"`
@@ -123,6 +134,12 @@ type Stats struct {
 	Instances    int       `json:"instances"`
 	PerTask      []float64 `json:"per_task"`
 	Tasks        []string  `json:"tasks"`
+	// Masses are the tasks' TaskSet.Mass, the relative weights of the
+	// training distribution (C(Z_i, N) up to a factor for Omniglot alphabets):
+	// what WeightedMean weighs by. Run directories written before the field
+	// existed hold only sinusoid tasks, whose masses are all 1, and are read
+	// so.
+	Masses []float64 `json:"masses"`
 }
 
 func newStats(s metalearn.TaskStats, set metalearn.TaskSet) Stats {
@@ -134,7 +151,7 @@ func newStats(s metalearn.TaskStats, set metalearn.TaskSet) Stats {
 	}
 	return Stats{
 		Mean: s.Mean, WeightedMean: s.WeightedMean, Worst: s.Worst, WorstTask: names[s.WorstTask],
-		Std: s.Std, Instances: total, PerTask: s.PerTask, Tasks: names,
+		Std: s.Std, Instances: total, PerTask: s.PerTask, Tasks: names, Masses: masses(set),
 	}
 }
 
@@ -142,11 +159,11 @@ func newStats(s metalearn.TaskStats, set metalearn.TaskSet) Stats {
 // the given iteration.
 func (s *Setup) evaluate(w []float64, iteration int) (train, test Stats, err error) {
 	cfg := s.Config
-	tr, err := s.Evaluator.Evaluate(w, s.Train, cfg.Eval.TrainInstances, evalRNG(cfg.Seed, iteration, "train"))
+	tr, err := s.Evaluator.EvaluateScore(w, s.Train, cfg.Eval.TrainInstances, evalRNG(cfg.Seed, iteration, "train"), s.Metric, s.Score)
 	if err != nil {
 		return Stats{}, Stats{}, fmt.Errorf("evaluating on the meta-training tasks: %w", err)
 	}
-	te, err := s.Evaluator.Evaluate(w, s.Test, cfg.Eval.Instances, evalRNG(cfg.Seed, iteration, "test"))
+	te, err := s.Evaluator.EvaluateScore(w, s.Test, cfg.Eval.Instances, evalRNG(cfg.Seed, iteration, "test"), s.Metric, s.Score)
 	if err != nil {
 		return Stats{}, Stats{}, fmt.Errorf("evaluating on the meta-test tasks: %w", err)
 	}

@@ -22,14 +22,18 @@ import (
 // Result is result.json: the final solution's statistics on the meta-test
 // and meta-training task sets, the final task distribution p (TR-MAML), and
 // the cost. Everything but Timing is a deterministic function of the config
-// and seed.
+// and seed. Metric names what the statistics measure, a metalearn.Metric's
+// Name ("mse", "accuracy"); files from before the field are read as "mse".
 type Result struct {
-	Name       string    `json:"name"`
-	Algorithm  string    `json:"algorithm"`
+	Name      string `json:"name"`
+	Algorithm string `json:"algorithm"`
+	// CVaRLevel is the level a of algorithm "cvar" (absent for the others).
+	CVaRLevel  float64   `json:"cvar_level,omitempty"`
 	Order      string    `json:"order"`
 	Seed       uint64    `json:"seed"`
 	Iterations int       `json:"iterations"`
 	Output     string    `json:"output_rule"`
+	Metric     string    `json:"metric"`
 	MetaTest   Stats     `json:"meta_test"`
 	MetaTrain  Stats     `json:"meta_train"`
 	FinalP     []float64 `json:"final_p,omitempty"`
@@ -255,9 +259,13 @@ func newSession(s *Setup, dir string, w0 []float64) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
+	method, err := NewMethod(cfg)
+	if err != nil {
+		return nil, err
+	}
 	settings := metalearn.Settings{
-		Algorithm: metalearn.Algorithm(cfg.Algorithm), Iterations: cfg.Meta.Iterations, Batch: cfg.Meta.Batch,
-		PLR: cfg.TRMAML.PLR, BallRadius: cfg.Meta.BallRadius, Output: metalearn.OutputRule(cfg.Meta.Output),
+		Method: method, Iterations: cfg.Meta.Iterations, Batch: cfg.Meta.Batch,
+		BallRadius: cfg.Meta.BallRadius, Output: metalearn.OutputRule(cfg.Meta.Output),
 	}
 	tr, err := metalearn.NewTrainer(settings, s.Objective, s.Train, opt, w0, cfg.Seed, cfg.Task.Support, cfg.Task.Query)
 	if err != nil {
@@ -317,11 +325,21 @@ func (ss *session) record() error {
 func (ss *session) train(p *Progress) (*Result, error) {
 	cfg, tr := ss.s.Config, ss.tr
 	ss.p = p
+	schedule, err := metalearn.NewSchedule(cfg.Meta.Schedule, cfg.Meta.LR, cfg.Meta.LRMin, cfg.Meta.Iterations)
+	if err != nil {
+		return nil, err
+	}
 	p.Start(fmt.Sprintf("%s seed %d", cfg.Name, cfg.Seed), tr.State.Iteration, cfg.Meta.Iterations)
 	for tr.State.Iteration < cfg.Meta.Iterations {
+		restoreLR, err := metalearn.ScheduleStep(ss.opt, schedule, tr.State.Iteration)
+		if err != nil {
+			p.Done()
+			return nil, err
+		}
 		start := time.Now()
 		st, err := tr.Step()
 		ss.trainDur += time.Since(start)
+		restoreLR()
 		if err != nil {
 			p.Done()
 			return nil, fmt.Errorf("%s: training stopped: %w (the files in %s are from the last evaluation; trmaml eval -run %s evaluates its checkpoint)", cfg.Name, err, ss.dir, ss.dir)
@@ -347,15 +365,16 @@ func (ss *session) train(p *Progress) (*Result, error) {
 	}
 	ss.evalDur += time.Since(start)
 	res := &Result{
-		Name: cfg.Name, Algorithm: cfg.Algorithm, Order: cfg.Order, Seed: cfg.Seed, Iterations: cfg.Meta.Iterations,
+		Name: cfg.Name, Algorithm: cfg.Algorithm, CVaRLevel: cvarLevel(cfg), Order: cfg.Order, Seed: cfg.Seed, Iterations: cfg.Meta.Iterations,
 		Output: cfg.Meta.Output, MetaTest: testStats, MetaTrain: trainStats,
 		Timing: Timing{
 			MsPerIteration: ss.trainDur.Seconds() * 1000 / float64(cfg.Meta.Iterations),
 			TrainSeconds:   ss.trainDur.Seconds(), EvalSeconds: ss.evalDur.Seconds(),
 		},
+		Metric: ss.s.Metric.Name,
 	}
 	model := Model{Sizes: ss.s.Model.Sizes, Activation: string(ss.s.Model.Activation), W: w}
-	if cfg.Algorithm == string(metalearn.TRMAML) {
+	if movesP(cfg.Algorithm) {
 		res.FinalP, model.P = pFinal, pFinal
 	}
 	if err := writeJSON(filepath.Join(ss.dir, ModelFile), model); err != nil {
@@ -398,9 +417,10 @@ func Evaluate(dir string, evalSeed uint64) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{
-		Name: cfg.Name, Algorithm: cfg.Algorithm, Order: cfg.Order, Seed: s.Config.Seed, Iterations: iterations,
+		Name: cfg.Name, Algorithm: cfg.Algorithm, CVaRLevel: cvarLevel(cfg), Order: cfg.Order, Seed: s.Config.Seed, Iterations: iterations,
 		Output: cfg.Meta.Output, MetaTest: testStats, MetaTrain: trainStats, FinalP: p, Source: source,
 		Timing: Timing{EvalSeconds: time.Since(start).Seconds()},
+		Metric: s.Metric.Name,
 	}
 	return res, writeJSON(filepath.Join(dir, EvalFile), res)
 }
@@ -416,7 +436,7 @@ func savedSolution(s *Setup, dir string) (w, p []float64, iterations int, source
 			return nil, nil, 0, "", fmt.Errorf("%s has no finished model and no checkpoint to evaluate: %w", dir, err)
 		}
 		w, p = ss.tr.Solution()
-		if s.Config.Algorithm != string(metalearn.TRMAML) {
+		if !movesP(s.Config.Algorithm) {
 			p = nil
 		}
 		return w, p, ck.State.Iteration, fmt.Sprintf("%s at iteration %d (no %s)", CheckpointFile, ck.State.Iteration, ModelFile), nil

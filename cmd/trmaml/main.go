@@ -8,6 +8,8 @@
 //	trmaml report -out DIR RUNDIR...
 //	trmaml plot -out DIR RUNDIR...
 //	trmaml compare -runs A B
+//	trmaml tradeoff -out DIR RUNDIR...
+//	trmaml theory -out DIR
 //	trmaml data omniglot [-dir DIR] [-verify] [-info]
 //
 // Without -config, train runs the built-in quick sinusoid experiment
@@ -54,6 +56,8 @@ const usage = `usage:
   trmaml report -out DIR RUNDIR...                   the paper's table (Markdown and CSV), mean +- 95%% CI over seeds
   trmaml plot -out DIR RUNDIR...                     Figure 1, the p-weights figure and the first- vs second-order figure
   trmaml compare -runs A B                           two runs side by side
+  trmaml tradeoff -out DIR RUNDIR...                 mean vs worst-task loss of MAML, TR-MAML and CVaR levels
+  trmaml theory -out DIR                             Theorem 1 measured: duality gap vs T (docs/theorem1_gap.png)
   trmaml data omniglot [-dir DIR] [-verify] [-info]  download (or check, or list) the Omniglot data
 Built-in configs (files in configs/): %v
 `
@@ -78,6 +82,10 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		return plotCmd(args[1:], stdout, stderr)
 	case "compare":
 		return compareCmd(args[1:], stdout, stderr)
+	case "theory":
+		return theoryCmd(args[1:], stdout, stderr)
+	case "tradeoff":
+		return tradeoffCmd(args[1:], stdout, stderr)
 	case "data":
 		return dataCmd(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":

@@ -92,77 +92,135 @@ func groupsAndOut(name, outUsage string, args []string, stderr io.Writer) ([]*re
 }
 
 // reportCmd is "trmaml report [-runs DIR]... [-out DIR] [DIR...]": the
-// paper's results table over the finished runs in the directories (run
-// directories, or directories searched for them; default runs), printed
-// and written to table.md and table.csv in -out.
+// paper's results tables over the finished runs in the directories (run
+// directories, or directories searched for them; default runs), printed and
+// written to -out: table.md and table.csv (Table 1's layout for MSE runs,
+// Table 2's meta-training and meta-test layout for accuracy runs; with runs
+// of both metrics, table_mse.* and table_accuracy.*), and per_task.csv,
+// every group's final value on every task with its name.
 func reportCmd(args []string, stdout, stderr io.Writer) error {
-	groups, out, err := groupsAndOut("report", "directory for table.md and table.csv (required)", args, stderr)
+	groups, out, err := groupsAndOut("report", "directory for the tables (required)", args, stderr)
 	if err != nil {
 		return err
 	}
-	t := results.Table(groups)
-	md, csvPath := filepath.Join(out, "table.md"), filepath.Join(out, "table.csv")
-	if err := atomicfile.Write(md, []byte(t.Markdown())); err != nil {
+	parts := results.SplitByScore(groups)
+	for _, part := range parts {
+		var md, csv string
+		if m := part[0].Score; m.HigherIsBetter {
+			t := results.NewTrainTestTable(part)
+			md, csv = t.Markdown(), t.CSV()
+		} else {
+			t := results.Table(part)
+			md, csv = t.Markdown(), t.CSV()
+		}
+		name := "table"
+		if len(parts) > 1 {
+			name += "_" + part[0].Score.Name
+		}
+		mdPath, csvPath := filepath.Join(out, name+".md"), filepath.Join(out, name+".csv")
+		if err := atomicfile.Write(mdPath, []byte(md)); err != nil {
+			return err
+		}
+		if err := atomicfile.Write(csvPath, []byte(csv)); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s\nwritten to %s and %s\n", md, mdPath, csvPath)
+	}
+	perTask := filepath.Join(out, "per_task.csv")
+	if err := atomicfile.Write(perTask, []byte(results.PerTaskCSV(groups))); err != nil {
 		return err
 	}
-	if err := atomicfile.Write(csvPath, []byte(t.CSV())); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "%s\nwritten to %s and %s\n", t.Markdown(), md, csvPath)
+	fmt.Fprintf(stdout, "per-task values written to %s\n", perTask)
 	return nil
 }
 
 // plotCmd is "trmaml plot [-runs DIR]... -out DIR [DIR...]": the report
 // figures of the finished runs in the directories (default runs), written to
-// -out: figure1.png (Figure 1 at the smallest K, second order when there is
-// one; figure1_kN.png for every other K), p_weights.png (if there is a
-// TR-MAML run) and orders.png (if some K has runs of both orders).
+// -out: figure1.png (Figure 1 at the first setting, second order when there
+// is one; figure1_kN.png or figure1_NwayKshot.png for every other setting),
+// for MSE runs p_weights.png (if there is a TR-MAML run), for accuracy runs
+// adversary.png per setting (training distribution, final p and per-task
+// accuracy by task name), and orders.png (if some setting has runs of both
+// orders). With runs of several metrics each file name starts with the
+// metric's name (mse_figure1.png, accuracy_figure1.png, ...).
 func plotCmd(args []string, stdout, stderr io.Writer) error {
 	groups, out, err := groupsAndOut("plot", "directory for the PNG files (required)", args, stderr)
 	if err != nil {
 		return err
 	}
+	parts := results.SplitByScore(groups)
+	for _, part := range parts {
+		prefix := ""
+		if len(parts) > 1 {
+			prefix = part[0].Score.Name + "_"
+		}
+		if err := plotPart(part, out, prefix, stdout); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// plotPart draws the figures of groups of one metric into out, each file
+// name starting with prefix.
+func plotPart(groups []*results.Group, out, prefix string, stdout io.Writer) error {
 	written := func(path string, err error) error {
 		if err == nil {
 			fmt.Fprintf(stdout, "wrote %s\n", path)
 		}
 		return err
 	}
+	classification := groups[0].Score.HigherIsBetter
 
-	var ks []int
+	var settings []results.Key // groups are sorted by setting
 	for _, g := range groups {
-		ks = append(ks, g.Key.K)
-	}
-	ks = slices.Compact(ks) // groups are sorted by K
-	for i, k := range ks {
-		name := "figure1.png"
-		if i > 0 {
-			name = fmt.Sprintf("figure1_k%d.png", k)
+		if n := len(settings); n == 0 || !settings[n-1].SameSetting(g.Key) {
+			settings = append(settings, g.Key)
 		}
-		sel := preferSecondOrder(filter(groups, func(g *results.Group) bool { return g.Key.K == k }))
-		path := filepath.Join(out, name)
+	}
+	for i, k := range settings {
+		suffix := ""
+		if i > 0 {
+			suffix = "_" + settingSlug(k)
+		}
+		sel := preferSecondOrder(filter(groups, func(g *results.Group) bool { return g.Key.SameSetting(k) }))
+		path := filepath.Join(out, prefix+"figure1"+suffix+".png")
 		if err := written(path, plots.Figure1(sel, path)); err != nil {
 			return err
 		}
+		if classification {
+			path := filepath.Join(out, prefix+"adversary"+suffix+".png")
+			if err := written(path, plots.Adversary(sel, path)); err != nil {
+				return err
+			}
+		}
 	}
 
-	if tr := preferSecondOrder(filter(groups, func(g *results.Group) bool { return g.Key.Algorithm == "trmaml" })); len(tr) > 0 {
+	if tr := preferSecondOrder(filter(groups, func(g *results.Group) bool { return g.Key.Algorithm == "trmaml" })); len(tr) > 0 && !classification {
 		tasks, _ := tr[0].FinalP()
-		hard := results.TasksWithAmplitudeAtLeast(tasks, results.HardAmplitude)
-		path := filepath.Join(out, "p_weights.png")
-		if err := written(path, plots.PWeights(tr, hard, path)); err != nil {
+		path := filepath.Join(out, prefix+"p_weights.png")
+		if err := written(path, plots.PWeights(tr, results.HardTasks(tasks), path)); err != nil {
 			return err
 		}
 	}
 
-	for _, k := range ks {
-		atK := filter(groups, func(g *results.Group) bool { return g.Key.K == k })
+	for _, k := range settings {
+		atK := filter(groups, func(g *results.Group) bool { return g.Key.SameSetting(k) })
 		if slices.ContainsFunc(atK, func(g *results.Group) bool { return g.Key.Order != atK[0].Key.Order }) {
-			path := filepath.Join(out, "orders.png")
+			path := filepath.Join(out, prefix+"orders.png")
 			return written(path, plots.Orders(atK, path))
 		}
 	}
 	return nil
+}
+
+// settingSlug names a setting in a file name: "k10", or "20way1shot" for
+// classification.
+func settingSlug(k results.Key) string {
+	if k.Ways > 0 {
+		return fmt.Sprintf("%dway%dshot", k.Ways, k.K)
+	}
+	return fmt.Sprintf("k%d", k.K)
 }
 
 // filter returns the groups for which keep is true.
@@ -186,7 +244,8 @@ func preferSecondOrder(groups []*results.Group) []*results.Group {
 }
 
 // compareCmd is "trmaml compare [-runs] A B": the final statistics and cost
-// of two run directories side by side, with the difference B - A.
+// of two run directories side by side, with the difference B - A, in the
+// runs' metric (which must be the same).
 func compareCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -207,6 +266,9 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if a.Score != b.Score {
+		return fmt.Errorf("compare: %s measures %s but %s measures %s", a.Dir, a.Score.Label, b.Dir, b.Score.Label)
+	}
 	describe := func(r *results.Run) string {
 		k := results.KeyOf(r)
 		return fmt.Sprintf("%s %s-order K=%d seed %d", results.AlgorithmName(k.Algorithm), k.Order, k.K, r.Config.Seed)
@@ -216,6 +278,7 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 		{"run", filepath.Base(a.Dir), filepath.Base(b.Dir), ""},
 		{"setting", describe(a), describe(b), ""},
 		{"iterations", fmt.Sprint(a.Result.Iterations), fmt.Sprint(b.Result.Iterations), ""},
+		{"metric", a.Score.Axis(""), b.Score.Axis(""), ""},
 	}
 	for _, row := range []struct {
 		name string
@@ -231,6 +294,9 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 		{"ms per iteration", results.MsPerIteration},
 	} {
 		va, vb := row.stat.Value(&a.Result), row.stat.Value(&b.Result)
+		if row.stat != results.MsPerIteration {
+			va, vb = a.Score.Show(va), b.Score.Show(vb)
+		}
 		rows = append(rows, [4]string{row.name, fmt.Sprintf("%.4f", va), fmt.Sprintf("%.4f", vb), fmt.Sprintf("%+.4f", vb-va)})
 	}
 	rows = append(rows, [4]string{"meta-test worst task", a.Result.MetaTest.WorstTask, b.Result.MetaTest.WorstTask, ""})

@@ -99,8 +99,8 @@ func TestReportCmd(t *testing.T) {
 		t.Errorf("table.csv has %d lines, want a header and 3 rows:\n%s", lines, csvData)
 	}
 	entries, _ := os.ReadDir(out)
-	if len(entries) != 2 {
-		t.Errorf("output directory holds %d files, want table.md and table.csv only", len(entries))
+	if len(entries) != 3 {
+		t.Errorf("output directory holds %d files, want table.md, table.csv and per_task.csv only", len(entries))
 	}
 
 	if err := reportCmd([]string{"-runs", root}, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "-out") {
@@ -175,5 +175,98 @@ func TestCompareCmd(t *testing.T) {
 	}
 	if err := compareCmd([]string{a}, &stdout, &stderr); err == nil {
 		t.Error("compare of one run succeeded")
+	}
+}
+
+func TestCompareAccuracyRuns(t *testing.T) {
+	root := t.TempDir()
+	writeSynthetic(t, root, resultstest.NewAccuracy("m", "maml", "second", 1, 1, 1), resultstest.NewAccuracy("tr", "trmaml", "second", 1, 1, 0.5),
+		resultstest.New("sine", "maml", "second", 1, 5, 1))
+	var stdout, stderr bytes.Buffer
+	a, b := filepath.Join(root, "m-seed1"), filepath.Join(root, "tr-seed1")
+	if err := compareCmd([]string{a, b}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	// Meta-test worst accuracy 1 - 0.4*level, in percent.
+	out := strings.Join(strings.Fields(stdout.String()), " ")
+	for _, want := range []string{"meta-test worst 60.0000 80.0000 +20.0000", "metric accuracy (%) accuracy (%)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("compare output lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	if err := compareCmd([]string{a, filepath.Join(root, "sine-seed1")}, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "measures accuracy but") {
+		t.Errorf("compare of an accuracy and an MSE run: error %v", err)
+	}
+}
+
+// TestReportAccuracyRuns: classification runs get the paper's Table 2
+// layout; beside sinusoid runs, each metric has its own table files.
+func TestReportAccuracyRuns(t *testing.T) {
+	root := t.TempDir()
+	writeSynthetic(t, root, resultstest.NewAccuracy("om", "maml", "second", 1, 1, 1), resultstest.NewAccuracy("om", "maml", "second", 2, 1, 1.2),
+		resultstest.NewAccuracy("ot", "trmaml", "second", 1, 1, 0.5), resultstest.NewAccuracy("ot", "trmaml", "second", 2, 1, 0.7))
+	out := filepath.Join(t.TempDir(), "report")
+	var stdout, stderr bytes.Buffer
+	if err := reportCmd([]string{"-out", out, root}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "table.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "| Meta-train weighted mean | Meta-train mean | Meta-train worst |") ||
+		!strings.Contains(string(md), "| 1-shot | TR-MAML | 2 | **96.11 ± 8.25** |") {
+		t.Errorf("table.md:\n%s", md)
+	}
+	perTask, err := os.ReadFile(filepath.Join(out, "per_task.csv"))
+	if err != nil || !strings.Contains(string(perTask), ",meta_train,Japanese_(hiragana),") {
+		t.Errorf("per_task.csv (%v):\n%s", err, perTask)
+	}
+
+	writeSynthetic(t, root, resultstest.New("sine", "maml", "second", 1, 5, 1))
+	mixed := filepath.Join(t.TempDir(), "mixed")
+	if err := reportCmd([]string{"-out", mixed, root}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	entries, _ := os.ReadDir(mixed)
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if want := []string{"per_task.csv", "table_accuracy.csv", "table_accuracy.md", "table_mse.csv", "table_mse.md"}; !slices.Equal(names, want) {
+		t.Errorf("mixed report wrote %q, want %q", names, want)
+	}
+}
+
+func TestPlotAccuracyRuns(t *testing.T) {
+	root := t.TempDir()
+	writeSynthetic(t, root, resultstest.NewAccuracy("om", "maml", "second", 1, 1, 1), resultstest.NewAccuracy("om", "maml", "second", 2, 1, 1.2),
+		resultstest.NewAccuracy("ot", "trmaml", "second", 1, 1, 0.5), resultstest.NewAccuracy("ot", "trmaml", "second", 2, 1, 0.7))
+	out := filepath.Join(t.TempDir(), "figs")
+	var stdout, stderr bytes.Buffer
+	if err := plotCmd([]string{"-out", out, root}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	entries, _ := os.ReadDir(out)
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if want := []string{"adversary.png", "figure1.png"}; !slices.Equal(names, want) {
+		t.Errorf("plot wrote %q, want %q", names, want)
+	}
+
+	writeSynthetic(t, root, resultstest.New("sine", "trmaml", "second", 1, 5, 1))
+	mixed := filepath.Join(t.TempDir(), "mixed")
+	if err := plotCmd([]string{"-out", mixed, root}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	names = nil
+	entries, _ = os.ReadDir(mixed)
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if want := []string{"accuracy_adversary.png", "accuracy_figure1.png", "mse_figure1.png", "mse_p_weights.png"}; !slices.Equal(names, want) {
+		t.Errorf("mixed plot wrote %q, want %q", names, want)
 	}
 }

@@ -330,7 +330,7 @@ func TestMAMLDrawsAlphabetsByBinomial(t *testing.T) {
 	}
 	rec := &recording{ts, make([]int, ts.Len())}
 	const batch, steps = 25, 1000
-	tr, err := metalearn.NewTrainer(metalearn.Settings{Algorithm: metalearn.MAML, Iterations: steps, Batch: batch, Output: metalearn.OutputLast},
+	tr, err := metalearn.NewTrainer(metalearn.Settings{Method: &metalearn.MAML{}, Iterations: steps, Batch: batch, Output: metalearn.OutputLast},
 		nullObjective{batch}, rec, &metalearn.SGD{}, []float64{0}, 5, 5, 5)
 	if err != nil {
 		t.Fatal(err)

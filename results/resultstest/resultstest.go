@@ -76,14 +76,14 @@ func New(name, algorithm, order string, seed uint64, k int, level float64) Spec 
 	}
 	train := []float64{level * 0.5, level * 0.5, level * 2, level * 3}
 	s.Result = run.Result{
-		Name: name, Algorithm: algorithm, Order: order, Seed: seed, Iterations: 200, Output: "last",
+		Name: name, Algorithm: algorithm, Order: order, Seed: seed, Iterations: 200, Output: "last", Metric: "mse",
 		MetaTest: run.Stats{
 			Mean: 3 * level, WeightedMean: 3 * level, Worst: 5 * level, WorstTask: TestTasks[4],
-			Std: level * math.Sqrt(2), Instances: 50, PerTask: test, Tasks: TestTasks,
+			Std: level * math.Sqrt(2), Instances: 50, PerTask: test, Tasks: TestTasks, Masses: ones(len(TestTasks)),
 		},
 		MetaTrain: run.Stats{
 			Mean: 1.5 * level, WeightedMean: 1.25 * level, Worst: 3 * level, WorstTask: TrainTasks[3],
-			Std: level, Instances: 40, PerTask: train, Tasks: TrainTasks,
+			Std: level, Instances: 40, PerTask: train, Tasks: TrainTasks, Masses: ones(len(TrainTasks)),
 		},
 		Timing: run.Timing{MsPerIteration: level, TrainSeconds: 0.2 * level, EvalSeconds: 1},
 	}
@@ -91,6 +91,14 @@ func New(name, algorithm, order string, seed uint64, k int, level float64) Spec 
 		s.Result.FinalP = s.P[len(s.P)-1]
 	}
 	return s
+}
+
+func ones(n int) []float64 {
+	m := make([]float64, n)
+	for i := range m {
+		m[i] = 1
+	}
+	return m
 }
 
 // Write writes the run directory dir (created if needed).

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/trmaml/trmaml/internal/atomicfile"
+	"github.com/trmaml/trmaml/plots"
+	"github.com/trmaml/trmaml/results"
+)
+
+// tradeoffCmd is "trmaml tradeoff [-runs DIR]... -out DIR [DIR...]": the
+// trade-off between mean and worst-task loss of the finished runs (MAML,
+// TR-MAML, entropic TR-MAML and CVaR levels), written to cvar_tradeoff.png
+// and its table to cvar_table.md and cvar_table.csv in -out.
+func tradeoffCmd(args []string, stdout, stderr io.Writer) error {
+	groups, out, err := groupsAndOut("tradeoff", "directory for cvar_tradeoff.png, cvar_table.md and cvar_table.csv (required)", args, stderr)
+	if err != nil {
+		return err
+	}
+	png := filepath.Join(out, "cvar_tradeoff.png")
+	if err := plots.CVaRTradeoff(groups, png); err != nil {
+		return err
+	}
+	md := results.TradeoffMarkdown(groups)
+	if err := atomicfile.Write(filepath.Join(out, "cvar_table.md"), []byte(md)); err != nil {
+		return err
+	}
+	if err := atomicfile.Write(filepath.Join(out, "cvar_table.csv"), []byte(results.Table(groups).CSV())); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s\nwrote %s, cvar_table.md and cvar_table.csv\n", md, png)
+	return nil
+}

@@ -1,0 +1,91 @@
+package metalearn
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// Method decides the task distribution of a Trainer, the way a
+// gonum/optimize Method decides the search direction of its driver: the
+// distribution p over the n meta-training tasks that the meta-gradient
+// weighs, how the C task instances of an iteration are drawn, and how p moves
+// after each update of w. The Trainer holds p (in State.P, so checkpoints
+// carry it) and calls Init once, then Draw C times and Update once per
+// iteration; a Method keeps no state a checkpoint would need beyond p.
+//
+// The methods: MAML (the fixed empirical distribution), TRMAML (Algorithm
+// 1's projected stochastic ascent on the simplex), EntropicTRMAML
+// (exponentiated-gradient ascent on the simplex) and CVaR (projected ascent
+// on the capped simplex of level a).
+type Method interface {
+	// Init validates the method's settings for a task set with the given
+	// positive masses (TaskSet.Mass) and C instances per iteration, and
+	// returns the initial p.
+	Init(masses []float64, batch int) (p []float64, err error)
+	// Draw draws, with rng, the task of one of the C instances of an
+	// iteration at the current p, and returns it with the weight of its loss
+	// in the meta-gradient estimate (the weights of one iteration make an
+	// unbiased estimate of sum_i p_i grad F_i(w)).
+	Draw(rng *rand.Rand, p []float64) (task int, weight float64)
+	// Update moves p in place after the update of w, from the iteration's C
+	// drawn tasks and their losses, measured at the iteration's (w, p).
+	Update(p []float64, tasks []int, losses []float64)
+}
+
+// ascent is what the methods that move p by stochastic ascent share: Algorithm
+// 1's sampling (the C tasks uniformly and independently, task i's loss
+// weighted (n/C) p_i in the meta-gradient) and its estimate of the gradient
+// in p, g_p = (n/C) sum_k f_k e_{i_k}, scaled by the step size eta_p.
+type ascent struct {
+	n, c  int
+	scale float64 // eta_p n / C
+}
+
+// init checks the step size and sets the sizes; it returns the uniform p
+// that every ascent method starts from.
+func (a *ascent) init(method string, step float64, masses []float64, batch int) ([]float64, error) {
+	if err := checkSizes(method, masses, batch); err != nil {
+		return nil, err
+	}
+	if !(step >= 0) || math.IsInf(step, 0) {
+		return nil, fmt.Errorf("metalearn: %s: PLR must be finite and >= 0, got %v", method, step)
+	}
+	a.n, a.c = len(masses), batch
+	a.scale = step * float64(a.n) / float64(a.c)
+	p := make([]float64, a.n)
+	for i := range p {
+		p[i] = 1 / float64(a.n)
+	}
+	return p, nil
+}
+
+// Draw implements Method: task i uniformly, weight (n/C) p_i.
+func (a *ascent) Draw(rng *rand.Rand, p []float64) (int, float64) {
+	i := rng.IntN(a.n)
+	return i, float64(a.n) / float64(a.c) * p[i]
+}
+
+// addStep adds eta_p g_p to v.
+func (a *ascent) addStep(v []float64, tasks []int, losses []float64) {
+	for k, i := range tasks {
+		v[i] += a.scale * losses[k]
+	}
+}
+
+// checkSizes refuses an empty task set, a non-positive batch and masses that
+// are not positive and finite.
+func checkSizes(method string, masses []float64, batch int) error {
+	if len(masses) == 0 {
+		return fmt.Errorf("metalearn: %s: the meta-training task set is empty", method)
+	}
+	if batch < 1 {
+		return fmt.Errorf("metalearn: %s: batch must be >= 1, got %d", method, batch)
+	}
+	for i, m := range masses {
+		if !(m > 0) || math.IsInf(m, 0) {
+			return fmt.Errorf("metalearn: %s: task %d has mass %v, want a positive finite number", method, i, m)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,41 @@
+package metalearn
+
+import "fmt"
+
+// CVaR minimises the conditional value at risk of the task losses at level
+// a in (0, 1]: the average loss of the worst fraction a of the tasks,
+// max { sum_i p_i F_i(w) : p in the simplex, p_i <= 1/(a n) }. Its ascent on
+// p is TR-MAML's with the projection onto that capped simplex. Level 1 pins p
+// to the uniform distribution (the tasks' average loss, whatever their
+// masses); level 1/n or below is TR-MAML's whole simplex (the worst task);
+// levels between trade average for worst-case performance.
+type CVaR struct {
+	// Level is a in (0, 1].
+	Level float64
+	// PLR is eta_p >= 0, in TRMAML's convention; 0 keeps p uniform.
+	PLR float64
+
+	ascent
+	upper   float64 // 1/(a n)
+	scratch []float64
+}
+
+// Init implements Method.
+func (m *CVaR) Init(masses []float64, batch int) ([]float64, error) {
+	if !(m.Level > 0 && m.Level <= 1) {
+		return nil, fmt.Errorf("metalearn: CVaR: Level must be in (0, 1], got %v", m.Level)
+	}
+	p, err := m.ascent.init("CVaR", m.PLR, masses, batch)
+	m.upper = 1 / (m.Level * float64(len(masses)))
+	m.scratch = make([]float64, len(masses))
+	return p, err
+}
+
+// Update implements Method.
+func (m *CVaR) Update(p []float64, tasks []int, losses []float64) {
+	if m.PLR == 0 {
+		return
+	}
+	m.addStep(p, tasks, losses)
+	ProjectCappedSimplex(p, p, m.upper, m.scratch)
+}

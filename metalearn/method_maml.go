@@ -1,0 +1,44 @@
+package metalearn
+
+import (
+	"math/rand/v2"
+	"sort"
+)
+
+// MAML minimises the average post-adaptation loss over the empirical
+// meta-training distribution: p_i = m_i / sum_j m_j (the task masses), fixed.
+// Each of the C instances of an iteration draws its task from p and weighs
+// its loss 1/C. It has no settings.
+type MAML struct {
+	cum []float64 // cumulative masses
+	c   int
+}
+
+// Init implements Method.
+func (m *MAML) Init(masses []float64, batch int) ([]float64, error) {
+	if err := checkSizes("MAML", masses, batch); err != nil {
+		return nil, err
+	}
+	m.c = batch
+	m.cum = make([]float64, len(masses))
+	total := 0.0
+	for i, v := range masses {
+		total += v
+		m.cum[i] = total
+	}
+	p := make([]float64, len(masses))
+	for i, v := range masses {
+		p[i] = v / total
+	}
+	return p, nil
+}
+
+// Draw implements Method: task i with probability m_i / sum_j m_j, weight 1/C.
+func (m *MAML) Draw(rng *rand.Rand, _ []float64) (int, float64) {
+	n := len(m.cum)
+	u := rng.Float64() * m.cum[n-1]
+	return min(sort.SearchFloat64s(m.cum, u), n-1), 1 / float64(m.c)
+}
+
+// Update implements Method: p stays the empirical distribution.
+func (m *MAML) Update([]float64, []int, []float64) {}

@@ -1,0 +1,205 @@
+package metalearn
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// cvarValue is the CVaR of the losses at level a: the largest sum_i p_i L_i
+// over 0 <= p_i <= 1/(a n), sum p = 1, i.e. the cap given to the largest
+// losses in turn until the mass runs out.
+func cvarValue(losses []float64, a float64) float64 {
+	l := slices.Clone(losses)
+	slices.Sort(l)
+	slices.Reverse(l)
+	capacity, mass, v := math.Min(1/(a*float64(len(l))), 1), 1.0, 0.0
+	for _, x := range l {
+		w := math.Min(capacity, mass)
+		v += w * x
+		mass -= w
+	}
+	return v
+}
+
+// minimize1D returns the minimiser of a convex function on [lo, hi] by
+// golden-section search to machine precision.
+func minimize1D(f func(float64) float64, lo, hi float64) float64 {
+	g := (math.Sqrt(5) - 1) / 2
+	for i := 0; i < 200; i++ {
+		a, b := hi-g*(hi-lo), lo+g*(hi-lo)
+		if f(a) < f(b) {
+			hi = b
+		} else {
+			lo = a
+		}
+	}
+	return (lo + hi) / 2
+}
+
+// quadLosses returns F_i(w) of the quadratic tasks.
+func quadLosses(q quadTasks, alpha, w float64) []float64 {
+	l := make([]float64, len(q.a))
+	for i := range l {
+		d := w - q.c[i]
+		l[i] = q.k(i, alpha) * d * d
+	}
+	return l
+}
+
+// trainQuad runs method on the quadratic tasks with output rule T1.
+func trainQuad(t *testing.T, q quadTasks, alpha float64, m Method, iterations int) (w, p []float64) {
+	t.Helper()
+	s := Settings{Method: m, Iterations: iterations, Batch: 2, Output: OutputAveraged}
+	tr, err := NewTrainer(s, quadObjective{q: q, alpha: alpha, tasks: s.Batch}, q, &SGD{LR: 0.02}, []float64{3}, 1, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < iterations; i++ {
+		if _, err := tr.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return tr.Solution()
+}
+
+// TestCVaRConvergesToClosedForm: at each level a, CVaR reaches the
+// minimiser of w -> CVaR_a(F_1(w), ..., F_n(w)), computed independently by a
+// golden-section search on that convex function; level 1 is the plain
+// average of the tasks and level 1/3 is TR-MAML's min-max point.
+func TestCVaRConvergesToClosedForm(t *testing.T) {
+	q, alpha := newQuad()
+	for _, a := range []float64{1, 0.75, 0.5, 0.4, 1.0 / 3} {
+		obj := func(w float64) float64 { return cvarValue(quadLosses(q, alpha, w), a) }
+		want := minimize1D(obj, -5, 5)
+		// A small eta_p: near the cap, the projection of a noisy step biases
+		// p by O(eta_p) (at level 0.5 the solution's p_1 = 0.57 sits close
+		// to the cap 2/3).
+		w, p := trainQuad(t, q, alpha, &CVaR{Level: a, PLR: 0.005}, 40000)
+		if math.Abs(w[0]-want) > 0.02 {
+			t.Errorf("level %v: w = %.4f, want %.4f", a, w[0], want)
+		}
+		if gap := obj(w[0]) - obj(want); gap > 5e-3 {
+			t.Errorf("level %v: CVaR at w is %.5f above the minimum %.5f", a, gap, obj(want))
+		}
+		for _, v := range p {
+			if v > 1/(3*a)+1e-12 || v < 0 {
+				t.Errorf("level %v: averaged p = %v leaves the capped simplex", a, p)
+			}
+		}
+	}
+}
+
+// TestEntropicConvergesToClosedForm: entropic TR-MAML reaches the same
+// min-max point as TR-MAML (the closed form of TestTrainerConvergesToClosedForm).
+func TestEntropicConvergesToClosedForm(t *testing.T) {
+	q, alpha := newQuad()
+	k1, k3 := q.k(0, alpha), q.k(2, alpha)
+	r1, r3 := math.Sqrt(k1), math.Sqrt(k3)
+	wRobust := (r1*q.c[0] + r3*q.c[2]) / (r1 + r3)
+	p1, p3 := k3*(q.c[2]-wRobust), k1*(wRobust-q.c[0])
+	pRobust := []float64{p1 / (p1 + p3), 0, p3 / (p1 + p3)}
+	w, p := trainQuad(t, q, alpha, &EntropicTRMAML{PLR: 0.05}, 40000)
+	if math.Abs(w[0]-wRobust) > 0.02 {
+		t.Errorf("w = %.4f, want %.4f", w[0], wRobust)
+	}
+	for i := range p {
+		if math.Abs(p[i]-pRobust[i]) > 0.05 {
+			t.Errorf("p = %.3f, want %.3f", p, pRobust)
+			break
+		}
+	}
+}
+
+// TestEntropicUpdate: one exponentiated-gradient step equals the direct
+// formula p_i exp(eta g_i) / Z with g = (n/C) sum_k f_k e_{i_k}, and a step
+// large enough to overflow exp without the log-domain shift still gives a
+// distribution (all weight on the largest exponent).
+func TestEntropicUpdate(t *testing.T) {
+	m := &EntropicTRMAML{PLR: 0.1}
+	p, err := m.Init([]float64{1, 1, 1, 1}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p[0], p[1], p[2], p[3] = 0.1, 0.2, 0.3, 0.4
+	tasks, losses := []int{1, 1}, []float64{1.5, 0.5}
+	want := slices.Clone(p)
+	want[1] *= math.Exp(0.1 * 4 / 2 * (1.5 + 0.5))
+	z := want[0] + want[1] + want[2] + want[3]
+	m.Update(p, tasks, losses)
+	for i := range p {
+		if math.Abs(p[i]-want[i]/z) > 1e-15 {
+			t.Fatalf("p = %v, want %v", p, want)
+		}
+	}
+	m.PLR = 1e3
+	m.Init([]float64{1, 1, 1, 1}, 2)
+	m.Update(p, []int{2, 3}, []float64{1e3, 2e3})
+	if p[3] != 1 || p[0] != 0 || p[1] != 0 || p[2] != 0 {
+		t.Errorf("after a huge step p = %v, want all weight on task 3", p)
+	}
+	p[0], p[1], p[2], p[3] = 0.25, 0.25, 0.25, 0.25
+	m.PLR = math.MaxFloat64
+	m.Update(p, []int{0, 2}, []float64{1, 1})
+	if p[0] != 0.5 || p[2] != 0.5 || p[1] != 0 || p[3] != 0 {
+		t.Errorf("after an overflowing step p = %v, want half on tasks 0 and 2", p)
+	}
+}
+
+// TestMethodDraws: MAML draws tasks in proportion to their masses with
+// weight 1/C; the ascent methods draw uniformly with weight (n/C) p_i, so
+// both estimate sum_i p_i grad F_i without bias.
+func TestMethodDraws(t *testing.T) {
+	masses := []float64{1, 2, 5}
+	rng := rand.New(rand.NewPCG(1, 2))
+	const draws = 200000
+	for _, c := range []struct {
+		name string
+		m    Method
+		freq []float64
+	}{
+		{"maml", &MAML{}, []float64{1.0 / 8, 2.0 / 8, 5.0 / 8}},
+		{"trmaml", &TRMAML{PLR: 1}, []float64{1.0 / 3, 1.0 / 3, 1.0 / 3}},
+		{"cvar", &CVaR{Level: 0.5, PLR: 1}, []float64{1.0 / 3, 1.0 / 3, 1.0 / 3}},
+	} {
+		p, err := c.m.Init(masses, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.name == "maml" && math.Abs(p[2]-5.0/8) > 1e-15 {
+			t.Errorf("MAML's p = %v, want the empirical distribution", p)
+		}
+		if c.name != "maml" {
+			p[0], p[1], p[2] = 0.5, 0.3, 0.2
+		}
+		count := make([]float64, 3)
+		for i := 0; i < draws; i++ {
+			task, weight := c.m.Draw(rng, p)
+			count[task]++
+			want := 0.25
+			if c.name != "maml" {
+				want = 3.0 / 4 * p[task]
+			}
+			if weight != want {
+				t.Fatalf("%s: weight %v for task %d, want %v", c.name, weight, task, want)
+			}
+		}
+		for i := range count {
+			if math.Abs(count[i]/draws-c.freq[i]) > 0.005 {
+				t.Errorf("%s: task %d drawn with frequency %.4f, want %.4f", c.name, i, count[i]/draws, c.freq[i])
+			}
+		}
+	}
+}
+
+// TestCVaRLevelOneOverNIsTRMAML: at level 1/n the capped simplex is the whole
+// simplex, and a CVaR run is TR-MAML's bit for bit.
+func TestCVaRLevelOneOverNIsTRMAML(t *testing.T) {
+	q, alpha := newQuad()
+	a, _ := trainQuad(t, q, alpha, &TRMAML{PLR: 0.05}, 500)
+	b, _ := trainQuad(t, q, alpha, &CVaR{Level: 1.0 / 3, PLR: 0.05}, 500)
+	if a[0] != b[0] {
+		t.Errorf("CVaR at level 1/n: w = %v, TR-MAML %v", b[0], a[0])
+	}
+}

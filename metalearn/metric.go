@@ -1,0 +1,86 @@
+package metalearn
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Metric describes the per-task score that evaluation statistics are taken
+// over: its name as recorded in a run's result.json, how reports label and
+// scale it, and which direction is better. The direction decides what
+// "worst" means: the largest MSE but the smallest accuracy.
+type Metric struct {
+	// Name identifies the metric in result.json: "mse" or "accuracy".
+	Name string
+	// Label names the metric in tables and on axes: "MSE", "accuracy".
+	Label string
+	// Unit is appended to displayed values' labels: "" or "%".
+	Unit string
+	// Scale converts a stored value to its displayed value: accuracy is
+	// stored as a fraction and shown in percent (100).
+	Scale float64
+	// HigherIsBetter is true for scores (accuracy), false for losses (MSE).
+	HigherIsBetter bool
+}
+
+// The metrics of the task families.
+var (
+	// MSE is the mean squared error of regression (sinusoids).
+	MSE = Metric{Name: "mse", Label: "MSE", Scale: 1}
+	// Accuracy is the fraction of query points classified correctly
+	// (Omniglot), shown in percent.
+	Accuracy = Metric{Name: "accuracy", Label: "accuracy", Unit: "%", Scale: 100, HigherIsBetter: true}
+)
+
+// Metrics lists every known metric.
+var Metrics = []Metric{MSE, Accuracy}
+
+// MetricNamed returns the metric with the given Name.
+func MetricNamed(name string) (Metric, error) {
+	var names []string
+	for _, m := range Metrics {
+		if m.Name == name {
+			return m, nil
+		}
+		names = append(names, m.Name)
+	}
+	return Metric{}, fmt.Errorf("unknown metric %q (allowed: %s)", name, strings.Join(names, ", "))
+}
+
+// Worse reports whether a is strictly worse than b.
+func (m Metric) Worse(a, b float64) bool {
+	if m.HigherIsBetter {
+		return a < b
+	}
+	return a > b
+}
+
+// WorstIndex returns the index of the worst value of xs (the first one on
+// ties), or -1 for an empty slice. A NaN is worse than any number.
+func (m Metric) WorstIndex(xs []float64) int {
+	worst := -1
+	for i, x := range xs {
+		switch {
+		case worst < 0:
+			worst = i
+		case math.IsNaN(xs[worst]):
+		case math.IsNaN(x) || m.Worse(x, xs[worst]):
+			worst = i
+		}
+	}
+	return worst
+}
+
+// Show converts a stored value to the value displayed (Scale times it).
+func (m Metric) Show(v float64) float64 { return m.Scale * v }
+
+// Axis labels the metric of a kind of object with its unit, e.g.
+// Axis("task") is "task MSE" or "task accuracy (%)".
+func (m Metric) Axis(of string) string {
+	s := strings.TrimSpace(of + " " + m.Label)
+	if m.Unit != "" {
+		s += " (" + m.Unit + ")"
+	}
+	return s
+}

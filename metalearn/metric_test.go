@@ -1,0 +1,104 @@
+package metalearn
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestMetricWorst(t *testing.T) {
+	nan := math.NaN()
+	for _, c := range []struct {
+		m    Metric
+		xs   []float64
+		want int
+	}{
+		{MSE, []float64{0.5, 2, 1, 2}, 1},
+		{Accuracy, []float64{0.9, 0.4, 0.95, 0.4}, 1},
+		{Accuracy, []float64{0.9}, 0},
+		{MSE, nil, -1},
+		{MSE, []float64{1, nan, 3}, 1},
+		{Accuracy, []float64{nan, 0.1}, 0},
+	} {
+		if got := c.m.WorstIndex(c.xs); got != c.want {
+			t.Errorf("%s.WorstIndex(%v) = %d, want %d", c.m.Name, c.xs, got, c.want)
+		}
+	}
+}
+
+func TestMetricNamedAndLabels(t *testing.T) {
+	for _, m := range Metrics {
+		got, err := MetricNamed(m.Name)
+		if err != nil || got != m {
+			t.Errorf("MetricNamed(%q) = %v, %v", m.Name, got, err)
+		}
+	}
+	if _, err := MetricNamed("mae"); err == nil || err.Error() != `unknown metric "mae" (allowed: mse, accuracy)` {
+		t.Errorf("MetricNamed(mae): %v", err)
+	}
+	if got := MSE.Axis("task"); got != "task MSE" {
+		t.Errorf("MSE axis %q", got)
+	}
+	if got := Accuracy.Axis("final task"); got != "final task accuracy (%)" {
+		t.Errorf("accuracy axis %q", got)
+	}
+	if Accuracy.Show(0.875) != 87.5 || MSE.Show(0.25) != 0.25 {
+		t.Error("Show does not scale accuracy to percent or keeps MSE")
+	}
+}
+
+func TestNewTaskStatsDirection(t *testing.T) {
+	per := []float64{0.9, 0.5, 0.7}
+	mass := []float64{2, 1, 1}
+	acc := NewTaskStats(per, []int{1, 1, 1}, mass, Accuracy)
+	if acc.WorstTask != 1 || acc.Worst != 0.5 {
+		t.Errorf("accuracy worst = task %d (%v), want task 1 (0.5)", acc.WorstTask, acc.Worst)
+	}
+	if math.Abs(acc.WeightedMean-0.75) > 1e-15 || math.Abs(acc.Mean-0.7) > 1e-15 {
+		t.Errorf("weighted mean %v, mean %v, want 0.75, 0.7", acc.WeightedMean, acc.Mean)
+	}
+	loss := NewTaskStats(per, []int{1, 1, 1}, mass, MSE)
+	if loss.WorstTask != 0 || loss.Worst != 0.9 {
+		t.Errorf("MSE worst = task %d (%v), want task 0 (0.9)", loss.WorstTask, loss.Worst)
+	}
+}
+
+// TestEvaluateScore: with a scorer giving task i the accuracy 0.9 - 0.2 i,
+// the statistics are those of the accuracies, the worst task is the least
+// accurate, and the instances are those Evaluate draws.
+func TestEvaluateScore(t *testing.T) {
+	q, alpha := newQuad()
+	q.mass = []float64{1, 1, 2}
+	ev := NewEvaluator(quadObjective{q, alpha, 4}, 1, 1, 1, 1)
+	acc := func(_ []float64, b *Batch, out []float64) error {
+		for r := range out {
+			out[r] = 0.9 - 0.2*b.SupportX[r*b.Support]
+		}
+		return nil
+	}
+	w := []float64{0.3}
+	st, err := ev.EvaluateScore(w, q, 10, rand.New(rand.NewPCG(1, 1)), Accuracy, acc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.WorstTask != 2 || math.Abs(st.Worst-0.5) > 1e-15 || math.Abs(st.Mean-0.7) > 1e-15 || math.Abs(st.WeightedMean-0.65) > 1e-15 {
+		t.Errorf("accuracy stats %+v, want worst task 2 (0.5), mean 0.7, weighted mean 0.65", st)
+	}
+	loss, err := ev.Evaluate(w, q, 10, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(loss.Count, st.Count) {
+		t.Errorf("EvaluateScore measured tasks %v times, Evaluate %v", st.Count, loss.Count)
+	}
+	nan := func(_ []float64, _ *Batch, out []float64) error {
+		out[0] = math.NaN()
+		return nil
+	}
+	if _, err := ev.EvaluateScore(w, q, 10, rand.New(rand.NewPCG(1, 1)), Accuracy, nan); !errors.Is(err, ErrNonFinite) || !strings.Contains(err.Error(), "accuracy NaN") {
+		t.Errorf("NaN accuracy: error %v", err)
+	}
+}

@@ -1,0 +1,79 @@
+package plots_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/trmaml/trmaml/plots"
+	"github.com/trmaml/trmaml/results/resultstest"
+)
+
+// accuracySeeds returns classification runs of one setting for seeds
+// 1..len(levels).
+func accuracySeeds(name, alg string, levels ...float64) []resultstest.Spec {
+	var specs []resultstest.Spec
+	for i, l := range levels {
+		specs = append(specs, resultstest.NewAccuracy(name, alg, "second", uint64(i+1), 1, l))
+	}
+	return specs
+}
+
+func TestFigure1Accuracy(t *testing.T) {
+	groups := groupsOf(t, append(accuracySeeds("m", "maml", 1, 1.2, 1.1), accuracySeeds("tr", "trmaml", 0.5, 0.7, 0.6)...)...)
+	path := filepath.Join(t.TempDir(), "figure1.png")
+	if dir := os.Getenv("PLOTS_KEEP"); dir != "" {
+		path = filepath.Join(dir, "figure1_accuracy.png")
+	}
+	if err := plots.Figure1(groups, path); err != nil {
+		t.Fatal(err)
+	}
+	readPNG(t, path).check(t, 14*plots.DPI, 4, blue, vermillion)
+}
+
+func TestAdversary(t *testing.T) {
+	groups := groupsOf(t, append(accuracySeeds("m", "maml", 1, 1.2, 1.1), accuracySeeds("tr", "trmaml", 0.5, 0.7, 0.6)...)...)
+	path := filepath.Join(t.TempDir(), "adversary.png")
+	if dir := os.Getenv("PLOTS_KEEP"); dir != "" {
+		path = filepath.Join(dir, "adversary.png")
+	}
+	if err := plots.Adversary(groups, path); err != nil {
+		t.Fatal(err)
+	}
+	d := readPNG(t, path)
+	if d.w != int(7.2*plots.DPI) {
+		t.Errorf("width %d, want two 3.6-inch panels", d.w)
+	}
+	hits := map[[3]uint32]int{}
+	for x := 0; x < d.w; x++ {
+		for y := 0; y < d.h; y++ {
+			r, g, b := d.rgb(x, y)
+			hits[[3]uint32{r, g, b}]++
+		}
+	}
+	for _, c := range [][3]uint32{blue, vermillion} {
+		if hits[c] < 200 {
+			t.Errorf("colour %v drawn on %d pixels only", c, hits[c])
+		}
+	}
+
+	// Masses spanning twelve decades (as C(Z_i, 20)) put (a) on a log axis.
+	specs := append(accuracySeeds("m", "maml", 1, 1.2), accuracySeeds("tr", "trmaml", 0.5, 0.7)...)
+	for i := range specs {
+		specs[i].Result.MetaTrain.Masses = []float64{1e-12, 1, 1e-6, 0.5, 1e-3}
+	}
+	if err := plots.Adversary(groupsOf(t, specs...), path); err != nil {
+		t.Fatal(err)
+	}
+	if d := readPNG(t, path); d.w != int(7.2*plots.DPI) {
+		t.Errorf("log-scale figure width %d", d.w)
+	}
+
+	other := groupsOf(t, resultstest.New("s", "maml", "second", 1, 5, 1))
+	if err := plots.Adversary(append(groups, other...), path); err == nil {
+		t.Error("groups with different meta-training tasks accepted")
+	}
+	if err := plots.Adversary(nil, path); err == nil {
+		t.Error("no groups accepted")
+	}
+}

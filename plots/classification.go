@@ -1,0 +1,250 @@
+package plots
+
+import (
+	"errors"
+	"fmt"
+	"image/color"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/trmaml/trmaml/results"
+)
+
+// Adversary draws what TR-MAML's adversary does, for groups of one setting
+// (typically MAML and TR-MAML on Omniglot) into the PNG file path, the
+// meta-training tasks listed by name down the rows in increasing order of
+// their mass (for Omniglot alphabets, of their number of characters Z_i,
+// fewest first): (a) the training distribution that MAML samples from
+// (mass over the sum of masses, C(Z_i, N) / sum_j C(Z_j, N)) as bars,
+// beside each robust group's final task weight p (mean over seeds, 95%
+// confidence bars), with the uniform 1/n dashed; (b) every group's final
+// per-task value on the same rows (accuracy in percent), with 95%
+// confidence bars. All groups must share the meta-training tasks.
+func Adversary(groups []*results.Group, path string) error {
+	if len(groups) == 0 {
+		return errors.New("plots: Adversary needs at least one group")
+	}
+	train := groups[0].TaskValues(results.MetaTrain)
+	for _, g := range groups[1:] {
+		if !slices.Equal(g.TaskValues(results.MetaTrain).Tasks, train.Tasks) {
+			return fmt.Errorf("plots: Adversary: %s and %s have different meta-training tasks", groups[0].Key, g.Key)
+		}
+	}
+	m := groups[0].Score
+	n := len(train.Tasks)
+	// row[i] is task i's y position: rank 0 (least mass) at the top.
+	order := results.MassOrder(train.Tasks, train.Sampling)
+	row := make([]float64, n)
+	ticks := make([]plot.Tick, n)
+	for rank, i := range order {
+		row[i] = float64(n - 1 - rank)
+		ticks[rank] = plot.Tick{Value: row[i], Label: strings.ReplaceAll(train.Tasks[i], "_", " ")}
+	}
+	labels := results.Labels(groups)
+	grey := color.RGBA{110, 110, 110, 255}
+
+	pp := newPanel("(a) training distribution and final p", "probability", "meta-training task")
+	samplingColor := grey
+	if i := slices.IndexFunc(groups, func(g *results.Group) bool { return g.Key.Algorithm == "maml" }); i >= 0 {
+		samplingColor = groupColor(i)
+	}
+	var robust []int
+	finalP := map[int][]results.Estimate{}
+	for gi, g := range groups {
+		if g.Key.Algorithm != "maml" {
+			robust = append(robust, gi)
+			_, finalP[gi] = g.FinalP()
+		}
+	}
+	// Probabilities spanning more than two decades (C(Z_i, N) at 20-way
+	// spans about fifteen) go on a log axis, which starts at a power of ten
+	// below the smallest positive value; a weight of 0 is drawn there.
+	lo, hi := math.Inf(1), 1/float64(n)
+	for _, v := range train.Sampling {
+		lo, hi = positiveMin(lo, v), max(hi, v)
+	}
+	for _, p := range finalP {
+		for _, e := range p {
+			lo, hi = positiveMin(lo, e.Mean), max(hi, e.Mean+e.Half)
+		}
+	}
+	floor := 0.0
+	if hi/lo > 100 {
+		floor = math.Pow(10, math.Floor(math.Log10(lo)))
+		pp.X.Scale, pp.X.Tick.Marker = plot.LogScale{}, decadeTicks{}
+		pp.X.Label.Text = "probability (log scale)"
+	}
+	for i, v := range train.Sampling {
+		pp.Add(hbar(row[i], floor, max(v, floor), samplingColor))
+	}
+	for _, gi := range robust {
+		p := slices.Clone(finalP[gi])
+		for i, e := range p {
+			// Keep the marker and its bar on the axis.
+			p[i].Mean = max(e.Mean, floor)
+			p[i].Half = min(e.Half, p[i].Mean-floor)
+		}
+		if err := addRowPoints(pp, p, row, 0, gi); err != nil {
+			return err
+		}
+	}
+	uniform := 1 / float64(n)
+	pp.Add(vline(uniform, -0.5, float64(n)-0.5, grey))
+	pp.X.Min, pp.X.Max = floor, 1.05*hi
+	if floor > 0 {
+		pp.X.Max = math.Pow(10, math.Ceil(math.Log10(hi))) // a labelled decade
+	}
+
+	ap := newPanel("(b) final accuracy per task", m.Axis("final task"), "")
+	if !m.HigherIsBetter {
+		ap.Title.Text = "(b) final " + m.Label + " per task"
+	}
+	for gi, g := range groups {
+		v := g.TaskValues(results.MetaTrain).Values
+		shown := make([]results.Estimate, len(v))
+		for i, e := range v {
+			shown[i] = results.Display(m, e)
+		}
+		// Groups side by side within a row, so that their bars do not overlap.
+		offset := 0.0
+		if len(groups) > 1 {
+			offset = 0.3 * (0.5 - float64(gi)/float64(len(groups)-1))
+		}
+		if err := addRowPoints(ap, shown, row, offset, gi); err != nil {
+			return err
+		}
+	}
+	if m.HigherIsBetter {
+		ap.X.Max = min(ap.X.Max, m.Show(1))
+		ap.X.Tick.Marker = plainTicks{}
+	} else {
+		ap.X.Min = 0
+	}
+	for _, p := range []*plot.Plot{pp, ap} {
+		p.Y.Tick.Marker = plot.ConstantTicks(ticks)
+		p.Y.Min, p.Y.Max = -0.6, float64(n)-0.4
+		p.Y.Tick.Label.Font.Size = nameSize
+	}
+	// Names once, on the left panel.
+	ap.Y.Tick.Label.Color = color.Transparent
+
+	var legend []legendItem
+	for gi, l := range labels {
+		legend = append(legend, legendItem{l, rowSample(gi)})
+	}
+	legend = append(legend,
+		legendItem{"training distribution (MAML samples it)", []plot.Thumbnailer{fillSample(faded(samplingColor, 0.45))}},
+		legendItem{"uniform 1/n", []plot.Thumbnailer{lineSample(grey, dashed)}},
+		legendItem{text: bandNote(groups, "bars")},
+		legendItem{text: "rows by mass, fewest instances at top"})
+	if len(robust) > 0 {
+		legend = append(legend, legendItem{text: "(a) markers: final p"})
+	}
+	height := max(panelHeight, vg.Length(n)*rowPitch+vg.Inch)
+	return renderSized(path, adversaryPanelWidth, height, legend, []*plot.Plot{pp, ap})
+}
+
+// Sizes of the adversary figure: a panel's width, the vertical space per
+// task row, and the font size of the task names, chosen so that the figure
+// (about 7 inches wide) stays legible scaled to a column's width.
+const (
+	adversaryPanelWidth = 3.6 * vg.Inch
+	rowPitch            = 0.2 * vg.Inch
+	nameSize            = 10
+)
+
+// positiveMin is min(a, v) over positive v; other v leave a.
+func positiveMin(a, v float64) float64 {
+	if v > 0 {
+		return min(a, v)
+	}
+	return a
+}
+
+// decadeTicks marks the powers of ten of a log axis, labelling at most
+// four of them (every k-th decade, down from the largest) so that the
+// labels never touch: "1", "0.01", "1e-6".
+type decadeTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (decadeTicks) Ticks(lo, hi float64) []plot.Tick {
+	first, last := int(math.Floor(math.Log10(lo))), int(math.Ceil(math.Log10(hi)))
+	every := max(1, (last-first+2)/3)
+	var ticks []plot.Tick
+	for e := first; e <= last; e++ {
+		v := math.Pow(10, float64(e))
+		t := plot.Tick{Value: v}
+		switch {
+		case (last-e)%every != 0:
+		case e >= -3:
+			t.Label = strconv.FormatFloat(v, 'f', -1, 64)
+		default:
+			t.Label = "1e" + strconv.Itoa(e)
+		}
+		ticks = append(ticks, t)
+	}
+	return ticks
+}
+
+// hbar is a horizontal bar from x0 to v at row y.
+func hbar(y, x0, v float64, col color.RGBA) *plotter.Polygon {
+	const half = 0.36
+	ring := plotter.XYs{{X: x0, Y: y - half}, {X: v, Y: y - half}, {X: v, Y: y + half}, {X: x0, Y: y + half}}
+	p := &plotter.Polygon{XYs: []plotter.XYs{ring}, Color: faded(col, 0.45)}
+	p.LineStyle.Color, p.LineStyle.Width = col, vg.Points(0.6)
+	return p
+}
+
+// vline is a dashed vertical reference line at x from y0 to y1.
+func vline(x, y0, y1 float64, col color.Color) *plotter.Line {
+	l := &plotter.Line{XYs: plotter.XYs{{X: x, Y: y0}, {X: x, Y: y1}}}
+	l.Color, l.Width, l.Dashes = col, vg.Points(1.2), dashed
+	return l
+}
+
+// addRowPoints adds the estimates es, one per task at y = row[i] + offset,
+// as group gi's markers with horizontal 95% confidence bars where there are
+// several seeds.
+func addRowPoints(p *plot.Plot, es []results.Estimate, row []float64, offset float64, gi int) error {
+	var pts, barPts plotter.XYs
+	var errs plotter.XErrors
+	for i, e := range es {
+		pt := plotter.XY{X: e.Mean, Y: row[i] + offset}
+		pts = append(pts, pt)
+		if e.Half > 0 {
+			barPts = append(barPts, pt)
+			errs = append(errs, struct{ Low, High float64 }{e.Half, e.Half})
+		}
+	}
+	if len(barPts) > 0 {
+		bars, err := plotter.NewXErrorBars(struct {
+			plotter.XYs
+			plotter.XErrors
+		}{barPts, errs})
+		if err != nil {
+			return err
+		}
+		bars.Color, bars.Width, bars.CapWidth = groupColor(gi), vg.Points(0.8), vg.Points(3)
+		p.Add(bars)
+	}
+	s, err := plotter.NewScatter(pts)
+	if err != nil {
+		return err
+	}
+	s.Color, s.Radius, s.Shape = groupColor(gi), vg.Points(2.8), shapes[gi%len(shapes)]
+	p.Add(s)
+	return nil
+}
+
+// rowSample is the legend sample of group gi's markers.
+func rowSample(gi int) []plot.Thumbnailer {
+	s := &plotter.Scatter{}
+	s.Color, s.Radius, s.Shape = groupColor(gi), vg.Points(3), shapes[gi%len(shapes)]
+	return []plot.Thumbnailer{s}
+}

@@ -1,0 +1,133 @@
+package plots
+
+import (
+	"errors"
+	"image/color"
+	"math"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/trmaml/trmaml/results"
+)
+
+// CVaRTradeoff draws the trade-off between average and worst-case task
+// loss in the PNG file path: each group's final mean against its final
+// worst-task loss, estimated over seeds with 95% confidence bars on both
+// axes, (a) over the meta-test tasks and (b) over the meta-training tasks.
+// The CVaR groups are joined in order of their level a and labelled with
+// it; MAML, TR-MAML and entropic TR-MAML get glyphs of their own. Every
+// seed's own result is a small faint dot; the axes run from 0 to just
+// beyond the largest of those, and confidence bars that reach further (a
+// few seeds with one outlier give wide intervals) are cut at the axes.
+func CVaRTradeoff(groups []*results.Group, path string) error {
+	if len(groups) == 0 {
+		return errors.New("plots: CVaRTradeoff needs at least one group")
+	}
+	stats := [2][2]results.Final{
+		{results.MetaTestMean, results.MetaTestWorst},
+		{results.MetaTrainMean, results.MetaTrainWorst},
+	}
+	titles := []string{"(a) meta-test tasks", "(b) meta-training tasks"}
+	var panels []*plot.Plot
+	var legend []legendItem
+	for pi, st := range stats {
+		p := newPanel(titles[pi], "mean task loss (MSE)", "worst task loss (MSE)")
+		var cvarPath plotter.XYs
+		var cvarLabels []string
+		styles := map[string]struct {
+			col   color.RGBA
+			shape draw.GlyphDrawer
+		}{
+			"maml":            {groupColor(0), draw.BoxGlyph{}},
+			"trmaml":          {groupColor(1), draw.TriangleGlyph{}},
+			"trmaml_entropic": {groupColor(3), draw.PyramidGlyph{}},
+			"cvar":            {groupColor(2), draw.CircleGlyph{}},
+		}
+		seen := map[string]bool{}
+		xmax, ymax := 0.0, 0.0
+		for _, g := range groups {
+			for _, r := range g.Runs {
+				xmax = math.Max(xmax, st[0].Value(&r.Result))
+				ymax = math.Max(ymax, st[1].Value(&r.Result))
+			}
+		}
+		xmax, ymax = 1.1*xmax, 1.1*ymax
+		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, xmax, 0, ymax
+		for _, g := range groups {
+			mean, worst := g.Final(st[0]), g.Final(st[1])
+			style, ok := styles[g.Key.Algorithm]
+			if !ok {
+				style.col, style.shape = groupColor(6), draw.CrossGlyph{}
+			}
+			pt := plotter.XYs{{X: mean.Mean, Y: worst.Mean}}
+			sc, err := plotter.NewScatter(pt)
+			if err != nil {
+				return err
+			}
+			var runs plotter.XYs
+			for _, r := range g.Runs {
+				runs = append(runs, plotter.XY{X: st[0].Value(&r.Result), Y: st[1].Value(&r.Result)})
+			}
+			dots, err := plotter.NewScatter(runs)
+			if err != nil {
+				return err
+			}
+			dots.GlyphStyle.Color, dots.GlyphStyle.Shape, dots.GlyphStyle.Radius = faded(style.col, 0.5), draw.CircleGlyph{}, vg.Points(1.8)
+			sc.GlyphStyle.Color, sc.GlyphStyle.Shape, sc.GlyphStyle.Radius = style.col, style.shape, vg.Points(4)
+			xb, err := plotter.NewXErrorBars(struct {
+				plotter.XYs
+				plotter.XErrors
+			}{pt, plotter.XErrors{{Low: math.Min(mean.Half, mean.Mean), High: math.Min(mean.Half, xmax-mean.Mean)}}})
+			if err != nil {
+				return err
+			}
+			yb, err := plotter.NewYErrorBars(struct {
+				plotter.XYs
+				plotter.YErrors
+			}{pt, plotter.YErrors{{Low: math.Min(worst.Half, worst.Mean), High: math.Min(worst.Half, ymax-worst.Mean)}}})
+			if err != nil {
+				return err
+			}
+			xb.Color, xb.Width, xb.CapWidth = faded(style.col, 0.7), vg.Points(1), vg.Points(5)
+			yb.Color, yb.Width, yb.CapWidth = faded(style.col, 0.7), vg.Points(1), vg.Points(5)
+			p.Add(dots, xb, yb, sc)
+			if g.Key.Algorithm == "cvar" {
+				cvarPath = append(cvarPath, pt[0])
+				cvarLabels = append(cvarLabels, " a="+strconv.FormatFloat(g.Key.Level, 'g', -1, 64))
+			}
+			if pi == 0 && !seen[g.Key.Algorithm] {
+				seen[g.Key.Algorithm] = true
+				name := results.AlgorithmName(g.Key.Algorithm)
+				if g.Key.Algorithm == "cvar" {
+					name += " at level a"
+				}
+				legend = append(legend, legendItem{name, []plot.Thumbnailer{sc}})
+			}
+		}
+		if len(cvarPath) > 1 {
+			l, err := plotter.NewLine(cvarPath)
+			if err != nil {
+				return err
+			}
+			l.Color, l.Width = faded(styles["cvar"].col, 0.6), vg.Points(1)
+			p.Add(l)
+		}
+		if len(cvarPath) > 0 {
+			labels, err := plotter.NewLabels(plotter.XYLabels{XYs: cvarPath, Labels: cvarLabels})
+			if err != nil {
+				return err
+			}
+			for i := range labels.TextStyle {
+				labels.TextStyle[i].Font.Size = tickSize - 2
+			}
+			p.Add(labels)
+		}
+		panels = append(panels, p)
+	}
+	legend = append(legend, legendItem{text: bandNote(groups, "bars") + " (cut at the axes); dots: single seeds"})
+	return render(path, 5.5*vg.Inch, legend, panels)
+}

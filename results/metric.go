@@ -1,0 +1,78 @@
+package results
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/trmaml/trmaml/metalearn"
+	"github.com/trmaml/trmaml/run"
+)
+
+// loadScore sets r.Score from result.json's metric and checks what the
+// reports take from the file in that metric's terms: each set's worst task
+// is its worst per-task value in the metric's direction (the smallest
+// accuracy, the largest MSE), and its masses are one finite non-negative
+// weight per task with a positive sum.
+func (r *Run) loadScore(path string) error {
+	m, err := metalearn.MetricNamed(r.Result.Metric)
+	if err != nil {
+		return fmt.Errorf("%s: metric: %w", path, err)
+	}
+	r.Score = m
+	for _, s := range []struct {
+		name  string
+		stats run.Stats
+	}{{"meta_test", r.Result.MetaTest}, {"meta_train", r.Result.MetaTrain}} {
+		st := s.stats
+		if i := m.WorstIndex(st.PerTask); st.Worst != st.PerTask[i] || st.WorstTask != st.Tasks[i] {
+			return fmt.Errorf("%s: %s: worst %v (%q) is not the worst per-task %s, %v (%q)", path, s.name, st.Worst, st.WorstTask, m.Label, st.PerTask[i], st.Tasks[i])
+		}
+		if len(st.Masses) != len(st.Tasks) {
+			return fmt.Errorf("%s: %s has %d masses for %d tasks", path, s.name, len(st.Masses), len(st.Tasks))
+		}
+		total := 0.0
+		for i, w := range st.Masses {
+			if math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
+				return fmt.Errorf("%s: %s: mass %v of task %q is not a finite number >= 0", path, s.name, w, st.Tasks[i])
+			}
+			total += w
+		}
+		if total <= 0 {
+			return fmt.Errorf("%s: %s: the task masses sum to 0", path, s.name)
+		}
+	}
+	return nil
+}
+
+// SplitByScore partitions groups by their metric, keeping their order
+// within each part; parts come in the order of their first group.
+func SplitByScore(groups []*Group) [][]*Group {
+	var parts [][]*Group
+	index := map[string]int{}
+	for _, g := range groups {
+		i, ok := index[g.Score.Name]
+		if !ok {
+			i = len(parts)
+			index[g.Score.Name] = i
+			parts = append(parts, nil)
+		}
+		parts[i] = append(parts[i], g)
+	}
+	return parts
+}
+
+// Display returns e in the metric's display units (accuracy in percent).
+func Display(m metalearn.Metric, e Estimate) Estimate {
+	e.Mean, e.Half = m.Show(e.Mean), m.Show(e.Half)
+	return e
+}
+
+// DisplayCurve returns c in the metric's display units.
+func DisplayCurve(m metalearn.Metric, c Curve) Curve {
+	pts := make([]Estimate, len(c.Points))
+	for i, e := range c.Points {
+		pts[i] = Display(m, e)
+	}
+	c.Points = pts
+	return c
+}

@@ -1,0 +1,194 @@
+package results_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/trmaml/trmaml/metalearn"
+	"github.com/trmaml/trmaml/results"
+	"github.com/trmaml/trmaml/results/resultstest"
+)
+
+// accuracyRuns writes MAML (levels 1, 1.2) and TR-MAML (levels 0.5, 0.7)
+// classification runs, two seeds each, and loads their groups.
+func accuracyRuns(t *testing.T) []*results.Group {
+	t.Helper()
+	return loadGroups(t, writeRuns(t,
+		resultstest.NewAccuracy("omni_maml", "maml", "second", 1, 1, 1),
+		resultstest.NewAccuracy("omni_maml", "maml", "second", 2, 1, 1.2),
+		resultstest.NewAccuracy("omni_trmaml", "trmaml", "second", 1, 1, 0.5),
+		resultstest.NewAccuracy("omni_trmaml", "trmaml", "second", 2, 1, 0.7)))
+}
+
+func TestLoadAccuracyRun(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	if err := resultstest.NewAccuracy("omni", "trmaml", "second", 1, 1, 1).Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	r, err := results.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Score != metalearn.Accuracy {
+		t.Errorf("score %+v, want accuracy", r.Score)
+	}
+	// The worst alphabet is the least accurate one.
+	if tr := r.Result.MetaTrain; tr.WorstTask != "Greek" || !near(tr.Worst, 0.7, 1e-15) {
+		t.Errorf("worst meta-training alphabet %q (%v), want Greek (0.7)", tr.WorstTask, tr.Worst)
+	}
+}
+
+// TestLegacyRunIsMSE: a run directory whose result.json has neither metric
+// nor masses (written before they existed) loads as MSE with unit masses.
+func TestLegacyRunIsMSE(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	if err := resultstest.New("sine", "maml", "second", 1, 5, 1).Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "result.json")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	legacy := regexp.MustCompile(`(?s)\s*"metric": "mse",|,\s*"masses": \[[^]]*\]`).ReplaceAllString(string(raw), "")
+	if strings.Contains(legacy, "metric") || strings.Contains(legacy, "masses") {
+		t.Fatalf("edit left metric or masses in:\n%s", legacy)
+	}
+	if err := os.WriteFile(path, []byte(legacy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := results.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Score != metalearn.MSE || !slices.Equal(r.Result.MetaTrain.Masses, []float64{1, 1, 1, 1}) {
+		t.Errorf("legacy run: score %q, masses %v; want MSE and 1s", r.Score.Name, r.Result.MetaTrain.Masses)
+	}
+}
+
+func TestLoadScoreErrors(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		edit func(string) string
+		want string
+	}{
+		{"unknown metric", func(s string) string { return strings.Replace(s, `"metric": "accuracy"`, `"metric": "f1"`, 1) },
+			`metric: unknown metric "f1" (allowed: mse, accuracy)`},
+		// Recorded as if the largest accuracy were the worst.
+		{"worst in the loss direction", func(s string) string {
+			return strings.Replace(s, `"worst": 0.6,`+"\n"+`    "worst_task": "Sylheti"`, `"worst": 0.9,`+"\n"+`    "worst_task": "Atlantean"`, 1)
+		}, `meta_test: worst 0.9 ("Atlantean") is not the worst per-task accuracy, 0.6 ("Sylheti")`},
+		{"negative mass", func(s string) string { return strings.Replace(s, `"masses": [`, `"masses": [-1, `, 1) },
+			"meta_test has 5 masses for 4 tasks"},
+		{"mass NaN-like", func(s string) string {
+			return strings.Replace(s, `"masses": [`+"\n      1,", `"masses": [`+"\n      -1,", 1)
+		},
+			`meta_test: mass -1 of task "Atlantean" is not a finite number >= 0`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "run")
+			if err := resultstest.NewAccuracy("omni", "maml", "second", 1, 1, 1).Write(dir); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, "result.json")
+			raw, _ := os.ReadFile(path)
+			edited := c.edit(string(raw))
+			if edited == string(raw) {
+				t.Fatalf("edit changed nothing:\n%s", raw)
+			}
+			os.WriteFile(path, []byte(edited), 0o644)
+			if _, err := results.Load(dir); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %v, want one containing %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestGroupsOfMixedScoresRefused(t *testing.T) {
+	acc := resultstest.NewAccuracy("x", "maml", "second", 2, 5, 1)
+	acc.Config = resultstest.New("x", "maml", "second", 2, 5, 1).Config
+	dirs, _, _ := results.Discover([]string{writeRuns(t, resultstest.New("x", "maml", "second", 1, 5, 1), acc)})
+	runs, err := results.LoadAll(dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := results.GroupRuns(runs); err == nil || !strings.Contains(err.Error(), "measures MSE but") {
+		t.Errorf("an MSE and an accuracy run grouped: error %v", err)
+	}
+}
+
+func TestSplitByScoreAndSampling(t *testing.T) {
+	groups := loadGroups(t, writeRuns(t, resultstest.New("s", "maml", "second", 1, 5, 1),
+		resultstest.NewAccuracy("o", "maml", "second", 1, 1, 1), resultstest.New("s2", "trmaml", "second", 1, 5, 1)))
+	parts := results.SplitByScore(groups)
+	if len(parts) != 2 {
+		t.Fatalf("%d parts, want 2", len(parts))
+	}
+	for _, p := range parts {
+		for _, g := range p {
+			if g.Score != p[0].Score {
+				t.Errorf("part of %s holds a %s group", p[0].Score.Name, g.Score.Name)
+			}
+		}
+	}
+	acc := parts[0]
+	if acc[0].Score != metalearn.Accuracy {
+		acc = parts[1]
+	}
+	// C(Z, 5) for Z = 26, 55, 24, 52, 40, normalised.
+	c := []float64{65780, 3478761, 42504, 2598960, 658008}
+	total := 0.0
+	for _, v := range c {
+		total += v
+	}
+	for i, p := range acc[0].SamplingDistribution() {
+		if !near(p, c[i]/total, 1e-12) {
+			t.Errorf("sampling probability of %s = %v, want %v", resultstest.TrainAlphabets[i], p, c[i]/total)
+		}
+	}
+}
+
+func TestAccuracyHistogram(t *testing.T) {
+	groups := accuracyRuns(t)
+	// Meta-test accuracies 1 - level*(0.1..0.4); the lowest, 1 - 1.2*0.4 =
+	// 0.52, puts the range at [0.5, 1] in bins of 0.1.
+	h := results.TestHistogram(groups, 5)
+	want := []float64{0.5, 0.6, 0.7, 0.8, 0.9, 1}
+	for i := range want {
+		if !near(h.Edges[i], want[i], 1e-12) {
+			t.Fatalf("edges %v, want %v", h.Edges, want)
+		}
+	}
+	// MAML: level 1 gives 0.9, 0.8, 0.7, 0.6; level 1.2 gives 0.88, 0.76,
+	// 0.64, 0.52: bins (counts over both seeds, halved) 0.5:1 0.6:2 0.7:2 0.8:2 0.9:1.
+	if got := h.Counts[0]; !slices.Equal(got, []float64{0.5, 1, 1, 1, 0.5}) {
+		t.Errorf("MAML counts %v", got)
+	}
+	// A perfect score falls in the last, closed bin.
+	if got := h.Counts[1]; got[4] == 0 || got[0] != 0 {
+		t.Errorf("TR-MAML counts %v", got)
+	}
+}
+
+func TestTableAccuracyDirection(t *testing.T) {
+	tab := results.Table(accuracyRuns(t))
+	md := tab.Markdown()
+	for _, want := range []string{
+		"Task accuracy (%) statistics",
+		// TR-MAML has the higher mean and worst accuracy (bold) and the
+		// smaller spread (bold); values in percent.
+		"| 1-shot | TR-MAML | 2 | **85.00 ± ",
+		"| 1-shot | MAML | 2 | 72.50 ± ",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "| 1-shot | MAML | 2 | **") {
+		t.Errorf("MAML's lower accuracy is bold:\n%s", md)
+	}
+}

@@ -1,0 +1,191 @@
+package results
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/trmaml/trmaml/metalearn"
+)
+
+// TrainTestTable is the paper's Omniglot table (Table 2) for a set of groups
+// of one metric: for each group, statistics across the per-task values of
+// the meta-training tasks (weighted mean, mean, worst, standard deviation)
+// and of the meta-test tasks (mean, worst, standard deviation), each the
+// mean over seeds with its 95% confidence interval.
+type TrainTestTable struct {
+	// Score is the groups' metric.
+	Score metalearn.Metric
+	// Rows are in the groups' order: by setting, order and algorithm.
+	Rows []TrainTestRow
+	// TrainTasks and TestTasks are the numbers of tasks of each set, or 0
+	// if they differ between rows.
+	TrainTasks, TestTasks int
+	// ShowOrder is set when the rows have more than one order, ShowName
+	// when two rows agree on setting, algorithm and order.
+	ShowOrder, ShowName bool
+}
+
+// TrainTestRow is one group's line of a TrainTestTable.
+type TrainTestRow struct {
+	Key   Key
+	Seeds int
+	// Stats are the columns in table order: meta-training weighted mean,
+	// mean, worst, std; meta-test mean, worst, std (stored units).
+	Stats [7]Estimate
+}
+
+// trainTestColumns are the statistics of the columns of a TrainTestTable,
+// and whether each is a spread (lower is better in any metric).
+var trainTestColumns = [7]struct {
+	stat   Final
+	head   string
+	csv    string
+	spread bool
+}{
+	{MetaTrainWeightedMean, "weighted mean", "train_weighted_mean", false},
+	{MetaTrainMean, "mean", "train_mean", false},
+	{MetaTrainWorst, "worst", "train_worst", false},
+	{MetaTrainStd, "std. dev.", "train_std", true},
+	{MetaTestMean, "mean", "test_mean", false},
+	{MetaTestWorst, "worst", "test_worst", false},
+	{MetaTestStd, "std. dev.", "test_std", true},
+}
+
+// NewTrainTestTable computes the table of groups, all of one metric (see
+// SplitByScore).
+func NewTrainTestTable(groups []*Group) *TrainTestTable {
+	t := &TrainTestTable{Score: groups[0].Score}
+	seen := map[Key]bool{}
+	for i, g := range groups {
+		row := TrainTestRow{Key: g.Key, Seeds: g.Seeds()}
+		for c, col := range trainTestColumns {
+			row.Stats[c] = g.Final(col.stat)
+		}
+		t.Rows = append(t.Rows, row)
+		res := &g.Runs[0].Result
+		if i == 0 {
+			t.TrainTasks, t.TestTasks = len(res.MetaTrain.Tasks), len(res.MetaTest.Tasks)
+		}
+		if len(res.MetaTrain.Tasks) != t.TrainTasks {
+			t.TrainTasks = 0
+		}
+		if len(res.MetaTest.Tasks) != t.TestTasks {
+			t.TestTasks = 0
+		}
+		t.ShowOrder = t.ShowOrder || g.Key.Order != groups[0].Key.Order
+		k := Key{Algorithm: g.Key.Algorithm, Order: g.Key.Order, K: g.Key.K, Ways: g.Key.Ways}
+		t.ShowName = t.ShowName || seen[k]
+		seen[k] = true
+	}
+	return t
+}
+
+// count describes n tasks of a set, or just the set if n is 0.
+func count(n int, set string) string {
+	if n == 0 {
+		return "the " + set + " tasks"
+	}
+	return fmt.Sprintf("the %d %s tasks", n, set)
+}
+
+// Markdown renders the table in the paper's layout, a caption first, in
+// the metric's display units. Within each setting with several rows the
+// best mean of each column is bold: the highest accuracy (lowest MSE), the
+// lowest standard deviation.
+func (t *TrainTestTable) Markdown() string {
+	var b strings.Builder
+	worst := "maximum"
+	if t.Score.HigherIsBetter {
+		worst = "minimum"
+	}
+	fmt.Fprintf(&b, "Task %s after meta-training, across %s and across %s: for each task the average over its "+
+		"evaluated instances, then statistics across tasks. 'Weighted mean' weighs the meta-training tasks by the "+
+		"meta-training distribution (the quantity MAML optimises), 'Mean' weighs all tasks equally, 'Worst' is the %s "+
+		"task value and 'Std. Dev.' the standard deviation across tasks. Each entry is the mean over seeds ± the "+
+		"half-width of its 95%% confidence interval (Student t, n-1 degrees of freedom; none for a single seed).\n\n",
+		t.Score.Axis(""), count(t.TrainTasks, "meta-training"), count(t.TestTasks, "meta-test"), worst)
+
+	head := []string{"Setting", "Algorithm"}
+	if t.ShowOrder {
+		head = append(head, "Order")
+	}
+	if t.ShowName {
+		head = append(head, "Config")
+	}
+	nText := len(head)
+	head = append(head, "Seeds")
+	for c, col := range trainTestColumns {
+		set := "Meta-train"
+		if c >= 4 {
+			set = "Meta-test"
+		}
+		head = append(head, set+" "+col.head)
+	}
+	b.WriteString("| " + strings.Join(head, " | ") + " |\n|")
+	for i := range head {
+		if i < nText {
+			b.WriteString("---|")
+		} else {
+			b.WriteString("---:|")
+		}
+	}
+	b.WriteString("\n")
+	for i, r := range t.Rows {
+		cells := []string{r.Key.Setting(), AlgorithmName(r.Key.Algorithm)}
+		if t.ShowOrder {
+			cells = append(cells, r.Key.Order)
+		}
+		if t.ShowName {
+			cells = append(cells, r.Key.Name)
+		}
+		cells = append(cells, strconv.Itoa(r.Seeds))
+		for c, e := range r.Stats {
+			s := formatEstimate(Display(t.Score, e))
+			if t.best(i, c) {
+				s = "**" + s + "**"
+			}
+			cells = append(cells, s)
+		}
+		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+	}
+	return b.String()
+}
+
+// best reports whether row i has the strictly best mean of column c among
+// the rows of its setting, and that setting has several rows.
+func (t *TrainTestTable) best(i, c int) bool {
+	better := func(a, b float64) bool { return t.Score.Worse(b, a) }
+	if trainTestColumns[c].spread {
+		better = func(a, b float64) bool { return a < b }
+	}
+	return bestAmong(len(t.Rows), i, func(j int) bool { return t.Rows[j].Key.SameSetting(t.Rows[i].Key) },
+		func(j int) float64 { return t.Rows[j].Stats[c].Mean }, better)
+}
+
+// CSV renders the table with full precision in display units (accuracy in
+// percent, named by the metric column): one row per table row, each
+// statistic followed by its 95% CI half-width (0 for a single seed).
+func (t *TrainTestTable) CSV() string {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	head := []string{"ways", "k", "algorithm", "order", "name", "seeds", "metric"}
+	for _, col := range trainTestColumns {
+		head = append(head, col.csv, col.csv+"_ci95")
+	}
+	w.Write(head)
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	for _, r := range t.Rows {
+		rec := []string{strconv.Itoa(r.Key.Ways), strconv.Itoa(r.Key.K), r.Key.Algorithm, r.Key.Order, r.Key.Name,
+			strconv.Itoa(r.Seeds), t.Score.Axis("")}
+		for _, e := range r.Stats {
+			e = Display(t.Score, e)
+			rec = append(rec, f(e.Mean), f(e.Half))
+		}
+		w.Write(rec)
+	}
+	w.Flush()
+	return b.String()
+}

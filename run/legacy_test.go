@@ -1,0 +1,99 @@
+package run
+
+import (
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/trmaml/trmaml/configs"
+)
+
+// TestResumeLegacyCheckpoint resumes run directories stopped at iteration 20
+// of 30 by the code before the Method refactoring (testdata/legacy/*/
+// unfinished) and checks that they finish exactly as the uninterrupted runs
+// of that code did (testdata/legacy/*/want): old checkpoints keep working
+// and TR-MAML and MAML are reproduced bit for bit.
+func TestResumeLegacyCheckpoint(t *testing.T) {
+	for _, name := range []string{"trmaml-last", "trmaml-T2", "maml-T1"} {
+		t.Run(name, func(t *testing.T) {
+			src := filepath.Join("testdata", "legacy", name)
+			dir := filepath.Join(t.TempDir(), "run")
+			if out, err := exec.Command("cp", "-r", filepath.Join(src, "unfinished"), dir).CombinedOutput(); err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			if _, err := Resume(dir, nil); err != nil {
+				t.Fatal(err)
+			}
+			got, want := readResult(t, filepath.Join(dir, ResultFile)), readResult(t, filepath.Join(src, "want", ResultFile))
+			got.Timing, want.Timing = Timing{}, Timing{}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("resumed result.json differs from the recorded one: meta-test mean %v, want %v", got.MetaTest.Mean, want.MetaTest.Mean)
+			}
+			for _, f := range []string{ModelFile, PFile} {
+				a, _ := os.ReadFile(filepath.Join(dir, f))
+				b, _ := os.ReadFile(filepath.Join(src, "want", f))
+				if string(a) != string(b) {
+					t.Errorf("%s differs from the recorded one", f)
+				}
+			}
+		})
+	}
+}
+
+// TestNewMethods trains each algorithm briefly through the run directory
+// path: deterministic, a distribution p in result.json that the method's
+// feasible set holds, and every config algorithm has a method.
+func TestNewMethods(t *testing.T) {
+	for _, c := range []struct {
+		alg   string
+		level float64
+	}{{"trmaml_entropic", 0}, {"cvar", 0.5}, {"cvar", 1}} {
+		cfg := tinyConfig()
+		cfg.Algorithm = c.alg
+		if c.level > 0 {
+			cfg.CVaR.Level = c.level
+		}
+		cfg.CVaR.PLR, cfg.Entropic.PLR = 1e-2, 1e-1
+		var results []Result
+		for _, d := range []string{"a", "b"} {
+			dir := filepath.Join(t.TempDir(), d)
+			if _, err := Train(cfg, dir, nil); err != nil {
+				t.Fatal(err)
+			}
+			r := readResult(t, filepath.Join(dir, ResultFile))
+			r.Timing = Timing{}
+			results = append(results, r)
+		}
+		if !reflect.DeepEqual(results[0], results[1]) {
+			t.Errorf("%s: two runs with the same seed differ", c.alg)
+		}
+		p := results[0].FinalP
+		sum, top := 0.0, 0.0
+		for _, v := range p {
+			sum += v
+			top = max(top, v)
+		}
+		if len(p) != 100 || math.Abs(sum-1) > 1e-12 {
+			t.Errorf("%s: final p has %d entries summing to %v", c.alg, len(p), sum)
+		}
+		if c.alg == "cvar" && results[0].CVaRLevel != c.level {
+			t.Errorf("result.json names level %v, want %v", results[0].CVaRLevel, c.level)
+		}
+		if c.alg == "cvar" && top > 1/(c.level*100)+1e-15 {
+			t.Errorf("cvar level %v: a weight %v above the cap %v", c.level, top, 1/(c.level*100))
+		}
+		if c.alg == "trmaml_entropic" && top <= 0.0100001 {
+			t.Errorf("entropic: p stayed uniform (largest weight %v)", top)
+		}
+	}
+	for _, alg := range configs.Algorithms {
+		cfg := configs.Defaults()
+		cfg.Algorithm = alg
+		if _, err := NewMethod(cfg); err != nil {
+			t.Errorf("algorithm %s: %v", alg, err)
+		}
+	}
+}
