@@ -100,12 +100,15 @@ func TestKDerivedDefaults(t *testing.T) {
 			t.Errorf("%q: %v", tc.yaml, err)
 			continue
 		}
-		if c.TRMAML.PLR != tc.plr {
-			t.Errorf("%q: p_lr %v, want %v", tc.yaml, c.TRMAML.PLR, tc.plr)
+		if c.TRMAML.PLR != tc.plr || c.CVaR.PLR != tc.plr || c.Entropic.PLR != 10*tc.plr {
+			t.Errorf("%q: p_lr %v, cvar %v, entropic %v, want %v, %v, %v", tc.yaml, c.TRMAML.PLR, c.CVaR.PLR, c.Entropic.PLR, tc.plr, tc.plr, 10*tc.plr)
 		}
 		if c.Eval.Query != 1000 {
 			t.Errorf("%q: eval.query %d, want 1000 for every K", tc.yaml, c.Eval.Query)
 		}
+	}
+	if c, err := Parse("x.yaml", []byte("task:\n  support: 10\ncvar:\n  p_lr: 0.5\n")); err != nil || c.CVaR.PLR != 0.5 || c.Entropic.PLR != 2e-3 {
+		t.Errorf("stated cvar.p_lr: %+v %v", c.CVaR, err)
 	}
 	_, err := Parse("x.yaml", []byte("algorithm: trmaml\ntask:\n  support: 7\n"))
 	if err == nil || !strings.Contains(err.Error(), "x.yaml: trmaml.p_lr = (not set): must be stated for task.support = 7") {

@@ -193,6 +193,8 @@ type EntropicConfig struct {
 	// p_i <- p_i exp(eta_p g_i) / Z, with Algorithm 1's g_p (n/C inside).
 	// It moves log p_i where TR-MAML's p_lr moves p_i, so comparable speeds
 	// need a larger value (roughly TR-MAML's divided by a typical weight).
+	// A file that leaves it out gets ten times its trmaml.p_lr (stated or
+	// derived from K), as the paper configs use.
 	PLR float64 `yaml:"p_lr"`
 }
 
@@ -202,8 +204,9 @@ type CVaRConfig struct {
 	// objective is the mean loss of the worst fraction a of the n
 	// meta-training tasks.
 	Level float64 `yaml:"level"`
-	// PLR is eta_p >= 0 of the projected ascent, in TR-MAML's convention
-	// (the default equals trmaml.p_lr's, so level 1/n reproduces TR-MAML).
+	// PLR is eta_p >= 0 of the projected ascent, in TR-MAML's convention.
+	// A file that leaves it out gets its trmaml.p_lr (stated or derived from
+	// K), so level 1/n reproduces TR-MAML.
 	PLR float64 `yaml:"p_lr"`
 }
 
@@ -235,7 +238,8 @@ type EvalConfig struct {
 // Defaults returns the paper's sine K=5 MAML setting. Load and Parse decode a
 // file over it, so a file need only state what differs, except for the
 // defaults that depend on K: trmaml.p_lr follows the file's task.support
-// (see TRMAMLConfig.PLR). eval.query, 1000 held-out points, does not depend
+// (see TRMAMLConfig.PLR), trmaml_entropic.p_lr and cvar.p_lr follow
+// trmaml.p_lr. eval.query, 1000 held-out points, does not depend
 // on K (see EvalConfig.Query).
 func Defaults() Config {
 	return Config{

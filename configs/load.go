@@ -44,20 +44,32 @@ func Parse(name string, data []byte) (Config, error) {
 // paperPLR is the appendix's eta_p for each K it reports.
 var paperPLR = map[int]float64{5: 1e-4, 10: 2e-4}
 
-// deriveFromK fills trmaml.p_lr, when the file leaves it out, with the
-// paper's value for the file's K; for a K the paper does not report, it must
-// be stated. set holds the field paths the file sets.
+// deriveFromK fills the step sizes of p that the file leaves out and whose
+// good value depends on K: trmaml.p_lr gets the paper's value for the
+// file's K (for a K the paper does not report, it must be stated);
+// trmaml_entropic.p_lr is ten times it and cvar.p_lr equals it, the
+// relations the paper configs use. set holds the field paths the file sets.
 func (c *Config) deriveFromK(set map[string]int) []error {
-	if _, ok := set["trmaml.p_lr"]; ok || c.Task.Support < 1 || c.Task.Support > MaxPoints {
-		return nil
-	}
-	if v, ok := paperPLR[c.Task.Support]; ok {
+	stated := func(path string) bool { _, ok := set[path]; return ok }
+	if !stated("trmaml.p_lr") {
+		v, ok := paperPLR[c.Task.Support]
+		if !ok {
+			if c.Task.Support < 1 || c.Task.Support > MaxPoints {
+				return nil // validate reports task.support
+			}
+			return []error{&fieldError{"trmaml.p_lr", "(not set)", fmt.Sprintf(
+				"must be stated for task.support = %d: the paper gives eta_p only for K = 5 (1e-4) and K = 10 (2e-4); "+
+					"experiment grids can turn any config into a TR-MAML run", c.Task.Support)}}
+		}
 		c.TRMAML.PLR = v
-		return nil
 	}
-	return []error{&fieldError{"trmaml.p_lr", "(not set)", fmt.Sprintf(
-		"must be stated for task.support = %d: the paper gives eta_p only for K = 5 (1e-4) and K = 10 (2e-4); "+
-			"experiment grids can turn any config into a TR-MAML run", c.Task.Support)}}
+	if !stated("trmaml_entropic.p_lr") {
+		c.Entropic.PLR = 10 * c.TRMAML.PLR
+	}
+	if !stated("cvar.p_lr") {
+		c.CVaR.PLR = c.TRMAML.PLR
+	}
+	return nil
 }
 
 // DecodeStrict decodes one YAML document of at most MaxFileBytes into v, a
