@@ -16,7 +16,8 @@ import (
 // The optimizer is kept raw: its concrete type comes from the config.
 // SHA256 is the hash of the file's JSON without it, so a damaged or edited
 // checkpoint (a changed weight, a zeroed p) is refused instead of resuming
-// silently into a different result.
+// silently into a different result. Checkpoints from before the hash
+// existed lack the key and are checked only structurally.
 type checkpoint struct {
 	State        metalearn.State `json:"state"`
 	Optimizer    json.RawMessage `json:"optimizer"`
@@ -58,15 +59,20 @@ func decodeCheckpoint(name string, raw []byte) (checkpoint, error) {
 	if dec.More() {
 		return checkpoint{}, fmt.Errorf("%s: data after the checkpoint's JSON object", name)
 	}
-	if ck.SHA256 == "" {
-		return checkpoint{}, fmt.Errorf("%s: sha256: missing; a checkpoint carries the hash of its content", name)
+	// A checkpoint written before checkpoints carried a hash has no sha256
+	// key at all; it is accepted, and checked only structurally (Restore).
+	var probe struct {
+		SHA256 *string `json:"sha256"`
 	}
-	h, err := ck.contentHash()
-	if err != nil {
-		return checkpoint{}, fmt.Errorf("%s: %w", name, err)
-	}
-	if h != ck.SHA256 {
-		return checkpoint{}, fmt.Errorf("%s: sha256: does not match the content (the file was changed or damaged after it was written); refusing to resume from it", name)
+	json.Unmarshal(raw, &probe) // raw decoded above, so this cannot fail
+	if probe.SHA256 != nil {
+		h, err := ck.contentHash()
+		if err != nil {
+			return checkpoint{}, fmt.Errorf("%s: %w", name, err)
+		}
+		if h != ck.SHA256 {
+			return checkpoint{}, fmt.Errorf("%s: sha256: does not match the content (the file was changed or damaged after it was written); refusing to resume from it", name)
+		}
 	}
 	if len(ck.Optimizer) == 0 || bytes.Equal(ck.Optimizer, []byte("null")) {
 		return checkpoint{}, fmt.Errorf("%s: optimizer: missing", name)

@@ -201,12 +201,12 @@ var damagedStateCases = []struct {
 		i := strings.Index(string(raw), `"W":[`) + 5
 		os.WriteFile(p, []byte(string(raw[:i])+"1"+string(raw[i:])), 0o644)
 	}},
-	{"no hash", "checkpoint.json: sha256: missing", func(t *testing.T, dir string) {
+	{"emptied hash", "checkpoint.json: sha256: does not match the content", func(t *testing.T, dir string) {
 		p := filepath.Join(dir, CheckpointFile)
 		raw, _ := os.ReadFile(p)
 		var m map[string]any
 		json.Unmarshal(raw, &m)
-		delete(m, "sha256")
+		m["sha256"] = ""
 		b, _ := json.Marshal(m)
 		os.WriteFile(p, b, 0o644)
 	}},
