@@ -5,10 +5,10 @@
 # eta_p ablation (TR-MAML with the authors' effective eta_p, seeds 1-3) and its
 # table.
 #   scripts/reproduce_paper.sh [OUT]          (default OUT: runs)
-# About 25 minutes on 2 idle cores by estimate (0.6 ms per iteration, ~5 s per
-# evaluation; on a shared machine it took hours). Every evaluation scores 10,000 instances
-# on 1,000 held-out points each). Re-running resumes: finished runs are
-# skipped, unfinished ones continue from their last checkpoint.
+# About 25 minutes on 2 idle cores by estimate (0.6 ms per iteration; ~5 s
+# per evaluation, which scores 10,000 instances on 1,000 held-out points
+# each); on a shared machine it took hours. Re-running resumes: finished runs
+# are skipped, unfinished ones continue from their last checkpoint.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-runs}
