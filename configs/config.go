@@ -178,7 +178,12 @@ type MetaConfig struct {
 // TRMAMLConfig holds TR-MAML's extra settings.
 type TRMAMLConfig struct {
 	// PLR is eta_p >= 0, the step size of the ascent on the task distribution
-	// p, in Algorithm 1's convention (the n/C factor is inside g_p).
+	// p, in Algorithm 1's convention (the n/C factor is inside g_p). Its
+	// good value depends on K, so a file that leaves it out gets the
+	// appendix's value for its task.support: 1e-4 at K = 5, 2e-4 at K = 10;
+	// for any other K the file must state it (Parse refuses it otherwise).
+	// It is derived even for MAML configs, which ignore it, because
+	// experiment grids turn a config into TR-MAML runs.
 	PLR float64 `yaml:"p_lr"`
 }
 
@@ -188,6 +193,8 @@ type EntropicConfig struct {
 	// p_i <- p_i exp(eta_p g_i) / Z, with Algorithm 1's g_p (n/C inside).
 	// It moves log p_i where TR-MAML's p_lr moves p_i, so comparable speeds
 	// need a larger value (roughly TR-MAML's divided by a typical weight).
+	// A file that leaves it out gets ten times its trmaml.p_lr (stated or
+	// derived from K), as the paper configs use.
 	PLR float64 `yaml:"p_lr"`
 }
 
@@ -197,8 +204,9 @@ type CVaRConfig struct {
 	// objective is the mean loss of the worst fraction a of the n
 	// meta-training tasks.
 	Level float64 `yaml:"level"`
-	// PLR is eta_p >= 0 of the projected ascent, in TR-MAML's convention
-	// (the default equals trmaml.p_lr's, so level 1/n reproduces TR-MAML).
+	// PLR is eta_p >= 0 of the projected ascent, in TR-MAML's convention.
+	// A file that leaves it out gets its trmaml.p_lr (stated or derived from
+	// K), so level 1/n reproduces TR-MAML.
 	PLR float64 `yaml:"p_lr"`
 }
 
@@ -207,7 +215,8 @@ var Algorithms = []string{"maml", "trmaml", "trmaml_entropic", "cvar"}
 
 // EvalConfig is the evaluation protocol, run periodically during training.
 type EvalConfig struct {
-	// Every >= 1: evaluate every Every iterations, and at the end.
+	// Every >= 1: evaluate (and checkpoint) every Every iterations, and at
+	// the end.
 	Every int `yaml:"every"`
 	// Instances >= 1 is the number of meta-test task instances per
 	// evaluation (paper: 5000).
@@ -215,7 +224,11 @@ type EvalConfig struct {
 	// TrainInstances >= 1 is the number of meta-train task instances per
 	// evaluation (paper: 5000).
 	TrainInstances int `yaml:"train_instances"`
-	// Query >= 1 is the number of held-out points per evaluated instance.
+	// Query >= 1 is the number of held-out points each evaluated instance is
+	// scored on after adapting on its K support points. It defaults to 1000,
+	// independent of K, as in the authors' code that produced the paper's
+	// Table 1: scoring on only J = K points makes each task's MSE noisy and
+	// biases the worst task, a maximum over many noisy estimates, upwards.
 	Query int `yaml:"query"`
 	// Batch >= 1 is the number of instances per evaluation graph batch; it
 	// bounds memory, not results.
@@ -223,7 +236,11 @@ type EvalConfig struct {
 }
 
 // Defaults returns the paper's sine K=5 MAML setting. Load and Parse decode a
-// file over it, so a file need only state what differs.
+// file over it, so a file need only state what differs, except for the
+// defaults that depend on K: trmaml.p_lr follows the file's task.support
+// (see TRMAMLConfig.PLR), trmaml_entropic.p_lr and cvar.p_lr follow
+// trmaml.p_lr. eval.query, 1000 held-out points, does not depend
+// on K (see EvalConfig.Query).
 func Defaults() Config {
 	return Config{
 		Name:      "sine_k5_maml",
@@ -263,11 +280,11 @@ func Defaults() Config {
 		Entropic: EntropicConfig{PLR: 1e-3},
 		CVaR:     CVaRConfig{Level: 0.1, PLR: 1e-4},
 		Eval: EvalConfig{
-			Every:          1000,
+			Every:          10000,
 			Instances:      5000,
 			TrainInstances: 5000,
-			Query:          5,
-			Batch:          500,
+			Query:          1000,
+			Batch:          100,
 		},
 	}
 }
@@ -290,8 +307,8 @@ func (c Config) validate() []error {
 
 	t := c.Task
 	k.oneOf("task.family", t.Family, "sinusoid")
-	k.atLeast("task.support", t.Support, 1)
-	k.atLeast("task.query", t.Query, 1)
+	k.between("task.support", t.Support, 1, MaxPoints)
+	k.between("task.query", t.Query, 1, MaxPoints)
 	s := t.Sinusoid
 	p := float64(s.PhaseMax)
 	k.float("task.sinusoid.phase_max", p, p > 0 && p <= 2*math.Pi, "in (0, 2pi]")
@@ -300,6 +317,9 @@ func (c Config) validate() []error {
 	k.float("task.sinusoid.task_width", s.TaskWidth, s.TaskWidth > 0, "> 0")
 	lo, hi := s.TestAmplitudes[0], s.TestAmplitudes[1]
 	k.interval("task.sinusoid.test_amplitudes", s.TestAmplitudes, 0 < lo && lo < hi, "with 0 < lo < hi")
+	if n := taskCount(lo, hi, s.TaskWidth); s.TaskWidth > 0 && n > MaxTasks {
+		k.fail("task.sinusoid.task_width", s.TaskWidth, "makes %v meta-test tasks of test_amplitudes %s: at most %d are allowed", n, show(s.TestAmplitudes), MaxTasks)
+	}
 	if len(s.TrainAmplitudes) == 0 {
 		k.fail("task.sinusoid.train_amplitudes", s.TrainAmplitudes, "must be a non-empty list of [lo, hi] ranges")
 	}
@@ -315,19 +335,22 @@ func (c Config) validate() []error {
 	}
 
 	m := c.Model
+	if len(m.Hidden) > MaxLayers {
+		k.fail("model.hidden", fmt.Sprintf("a list of %d", len(m.Hidden)), "must have at most %d entries", MaxLayers)
+	}
 	for i, h := range m.Hidden {
-		k.atLeast(fmt.Sprintf("model.hidden[%d]", i), h, 1)
+		k.between(fmt.Sprintf("model.hidden[%d]", i), h, 1, MaxWidth)
 	}
 	k.oneOf("model.activation", m.Activation, "relu", "tanh", "sigmoid", "softplus")
 	k.oneOf("model.init", m.Init, "truncated_normal", "he")
 	k.float("model.init_std", m.InitStd, m.InitStd > 0, "> 0")
 
-	k.atLeast("inner.steps", c.Inner.Steps, 1)
+	k.between("inner.steps", c.Inner.Steps, 1, MaxSteps)
 	k.float("inner.alpha", c.Inner.Alpha, c.Inner.Alpha > 0, "> 0")
 
 	o := c.Meta
-	k.atLeast("meta.iterations", o.Iterations, 1)
-	k.atLeast("meta.batch", o.Batch, 1)
+	k.between("meta.iterations", o.Iterations, 1, MaxIterations)
+	k.between("meta.batch", o.Batch, 1, MaxBatch)
 	k.oneOf("meta.optimizer", o.Optimizer, "adam", "sgd")
 	k.float("meta.lr", o.LR, o.LR > 0, "> 0")
 	k.oneOf("meta.schedule", o.Schedule, "constant", "cosine")
@@ -341,11 +364,14 @@ func (c Config) validate() []error {
 	k.float("cvar.p_lr", c.CVaR.PLR, c.CVaR.PLR >= 0, ">= 0")
 
 	e := c.Eval
-	k.atLeast("eval.every", e.Every, 1)
-	k.atLeast("eval.instances", e.Instances, 1)
-	k.atLeast("eval.train_instances", e.TrainInstances, 1)
-	k.atLeast("eval.query", e.Query, 1)
-	k.atLeast("eval.batch", e.Batch, 1)
+	k.between("eval.every", e.Every, 1, MaxIterations)
+	k.between("eval.instances", e.Instances, 1, MaxInstances)
+	k.between("eval.train_instances", e.TrainInstances, 1, MaxInstances)
+	k.between("eval.query", e.Query, 1, MaxEvalQuery)
+	k.between("eval.batch", e.Batch, 1, MaxBatch)
+	if len(k.errs) == 0 {
+		k.checkMemory(c)
+	}
 	return k.errs
 }
 
@@ -367,9 +393,10 @@ func (k *checker) oneOf(path, v string, allowed ...string) {
 	}
 }
 
-func (k *checker) atLeast(path string, v, min int) {
-	if v < min {
-		k.fail(path, v, "must be >= %d", min)
+// between checks lo <= v <= hi; hi is the field's upper bound (bounds.go).
+func (k *checker) between(path string, v, lo, hi int) {
+	if v < lo || v > hi {
+		k.fail(path, v, "must be in [%d, %d]", lo, hi)
 	}
 }
 

@@ -30,20 +30,91 @@ func Load(path string) (Config, error) {
 // the input, the field path and what is allowed; all validation errors are
 // reported, joined.
 func Parse(name string, data []byte) (Config, error) {
-	root, err := document(name, data)
+	c := Defaults()
+	d, err := decodeStrict(name, data, &c)
 	if err != nil {
 		return Config{}, err
 	}
-	c := Defaults()
-	d := decoder{file: name, lines: map[string]int{}}
-	d.decode(root, reflect.ValueOf(&c).Elem(), "")
-	if len(d.errs) > 0 {
-		return Config{}, errors.Join(d.errs...)
-	}
-	if errs := c.validate(); len(errs) > 0 {
+	if errs := append(c.deriveFromK(d.lines), c.validate()...); len(errs) > 0 {
 		return Config{}, d.locate(errs)
 	}
 	return c, nil
+}
+
+// paperPLR is the appendix's eta_p for each K it reports.
+var paperPLR = map[int]float64{5: 1e-4, 10: 2e-4}
+
+// deriveFromK fills the step sizes of p that the file leaves out and whose
+// good value depends on K: trmaml.p_lr gets the paper's value for the
+// file's K (for a K the paper does not report, it must be stated);
+// trmaml_entropic.p_lr is ten times it and cvar.p_lr equals it, the
+// relations the paper configs use. set holds the field paths the file sets.
+func (c *Config) deriveFromK(set map[string]int) []error {
+	stated := func(path string) bool { _, ok := set[path]; return ok }
+	if !stated("trmaml.p_lr") {
+		v, ok := paperPLR[c.Task.Support]
+		if !ok {
+			if c.Task.Support < 1 || c.Task.Support > MaxPoints {
+				return nil // validate reports task.support
+			}
+			return []error{&fieldError{"trmaml.p_lr", "(not set)", fmt.Sprintf(
+				"must be stated for task.support = %d: the paper gives eta_p only for K = 5 (1e-4) and K = 10 (2e-4); "+
+					"experiment grids can turn any config into a TR-MAML run", c.Task.Support)}}
+		}
+		c.TRMAML.PLR = v
+	}
+	if !stated("trmaml_entropic.p_lr") {
+		c.Entropic.PLR = 10 * c.TRMAML.PLR
+	}
+	if !stated("cvar.p_lr") {
+		c.CVaR.PLR = c.TRMAML.PLR
+	}
+	return nil
+}
+
+// DecodeStrict decodes one YAML document of at most MaxFileBytes into v, a
+// pointer to a struct whose fields carry yaml tags, with the config loader's
+// rules and messages: an unknown or duplicate key, a value of the wrong type
+// (a float for an integer, a negative or too large number for an unsigned
+// one), an over-long list, an empty input or a second document is an error
+// naming name and the line. It returns the line of every field path the
+// document sets, so that later checks can name lines too.
+func DecodeStrict(name string, data []byte, v any) (lines map[string]int, err error) {
+	d, err := decodeStrict(name, data, v)
+	if err != nil {
+		return nil, err
+	}
+	return d.lines, nil
+}
+
+func decodeStrict(name string, data []byte, v any) (*decoder, error) {
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("%s: %d bytes: a file may have at most %d", name, len(data), MaxFileBytes)
+	}
+	root, err := document(name, data)
+	if err != nil {
+		return nil, err
+	}
+	d := &decoder{file: name, lines: map[string]int{}}
+	d.decode(root, reflect.ValueOf(v).Elem(), "")
+	if len(d.errs) > 0 {
+		return nil, errors.Join(d.errs...)
+	}
+	return d, nil
+}
+
+// Locate prefixes each error of a Validate-style check with name and, when
+// the field it names was in the document, its line; lines comes from
+// DecodeStrict.
+func Locate(name string, lines map[string]int, errs []error) error {
+	d := decoder{file: name, lines: lines}
+	return d.locate(errs)
+}
+
+// FieldError returns an error for the field at path, with its value and the
+// rule it breaks, that Locate can place at the field's line.
+func FieldError(path string, value any, rule string) error {
+	return &fieldError{path, show(value), rule}
 }
 
 // Marshal returns the YAML of the resolved config, every field stated and
@@ -106,6 +177,9 @@ func syntaxError(name string, err error) error {
 	return fmt.Errorf("%s: %s", name, strings.TrimPrefix(msg, "yaml: "))
 }
 
+// maxAnyList bounds a list field without its own bound in maxListLen.
+const maxAnyList = 1000
+
 // decoder strictly decodes a YAML node tree into Go values, recording the line
 // of every field path it sets and collecting every error.
 type decoder struct {
@@ -138,6 +212,14 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 	case reflect.Slice:
 		if n.Kind != yaml.SequenceNode {
 			d.mismatch(n, v, path)
+			return
+		}
+		if max, ok := maxListLen[path]; ok && len(n.Content) > max {
+			d.errorf(n.Line, "%s: a list of %d: at most %d entries are allowed", path, len(n.Content), max)
+			return
+		}
+		if len(n.Content) > maxAnyList {
+			d.errorf(n.Line, "%s: a list of %d: at most %d entries are allowed", path, len(n.Content), maxAnyList)
 			return
 		}
 		s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))

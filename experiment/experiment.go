@@ -6,7 +6,6 @@
 package experiment
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -19,9 +18,8 @@ import (
 	"sync"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/trmaml/trmaml/configs"
+	"github.com/trmaml/trmaml/internal/dirlock"
 	"github.com/trmaml/trmaml/run"
 )
 
@@ -50,66 +48,54 @@ type Job struct {
 	Dir    string
 }
 
-// Load reads an experiment file strictly (unknown keys and wrong types are
-// refused with file and line) and expands it into configs.
+// Load reads an experiment file and expands it like Parse.
 func Load(path string) (Spec, []configs.Config, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return Spec{}, nil, err
 	}
+	return Parse(path, raw)
+}
+
+// Parse decodes an experiment file with the config loader's strict rules
+// and messages (configs.DecodeStrict: no unknown or duplicate keys, no float
+// where an integer belongs, no seed outside uint64, exactly one document),
+// checks it, and expands it into configs, each built once (run.Build) so
+// that no run of a bad grid starts. path names the file in errors and
+// anchors a relative base.
+func Parse(path string, raw []byte) (Spec, []configs.Config, error) {
 	var spec Spec
-	dec := yaml.NewDecoder(bytes.NewReader(raw))
-	dec.KnownFields(true)
-	if err := dec.Decode(&spec); err != nil {
-		return Spec{}, nil, fmt.Errorf("%s: %w", path, err)
-	}
-	var lines yaml.Node
-	if err := yaml.Unmarshal(raw, &lines); err != nil {
-		return Spec{}, nil, fmt.Errorf("%s: %w", path, err)
-	}
-	where := func(field string) string {
-		if len(lines.Content) > 0 {
-			m := lines.Content[0]
-			for i := 0; i+1 < len(m.Content); i += 2 {
-				if m.Content[i].Value == field {
-					return fmt.Sprintf("%s:%d", path, m.Content[i].Line)
-				}
-			}
-		}
-		return path
-	}
-	var errs []error
-	check := func(field string, ok bool, format string, args ...any) {
-		if !ok {
-			errs = append(errs, fmt.Errorf("%s: %s: %s", where(field), field, fmt.Sprintf(format, args...)))
-		}
-	}
-	check("name", spec.Name != "" && !strings.ContainsAny(spec.Name, `/\ `), "must be a non-empty name without slashes or spaces")
-	check("base", spec.Base != "", "must name a config file (relative to the experiment file) or a built-in config %v", configs.BuiltinNames())
-	check("algorithms", len(spec.Algorithms) > 0 && allIn(spec.Algorithms, configs.Algorithms...), "must list some of %v, got %v", configs.Algorithms, spec.Algorithms)
-	check("orders", len(spec.Orders) > 0 && allIn(spec.Orders, "second", "first"), "must list second and/or first, got %v", spec.Orders)
-	check("seeds", len(spec.Seeds) > 0, "must list at least one seed")
-	check("algorithms", unique(spec.Algorithms), "must not repeat an entry, got %v", spec.Algorithms)
-	check("orders", unique(spec.Orders), "must not repeat an entry, got %v", spec.Orders)
-	check("seeds", unique(spec.Seeds), "must not repeat a seed (runs would share a directory), got %v", spec.Seeds)
-	check("cvar_levels", len(spec.CVaRLevels) == 0 || slices.Contains(spec.Algorithms, "cvar"), "needs cvar among the algorithms")
-	check("cvar_levels", unique(spec.CVaRLevels), "must not repeat a level, got %v", spec.CVaRLevels)
-	for _, a := range spec.CVaRLevels {
-		check("cvar_levels", a > 0 && a <= 1, "each level must be in (0, 1], got %v", a)
-	}
-	check("iterations", spec.Iterations >= 0, "must be >= 0 (0 keeps the base config's), got %d", spec.Iterations)
-	if err := errors.Join(errs...); err != nil {
+	lines, err := configs.DecodeStrict(path, raw, &spec)
+	if err != nil {
 		return Spec{}, nil, err
 	}
-
-	var base configs.Config
-	if p := filepath.Join(filepath.Dir(path), spec.Base); fileExists(p) {
-		base, err = configs.Load(p)
-	} else {
-		base, err = configs.Builtin(spec.Base)
+	var errs []error
+	check := func(field string, value any, ok bool, format string, args ...any) {
+		if !ok {
+			errs = append(errs, configs.FieldError(field, value, fmt.Sprintf(format, args...)))
+		}
 	}
+	check("name", spec.Name, spec.Name != "" && !strings.ContainsAny(spec.Name, `/\ `), "must be a non-empty name without slashes or spaces")
+	check("base", spec.Base, spec.Base != "", "must name a config file (relative to the experiment file) or a built-in config %v", configs.BuiltinNames())
+	check("algorithms", spec.Algorithms, len(spec.Algorithms) > 0 && allIn(spec.Algorithms, configs.Algorithms...), "must list some of %v", configs.Algorithms)
+	check("orders", spec.Orders, len(spec.Orders) > 0 && allIn(spec.Orders, "second", "first"), "must list second and/or first")
+	check("seeds", spec.Seeds, len(spec.Seeds) > 0, "must list at least one seed")
+	check("algorithms", spec.Algorithms, unique(spec.Algorithms), "must not repeat an entry")
+	check("orders", spec.Orders, unique(spec.Orders), "must not repeat an entry")
+	check("seeds", spec.Seeds, unique(spec.Seeds), "must not repeat a seed (runs would share a directory)")
+	check("cvar_levels", spec.CVaRLevels, len(spec.CVaRLevels) == 0 || slices.Contains(spec.Algorithms, "cvar"), "needs cvar among the algorithms")
+	check("cvar_levels", spec.CVaRLevels, unique(spec.CVaRLevels), "must not repeat a level")
+	for _, a := range spec.CVaRLevels {
+		check("cvar_levels", spec.CVaRLevels, a > 0 && a <= 1, "each level must be in (0, 1], got %v", a)
+	}
+	check("iterations", spec.Iterations, spec.Iterations >= 0 && spec.Iterations <= configs.MaxIterations,
+		"must be in [0, %d] (0 keeps the base config's)", configs.MaxIterations)
+	if len(errs) > 0 {
+		return Spec{}, nil, configs.Locate(path, lines, errs)
+	}
+	base, err := loadBase(path, spec.Base)
 	if err != nil {
-		return Spec{}, nil, fmt.Errorf("%s: base: %w", where("base"), err)
+		return Spec{}, nil, configs.Locate(path, lines, []error{configs.FieldError("base", spec.Base, err.Error())})
 	}
 	var methods []configs.Config // one per algorithm (and CVaR level)
 	for _, alg := range spec.Algorithms {
@@ -134,8 +120,6 @@ func Load(path string) (Spec, []configs.Config, error) {
 				if spec.Iterations > 0 {
 					c.Meta.Iterations = spec.Iterations
 				}
-				// Build validates the config and what its task sets allow,
-				// so that no run of a bad grid starts.
 				if _, err := run.Build(c); err != nil {
 					return Spec{}, nil, fmt.Errorf("%s: run %s seed %d: %w", path, c.Name, seed, err)
 				}
@@ -144,6 +128,30 @@ func Load(path string) (Spec, []configs.Config, error) {
 		}
 	}
 	return spec, out, nil
+}
+
+// loadBase loads an experiment's base: a file relative to the experiment
+// file (a name with a slash or a .yaml suffix is always a file), or the name
+// of a built-in config.
+func loadBase(specPath, base string) (configs.Config, error) {
+	if filepath.IsAbs(base) {
+		return configs.Config{}, fmt.Errorf("must be relative to the experiment file, not absolute")
+	}
+	p := filepath.Join(filepath.Dir(specPath), base)
+	st, err := os.Stat(p)
+	switch {
+	case err == nil && st.IsDir():
+		return configs.Config{}, fmt.Errorf("%s is a directory, want a config file", p)
+	case err == nil:
+		return configs.Load(p)
+	case strings.ContainsAny(base, `/\`) || strings.HasSuffix(base, ".yaml"):
+		return configs.Config{}, fmt.Errorf("%s: no such file", p)
+	}
+	c, err := configs.Builtin(base)
+	if err != nil {
+		return configs.Config{}, fmt.Errorf("no file %s and %v", p, err)
+	}
+	return c, nil
 }
 
 func allIn(values []string, allowed ...string) bool {
@@ -189,11 +197,23 @@ func Variant(c configs.Config) string {
 	return c.Algorithm
 }
 
-// Run executes the jobs with the given number of workers, skipping finished
-// runs and resuming unfinished ones, and reports progress to w (redrawn in
-// place on a terminal). It returns the errors of failed runs, joined; the
-// other runs still complete.
-func Run(jobs []Job, workers int, w io.Writer, terminal bool) error {
+// ErrForeign is returned (wrapped) when the output directory of an
+// experiment is a run directory or holds runs of something else.
+var ErrForeign = errors.New("not this experiment's directory")
+
+// Run executes the jobs, whose directories lie in out, with the given
+// number of workers, skipping finished runs and resuming unfinished ones,
+// and reports progress to w (redrawn in place on a terminal). It holds out's
+// lock throughout, and refuses (ErrForeign) an out that is a run directory
+// or holds directories other than the jobs' (another experiment's runs,
+// which a report of out would mix in). It returns the errors of failed runs,
+// joined; the other runs still complete.
+func Run(out string, jobs []Job, workers int, w io.Writer, terminal bool) error {
+	lock, err := openOut(out, jobs)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
 	board := newBoard(w, terminal, jobs)
 	queue := make(chan int)
 	var wg sync.WaitGroup
@@ -218,35 +238,70 @@ func Run(jobs []Job, workers int, w io.Writer, terminal bool) error {
 	return errors.Join(errs...)
 }
 
-// runJob skips a finished run, resumes one with a checkpoint and starts the
-// rest, provided that a run directory already there was made from the same
-// config: an edited experiment file is refused, not silently ignored.
+// openOut makes and locks the experiment directory out, refusing a run
+// directory and directories that are not the jobs'.
+func openOut(out string, jobs []Job) (*dirlock.Lock, error) {
+	for _, f := range []string{run.ConfigFile, run.CheckpointFile, run.ResultFile} {
+		if fileExists(filepath.Join(out, f)) {
+			return nil, fmt.Errorf("%s: %w: it is a run directory (it holds %s): choose another -out", out, ErrForeign, f)
+		}
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, err
+	}
+	own := map[string]bool{}
+	for _, j := range jobs {
+		if filepath.Clean(filepath.Dir(j.Dir)) != filepath.Clean(out) {
+			return nil, fmt.Errorf("job directory %s is not in %s", j.Dir, out)
+		}
+		own[filepath.Base(j.Dir)] = true
+	}
+	lock, err := dirlock.Acquire(out)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		lock.Release()
+		return nil, err
+	}
+	var foreign []string
+	for _, e := range entries {
+		if e.IsDir() && !own[e.Name()] {
+			foreign = append(foreign, e.Name())
+		}
+	}
+	if len(foreign) > 0 {
+		lock.Release()
+		return nil, fmt.Errorf("%s: %w: it holds directories that are not runs of this experiment: %s (its table and figures would mix them in): choose another -out, or move them away",
+			out, ErrForeign, strings.Join(foreign, ", "))
+	}
+	return lock, nil
+}
+
+// runJob skips a finished run, resumes an unfinished one (from its
+// checkpoint, or from iteration 0 if it stopped before the first) and
+// starts the rest, provided that a run directory already there was made
+// from the same config: an edited experiment file is refused, not silently
+// ignored. Nothing a later rerun needs is ever removed.
 func runJob(j Job, p *run.Progress) error {
 	cfgPath := filepath.Join(j.Dir, run.ConfigFile)
-	if fileExists(cfgPath) {
-		stored, err := configs.Load(cfgPath)
-		if err != nil {
-			return err
-		}
-		if !reflect.DeepEqual(stored, j.Config) {
-			return fmt.Errorf("%s was made from a different config than the experiment now gives; "+
-				"use a new -out or restore the experiment file", j.Dir)
-		}
-	}
-	switch {
-	case fileExists(filepath.Join(j.Dir, run.ResultFile)):
-		return nil
-	case fileExists(filepath.Join(j.Dir, run.CheckpointFile)):
-		_, err := run.Resume(j.Dir, p)
+	if !fileExists(cfgPath) {
+		_, err := run.Train(j.Config, j.Dir, p)
 		return err
-	case fileExists(cfgPath):
-		// Stopped before its first checkpoint: nothing but the (identical)
-		// config to lose, so start over.
-		if err := os.Remove(cfgPath); err != nil {
-			return err
-		}
 	}
-	_, err := run.Train(j.Config, j.Dir, p)
+	stored, err := configs.Load(cfgPath)
+	if err != nil {
+		return err
+	}
+	if !reflect.DeepEqual(stored, j.Config) {
+		return fmt.Errorf("%s was made from a different config than the experiment now gives; "+
+			"use a new -out or restore the experiment file", j.Dir)
+	}
+	if fileExists(filepath.Join(j.Dir, run.ResultFile)) {
+		return nil
+	}
+	_, err = run.Resume(j.Dir, p)
 	return err
 }
 

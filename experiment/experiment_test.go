@@ -2,19 +2,21 @@ package experiment
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/trmaml/trmaml/internal/dirlock"
 	"github.com/trmaml/trmaml/run"
 )
 
 const tinyBase = `name: tiny
 model: {hidden: [8]}
 meta: {iterations: 20, batch: 10}
-eval: {every: 10, instances: 490, train_instances: 100, batch: 245}
+eval: {every: 10, instances: 490, train_instances: 100, batch: 245, query: 5}
 `
 
 func writeFiles(t *testing.T, files map[string]string) string {
@@ -33,7 +35,7 @@ func TestLoadRefusals(t *testing.T) {
 		body string
 		want []string
 	}{
-		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\ncolour: red\n", []string{"exp.yaml", "line 6", "colour"}},
+		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\ncolour: red\n", []string{"exp.yaml:6", "colour"}},
 		{"name: x\nbase: base.yaml\nalgorithms: [reptile]\norders: [second]\nseeds: [1]\n", []string{"exp.yaml:3", "algorithms", "trmaml_entropic", "cvar"}},
 		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\ncvar_levels: [0.5]\n", []string{"exp.yaml:6", "cvar_levels", "needs cvar"}},
 		{"name: x\nbase: base.yaml\nalgorithms: [cvar]\norders: [second]\nseeds: [1]\ncvar_levels: [0.5, 0]\n", []string{"exp.yaml:6", "cvar_levels", "(0, 1]"}},
@@ -41,11 +43,25 @@ func TestLoadRefusals(t *testing.T) {
 		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [third]\nseeds: [1]\n", []string{"exp.yaml:4", "orders"}},
 		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: []\n", []string{"exp.yaml:5", "seeds"}},
 		{"name: x\nbase: nosuch\nalgorithms: [maml]\norders: [second]\nseeds: [1]\n", []string{"exp.yaml:2", "base", "nosuch"}},
-		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [one]\n", []string{"exp.yaml", "line 5"}},
+		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [one]\n", []string{"exp.yaml:5", "seeds[0]"}},
 		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1, 1]\n", []string{"exp.yaml:5", "seeds", "repeat"}},
+		// The strict decoder: no truncated floats, no wrapped seeds, one
+		// document, a message for an empty file, bases that say what is wrong.
+		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1.5]\n", []string{"exp.yaml:5", `seeds[0]: cannot use "1.5" (float): want a non-negative integer`}},
+		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\niterations: 1.5\n", []string{"exp.yaml:6", `iterations: cannot use "1.5" (float): want an integer`}},
+		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [18446744073709551616]\n", []string{"exp.yaml:5", "seeds[0]", "want a non-negative integer"}},
+		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [-1]\n", []string{"exp.yaml:5", "seeds[0]"}},
+		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\n---\nname: y\n", []string{"exp.yaml:6: a second YAML document: want exactly one"}},
+		{"", []string{"exp.yaml:1: empty file"}},
+		{"name: x\nbase: /etc/base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\n", []string{"exp.yaml:2", "base", "must be relative to the experiment file, not absolute"}},
+		{"name: x\nbase: sub\nalgorithms: [maml]\norders: [second]\nseeds: [1]\n", []string{"exp.yaml:2", "base", "sub is a directory"}},
+		{"name: x\nbase: other.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\n", []string{"exp.yaml:2", "other.yaml: no such file"}},
+		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\niterations: 200000000\n", []string{"exp.yaml:6", "iterations = 200000000: must be in [0, 100000000]"}},
+		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\nname: y\n", []string{"exp.yaml:6", "duplicate key"}},
 	}
 	for _, c := range cases {
 		dir := writeFiles(t, map[string]string{"exp.yaml": c.body, "base.yaml": tinyBase})
+		os.Mkdir(filepath.Join(dir, "sub"), 0o755)
 		_, _, err := Load(filepath.Join(dir, "exp.yaml"))
 		if err == nil {
 			t.Errorf("accepted:\n%s", c.body)
@@ -100,7 +116,7 @@ func TestRunGridResumes(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	jobs := Jobs(cfgs, out)
 	var log bytes.Buffer
-	if err := Run(jobs, 2, &log, false); err != nil {
+	if err := Run(out, jobs, 2, &log, false); err != nil {
 		t.Fatal(err)
 	}
 	for _, j := range jobs {
@@ -114,7 +130,7 @@ func TestRunGridResumes(t *testing.T) {
 
 	keep, _ := os.ReadFile(filepath.Join(jobs[0].Dir, run.MetricsFile))
 	os.Remove(filepath.Join(jobs[1].Dir, run.ResultFile)) // an interrupted run, checkpoint at its end
-	if err := Run(jobs, 2, &log, false); err != nil {
+	if err := Run(out, jobs, 2, &log, false); err != nil {
 		t.Fatal(err)
 	}
 	if again, _ := os.ReadFile(filepath.Join(jobs[0].Dir, run.MetricsFile)); string(again) != string(keep) {
@@ -137,23 +153,86 @@ func TestRunRefusesChangedConfigAndRestartsUncheckpointed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	jobs := Jobs(cfgs, filepath.Join(dir, "out"))
+	out := filepath.Join(dir, "out")
+	jobs := Jobs(cfgs, out)
 	var log bytes.Buffer
-	if err := Run(jobs, 1, &log, false); err != nil {
+	if err := Run(out, jobs, 1, &log, false); err != nil {
 		t.Fatal(err)
 	}
 	// Only config.yaml left, as after a kill during the first evaluation.
 	for _, f := range []string{run.ResultFile, run.CheckpointFile, run.MetricsFile, run.PFile, run.ModelFile} {
 		os.Remove(filepath.Join(jobs[0].Dir, f))
 	}
-	if err := Run(jobs, 1, &log, false); err != nil {
+	if err := Run(out, jobs, 1, &log, false); err != nil {
 		t.Fatalf("run stopped before its first checkpoint was not restarted: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(jobs[0].Dir, run.ResultFile)); err != nil {
 		t.Fatal(err)
 	}
 	jobs[0].Config.Meta.Iterations = 40
-	if err := Run(jobs, 1, &log, false); err == nil || !strings.Contains(err.Error(), "different config") {
+	if err := Run(out, jobs, 1, &log, false); err == nil || !strings.Contains(err.Error(), "different config") {
 		t.Fatalf("edited experiment: error %v, want a refusal", err)
 	}
+}
+
+// TestRunRefusesForeignAndBusyDirectories: an experiment into a run
+// directory, into a directory holding other runs, or into one another
+// process is writing is refused before anything is written.
+func TestRunRefusesForeignAndBusyDirectories(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"exp.yaml":  "name: g\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\n",
+		"base.yaml": tinyBase,
+	})
+	_, cfgs, err := Load(filepath.Join(dir, "exp.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+
+	runDir := filepath.Join(dir, "finished")
+	if _, err := run.Train(cfgs[0], runDir, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := Run(runDir, Jobs(cfgs, runDir), 1, &log, false); !errors.Is(err, ErrForeign) || !strings.Contains(err.Error(), "is a run directory") {
+		t.Errorf("into a run directory: %v", err)
+	}
+
+	mixed := filepath.Join(dir, "mixed")
+	os.MkdirAll(filepath.Join(mixed, "trmaml-second-seed9"), 0o755)
+	if err := Run(mixed, Jobs(cfgs, mixed), 1, &log, false); !errors.Is(err, ErrForeign) || !strings.Contains(err.Error(), "trmaml-second-seed9") {
+		t.Errorf("into a directory with other runs: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(mixed, "maml-second-seed1")); err == nil {
+		t.Error("a refused experiment started a run")
+	}
+
+	busy := filepath.Join(dir, "busy")
+	os.MkdirAll(busy, 0o755)
+	lock, err := dirlock.Acquire(busy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Run(busy, Jobs(cfgs, busy), 1, &log, false); !errors.Is(err, dirlock.ErrHeld) || !strings.Contains(err.Error(), "pid ") {
+		t.Errorf("into a locked directory: %v", err)
+	}
+	lock.Release()
+}
+
+// FuzzParse: no experiment file makes the decoder panic; an accepted one
+// expands into valid configs.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte("name: x\nbase: sine_quick\nalgorithms: [maml]\norders: [second]\nseeds: [1]\n"))
+	f.Add([]byte("name: q\nbase: sine_quick\nalgorithms: [maml, trmaml]\norders: [second, first]\nseeds: [1, 2]\niterations: 6000\n"))
+	f.Add([]byte("seeds: [1.5]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, cfgs, err := Parse("f.yaml", data)
+		if err != nil {
+			return
+		}
+		for _, c := range cfgs {
+			if err := c.Validate(); err != nil {
+				t.Fatalf("accepted an invalid config: %v", err)
+			}
+		}
+	})
 }

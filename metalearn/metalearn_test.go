@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -280,5 +281,89 @@ func TestRestoreRefusesMismatchedState(t *testing.T) {
 		if err := tr.Restore(st); err == nil {
 			t.Errorf("%s: Restore accepted the state", name)
 		}
+	}
+}
+
+// TestRestoreRefusesDamagedState: values that fit in size but cannot come
+// from a run (zeroed or negative p, non-finite numbers, an optimizer state
+// of the wrong size or step count) are refused with the field's name.
+func TestRestoreRefusesDamagedState(t *testing.T) {
+	q, alpha := newQuad()
+	obj := quadObjective{q: q, alpha: alpha, tasks: 2}
+	s := Settings{Method: &TRMAML{PLR: 0.05}, Iterations: 10, Batch: 2, Output: OutputAveraged}
+	newTrainer := func() *Trainer {
+		s := s
+		s.Method = &TRMAML{PLR: 0.05} // one Method value per Trainer
+		tr, err := NewTrainer(s, obj, q, NewAdam(0.1, 1), []float64{1}, 1, 1, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+	tr := newTrainer()
+	for range 3 {
+		if _, err := tr.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	saved, err := tr.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	savedAdam := *tr.Optimizer.(*Adam)
+	for _, c := range []struct {
+		name, want string
+		edit       func(*State, *Adam)
+	}{
+		{"zeroed p", "state.P: the task weights sum to 0", func(s *State, _ *Adam) { clear(s.P) }},
+		{"negative p", "state.P[0] = -0.5: task weights must be >= 0", func(s *State, _ *Adam) { s.P[0], s.P[1] = -0.5, 1.5 }},
+		{"NaN w", "state.W[0] = NaN: must be finite", func(s *State, _ *Adam) { s.W[0] = math.NaN() }},
+		{"Inf sum", "state.SumW[0] = +Inf: must be finite", func(s *State, _ *Adam) { s.SumW[0] = math.Inf(1) }},
+		{"bad RNG", "state.RNG", func(s *State, _ *Adam) { s.RNG = []byte("x") }},
+		{"Adam T 0", "optimizer.T = 0, want 3", func(_ *State, a *Adam) { a.T = 0 }},
+		{"Adam M empty", "optimizer.M has 0 entries, want 1", func(_ *State, a *Adam) { a.M = nil }},
+		{"Adam V negative", "optimizer.V[0] = -1: must be finite and >= 0", func(_ *State, a *Adam) { a.V = []float64{-1} }},
+		{"Adam lr NaN", "optimizer.LR = NaN: must be finite and >= 0", func(_ *State, a *Adam) { a.LR = math.NaN() }},
+	} {
+		tr := newTrainer()
+		st := saved
+		st.W, st.P, st.SumW = clone(saved.W), clone(saved.P), clone(saved.SumW)
+		a := tr.Optimizer.(*Adam)
+		*a = savedAdam
+		a.M, a.V = clone(savedAdam.M), clone(savedAdam.V)
+		c.edit(&st, a)
+		if err := tr.Restore(st); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: Restore error %v, want %q", c.name, err, c.want)
+		}
+	}
+	tr = newTrainer()
+	*tr.Optimizer.(*Adam) = savedAdam
+	if err := tr.Restore(saved); err != nil {
+		t.Errorf("the undamaged state is refused: %v", err)
+	}
+}
+
+// overflowOptimizer is SGD whose update overflows w, as Adam with a huge
+// learning rate does on a real model while the losses are still finite.
+type overflowOptimizer struct{ SGD }
+
+func (o *overflowOptimizer) Step(w, grad []float64) {
+	o.SGD.Step(w, grad)
+	w[0] *= math.MaxFloat64
+}
+
+// TestTrainerStopsOnNonFiniteOptimizerState: an update that leaves w
+// non-finite stops training, naming the iteration, instead of saving an
+// infinite state into the next checkpoint.
+func TestTrainerStopsOnNonFiniteOptimizerState(t *testing.T) {
+	q, alpha := newQuad()
+	s := Settings{Method: &MAML{}, Iterations: 10, Batch: 2, Output: OutputLast}
+	tr, err := NewTrainer(s, quadObjective{q, alpha, 2}, q, &overflowOptimizer{SGD{LR: 0.1}}, []float64{3}, 1, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = tr.Step()
+	if !errors.Is(err, ErrNonFiniteState) || !strings.Contains(err.Error(), "at iteration 1: w[0] = +Inf") {
+		t.Fatalf("error %v, want ErrNonFiniteState at iteration 1 naming w[0]", err)
 	}
 }

@@ -3,6 +3,7 @@ package metalearn
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -122,5 +123,66 @@ func TestAdamMatchesTensorFlowForm(t *testing.T) {
 	want := 1 - 0.1*math.Sqrt(1-0.999)/(1-0.9)*0.2/(math.Sqrt(0.004)+1e-8)
 	if math.Abs(w[0]-want) > 1e-15 {
 		t.Fatalf("after one step w = %v, want %v", w[0], want)
+	}
+}
+
+// TestProjectSimplexExtremes: finite entries of any size, where the plain
+// algorithm returned its input (an entry >= 2^53: v + (1 - v) rounds to 0) or
+// overflowed (sums beyond MaxFloat64).
+func TestProjectSimplexExtremes(t *testing.T) {
+	const big = math.MaxFloat64
+	for _, tc := range []struct{ q, want []float64 }{
+		{[]float64{1 << 53, 0}, []float64{1, 0}},
+		{[]float64{1 << 60, 1<<60 - 1024}, []float64{1, 0}},
+		{[]float64{1 << 54, 1 << 54, 1<<54 + 4}, []float64{0, 0, 1}},
+		{[]float64{1 << 54, 1<<54 + 1<<2}, []float64{0, 1}},
+		{[]float64{1e300, 1e300}, []float64{0.5, 0.5}},
+		{[]float64{big, big, big, big}, []float64{0.25, 0.25, 0.25, 0.25}},
+		{[]float64{big, -big}, []float64{1, 0}},
+		{[]float64{-big, -big}, []float64{0.5, 0.5}},
+		{[]float64{-1e300, -1e300, -1e300, -1e300}, []float64{0.25, 0.25, 0.25, 0.25}},
+		{[]float64{0.5, -1e308, -1e308}, []float64{1, 0, 0}},
+		{[]float64{0.25, 0, -big, -big, -big}, []float64{0.625, 0.375, 0, 0, 0}},
+		{[]float64{-1 << 21, -1<<21 + 0.5}, []float64{0.25, 0.75}},
+		{[]float64{1<<40 + 0.25, 1 << 40}, []float64{0.625, 0.375}},
+		{[]float64{7}, []float64{1}},
+	} {
+		got := make([]float64, len(tc.q))
+		ProjectSimplex(got, tc.q, make([]float64, len(tc.q)))
+		sum := 0.0
+		for i := range got {
+			sum += got[i]
+			if math.Abs(got[i]-tc.want[i]) > 1e-12 {
+				t.Errorf("ProjectSimplex(%v) = %v, want %v", tc.q, got, tc.want)
+				break
+			}
+		}
+		if math.Abs(sum-1) > 1e-12 {
+			t.Errorf("ProjectSimplex(%v) sums to %v", tc.q, sum)
+		}
+	}
+	// Large random inputs agree with the brute force on their exact
+	// differences from the maximum, those below -2 clamped (they project to 0
+	// either way; unclamped, their squares swamp the brute force's distances).
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := 0; i < 100; i++ {
+		n := 1 + rng.IntN(6)
+		base := math.Ldexp(1, 21+rng.IntN(900)) * float64(1-2*rng.IntN(2))
+		q, d := make([]float64, n), make([]float64, n)
+		for j := range q {
+			q[j] = base + math.Ldexp(float64(rng.IntN(16)), -2)*math.Max(1, math.Abs(base)*0x1p-50)
+		}
+		hi := slices.Max(q)
+		for j := range q {
+			d[j] = math.Max(q[j]-hi, -2)
+		}
+		want := bruteSimplex(d)
+		got := make([]float64, n)
+		ProjectSimplex(got, q, make([]float64, n))
+		for j := range got {
+			if math.Abs(got[j]-want[j]) > 1e-9 {
+				t.Fatalf("ProjectSimplex(%v) = %v, brute force on q - max: %v", q, got, want)
+			}
+		}
 	}
 }

@@ -72,6 +72,26 @@ type State struct {
 // before the bad values reach the parameters.
 var ErrNonFinite = errors.New("metalearn: non-finite loss or meta-gradient")
 
+// ErrNonFiniteState reports an update that left w, p or the optimizer's
+// state non-finite (a huge learning rate, say): training stops, as on a
+// non-finite loss, before the state is saved.
+var ErrNonFiniteState = errors.New("metalearn: non-finite state after the update")
+
+// checkStep checks the updated iterates and optimizer state.
+func (t *Trainer) checkStep() error {
+	st := &t.State
+	if i := nonFinite(st.W); i >= 0 {
+		return fmt.Errorf("w[%d] = %v", i, st.W[i])
+	}
+	if i := nonFinite(st.P); i >= 0 {
+		return fmt.Errorf("p[%d] = %v", i, st.P[i])
+	}
+	if err := t.Optimizer.Check(len(st.W), st.Iteration); err != nil {
+		return fmt.Errorf("optimizer %v", err)
+	}
+	return nil
+}
+
 // StepStats summarises one iteration's sampled instances.
 type StepStats struct {
 	MeanLoss, MaxLoss float64
@@ -140,28 +160,71 @@ func NewTrainer(s Settings, obj Objective, train TaskSet, opt Optimizer, w0 []fl
 }
 
 // Restore replaces the trainer's state with a saved one (from a checkpoint),
-// refusing a state that does not fit the trainer's settings.
+// refusing a state that does not fit the trainer's settings, or the
+// trainer's optimizer (restored beforehand), with an error naming the field
+// ("state.P", "optimizer.T").
 func (t *Trainer) Restore(st State) error {
-	nw, np := t.Objective.NumParams(), t.Train.Len()
-	fits := func(s []float64, n int) bool { return s == nil || len(s) == n }
-	switch {
-	case len(st.W) != nw || len(st.P) != np:
-		return fmt.Errorf("metalearn: checkpoint has %d parameters and %d task weights, the run has %d and %d",
-			len(st.W), len(st.P), nw, np)
-	case st.Iteration < 0 || st.Iteration > t.Settings.Iterations:
-		return fmt.Errorf("metalearn: checkpoint at iteration %d, the run has %d", st.Iteration, t.Settings.Iterations)
-	case t.Settings.Output == OutputAveraged && (len(st.SumW) != nw || len(st.SumP) != np):
-		return fmt.Errorf("metalearn: checkpoint lacks the running sums of output rule T1 (was it saved with another rule?)")
-	case t.Settings.Output == OutputRandom && (st.Tau < 1 || st.Tau > t.Settings.Iterations):
-		return fmt.Errorf("metalearn: checkpoint has no valid T2 iterate index (tau = %d; was it saved with another rule?)", st.Tau)
-	case !fits(st.WTau, nw) || !fits(st.PTau, np):
-		return fmt.Errorf("metalearn: checkpoint's T2 iterate has the wrong size")
+	if err := t.checkState(st); err != nil {
+		return err
+	}
+	if err := t.Optimizer.Check(len(st.W), st.Iteration); err != nil {
+		return fmt.Errorf("optimizer.%w", err)
 	}
 	if err := t.pcg.UnmarshalBinary(st.RNG); err != nil {
-		return fmt.Errorf("metalearn: checkpoint random state: %w", err)
+		return fmt.Errorf("state.RNG: %w", err)
 	}
 	t.State = st
 	return nil
+}
+
+// checkState refuses a state that does not fit the trainer: sizes, the
+// iteration, finite values, p on the simplex, the output rule's fields.
+func (t *Trainer) checkState(st State) error {
+	nw, np := t.Objective.NumParams(), t.Train.Len()
+	fits := func(s []float64, n int) bool { return s == nil || len(s) == n }
+	switch {
+	case len(st.W) != nw:
+		return fmt.Errorf("state.W: %d parameters, the run's model has %d", len(st.W), nw)
+	case len(st.P) != np:
+		return fmt.Errorf("state.P: %d task weights, the run has %d meta-training tasks", len(st.P), np)
+	case st.Iteration < 0 || st.Iteration > t.Settings.Iterations:
+		return fmt.Errorf("state.Iteration = %d: must be in [0, %d], the run's iterations", st.Iteration, t.Settings.Iterations)
+	case t.Settings.Output == OutputAveraged && (len(st.SumW) != nw || len(st.SumP) != np):
+		return fmt.Errorf("state.SumW, state.SumP: missing or of the wrong size for output rule T1 (was the checkpoint saved with another rule?)")
+	case t.Settings.Output == OutputRandom && (st.Tau < 1 || st.Tau > t.Settings.Iterations):
+		return fmt.Errorf("state.Tau = %d: no valid T2 iterate index (was the checkpoint saved with another rule?)", st.Tau)
+	case !fits(st.WTau, nw) || !fits(st.PTau, np):
+		return fmt.Errorf("state.WTau, state.PTau: the T2 iterate has the wrong size")
+	}
+	for _, f := range []struct {
+		name string
+		v    []float64
+	}{{"W", st.W}, {"P", st.P}, {"SumW", st.SumW}, {"SumP", st.SumP}, {"WTau", st.WTau}, {"PTau", st.PTau}} {
+		if i := nonFinite(f.v); i >= 0 {
+			return fmt.Errorf("state.%s[%d] = %v: must be finite", f.name, i, f.v[i])
+		}
+	}
+	sum := 0.0
+	for i, p := range st.P {
+		if p < 0 {
+			return fmt.Errorf("state.P[%d] = %v: task weights must be >= 0", i, p)
+		}
+		sum += p
+	}
+	if math.Abs(sum-1) > 1e-6 {
+		return fmt.Errorf("state.P: the task weights sum to %v, want 1 (a distribution over the tasks)", sum)
+	}
+	return nil
+}
+
+// nonFinite returns the index of the first NaN or infinite entry, or -1.
+func nonFinite(v []float64) int {
+	for i, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return i
+		}
+	}
+	return -1
 }
 
 // Snapshot returns a deep copy of the state, with the generator's state, for
@@ -230,6 +293,9 @@ func (t *Trainer) Step() (StepStats, error) {
 	ProjectBall(st.W, s.BallRadius)
 	s.Method.Update(st.P, t.tasks, t.losses)
 	st.Iteration++
+	if err := t.checkStep(); err != nil {
+		return StepStats{}, fmt.Errorf("%w at iteration %d: %v", ErrNonFiniteState, st.Iteration, err)
+	}
 
 	switch s.Output {
 	case OutputAveraged:

@@ -203,6 +203,9 @@ func (r *Run) loadMetrics(path string) error {
 				if v, err = strconv.ParseFloat(field, 64); err != nil {
 					return fmt.Errorf("column %s: %q is not a number", m, field)
 				}
+				if !(v >= 0) || math.IsInf(v, 0) {
+					return fmt.Errorf("column %s: %v: must be a finite number >= 0 (a time or a loss)", m, v)
+				}
 			}
 			r.metrics[m] = append(r.metrics[m], v)
 		}
@@ -229,6 +232,9 @@ func (r *Run) loadP(path string) error {
 			if w[i], err = strconv.ParseFloat(field, 64); err != nil {
 				return fmt.Errorf("column %q: %q is not a number", r.P.Tasks[i], field)
 			}
+		}
+		if err := checkDistribution(w); err != nil {
+			return err
 		}
 		r.P.Iterations = append(r.P.Iterations, it)
 		r.P.Weights = append(r.P.Weights, w)
@@ -273,6 +279,79 @@ func (r *Run) loadResult(path string) error {
 	}
 	if len(res.FinalP) > 0 && len(res.FinalP) != len(r.P.Tasks) {
 		return fmt.Errorf("%s: final_p has %d weights for %d meta-training tasks", path, len(res.FinalP), len(r.P.Tasks))
+	}
+	if len(res.FinalP) > 0 {
+		if err := checkDistribution(res.FinalP); err != nil {
+			return fmt.Errorf("%s: final_p: %w", path, err)
+		}
+	}
+	for _, s := range []struct {
+		name  string
+		stats run.Stats
+	}{{"meta_test", res.MetaTest}, {"meta_train", res.MetaTrain}} {
+		if err := checkLosses(s.stats); err != nil {
+			return fmt.Errorf("%s: %s.%w", path, s.name, err)
+		}
+	}
+	return r.matchConfig(path)
+}
+
+// matchConfig refuses a result.json that contradicts the run's config.yaml
+// (another run's file copied in) or its metrics (a result of an earlier,
+// shorter run).
+func (r *Run) matchConfig(path string) error {
+	c, res := r.Config, r.Result
+	for _, f := range []struct {
+		field     string
+		got, want any
+	}{
+		{"name", res.Name, c.Name},
+		{"algorithm", res.Algorithm, c.Algorithm},
+		{"order", res.Order, c.Order},
+		{"seed", res.Seed, c.Seed},
+		{"iterations", res.Iterations, c.Meta.Iterations},
+		{"output_rule", res.Output, c.Meta.Output},
+	} {
+		if f.got != f.want {
+			return fmt.Errorf("%s: %s: %v, but %s says %v (is it another run's file?)", path, f.field, f.got, run.ConfigFile, f.want)
+		}
+	}
+	if last := r.Iterations[len(r.Iterations)-1]; last != c.Meta.Iterations {
+		return fmt.Errorf("%s: the last evaluation is at iteration %d, but %s says the run has %d", filepath.Join(r.Dir, run.MetricsFile), last, run.ConfigFile, c.Meta.Iterations)
+	}
+	return nil
+}
+
+// checkLosses refuses negative or non-finite statistics: every one is a
+// mean squared error or a spread of them.
+func checkLosses(s run.Stats) error {
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"mean", s.Mean}, {"weighted_mean", s.WeightedMean}, {"worst", s.Worst}, {"std", s.Std}} {
+		if !(f.v >= 0) || math.IsInf(f.v, 0) {
+			return fmt.Errorf("%s = %v: a loss must be a finite number >= 0", f.name, f.v)
+		}
+	}
+	for i, v := range s.PerTask {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("per_task[%d] = %v: a loss must be a finite number >= 0", i, v)
+		}
+	}
+	return nil
+}
+
+// checkDistribution refuses task weights that are not a distribution.
+func checkDistribution(p []float64) error {
+	sum := 0.0
+	for i, v := range p {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("weight %d = %v: must be a finite number >= 0", i+1, v)
+		}
+		sum += v
+	}
+	if math.Abs(sum-1) > 1e-6 {
+		return fmt.Errorf("weights sum to %v, want 1", sum)
 	}
 	return nil
 }

@@ -142,6 +142,33 @@ func TestLoadErrors(t *testing.T) {
 			[]string{"result.json", "meta_test has 6 per_task values for 5 tasks"}},
 		{"config", "config.yaml", func(s string) string { return strings.Replace(s, "algorithm: maml", "algorithm: reptile", 1) },
 			[]string{"config.yaml:", "algorithm"}},
+		// result.json copied from another run, or with impossible values.
+		{"other seed", "result.json", func(s string) string { return strings.Replace(s, `"seed": 1`, `"seed": 2`, 1) },
+			[]string{"result.json: seed: 2, but config.yaml says 1"}},
+		{"other algorithm", "result.json", func(s string) string { return strings.Replace(s, `"algorithm": "maml"`, `"algorithm": "trmaml"`, 1) },
+			[]string{"result.json: algorithm: trmaml, but config.yaml says maml"}},
+		{"other order", "result.json", func(s string) string { return strings.Replace(s, `"order": "second"`, `"order": "first"`, 1) },
+			[]string{"result.json: order: first, but config.yaml says second"}},
+		{"other iterations", "result.json", func(s string) string { return strings.Replace(s, `"iterations": 200`, `"iterations": 70000`, 1) },
+			[]string{"result.json: iterations: 70000, but config.yaml says 200"}},
+		{"negative mean", "result.json", func(s string) string { return strings.Replace(s, `"mean": 3,`, `"mean": -3,`, 1) },
+			[]string{"result.json: meta_test.mean = -3: a loss must be a finite number >= 0"}},
+		{"negative per task", "result.json", func(s string) string {
+			return strings.Replace(s, `"per_task": [`+"\n      1,", `"per_task": [`+"\n      -1,", 1)
+		},
+			[]string{"result.json: meta_test.per_task[0] = -1: a loss must be a finite number >= 0"}},
+		{"NaN in p", "p.csv", func(s string) string {
+			return strings.Replace(s, "200,0.25,0.25,0.25,0.25", "200,NaN,0.25,0.25,0.25", 1)
+		},
+			[]string{"p.csv:4:", "weight 1 = NaN: must be a finite number >= 0"}},
+		{"p off the simplex", "p.csv", func(s string) string {
+			return strings.Replace(s, "200,0.25,0.25,0.25,0.25", "200,0.5,0.25,0.25,0.25", 1)
+		},
+			[]string{"p.csv:4:", "weights sum to 1.25, want 1"}},
+		{"negative metric", "metrics.csv", func(s string) string { return strings.Replace(s, "100,10,", "100,-10,", 1) },
+			[]string{"metrics.csv:3:", "elapsed_seconds: -10: must be a finite number >= 0"}},
+		{"metrics of a shorter run", "config.yaml", func(s string) string { return strings.Replace(s, "iterations: 200", "iterations: 300", 1) },
+			[]string{"result.json: iterations: 200, but config.yaml says 300"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "run")

@@ -11,10 +11,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/data"
 	"github.com/trmaml/trmaml/graph"
+	"github.com/trmaml/trmaml/internal/atomicfile"
+	"github.com/trmaml/trmaml/internal/dirlock"
 	"github.com/trmaml/trmaml/metalearn"
 )
 
@@ -171,14 +174,71 @@ func (s *Setup) evaluate(w []float64, iteration int) (train, test Stats, err err
 // a run directory is never overwritten.
 var ErrRunExists = errors.New("run directory already exists and is not empty")
 
-// createRunDir makes dir, refusing one that already has content.
-func createRunDir(dir string) error {
-	entries, err := os.ReadDir(dir)
-	if err == nil && len(entries) > 0 {
-		return fmt.Errorf("%s: %w (choose a new -out, or remove it yourself)", dir, ErrRunExists)
+// createRunDir makes dir and takes its lock, refusing a directory with
+// content other than the lock and interrupted writes' temporary files (which
+// it removes).
+func createRunDir(dir string) (*dirlock.Lock, error) {
+	if err := refuseContent(dir); err != nil {
+		return nil, err
 	}
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	lock, err := openRunDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	// Again under the lock: another process may have started meanwhile.
+	if err := refuseContent(dir); err != nil {
+		lock.Release()
+		return nil, err
+	}
+	return lock, nil
+}
+
+// refuseContent refuses a directory holding anything but a lock file and
+// temporary files; a missing directory is fine.
+func refuseContent(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
 		return err
 	}
-	return os.MkdirAll(dir, 0o755)
+	for _, e := range entries {
+		if e.Name() == dirlock.Name || atomicfile.IsTemp(e.Name()) {
+			continue
+		}
+		if fileExists(filepath.Join(dir, ConfigFile)) && !fileExists(filepath.Join(dir, ResultFile)) {
+			return fmt.Errorf("%s: %w: it holds an unfinished run (continue it with trmaml resume -run %s)", dir, ErrRunExists, dir)
+		}
+		return fmt.Errorf("%s: %w (choose a new -out, or remove it yourself)", dir, ErrRunExists)
+	}
+	return nil
+}
+
+// openRunDir takes the lock of the existing run directory dir, so that no
+// other process writes it meanwhile, and removes the temporary files of
+// writes a crash interrupted.
+func openRunDir(dir string) (*dirlock.Lock, error) {
+	if st, err := os.Stat(dir); err != nil {
+		return nil, err
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory", dir)
+	}
+	lock, err := dirlock.Acquire(dir)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := atomicfile.CleanTemps(dir); err != nil {
+		lock.Release()
+		return nil, err
+	}
+	return lock, nil
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
 }

@@ -25,6 +25,7 @@ func tinyConfig() configs.Config {
 	c.Eval.Instances = 490
 	c.Eval.TrainInstances = 100
 	c.Eval.Batch = 245
+	c.Eval.Query = 5
 	return c
 }
 

@@ -3,7 +3,9 @@ package run
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -35,7 +37,10 @@ type Result struct {
 	MetaTest   Stats     `json:"meta_test"`
 	MetaTrain  Stats     `json:"meta_train"`
 	FinalP     []float64 `json:"final_p,omitempty"`
-	Timing     Timing    `json:"timing"`
+	// Source, in evaluation.json only, names what was evaluated when it is
+	// not model.json: a checkpoint of a run that did not finish.
+	Source string `json:"source,omitempty"`
+	Timing Timing `json:"timing"`
 }
 
 // Timing is the wall-clock cost of a run, the one part of result.json that
@@ -54,26 +59,20 @@ type Model struct {
 	P          []float64 `json:"p,omitempty"`
 }
 
-// checkpoint is checkpoint.json: the training state after an evaluation.
-// The optimizer is kept raw: its concrete type comes from the config.
-type checkpoint struct {
-	State        metalearn.State `json:"state"`
-	Optimizer    json.RawMessage `json:"optimizer"`
-	TrainSeconds float64         `json:"train_seconds"`
-	EvalSeconds  float64         `json:"eval_seconds"`
-}
-
 // Train runs cfg into the new directory dir, reporting progress to p (nil
-// for none). On a non-finite loss it stops with an error and leaves the
-// files of the last evaluation, including its checkpoint.
+// for none). It holds dir's lock while it writes. On a non-finite loss or
+// state it stops with an error and leaves the files of the last evaluation,
+// including its checkpoint.
 func Train(cfg configs.Config, dir string, p *Progress) (*Result, error) {
 	s, err := Build(cfg)
 	if err != nil {
 		return nil, err
 	}
-	if err := createRunDir(dir); err != nil {
+	lock, err := createRunDir(dir)
+	if err != nil {
 		return nil, err
 	}
+	defer lock.Release()
 	yml, err := cfg.Marshal()
 	if err != nil {
 		return nil, err
@@ -81,6 +80,13 @@ func Train(cfg configs.Config, dir string, p *Progress) (*Result, error) {
 	if err := atomicfile.Write(filepath.Join(dir, ConfigFile), yml); err != nil {
 		return nil, err
 	}
+	return start(s, dir, p)
+}
+
+// start trains s from iteration 0 in dir, which holds its config.yaml and
+// nothing else that counts: the metric files are written afresh.
+func start(s *Setup, dir string, p *Progress) (*Result, error) {
+	cfg := s.Config
 	w0, err := s.Model.Init(graph.Init(cfg.Model.Init), cfg.Model.InitStd, rand.New(rand.NewPCG(cfg.Seed, 0x696e6974)))
 	if err != nil {
 		return nil, err
@@ -90,71 +96,145 @@ func Train(cfg configs.Config, dir string, p *Progress) (*Result, error) {
 		return nil, err
 	}
 	ss.metrics.WriteString(metricsHeader)
-	ss.pcsv.WriteString("iteration")
-	for i := 0; i < s.Train.Len(); i++ {
-		ss.pcsv.WriteString("," + csvQuote(s.Train.Name(i)))
-	}
-	ss.pcsv.WriteString("\n")
+	ss.pcsv.WriteString(pHeader(s.Train))
 	if err := ss.record(); err != nil {
 		return nil, err
 	}
 	return ss.train(p)
 }
 
+// pHeader is p.csv's header: iteration, then one column per meta-training
+// task.
+func pHeader(train metalearn.TaskSet) string {
+	var b strings.Builder
+	b.WriteString("iteration")
+	for i := 0; i < train.Len(); i++ {
+		b.WriteString("," + csvQuote(train.Name(i)))
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
 // Resume continues the unfinished run in dir from its last checkpoint; the
-// finished run is identical to one that never stopped (but for timing).
+// finished run is identical to one that never stopped (but for timing). A
+// run stopped before its first checkpoint starts again from iteration 0
+// with the config in dir. It holds dir's lock, and first removes the
+// temporary files of writes a crash interrupted.
 func Resume(dir string, p *Progress) (*Result, error) {
-	cfg, err := configs.Load(filepath.Join(dir, ConfigFile))
+	lock, err := openRunDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
+	s, err := loadSetup(dir)
+	if err != nil {
+		return nil, err
+	}
+	ckPath := filepath.Join(dir, CheckpointFile)
+	if _, err := os.Stat(ckPath); errors.Is(err, os.ErrNotExist) {
+		return start(s, dir, p)
+	}
+	ss, ck, err := restoreSession(s, dir)
+	if err != nil {
+		return nil, err
+	}
+	ss.trainDur = time.Duration(ck.TrainSeconds * float64(time.Second))
+	ss.evalDur = time.Duration(ck.EvalSeconds * float64(time.Second))
+	// Keep the metric rows up to the checkpoint; later ones are redone.
+	if err := keepRows(filepath.Join(dir, MetricsFile), metricsHeader, strings.Count(metricsHeader, ",")+1, ck.State.Iteration, &ss.metrics); err != nil {
+		return nil, err
+	}
+	if err := keepRows(filepath.Join(dir, PFile), pHeader(s.Train), 1+s.Train.Len(), ck.State.Iteration, &ss.pcsv); err != nil {
+		return nil, err
+	}
+	return ss.train(p)
+}
+
+// loadSetup builds the run of the config.yaml in dir; errors name the file.
+func loadSetup(dir string) (*Setup, error) {
+	cfgPath := filepath.Join(dir, ConfigFile)
+	cfg, err := configs.Load(cfgPath)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s has no %s: not a run directory (or one killed before its config was written: start it again with train)", dir, ConfigFile)
+	}
 	if err != nil {
 		return nil, err
 	}
 	s, err := Build(cfg)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", cfgPath, err)
 	}
-	raw, err := os.ReadFile(filepath.Join(dir, CheckpointFile))
-	if err != nil {
-		return nil, fmt.Errorf("%s cannot be resumed: %w", dir, err)
-	}
-	var ck checkpoint
+	return s, nil
+}
+
+// restoreSession continues s from the checkpoint in dir, refusing (with the
+// file and the field) a checkpoint that is damaged or does not fit s.
+func restoreSession(s *Setup, dir string) (*session, checkpoint, error) {
 	ckPath := filepath.Join(dir, CheckpointFile)
-	if err := json.Unmarshal(raw, &ck); err != nil {
-		return nil, fmt.Errorf("%s: %w", ckPath, err)
+	ck, err := readCheckpoint(ckPath)
+	if err != nil {
+		return nil, checkpoint{}, fmt.Errorf("%s cannot be resumed: %w", dir, err)
+	}
+	if n := s.Objective.NumParams(); len(ck.State.W) != n {
+		return nil, checkpoint{}, fmt.Errorf("%s: state.W: %d parameters, the model of %s has %d", ckPath, len(ck.State.W), ConfigFile, n)
 	}
 	ss, err := newSession(s, dir, ck.State.W)
 	if err != nil {
-		return nil, err
+		return nil, checkpoint{}, fmt.Errorf("%s: %w", ckPath, err)
 	}
-	if err := json.Unmarshal(ck.Optimizer, ss.opt); err != nil {
-		return nil, fmt.Errorf("%s: optimizer state: %w", ckPath, err)
-	}
-	if a, ok := ss.opt.(*metalearn.Adam); ok && (len(a.M) != len(ck.State.W) || len(a.V) != len(ck.State.W)) {
-		return nil, fmt.Errorf("%s: the optimizer state is not Adam's for %d parameters (was meta.optimizer changed?)", ckPath, len(ck.State.W))
+	if err := restoreOptimizer(ss.opt, ck.Optimizer); err != nil {
+		return nil, checkpoint{}, fmt.Errorf("%s: %w", ckPath, err)
 	}
 	if err := ss.tr.Restore(ck.State); err != nil {
-		return nil, fmt.Errorf("%s: %w", ckPath, err)
+		return nil, checkpoint{}, fmt.Errorf("%s: %w (does it belong to this %s?)", ckPath, err, ConfigFile)
 	}
-	ss.trainDur = time.Duration(ck.TrainSeconds * float64(time.Second))
-	ss.evalDur = time.Duration(ck.EvalSeconds * float64(time.Second))
-	// Keep the metric rows up to the checkpoint; later ones are redone.
-	for _, f := range []struct {
-		name string
-		buf  *bytes.Buffer
-	}{{MetricsFile, &ss.metrics}, {PFile, &ss.pcsv}} {
-		raw, err := os.ReadFile(filepath.Join(dir, f.name))
-		if err != nil {
-			return nil, fmt.Errorf("%s cannot be resumed: %w", dir, err)
+	return ss, ck, nil
+}
+
+// keepRows copies into buf the header and the rows of the CSV file at path
+// up to the row of iteration last, which must be there: rows before a
+// checkpoint are evaluations of earlier iterates that resume cannot redo,
+// so a damaged one is refused, naming the line.
+func keepRows(path, header string, fields, last int, buf *bytes.Buffer) error {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("%s cannot be resumed: %w", filepath.Dir(path), err)
+	}
+	refuse := func(line int, what string) error {
+		return fmt.Errorf("%s:%d: %s; the rows up to the checkpoint's iteration %d are evaluations resume cannot redo: restore the file, or train the run again into a new directory",
+			path, line, what, last)
+	}
+	lines := strings.SplitAfter(string(raw), "\n")
+	if lines[0] != header {
+		return refuse(1, "the header is not the run's")
+	}
+	buf.WriteString(header)
+	prev := -1
+	for i, line := range lines[1:] {
+		if line == "" {
+			break
 		}
-		lines := strings.SplitAfter(string(raw), "\n")
-		for i, line := range lines {
-			it, _, _ := strings.Cut(line, ",")
-			if n, err := strconv.Atoi(it); i > 0 && (err != nil || n > ck.State.Iteration) {
-				break
+		rec := strings.Split(strings.TrimSuffix(line, "\n"), ",")
+		it, err := strconv.Atoi(rec[0])
+		switch {
+		case err != nil || !strings.HasSuffix(line, "\n"):
+			return refuse(i+2, fmt.Sprintf("%q is not a complete row", strings.TrimSpace(line)))
+		case it <= prev || it > last:
+			return refuse(i+2, fmt.Sprintf("iteration %d out of order", it))
+		case len(rec) != fields:
+			return refuse(i+2, fmt.Sprintf("%d fields, want %d", len(rec), fields))
+		}
+		for _, f := range rec[1:] {
+			if v, err := strconv.ParseFloat(f, 64); (err != nil || math.IsNaN(v) || math.IsInf(v, 0)) && !(f == "" && it == 0) {
+				return refuse(i+2, fmt.Sprintf("%q is not a finite number", f))
 			}
-			f.buf.WriteString(line)
+		}
+		buf.WriteString(line)
+		if prev = it; it == last {
+			return nil
 		}
 	}
-	return ss.train(p)
+	return refuse(len(lines), fmt.Sprintf("no row for iteration %d", last))
 }
 
 const metricsHeader = "iteration,elapsed_seconds,batch_mean,batch_worst,train_mean,train_worst,train_std,test_mean,test_worst,test_std\n"
@@ -227,7 +307,7 @@ func (ss *session) record() error {
 	if err != nil {
 		return err
 	}
-	ck, err := json.Marshal(checkpoint{State: snap, Optimizer: opt, TrainSeconds: ss.trainDur.Seconds(), EvalSeconds: ss.evalDur.Seconds()})
+	ck, err := encodeCheckpoint(checkpoint{State: snap, Optimizer: opt, TrainSeconds: ss.trainDur.Seconds(), EvalSeconds: ss.evalDur.Seconds()})
 	if err != nil {
 		return err
 	}
@@ -262,7 +342,7 @@ func (ss *session) train(p *Progress) (*Result, error) {
 		restoreLR()
 		if err != nil {
 			p.Done()
-			return nil, fmt.Errorf("%s: training stopped: %w (the files in %s are from the last evaluation)", cfg.Name, err, ss.dir)
+			return nil, fmt.Errorf("%s: training stopped: %w (the files in %s are from the last evaluation; trmaml eval -run %s evaluates its checkpoint)", cfg.Name, err, ss.dir, ss.dir)
 		}
 		ss.batchSum += st.MeanLoss
 		ss.batchMax = max(ss.batchMax, st.MaxLoss)
@@ -309,42 +389,69 @@ func (ss *session) train(p *Progress) (*Result, error) {
 // Evaluate re-evaluates the solution saved in run directory dir with the
 // run's own evaluation protocol and seed (or evalSeed, if not zero), writes
 // evaluation.json there and returns it. With the run's seed it reproduces
-// the statistics of result.json.
+// the statistics of result.json. A run without model.json (unfinished, or
+// stopped on a non-finite value) is evaluated at its last good checkpoint:
+// the output rule's solution at that iteration, which Result.Iterations and
+// Result.Source give.
 func Evaluate(dir string, evalSeed uint64) (*Result, error) {
-	cfg, err := configs.Load(filepath.Join(dir, ConfigFile))
+	lock, err := openRunDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	var model Model
-	raw, err := os.ReadFile(filepath.Join(dir, ModelFile))
-	if err != nil {
-		return nil, fmt.Errorf("%s has no finished model: %w", dir, err)
-	}
-	if err := json.Unmarshal(raw, &model); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ModelFile), err)
-	}
-	s, err := Build(cfg)
+	defer lock.Release()
+	s, err := loadSetup(dir)
 	if err != nil {
 		return nil, err
 	}
-	if len(model.W) != s.Objective.NumParams() {
-		return nil, fmt.Errorf("%s: %d parameters, the config's model has %d", filepath.Join(dir, ModelFile), len(model.W), s.Objective.NumParams())
+	cfg := s.Config
+	w, p, iterations, source, err := savedSolution(s, dir)
+	if err != nil {
+		return nil, err
 	}
 	if evalSeed != 0 {
 		s.Config.Seed = evalSeed
 	}
 	start := time.Now()
-	trainStats, testStats, err := s.evaluate(model.W, cfg.Meta.Iterations)
+	trainStats, testStats, err := s.evaluate(w, iterations)
 	if err != nil {
 		return nil, err
 	}
 	res := &Result{
-		Name: cfg.Name, Algorithm: cfg.Algorithm, CVaRLevel: cvarLevel(cfg), Order: cfg.Order, Seed: s.Config.Seed, Iterations: cfg.Meta.Iterations,
-		Output: cfg.Meta.Output, MetaTest: testStats, MetaTrain: trainStats, FinalP: model.P,
+		Name: cfg.Name, Algorithm: cfg.Algorithm, CVaRLevel: cvarLevel(cfg), Order: cfg.Order, Seed: s.Config.Seed, Iterations: iterations,
+		Output: cfg.Meta.Output, MetaTest: testStats, MetaTrain: trainStats, FinalP: p, Source: source,
 		Timing: Timing{EvalSeconds: time.Since(start).Seconds()},
 		Metric: s.Metric.Name,
 	}
 	return res, writeJSON(filepath.Join(dir, EvalFile), res)
+}
+
+// savedSolution returns the solution of the run in dir: model.json's, or,
+// when the run has none, the output rule's at its checkpoint.
+func savedSolution(s *Setup, dir string) (w, p []float64, iterations int, source string, err error) {
+	path := filepath.Join(dir, ModelFile)
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		ss, ck, err := restoreSession(s, dir)
+		if err != nil {
+			return nil, nil, 0, "", fmt.Errorf("%s has no finished model and no checkpoint to evaluate: %w", dir, err)
+		}
+		w, p = ss.tr.Solution()
+		if !movesP(s.Config.Algorithm) {
+			p = nil
+		}
+		return w, p, ck.State.Iteration, fmt.Sprintf("%s at iteration %d (no %s)", CheckpointFile, ck.State.Iteration, ModelFile), nil
+	}
+	if err != nil {
+		return nil, nil, 0, "", err
+	}
+	var model Model
+	if err := json.Unmarshal(raw, &model); err != nil {
+		return nil, nil, 0, "", fmt.Errorf("%s: %w", path, err)
+	}
+	if len(model.W) != s.Objective.NumParams() {
+		return nil, nil, 0, "", fmt.Errorf("%s: w: %d parameters, the model of %s has %d", path, len(model.W), ConfigFile, s.Objective.NumParams())
+	}
+	return model.W, model.P, s.Config.Meta.Iterations, "", nil
 }
 
 func writeJSON(path string, v any) error {

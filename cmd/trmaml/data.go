@@ -25,6 +25,9 @@ func dataCmd(args []string, stdout, stderr io.Writer) error {
 	def, _ := omniglot.DefaultRoot()
 	if len(args) == 0 || args[0] != "omniglot" {
 		fmt.Fprintf(stderr, dataUsage, def)
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+			return flag.ErrHelp
+		}
 		if len(args) == 0 {
 			return errors.New("data: missing dataset name (omniglot)")
 		}

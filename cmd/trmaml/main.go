@@ -27,16 +27,25 @@ import (
 
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/experiment"
+	"github.com/trmaml/trmaml/internal/dirlock"
 	"github.com/trmaml/trmaml/run"
 )
 
 func main() {
-	if err := dispatch(os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "trmaml:", err)
-		}
-		os.Exit(2)
+	err := dispatch(os.Args[1:], os.Stdout, os.Stderr)
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(os.Stderr, "trmaml:", err)
 	}
+	os.Exit(exitCode(err))
+}
+
+// exitCode is 0 for success and for -h (help was asked for, so it is not an
+// error; the flag package has printed it), 2 for every error.
+func exitCode(err error) int {
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	return 2
 }
 
 const usage = `usage:
@@ -191,12 +200,20 @@ func experimentCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	grid := experiment.Jobs(cfgs, *out)
 	fmt.Fprintf(stdout, "experiment %s: %d runs, %d at a time, in %s\n", *path, len(grid), *jobs, *out)
-	runErr := experiment.Run(grid, *jobs, stderr, isTerminal(stderr))
-	// Figures and table cover the runs that finished, even if some failed.
-	if err := reportCmd([]string{"-out", *out, *out}, stdout, stderr); err != nil {
+	runErr := experiment.Run(*out, grid, *jobs, stderr, isTerminal(stderr))
+	if errors.Is(runErr, dirlock.ErrHeld) || errors.Is(runErr, experiment.ErrForeign) {
+		return runErr
+	}
+	// Figures and table cover the experiment's runs that finished, even if
+	// some failed.
+	report := []string{"-out", *out}
+	for _, j := range grid {
+		report = append(report, j.Dir)
+	}
+	if err := reportCmd(report, stdout, stderr); err != nil {
 		return errors.Join(runErr, err)
 	}
-	return errors.Join(runErr, plotCmd([]string{"-out", *out, *out}, stdout, stderr))
+	return errors.Join(runErr, plotCmd(report, stdout, stderr))
 }
 
 func printResult(w io.Writer, r *run.Result) {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -123,7 +124,7 @@ func TestBadInputRefused(t *testing.T) {
 func TestExperimentWritesTableAndFigures(t *testing.T) {
 	tmp := t.TempDir()
 	base := "name: tiny\nmodel: {hidden: [8]}\nmeta: {iterations: 20, batch: 10}\n" +
-		"eval: {every: 10, instances: 490, train_instances: 100, batch: 245}\n"
+		"eval: {every: 10, instances: 490, train_instances: 100, batch: 245, query: 5}\n"
 	exp := "name: tiny\nbase: base.yaml\nalgorithms: [maml, trmaml]\norders: [second, first]\nseeds: [1, 2]\n"
 	for name, body := range map[string]string{"base.yaml": base, "exp.yaml": exp} {
 		if err := os.WriteFile(filepath.Join(tmp, name), []byte(body), 0o644); err != nil {
@@ -147,5 +148,21 @@ func TestExperimentWritesTableAndFigures(t *testing.T) {
 		if !strings.Contains(table, w) {
 			t.Errorf("table.md lacks %q:\n%s", w, table)
 		}
+	}
+}
+
+// TestHelpExitsZero: -h of every command, like trmaml -h, is not an error.
+func TestHelpExitsZero(t *testing.T) {
+	for _, args := range [][]string{{"-h"}, {"help"}, {"train", "-h"}, {"resume", "-h"}, {"eval", "-help"}, {"experiment", "-h"}, {"report", "-h"}, {"plot", "-h"}, {"compare", "-h"}, {"data", "-h"}, {"data", "omniglot", "-h"}} {
+		var out, errOut bytes.Buffer
+		if code := exitCode(dispatch(args, &out, &errOut)); code != 0 {
+			t.Errorf("trmaml %v exits %d, want 0", args, code)
+		}
+		if out.Len()+errOut.Len() == 0 {
+			t.Errorf("trmaml %v printed no help", args)
+		}
+	}
+	if code := exitCode(dispatch([]string{"train", "-bogus"}, io.Discard, io.Discard)); code != 2 {
+		t.Errorf("an unknown flag exits %d, want 2", code)
 	}
 }

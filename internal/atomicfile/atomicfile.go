@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // WriteFunc creates or replaces path (mode 0644) with what write produces.
@@ -62,4 +63,40 @@ func Write(path string, data []byte) error {
 		_, err := io.Copy(w, bytes.NewReader(data))
 		return err
 	})
+}
+
+// IsTemp reports whether name (a base name) is a temporary file of WriteFunc:
+// ".TARGET.tmpDIGITS".
+func IsTemp(name string) bool {
+	i := strings.LastIndex(name, ".tmp")
+	if !strings.HasPrefix(name, ".") || i < 2 || i+4 == len(name) {
+		return false
+	}
+	for _, c := range name[i+4:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// CleanTemps removes the temporary files that writes into dir interrupted
+// by a crash left behind, and returns their names. The caller must be the
+// directory's only writer (hold its lock), or it could remove a temporary
+// file another writer is about to rename.
+func CleanTemps(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var removed []string
+	for _, e := range entries {
+		if e.Type().IsRegular() && IsTemp(e.Name()) {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+				return removed, err
+			}
+			removed = append(removed, e.Name())
+		}
+	}
+	return removed, nil
 }

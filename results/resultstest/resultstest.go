@@ -51,6 +51,7 @@ func New(name, algorithm, order string, seed uint64, k int, level float64) Spec 
 	cfg := configs.Defaults()
 	cfg.Name, cfg.Algorithm, cfg.Order, cfg.Seed = name, algorithm, order, seed
 	cfg.Task.Support, cfg.Task.Query = k, k
+	cfg.Meta.Iterations, cfg.Eval.Every = 200, 100
 	s := Spec{Config: cfg, Iterations: []int{0, 100, 200}}
 	for r := range s.Iterations {
 		var row [9]float64

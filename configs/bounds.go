@@ -1,0 +1,117 @@
+package configs
+
+import (
+	"fmt"
+	"math"
+)
+
+// Upper bounds on the size fields. They lie far beyond what a real
+// experiment needs (the paper's settings are in parentheses) and keep every
+// size product representable, so that a mistyped value is refused with the
+// field's name instead of crashing an allocation. MaxMemory then bounds the
+// sizes' combination.
+const (
+	MaxPoints     = 10_000      // task.support, task.query (paper: 5 or 10)
+	MaxEvalQuery  = 100_000     // eval.query (paper: 1000)
+	MaxBatch      = 10_000      // meta.batch (paper: 25), eval.batch (500)
+	MaxInstances  = 10_000_000  // eval.instances, eval.train_instances (5000)
+	MaxWidth      = 100_000     // each model.hidden entry (40)
+	MaxLayers     = 16          // len(model.hidden) (2)
+	MaxSteps      = 100         // inner.steps, unrolled in the graph (1)
+	MaxIterations = 100_000_000 // meta.iterations, eval.every (70,000)
+	MaxTasks      = 100_000     // tasks of a task set, (hi-lo)/task_width (490)
+	MaxRanges     = 1_000       // len(task.sinusoid.train_amplitudes) (2)
+	// MaxFileBytes bounds a config or experiment file, checked before the
+	// YAML is parsed (the built-in files are about 3 KB).
+	MaxFileBytes = 64 << 10
+	// MaxMemory bounds Memory(): a config needing more is refused before
+	// anything is allocated (the paper's settings need about 0.32 GiB).
+	MaxMemory = 4 << 30
+)
+
+// maxListLen bounds each list field, checked before it is decoded.
+var maxListLen = map[string]int{
+	"model.hidden":                   MaxLayers,
+	"task.sinusoid.train_amplitudes": MaxRanges,
+}
+
+// MemoryEstimate is the memory a run of a config needs, in bytes, by part.
+type MemoryEstimate struct {
+	// TrainGraph is the meta-training graph: every inner step's adapted
+	// parameters and activations for meta.batch instances, and their
+	// gradients through the meta-gradient.
+	TrainGraph float64
+	// EvalGraph is the evaluation graph, eval.batch instances scored on
+	// eval.query points each, and the evaluation's per-instance order.
+	EvalGraph float64
+	// Records are metrics.csv and p.csv, kept in memory while training: one
+	// row per evaluation.
+	Records float64
+}
+
+// Total is the whole estimate in bytes, with 64 MiB for the runtime.
+func (m MemoryEstimate) Total() float64 { return m.TrainGraph + m.EvalGraph + m.Records + 64<<20 }
+
+// Memory estimates the memory a run of c needs from its sizes alone, without
+// allocating anything: graph nodes hold, per instance and inner step, a copy
+// of the parameters and the activations of every point, and the backward
+// sweeps hold as much again. The factors are upper estimates measured on the
+// sine configs (the paper's K=5 run with eval.query 1000 and eval.batch 100
+// estimates 0.32 GiB; six such runs at once held 1.8 GB resident). Computed in float64 so
+// that no size product overflows.
+func (c Config) Memory() MemoryEstimate {
+	const in, out, float = 1, 1, 8 // the sinusoid family's dimensions; bytes per value
+	params, units := 0.0, float64(in+out)
+	prev := float64(in)
+	for _, h := range append(append([]int(nil), c.Model.Hidden...), out) {
+		params += prev*float64(h) + float64(h)
+		units += float64(h)
+		prev = float64(h)
+	}
+	units -= out // the output layer is counted once below, in the loss
+	graph := func(tasks, query int, factor float64) float64 {
+		t, steps := float64(tasks), float64(c.Inner.Steps)
+		perStep := t * (params + float64(c.Task.Support)*units)
+		final := t * float64(query) * units
+		return factor * float * (params + steps*perStep + final)
+	}
+	rows := float64(c.Meta.Iterations)/float64(max(c.Eval.Every, 1)) + 2
+	trainTasks := 0.0
+	for _, a := range c.Task.Sinusoid.TrainAmplitudes {
+		trainTasks += (a[1] - a[0]) / c.Task.Sinusoid.TaskWidth
+	}
+	return MemoryEstimate{
+		TrainGraph: graph(c.Meta.Batch, c.Task.Query, 8),
+		EvalGraph:  graph(c.Eval.Batch, c.Eval.Query, 4) + float*float64(max(c.Eval.Instances, c.Eval.TrainInstances)),
+		Records:    rows * (200 + 25*trainTasks),
+	}
+}
+
+// checkMemory refuses a config whose estimate exceeds MaxMemory, naming the
+// field that sizes the largest part.
+func (k *checker) checkMemory(c Config) {
+	m := c.Memory()
+	if !(m.Total() > MaxMemory) {
+		return
+	}
+	field, part, v := "meta.batch", "the training graph", any(c.Meta.Batch)
+	if m.EvalGraph >= m.TrainGraph && m.EvalGraph >= m.Records {
+		field, part, v = "eval.batch", "the evaluation graph", c.Eval.Batch
+	} else if m.Records >= m.TrainGraph {
+		field, part, v = "eval.every", "the per-evaluation records", c.Eval.Every
+	}
+	k.fail(field, v, "the config needs about %s (training graph %s, evaluation graph %s, records %s), more than the limit of %s; the largest part is %s: make this field or the sizes it multiplies smaller",
+		gib(m.Total()), gib(m.TrainGraph), gib(m.EvalGraph), gib(m.Records), gib(MaxMemory), part)
+}
+
+func gib(b float64) string { return fmt.Sprintf("%.2f GiB", b/(1<<30)) }
+
+// taskCount is the number of tasks an amplitude range of the given width
+// makes, or +Inf when it cannot be computed.
+func taskCount(lo, hi, width float64) float64 {
+	n := math.Ceil((hi-lo)/width - 1e-9)
+	if math.IsNaN(n) {
+		return math.Inf(1)
+	}
+	return n
+}

@@ -1,0 +1,67 @@
+package dirlock
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+func TestSecondHolderRefusedWithName(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Acquire(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Acquire(dir)
+	if !errors.Is(err, ErrHeld) || !strings.Contains(err.Error(), "pid ") || !strings.Contains(err.Error(), dir) {
+		t.Fatalf("second Acquire: %v, want ErrHeld naming the directory and the holder's pid", err)
+	}
+	l.Release()
+	l2, err := Acquire(dir)
+	if err != nil {
+		t.Fatalf("Acquire after Release: %v", err)
+	}
+	l2.Release()
+}
+
+// TestStaleLockFromKilledProcess: a process that holds the lock and is
+// killed with SIGKILL leaves the file with its name in it, and the lock is
+// free at once.
+func TestStaleLockFromKilledProcess(t *testing.T) {
+	if os.Getenv("DIRLOCK_HOLD") != "" {
+		if _, err := Acquire(os.Getenv("DIRLOCK_HOLD")); err != nil {
+			os.Exit(3)
+		}
+		os.Stdout.WriteString("held\n")
+		select {}
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestStaleLockFromKilledProcess$")
+	cmd.Env = append(os.Environ(), "DIRLOCK_HOLD="+dir)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 5)
+	if _, err := out.Read(buf); err != nil || string(buf) != "held\n" {
+		t.Fatalf("child did not take the lock: %q %v", buf, err)
+	}
+	if _, err := Acquire(dir); !errors.Is(err, ErrHeld) || !strings.Contains(err.Error(), "TestStaleLock") {
+		t.Errorf("while the child holds it: %v, want ErrHeld naming its command", err)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if data, _ := os.ReadFile(dir + "/" + Name); len(data) == 0 {
+		t.Error("the killed holder's name is gone from the lock file")
+	}
+	l, err := Acquire(dir)
+	if err != nil {
+		t.Fatalf("stale lock blocks: %v", err)
+	}
+	l.Release()
+}
