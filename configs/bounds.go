@@ -47,10 +47,59 @@ type MemoryEstimate struct {
 	// Records are metrics.csv and p.csv, kept in memory while training: one
 	// row per evaluation.
 	Records float64
+	// Data is the task family's data held in memory (Omniglot's decoded
+	// images, one byte per pixel); 0 for generated tasks.
+	Data float64
 }
 
 // Total is the whole estimate in bytes, with 64 MiB for the runtime.
-func (m MemoryEstimate) Total() float64 { return m.TrainGraph + m.EvalGraph + m.Records + 64<<20 }
+func (m MemoryEstimate) Total() float64 {
+	return m.TrainGraph + m.EvalGraph + m.Records + m.Data + 64<<20
+}
+
+// Omniglot's size: images in the two sets of the data, and meta-training
+// alphabets (p.csv's columns).
+const (
+	omniglotImages     = 32460
+	omniglotTrainTasks = 25
+)
+
+// cnnMemory estimates a run of the omniglot family. The graph's large
+// values are the activations of every image: per block its convolution
+// output at that block's resolution, per filter. The factors are measured
+// peaks of the paper's model (scripts/bench_cnn.sh: 64 filters, 4 blocks,
+// meta-batch 8, J = 10, float32, second order: 600 MiB at 5-way 1-shot,
+// 2290 MiB at 20-way) divided by the activations of one pass over the
+// meta-batch's images: 5.0 and 4.9, so 5.5 is an upper estimate for
+// training, which holds the forward, backward and second-order sweeps; an
+// evaluation holds the forward pass, one inner step's backward sweep on the
+// support images and the adapted forward pass, 3.
+func (c Config) cnnMemory() MemoryEstimate {
+	o, n := c.Task.Omniglot, c.Model.CNN
+	float := 8.0
+	if c.Model.Dtype == "float32" {
+		float = 4
+	}
+	perImage, side := 0.0, o.ImageSize
+	for range min(n.Blocks, 62) {
+		perImage += float64(n.Filters * side * side)
+		side /= 2
+	}
+	perImage += float64(o.ImageSize * o.ImageSize) // the input
+	params := 9*float64(n.Filters)*float64(n.Filters+1)*float64(n.Blocks) + float64(side*side*n.Filters+1)*float64(o.Ways)
+	graph := func(tasks, support, query int, factor float64) float64 {
+		images := float64(tasks) * float64(o.Ways) * float64(support+query)
+		return float * (factor*images*perImage + params*float64(tasks*(c.Inner.Steps+2)))
+	}
+	rows := float64(c.Meta.Iterations)/float64(max(c.Eval.Every, 1)) + 2
+	instances := max(c.Eval.Instances, c.Eval.TrainInstances, c.Eval.FinalInstances)
+	return MemoryEstimate{
+		TrainGraph: graph(c.Meta.Batch, c.Task.Support, c.Task.Query, 5.5),
+		EvalGraph:  graph(c.Eval.Batch, c.Task.Support, c.Eval.Query, 3) + 8*float64(instances),
+		Records:    rows * (200 + 25*omniglotTrainTasks),
+		Data:       omniglotImages * float64(o.ImageSize*o.ImageSize),
+	}
+}
 
 // Memory estimates the memory a run of c needs from its sizes alone, without
 // allocating anything: graph nodes hold, per instance and inner step, a copy
@@ -60,6 +109,9 @@ func (m MemoryEstimate) Total() float64 { return m.TrainGraph + m.EvalGraph + m.
 // estimates 0.32 GiB; six such runs at once held 1.8 GB resident). Computed in float64 so
 // that no size product overflows.
 func (c Config) Memory() MemoryEstimate {
+	if c.Task.Family == "omniglot" {
+		return c.cnnMemory()
+	}
 	const in, out, float = 1, 1, 8 // the sinusoid family's dimensions; bytes per value
 	params, units := 0.0, float64(in+out)
 	prev := float64(in)

@@ -59,20 +59,56 @@ type Config struct {
 	CVaR CVaRConfig `yaml:"cvar"`
 	// Eval is the periodic evaluation protocol.
 	Eval EvalConfig `yaml:"eval"`
+	// Data says where the task family's files are (Omniglot).
+	Data DataConfig `yaml:"data"`
+}
+
+// DataConfig locates the data of file-based task families.
+type DataConfig struct {
+	// Root is the data root holding omniglot/ (see data/omniglot). Empty
+	// means $TRMAML_DATA, else the user cache directory; the -data flag of
+	// train, resume, eval and experiment overrides it without changing the
+	// config (omniglot.ResolveRoot).
+	Root string `yaml:"root"`
 }
 
 // TaskConfig selects the task family and the size of each few-shot instance.
 type TaskConfig struct {
-	// Family is the task family; "sinusoid" is the only one for now.
+	// Family is the task family: "sinusoid" (regression, the MLP of model,
+	// metric MSE) or "omniglot" (alphabets as N-way classification tasks,
+	// the CNN of model.cnn, metric accuracy).
 	Family string `yaml:"family"`
-	// Support is K >= 1, the number of support points the inner loop adapts on.
+	// Support is K >= 1, the number of support points the inner loop adapts
+	// on; for omniglot the number of support images per class (K-shot), so
+	// an instance has ways*K support images.
 	Support int `yaml:"support"`
 	// Query is J >= 1, the number of query points the adapted model is scored
-	// on during meta-training.
+	// on during meta-training; for omniglot per class (paper: 10).
 	Query int `yaml:"query"`
 	// Sinusoid configures the "sinusoid" family.
 	Sinusoid SinusoidConfig `yaml:"sinusoid"`
+	// Omniglot configures the "omniglot" family.
+	Omniglot OmniglotConfig `yaml:"omniglot"`
 }
+
+// OmniglotConfig configures Omniglot classification: each of the 25
+// meta-training and 20 meta-test alphabets is a task, an instance is an
+// N-way problem over N distinct characters of one alphabet.
+type OmniglotConfig struct {
+	// Ways is N >= 2, the classes of an instance; it may not exceed the
+	// characters of the smallest alphabet of a split (20, Angelic, among the
+	// meta-test alphabets), which the run refuses.
+	Ways int `yaml:"ways"`
+	// Rotate turns each character of an instance by a random multiple of 90
+	// degrees, the paper's augmentation.
+	Rotate bool `yaml:"rotate"`
+	// ImageSize is the side the 105x105 drawings are shrunk to (paper: 28).
+	ImageSize int `yaml:"image_size"`
+}
+
+// MaxDrawings is the number of drawings of every Omniglot character: an
+// instance's support and query images per class must fit in it.
+const MaxDrawings = 20
 
 // SinusoidConfig configures sinusoid regression: an instance draws an
 // amplitude A and a phase phi and samples points (x, A sin(x - phi)). A task is
@@ -138,6 +174,25 @@ type ModelConfig struct {
 	// InitStd > 0 is the standard deviation of the truncated normal
 	// initialisation.
 	InitStd float64 `yaml:"init_std"`
+	// CNN is the convolutional network of the omniglot family; the fields
+	// above describe the sinusoid family's MLP.
+	CNN CNNConfig `yaml:"cnn"`
+	// Dtype is the floating-point type of the graphs: "float64" or
+	// "float32" (about twice as fast for the CNN, half the memory).
+	Dtype string `yaml:"dtype"`
+}
+
+// CNNConfig is MAML's Omniglot network: Blocks blocks of [3x3 conv with
+// Filters filters, batch norm, ReLU, 2x2 max-pool] and a linear layer.
+type CNNConfig struct {
+	// Filters >= 1 per convolution (paper: 64).
+	Filters int `yaml:"filters"`
+	// Blocks >= 1 (paper: 4); each halves the image side, which must stay
+	// >= 1 (28 -> 14 -> 7 -> 3 -> 1).
+	Blocks int `yaml:"blocks"`
+	// AdaptBN adapts batch norm's scale and shift in the inner loop too
+	// (the paper: false, only conv and linear weights and biases).
+	AdaptBN bool `yaml:"adapt_bn"`
 }
 
 // InnerConfig is the inner loop: plain gradient steps on the support set.
@@ -233,6 +288,12 @@ type EvalConfig struct {
 	// Batch >= 1 is the number of instances per evaluation graph batch; it
 	// bounds memory, not results.
 	Batch int `yaml:"batch"`
+	// FinalInstances is the number of instances of each split in the
+	// evaluation of the trained solution (result.json, trmaml eval). 0 means
+	// eval.instances and eval.train_instances, as during training; an
+	// omniglot file that leaves it out gets the paper's 5,000, so that
+	// evaluation during training can be cheaper.
+	FinalInstances int `yaml:"final_instances"`
 }
 
 // Defaults returns the paper's sine K=5 MAML setting. Load and Parse decode a
@@ -259,12 +320,15 @@ func Defaults() Config {
 				TestAmplitudes:  [2]float64{0.1, 5},
 				TrainAmplitudes: [][2]float64{{0.1, 1.05}, {4.95, 5}},
 			},
+			Omniglot: OmniglotConfig{Ways: 5, Rotate: true, ImageSize: 28},
 		},
 		Model: ModelConfig{
 			Hidden:     []int{40, 40},
 			Activation: "relu",
 			Init:       "truncated_normal",
 			InitStd:    0.01,
+			CNN:        CNNConfig{Filters: 64, Blocks: 4},
+			Dtype:      "float64",
 		},
 		Inner: InnerConfig{Steps: 1, Alpha: 1e-3},
 		Meta: MetaConfig{
@@ -306,7 +370,7 @@ func (c Config) validate() []error {
 	k.oneOf("order", c.Order, "second", "first")
 
 	t := c.Task
-	k.oneOf("task.family", t.Family, "sinusoid")
+	k.oneOf("task.family", t.Family, Families...)
 	k.between("task.support", t.Support, 1, MaxPoints)
 	k.between("task.query", t.Query, 1, MaxPoints)
 	s := t.Sinusoid
@@ -334,7 +398,12 @@ func (c Config) validate() []error {
 		}
 	}
 
+	if t.Family == "omniglot" {
+		k.omniglot(c)
+	}
+
 	m := c.Model
+	k.oneOf("model.dtype", m.Dtype, "float64", "float32")
 	if len(m.Hidden) > MaxLayers {
 		k.fail("model.hidden", fmt.Sprintf("a list of %d", len(m.Hidden)), "must have at most %d entries", MaxLayers)
 	}
@@ -369,6 +438,7 @@ func (c Config) validate() []error {
 	k.between("eval.train_instances", e.TrainInstances, 1, MaxInstances)
 	k.between("eval.query", e.Query, 1, MaxEvalQuery)
 	k.between("eval.batch", e.Batch, 1, MaxBatch)
+	k.between("eval.final_instances", e.FinalInstances, 0, MaxInstances)
 	if len(k.errs) == 0 {
 		k.checkMemory(c)
 	}

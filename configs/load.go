@@ -51,7 +51,11 @@ var paperPLR = map[int]float64{5: 1e-4, 10: 2e-4}
 // relations the paper configs use. set holds the field paths the file sets.
 func (c *Config) deriveFromK(set map[string]int) []error {
 	stated := func(path string) bool { _, ok := set[path]; return ok }
-	if !stated("trmaml.p_lr") {
+	if c.Task.Family == "omniglot" {
+		if errs := c.deriveOmniglot(stated); errs != nil {
+			return errs
+		}
+	} else if !stated("trmaml.p_lr") {
 		v, ok := paperPLR[c.Task.Support]
 		if !ok {
 			if c.Task.Support < 1 || c.Task.Support > MaxPoints {
@@ -309,6 +313,8 @@ func accepts(k reflect.Kind, tag string) bool {
 		return tag == "!!int"
 	case reflect.Float64:
 		return tag == "!!int" || tag == "!!float"
+	case reflect.Bool:
+		return tag == "!!bool"
 	}
 	return false
 }
@@ -352,6 +358,8 @@ func want(t reflect.Type) string {
 		return "a non-negative integer"
 	case reflect.Float64:
 		return "a number"
+	case reflect.Bool:
+		return "true or false"
 	}
 	return "a string"
 }

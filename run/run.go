@@ -19,6 +19,7 @@ import (
 	"github.com/trmaml/trmaml/internal/atomicfile"
 	"github.com/trmaml/trmaml/internal/dirlock"
 	"github.com/trmaml/trmaml/metalearn"
+	"gorgonia.org/tensor"
 )
 
 // File names inside a run directory.
@@ -35,17 +36,29 @@ const (
 // Setup is everything a config describes, built and ready: the task sets,
 // the model and its training and evaluation graphs.
 type Setup struct {
-	Config    configs.Config
-	Train     metalearn.TaskSet
-	Test      metalearn.TaskSet
-	Model     graph.MLP
-	Objective *graph.Objective // training graph, with meta-gradient
-	Evaluator *metalearn.Evaluator
+	Config configs.Config
+	Train  metalearn.TaskSet
+	Test   metalearn.TaskSet
+	// EvalTrain and EvalTest are the sets evaluation draws from: Train and
+	// Test, or their twins with eval.query query images per class when an
+	// Omniglot config scores evaluation on another number than training.
+	EvalTrain, EvalTest metalearn.TaskSet
+	Model               graph.Model
+	Objective           *graph.Objective // training graph, with meta-gradient
+	Evaluator           *metalearn.Evaluator
 	// Metric is what the evaluation statistics measure; result.json names it.
 	Metric metalearn.Metric
 	// Score gives the evaluated value of every instance of a batch, in
-	// Metric: the post-adaptation query loss of the evaluation graph.
+	// Metric: the post-adaptation query loss (MSE) or query accuracy of the
+	// evaluation graph.
 	Score metalearn.Scorer
+	// Support and Query are the points of a training instance (for Omniglot
+	// ways times the per-class counts of the config).
+	Support, Query int
+	// init draws the initial meta-parameters; record describes the model in
+	// model.json.
+	init   func(rng *rand.Rand) ([]float64, error)
+	record Model
 }
 
 // ConfigError is a config that passes field-by-field validation but cannot
@@ -57,15 +70,105 @@ type ConfigError struct {
 
 func (e *ConfigError) Error() string { return e.Field + ": " + e.Problem }
 
+// family is what a task family contributes to a Setup: its task sets, the
+// model that fits them, and how a graph of it is built.
+type family struct {
+	train, test, evalTrain, evalTest metalearn.TaskSet
+	model                            graph.Model
+	init                             func(rng *rand.Rand) ([]float64, error)
+	record                           Model
+	loss                             graph.Loss
+	metric                           graph.Metric // nil: the loss is the metric
+	inShape                          []int
+	support, query, evalQuery        int // points per instance
+}
+
 // Build assembles a Setup from a config, refusing with a *ConfigError what
-// the task sets make impossible. It writes nothing.
+// the task sets make impossible. It writes nothing; an Omniglot config loads
+// the data (once per process, see DataRoot).
 func Build(cfg configs.Config) (*Setup, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if cfg.Task.Family != "sinusoid" {
-		return nil, fmt.Errorf("run: task family %q is not available (allowed: sinusoid)", cfg.Task.Family)
+	var f *family
+	var err error
+	switch cfg.Task.Family {
+	case "sinusoid":
+		f, err = sinusoidFamily(cfg)
+	case "omniglot":
+		f, err = omniglotFamily(cfg)
+	default:
+		err = fmt.Errorf("run: task family %q is not available (allowed: %v)", cfg.Task.Family, configs.Families)
 	}
+	if err != nil {
+		return nil, err
+	}
+	if err := checkInstances(cfg, f.train.Len(), f.test.Len()); err != nil {
+		return nil, err
+	}
+	_, out := f.train.Dims()
+	dtype := tensor.Float64
+	if cfg.Model.Dtype == "float32" {
+		dtype = tensor.Float32
+	}
+	spec := graph.Spec{
+		Model: f.model, Tasks: cfg.Meta.Batch, Support: f.support, Query: f.query,
+		Loss: f.loss, Metric: f.metric, InShape: f.inShape, OutDim: out, Steps: cfg.Inner.Steps, Alpha: cfg.Inner.Alpha,
+		FirstOrder: cfg.Order == "first", MetaGradient: true, Dtype: dtype,
+	}
+	obj, err := graph.NewObjective(spec)
+	if err != nil {
+		return nil, err
+	}
+	spec.Tasks, spec.Query, spec.MetaGradient, spec.FirstOrder = cfg.Eval.Batch, f.evalQuery, false, false
+	evalObj, err := graph.NewObjective(spec)
+	if err != nil {
+		return nil, err
+	}
+	in, _ := f.train.Dims()
+	s := &Setup{
+		Config: cfg, Train: f.train, Test: f.test, EvalTrain: f.evalTrain, EvalTest: f.evalTest,
+		Model: f.model, Objective: obj,
+		Evaluator: metalearn.NewEvaluator(evalObj, f.support, f.evalQuery, in, out),
+		Metric:    metalearn.MSE,
+		Score: func(w []float64, b *metalearn.Batch, out []float64) error {
+			return evalObj.Losses(w, b, nil, out, nil)
+		},
+		Support: f.support, Query: f.query, init: f.init, record: f.record,
+	}
+	if name := evalObj.Metric(); name != "" {
+		if s.Metric, err = metalearn.MetricNamed(name); err != nil {
+			return nil, err
+		}
+		losses := make([]float64, evalObj.Tasks())
+		s.Score = func(w []float64, b *metalearn.Batch, out []float64) error {
+			return evalObj.LossesMetric(w, b, nil, losses, out, nil)
+		}
+	}
+	return s, nil
+}
+
+// checkInstances refuses evaluation counts that leave a task unmeasured.
+func checkInstances(cfg configs.Config, train, test int) error {
+	e := cfg.Eval
+	for _, c := range []struct {
+		field string
+		v, n  int
+		what  string
+	}{
+		{"eval.instances", e.Instances, test, "meta-test"},
+		{"eval.train_instances", e.TrainInstances, train, "meta-training"},
+		{"eval.final_instances", e.FinalInstances, max(train, test), "meta-training or meta-test"},
+	} {
+		if c.v < c.n && (c.field != "eval.final_instances" || c.v != 0) {
+			return &ConfigError{Field: c.field, Problem: fmt.Sprintf("%d is too few: must be >= %d, the number of %s tasks, so that every task is measured", c.v, c.n, c.what)}
+		}
+	}
+	return nil
+}
+
+// sinusoidFamily is sinusoid regression with the MLP of the model section.
+func sinusoidFamily(cfg configs.Config) (*family, error) {
 	sc := cfg.Task.Sinusoid
 	train, test, err := data.NewSinusoid(data.SinusoidSpec{
 		PhaseMax: float64(sc.PhaseMax), XMin: sc.XMin, XMax: sc.XMax, TaskWidth: sc.TaskWidth,
@@ -74,39 +177,20 @@ func Build(cfg configs.Config) (*Setup, error) {
 	if err != nil {
 		return nil, &ConfigError{Field: "task.sinusoid", Problem: err.Error()}
 	}
-	if cfg.Eval.Instances < test.Len() {
-		return nil, &ConfigError{Field: "eval.instances", Problem: fmt.Sprintf("%d is too few: must be >= %d, the number of meta-test tasks, so that every task is measured", cfg.Eval.Instances, test.Len())}
-	}
-	if cfg.Eval.TrainInstances < train.Len() {
-		return nil, &ConfigError{Field: "eval.train_instances", Problem: fmt.Sprintf("%d is too few: must be >= %d, the number of meta-training tasks, so that every task is measured", cfg.Eval.TrainInstances, train.Len())}
-	}
 	in, out := train.Dims()
 	sizes := append(append([]int{in}, cfg.Model.Hidden...), out)
 	mlp, err := graph.NewMLP(sizes, graph.Activation(cfg.Model.Activation))
 	if err != nil {
 		return nil, err
 	}
-	spec := graph.Spec{
-		Model: mlp, Tasks: cfg.Meta.Batch, Support: cfg.Task.Support, Query: cfg.Task.Query,
-		Loss: graph.MSE, InShape: []int{in}, OutDim: out, Steps: cfg.Inner.Steps, Alpha: cfg.Inner.Alpha,
-		FirstOrder: cfg.Order == "first", MetaGradient: true,
-	}
-	obj, err := graph.NewObjective(spec)
-	if err != nil {
-		return nil, err
-	}
-	spec.Tasks, spec.Query, spec.MetaGradient, spec.FirstOrder = cfg.Eval.Batch, cfg.Eval.Query, false, false
-	evalObj, err := graph.NewObjective(spec)
-	if err != nil {
-		return nil, err
-	}
-	return &Setup{
-		Config: cfg, Train: train, Test: test, Model: mlp, Objective: obj,
-		Evaluator: metalearn.NewEvaluator(evalObj, cfg.Task.Support, cfg.Eval.Query, in, out),
-		Metric:    metalearn.MSE,
-		Score: func(w []float64, b *metalearn.Batch, out []float64) error {
-			return evalObj.Losses(w, b, nil, out, nil)
+	return &family{
+		train: train, test: test, evalTrain: train, evalTest: test, model: mlp,
+		init: func(rng *rand.Rand) ([]float64, error) {
+			return mlp.Init(graph.Init(cfg.Model.Init), cfg.Model.InitStd, rng)
 		},
+		record: Model{Sizes: mlp.Sizes, Activation: string(mlp.Activation)},
+		loss:   graph.MSE, inShape: []int{in},
+		support: cfg.Task.Support, query: cfg.Task.Query, evalQuery: cfg.Eval.Query,
 	}, nil
 }
 
@@ -156,18 +240,23 @@ func newStats(s metalearn.TaskStats, set metalearn.TaskSet) Stats {
 }
 
 // evaluate measures w on both task sets with the evaluation generators of
-// the given iteration.
-func (s *Setup) evaluate(w []float64, iteration int) (train, test Stats, err error) {
+// the given iteration: with eval.instances and eval.train_instances during
+// training, with eval.final_instances (if set) for a final solution.
+func (s *Setup) evaluate(w []float64, iteration int, final bool) (train, test Stats, err error) {
 	cfg := s.Config
-	tr, err := s.Evaluator.EvaluateScore(w, s.Train, cfg.Eval.TrainInstances, evalRNG(cfg.Seed, iteration, "train"), s.Metric, s.Score)
+	trainN, testN := cfg.Eval.TrainInstances, cfg.Eval.Instances
+	if final && cfg.Eval.FinalInstances > 0 {
+		trainN, testN = cfg.Eval.FinalInstances, cfg.Eval.FinalInstances
+	}
+	tr, err := s.Evaluator.EvaluateScore(w, s.EvalTrain, trainN, evalRNG(cfg.Seed, iteration, "train"), s.Metric, s.Score)
 	if err != nil {
 		return Stats{}, Stats{}, fmt.Errorf("evaluating on the meta-training tasks: %w", err)
 	}
-	te, err := s.Evaluator.EvaluateScore(w, s.Test, cfg.Eval.Instances, evalRNG(cfg.Seed, iteration, "test"), s.Metric, s.Score)
+	te, err := s.Evaluator.EvaluateScore(w, s.EvalTest, testN, evalRNG(cfg.Seed, iteration, "test"), s.Metric, s.Score)
 	if err != nil {
 		return Stats{}, Stats{}, fmt.Errorf("evaluating on the meta-test tasks: %w", err)
 	}
-	return newStats(tr, s.Train), newStats(te, s.Test), nil
+	return newStats(tr, s.EvalTrain), newStats(te, s.EvalTest), nil
 }
 
 // ErrRunExists is returned when the output directory already holds files:

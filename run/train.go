@@ -53,10 +53,11 @@ type Timing struct {
 
 // Model is model.json: the solution chosen by the output rule.
 type Model struct {
-	Sizes      []int     `json:"sizes"`
-	Activation string    `json:"activation"`
-	W          []float64 `json:"w"`
-	P          []float64 `json:"p,omitempty"`
+	Sizes      []int      `json:"sizes,omitempty"`
+	Activation string     `json:"activation,omitempty"`
+	CNN        *graph.CNN `json:"cnn,omitempty"`
+	W          []float64  `json:"w"`
+	P          []float64  `json:"p,omitempty"`
 }
 
 // Train runs cfg into the new directory dir, reporting progress to p (nil
@@ -87,7 +88,7 @@ func Train(cfg configs.Config, dir string, p *Progress) (*Result, error) {
 // nothing else that counts: the metric files are written afresh.
 func start(s *Setup, dir string, p *Progress) (*Result, error) {
 	cfg := s.Config
-	w0, err := s.Model.Init(graph.Init(cfg.Model.Init), cfg.Model.InitStd, rand.New(rand.NewPCG(cfg.Seed, 0x696e6974)))
+	w0, err := s.init(rand.New(rand.NewPCG(cfg.Seed, 0x696e6974)))
 	if err != nil {
 		return nil, err
 	}
@@ -267,7 +268,7 @@ func newSession(s *Setup, dir string, w0 []float64) (*session, error) {
 		Method: method, Iterations: cfg.Meta.Iterations, Batch: cfg.Meta.Batch,
 		BallRadius: cfg.Meta.BallRadius, Output: metalearn.OutputRule(cfg.Meta.Output),
 	}
-	tr, err := metalearn.NewTrainer(settings, s.Objective, s.Train, opt, w0, cfg.Seed, cfg.Task.Support, cfg.Task.Query)
+	tr, err := metalearn.NewTrainer(settings, s.Objective, s.Train, opt, w0, cfg.Seed, s.Support, s.Query)
 	if err != nil {
 		return nil, err
 	}
@@ -279,7 +280,7 @@ func newSession(s *Setup, dir string, w0 []float64) (*session, error) {
 func (ss *session) record() error {
 	tr := ss.tr
 	start := time.Now()
-	trainStats, testStats, err := ss.s.evaluate(tr.State.W, tr.State.Iteration)
+	trainStats, testStats, err := ss.s.evaluate(tr.State.W, tr.State.Iteration, false)
 	if err != nil {
 		return err
 	}
@@ -359,7 +360,7 @@ func (ss *session) train(p *Progress) (*Result, error) {
 
 	w, pFinal := tr.Solution()
 	start := time.Now()
-	trainStats, testStats, err := ss.s.evaluate(w, cfg.Meta.Iterations)
+	trainStats, testStats, err := ss.s.evaluate(w, cfg.Meta.Iterations, true)
 	if err != nil {
 		return nil, err
 	}
@@ -373,7 +374,8 @@ func (ss *session) train(p *Progress) (*Result, error) {
 		},
 		Metric: ss.s.Metric.Name,
 	}
-	model := Model{Sizes: ss.s.Model.Sizes, Activation: string(ss.s.Model.Activation), W: w}
+	model := ss.s.record
+	model.W = w
 	if movesP(cfg.Algorithm) {
 		res.FinalP, model.P = pFinal, pFinal
 	}
@@ -412,7 +414,7 @@ func Evaluate(dir string, evalSeed uint64) (*Result, error) {
 		s.Config.Seed = evalSeed
 	}
 	start := time.Now()
-	trainStats, testStats, err := s.evaluate(w, iterations)
+	trainStats, testStats, err := s.evaluate(w, iterations, true)
 	if err != nil {
 		return nil, err
 	}

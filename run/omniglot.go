@@ -1,0 +1,104 @@
+package run
+
+import (
+	"errors"
+	"math/rand/v2"
+	"sync"
+
+	"github.com/trmaml/trmaml/configs"
+	"github.com/trmaml/trmaml/data/omniglot"
+	"github.com/trmaml/trmaml/graph"
+	"github.com/trmaml/trmaml/metalearn"
+)
+
+// DataRoot, if not empty, is the data root of every Omniglot run of this
+// process, overriding the configs' data.root (the -data flag of the CLI).
+// Where the data lies is a property of the machine, not of the experiment,
+// so it is not written into config.yaml, and a run moved to another machine
+// resumes with that machine's -data.
+var DataRoot string
+
+// datasets holds the Omniglot data loaded by this process, one per data
+// root and image size: the runs of an experiment share it (sampling only
+// reads it).
+var datasets struct {
+	sync.Mutex
+	m map[datasetKey]*omniglot.Dataset
+}
+
+type datasetKey struct {
+	dir  string
+	size int
+}
+
+// loadOmniglot returns the dataset of the resolved data root, loading it
+// the first time.
+func loadOmniglot(cfg configs.Config) (*omniglot.Dataset, error) {
+	root, err := omniglot.ResolveRoot(DataRoot, cfg.Data.Root)
+	if err != nil {
+		return nil, err
+	}
+	key := datasetKey{root.Dir, cfg.Task.Omniglot.ImageSize}
+	datasets.Lock()
+	defer datasets.Unlock()
+	if d := datasets.m[key]; d != nil {
+		return d, nil
+	}
+	d, err := omniglot.Load(root.Dir, omniglot.Options{Size: key.size})
+	if err != nil {
+		err = root.Annotate(err)
+		if errors.Is(err, omniglot.ErrMissing) {
+			return nil, &ConfigError{Field: "data.root", Problem: err.Error()}
+		}
+		return nil, err
+	}
+	if datasets.m == nil {
+		datasets.m = map[datasetKey]*omniglot.Dataset{}
+	}
+	datasets.m[key] = d
+	return d, nil
+}
+
+// omniglotFamily is N-way classification of Omniglot characters with
+// alphabets as tasks (25 meta-training, 20 meta-test) and MAML's CNN.
+func omniglotFamily(cfg configs.Config) (*family, error) {
+	d, err := loadOmniglot(cfg)
+	if err != nil {
+		return nil, err
+	}
+	oc, t := cfg.Task.Omniglot, cfg.Task
+	sets := func(queries int) (train, test metalearn.TaskSet, err error) {
+		spec := omniglot.Spec{Ways: oc.Ways, Shots: t.Support, Queries: queries, Rotate: oc.Rotate}
+		tr, err := omniglot.NewTaskSet(d, omniglot.Train, spec)
+		if err != nil {
+			return nil, nil, &ConfigError{Field: "task.omniglot.ways", Problem: err.Error()}
+		}
+		te, err := omniglot.NewTaskSet(d, omniglot.Test, spec)
+		if err != nil {
+			return nil, nil, &ConfigError{Field: "task.omniglot.ways", Problem: err.Error()}
+		}
+		return tr, te, nil
+	}
+	train, test, err := sets(t.Query)
+	if err != nil {
+		return nil, err
+	}
+	evalTrain, evalTest := train, test
+	if cfg.Eval.Query != t.Query {
+		if evalTrain, evalTest, err = sets(cfg.Eval.Query); err != nil {
+			return nil, err
+		}
+	}
+	n := cfg.Model.CNN
+	cnn, err := graph.NewCNN(d.Size(), d.Size(), 1, n.Filters, n.Blocks, oc.Ways, n.AdaptBN)
+	if err != nil {
+		return nil, &ConfigError{Field: "model.cnn", Problem: err.Error()}
+	}
+	return &family{
+		train: train, test: test, evalTrain: evalTrain, evalTest: evalTest, model: cnn,
+		init:   func(rng *rand.Rand) ([]float64, error) { return cnn.Init(rng), nil },
+		record: Model{CNN: &cnn},
+		loss:   graph.SoftmaxCrossEntropy, metric: graph.Accuracy, inShape: cnn.InShape(),
+		support: oc.Ways * t.Support, query: oc.Ways * t.Query, evalQuery: oc.Ways * cfg.Eval.Query,
+	}, nil
+}
