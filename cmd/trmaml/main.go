@@ -28,6 +28,7 @@ import (
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/experiment"
 	"github.com/trmaml/trmaml/internal/dirlock"
+	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/run"
 )
 
@@ -59,6 +60,8 @@ const usage = `usage:
   trmaml tradeoff -out DIR RUNDIR...                 mean vs worst-task loss of MAML, TR-MAML and CVaR levels
   trmaml theory -out DIR                             Theorem 1 measured: duality gap vs T (docs/theorem1_gap.png)
   trmaml data omniglot [-dir DIR] [-verify] [-info]  download (or check, or list) the Omniglot data
+train, resume, eval and experiment take -data DIR, the Omniglot data root (default: the
+config's data.root, else $TRMAML_DATA, else the user cache directory).
 Built-in configs (files in configs/): %v
 `
 
@@ -102,6 +105,7 @@ func train(args []string, stdout, stderr io.Writer) error {
 	path := fs.String("config", "", "experiment YAML file (default: the built-in sine_quick)")
 	seed := fs.Uint64("seed", 0, "random seed, overriding the config's")
 	out := fs.String("out", "", "new run directory (default: runs/NAME-seedN, or runs/NAME-seedN-2, ... if taken)")
+	dataFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -131,7 +135,7 @@ func train(args []string, stdout, stderr io.Writer) error {
 	res, err := run.Train(cfg, dir, run.NewProgress(stderr, isTerminal(stderr)))
 	var cerr *run.ConfigError
 	if errors.As(err, &cerr) && *path != "" {
-		return fmt.Errorf("%s: %w", *path, err)
+		return configErrorAt(*path, cerr)
 	}
 	if err != nil {
 		return err
@@ -145,6 +149,7 @@ func resume(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("resume", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dir := fs.String("run", "", "unfinished run directory")
+	dataFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -164,6 +169,7 @@ func evaluate(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	dir := fs.String("run", "", "run directory written by trmaml train")
 	seed := fs.Uint64("seed", 0, "evaluation seed (default: the run's own, reproducing result.json)")
+	dataFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -185,6 +191,7 @@ func experimentCmd(args []string, stdout, stderr io.Writer) error {
 	path := fs.String("config", "", "experiment YAML file (see configs/experiments/)")
 	out := fs.String("out", "", "experiment directory (re-running resumes it)")
 	jobs := fs.Int("jobs", runtime.NumCPU(), "runs trained at once")
+	dataFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -217,13 +224,54 @@ func experimentCmd(args []string, stdout, stderr io.Writer) error {
 }
 
 func printResult(w io.Writer, r *run.Result) {
-	fmt.Fprintf(w, "%-10s %9s %9s %9s  %s\n", "task set", "mean", "worst", "std", "worst task")
-	for _, row := range []struct {
+	m, err := metalearn.MetricNamed(r.Metric)
+	if err != nil {
+		m = metalearn.MSE
+	}
+	rows := []struct {
 		name string
 		s    run.Stats
-	}{{"meta-train", r.MetaTrain}, {"meta-test", r.MetaTest}} {
-		fmt.Fprintf(w, "%-10s %9.4f %9.4f %9.4f  %s\n", row.name, row.s.Mean, row.s.Worst, row.s.Std, row.s.WorstTask)
+	}{{"meta-train", r.MetaTrain}, {"meta-test", r.MetaTest}}
+	if m == metalearn.MSE {
+		fmt.Fprintf(w, "%-10s %9s %9s %9s  %s\n", "task set", "mean", "worst", "std", "worst task")
+		for _, row := range rows {
+			fmt.Fprintf(w, "%-10s %9.4f %9.4f %9.4f  %s\n", row.name, row.s.Mean, row.s.Worst, row.s.Std, row.s.WorstTask)
+		}
+		return
 	}
+	// A classification run: the paper's Table 2 columns, in percent.
+	fmt.Fprintf(w, "%-10s %9s %9s %9s %9s  %s  (%s)\n", "task set", "weighted", "mean", "worst", "std", "worst task", m.Axis("task"))
+	for _, row := range rows {
+		s := row.s
+		fmt.Fprintf(w, "%-10s %9.2f %9.2f %9.2f %9.2f  %s\n", row.name, m.Show(s.WeightedMean), m.Show(s.Mean), m.Show(s.Worst), m.Show(s.Std), s.WorstTask)
+	}
+}
+
+// dataFlag adds -data, the Omniglot data root of the command's runs.
+func dataFlag(fs *flag.FlagSet) {
+	run.DataRoot = ""
+	fs.Func("data", "Omniglot data root holding omniglot/ (overrides the config's data.root and $TRMAML_DATA; not written into config.yaml)", func(v string) error {
+		if v == "" {
+			return errors.New("must not be empty")
+		}
+		run.DataRoot = v
+		return nil
+	})
+}
+
+// configErrorAt places a config error of the file at path at the line of
+// its field, when the file states it.
+func configErrorAt(path string, cerr *run.ConfigError) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, cerr)
+	}
+	c := configs.Defaults()
+	lines, err := configs.DecodeStrict(path, data, &c)
+	if err != nil || lines[cerr.Field] == 0 {
+		return fmt.Errorf("%s: %w", path, cerr)
+	}
+	return fmt.Errorf("%s:%d: %w", path, lines[cerr.Field], cerr)
 }
 
 // freshDir returns base, or base-2, base-3, ... if base exists: the default
