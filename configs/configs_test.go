@@ -19,6 +19,11 @@ func TestDefaultsValidate(t *testing.T) {
 func TestBuiltins(t *testing.T) {
 	names := BuiltinNames()
 	want := []string{"sine_k10_maml", "sine_k10_trmaml", "sine_k5_maml", "sine_k5_trmaml", "sine_quick"}
+	for _, setting := range []string{"10way_1shot", "10way_5shot", "20way_1shot", "20way_5shot", "5way_1shot"} {
+		want = append(want, "omniglot_"+setting+"_maml", "omniglot_"+setting+"_trmaml")
+	}
+	want = append(want, "omniglot_quick")
+	slices.Sort(want)
 	if !slices.Equal(names, want) {
 		t.Fatalf("BuiltinNames() = %v, want %v", names, want)
 	}
@@ -34,8 +39,9 @@ func TestBuiltins(t *testing.T) {
 			if err := c.Validate(); err != nil {
 				t.Error(err)
 			}
-			// Every built-in states every field, so it must not depend on the
-			// defaults: decoding it over a zero Config gives the same result.
+			// Every built-in states every field its family reads, so it must
+			// not depend on the defaults: decoding it over a zero Config gives
+			// the same result, but for the other family's sections.
 			data, err := builtin.ReadFile(name + ".yaml")
 			if err != nil {
 				t.Fatal(err)
@@ -47,6 +53,12 @@ func TestBuiltins(t *testing.T) {
 			var zero Config
 			d := decoder{file: name, lines: map[string]int{}}
 			d.decode(root, reflect.ValueOf(&zero).Elem(), "")
+			if c.Task.Family == "omniglot" {
+				zero.Task.Sinusoid = c.Task.Sinusoid
+				zero.Model.Hidden, zero.Model.Activation, zero.Model.Init, zero.Model.InitStd = c.Model.Hidden, c.Model.Activation, c.Model.Init, c.Model.InitStd
+			} else {
+				zero.Task.Omniglot, zero.Model.CNN = c.Task.Omniglot, c.Model.CNN
+			}
 			if len(d.errs) > 0 || !reflect.DeepEqual(zero, c) {
 				t.Errorf("file is not fully explicit: %v\nover zero: %+v\nover defaults: %+v", d.errs, zero, c)
 			}
@@ -152,7 +164,7 @@ func TestRefusals(t *testing.T) {
 		want []string // substrings of the error
 	}{
 		{"unknown top-level key", "algorithm: maml\nfoo: 1\n",
-			[]string{`x.yaml:2: unknown field "foo" (allowed: name, algorithm, order, seed, task, model, inner, meta, trmaml, trmaml_entropic, cvar, eval)`}},
+			[]string{`x.yaml:2: unknown field "foo" (allowed: name, algorithm, order, seed, task, model, inner, meta, trmaml, trmaml_entropic, cvar, eval, data)`}},
 		{"cvar level out of range", "algorithm: cvar\ncvar:\n  level: 1.5\n",
 			[]string{`x.yaml:3: cvar.level = 1.5: must be in (0, 1]`}},
 		{"cvar level zero", "cvar:\n  level: 0\n", []string{`x.yaml:2: cvar.level = 0: must be in (0, 1]`}},
