@@ -1,0 +1,162 @@
+package run
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/trmaml/trmaml/configs"
+	"github.com/trmaml/trmaml/metalearn"
+)
+
+// sharedDataRoot is the shared copy of Omniglot, ../shared/data beside the
+// repository root. Tests that need it fail when it is absent, unless -short.
+func sharedDataRoot(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs the shared Omniglot data (skipped with -short)")
+	}
+	root, err := filepath.Abs(filepath.Join("..", "..", "shared", "data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"images_background.zip", "images_evaluation.zip"} {
+		if _, err := os.Stat(filepath.Join(root, "omniglot", f)); err != nil {
+			t.Fatalf("the shared Omniglot data is missing: %v (the tests read ../shared/data/omniglot beside the repository; fetch it with trmaml data omniglot -dir %s, or run with -short to skip)", err, root)
+		}
+	}
+	return root
+}
+
+// tinyOmniglot is a seconds-long 5-way 1-shot TR-MAML run on the real
+// alphabets with a 4-filter CNN, evaluated on 3 query images per class
+// during training (other task sets than training's 5) and on 30 instances
+// per split at the end.
+func tinyOmniglot(t *testing.T) configs.Config {
+	t.Helper()
+	c, err := configs.Parse("tiny.yaml", []byte(`
+name: tiny_omniglot
+algorithm: trmaml
+task:
+  family: omniglot
+  support: 1
+  query: 5
+  omniglot: {ways: 5, rotate: true, image_size: 28}
+model:
+  cnn: {filters: 4, blocks: 4}
+  dtype: float32
+inner: {steps: 1, alpha: 0.1}
+meta: {iterations: 4, batch: 2, schedule: cosine, lr_min: 1.0e-6}
+trmaml: {p_lr: 1.0e-3}
+eval: {every: 2, instances: 25, train_instances: 25, query: 3, batch: 5, final_instances: 30}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestOmniglotTrain trains the CNN on Omniglot end to end and checks what
+// the run directory records: accuracy, every alphabet with its name and
+// mass, the weighted mean by those masses, the final evaluation's instance
+// count, and a re-evaluation that reproduces result.json.
+func TestOmniglotTrain(t *testing.T) {
+	DataRoot = sharedDataRoot(t)
+	defer func() { DataRoot = "" }()
+	dir := filepath.Join(t.TempDir(), "run")
+	res, err := Train(tinyOmniglot(t), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Metric != "accuracy" {
+		t.Errorf("metric %q, want accuracy", res.Metric)
+	}
+	for _, c := range []struct {
+		what  string
+		s     Stats
+		tasks int
+	}{{"meta_train", res.MetaTrain, 25}, {"meta_test", res.MetaTest, 20}} {
+		s := c.s
+		if len(s.Tasks) != c.tasks || len(s.PerTask) != c.tasks || len(s.Masses) != c.tasks {
+			t.Fatalf("%s: %d tasks, %d values, %d masses; want %d", c.what, len(s.Tasks), len(s.PerTask), len(s.Masses), c.tasks)
+		}
+		if s.Instances != 30 {
+			t.Errorf("%s: %d instances in the final evaluation, want eval.final_instances = 30", c.what, s.Instances)
+		}
+		sum, msum, worst := 0.0, 0.0, 1.0
+		for i, a := range s.PerTask {
+			if a < 0 || a > 1 || s.Tasks[i] == "" || !(s.Masses[i] > 0 && s.Masses[i] <= 1) {
+				t.Errorf("%s: task %d %q accuracy %v mass %v", c.what, i, s.Tasks[i], a, s.Masses[i])
+			}
+			sum += s.Masses[i] * a
+			msum += s.Masses[i]
+			worst = min(worst, a)
+		}
+		if math.Abs(s.WeightedMean-sum/msum) > 1e-12 || s.Worst != worst {
+			t.Errorf("%s: weighted mean %v worst %v, want %v and the smallest accuracy %v", c.what, s.WeightedMean, s.Worst, sum/msum, worst)
+		}
+	}
+	if res.MetaTrain.Tasks[0] != "Anglo-Saxon_Futhorc" || res.MetaTest.Tasks[0] != "Angelic" {
+		t.Errorf("first alphabets %q, %q", res.MetaTrain.Tasks[0], res.MetaTest.Tasks[0])
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, ModelFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var model Model
+	if err := json.Unmarshal(raw, &model); err != nil {
+		t.Fatal(err)
+	}
+	if model.CNN == nil || model.CNN.Filters != 4 || model.CNN.Ways != 5 || model.Sizes != nil {
+		t.Errorf("model.json describes %+v, want the 4-filter 5-way CNN", model)
+	}
+	metrics, err := os.ReadFile(filepath.Join(dir, MetricsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows := strings.Count(string(metrics), "\n"); rows != 4 {
+		t.Errorf("metrics.csv has %d lines, want the header and iterations 0, 2, 4", rows)
+	}
+	again, err := Evaluate(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(again.MetaTest, res.MetaTest) || !reflect.DeepEqual(again.MetaTrain, res.MetaTrain) {
+		t.Error("re-evaluation with the run's seed differs from result.json")
+	}
+}
+
+// TestOmniglotMissingData: a data root without Omniglot is a config error
+// of data.root that says how to fetch the data, before anything is written.
+func TestOmniglotMissingData(t *testing.T) {
+	DataRoot = t.TempDir()
+	defer func() { DataRoot = "" }()
+	dir := filepath.Join(t.TempDir(), "run")
+	_, err := Train(tinyOmniglot(t), dir, nil)
+	var cerr *ConfigError
+	if !errors.As(err, &cerr) || cerr.Field != "data.root" || !strings.Contains(err.Error(), "trmaml data omniglot -dir "+DataRoot) {
+		t.Fatalf("error %v, want a data.root error naming the fetch command", err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the run directory was created: %v", err)
+	}
+}
+
+// TestOmniglotScoreIsAccuracy: the Setup of an Omniglot config scores
+// evaluation by query accuracy, in [0, 1], not by the loss.
+func TestOmniglotScoreIsAccuracy(t *testing.T) {
+	DataRoot = sharedDataRoot(t)
+	defer func() { DataRoot = "" }()
+	s, err := Build(tinyOmniglot(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Metric != metalearn.Accuracy || s.Support != 5 || s.Query != 25 {
+		t.Fatalf("metric %v, %d support and %d query points; want accuracy, 5, 25", s.Metric, s.Support, s.Query)
+	}
+}
