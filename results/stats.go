@@ -99,6 +99,9 @@ func KeyOf(r *Run) Key {
 	if c.Algorithm == "cvar" {
 		k.Level = c.CVaR.Level
 	}
+	if c.Task.Family == "omniglot" {
+		k.Ways = c.Task.Omniglot.Ways
+	}
 	return k
 }
 

@@ -76,7 +76,7 @@ func NewTrainTestTable(groups []*Group) *TrainTestTable {
 			t.TestTasks = 0
 		}
 		t.ShowOrder = t.ShowOrder || g.Key.Order != groups[0].Key.Order
-		k := Key{Algorithm: g.Key.Algorithm, Order: g.Key.Order, K: g.Key.K, Ways: g.Key.Ways}
+		k := Key{Algorithm: g.Key.Algorithm, Level: g.Key.Level, Order: g.Key.Order, K: g.Key.K, Ways: g.Key.Ways}
 		t.ShowName = t.ShowName || seen[k]
 		seen[k] = true
 	}
@@ -134,7 +134,7 @@ func (t *TrainTestTable) Markdown() string {
 	}
 	b.WriteString("\n")
 	for i, r := range t.Rows {
-		cells := []string{r.Key.Setting(), AlgorithmName(r.Key.Algorithm)}
+		cells := []string{r.Key.Setting(), r.Key.Method()}
 		if t.ShowOrder {
 			cells = append(cells, r.Key.Order)
 		}
