@@ -160,7 +160,10 @@ func (r *Radians) UnmarshalYAML(n *yaml.Node) error {
 	return fmt.Errorf("cannot use %s: want a number, \"pi\" or \"2pi\"", describe(n))
 }
 
-// ModelConfig describes the fully connected network that is meta-learned.
+// ModelConfig describes the network that is meta-learned: the fully
+// connected MLP of the sinusoid family (hidden, activation, init,
+// init_std) or the CNN of the omniglot family (cnn, initialised as
+// graph.CNN.Init says), and the graphs' dtype.
 type ModelConfig struct {
 	// Hidden lists the hidden layer widths, each >= 1; empty gives a linear
 	// model.

@@ -51,7 +51,9 @@ type Timing struct {
 	EvalSeconds    float64 `json:"eval_seconds"`
 }
 
-// Model is model.json: the solution chosen by the output rule.
+// Model is model.json: the solution chosen by the output rule, and the
+// network it parameterises: the MLP's layer sizes and activation, or the
+// CNN.
 type Model struct {
 	Sizes      []int      `json:"sizes,omitempty"`
 	Activation string     `json:"activation,omitempty"`
