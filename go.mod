@@ -6,6 +6,7 @@ require (
 	github.com/chewxy/hm v1.0.0
 	golang.org/x/image v0.30.0
 	gonum.org/v1/gonum v0.17.0
+	gonum.org/v1/netlib v0.0.0-20220323200511-14de99971b2d
 	gonum.org/v1/plot v0.17.0
 	gopkg.in/yaml.v3 v3.0.1
 	gorgonia.org/gorgonia v0.9.18

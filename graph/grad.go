@@ -9,6 +9,12 @@
 // of MAML silently drops the second-order terms (see TestGorgoniaNestedGradIsWrong).
 // Graph.Grad is this package's own reverse sweep over the ops' SymDiff rules.
 //
+// Models (MLP, CNN), losses (MSE, SoftmaxCrossEntropy) and metrics
+// (Accuracy) plug into NewObjective through a Spec; the ops they are built
+// from live in ops_*.go, one family per file, each with its derivative, and
+// run in float64 or float32 (Spec.Dtype). Large matrix products go to
+// gonum's pure-Go BLAS, or to OpenBLAS when built with -tags openblas.
+//
 // gorgonia's LogSumExp cannot be refused here, being a composition of
 // sound ops, but in v0.9.18 it computes the wrong value on vectors and fails
 // to build on matrices (TestGorgoniaLogSumExpIsWrong): do not use it.

@@ -8,13 +8,25 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// Spec describes a meta-objective graph: a model, the shape of a meta-batch,
-// and the inner loop that adapts the model to each instance.
+// Spec describes a meta-objective graph: a model with its loss and metric,
+// the shape of a meta-batch, and the inner loop that adapts the model to each
+// instance.
 type Spec struct {
 	Model Model
+	// Loss is minimised by the inner loop on the support set and reported
+	// per instance on the query set: MSE or SoftmaxCrossEntropy.
+	Loss Loss
+	// Metric, if not nil, scores the adapted model on the query set (e.g.
+	// Accuracy); see Objective.LossesMetric.
+	Metric Metric
 	// Tasks is the number of instances T in a batch; Support (K) and Query
-	// (J) the points per instance; InDim and OutDim the data dimensions.
-	Tasks, Support, Query, InDim, OutDim int
+	// (J) the points per instance.
+	Tasks, Support, Query int
+	// InShape is the shape of one input point, e.g. {1} for the sinusoid or
+	// {28, 28, 1} for H x W x C images (stored row-major, (h, w, c)); OutDim
+	// the length of a target (the classes of one-hot labels).
+	InShape []int
+	OutDim  int
 	// Steps inner SGD steps of size Alpha on the support loss.
 	Steps int
 	Alpha float64
@@ -23,15 +35,47 @@ type Spec struct {
 	// MetaGradient builds the outer gradient; without it the graph only
 	// computes adapted losses (evaluation).
 	MetaGradient bool
+	// Dtype of every tensor of the graph: tensor.Float64 (the zero value
+	// means it) or tensor.Float32, about twice as fast with half the memory
+	// on large models; the Objective converts from and to float64 at its
+	// boundary.
+	Dtype tensor.Dtype
+}
+
+// dtype is s.Dtype with the zero value resolved to float64.
+func (s Spec) dtype() tensor.Dtype {
+	if s.Dtype == (tensor.Dtype{}) {
+		return tensor.Float64
+	}
+	return s.Dtype
+}
+
+// inDim is the length of one input point.
+func (s Spec) inDim() int {
+	n := 1
+	for _, d := range s.InShape {
+		n *= d
+	}
+	return n
 }
 
 func (s Spec) validate() error {
+	positive := len(s.InShape) > 0
+	for _, d := range s.InShape {
+		positive = positive && d >= 1
+	}
 	switch {
 	case s.Model == nil:
 		return fmt.Errorf("graph: Spec.Model is nil")
-	case s.Tasks < 1 || s.Support < 1 || s.Query < 1 || s.InDim < 1 || s.OutDim < 1:
-		return fmt.Errorf("graph: Spec needs Tasks, Support, Query, InDim, OutDim >= 1, got %d, %d, %d, %d, %d",
-			s.Tasks, s.Support, s.Query, s.InDim, s.OutDim)
+	case s.Loss == nil:
+		return fmt.Errorf("graph: Spec.Loss is nil (graph.MSE or graph.SoftmaxCrossEntropy)")
+	case s.Tasks < 1 || s.Support < 1 || s.Query < 1 || s.OutDim < 1:
+		return fmt.Errorf("graph: Spec needs Tasks, Support, Query, OutDim >= 1, got %d, %d, %d, %d",
+			s.Tasks, s.Support, s.Query, s.OutDim)
+	case !positive:
+		return fmt.Errorf("graph: Spec.InShape must list positive sizes, got %v", s.InShape)
+	case s.dtype() != tensor.Float64 && s.dtype() != tensor.Float32:
+		return fmt.Errorf("graph: Spec.Dtype must be tensor.Float64 or tensor.Float32, got %v", s.Dtype)
 	case s.Steps < 0:
 		return fmt.Errorf("graph: Spec.Steps must be >= 0, got %d", s.Steps)
 	case !(s.Alpha > 0):
@@ -40,11 +84,12 @@ func (s Spec) validate() error {
 	return nil
 }
 
-// Objective is the MSE meta-objective of a Spec compiled once into a gorgonia
+// Objective is the meta-objective of a Spec compiled once into a gorgonia
 // graph and an evaluation order of its nodes (a program). Each call rebinds
 // the inputs (parameters, data, task weights) in place and reruns the
-// program; it implements metalearn.Objective. Its ops keep state between
-// runs, so one Objective must not be used by two goroutines at once.
+// program; it implements metalearn.Objective and metalearn.MetricObjective.
+// Its ops keep state between runs, so one Objective must not be used by two
+// goroutines at once.
 type Objective struct {
 	spec      Spec
 	g         *Graph
@@ -54,38 +99,49 @@ type Objective struct {
 	sx, sy    *tensor.Dense
 	qx, qy    *tensor.Dense
 	weights   *tensor.Dense
-	lossesOut int   // index of the losses in prog's values
-	gradsOut  []int // indices of the meta-gradients
+	lossesOut int       // index of the losses in prog's values
+	predOut   int       // index of the query predictions (with a metric)
+	gradsOut  []int     // indices of the meta-gradients
+	pred      []float64 // float64 copy of float32 query predictions
+}
+
+// AdaptedParams is implemented by models whose inner loop adapts only some
+// of their parameters (the CNN's batch-norm scale and shift are meta-learned
+// but, by default, not adapted). Adapted()[i] tells whether parameter tensor
+// i is adapted; a model without the method adapts all.
+type AdaptedParams interface {
+	Adapted() []bool
 }
 
 // NewObjective builds the graph for spec: the per-task fast weights
 // theta_0 = w (broadcast over the task axis), S steps theta_{s+1} = theta_s -
-// alpha * grad L_support(theta_s), the per-task query loss L_t(theta_S), and,
-// if spec.MetaGradient, the gradient of sum_t weights_t * L_t with respect to
-// w, differentiated through the inner gradients unless spec.FirstOrder.
+// alpha * grad L_support(theta_s) over the adapted parameters, the per-task
+// query loss L_t(theta_S), and, if spec.MetaGradient, the gradient of
+// sum_t weights_t * L_t with respect to w, differentiated through the inner
+// gradients unless spec.FirstOrder.
 func NewObjective(spec Spec) (*Objective, error) {
 	if err := spec.validate(); err != nil {
 		return nil, err
 	}
-	o := &Objective{spec: spec, g: New()}
+	o := &Objective{spec: spec, g: New(), predOut: -1}
 	g := o.g
-	T := spec.Tasks
+	T, in := spec.Tasks, spec.inDim()
 
 	newInput := func(name string, shape tensor.Shape) (*gorgonia.Node, *tensor.Dense, error) {
-		t := tensor.New(tensor.WithShape(shape...), tensor.Of(tensor.Float64))
-		n := gorgonia.NewTensor(g.ExprGraph, tensor.Float64, len(shape), gorgonia.WithShape(shape...), gorgonia.WithName(name))
+		t := tensor.New(tensor.WithShape(shape...), tensor.Of(spec.dtype()))
+		n := gorgonia.NewTensor(g.ExprGraph, spec.dtype(), len(shape), gorgonia.WithShape(shape...), gorgonia.WithName(name))
 		return n, t, gorgonia.Let(n, t)
 	}
 
 	var err error
 	var sx, sy, qx, qy, weights *gorgonia.Node
-	if sx, o.sx, err = newInput("support_x", tensor.Shape{T, spec.Support, spec.InDim}); err != nil {
+	if sx, o.sx, err = newInput("support_x", tensor.Shape{T, spec.Support, in}); err != nil {
 		return nil, err
 	}
 	if sy, o.sy, err = newInput("support_y", tensor.Shape{T, spec.Support, spec.OutDim}); err != nil {
 		return nil, err
 	}
-	if qx, o.qx, err = newInput("query_x", tensor.Shape{T, spec.Query, spec.InDim}); err != nil {
+	if qx, o.qx, err = newInput("query_x", tensor.Shape{T, spec.Query, in}); err != nil {
 		return nil, err
 	}
 	if qy, o.qy, err = newInput("query_y", tensor.Shape{T, spec.Query, spec.OutDim}); err != nil {
@@ -97,6 +153,15 @@ func NewObjective(spec Spec) (*Objective, error) {
 
 	// Meta-parameters w and their copies along the task axis.
 	shapes := spec.Model.ParamShapes()
+	adapted := make([]bool, len(shapes))
+	for i := range adapted {
+		adapted[i] = true
+	}
+	if a, ok := spec.Model.(AdaptedParams); ok {
+		if adapted = a.Adapted(); len(adapted) != len(shapes) {
+			return nil, fmt.Errorf("graph: model lists %d adapted flags for %d parameter tensors", len(adapted), len(shapes))
+		}
+	}
 	w := make(gorgonia.Nodes, len(shapes))
 	theta := make(gorgonia.Nodes, len(shapes))
 	for i, s := range shapes {
@@ -116,21 +181,31 @@ func NewObjective(spec Spec) (*Objective, error) {
 		if err != nil {
 			return nil, err
 		}
-		supportLosses, err := mse(pred, sy)
+		supportLosses, err := spec.Loss.PerTask(pred, sy)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("graph: support loss: %w", err)
 		}
 		total, err := gorgonia.Sum(supportLosses)
 		if err != nil {
 			return nil, err
 		}
-		grads, err := g.Grad(total, theta...)
+		var inner gorgonia.Nodes
+		for i, a := range adapted {
+			if a {
+				inner = append(inner, theta[i])
+			}
+		}
+		grads, err := g.Grad(total, inner...)
 		if err != nil {
 			return nil, fmt.Errorf("graph: inner step %d gradient: %w", s+1, err)
 		}
-		next := make(gorgonia.Nodes, len(theta))
-		for i := range theta {
-			gi := grads[i]
+		next := append(gorgonia.Nodes(nil), theta...)
+		for i, k := 0, 0; i < len(theta); i++ {
+			if !adapted[i] {
+				continue
+			}
+			gi := grads[k]
+			k++
 			if spec.FirstOrder {
 				if gi, err = StopGradient(gi); err != nil {
 					return nil, err
@@ -147,9 +222,9 @@ func NewObjective(spec Spec) (*Objective, error) {
 	if err != nil {
 		return nil, err
 	}
-	losses, err := mse(pred, qy)
+	losses, err := spec.Loss.PerTask(pred, qy)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("graph: query loss: %w", err)
 	}
 	outputs := gorgonia.Nodes{losses}
 	if spec.MetaGradient {
@@ -167,21 +242,18 @@ func NewObjective(spec Spec) (*Objective, error) {
 		}
 		outputs = append(outputs, grads...)
 	}
+	if spec.Metric != nil {
+		outputs = append(outputs, pred)
+	}
 	idx := o.prog.compile(g, outputs)
 	o.lossesOut = idx[0]
-	o.gradsOut = idx[1:]
-	return o, nil
-}
-
-// mse returns the mean squared error of every task: pred and y have shape
-// (T, N, out) and the result has shape (T).
-func mse(pred, y *gorgonia.Node) (*gorgonia.Node, error) {
-	diff, err := gorgonia.Sub(pred, y)
-	if err != nil {
-		return nil, fmt.Errorf("graph: loss: %w", err)
+	if spec.MetaGradient {
+		o.gradsOut = idx[1 : 1+len(w)]
 	}
-	s := pred.Shape()
-	return rowDot(diff, diff, 1/float64(s[1]*s[2]))
+	if spec.Metric != nil {
+		o.predOut = idx[len(idx)-1]
+	}
+	return o, nil
 }
 
 // NumParams implements metalearn.Objective.
@@ -190,20 +262,52 @@ func (o *Objective) NumParams() int { return o.nParams }
 // Tasks implements metalearn.Objective.
 func (o *Objective) Tasks() int { return o.spec.Tasks }
 
+// FLOPs is the floating-point work of the matrix products and convolutions
+// of one call (2 m n k per product), the bulk of a large model's arithmetic:
+// divided by the time of a call it gives the achieved GFLOP/s.
+func (o *Objective) FLOPs() float64 {
+	total := 0.0
+	for _, s := range o.prog.steps {
+		if op, ok := s.op.(*op); ok {
+			total += op.flops()
+		}
+	}
+	return total
+}
+
 // Graph returns the underlying graph, for inspection (node counts, dot).
 func (o *Objective) Graph() *Graph { return o.g }
 
+// Metric implements metalearn.MetricObjective: the name of Spec.Metric, or ""
+// without one.
+func (o *Objective) Metric() string {
+	if o.spec.Metric == nil {
+		return ""
+	}
+	return o.spec.Metric.Name()
+}
+
 // Losses implements metalearn.Objective.
 func (o *Objective) Losses(w []float64, b *metalearn.Batch, weights, losses, grad []float64) error {
+	return o.LossesMetric(w, b, weights, losses, nil, grad)
+}
+
+// LossesMetric implements metalearn.MetricObjective: Losses, and the metric of
+// every instance's adapted model on its query set into metric if not nil.
+func (o *Objective) LossesMetric(w []float64, b *metalearn.Batch, weights, losses, metric, grad []float64) error {
 	s := o.spec
 	switch {
 	case len(w) != o.nParams:
 		return fmt.Errorf("graph: %d parameters given, the model has %d", len(w), o.nParams)
-	case b.Tasks != s.Tasks || b.Support != s.Support || b.Query != s.Query || b.InDim != s.InDim || b.OutDim != s.OutDim:
-		return fmt.Errorf("graph: batch of %d tasks (K=%d, J=%d, dims %d->%d) does not fit the graph (%d tasks, K=%d, J=%d, dims %d->%d)",
-			b.Tasks, b.Support, b.Query, b.InDim, b.OutDim, s.Tasks, s.Support, s.Query, s.InDim, s.OutDim)
+	case b.Tasks != s.Tasks || b.Support != s.Support || b.Query != s.Query || b.InDim != s.inDim() || b.OutDim != s.OutDim:
+		return fmt.Errorf("graph: batch of %d tasks (K=%d, J=%d, dims %d->%d) does not fit the graph (%d tasks, K=%d, J=%d, dims %d (%v)->%d)",
+			b.Tasks, b.Support, b.Query, b.InDim, b.OutDim, s.Tasks, s.Support, s.Query, s.inDim(), s.InShape, s.OutDim)
 	case len(losses) != s.Tasks:
 		return fmt.Errorf("graph: losses has length %d, want %d", len(losses), s.Tasks)
+	case metric != nil && s.Metric == nil:
+		return fmt.Errorf("graph: this objective was built without a metric")
+	case metric != nil && len(metric) != s.Tasks:
+		return fmt.Errorf("graph: metric has length %d, want %d", len(metric), s.Tasks)
 	case grad != nil && !s.MetaGradient:
 		return fmt.Errorf("graph: this objective was built without a meta-gradient")
 	case grad != nil && len(grad) != o.nParams:
@@ -213,52 +317,108 @@ func (o *Objective) Losses(w []float64, b *metalearn.Batch, weights, losses, gra
 	}
 	off := 0
 	for _, p := range o.params {
-		off += copy(p.Data().([]float64), w[off:])
+		off += setFloats(p, w[off:])
 	}
-	copy(o.sx.Data().([]float64), b.SupportX)
-	copy(o.sy.Data().([]float64), b.SupportY)
-	copy(o.qx.Data().([]float64), b.QueryX)
-	copy(o.qy.Data().([]float64), b.QueryY)
+	setFloats(o.sx, b.SupportX)
+	setFloats(o.sy, b.SupportY)
+	setFloats(o.qx, b.QueryX)
+	setFloats(o.qy, b.QueryY)
 	if weights != nil {
-		copy(o.weights.Data().([]float64), weights)
+		setFloats(o.weights, weights)
 	}
 	if err := o.prog.run(); err != nil {
 		return fmt.Errorf("graph: running the meta-objective: %w", err)
 	}
-	copy(losses, o.prog.vals[o.lossesOut].Data().([]float64))
+	getFloats(losses, o.prog.vals[o.lossesOut])
 	if grad != nil {
 		off = 0
 		for _, i := range o.gradsOut {
-			off += copy(grad[off:], o.prog.vals[i].Data().([]float64))
+			off += getFloats(grad[off:], o.prog.vals[i])
 		}
+	}
+	if metric != nil {
+		v := o.prog.vals[o.predOut]
+		pred, ok := v.Data().([]float64)
+		if !ok { // float32: convert into a reused buffer
+			if o.pred == nil {
+				o.pred = make([]float64, v.Shape().TotalSize())
+			}
+			getFloats(o.pred, v)
+			pred = o.pred
+		}
+		s.Metric.PerTask(pred, b.QueryY, s.Query, s.OutDim, metric)
 	}
 	return nil
 }
 
+// setFloats copies src into the tensor t (float64 or float32) and returns
+// the number of values copied.
+func setFloats(t *tensor.Dense, src []float64) int {
+	if d, ok := t.Data().([]float64); ok {
+		return copy(d, src)
+	}
+	d := t.Float32s()
+	n := min(len(d), len(src))
+	for i, v := range src[:n] {
+		d[i] = float32(v)
+	}
+	return n
+}
+
+// getFloats copies the values of v (float64 or float32, scalar or tensor)
+// into dst and returns the number copied.
+func getFloats(dst []float64, v gorgonia.Value) int {
+	switch d := v.Data().(type) {
+	case []float64:
+		return copy(dst, d)
+	case []float32:
+		n := min(len(d), len(dst))
+		for i, x := range d[:n] {
+			dst[i] = float64(x)
+		}
+		return n
+	case float64:
+		dst[0] = d
+	case float32:
+		dst[0] = float64(d)
+	}
+	return 1
+}
+
 // program evaluates the nodes a set of outputs depends on, in an order where
 // every node follows its inputs; nodes nothing reads (differentiation also
-// builds the gradients of data and constants) are never run. It replaces gorgonia's TapeMachine, whose
-// per-run cost (a goroutine locked to a thread, per-instruction bookkeeping,
-// reallocation of every register after Reset) showed in profiles; the ops of
-// this package keep their output buffers between runs, so a run allocates
-// only for the few small gorgonia ops left.
+// builds the gradients of data and constants) are never run. It replaces
+// gorgonia's TapeMachine, whose per-run cost (a goroutine locked to a thread,
+// per-instruction bookkeeping, reallocation of every register after Reset)
+// showed in profiles. The ops of this package keep their output buffers
+// between runs; large ones (the CNN's activations) go back to a pool after
+// their last reader in a run, so the peak memory is that of the values
+// alive at once (liveness), not of the whole graph.
 type program struct {
 	steps []step
 	vals  []gorgonia.Value
+	pool  bufferPool
 }
 
 // step computes vals[i] = op(vals[args]...) for a node with an op; input
-// nodes have no step and keep the value bound to them.
+// nodes have no step and keep the value bound to them. After the step, the
+// ops in release have had their last reader.
 type step struct {
-	i    int
-	op   gorgonia.Op
-	args []int
-	name string
+	i       int
+	op      gorgonia.Op
+	args    []int
+	name    string
+	release []*op
 }
+
+// pooledSize is the smallest output (in elements) whose buffer is recycled:
+// below it, the bookkeeping costs more than the memory is worth.
+const pooledSize = 1 << 14
 
 // compile lists the steps for outputs and returns the value index of each.
 func (p *program) compile(g *Graph, outputs gorgonia.Nodes) []int {
 	index := map[*gorgonia.Node]int{}
+	var nodes gorgonia.Nodes
 	for _, out := range outputs {
 		for _, n := range g.postOrder(out) {
 			if _, ok := index[n]; ok {
@@ -266,6 +426,7 @@ func (p *program) compile(g *Graph, outputs gorgonia.Nodes) []int {
 			}
 			i := len(p.vals)
 			index[n] = i
+			nodes = append(nodes, n)
 			p.vals = append(p.vals, n.Value())
 			if n.Op() == nil {
 				continue
@@ -278,8 +439,32 @@ func (p *program) compile(g *Graph, outputs gorgonia.Nodes) []int {
 		}
 	}
 	idx := make([]int, len(outputs))
+	isOut := map[int]bool{}
 	for k, out := range outputs {
 		idx[k] = index[out]
+		isOut[idx[k]] = true
+	}
+	// Liveness: the last step reading each value. A value read by a
+	// gorgonia op is never recycled: such an op may return a view of it.
+	last := map[int]int{}
+	foreign := map[int]bool{}
+	for si, s := range p.steps {
+		_, ours := s.op.(*op)
+		for _, a := range s.args {
+			last[a] = si
+			foreign[a] = foreign[a] || !ours
+		}
+	}
+	p.pool.free = map[poolKey][]*tensor.Dense{}
+	for _, s := range p.steps {
+		o, ok := s.op.(*op)
+		if !ok || isOut[s.i] || foreign[s.i] || o.outShape.TotalSize() < pooledSize {
+			continue
+		}
+		if r, read := last[s.i]; read {
+			o.pool = &p.pool
+			p.steps[r].release = append(p.steps[r].release, o)
+		}
 	}
 	return idx
 }
@@ -297,6 +482,9 @@ func (p *program) run() error {
 			return fmt.Errorf("node %q (%v): %w", s.name, s.op, err)
 		}
 		p.vals[s.i] = v
+		for _, o := range s.release {
+			o.release()
+		}
 	}
 	return nil
 }

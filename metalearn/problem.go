@@ -80,3 +80,15 @@ type Objective interface {
 	// built so.
 	Losses(w []float64, b *Batch, weights, losses, grad []float64) error
 }
+
+// MetricObjective is an Objective that also scores the adapted model of every
+// instance on its query set, e.g. by classification accuracy. Callers find it
+// with a type assertion; an Objective without a metric need not implement it.
+type MetricObjective interface {
+	Objective
+	// Metric names the score ("accuracy"), or is "" if the objective has none.
+	Metric() string
+	// LossesMetric is Losses that also writes the score of every instance
+	// into metric (length Tasks()) when metric is not nil.
+	LossesMetric(w []float64, b *Batch, weights, losses, metric, grad []float64) error
+}

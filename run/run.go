@@ -88,7 +88,7 @@ func Build(cfg configs.Config) (*Setup, error) {
 	}
 	spec := graph.Spec{
 		Model: mlp, Tasks: cfg.Meta.Batch, Support: cfg.Task.Support, Query: cfg.Task.Query,
-		InDim: in, OutDim: out, Steps: cfg.Inner.Steps, Alpha: cfg.Inner.Alpha,
+		Loss: graph.MSE, InShape: []int{in}, OutDim: out, Steps: cfg.Inner.Steps, Alpha: cfg.Inner.Alpha,
 		FirstOrder: cfg.Order == "first", MetaGradient: true,
 	}
 	obj, err := graph.NewObjective(spec)

@@ -1,0 +1,10 @@
+//go:build !openblas
+
+package graph
+
+// Without the openblas build tag, matrix products use gonum's pure-Go BLAS:
+// it builds and runs anywhere, several times slower on the CNN's products
+// than OpenBLAS (see blas_openblas.go and the README).
+
+// BLAS names the implementation of the large matrix products.
+const BLAS = "gonum (pure Go)"

@@ -1,0 +1,463 @@
+package graph
+
+import (
+	"fmt"
+	"sync"
+
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Convolution and pooling on task-batched images stored as (T, N*H*W, C)
+// (equivalently (T, N, H*W*C): N images of H x W pixels with C channels,
+// row-major (h, w, c)). A 3x3 convolution with padding 1 is a product of the
+// patch matrix (im2col) with the (9*C, F) kernel matrix; its adjoints use
+// col2im, the adjoint of im2col. Max-pooling is a gather at each window's
+// argmax with a scatter as its adjoint; the argmax is piecewise constant in
+// the input, so it carries no derivative.
+
+// imageGeom is the size of the images of a task-batched tensor.
+type imageGeom struct{ H, W, C int }
+
+// images returns the number of images per task in a tensor of shape s whose
+// per-task size is a multiple of H*W*C.
+func (g imageGeom) images(s tensor.Shape) (int, error) {
+	if len(s) != 3 || g.H < 1 || g.W < 1 || g.C < 1 {
+		return 0, fmt.Errorf("needs a (T, ., .) input and positive image sizes, got %v for %dx%dx%d images", s, g.H, g.W, g.C)
+	}
+	per := s[1] * s[2]
+	if per%(g.H*g.W*g.C) != 0 {
+		return 0, fmt.Errorf("input %v does not hold whole %dx%dx%d images", s, g.H, g.W, g.C)
+	}
+	return per / (g.H * g.W * g.C), nil
+}
+
+// The convolution ops work on whole images and never hold the patch matrix
+// of a full batch: each lays out the 3x3 neighbourhoods (zero padded) of a
+// chunk of images at a time (im2col, columns in (kh, kw, c) order, the order
+// of the rows of the (3, 3, C, F) kernel) in a scratch buffer and multiplies
+// it with the registered BLAS. With x the images (T, ., .), K the kernels
+// (T, 9*C, F) and G values at every pixel (T, N*H*W, F):
+//
+//	conv(x, K)  = im2col(x) K            -> (T, N*H*W, F)
+//	convT(G, K) = col2im(G Kᵀ)           -> the shape of x
+//	convK(x, G) = im2col(x)ᵀ G           -> (T, 9*C, F)
+//
+// Each is bilinear and the derivatives of each are the other two, so the
+// family is closed under differentiation.
+
+// convGeom is the image size of a convolution and the shape of its image
+// tensor.
+type convGeom struct {
+	imageGeom
+	x tensor.Shape // shape of the image tensor (T, ., .)
+}
+
+func (g convGeom) String() string {
+	return fmt.Sprintf("%dx%dx%d,%v", g.H, g.W, g.C, g.x)
+}
+
+// conv returns the 3x3 convolution (stride 1, zero padding 1) of the images
+// x (geometry g) with per-task kernels k (T, 9*C, F).
+func conv(x, k *gorgonia.Node, g imageGeom) (*gorgonia.Node, error) {
+	return apply(convKernel{convGeom{g, x.Shape().Clone()}}, x, k)
+}
+
+// convKernel is conv(x, K).
+type convKernel struct{ g convGeom }
+
+func (k convKernel) name() string { return "conv(" + k.g.String() + ")" }
+
+// pixels checks the image tensor shape and returns the pixels per task.
+func (g convGeom) pixels(x tensor.Shape) (int, error) {
+	n, err := g.images(x)
+	if err != nil {
+		return 0, err
+	}
+	if !x.Eq(g.x) {
+		return 0, fmt.Errorf("images %v, the op was built for %v", x, g.x)
+	}
+	return n * g.H * g.W, nil
+}
+
+func (k convKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 2 || len(in[1]) != 3 || in[1][0] != k.g.x[0] || in[1][1] != 9*k.g.C {
+		return nil, shapeErr(fmt.Sprintf("images %v and kernels (T, %d, F)", k.g.x, 9*k.g.C), in)
+	}
+	p, err := k.g.pixels(in[0])
+	if err != nil {
+		return nil, err
+	}
+	return tensor.Shape{in[1][0], p, in[1][2]}, nil
+}
+
+func (k convKernel) forward(a *args) { call(a, k, forwardConv[float64], forwardConv[float32]) }
+
+func forwardConv[T float](k convKernel, out []T, in [][]T, s []tensor.Shape) {
+	F := s[1][2]
+	eachChunk(k.g, func(t, img, imgs int, cols []T) {
+		x := in[0][t*k.g.perTask():]
+		im2colChunk(k.g.imageGeom, x, img, imgs, cols)
+		rows := imgs * k.g.H * k.g.W
+		o := out[(t*k.g.pixelsPerTask()+img*k.g.H*k.g.W)*F:]
+		gemm(false, false, rows, F, 9*k.g.C, cols, in[1][t*9*k.g.C*F:], 0, o)
+	})
+}
+
+func (k convKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	dx, err := apply(convTKernel{k.g}, g, in[1])
+	if err != nil {
+		return nil, err
+	}
+	dk, err := apply(convKKernel{k.g}, in[0], g)
+	return gorgonia.Nodes{dx, dk}, err
+}
+
+// convTKernel is convT(G, K): the adjoint of conv in its images.
+type convTKernel struct{ g convGeom }
+
+func (k convTKernel) name() string { return "convT(" + k.g.String() + ")" }
+
+func (k convTKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 2 || len(in[0]) != 3 || len(in[1]) != 3 || in[1][1] != 9*k.g.C || in[0][2] != in[1][2] ||
+		in[0][0] != k.g.x[0] || in[1][0] != k.g.x[0] || in[0][1] != k.g.pixelsPerTask() {
+		return nil, shapeErr(fmt.Sprintf("values (T, %d, F) and kernels (T, %d, F)", k.g.pixelsPerTask(), 9*k.g.C), in)
+	}
+	return k.g.x.Clone(), nil
+}
+
+func (k convTKernel) forward(a *args) { call(a, k, forwardConvT[float64], forwardConvT[float32]) }
+
+func forwardConvT[T float](k convTKernel, out []T, in [][]T, s []tensor.Shape) {
+	F := s[1][2]
+	eachChunk(k.g, func(t, img, imgs int, cols []T) {
+		rows := imgs * k.g.H * k.g.W
+		g := in[0][(t*k.g.pixelsPerTask()+img*k.g.H*k.g.W)*F:]
+		gemm(false, true, rows, 9*k.g.C, F, g, in[1][t*9*k.g.C*F:], 0, cols)
+		col2imChunk(k.g.imageGeom, cols, img, imgs, out[t*k.g.perTask():])
+	})
+}
+
+func (k convTKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	dg, err := apply(convKernel{k.g}, g, in[1])
+	if err != nil {
+		return nil, err
+	}
+	dk, err := apply(convKKernel{k.g}, g, in[0])
+	return gorgonia.Nodes{dg, dk}, err
+}
+
+// convKKernel is convK(x, G): the adjoint of conv in its kernels.
+type convKKernel struct{ g convGeom }
+
+func (k convKKernel) name() string { return "convK(" + k.g.String() + ")" }
+
+func (k convKKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 2 || len(in[1]) != 3 || in[1][0] != k.g.x[0] || in[1][1] != k.g.pixelsPerTask() {
+		return nil, shapeErr(fmt.Sprintf("images %v and values (T, %d, F)", k.g.x, k.g.pixelsPerTask()), in)
+	}
+	if _, err := k.g.pixels(in[0]); err != nil {
+		return nil, err
+	}
+	return tensor.Shape{k.g.x[0], 9 * k.g.C, in[1][2]}, nil
+}
+
+func (k convKKernel) forward(a *args) { call(a, k, forwardConvK[float64], forwardConvK[float32]) }
+
+// forwardConvK accumulates the products of the chunks of one task in order
+// (eachChunk runs the chunks of a task on one goroutine, in order).
+func forwardConvK[T float](k convKKernel, out []T, in [][]T, s []tensor.Shape) {
+	F := s[1][2]
+	eachChunk(k.g, func(t, img, imgs int, cols []T) {
+		im2colChunk(k.g.imageGeom, in[0][t*k.g.perTask():], img, imgs, cols)
+		rows := imgs * k.g.H * k.g.W
+		g := in[1][(t*k.g.pixelsPerTask()+img*k.g.H*k.g.W)*F:]
+		var beta T
+		if img > 0 {
+			beta = 1
+		}
+		gemm(true, false, 9*k.g.C, F, rows, cols, g, beta, out[t*9*k.g.C*F:])
+	})
+}
+
+func (k convKKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	dx, err := apply(convTKernel{k.g}, in[1], g)
+	if err != nil {
+		return nil, err
+	}
+	dg, err := apply(convKernel{k.g}, in[0], g)
+	return gorgonia.Nodes{dx, dg}, err
+}
+
+// perTask is the number of image values of one task.
+func (g convGeom) perTask() int { return g.x[1] * g.x[2] }
+
+// pixelsPerTask is the number of pixels of one task.
+func (g convGeom) pixelsPerTask() int { return g.perTask() / g.C }
+
+// chunkValues bounds the patch values laid out at once (about 1 MB in
+// float32): enough rows for an efficient product, small enough for the cache.
+// A variable so that tests can force one image per chunk.
+var chunkValues = 1 << 18
+
+// eachChunk calls f(t, img, imgs, cols) for every task t and every chunk of
+// imgs images starting at img, with cols a scratch buffer of imgs*H*W*9*C
+// values. Tasks run on several goroutines; the chunks of one task run in
+// order on one goroutine.
+func eachChunk[T float](g convGeom, fn func(t, img, imgs int, cols []T)) {
+	n := g.pixelsPerTask() / (g.H * g.W)
+	per := max(1, min(n, chunkValues/(g.H*g.W*9*g.C)))
+	size := per * g.H * g.W * 9 * g.C
+	parallelTasks(g.x[0], 1<<20, func(t int) {
+		cols, ok := scratch.Get().([]T)
+		if !ok || cap(cols) < size {
+			cols = make([]T, size)
+		}
+		for img := 0; img < n; img += per {
+			imgs := min(per, n-img)
+			fn(t, img, imgs, cols[:imgs*g.H*g.W*9*g.C])
+		}
+		scratch.Put(cols[:cap(cols)])
+	})
+}
+
+// scratch holds patch buffers for reuse across calls (both float types: a
+// buffer of the wrong type or size is dropped and a new one made).
+var scratch sync.Pool
+
+// im2colChunk writes the patches of images img..img+imgs-1 of x (one task)
+// into cols, one row of 9*C values per pixel.
+func im2colChunk[T float](g imageGeom, x []T, img, imgs int, cols []T) {
+	H, W, C := g.H, g.W, g.C
+	for i := 0; i < imgs; i++ {
+		im := x[(img+i)*H*W*C : (img+i+1)*H*W*C]
+		for y := 0; y < H; y++ {
+			for xx := 0; xx < W; xx++ {
+				row := cols[((i*H+y)*W+xx)*9*C:]
+				for kh := 0; kh < 3; kh++ {
+					yy := y + kh - 1
+					for kw := 0; kw < 3; kw++ {
+						dst := row[(kh*3+kw)*C : (kh*3+kw+1)*C]
+						xs := xx + kw - 1
+						if yy < 0 || yy >= H || xs < 0 || xs >= W {
+							clear(dst)
+							continue
+						}
+						copy(dst, im[(yy*W+xs)*C:])
+					}
+				}
+			}
+		}
+	}
+}
+
+// col2imChunk sets images img..img+imgs-1 of out (one task) to the sum of
+// the patch entries of cols that came from each pixel: the adjoint of
+// im2colChunk.
+func col2imChunk[T float](g imageGeom, cols []T, img, imgs int, out []T) {
+	H, W, C := g.H, g.W, g.C
+	for i := 0; i < imgs; i++ {
+		im := out[(img+i)*H*W*C : (img+i+1)*H*W*C]
+		clear(im)
+		for y := 0; y < H; y++ {
+			for xx := 0; xx < W; xx++ {
+				row := cols[((i*H+y)*W+xx)*9*C:]
+				for kh := 0; kh < 3; kh++ {
+					yy := y + kh - 1
+					if yy < 0 || yy >= H {
+						continue
+					}
+					for kw := 0; kw < 3; kw++ {
+						xs := xx + kw - 1
+						if xs < 0 || xs >= W {
+							continue
+						}
+						src := row[(kh*3+kw)*C : (kh*3+kw+1)*C]
+						dst := im[(yy*W+xs)*C : (yy*W+xs+1)*C]
+						for c, v := range src {
+							dst[c] += v
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// poolGeom is 2x2 max-pooling with stride 2 of H x W images (floor: an odd
+// last row or column is dropped) with C channels, on (T, N*H*W, C) tensors.
+type poolGeom struct{ H, W int }
+
+func (p poolGeom) String() string { return fmt.Sprintf("%dx%d", p.H, p.W) }
+
+// outShape checks x (T, N*H*W, C) and returns (T, N*(H/2)*(W/2), C).
+func (p poolGeom) outShape(x tensor.Shape) (tensor.Shape, error) {
+	if len(x) != 3 || p.H < 2 || p.W < 2 || x[1]%(p.H*p.W) != 0 {
+		return nil, fmt.Errorf("needs (T, N*%d*%d, C) images of at least 2x2, got %v", p.H, p.W, x)
+	}
+	return tensor.Shape{x[0], x[1] / (p.H * p.W) * (p.H / 2) * (p.W / 2), x[2]}, nil
+}
+
+// Max-pooling is split in three ops so that the windows' argmaxes are found
+// once per input and shared by every derivative: poolArg(x) holds, for every
+// output entry, the position 0..3 (dy*2+dx) of the first maximum of its
+// window (a small integer, exact in either float type), and
+//
+//	maxPool(x)         = gatherPool(poolArg(x), x)
+//	gatherPool(a, v)   picks v at the positions a       (pooled shape)
+//	scatterPool(a, g)  adds g back to the positions a   (image shape)
+//
+// gatherPool and scatterPool are linear in their second input and each
+// other's adjoints; poolArg is piecewise constant and carries no derivative.
+
+// maxPool returns the 2x2 max-pool (stride 2) of x (T, N*H*W, C).
+func maxPool(x *gorgonia.Node, p poolGeom) (*gorgonia.Node, error) {
+	arg, err := apply(poolArgKernel{p}, x)
+	if err != nil {
+		return nil, err
+	}
+	return apply(gatherPoolKernel{p}, arg, x)
+}
+
+// poolArgKernel finds the position of the first maximum of every window.
+type poolArgKernel struct{ p poolGeom }
+
+func (k poolArgKernel) name() string           { return "poolArg(" + k.p.String() + ")" }
+func (k poolArgKernel) differentiable() []bool { return []bool{false} }
+
+func (k poolArgKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 1 {
+		return nil, shapeErr("one input", in)
+	}
+	return k.p.outShape(in[0])
+}
+
+func (k poolArgKernel) forward(a *args) { call(a, k, forwardPoolArg[float64], forwardPoolArg[float32]) }
+
+func forwardPoolArg[T float](k poolArgKernel, out []T, in [][]T, s []tensor.Shape) {
+	k.p.eachWindow(s[0], func(t, o, p00, c int) {
+		x := in[0]
+		x00, x01 := x[p00:p00+c], x[p00+c:p00+2*c]
+		x10, x11 := x[p00+k.p.W*c:p00+(k.p.W+1)*c], x[p00+(k.p.W+1)*c:p00+(k.p.W+2)*c]
+		dst := out[o : o+c]
+		for ch, v := range x00 {
+			var pos T
+			if x01[ch] > v {
+				pos, v = 1, x01[ch]
+			}
+			if x10[ch] > v {
+				pos, v = 2, x10[ch]
+			}
+			if x11[ch] > v {
+				pos = 3
+			}
+			dst[ch] = pos
+		}
+	})
+}
+
+func (k poolArgKernel) grad(gorgonia.Nodes, *gorgonia.Node, *gorgonia.Node) (gorgonia.Nodes, error) {
+	return gorgonia.Nodes{nil}, nil
+}
+
+// eachWindow calls f(t, o, p00, c) for every task t and window of images of
+// shape xs (T, N*H*W, C), with o the offset of the window's C outputs and
+// p00 that of its top-left pixel, both in the whole tensor; the tasks run
+// on several goroutines.
+func (p poolGeom) eachWindow(xs tensor.Shape, f func(t, o, p00, c int)) {
+	c := xs[2]
+	per := xs[1] * c
+	n := xs[1] / (p.H * p.W)
+	Ho, Wo := p.H/2, p.W/2
+	parallelTasks(xs[0], per, func(t int) {
+		o := t * n * Ho * Wo * c
+		for img := 0; img < n; img++ {
+			base := t*per + img*p.H*p.W*c
+			for y := 0; y < Ho; y++ {
+				for xx := 0; xx < Wo; xx++ {
+					f(t, o, base+((2*y)*p.W+2*xx)*c, c)
+					o += c
+				}
+			}
+		}
+	})
+}
+
+// gatherPoolKernel picks v (image shape) at the window positions a (pooled
+// shape).
+type gatherPoolKernel struct{ p poolGeom }
+
+func (k gatherPoolKernel) name() string           { return "gatherPool(" + k.p.String() + ")" }
+func (k gatherPoolKernel) differentiable() []bool { return []bool{false, true} }
+
+func (k gatherPoolKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 2 {
+		return nil, shapeErr("two inputs", in)
+	}
+	if o, err := k.p.outShape(in[1]); err != nil || !o.Eq(in[0]) {
+		return nil, shapeErr("positions of the pooled shape of the values", in)
+	}
+	return in[0].Clone(), nil
+}
+
+func (k gatherPoolKernel) forward(a *args) {
+	call(a, k, forwardGatherPool[float64], forwardGatherPool[float32])
+}
+
+func forwardGatherPool[T float](k gatherPoolKernel, out []T, in [][]T, s []tensor.Shape) {
+	pos, v := in[0], in[1]
+	k.p.eachWindow(s[1], func(t, o, p00, c int) {
+		off := [4]int{p00, p00 + c, p00 + k.p.W*c, p00 + (k.p.W+1)*c}
+		dst := out[o : o+c]
+		for ch, a := range pos[o : o+c] {
+			dst[ch] = v[off[int(a)&3]+ch]
+		}
+	})
+}
+
+func (k gatherPoolKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	d, err := apply(scatterPoolKernel{k.p, in[1].Shape().Clone()}, in[0], g)
+	return gorgonia.Nodes{nil, d}, err
+}
+
+// scatterPoolKernel adds g (pooled shape) to the window positions a, zero
+// elsewhere: the image-shaped adjoint of gatherPool.
+type scatterPoolKernel struct {
+	p  poolGeom
+	to tensor.Shape // the image shape
+}
+
+func (k scatterPoolKernel) name() string {
+	return fmt.Sprintf("scatterPool(%s,%v)", k.p, k.to)
+}
+func (k scatterPoolKernel) differentiable() []bool { return []bool{false, true} }
+
+func (k scatterPoolKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	o, err := k.p.outShape(k.to)
+	if err != nil || len(in) != 2 || !in[0].Eq(o) || !in[1].Eq(o) {
+		return nil, shapeErr(fmt.Sprintf("positions and values of shape %v", o), in)
+	}
+	return k.to.Clone(), nil
+}
+
+func (k scatterPoolKernel) forward(a *args) {
+	call(a, k, forwardScatterPool[float64], forwardScatterPool[float32])
+}
+
+func forwardScatterPool[T float](k scatterPoolKernel, out []T, in [][]T, s []tensor.Shape) {
+	pos, g := in[0], in[1]
+	per := k.to[1] * k.to[2]
+	parallelTasks(k.to[0], per, func(t int) { clear(out[t*per : (t+1)*per]) })
+	k.p.eachWindow(k.to, func(t, o, p00, c int) {
+		off := [4]int{p00, p00 + c, p00 + k.p.W*c, p00 + (k.p.W+1)*c}
+		src := g[o : o+c]
+		for ch, a := range pos[o : o+c] {
+			out[off[int(a)&3]+ch] += src[ch]
+		}
+	})
+}
+
+func (k scatterPoolKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	d, err := apply(gatherPoolKernel{k.p}, in[0], g)
+	return gorgonia.Nodes{nil, d}, err
+}

@@ -1,0 +1,366 @@
+package graph
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/blas/gonum"
+	vecf "gonum.org/v1/gonum/floats"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Linear algebra: the task-batched matrix product, scaled sums (the inner SGD
+// step) and the sum of gradient terms.
+
+// bmmKernel multiplies per task: out[t] = op(a[t]) op(b[t]) with op the
+// identity or the transpose, for a and b of shape (T, rows, cols).
+type bmmKernel struct{ transA, transB bool }
+
+// bmm returns the task-batched product op(a) op(b).
+func bmm(a, b *gorgonia.Node, transA, transB bool) (*gorgonia.Node, error) {
+	return apply(bmmKernel{transA, transB}, a, b)
+}
+
+func (k bmmKernel) name() string {
+	return fmt.Sprintf("bmm(%s,%s)", map[bool]string{false: "A", true: "Aᵀ"}[k.transA], map[bool]string{false: "B", true: "Bᵀ"}[k.transB])
+}
+
+// dims returns m, kk, n of op(a) (m, kk) times op(b) (kk, n).
+func (k bmmKernel) dims(a, b tensor.Shape) (m, kk, n int) {
+	m, kk = a[1], a[2]
+	if k.transA {
+		m, kk = kk, m
+	}
+	n = b[2]
+	if k.transB {
+		n = b[1]
+	}
+	return m, kk, n
+}
+
+func (k bmmKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 2 || len(in[0]) != 3 || len(in[1]) != 3 || in[0][0] != in[1][0] {
+		return nil, shapeErr("two (T, rows, cols) inputs", in)
+	}
+	m, kk, n := k.dims(in[0], in[1])
+	kb := in[1][1]
+	if k.transB {
+		kb = in[1][2]
+	}
+	if kk != kb {
+		return nil, fmt.Errorf("inner sizes of %v and %v differ", in[0], in[1])
+	}
+	return tensor.Shape{in[0][0], m, n}, nil
+}
+
+func (k bmmKernel) forward(a *args) {
+	s := a.s
+	m, kk, n := k.dims(s[0], s[1])
+	sa, sb, sc := s[0][1]*s[0][2], s[1][1]*s[1][2], m*n
+	if a.o32 != nil {
+		x, y, out := a.i32[0], a.i32[1], a.o32
+		parallelTasks(s[0][0], m*kk*n, func(t int) {
+			k.sgemm(m, kk, n, x[t*sa:(t+1)*sa], s[0][2], y[t*sb:(t+1)*sb], s[1][2], out[t*sc:(t+1)*sc])
+		})
+		return
+	}
+	x, y, out := a.i64[0], a.i64[1], a.o64
+	if !parallel(s[0][0], m*kk*n) { // no closure: the MLP's small graphs allocate nothing
+		for t := 0; t < s[0][0]; t++ {
+			k.gemm(m, kk, n, x[t*sa:(t+1)*sa], s[0][2], y[t*sb:(t+1)*sb], s[1][2], out[t*sc:(t+1)*sc])
+		}
+		return
+	}
+	parallelTasks(s[0][0], m*kk*n, func(t int) {
+		k.gemm(m, kk, n, x[t*sa:(t+1)*sa], s[0][2], y[t*sb:(t+1)*sb], s[1][2], out[t*sc:(t+1)*sc])
+	})
+}
+
+// sgemm sets c (m, n) to op(a) op(b) in float32 with the registered BLAS.
+func (k bmmKernel) sgemm(m, kk, n int, a []float32, lda int, b []float32, ldb int, c []float32) {
+	ta, tb := blas.NoTrans, blas.NoTrans
+	if k.transA {
+		ta = blas.Trans
+	}
+	if k.transB {
+		tb = blas.Trans
+	}
+	blas32.Implementation().Sgemm(ta, tb, m, n, kk, 1, a, lda, b, ldb, 0, c, n)
+}
+
+// gemm sets c (m, n) to op(a) op(b) for one task, where a and b are stored
+// row-major with lda and ldb columns. Large products go to the registered
+// BLAS (blas64.Use). For the small shapes of few-shot regression,
+// matrix-vector and rank-one kernels beat a general Dgemm (about twice as
+// fast for 5x40x40): a single product when c is a column, rank-one updates
+// when the inner size is the smallest, one matrix-vector product per row of c
+// else.
+func (k bmmKernel) gemm(m, kk, n int, a []float64, lda int, b []float64, ldb int, c []float64) {
+	ta, tb := blas.NoTrans, blas.NoTrans
+	if k.transA {
+		ta = blas.Trans
+	}
+	if k.transB {
+		tb = blas.Trans
+	}
+	if m*kk*n >= bigProduct {
+		blas64.Implementation().Dgemm(ta, tb, m, n, kk, 1, a, lda, b, ldb, 0, c, n)
+		return
+	}
+	var impl gonum.Implementation
+	switch {
+	case n == 1: // c = op(a) times the vector b
+		ar, ac := m, kk
+		if k.transA {
+			ar, ac = kk, m
+		}
+		impl.Dgemv(ta, ar, ac, 1, a, lda, b, 1, 0, c, 1)
+	case kk < m: // c = sum over p of column p of op(a) times row p of op(b)
+		clear(c)
+		for p := 0; p < kk; p++ {
+			x, incX := a[p:], lda
+			if k.transA {
+				x, incX = a[p*lda:], 1
+			}
+			y, incY := b[p*ldb:], 1
+			if k.transB {
+				y, incY = b[p:], ldb
+			}
+			impl.Dger(m, n, 1, x, incX, y, incY, c, n)
+		}
+	default: // row i of c = op(b)ᵀ times row i of op(a)
+		tb, br, bc := blas.Trans, kk, n
+		if k.transB {
+			tb, br, bc = blas.NoTrans, n, kk
+		}
+		for i := 0; i < m; i++ {
+			x, incX := a[i*lda:], 1
+			if k.transA {
+				x, incX = a[i:], lda
+			}
+			impl.Dgemv(tb, br, bc, 1, b, ldb, x, incX, 0, c[i*n:(i+1)*n], 1)
+		}
+	}
+}
+
+// gemm sets c (m, n) to op(a) op(b) + beta c with the registered BLAS, for
+// row-major a and b with the columns their transposition implies.
+func gemm[T float](transA, transB bool, m, n, k int, a, b []T, beta T, c []T) {
+	ta, tb, lda, ldb := blas.NoTrans, blas.NoTrans, k, n
+	if transA {
+		ta, lda = blas.Trans, m
+	}
+	if transB {
+		tb, ldb = blas.Trans, k
+	}
+	switch a := any(a).(type) {
+	case []float64:
+		blas64.Implementation().Dgemm(ta, tb, m, n, k, 1, a, lda, any(b).([]float64), ldb, float64(beta), any(c).([]float64), n)
+	case []float32:
+		blas32.Implementation().Sgemm(ta, tb, m, n, k, 1, a, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), n)
+	}
+}
+
+// bigProduct is the size m*k*n from which a product goes to Dgemm.
+const bigProduct = 1 << 16
+
+// grad: for C = op(A) op(B) with upstream G, the input gradients are again
+// batched products with other transpose flags.
+func (k bmmKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	a, b := in[0], in[1]
+	var da, db *gorgonia.Node
+	var err error
+	switch {
+	case !k.transA && !k.transB: // C = A B
+		if da, err = bmm(g, b, false, true); err == nil {
+			db, err = bmm(a, g, true, false)
+		}
+	case k.transA && !k.transB: // C = Aᵀ B
+		if da, err = bmm(b, g, false, true); err == nil {
+			db, err = bmm(a, g, false, false)
+		}
+	case !k.transA && k.transB: // C = A Bᵀ
+		if da, err = bmm(g, b, false, false); err == nil {
+			db, err = bmm(g, a, true, false)
+		}
+	default: // C = Aᵀ Bᵀ
+		if da, err = bmm(b, g, true, true); err == nil {
+			db, err = bmm(g, a, true, true)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return gorgonia.Nodes{da, db}, nil
+}
+
+// axpyKernel is x + k*y for x and y of one shape: the inner SGD step
+// theta - alpha*grad with k = -alpha, and a subtraction with k = -1.
+type axpyKernel struct{ k float64 }
+
+// axpy returns x + k*y.
+func axpy(x, y *gorgonia.Node, k float64) (*gorgonia.Node, error) {
+	return apply(axpyKernel{k}, x, y)
+}
+
+func (k axpyKernel) name() string { return fmt.Sprintf("axpy(%v)", k.k) }
+
+func (k axpyKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 2 || !in[0].Eq(in[1]) {
+		return nil, shapeErr("two inputs of one shape", in)
+	}
+	return in[0].Clone(), nil
+}
+
+func (k axpyKernel) forward(a *args) { call(a, k, forwardAxpy[float64], forwardAxpy[float32]) }
+
+func forwardAxpy[T float](k axpyKernel, out []T, in [][]T, _ []tensor.Shape) {
+	if o, ok := any(out).([]float64); ok {
+		vecf.AddScaledTo(o, any(in[0]).([]float64), k.k, any(in[1]).([]float64))
+		return
+	}
+	x, y, c := in[0], in[1][:len(in[0])], T(k.k)
+	for i, v := range x {
+		out[i] = v + c*y[i]
+	}
+}
+
+func (k axpyKernel) grad(_ gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	dy, err := scale(g, k.k)
+	return gorgonia.Nodes{g, dy}, err
+}
+
+// scaleKernel is k*x.
+type scaleKernel struct{ k float64 }
+
+// scale returns k*x.
+func scale(x *gorgonia.Node, k float64) (*gorgonia.Node, error) {
+	return apply(scaleKernel{k}, x)
+}
+
+func (k scaleKernel) name() string { return fmt.Sprintf("scale(%v)", k.k) }
+
+func (k scaleKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 1 {
+		return nil, shapeErr("one input", in)
+	}
+	return in[0].Clone(), nil
+}
+
+func (k scaleKernel) forward(a *args) { call(a, k, forwardScale[float64], forwardScale[float32]) }
+
+func forwardScale[T float](k scaleKernel, out []T, in [][]T, _ []tensor.Shape) {
+	c := T(k.k)
+	for i, v := range in[0] {
+		out[i] = c * v
+	}
+}
+
+func (k scaleKernel) grad(_ gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	d, err := scale(g, k.k)
+	return gorgonia.Nodes{d}, err
+}
+
+// addNKernel adds n tensors of one shape. Graph.Grad sums the gradient terms
+// of a node with it: gorgonia's ReduceAdd chains binary Adds, each a separate
+// node that allocates its result on every run. Its derivative passes the
+// upstream gradient to every input unchanged.
+type addNKernel struct{ n int }
+
+// sumTerms returns the sum of terms: one addN node when all are float
+// tensors of one shape and dtype, gorgonia's ReduceAdd otherwise. Two terms
+// that are mulMid products (as batch norm's backward sweep makes) are
+// computed as one mulMid2 instead, so neither product is ever stored; the
+// two mulMid nodes stay in the graph unused and are never run.
+func sumTerms(terms gorgonia.Nodes) (*gorgonia.Node, error) {
+	s, dt := terms[0].Shape(), terms[0].Dtype()
+	for _, t := range terms {
+		if t.Dtype() != dt || (dt != tensor.Float64 && dt != tensor.Float32) || t.Dims() == 0 || !t.Shape().Eq(s) {
+			return gorgonia.ReduceAdd(terms)
+		}
+	}
+	var products, rest gorgonia.Nodes
+	for _, t := range terms {
+		if o, ok := t.Op().(*op); ok && len(products) < 2 {
+			if _, ok := o.k.(mulMidKernel); ok {
+				products = append(products, t)
+				continue
+			}
+		}
+		rest = append(rest, t)
+	}
+	if len(products) == 2 {
+		a, b := inputsOf(products[0]), inputsOf(products[1])
+		fused, err := apply(mulMid2Kernel{}, a[0], a[1], b[0], b[1])
+		if err != nil {
+			return nil, err
+		}
+		if len(rest) == 0 {
+			return fused, nil
+		}
+		rest = append(rest, fused)
+	} else {
+		rest = terms
+	}
+	if len(rest) == 1 {
+		return rest[0], nil
+	}
+	return apply(addNKernel{len(rest)}, rest...)
+}
+
+// inputsOf returns the inputs of n in argument order.
+func inputsOf(n *gorgonia.Node) gorgonia.Nodes {
+	it := n.Graph().From(n.ID())
+	var in gorgonia.Nodes
+	for it.Next() {
+		in = append(in, it.Node().(*gorgonia.Node))
+	}
+	return in
+}
+
+func (k addNKernel) name() string { return fmt.Sprintf("addN(%d)", k.n) }
+
+func (k addNKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != k.n || k.n < 2 {
+		return nil, shapeErr(fmt.Sprintf("%d >= 2 inputs", k.n), in)
+	}
+	for _, s := range in[1:] {
+		if !s.Eq(in[0]) {
+			return nil, shapeErr("inputs of one shape", in)
+		}
+	}
+	return in[0].Clone(), nil
+}
+
+func (k addNKernel) forward(a *args) { call(a, k, forwardAddN[float64], forwardAddN[float32]) }
+
+func forwardAddN[T float](k addNKernel, out []T, in [][]T, _ []tensor.Shape) {
+	if o, ok := any(out).([]float64); ok {
+		vecf.AddTo(o, any(in[0]).([]float64), any(in[1]).([]float64))
+		for _, x := range in[2:] {
+			vecf.Add(o, any(x).([]float64))
+		}
+		return
+	}
+	a, b := in[0], in[1][:len(in[0])]
+	for i, v := range a {
+		out[i] = v + b[i]
+	}
+	for _, x := range in[2:] {
+		x = x[:len(out)]
+		for i, v := range x {
+			out[i] += v
+		}
+	}
+}
+
+func (k addNKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	d := make(gorgonia.Nodes, len(in))
+	for i := range d {
+		d[i] = g
+	}
+	return d, nil
+}

@@ -1,0 +1,668 @@
+package graph
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Reductions and broadcasts over the axes of task-batched tensors, each with
+// its adjoint: tile/sumFirst over the task axis, spreadMid/sumMid over the
+// point axis of (T, N, o), spreadLast/sumLast over the last axis, per-task
+// inner products and scalings (rowDot/scaleRows), reshape.
+
+// tileKernel stacks n copies of its input along a new leading axis:
+// (s...) -> (n, s...). Its adjoint is sumFirst.
+type tileKernel struct{ n int }
+
+// tile returns x repeated n times along a new leading axis.
+func tile(x *gorgonia.Node, n int) (*gorgonia.Node, error) { return apply(tileKernel{n}, x) }
+
+func (k tileKernel) name() string { return fmt.Sprintf("tile(%d)", k.n) }
+
+func (k tileKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 1 {
+		return nil, shapeErr("one input", in)
+	}
+	return append(tensor.Shape{k.n}, in[0]...), nil
+}
+
+func (k tileKernel) forward(a *args) { call(a, k, forwardTile[float64], forwardTile[float32]) }
+
+func forwardTile[T float](k tileKernel, out []T, in [][]T, _ []tensor.Shape) {
+	for t := 0; t < k.n; t++ {
+		copy(out[t*len(in[0]):], in[0])
+	}
+}
+
+func (k tileKernel) grad(_ gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	d, err := sumFirst(g)
+	return gorgonia.Nodes{d}, err
+}
+
+// sumFirstKernel sums over the leading axis: (T, s...) -> (s...). Its adjoint
+// is tile.
+type sumFirstKernel struct{}
+
+// sumFirst returns the sum of x over its leading axis.
+func sumFirst(x *gorgonia.Node) (*gorgonia.Node, error) { return apply(sumFirstKernel{}, x) }
+
+func (sumFirstKernel) name() string { return "sumFirst" }
+
+func (sumFirstKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 1 || len(in[0]) < 2 {
+		return nil, shapeErr("one input with at least 2 dims", in)
+	}
+	return in[0][1:].Clone(), nil
+}
+
+func (k sumFirstKernel) forward(a *args) {
+	call(a, k, forwardSumFirst[float64], forwardSumFirst[float32])
+}
+
+func forwardSumFirst[T float](_ sumFirstKernel, out []T, in [][]T, s []tensor.Shape) {
+	x := in[0]
+	copy(out, x[:len(out)])
+	for t := 1; t < s[0][0]; t++ {
+		for i, v := range x[t*len(out) : (t+1)*len(out)] {
+			out[i] += v
+		}
+	}
+}
+
+func (sumFirstKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	d, err := tile(g, in[0].Shape()[0])
+	return gorgonia.Nodes{d}, err
+}
+
+// addBiasKernel adds a per-task bias to every point: h (T, N, o) + b (T, o)
+// broadcast over N.
+type addBiasKernel struct{}
+
+// addBias returns h + b with b (T, o) broadcast over the points of h (T, N, o).
+func addBias(h, b *gorgonia.Node) (*gorgonia.Node, error) { return apply(addBiasKernel{}, h, b) }
+
+func (addBiasKernel) name() string { return "addBias" }
+
+func (addBiasKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 2 || len(in[0]) != 3 || len(in[1]) != 2 || in[0][0] != in[1][0] || in[0][2] != in[1][1] {
+		return nil, shapeErr("(T, N, o) and (T, o)", in)
+	}
+	return in[0].Clone(), nil
+}
+
+func (k addBiasKernel) forward(a *args) { call(a, k, forwardAddBias[float64], forwardAddBias[float32]) }
+
+func forwardAddBias[T float](_ addBiasKernel, out []T, in [][]T, s []tensor.Shape) {
+	h, b := in[0], in[1]
+	n, w := s[0][1], s[0][2]
+	if !parallel(s[0][0], n*w) { // no closure: the MLP's small graphs allocate nothing
+		for t := 0; t < s[0][0]; t++ {
+			addBiasTask(h, b, out, n, w, t)
+		}
+		return
+	}
+	parallelTasks(s[0][0], n*w, func(t int) { addBiasTask(h, b, out, n, w, t) })
+}
+
+func addBiasTask[T float](h, b, out []T, n, w, t int) {
+	bt := b[t*w : (t+1)*w]
+	for p := 0; p < n; p++ {
+		off := (t*n + p) * w
+		src, dst := h[off:off+w], out[off:off+w]
+		for i, v := range bt {
+			dst[i] = src[i] + v
+		}
+	}
+}
+
+func (addBiasKernel) grad(_ gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	db, err := sumMid(g)
+	return gorgonia.Nodes{g, db}, err
+}
+
+// mulMidKernel multiplies every point by a per-task vector: x (T, N, o) * s
+// (T, o) broadcast over N (the batch-norm scale).
+type mulMidKernel struct{}
+
+// mulMid returns x * s with s (T, o) broadcast over the points of x (T, N, o).
+func mulMid(x, s *gorgonia.Node) (*gorgonia.Node, error) { return apply(mulMidKernel{}, x, s) }
+
+func (mulMidKernel) name() string { return "mulMid" }
+
+func (mulMidKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	return addBiasKernel{}.shape(in)
+}
+
+func (k mulMidKernel) forward(a *args) { call(a, k, forwardMulMid[float64], forwardMulMid[float32]) }
+
+func forwardMulMid[T float](_ mulMidKernel, out []T, in [][]T, s []tensor.Shape) {
+	x, m := in[0], in[1]
+	n, w := s[0][1], s[0][2]
+	parallelTasks(s[0][0], n*w, func(t int) {
+		mt := m[t*w : (t+1)*w]
+		for p := 0; p < n; p++ {
+			off := (t*n + p) * w
+			src, dst := x[off:off+w], out[off:off+w]
+			for i, v := range mt {
+				dst[i] = src[i] * v
+			}
+		}
+	})
+}
+
+func (mulMidKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	dx, err := mulMid(g, in[1])
+	if err != nil {
+		return nil, err
+	}
+	ds, err := sumMidProd(g, in[0])
+	return gorgonia.Nodes{dx, ds}, err
+}
+
+// mulMid2Kernel is a * s + b * k for a, b (T, N, o) and s, k (T, o)
+// broadcast over N: the sum of two mulMid products in one pass.
+type mulMid2Kernel struct{}
+
+func (mulMid2Kernel) name() string { return "mulMid2" }
+
+func (mulMid2Kernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 4 || !in[0].Eq(in[2]) || !in[1].Eq(in[3]) {
+		return nil, shapeErr("(T, N, o), (T, o), (T, N, o), (T, o)", in)
+	}
+	return addBiasKernel{}.shape(in[:2])
+}
+
+func (k mulMid2Kernel) forward(a *args) {
+	call(a, k, forwardMulMid2[float64], forwardMulMid2[float32])
+}
+
+func forwardMulMid2[T float](_ mulMid2Kernel, out []T, in [][]T, s []tensor.Shape) {
+	x, m, y, q := in[0], in[1], in[2], in[3]
+	n, w := s[0][1], s[0][2]
+	parallelTasks(s[0][0], n*w, func(t int) {
+		mt, qt := m[t*w:(t+1)*w], q[t*w:(t+1)*w]
+		for p := 0; p < n; p++ {
+			off := (t*n + p) * w
+			xs, ys, dst := x[off:off+w], y[off:off+w], out[off:off+w]
+			for i, v := range mt {
+				dst[i] = xs[i]*v + ys[i]*qt[i]
+			}
+		}
+	})
+}
+
+func (mulMid2Kernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	d := make(gorgonia.Nodes, 4)
+	var err error
+	for i := 0; i < 4 && err == nil; i += 2 {
+		if d[i], err = mulMid(g, in[i+1]); err == nil {
+			d[i+1], err = sumMidProd(g, in[i])
+		}
+	}
+	return d, err
+}
+
+// affineMidKernel is x * s + b with s and b (T, o) broadcast over the points
+// of x (T, N, o): the batch-norm scale and shift in one pass.
+type affineMidKernel struct{}
+
+// affineMid returns x * s + b, s and b (T, o) broadcast over the points of x.
+func affineMid(x, s, b *gorgonia.Node) (*gorgonia.Node, error) {
+	return apply(affineMidKernel{}, x, s, b)
+}
+
+func (affineMidKernel) name() string { return "affineMid" }
+
+func (affineMidKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 3 || !in[1].Eq(in[2]) {
+		return nil, shapeErr("(T, N, o), (T, o) and (T, o)", in)
+	}
+	return addBiasKernel{}.shape(in[:2])
+}
+
+func (k affineMidKernel) forward(a *args) {
+	call(a, k, forwardAffineMid[float64], forwardAffineMid[float32])
+}
+
+func forwardAffineMid[T float](_ affineMidKernel, out []T, in [][]T, s []tensor.Shape) {
+	x, m, b := in[0], in[1], in[2]
+	n, w := s[0][1], s[0][2]
+	parallelTasks(s[0][0], n*w, func(t int) {
+		mt, bt := m[t*w:(t+1)*w], b[t*w:(t+1)*w]
+		for p := 0; p < n; p++ {
+			off := (t*n + p) * w
+			src, dst := x[off:off+w], out[off:off+w]
+			for i, v := range mt {
+				dst[i] = src[i]*v + bt[i]
+			}
+		}
+	})
+}
+
+func (affineMidKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	dx, err := mulMid(g, in[1])
+	if err != nil {
+		return nil, err
+	}
+	ds, err := sumMidProd(g, in[0])
+	if err != nil {
+		return nil, err
+	}
+	db, err := sumMid(g)
+	return gorgonia.Nodes{dx, ds, db}, err
+}
+
+// sumMidSqKernel sums the squares of x (T, N, o) over the middle axis:
+// (T, o). It is sumMidProd(x, x) with one derivative pass instead of two and
+// their sum.
+type sumMidSqKernel struct{}
+
+// sumMidSq returns the sum over N of x*x for x (T, N, o).
+func sumMidSq(x *gorgonia.Node) (*gorgonia.Node, error) { return apply(sumMidSqKernel{}, x) }
+
+func (sumMidSqKernel) name() string { return "sumMidSq" }
+
+func (sumMidSqKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	return sumMidKernel{}.shape(in)
+}
+
+func (k sumMidSqKernel) forward(a *args) {
+	a2 := *a
+	a2.i64, a2.i32 = nil, nil
+	if a.i64 != nil {
+		a2.i64 = [][]float64{a.i64[0], a.i64[0]}
+	} else {
+		a2.i32 = [][]float32{a.i32[0], a.i32[0]}
+	}
+	sumMidProdKernel{}.forward(&a2)
+}
+
+// grad: d/dx sum x^2 = 2 x g.
+func (sumMidSqKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	g2, err := scale(g, 2)
+	if err != nil {
+		return nil, err
+	}
+	d, err := mulMid(in[0], g2)
+	return gorgonia.Nodes{d}, err
+}
+
+// sumMidProdKernel sums the product of two (T, N, o) tensors over the middle
+// axis: (T, o). It is sumMid(mul(a, b)) without the (T, N, o) intermediate.
+type sumMidProdKernel struct{}
+
+// sumMidProd returns the sum over N of a * b for a, b (T, N, o).
+func sumMidProd(a, b *gorgonia.Node) (*gorgonia.Node, error) { return apply(sumMidProdKernel{}, a, b) }
+
+func (sumMidProdKernel) name() string { return "sumMidProd" }
+
+func (sumMidProdKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 2 || !in[0].Eq(in[1]) {
+		return nil, shapeErr("two (T, N, o) inputs of one shape", in)
+	}
+	return sumMidKernel{}.shape(in[:1])
+}
+
+func (k sumMidProdKernel) forward(a *args) {
+	call(a, k, forwardSumMidProd[float64], forwardSumMidProd[float32])
+}
+
+func forwardSumMidProd[T float](_ sumMidProdKernel, out []T, in [][]T, s []tensor.Shape) {
+	x, y := in[0], in[1]
+	n, w := s[0][1], s[0][2]
+	parallelTasks(s[0][0], n*w, func(t int) {
+		dst := out[t*w : (t+1)*w]
+		clear(dst)
+		for p := 0; p < n; p++ {
+			off := (t*n + p) * w
+			yr := y[off : off+w]
+			for i, v := range x[off : off+w] {
+				dst[i] += v * yr[i]
+			}
+		}
+	})
+}
+
+func (sumMidProdKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	da, err := mulMid(in[1], g)
+	if err != nil {
+		return nil, err
+	}
+	db, err := mulMid(in[0], g)
+	return gorgonia.Nodes{da, db}, err
+}
+
+// sumMidKernel sums over the middle axis: (T, N, o) -> (T, o). Its adjoint
+// is spreadMid.
+type sumMidKernel struct{}
+
+// sumMid returns the sum of x (T, N, o) over N.
+func sumMid(x *gorgonia.Node) (*gorgonia.Node, error) { return apply(sumMidKernel{}, x) }
+
+func (sumMidKernel) name() string { return "sumMid" }
+
+func (sumMidKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 1 || len(in[0]) != 3 {
+		return nil, shapeErr("one (T, N, o) input", in)
+	}
+	return tensor.Shape{in[0][0], in[0][2]}, nil
+}
+
+func (k sumMidKernel) forward(a *args) { call(a, k, forwardSumMid[float64], forwardSumMid[float32]) }
+
+func forwardSumMid[T float](_ sumMidKernel, out []T, in [][]T, s []tensor.Shape) {
+	x := in[0]
+	n, w := s[0][1], s[0][2]
+	if !parallel(s[0][0], n*w) {
+		for t := 0; t < s[0][0]; t++ {
+			sumMidTask(x, out, n, w, t)
+		}
+		return
+	}
+	parallelTasks(s[0][0], n*w, func(t int) { sumMidTask(x, out, n, w, t) })
+}
+
+func sumMidTask[T float](x, out []T, n, w, t int) {
+	dst := out[t*w : (t+1)*w]
+	clear(dst)
+	for p := 0; p < n; p++ {
+		off := (t*n + p) * w
+		for i, v := range x[off : off+w] {
+			dst[i] += v
+		}
+	}
+}
+
+func (sumMidKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	d, err := spreadMid(g, in[0].Shape()[1])
+	return gorgonia.Nodes{d}, err
+}
+
+// spreadMidKernel copies x (T, o) to every one of n points: (T, n, o). Its
+// adjoint is sumMid.
+type spreadMidKernel struct{ n int }
+
+// spreadMid returns x (T, o) repeated over a new middle axis of length n.
+func spreadMid(x *gorgonia.Node, n int) (*gorgonia.Node, error) {
+	return apply(spreadMidKernel{n}, x)
+}
+
+func (k spreadMidKernel) name() string { return fmt.Sprintf("spreadMid(%d)", k.n) }
+
+func (k spreadMidKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 1 || len(in[0]) != 2 {
+		return nil, shapeErr("one (T, o) input", in)
+	}
+	return tensor.Shape{in[0][0], k.n, in[0][1]}, nil
+}
+
+func (k spreadMidKernel) forward(a *args) {
+	call(a, k, forwardSpreadMid[float64], forwardSpreadMid[float32])
+}
+
+func forwardSpreadMid[T float](k spreadMidKernel, out []T, in [][]T, s []tensor.Shape) {
+	x, w := in[0], s[0][1]
+	for t := 0; t < s[0][0]; t++ {
+		for p := 0; p < k.n; p++ {
+			copy(out[(t*k.n+p)*w:], x[t*w:(t+1)*w])
+		}
+	}
+}
+
+func (k spreadMidKernel) grad(_ gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	d, err := sumMid(g)
+	return gorgonia.Nodes{d}, err
+}
+
+// sumLastKernel sums over the last axis: (T, N, c) -> (T, N). Its adjoint is
+// spreadLast.
+type sumLastKernel struct{}
+
+// sumLast returns the sum of x (T, N, c) over c.
+func sumLast(x *gorgonia.Node) (*gorgonia.Node, error) { return apply(sumLastKernel{}, x) }
+
+func (sumLastKernel) name() string { return "sumLast" }
+
+func (sumLastKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 1 || len(in[0]) != 3 {
+		return nil, shapeErr("one (T, N, c) input", in)
+	}
+	return tensor.Shape{in[0][0], in[0][1]}, nil
+}
+
+func (k sumLastKernel) forward(a *args) { call(a, k, forwardSumLast[float64], forwardSumLast[float32]) }
+
+func forwardSumLast[T float](_ sumLastKernel, out []T, in [][]T, s []tensor.Shape) {
+	c := s[0][2]
+	for r := range out {
+		var v T
+		for _, x := range in[0][r*c : (r+1)*c] {
+			v += x
+		}
+		out[r] = v
+	}
+}
+
+func (sumLastKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	d, err := spreadLast(g, in[0].Shape()[2])
+	return gorgonia.Nodes{d}, err
+}
+
+// spreadLastKernel copies every entry of x (T, N) c times: (T, N, c). Its
+// adjoint is sumLast.
+type spreadLastKernel struct{ c int }
+
+// spreadLast returns x (T, N) repeated along a new last axis of length c.
+func spreadLast(x *gorgonia.Node, c int) (*gorgonia.Node, error) {
+	return apply(spreadLastKernel{c}, x)
+}
+
+func (k spreadLastKernel) name() string { return fmt.Sprintf("spreadLast(%d)", k.c) }
+
+func (k spreadLastKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 1 || len(in[0]) != 2 {
+		return nil, shapeErr("one (T, N) input", in)
+	}
+	return tensor.Shape{in[0][0], in[0][1], k.c}, nil
+}
+
+func (k spreadLastKernel) forward(a *args) {
+	call(a, k, forwardSpreadLast[float64], forwardSpreadLast[float32])
+}
+
+func forwardSpreadLast[T float](k spreadLastKernel, out []T, in [][]T, _ []tensor.Shape) {
+	for r, v := range in[0] {
+		row := out[r*k.c : (r+1)*k.c]
+		for i := range row {
+			row[i] = v
+		}
+	}
+}
+
+func (k spreadLastKernel) grad(_ gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	d, err := sumLast(g)
+	return gorgonia.Nodes{d}, err
+}
+
+// maxLastKernel is the maximum over the last axis, (T, N, c) -> (T, N),
+// declared non-differentiable: a stop-gradient max, used only to shift
+// logits for a stable log-sum-exp whose value does not depend on the shift.
+type maxLastKernel struct{}
+
+// maxLastStop returns the maximum of x (T, N, c) over c, through which no
+// gradient flows.
+func maxLastStop(x *gorgonia.Node) (*gorgonia.Node, error) { return apply(maxLastKernel{}, x) }
+
+func (maxLastKernel) name() string           { return "maxLastStop" }
+func (maxLastKernel) differentiable() []bool { return []bool{false} }
+
+func (maxLastKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	return sumLastKernel{}.shape(in)
+}
+
+func (k maxLastKernel) forward(a *args) { call(a, k, forwardMaxLast[float64], forwardMaxLast[float32]) }
+
+func forwardMaxLast[T float](_ maxLastKernel, out []T, in [][]T, s []tensor.Shape) {
+	c := s[0][2]
+	for r := range out {
+		row := in[0][r*c : (r+1)*c]
+		m := row[0]
+		for _, x := range row[1:] {
+			m = max(m, x)
+		}
+		out[r] = m
+	}
+}
+
+func (maxLastKernel) grad(gorgonia.Nodes, *gorgonia.Node, *gorgonia.Node) (gorgonia.Nodes, error) {
+	return gorgonia.Nodes{nil}, nil
+}
+
+// rowDotKernel is k times the inner product of every task's slice:
+// out[t] = k * sum_i a[t, i] b[t, i] for a, b of shape (T, ...).
+type rowDotKernel struct{ k float64 }
+
+// rowDot returns k * <a[t], b[t]> for every task t, shape (T).
+func rowDot(a, b *gorgonia.Node, k float64) (*gorgonia.Node, error) {
+	return apply(rowDotKernel{k}, a, b)
+}
+
+func (k rowDotKernel) name() string { return fmt.Sprintf("rowDot(%v)", k.k) }
+
+func (k rowDotKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 2 || !in[0].Eq(in[1]) || len(in[0]) < 2 {
+		return nil, shapeErr("two (T, ...) inputs of one shape", in)
+	}
+	return tensor.Shape{in[0][0]}, nil
+}
+
+func (k rowDotKernel) forward(a *args) { call(a, k, forwardRowDot[float64], forwardRowDot[float32]) }
+
+func forwardRowDot[T float](k rowDotKernel, out []T, in [][]T, _ []tensor.Shape) {
+	a, b := in[0], in[1]
+	w := len(a) / len(out)
+	for t := range out {
+		s := 0.0
+		bt := b[t*w : (t+1)*w]
+		for i, v := range a[t*w : (t+1)*w] {
+			s += float64(v) * float64(bt[i])
+		}
+		out[t] = T(k.k * s)
+	}
+}
+
+func (k rowDotKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	da, err := scaleRows(in[1], g, k.k)
+	if err != nil {
+		return nil, err
+	}
+	db, err := scaleRows(in[0], g, k.k)
+	return gorgonia.Nodes{da, db}, err
+}
+
+// scaleRowsKernel multiplies every task's slice by k times its own scale:
+// out[t, i] = k * s[t] * x[t, i] for x (T, ...) and s (T).
+type scaleRowsKernel struct{ k float64 }
+
+// scaleRows returns k * s[t] * x[t] for every task t.
+func scaleRows(x, s *gorgonia.Node, k float64) (*gorgonia.Node, error) {
+	return apply(scaleRowsKernel{k}, x, s)
+}
+
+func (k scaleRowsKernel) name() string { return fmt.Sprintf("scaleRows(%v)", k.k) }
+
+func (k scaleRowsKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 2 || len(in[0]) < 2 || len(in[1]) != 1 || in[0][0] != in[1][0] {
+		return nil, shapeErr("(T, ...) and (T)", in)
+	}
+	return in[0].Clone(), nil
+}
+
+func (k scaleRowsKernel) forward(a *args) {
+	call(a, k, forwardScaleRows[float64], forwardScaleRows[float32])
+}
+
+func forwardScaleRows[T float](k scaleRowsKernel, out []T, in [][]T, _ []tensor.Shape) {
+	x, s := in[0], in[1]
+	w := len(x) / len(s)
+	for t, st := range s {
+		c := T(k.k * float64(st))
+		dst := out[t*w : (t+1)*w]
+		for i, v := range x[t*w : (t+1)*w] {
+			dst[i] = c * v
+		}
+	}
+}
+
+func (k scaleRowsKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	dx, err := scaleRows(g, in[1], k.k)
+	if err != nil {
+		return nil, err
+	}
+	ds, err := rowDot(g, in[0], k.k)
+	return gorgonia.Nodes{dx, ds}, err
+}
+
+// reshapeKernel copies its input into another shape of the same size.
+type reshapeKernel struct{ to tensor.Shape }
+
+// reshape returns x with shape to (a copy: ops never alias their inputs).
+func reshape(x *gorgonia.Node, to tensor.Shape) (*gorgonia.Node, error) {
+	return apply(reshapeKernel{to}, x)
+}
+
+func (k reshapeKernel) name() string { return fmt.Sprintf("reshape%v", k.to) }
+
+func (k reshapeKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 1 || in[0].TotalSize() != k.to.TotalSize() {
+		return nil, shapeErr(fmt.Sprintf("one input of size %d", k.to.TotalSize()), in)
+	}
+	return k.to.Clone(), nil
+}
+
+func (k reshapeKernel) forward(a *args) { call(a, k, forwardReshape[float64], forwardReshape[float32]) }
+
+func forwardReshape[T float](k reshapeKernel, out []T, in [][]T, _ []tensor.Shape) { copy(out, in[0]) }
+
+func (k reshapeKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	d, err := reshape(g, in[0].Shape())
+	return gorgonia.Nodes{d}, err
+}
+
+// parallel reports whether parallelTasks would use several goroutines.
+func parallel(n, work int) bool {
+	return n > 1 && work >= 1<<15 && runtime.GOMAXPROCS(0) > 1
+}
+
+// parallelTasks runs f(t) for t = 0..n-1, over several goroutines when each
+// call does at least work scalar operations' worth of a large tensor (the CNN's
+// activations), on the calling goroutine for the small ones of the MLP.
+func parallelTasks(n, work int, f func(t int)) {
+	procs := runtime.GOMAXPROCS(0)
+	if !parallel(n, work) {
+		for t := 0; t < n; t++ {
+			f(t)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	next := make(chan int, n)
+	for t := 0; t < n; t++ {
+		next <- t
+	}
+	close(next)
+	for w := 0; w < min(procs, n); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for t := range next {
+				f(t)
+			}
+		}()
+	}
+	wg.Wait()
+}

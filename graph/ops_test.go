@@ -1,0 +1,499 @@
+package graph
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// opRow is one op (or a small composition of ops) under the nested
+// finite-difference harness: its input shapes, how to build it, optionally
+// how to draw its inputs and a plain-Go computation of its value.
+type opRow struct {
+	name  string
+	in    []tensor.Shape
+	build func(in gorgonia.Nodes) (*gorgonia.Node, error)
+	// draw returns the values of input i (default: away from 0, see awayFromZero).
+	draw func(rng *rand.Rand, i, n int) []float64
+	// value computes the op's output from its inputs in plain Go (optional).
+	value func(in [][]float64) []float64
+	// valueOnly: the op has no derivative by design; check the value only.
+	valueOnly bool
+}
+
+// awayFromZero draws values with |x| in [0.5, 1.5], so that ReLU's and the
+// mask's kinks stay far from every finite-difference stencil.
+func awayFromZero(rng *rand.Rand, _, n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = math.Copysign(0.5+rng.Float64(), rng.NormFloat64())
+	}
+	return v
+}
+
+// positive draws values in [0.5, 2] (for logs and negative powers).
+func positive(rng *rand.Rand, _, n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = 0.5 + 1.5*rng.Float64()
+	}
+	return v
+}
+
+// distinct draws a random permutation of well separated values, so that
+// every max-pool window has a clear argmax.
+func distinct(rng *rand.Rand, _, n int) []float64 {
+	v := make([]float64, n)
+	for i, p := range rng.Perm(n) {
+		v[i] = 0.1*float64(p) - 0.05*float64(n) + 0.01*rng.Float64()
+	}
+	return v
+}
+
+// Reference values of the image ops, written naively for task-batched
+// tensors of n images of h x w x c per task.
+func naiveConv(x, k []float64, t, n, h, w, c, f int) []float64 {
+	var out []float64
+	for tt := 0; tt < t; tt++ {
+		for i := 0; i < n; i++ {
+			for y := 0; y < h; y++ {
+				for xx := 0; xx < w; xx++ {
+					for ff := 0; ff < f; ff++ {
+						s := 0.0
+						for kh := 0; kh < 3; kh++ {
+							for kw := 0; kw < 3; kw++ {
+								yy, xs := y+kh-1, xx+kw-1
+								if yy < 0 || yy >= h || xs < 0 || xs >= w {
+									continue
+								}
+								for ch := 0; ch < c; ch++ {
+									s += x[(((tt*n+i)*h+yy)*w+xs)*c+ch] * k[((tt*9+kh*3+kw)*c+ch)*f+ff]
+								}
+							}
+						}
+						out = append(out, s)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+func naiveMaxPool(x []float64, imgs, h, w, c int) []float64 {
+	var out []float64
+	for i := 0; i < imgs; i++ {
+		for y := 0; y < h/2; y++ {
+			for xx := 0; xx < w/2; xx++ {
+				for ch := 0; ch < c; ch++ {
+					m := math.Inf(-1)
+					for dy := 0; dy < 2; dy++ {
+						for dx := 0; dx < 2; dx++ {
+							m = math.Max(m, x[((i*h+2*y+dy)*w+2*xx+dx)*c+ch])
+						}
+					}
+					out = append(out, m)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func naiveBatchNorm(z, gamma, beta []float64, t, m, f int, eps float64) []float64 {
+	out := make([]float64, len(z))
+	for tt := 0; tt < t; tt++ {
+		for ch := 0; ch < f; ch++ {
+			mean, v := 0.0, 0.0
+			for r := 0; r < m; r++ {
+				mean += z[(tt*m+r)*f+ch] / float64(m)
+			}
+			for r := 0; r < m; r++ {
+				d := z[(tt*m+r)*f+ch] - mean
+				v += d * d / float64(m)
+			}
+			for r := 0; r < m; r++ {
+				i := (tt*m+r)*f + ch
+				out[i] = gamma[tt*f+ch]*(z[i]-mean)/math.Sqrt(v+eps) + beta[tt*f+ch]
+			}
+		}
+	}
+	return out
+}
+
+func naiveSoftmaxCE(z, y []float64, t, n, c int) []float64 {
+	out := make([]float64, t)
+	for tt := 0; tt < t; tt++ {
+		for p := 0; p < n; p++ {
+			row := z[(tt*n+p)*c : (tt*n+p+1)*c]
+			s := 0.0
+			for _, v := range row {
+				s += math.Exp(v)
+			}
+			for k, v := range row {
+				out[tt] += y[(tt*n+p)*c+k] * (math.Log(s) - v) / float64(n)
+			}
+		}
+	}
+	return out
+}
+
+func one(f func(*gorgonia.Node) (*gorgonia.Node, error)) func(gorgonia.Nodes) (*gorgonia.Node, error) {
+	return func(in gorgonia.Nodes) (*gorgonia.Node, error) { return f(in[0]) }
+}
+
+func two(f func(a, b *gorgonia.Node) (*gorgonia.Node, error)) func(gorgonia.Nodes) (*gorgonia.Node, error) {
+	return func(in gorgonia.Nodes) (*gorgonia.Node, error) { return f(in[0], in[1]) }
+}
+
+// opRows lists every op of the package (alone or as the composition a model
+// uses) with its input shapes.
+var opRows = func() []opRow {
+	var rows []opRow
+	for _, ta := range []bool{false, true} {
+		for _, tb := range []bool{false, true} {
+			a, b := tensor.Shape{2, 3, 4}, tensor.Shape{2, 4, 5}
+			if ta {
+				a = tensor.Shape{2, 4, 3}
+			}
+			if tb {
+				b = tensor.Shape{2, 5, 4}
+			}
+			ta, tb := ta, tb
+			rows = append(rows, opRow{name: fmt.Sprintf("bmm transA=%v transB=%v", ta, tb), in: []tensor.Shape{a, b},
+				build: func(in gorgonia.Nodes) (*gorgonia.Node, error) { return bmm(in[0], in[1], ta, tb) }})
+		}
+	}
+	rows = append(rows, opRow{name: "bmm large (Dgemm path)", in: []tensor.Shape{{2, 40, 41}, {2, 41, 40}},
+		build: func(in gorgonia.Nodes) (*gorgonia.Node, error) { return bmm(in[0], in[1], false, false) },
+		value: func(in [][]float64) []float64 {
+			return append(gtMatMul(in[0][:40*41], in[1][:41*40], 40, 41, 40), gtMatMul(in[0][40*41:], in[1][41*40:], 40, 41, 40)...)
+		}})
+	g28 := imageGeom{H: 5, W: 4, C: 2}
+	rows = append(rows,
+		opRow{name: "tile", in: []tensor.Shape{{3, 2}}, build: one(func(x *gorgonia.Node) (*gorgonia.Node, error) { return tile(x, 3) })},
+		opRow{name: "sumFirst", in: []tensor.Shape{{3, 2, 2}}, build: one(sumFirst)},
+		opRow{name: "addBias", in: []tensor.Shape{{2, 3, 4}, {2, 4}}, build: two(addBias)},
+		opRow{name: "mulMid", in: []tensor.Shape{{2, 3, 4}, {2, 4}}, build: two(mulMid)},
+		opRow{name: "sumMid", in: []tensor.Shape{{2, 3, 4}}, build: one(sumMid)},
+		opRow{name: "spreadMid", in: []tensor.Shape{{2, 4}}, build: one(func(x *gorgonia.Node) (*gorgonia.Node, error) { return spreadMid(x, 3) })},
+		opRow{name: "sumLast", in: []tensor.Shape{{2, 3, 4}}, build: one(sumLast)},
+		opRow{name: "spreadLast", in: []tensor.Shape{{2, 3}}, build: one(func(x *gorgonia.Node) (*gorgonia.Node, error) { return spreadLast(x, 4) })},
+		opRow{name: "rowDot", in: []tensor.Shape{{2, 3, 2}, {2, 3, 2}}, build: two(func(a, b *gorgonia.Node) (*gorgonia.Node, error) { return rowDot(a, b, 0.7) })},
+		opRow{name: "scaleRows", in: []tensor.Shape{{2, 3, 2}, {2}}, build: two(func(a, b *gorgonia.Node) (*gorgonia.Node, error) { return scaleRows(a, b, 0.7) })},
+		opRow{name: "reshape", in: []tensor.Shape{{2, 6}}, build: one(func(x *gorgonia.Node) (*gorgonia.Node, error) { return reshape(x, tensor.Shape{2, 3, 2}) })},
+		opRow{name: "axpy", in: []tensor.Shape{{2, 3}, {2, 3}}, build: two(func(a, b *gorgonia.Node) (*gorgonia.Node, error) { return axpy(a, b, -0.3) })},
+		opRow{name: "scale", in: []tensor.Shape{{2, 3}}, build: one(func(x *gorgonia.Node) (*gorgonia.Node, error) { return scale(x, -1.5) })},
+		opRow{name: "addN", in: []tensor.Shape{{2, 3}, {2, 3}, {2, 3}}, build: sumTerms},
+		opRow{name: "relu", in: []tensor.Shape{{2, 3, 2}}, build: one(relu)},
+		opRow{name: "mask", in: []tensor.Shape{{2, 3}, {2, 3}}, build: two(mask)},
+		opRow{name: "mul", in: []tensor.Shape{{2, 3}, {2, 3}}, build: two(mul)},
+		opRow{name: "pow(-1/2, eps)", in: []tensor.Shape{{2, 3}}, draw: positive,
+			build: one(func(x *gorgonia.Node) (*gorgonia.Node, error) { return pow(x, -0.5, 1e-5) })},
+		opRow{name: "pow(1.5)", in: []tensor.Shape{{2, 3}}, draw: positive,
+			build: one(func(x *gorgonia.Node) (*gorgonia.Node, error) { return pow(x, 1.5, 0) })},
+		opRow{name: "exp", in: []tensor.Shape{{2, 3}}, build: one(expNode)},
+		opRow{name: "log", in: []tensor.Shape{{2, 3}}, draw: positive, build: one(logNode)},
+		opRow{name: "conv", in: []tensor.Shape{{2, 2, 5 * 4 * 2}, {2, 18, 3}},
+			build: two(func(x, k *gorgonia.Node) (*gorgonia.Node, error) { return conv(x, k, g28) }),
+			value: func(in [][]float64) []float64 { return naiveConv(in[0], in[1], 2, 2, 5, 4, 2, 3) }},
+		opRow{name: "convT", in: []tensor.Shape{{2, 2 * 5 * 4, 3}, {2, 18, 3}},
+			build: two(func(g, k *gorgonia.Node) (*gorgonia.Node, error) {
+				return apply(convTKernel{convGeom{g28, tensor.Shape{2, 2, 5 * 4 * 2}}}, g, k)
+			})},
+		opRow{name: "convK", in: []tensor.Shape{{2, 2, 5 * 4 * 2}, {2, 2 * 5 * 4, 3}},
+			build: two(func(x, g *gorgonia.Node) (*gorgonia.Node, error) {
+				return apply(convKKernel{convGeom{g28, tensor.Shape{2, 2, 5 * 4 * 2}}}, x, g)
+			})},
+		opRow{name: "maxPool odd size", in: []tensor.Shape{{2, 2 * 5 * 3, 2}}, draw: distinct,
+			build: one(func(x *gorgonia.Node) (*gorgonia.Node, error) { return maxPool(x, poolGeom{5, 3}) }),
+			value: func(in [][]float64) []float64 { return naiveMaxPool(in[0], 4, 5, 3, 2) }},
+		opRow{name: "scatterPool", in: []tensor.Shape{{2, 2 * 2 * 2, 2}, {2, 2 * 2 * 2, 2}},
+			draw: func(rng *rand.Rand, i, n int) []float64 {
+				if i == 0 { // window positions
+					v := make([]float64, n)
+					for j := range v {
+						v[j] = float64(rng.IntN(4))
+					}
+					return v
+				}
+				return awayFromZero(rng, i, n)
+			},
+			build: two(func(a, g *gorgonia.Node) (*gorgonia.Node, error) {
+				return apply(scatterPoolKernel{poolGeom{4, 5}, tensor.Shape{2, 2 * 4 * 5, 2}}, a, g)
+			})},
+		opRow{name: "poolArg", in: []tensor.Shape{{2, 1 * 4 * 4, 3}}, draw: distinct, valueOnly: true,
+			build: one(func(x *gorgonia.Node) (*gorgonia.Node, error) { return apply(poolArgKernel{poolGeom{4, 4}}, x) }),
+			value: func(in [][]float64) []float64 {
+				var out []float64
+				x := in[0]
+				for t := 0; t < 2; t++ {
+					for y := 0; y < 2; y++ {
+						for xx := 0; xx < 2; xx++ {
+							for ch := 0; ch < 3; ch++ {
+								best, pos := math.Inf(-1), 0
+								for d := 0; d < 4; d++ {
+									if v := x[((t*4+2*y+d/2)*4+2*xx+d%2)*3+ch]; v > best {
+										best, pos = v, d
+									}
+								}
+								out = append(out, float64(pos))
+							}
+						}
+					}
+				}
+				return out
+			}},
+		opRow{name: "affineMid", in: []tensor.Shape{{2, 3, 4}, {2, 4}, {2, 4}},
+			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) { return affineMid(in[0], in[1], in[2]) }},
+		opRow{name: "mulMid2", in: []tensor.Shape{{2, 3, 4}, {2, 4}, {2, 3, 4}, {2, 4}},
+			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) { return apply(mulMid2Kernel{}, in...) }},
+		opRow{name: "sum of two mulMid terms (fused)", in: []tensor.Shape{{2, 3, 4}, {2, 4}, {2, 3, 4}, {2, 4}},
+			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) {
+				a, err := mulMid(in[0], in[1])
+				if err != nil {
+					return nil, err
+				}
+				b, err := mulMid(in[2], in[3])
+				if err != nil {
+					return nil, err
+				}
+				return sumTerms(gorgonia.Nodes{a, in[0], b})
+			}},
+		opRow{name: "sumMidProd", in: []tensor.Shape{{2, 3, 4}, {2, 3, 4}}, build: two(sumMidProd)},
+		opRow{name: "sumMidSq", in: []tensor.Shape{{2, 3, 4}}, build: one(sumMidSq)},
+		opRow{name: "batchNorm with bias", in: []tensor.Shape{{2, 5, 3}, {2, 3}, {2, 3}, {2, 3}},
+			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) { return batchNorm(in[0], in[1], in[2], in[3], 1e-5) },
+			value: func(in [][]float64) []float64 {
+				z := append([]float64(nil), in[0]...)
+				for i := range z {
+					z[i] += in[1][(i/15)*3+i%3]
+				}
+				return naiveBatchNorm(z, in[2], in[3], 2, 5, 3, 1e-5)
+			}},
+		opRow{name: "softmax cross-entropy", in: []tensor.Shape{{2, 3, 4}, {2, 3, 4}},
+			draw: func(rng *rand.Rand, i, n int) []float64 {
+				if i == 0 {
+					return awayFromZero(rng, i, n)
+				}
+				return positive(rng, i, n) // any target weights
+			},
+			build: two(SoftmaxCrossEntropy.PerTask),
+			value: func(in [][]float64) []float64 { return naiveSoftmaxCE(in[0], in[1], 2, 3, 4) }},
+		opRow{name: "mse", in: []tensor.Shape{{2, 3, 2}, {2, 3, 2}}, build: two(MSE.PerTask)},
+		opRow{name: "StopGradient", in: []tensor.Shape{{2, 3}}, build: one(StopGradient), valueOnly: true,
+			value: func(in [][]float64) []float64 { return in[0] }},
+		opRow{name: "maxLastStop", in: []tensor.Shape{{2, 2, 3}}, build: one(maxLastStop), valueOnly: true,
+			value: func(in [][]float64) []float64 {
+				return []float64{max(in[0][0], in[0][1], in[0][2]), max(in[0][3], in[0][4], in[0][5]),
+					max(in[0][6], in[0][7], in[0][8]), max(in[0][9], in[0][10], in[0][11])}
+			}},
+	)
+	return rows
+}()
+
+// TestOpsNestedFiniteDifferences checks every op of the package on its own:
+// its value against plain Go where the row has one, then, with
+// f(x) = sum(r * op(x)^2) for fixed random r (squared so that linear ops get
+// a nonzero Hessian), the gradient of f against central differences of f,
+// and the gradient of h(x) = <s, grad f(x)> (a scalar function of the
+// gradient, for fixed random s) against central differences of h. Both
+// gradients come from Graph.Grad; the second goes through the SymDiff of
+// every SymDiff the first used.
+func TestOpsNestedFiniteDifferences(t *testing.T) {
+	for ri, row := range opRows {
+		t.Run(row.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(ri), 29))
+			draw := row.draw
+			if draw == nil {
+				draw = awayFromZero
+			}
+			g := New()
+			in := make(gorgonia.Nodes, len(row.in))
+			vals := make([][]float64, len(row.in))
+			for i, s := range row.in {
+				vals[i] = draw(rng, i, s.TotalSize())
+				var err error
+				if in[i], err = gtInput(g.ExprGraph, fmt.Sprintf("x%d", i), s, vals[i]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			y, err := row.build(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			outputs := gorgonia.Nodes{y}
+
+			// The inputs to differentiate: those the op declares
+			// differentiable (all, for compositions), none for value-only rows.
+			var wrt gorgonia.Nodes
+			var wrtIdx []int
+			diff := y.Op().(gorgonia.SDOp).DiffWRT(len(in))
+			for i, x := range in {
+				if !row.valueOnly && (len(g.children(y)) != len(in) || diff[i]) {
+					wrt = append(wrt, x)
+					wrtIdx = append(wrtIdx, i)
+				}
+			}
+			var f, h *gorgonia.Node
+			var fGrads, hGrads gorgonia.Nodes
+			if len(wrt) > 0 {
+				r, err := gtInput(g.ExprGraph, "r", y.Shape(), awayFromZero(rng, 0, y.Shape().TotalSize()))
+				if err != nil {
+					t.Fatal(err)
+				}
+				sq, err := mul(y, y)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f = gtSum(gtHad(sq, r))
+				if fGrads, err = g.Grad(f, wrt...); err != nil {
+					t.Fatal(err)
+				}
+				var terms gorgonia.Nodes
+				for i, gr := range fGrads {
+					s, err := gtInput(g.ExprGraph, fmt.Sprintf("s%d", i), gr.Shape(), awayFromZero(rng, 0, gr.Shape().TotalSize()))
+					if err != nil {
+						t.Fatal(err)
+					}
+					terms = append(terms, gtSum(gtHad(gr, s)))
+				}
+				h = terms[0]
+				for _, term := range terms[1:] {
+					h = gtMust(gorgonia.Add(h, term))
+				}
+				if hGrads, err = g.Grad(h, wrt...); err != nil {
+					t.Fatal(err)
+				}
+				outputs = append(append(append(outputs, f, h), fGrads...), hGrads...)
+			}
+
+			var p program
+			idx := p.compile(g, outputs)
+			if err := p.run(); err != nil {
+				t.Fatal(err)
+			}
+			get := func(k int) []float64 {
+				switch v := p.vals[idx[k]].Data().(type) {
+				case float64:
+					return []float64{v}
+				case []float64:
+					return append([]float64(nil), v...)
+				}
+				t.Fatalf("output %d is %T", k, p.vals[idx[k]])
+				return nil
+			}
+			if row.value != nil {
+				if d := relErr(get(0), row.value(vals)); d > 1e-13 {
+					t.Errorf("value %v, plain Go %v: relative error %.3g", get(0), row.value(vals), d)
+				}
+			}
+			if len(wrt) == 0 {
+				return
+			}
+			n := len(wrt)
+			fGrad, hGrad := make([][]float64, n), make([][]float64, n)
+			for k := 0; k < n; k++ {
+				fGrad[k], hGrad[k] = get(3+k), get(3+n+k)
+			}
+			// Central differences of f and h, perturbing the bound inputs in
+			// place, at every coordinate (at most 48 random ones per input).
+			const step = 1e-6
+			for k, i := range wrtIdx {
+				x := in[i].Value().Data().([]float64)
+				coords := rng.Perm(len(x))[:min(len(x), 48)]
+				var gotF, gotH, wantF, wantH []float64
+				for _, j := range coords {
+					orig := x[j]
+					x[j] = orig + step
+					if err := p.run(); err != nil {
+						t.Fatal(err)
+					}
+					fp, hp := get(1)[0], get(2)[0]
+					x[j] = orig - step
+					if err := p.run(); err != nil {
+						t.Fatal(err)
+					}
+					fm, hm := get(1)[0], get(2)[0]
+					x[j] = orig
+					wantF, wantH = append(wantF, (fp-fm)/(2*step)), append(wantH, (hp-hm)/(2*step))
+					gotF, gotH = append(gotF, fGrad[k][j]), append(gotH, hGrad[k][j])
+				}
+				dF, dH := relErr(gotF, wantF), relErr(gotH, wantH)
+				t.Logf("input %d: gradient relative error %.2g, gradient of <s, gradient> %.2g", i, dF, dH)
+				if dF > 1e-6 || dH > 1e-6 {
+					t.Errorf("input %d: gradient %v vs %v (%.3g); gradient of the gradient %v vs %v (%.3g)",
+						i, gotF, wantF, dF, gotH, wantH, dH)
+				}
+			}
+		})
+	}
+}
+
+// TestOpsFloat32 runs every op of the table, value and first and second
+// derivatives, in float32 and compares with the float64 results: the same
+// kernels serve both dtypes.
+func TestOpsFloat32(t *testing.T) {
+	for ri, row := range opRows {
+		t.Run(row.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(ri), 31))
+			draw := row.draw
+			if draw == nil {
+				draw = awayFromZero
+			}
+			vals := make([][]float64, len(row.in))
+			for i, s := range row.in {
+				vals[i] = draw(rng, i, s.TotalSize())
+			}
+			var results [2][]float64
+			for k, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
+				g := New()
+				in := make(gorgonia.Nodes, len(row.in))
+				for i, s := range row.in {
+					v := tensor.New(tensor.WithShape(s...), tensor.Of(dt))
+					setFloats(v, vals[i])
+					in[i] = gorgonia.NewTensor(g.ExprGraph, dt, len(s), gorgonia.WithShape(s...), gorgonia.WithName(fmt.Sprintf("x%d", i)))
+					if err := gorgonia.Let(in[i], v); err != nil {
+						t.Fatal(err)
+					}
+				}
+				y, err := row.build(in)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if y.Dtype() != dt {
+					t.Fatalf("output is %v, want %v", y.Dtype(), dt)
+				}
+				outputs := gorgonia.Nodes{y}
+				if !row.valueOnly {
+					sq, err := mul(y, y)
+					if err != nil {
+						t.Fatal(err)
+					}
+					grads, err := g.Grad(gtSum(sq), in[len(in)-1])
+					if err != nil {
+						t.Fatal(err)
+					}
+					outputs = append(outputs, grads[0])
+				}
+				var p program
+				idx := p.compile(g, outputs)
+				if err := p.run(); err != nil {
+					t.Fatal(err)
+				}
+				for _, i := range idx {
+					out := make([]float64, p.vals[i].Shape().TotalSize())
+					getFloats(out, p.vals[i])
+					results[k] = append(results[k], out...)
+				}
+			}
+			if d := relErr(results[1], results[0]); d > 1e-5 {
+				t.Errorf("float32 values and gradient differ from float64 by %.3g", d)
+			}
+		})
+	}
+}
