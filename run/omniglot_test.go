@@ -160,3 +160,43 @@ func TestOmniglotScoreIsAccuracy(t *testing.T) {
 		t.Fatalf("metric %v, %d support and %d query points; want accuracy, 5, 25", s.Metric, s.Support, s.Query)
 	}
 }
+
+// TestOmniglotResume: an Omniglot run resumed from its checkpoint ends as
+// an uninterrupted one (the data root comes from DataRoot both times).
+func TestOmniglotResume(t *testing.T) {
+	DataRoot = sharedDataRoot(t)
+	defer func() { DataRoot = "" }()
+	c := tinyOmniglot(t)
+	c.Meta.Schedule = "constant" // the cosine depends on meta.iterations, edited below
+	c.Meta.Iterations = 2
+	partial := filepath.Join(t.TempDir(), "partial")
+	if _, err := Train(c, partial, nil); err != nil {
+		t.Fatal(err)
+	}
+	// Turn the finished 2-iteration run into an unfinished 4-iteration one.
+	c.Meta.Iterations = 4
+	yml, err := c.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(partial, ConfigFile), yml, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{ResultFile, ModelFile} {
+		if err := os.Remove(filepath.Join(partial, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	resumed, err := Resume(partial, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := Train(c, filepath.Join(t.TempDir(), "full"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resumed.Timing, full.Timing = Timing{}, Timing{}
+	if !reflect.DeepEqual(resumed, full) {
+		t.Errorf("resumed run: meta-test mean %v, uninterrupted %v", resumed.MetaTest.Mean, full.MetaTest.Mean)
+	}
+}
