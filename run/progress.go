@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/trmaml/trmaml/metalearn"
 )
 
 // Progress reports a training run: iterations per second, ETA, the current
@@ -23,6 +25,7 @@ type Progress struct {
 	evaluated  bool
 	testMean   float64
 	testWorst  float64
+	metric     metalearn.Metric // what testMean and testWorst measure
 	startIter  int
 	drawPeriod time.Duration
 }
@@ -76,12 +79,13 @@ func (p *Progress) Step(it int, mean, max float64) {
 	}
 }
 
-// Evaluated records an evaluation's meta-test mean and worst task loss.
-func (p *Progress) Evaluated(testMean, testWorst float64) {
+// Evaluated records an evaluation's meta-test mean and worst task value in
+// metric m.
+func (p *Progress) Evaluated(testMean, testWorst float64, m metalearn.Metric) {
 	if p == nil {
 		return
 	}
-	p.evaluated, p.testMean, p.testWorst = true, testMean, testWorst
+	p.evaluated, p.testMean, p.testWorst, p.metric = true, testMean, testWorst, m
 	if p.total > 0 {
 		p.show(p.line(), true)
 	}
@@ -105,9 +109,18 @@ func (p *Progress) line() string {
 		rate = float64(it-p.startIter) / time.Since(p.start).Seconds()
 		eta = (time.Duration(float64(p.total-it)/rate) * time.Second).Round(time.Second).String()
 	}
-	s := fmt.Sprintf("%s [%s] %d/%d %3.0f%% %.0f it/s ETA %s | batch loss %.3f (max %.3f)",
+	// Below 10 it/s (the CNN) the rate keeps two digits.
+	rateFmt := "%.0f"
+	if rate < 10 {
+		rateFmt = "%.2g"
+	}
+	s := fmt.Sprintf("%s [%s] %d/%d %3.0f%% "+rateFmt+" it/s ETA %s | batch loss %.3f (max %.3f)",
 		p.name, bar, it, p.total, 100*frac, rate, eta, p.mean, p.max)
-	if p.evaluated {
+	switch {
+	case p.evaluated && p.metric.HigherIsBetter:
+		m := p.metric
+		s += fmt.Sprintf(" | meta-test %s mean %.1f%s worst %.1f%s", m.Label, m.Show(p.testMean), m.Unit, m.Show(p.testWorst), m.Unit)
+	case p.evaluated:
 		s += fmt.Sprintf(" | meta-test mean %.3f worst %.3f", p.testMean, p.testWorst)
 	}
 	return s

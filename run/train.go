@@ -300,7 +300,7 @@ func (ss *session) record() error {
 	}
 	ss.pcsv.WriteString("\n")
 	ss.batchSum, ss.batchMax, ss.batchN = 0, 0, 0
-	ss.p.Evaluated(testStats.Mean, testStats.Worst)
+	ss.p.Evaluated(testStats.Mean, testStats.Worst, ss.s.Metric)
 
 	snap, err := tr.Snapshot()
 	if err != nil {
