@@ -260,10 +260,11 @@ func dataFlag(fs *flag.FlagSet) {
 }
 
 // configErrorAt places a config error of the file at path at the line of
-// its field, when the file states it.
+// its field, when the file states it and it was used: a data root given by
+// -data is not the file's data.root.
 func configErrorAt(path string, cerr *run.ConfigError) error {
 	data, err := os.ReadFile(path)
-	if err != nil {
+	if err != nil || (cerr.Field == "data.root" && run.DataRoot != "") {
 		return fmt.Errorf("%s: %w", path, cerr)
 	}
 	c := configs.Defaults()

@@ -23,7 +23,7 @@ func TestOmniglotDataFlag(t *testing.T) {
 	out := filepath.Join(dir, "run")
 	var stdout, stderr bytes.Buffer
 	err := dispatch([]string{"train", "-config", cfg, "-data", empty, "-out", out}, &stdout, &stderr)
-	for _, want := range []string{cfg + ":12: data.root: omniglot data missing in data root " + empty, "trmaml data omniglot -dir " + empty, "(data root from the command line)"} {
+	for _, want := range []string{cfg + ": data.root: omniglot data missing in data root " + empty, "trmaml data omniglot -dir " + empty, "(data root from the command line)"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v does not contain %q", err, want)
 		}
@@ -31,9 +31,10 @@ func TestOmniglotDataFlag(t *testing.T) {
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("run directory made: %v", err)
 	}
-	// Without -data the config's root is used.
+	// Without -data the config's root is used, and named at its line.
 	err = dispatch([]string{"train", "-config", cfg, "-out", out}, &stdout, &stderr)
-	if err == nil || !strings.Contains(err.Error(), "/nonexistent/config-root") || !strings.Contains(err.Error(), "(data root from the config)") {
-		t.Errorf("error %v does not name the config's data root", err)
+	if err == nil || !strings.Contains(err.Error(), cfg+":12: data.root: omniglot data missing in data root /nonexistent/config-root") ||
+		!strings.Contains(err.Error(), "(data root from the config)") {
+		t.Errorf("error %v does not name the config's data root at its line", err)
 	}
 }
