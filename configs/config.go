@@ -287,6 +287,8 @@ type EvalConfig struct {
 	// independent of K, as in the authors' code that produced the paper's
 	// Table 1: scoring on only J = K points makes each task's MSE noisy and
 	// biases the worst task, a maximum over many noisy estimates, upwards.
+	// For omniglot it counts query images per class (a character has 20
+	// drawings, support included) and defaults to task.query.
 	Query int `yaml:"query"`
 	// Batch >= 1 is the number of instances per evaluation graph batch; it
 	// bounds memory, not results.
