@@ -81,33 +81,9 @@ func (t *SummaryTable) Markdown() string {
 		"Each entry is the mean over seeds ± the half-width of its 95%% confidence interval "+
 		"(Student t, n-1 degrees of freedom; none for a single seed).\n\n", t.Score.Axis(""), tasks)
 
-	head := []string{"Setting", "Algorithm"}
-	if t.ShowOrder {
-		head = append(head, "Order")
-	}
-	if t.ShowName {
-		head = append(head, "Config")
-	}
-	nText := len(head)
-	head = append(head, "Seeds", "Mean", "Worst", "Std. Dev.", "Meta-train weighted mean")
-	b.WriteString("| " + strings.Join(head, " | ") + " |\n|")
-	for i := range head {
-		if i < nText {
-			b.WriteString("---|")
-		} else {
-			b.WriteString("---:|")
-		}
-	}
-	b.WriteString("\n")
-
+	writeMarkdownHead(&b, t.ShowOrder, t.ShowName, "Seeds", "Mean", "Worst", "Std. Dev.", "Meta-train weighted mean")
 	for i, r := range t.Rows {
-		cells := []string{fmt.Sprintf("%d-shot", r.Key.K), r.Key.Method()}
-		if t.ShowOrder {
-			cells = append(cells, r.Key.Order)
-		}
-		if t.ShowName {
-			cells = append(cells, r.Key.Name)
-		}
+		cells := keyCells(r.Key, fmt.Sprintf("%d-shot", r.Key.K), r.Key.Method(), t.ShowOrder, t.ShowName)
 		cells = append(cells, strconv.Itoa(r.Seeds))
 		for c, e := range r.estimates() {
 			s := formatEstimate(Display(t.Score, e))
@@ -138,6 +114,43 @@ func (t *SummaryTable) bestInSetting(i, c int) bool {
 	}
 	return bestAmong(len(t.Rows), i, func(j int) bool { return t.Rows[j].Key.SameSetting(t.Rows[i].Key) },
 		func(j int) float64 { return t.Rows[j].estimates()[c].Mean }, better)
+}
+
+// writeMarkdownHead writes the header and alignment lines of a results
+// table: the left-aligned Setting, Algorithm and (when shown) Order and
+// Config columns, then the right-aligned numeric columns.
+func writeMarkdownHead(b *strings.Builder, showOrder, showName bool, numeric ...string) {
+	head := []string{"Setting", "Algorithm"}
+	if showOrder {
+		head = append(head, "Order")
+	}
+	if showName {
+		head = append(head, "Config")
+	}
+	nText := len(head)
+	head = append(head, numeric...)
+	b.WriteString("| " + strings.Join(head, " | ") + " |\n|")
+	for i := range head {
+		if i < nText {
+			b.WriteString("---|")
+		} else {
+			b.WriteString("---:|")
+		}
+	}
+	b.WriteString("\n")
+}
+
+// keyCells are a row's text cells under writeMarkdownHead's columns: its
+// setting and algorithm, then its order and config name when shown.
+func keyCells(k Key, setting, algorithm string, showOrder, showName bool) []string {
+	cells := []string{setting, algorithm}
+	if showOrder {
+		cells = append(cells, k.Order)
+	}
+	if showName {
+		cells = append(cells, k.Name)
+	}
+	return cells
 }
 
 // bestAmong reports whether entry i of n is strictly better (better(a, b):

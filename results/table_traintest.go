@@ -108,39 +108,17 @@ func (t *TrainTestTable) Markdown() string {
 		"half-width of its 95%% confidence interval (Student t, n-1 degrees of freedom; none for a single seed).\n\n",
 		t.Score.Axis(""), count(t.TrainTasks, "meta-training"), count(t.TestTasks, "meta-test"), worst)
 
-	head := []string{"Setting", "Algorithm"}
-	if t.ShowOrder {
-		head = append(head, "Order")
-	}
-	if t.ShowName {
-		head = append(head, "Config")
-	}
-	nText := len(head)
-	head = append(head, "Seeds")
+	numeric := []string{"Seeds"}
 	for c, col := range trainTestColumns {
 		set := "Meta-train"
 		if c >= 4 {
 			set = "Meta-test"
 		}
-		head = append(head, set+" "+col.head)
+		numeric = append(numeric, set+" "+col.head)
 	}
-	b.WriteString("| " + strings.Join(head, " | ") + " |\n|")
-	for i := range head {
-		if i < nText {
-			b.WriteString("---|")
-		} else {
-			b.WriteString("---:|")
-		}
-	}
-	b.WriteString("\n")
+	writeMarkdownHead(&b, t.ShowOrder, t.ShowName, numeric...)
 	for i, r := range t.Rows {
-		cells := []string{r.Key.Setting(), AlgorithmName(r.Key.Algorithm)}
-		if t.ShowOrder {
-			cells = append(cells, r.Key.Order)
-		}
-		if t.ShowName {
-			cells = append(cells, r.Key.Name)
-		}
+		cells := keyCells(r.Key, r.Key.Setting(), AlgorithmName(r.Key.Algorithm), t.ShowOrder, t.ShowName)
 		cells = append(cells, strconv.Itoa(r.Seeds))
 		for c, e := range r.Stats {
 			s := formatEstimate(Display(t.Score, e))
