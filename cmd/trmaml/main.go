@@ -54,7 +54,7 @@ const usage = `usage:
   trmaml eval -run DIR [-seed N]                     re-evaluate a finished run
   trmaml experiment -config FILE -out DIR [-jobs N]  run (or resume) a grid of runs, e.g. configs/experiments/quick.yaml
   trmaml report -out DIR RUNDIR...                   the paper's table (Markdown and CSV), mean +- 95%% CI over seeds
-  trmaml plot -out DIR RUNDIR...                     Figure 1, the p-weights figure and the first- vs second-order figure
+  trmaml plot -out DIR RUNDIR...                     Figure 1, p-weights or adversary, first- vs second-order figures (PNG)
   trmaml compare -runs A B                           two runs side by side
   trmaml tradeoff -out DIR RUNDIR...                 mean vs worst-task loss of MAML, TR-MAML and CVaR levels
   trmaml theory -out DIR                             Theorem 1 measured: duality gap vs T (docs/theorem1_gap.png)
