@@ -73,4 +73,18 @@ func TestTradeoffCommand(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "cvar_tradeoff.png")); err != nil {
 		t.Error(err)
 	}
+
+	// Accuracy runs are refused, naming the run, not drawn on MSE axes.
+	acc := filepath.Join(root, "om-seed1")
+	if err := resultstest.NewAccuracy("om", "maml", "second", 1, 1, 1).Write(acc); err != nil {
+		t.Fatal(err)
+	}
+	other := t.TempDir()
+	err := dispatch([]string{"tradeoff", "-out", other, root}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), acc) || !strings.Contains(err.Error(), "accuracy") {
+		t.Errorf("tradeoff of accuracy runs: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(other, "cvar_table.md")); err == nil {
+		t.Error("tradeoff of accuracy runs wrote cvar_table.md")
+	}
 }
