@@ -31,7 +31,8 @@ func TestTheoryCommand(t *testing.T) {
 	if !strings.Contains(stdout.String(), "certified duality gap") || !strings.Contains(stdout.String(), "| entropic |") {
 		t.Errorf("summary lacks the saddle certificate or a geometry:\n%s", stdout.String())
 	}
-	for _, args := range [][]string{{"theory"}, {"theory", "-out", out, "-tmax", "10", "-tmin", "100"}, {"theory", "-out", out, "-seeds", "1"}} {
+	for _, args := range [][]string{{"theory"}, {"theory", "-out", out, "-tmax", "10", "-tmin", "100"}, {"theory", "-out", out, "-seeds", "1"},
+		{"theory", "-out", out, "-tmin", "1", "-tmax", "1"}, {"theory", "-out", out, "-tmin", "5", "-tmax", "5"}} {
 		if err := dispatch(args, &stdout, &stderr); err == nil {
 			t.Errorf("%v accepted", args)
 		}
