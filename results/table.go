@@ -36,8 +36,7 @@ type SummaryTable struct {
 	// between rows.
 	TestTasks int
 	// ShowOrder is set when the rows have more than one order, ShowName
-	// when two rows agree on K, algorithm and order and only their config
-	// names tell them apart.
+	// when two rows differ only in their config names (see rowColumns).
 	ShowOrder, ShowName bool
 }
 
@@ -45,7 +44,7 @@ type SummaryTable struct {
 // SplitByScore).
 func Table(groups []*Group) *SummaryTable {
 	t := &SummaryTable{Score: groups[0].Score}
-	seen := map[Key]bool{}
+	t.ShowOrder, t.ShowName = rowColumns(groups)
 	for i, g := range groups {
 		t.Rows = append(t.Rows, TableRow{
 			Key: g.Key, Seeds: g.Seeds(),
@@ -58,12 +57,23 @@ func Table(groups []*Group) *SummaryTable {
 		} else if n != t.TestTasks {
 			t.TestTasks = 0
 		}
-		t.ShowOrder = t.ShowOrder || g.Key.Order != groups[0].Key.Order
-		k := Key{Algorithm: g.Key.Algorithm, Order: g.Key.Order, Level: g.Key.Level, K: g.Key.K}
-		t.ShowName = t.ShowName || seen[k]
-		seen[k] = true
 	}
 	return t
+}
+
+// rowColumns reports whether a table of groups needs the Order column (the
+// groups have more than one order) and the Config column (two groups agree
+// on everything but their config name, which alone tells them apart).
+func rowColumns(groups []*Group) (showOrder, showName bool) {
+	seen := map[Key]bool{}
+	for _, g := range groups {
+		showOrder = showOrder || g.Key.Order != groups[0].Key.Order
+		k := g.Key
+		k.Name = ""
+		showName = showName || seen[k]
+		seen[k] = true
+	}
+	return showOrder, showName
 }
 
 // Markdown renders the table as Markdown in the paper's layout, a caption
@@ -83,7 +93,7 @@ func (t *SummaryTable) Markdown() string {
 
 	writeMarkdownHead(&b, t.ShowOrder, t.ShowName, "Seeds", "Mean", "Worst", "Std. Dev.", "Meta-train weighted mean")
 	for i, r := range t.Rows {
-		cells := keyCells(r.Key, fmt.Sprintf("%d-shot", r.Key.K), r.Key.Method(), t.ShowOrder, t.ShowName)
+		cells := keyCells(r.Key, t.ShowOrder, t.ShowName)
 		cells = append(cells, strconv.Itoa(r.Seeds))
 		for c, e := range r.estimates() {
 			s := formatEstimate(Display(t.Score, e))
@@ -141,9 +151,9 @@ func writeMarkdownHead(b *strings.Builder, showOrder, showName bool, numeric ...
 }
 
 // keyCells are a row's text cells under writeMarkdownHead's columns: its
-// setting and algorithm, then its order and config name when shown.
-func keyCells(k Key, setting, algorithm string, showOrder, showName bool) []string {
-	cells := []string{setting, algorithm}
+// setting and method, then its order and config name when shown.
+func keyCells(k Key, showOrder, showName bool) []string {
+	cells := []string{k.Setting(), k.Method()}
 	if showOrder {
 		cells = append(cells, k.Order)
 	}

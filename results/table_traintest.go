@@ -24,7 +24,7 @@ type TrainTestTable struct {
 	// if they differ between rows.
 	TrainTasks, TestTasks int
 	// ShowOrder is set when the rows have more than one order, ShowName
-	// when two rows agree on setting, algorithm and order.
+	// when two rows differ only in their config names (see rowColumns).
 	ShowOrder, ShowName bool
 }
 
@@ -58,7 +58,7 @@ var trainTestColumns = [7]struct {
 // SplitByScore).
 func NewTrainTestTable(groups []*Group) *TrainTestTable {
 	t := &TrainTestTable{Score: groups[0].Score}
-	seen := map[Key]bool{}
+	t.ShowOrder, t.ShowName = rowColumns(groups)
 	for i, g := range groups {
 		row := TrainTestRow{Key: g.Key, Seeds: g.Seeds()}
 		for c, col := range trainTestColumns {
@@ -75,10 +75,6 @@ func NewTrainTestTable(groups []*Group) *TrainTestTable {
 		if len(res.MetaTest.Tasks) != t.TestTasks {
 			t.TestTasks = 0
 		}
-		t.ShowOrder = t.ShowOrder || g.Key.Order != groups[0].Key.Order
-		k := Key{Algorithm: g.Key.Algorithm, Order: g.Key.Order, K: g.Key.K, Ways: g.Key.Ways}
-		t.ShowName = t.ShowName || seen[k]
-		seen[k] = true
 	}
 	return t
 }
@@ -118,7 +114,7 @@ func (t *TrainTestTable) Markdown() string {
 	}
 	writeMarkdownHead(&b, t.ShowOrder, t.ShowName, numeric...)
 	for i, r := range t.Rows {
-		cells := keyCells(r.Key, r.Key.Setting(), AlgorithmName(r.Key.Algorithm), t.ShowOrder, t.ShowName)
+		cells := keyCells(r.Key, t.ShowOrder, t.ShowName)
 		cells = append(cells, strconv.Itoa(r.Seeds))
 		for c, e := range r.Stats {
 			s := formatEstimate(Display(t.Score, e))
