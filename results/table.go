@@ -92,38 +92,18 @@ func (t *SummaryTable) Markdown() string {
 		"(Student t, n-1 degrees of freedom; none for a single seed).\n\n", t.Score.Axis(""), tasks)
 
 	writeMarkdownHead(&b, t.ShowOrder, t.ShowName, "Seeds", "Mean", "Worst", "Std. Dev.", "Meta-train weighted mean")
+	rows := make([]markdownRow, len(t.Rows))
 	for i, r := range t.Rows {
-		cells := keyCells(r.Key, t.ShowOrder, t.ShowName)
-		cells = append(cells, strconv.Itoa(r.Seeds))
-		for c, e := range r.estimates() {
-			s := formatEstimate(Display(t.Score, e))
-			if t.bestInSetting(i, c) {
-				s = "**" + s + "**"
-			}
-			cells = append(cells, s)
-		}
-		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+		e := r.estimates()
+		rows[i] = markdownRow{r.Key, r.Seeds, e[:]}
 	}
+	writeMarkdownRows(&b, t.Score, rows, []bool{false, false, true, false}, t.ShowOrder, t.ShowName)
 	return b.String()
 }
 
 // estimates returns the row's statistics in column order.
 func (r TableRow) estimates() [4]Estimate {
 	return [4]Estimate{r.Mean, r.Worst, r.Std, r.TrainWeightedMean}
-}
-
-// stdColumn is the estimates() column of the standard deviation.
-const stdColumn = 2
-
-// bestInSetting reports whether row i has the strictly best mean of
-// statistic column c among the rows of its K, and that K has several rows.
-func (t *SummaryTable) bestInSetting(i, c int) bool {
-	better := func(a, b float64) bool { return t.Score.Worse(b, a) }
-	if c == stdColumn {
-		better = func(a, b float64) bool { return a < b } // a smaller spread is better in any metric
-	}
-	return bestAmong(len(t.Rows), i, func(j int) bool { return t.Rows[j].Key.SameSetting(t.Rows[i].Key) },
-		func(j int) float64 { return t.Rows[j].estimates()[c].Mean }, better)
 }
 
 // writeMarkdownHead writes the header and alignment lines of a results
@@ -163,17 +143,49 @@ func keyCells(k Key, showOrder, showName bool) []string {
 	return cells
 }
 
-// bestAmong reports whether entry i of n is strictly better (better(a, b):
-// a is better than b) than every other entry j with peer(j), and has at
-// least one peer.
-func bestAmong(n, i int, peer func(j int) bool, value func(j int) float64, better func(a, b float64) bool) bool {
+// markdownRow is what writeMarkdownRows shows of a table row.
+type markdownRow struct {
+	key   Key
+	seeds int
+	stats []Estimate // stored units, in column order
+}
+
+// writeMarkdownRows writes one line per row under writeMarkdownHead's
+// columns: the key cells, the number of seeds, then the statistics in
+// score's display units. Within each setting with several rows, the
+// strictly best mean of each column is bold: the best in score's direction,
+// or the lowest in a column of spreads (spread[c]), where a smaller spread
+// is better in any metric.
+func writeMarkdownRows(b *strings.Builder, score metalearn.Metric, rows []markdownRow, spread []bool, showOrder, showName bool) {
+	for i, r := range rows {
+		cells := append(keyCells(r.key, showOrder, showName), strconv.Itoa(r.seeds))
+		for c, e := range r.stats {
+			s := formatEstimate(Display(score, e))
+			if bestInSetting(score, rows, i, c, spread[c]) {
+				s = "**" + s + "**"
+			}
+			cells = append(cells, s)
+		}
+		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+	}
+}
+
+// bestInSetting reports whether rows[i] has the strictly best mean of
+// column c among the rows of its setting, and that setting has several
+// rows.
+func bestInSetting(score metalearn.Metric, rows []markdownRow, i, c int, spread bool) bool {
 	others := 0
-	for j := range n {
-		if j == i || !peer(j) {
+	for j, r := range rows {
+		if j == i || !r.key.SameSetting(rows[i].key) {
 			continue
 		}
 		others++
-		if !better(value(i), value(j)) {
+		a, b := rows[i].stats[c].Mean, r.stats[c].Mean
+		better := score.Worse(b, a)
+		if spread {
+			better = a < b
+		}
+		if !better {
 			return false
 		}
 	}

@@ -113,30 +113,16 @@ func (t *TrainTestTable) Markdown() string {
 		numeric = append(numeric, set+" "+col.head)
 	}
 	writeMarkdownHead(&b, t.ShowOrder, t.ShowName, numeric...)
+	rows := make([]markdownRow, len(t.Rows))
 	for i, r := range t.Rows {
-		cells := keyCells(r.Key, t.ShowOrder, t.ShowName)
-		cells = append(cells, strconv.Itoa(r.Seeds))
-		for c, e := range r.Stats {
-			s := formatEstimate(Display(t.Score, e))
-			if t.best(i, c) {
-				s = "**" + s + "**"
-			}
-			cells = append(cells, s)
-		}
-		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+		rows[i] = markdownRow{r.Key, r.Seeds, r.Stats[:]}
 	}
+	spread := make([]bool, len(trainTestColumns))
+	for c, col := range trainTestColumns {
+		spread[c] = col.spread
+	}
+	writeMarkdownRows(&b, t.Score, rows, spread, t.ShowOrder, t.ShowName)
 	return b.String()
-}
-
-// best reports whether row i has the strictly best mean of column c among
-// the rows of its setting, and that setting has several rows.
-func (t *TrainTestTable) best(i, c int) bool {
-	better := func(a, b float64) bool { return t.Score.Worse(b, a) }
-	if trainTestColumns[c].spread {
-		better = func(a, b float64) bool { return a < b }
-	}
-	return bestAmong(len(t.Rows), i, func(j int) bool { return t.Rows[j].Key.SameSetting(t.Rows[i].Key) },
-		func(j int) float64 { return t.Rows[j].Stats[c].Mean }, better)
 }
 
 // CSV renders the table with full precision in display units (accuracy in
