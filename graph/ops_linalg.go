@@ -63,7 +63,7 @@ func (k bmmKernel) forward(a *args) {
 	if a.o32 != nil {
 		x, y, out := a.i32[0], a.i32[1], a.o32
 		parallelTasks(s[0][0], m*kk*n, func(t int) {
-			k.sgemm(m, kk, n, x[t*sa:(t+1)*sa], s[0][2], y[t*sb:(t+1)*sb], s[1][2], out[t*sc:(t+1)*sc])
+			gemm(k.transA, k.transB, m, n, kk, x[t*sa:(t+1)*sa], y[t*sb:(t+1)*sb], 0, out[t*sc:(t+1)*sc])
 		})
 		return
 	}
@@ -77,18 +77,6 @@ func (k bmmKernel) forward(a *args) {
 	parallelTasks(s[0][0], m*kk*n, func(t int) {
 		k.gemm(m, kk, n, x[t*sa:(t+1)*sa], s[0][2], y[t*sb:(t+1)*sb], s[1][2], out[t*sc:(t+1)*sc])
 	})
-}
-
-// sgemm sets c (m, n) to op(a) op(b) in float32 with the registered BLAS.
-func (k bmmKernel) sgemm(m, kk, n int, a []float32, lda int, b []float32, ldb int, c []float32) {
-	ta, tb := blas.NoTrans, blas.NoTrans
-	if k.transA {
-		ta = blas.Trans
-	}
-	if k.transB {
-		tb = blas.Trans
-	}
-	blas32.Implementation().Sgemm(ta, tb, m, n, kk, 1, a, lda, b, ldb, 0, c, n)
 }
 
 // gemm sets c (m, n) to op(a) op(b) for one task, where a and b are stored

@@ -212,34 +212,11 @@ func vline(x, y0, y1 float64, col color.Color) *plotter.Line {
 // as group gi's markers with horizontal 95% confidence bars where there are
 // several seeds.
 func addRowPoints(p *plot.Plot, es []results.Estimate, row []float64, offset float64, gi int) error {
-	var pts, barPts plotter.XYs
-	var errs plotter.XErrors
+	pts := make(plotter.XYs, len(es))
 	for i, e := range es {
-		pt := plotter.XY{X: e.Mean, Y: row[i] + offset}
-		pts = append(pts, pt)
-		if e.Half > 0 {
-			barPts = append(barPts, pt)
-			errs = append(errs, struct{ Low, High float64 }{e.Half, e.Half})
-		}
+		pts[i] = plotter.XY{X: e.Mean, Y: row[i] + offset}
 	}
-	if len(barPts) > 0 {
-		bars, err := plotter.NewXErrorBars(struct {
-			plotter.XYs
-			plotter.XErrors
-		}{barPts, errs})
-		if err != nil {
-			return err
-		}
-		bars.Color, bars.Width, bars.CapWidth = groupColor(gi), vg.Points(0.8), vg.Points(3)
-		p.Add(bars)
-	}
-	s, err := plotter.NewScatter(pts)
-	if err != nil {
-		return err
-	}
-	s.Color, s.Radius, s.Shape = groupColor(gi), vg.Points(2.8), shapes[gi%len(shapes)]
-	p.Add(s)
-	return nil
+	return addEstimatePoints(p, pts, es, true, gi, vg.Points(2.8))
 }
 
 // rowSample is the legend sample of group gi's markers.

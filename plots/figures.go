@@ -172,38 +172,18 @@ func PWeights(groups []*results.Group, hard []string, path string) error {
 	xmax := 0.0
 	for i, g := range groups {
 		_, est := g.FinalP()
-		var pts, barPts plotter.XYs
-		var errs plotter.YErrors
+		pts := make(plotter.XYs, len(est))
 		for j, e := range est {
 			x := float64(j)
 			if numeric {
 				x = xs[j]
 			}
 			xmax = max(xmax, x)
-			pts = append(pts, plotter.XY{X: x, Y: e.Mean})
-			if e.Half > 0 {
-				barPts = append(barPts, pts[j])
-				errs = append(errs, struct{ Low, High float64 }{e.Half, e.Half})
-			}
+			pts[j] = plotter.XY{X: x, Y: e.Mean}
 		}
-		if len(barPts) > 0 {
-			bars, err := plotter.NewYErrorBars(struct {
-				plotter.XYs
-				plotter.YErrors
-			}{barPts, errs})
-			if err != nil {
-				return err
-			}
-			bars.Color, bars.Width, bars.CapWidth = groupColor(i), vg.Points(0.8), vg.Points(3)
-			pp.Add(bars)
-		}
-		s, err := plotter.NewScatter(pts)
-		if err != nil {
+		if err := addEstimatePoints(pp, pts, est, false, i, vg.Points(2.5)); err != nil {
 			return err
 		}
-		s.Color, s.Radius = groupColor(i), vg.Points(2.5)
-		s.Shape = shapes[i%len(shapes)]
-		pp.Add(s)
 	}
 	uniform := 1 / float64(len(tasks))
 	pp.Add(hline(0, xmax, uniform, grey))
@@ -240,13 +220,56 @@ func PWeights(groups []*results.Group, hard []string, path string) error {
 
 	var legend []legendItem
 	for i, l := range labels {
-		s := &plotter.Scatter{}
-		s.Color, s.Radius, s.Shape = groupColor(i), vg.Points(3), shapes[i%len(shapes)]
-		legend = append(legend, legendItem{l, []plot.Thumbnailer{lineSample(groupColor(i), nil), s}})
+		legend = append(legend, legendItem{l, append([]plot.Thumbnailer{lineSample(groupColor(i), nil)}, rowSample(i)...)})
 	}
 	legend = append(legend, legendItem{"uniform (MAML)", []plot.Thumbnailer{lineSample(grey, dashed)}})
 	legend = append(legend, legendItem{text: bandNote(groups, "bars and shading")})
 	return render(path, 5*vg.Inch, legend, panels)
+}
+
+// addEstimatePoints adds group gi's markers of the given radius at pts, one
+// per estimate in es, with 95% confidence bars of half-width es[i].Half
+// where there are several seeds: horizontal bars (the estimates are x
+// values) or vertical ones (y values).
+func addEstimatePoints(p *plot.Plot, pts plotter.XYs, es []results.Estimate, horizontal bool, gi int, radius vg.Length) error {
+	var barPts plotter.XYs
+	var errs []struct{ Low, High float64 }
+	for i, e := range es {
+		if e.Half > 0 {
+			barPts = append(barPts, pts[i])
+			errs = append(errs, struct{ Low, High float64 }{e.Half, e.Half})
+		}
+	}
+	if len(barPts) > 0 {
+		if horizontal {
+			bars, err := plotter.NewXErrorBars(struct {
+				plotter.XYs
+				plotter.XErrors
+			}{barPts, errs})
+			if err != nil {
+				return err
+			}
+			bars.Color, bars.Width, bars.CapWidth = groupColor(gi), vg.Points(0.8), vg.Points(3)
+			p.Add(bars)
+		} else {
+			bars, err := plotter.NewYErrorBars(struct {
+				plotter.XYs
+				plotter.YErrors
+			}{barPts, errs})
+			if err != nil {
+				return err
+			}
+			bars.Color, bars.Width, bars.CapWidth = groupColor(gi), vg.Points(0.8), vg.Points(3)
+			p.Add(bars)
+		}
+	}
+	s, err := plotter.NewScatter(pts)
+	if err != nil {
+		return err
+	}
+	s.Color, s.Radius, s.Shape = groupColor(gi), radius, shapes[gi%len(shapes)]
+	p.Add(s)
+	return nil
 }
 
 // gappedAxis places tasks with coordinates amps (increasing, e.g. lower

@@ -240,4 +240,14 @@ func TestTheorem1Gap(t *testing.T) {
 	if err := plots.Theorem1Gap(nil, path); err == nil {
 		t.Error("Theorem1Gap of no curves succeeded")
 	}
+	// One T, or a zero gap, has no log-log axes: an error, not gonum's panic.
+	one := curves[0]
+	one.T, one.Mean, one.Half, one.Gaps = one.T[:1], one.Mean[:1], one.Half[:1], one.Gaps[:1]
+	zero := curves[1]
+	zero.Mean = []float64{0.2, 0, 0.05}
+	for _, bad := range []theory.Curve{one, zero} {
+		if err := plots.Theorem1Gap([]theory.Curve{curves[0], bad}, path); err == nil {
+			t.Errorf("Theorem1Gap of T %v, mean %v succeeded", bad.T, bad.Mean)
+		}
+	}
 }

@@ -22,6 +22,18 @@ func Theorem1Gap(curves []theory.Curve, path string) error {
 	if len(curves) == 0 {
 		return errors.New("plots: Theorem1Gap needs at least one curve")
 	}
+	// Log-log axes need two values of T and positive gaps (gonum's log
+	// ticks panic otherwise).
+	for _, c := range curves {
+		if len(c.T) < 2 {
+			return fmt.Errorf("plots: Theorem1Gap: the %s curve has %d value(s) of T, want at least 2", c.Geometry, len(c.T))
+		}
+		for k, m := range c.Mean {
+			if !(m > 0) || math.IsInf(m, 0) {
+				return fmt.Errorf("plots: Theorem1Gap: the %s curve's mean gap at T = %d is %v; a log axis needs a finite positive one", c.Geometry, c.T[k], m)
+			}
+		}
+	}
 	p := newPanel("Theorem 1: duality gap of the averaged iterates (output T1)", "iterations T", "duality gap")
 	for _, a := range []*plot.Axis{&p.X, &p.Y} {
 		a.Scale = plot.LogScale{}

@@ -1,8 +1,9 @@
 // Package results loads finished run directories (written by trmaml train)
 // and computes every statistic the reports show: curves and final
 // statistics averaged over seeds with Student-t 95% confidence intervals,
-// histograms of per-task values, the TR-MAML task weights p, and the paper's
-// results tables (Table 1 for regression, Table 2 for classification). Each
+// histograms of per-task values, the TR-MAML task weights p, the paper's
+// results tables (Table 1 for regression, Table 2 for classification), every
+// task's final value (per_task.csv) and the CVaR trade-off table. Each
 // run names its metric (metalearn.Metric), which decides what "worst" and
 // "best" mean and how values are shown. Plots and tables only read what
 // this package computes.
@@ -289,7 +290,7 @@ func (r *Run) loadResult(path string) error {
 		name  string
 		stats run.Stats
 	}{{"meta_test", res.MetaTest}, {"meta_train", res.MetaTrain}} {
-		if err := checkLosses(s.stats); err != nil {
+		if err := checkStats(s.stats); err != nil {
 			return fmt.Errorf("%s: %s.%w", path, s.name, err)
 		}
 	}
@@ -322,20 +323,20 @@ func (r *Run) matchConfig(path string) error {
 	return nil
 }
 
-// checkLosses refuses negative or non-finite statistics: every one is a
-// mean squared error or a spread of them.
-func checkLosses(s run.Stats) error {
+// checkStats refuses negative or non-finite statistics: every one is a
+// mean squared error or an accuracy, or a spread of them.
+func checkStats(s run.Stats) error {
 	for _, f := range []struct {
 		name string
 		v    float64
 	}{{"mean", s.Mean}, {"weighted_mean", s.WeightedMean}, {"worst", s.Worst}, {"std", s.Std}} {
 		if !(f.v >= 0) || math.IsInf(f.v, 0) {
-			return fmt.Errorf("%s = %v: a loss must be a finite number >= 0", f.name, f.v)
+			return fmt.Errorf("%s = %v: must be a finite number >= 0", f.name, f.v)
 		}
 	}
 	for i, v := range s.PerTask {
 		if !(v >= 0) || math.IsInf(v, 0) {
-			return fmt.Errorf("per_task[%d] = %v: a loss must be a finite number >= 0", i, v)
+			return fmt.Errorf("per_task[%d] = %v: must be a finite number >= 0", i, v)
 		}
 	}
 	return nil

@@ -145,7 +145,7 @@ func TestSplitByScoreAndSampling(t *testing.T) {
 	for _, v := range c {
 		total += v
 	}
-	for i, p := range acc[0].SamplingDistribution() {
+	for i, p := range acc[0].TaskValues(results.MetaTrain).Sampling {
 		if !near(p, c[i]/total, 1e-12) {
 			t.Errorf("sampling probability of %s = %v, want %v", resultstest.TrainAlphabets[i], p, c[i]/total)
 		}

@@ -62,13 +62,6 @@ func (g *Group) TaskValues(set Set) TaskValues {
 	return tv
 }
 
-// SamplingDistribution returns the training distribution's probability of
-// each meta-training task of g (TaskValues' Sampling): what MAML samples
-// from, for comparison with TR-MAML's p.
-func (g *Group) SamplingDistribution() []float64 {
-	return normalise(g.Runs[0].Result.MetaTrain.Masses)
-}
-
 // normalise returns m divided by its sum.
 func normalise(m []float64) []float64 {
 	total := 0.0

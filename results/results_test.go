@@ -152,11 +152,11 @@ func TestLoadErrors(t *testing.T) {
 		{"other iterations", "result.json", func(s string) string { return strings.Replace(s, `"iterations": 200`, `"iterations": 70000`, 1) },
 			[]string{"result.json: iterations: 70000, but config.yaml says 200"}},
 		{"negative mean", "result.json", func(s string) string { return strings.Replace(s, `"mean": 3,`, `"mean": -3,`, 1) },
-			[]string{"result.json: meta_test.mean = -3: a loss must be a finite number >= 0"}},
+			[]string{"result.json: meta_test.mean = -3: must be a finite number >= 0"}},
 		{"negative per task", "result.json", func(s string) string {
 			return strings.Replace(s, `"per_task": [`+"\n      1,", `"per_task": [`+"\n      -1,", 1)
 		},
-			[]string{"result.json: meta_test.per_task[0] = -1: a loss must be a finite number >= 0"}},
+			[]string{"result.json: meta_test.per_task[0] = -1: must be a finite number >= 0"}},
 		{"NaN in p", "p.csv", func(s string) string {
 			return strings.Replace(s, "200,0.25,0.25,0.25,0.25", "200,NaN,0.25,0.25,0.25", 1)
 		},

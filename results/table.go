@@ -36,8 +36,7 @@ type SummaryTable struct {
 	// between rows.
 	TestTasks int
 	// ShowOrder is set when the rows have more than one order, ShowName
-	// when two rows agree on K, algorithm and order and only their config
-	// names tell them apart.
+	// when two rows differ only in their config names (see rowColumns).
 	ShowOrder, ShowName bool
 }
 
@@ -45,7 +44,7 @@ type SummaryTable struct {
 // SplitByScore).
 func Table(groups []*Group) *SummaryTable {
 	t := &SummaryTable{Score: groups[0].Score}
-	seen := map[Key]bool{}
+	t.ShowOrder, t.ShowName = rowColumns(groups)
 	for i, g := range groups {
 		t.Rows = append(t.Rows, TableRow{
 			Key: g.Key, Seeds: g.Seeds(),
@@ -58,12 +57,23 @@ func Table(groups []*Group) *SummaryTable {
 		} else if n != t.TestTasks {
 			t.TestTasks = 0
 		}
-		t.ShowOrder = t.ShowOrder || g.Key.Order != groups[0].Key.Order
-		k := Key{Algorithm: g.Key.Algorithm, Order: g.Key.Order, Level: g.Key.Level, K: g.Key.K}
-		t.ShowName = t.ShowName || seen[k]
-		seen[k] = true
 	}
 	return t
+}
+
+// rowColumns reports whether a table of groups needs the Order column (the
+// groups have more than one order) and the Config column (two groups agree
+// on everything but their config name, which alone tells them apart).
+func rowColumns(groups []*Group) (showOrder, showName bool) {
+	seen := map[Key]bool{}
+	for _, g := range groups {
+		showOrder = showOrder || g.Key.Order != groups[0].Key.Order
+		k := g.Key
+		k.Name = ""
+		showName = showName || seen[k]
+		seen[k] = true
+	}
+	return showOrder, showName
 }
 
 // Markdown renders the table as Markdown in the paper's layout, a caption
@@ -81,15 +91,34 @@ func (t *SummaryTable) Markdown() string {
 		"Each entry is the mean over seeds ± the half-width of its 95%% confidence interval "+
 		"(Student t, n-1 degrees of freedom; none for a single seed).\n\n", t.Score.Axis(""), tasks)
 
+	writeMarkdownHead(&b, t.ShowOrder, t.ShowName, "Seeds", "Mean", "Worst", "Std. Dev.", "Meta-train weighted mean")
+	rows := make([]markdownRow, len(t.Rows))
+	for i, r := range t.Rows {
+		e := r.estimates()
+		rows[i] = markdownRow{r.Key, r.Seeds, e[:]}
+	}
+	writeMarkdownRows(&b, t.Score, rows, []bool{false, false, true, false}, t.ShowOrder, t.ShowName)
+	return b.String()
+}
+
+// estimates returns the row's statistics in column order.
+func (r TableRow) estimates() [4]Estimate {
+	return [4]Estimate{r.Mean, r.Worst, r.Std, r.TrainWeightedMean}
+}
+
+// writeMarkdownHead writes the header and alignment lines of a results
+// table: the left-aligned Setting, Algorithm and (when shown) Order and
+// Config columns, then the right-aligned numeric columns.
+func writeMarkdownHead(b *strings.Builder, showOrder, showName bool, numeric ...string) {
 	head := []string{"Setting", "Algorithm"}
-	if t.ShowOrder {
+	if showOrder {
 		head = append(head, "Order")
 	}
-	if t.ShowName {
+	if showName {
 		head = append(head, "Config")
 	}
 	nText := len(head)
-	head = append(head, "Seeds", "Mean", "Worst", "Std. Dev.", "Meta-train weighted mean")
+	head = append(head, numeric...)
 	b.WriteString("| " + strings.Join(head, " | ") + " |\n|")
 	for i := range head {
 		if i < nText {
@@ -99,58 +128,64 @@ func (t *SummaryTable) Markdown() string {
 		}
 	}
 	b.WriteString("\n")
+}
 
-	for i, r := range t.Rows {
-		cells := []string{fmt.Sprintf("%d-shot", r.Key.K), r.Key.Method()}
-		if t.ShowOrder {
-			cells = append(cells, r.Key.Order)
-		}
-		if t.ShowName {
-			cells = append(cells, r.Key.Name)
-		}
-		cells = append(cells, strconv.Itoa(r.Seeds))
-		for c, e := range r.estimates() {
-			s := formatEstimate(Display(t.Score, e))
-			if t.bestInSetting(i, c) {
+// keyCells are a row's text cells under writeMarkdownHead's columns: its
+// setting and method, then its order and config name when shown.
+func keyCells(k Key, showOrder, showName bool) []string {
+	cells := []string{k.Setting(), k.Method()}
+	if showOrder {
+		cells = append(cells, k.Order)
+	}
+	if showName {
+		cells = append(cells, k.Name)
+	}
+	return cells
+}
+
+// markdownRow is what writeMarkdownRows shows of a table row.
+type markdownRow struct {
+	key   Key
+	seeds int
+	stats []Estimate // stored units, in column order
+}
+
+// writeMarkdownRows writes one line per row under writeMarkdownHead's
+// columns: the key cells, the number of seeds, then the statistics in
+// score's display units. Within each setting with several rows, the
+// strictly best mean of each column is bold: the best in score's direction,
+// or the lowest in a column of spreads (spread[c]), where a smaller spread
+// is better in any metric.
+func writeMarkdownRows(b *strings.Builder, score metalearn.Metric, rows []markdownRow, spread []bool, showOrder, showName bool) {
+	for i, r := range rows {
+		cells := append(keyCells(r.key, showOrder, showName), strconv.Itoa(r.seeds))
+		for c, e := range r.stats {
+			s := formatEstimate(Display(score, e))
+			if bestInSetting(score, rows, i, c, spread[c]) {
 				s = "**" + s + "**"
 			}
 			cells = append(cells, s)
 		}
 		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
 	}
-	return b.String()
 }
 
-// estimates returns the row's statistics in column order.
-func (r TableRow) estimates() [4]Estimate {
-	return [4]Estimate{r.Mean, r.Worst, r.Std, r.TrainWeightedMean}
-}
-
-// stdColumn is the estimates() column of the standard deviation.
-const stdColumn = 2
-
-// bestInSetting reports whether row i has the strictly best mean of
-// statistic column c among the rows of its K, and that K has several rows.
-func (t *SummaryTable) bestInSetting(i, c int) bool {
-	better := func(a, b float64) bool { return t.Score.Worse(b, a) }
-	if c == stdColumn {
-		better = func(a, b float64) bool { return a < b } // a smaller spread is better in any metric
-	}
-	return bestAmong(len(t.Rows), i, func(j int) bool { return t.Rows[j].Key.SameSetting(t.Rows[i].Key) },
-		func(j int) float64 { return t.Rows[j].estimates()[c].Mean }, better)
-}
-
-// bestAmong reports whether entry i of n is strictly better (better(a, b):
-// a is better than b) than every other entry j with peer(j), and has at
-// least one peer.
-func bestAmong(n, i int, peer func(j int) bool, value func(j int) float64, better func(a, b float64) bool) bool {
+// bestInSetting reports whether rows[i] has the strictly best mean of
+// column c among the rows of its setting, and that setting has several
+// rows.
+func bestInSetting(score metalearn.Metric, rows []markdownRow, i, c int, spread bool) bool {
 	others := 0
-	for j := range n {
-		if j == i || !peer(j) {
+	for j, r := range rows {
+		if j == i || !r.key.SameSetting(rows[i].key) {
 			continue
 		}
 		others++
-		if !better(value(i), value(j)) {
+		a, b := rows[i].stats[c].Mean, r.stats[c].Mean
+		better := score.Worse(b, a)
+		if spread {
+			better = a < b
+		}
+		if !better {
 			return false
 		}
 	}

@@ -24,7 +24,7 @@ type TrainTestTable struct {
 	// if they differ between rows.
 	TrainTasks, TestTasks int
 	// ShowOrder is set when the rows have more than one order, ShowName
-	// when two rows agree on setting, algorithm and order.
+	// when two rows differ only in their config names (see rowColumns).
 	ShowOrder, ShowName bool
 }
 
@@ -58,7 +58,7 @@ var trainTestColumns = [7]struct {
 // SplitByScore).
 func NewTrainTestTable(groups []*Group) *TrainTestTable {
 	t := &TrainTestTable{Score: groups[0].Score}
-	seen := map[Key]bool{}
+	t.ShowOrder, t.ShowName = rowColumns(groups)
 	for i, g := range groups {
 		row := TrainTestRow{Key: g.Key, Seeds: g.Seeds()}
 		for c, col := range trainTestColumns {
@@ -75,10 +75,6 @@ func NewTrainTestTable(groups []*Group) *TrainTestTable {
 		if len(res.MetaTest.Tasks) != t.TestTasks {
 			t.TestTasks = 0
 		}
-		t.ShowOrder = t.ShowOrder || g.Key.Order != groups[0].Key.Order
-		k := Key{Algorithm: g.Key.Algorithm, Level: g.Key.Level, Order: g.Key.Order, K: g.Key.K, Ways: g.Key.Ways}
-		t.ShowName = t.ShowName || seen[k]
-		seen[k] = true
 	}
 	return t
 }
@@ -108,61 +104,25 @@ func (t *TrainTestTable) Markdown() string {
 		"half-width of its 95%% confidence interval (Student t, n-1 degrees of freedom; none for a single seed).\n\n",
 		t.Score.Axis(""), count(t.TrainTasks, "meta-training"), count(t.TestTasks, "meta-test"), worst)
 
-	head := []string{"Setting", "Algorithm"}
-	if t.ShowOrder {
-		head = append(head, "Order")
-	}
-	if t.ShowName {
-		head = append(head, "Config")
-	}
-	nText := len(head)
-	head = append(head, "Seeds")
+	numeric := []string{"Seeds"}
 	for c, col := range trainTestColumns {
 		set := "Meta-train"
 		if c >= 4 {
 			set = "Meta-test"
 		}
-		head = append(head, set+" "+col.head)
+		numeric = append(numeric, set+" "+col.head)
 	}
-	b.WriteString("| " + strings.Join(head, " | ") + " |\n|")
-	for i := range head {
-		if i < nText {
-			b.WriteString("---|")
-		} else {
-			b.WriteString("---:|")
-		}
-	}
-	b.WriteString("\n")
+	writeMarkdownHead(&b, t.ShowOrder, t.ShowName, numeric...)
+	rows := make([]markdownRow, len(t.Rows))
 	for i, r := range t.Rows {
-		cells := []string{r.Key.Setting(), r.Key.Method()}
-		if t.ShowOrder {
-			cells = append(cells, r.Key.Order)
-		}
-		if t.ShowName {
-			cells = append(cells, r.Key.Name)
-		}
-		cells = append(cells, strconv.Itoa(r.Seeds))
-		for c, e := range r.Stats {
-			s := formatEstimate(Display(t.Score, e))
-			if t.best(i, c) {
-				s = "**" + s + "**"
-			}
-			cells = append(cells, s)
-		}
-		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+		rows[i] = markdownRow{r.Key, r.Seeds, r.Stats[:]}
 	}
+	spread := make([]bool, len(trainTestColumns))
+	for c, col := range trainTestColumns {
+		spread[c] = col.spread
+	}
+	writeMarkdownRows(&b, t.Score, rows, spread, t.ShowOrder, t.ShowName)
 	return b.String()
-}
-
-// best reports whether row i has the strictly best mean of column c among
-// the rows of its setting, and that setting has several rows.
-func (t *TrainTestTable) best(i, c int) bool {
-	better := func(a, b float64) bool { return t.Score.Worse(b, a) }
-	if trainTestColumns[c].spread {
-		better = func(a, b float64) bool { return a < b }
-	}
-	return bestAmong(len(t.Rows), i, func(j int) bool { return t.Rows[j].Key.SameSetting(t.Rows[i].Key) },
-		func(j int) float64 { return t.Rows[j].Stats[c].Mean }, better)
 }
 
 // CSV renders the table with full precision in display units (accuracy in

@@ -51,13 +51,13 @@ func exitCode(err error) int {
 
 const usage = `usage:
   trmaml train [-config FILE] [-seed N] [-out DIR]   meta-train into a new run directory
-  trmaml resume -run DIR                             continue an unfinished run from its checkpoint
-  trmaml eval -run DIR [-seed N]                     re-evaluate a finished run
+  trmaml resume -run DIR                             finish an interrupted run (from its checkpoint, or from the start)
+  trmaml eval -run DIR [-seed N]                     re-evaluate a run (writes evaluation.json); an unfinished one at its checkpoint
   trmaml experiment -config FILE -out DIR [-jobs N]  run (or resume) a grid of runs, e.g. configs/experiments/quick.yaml
-  trmaml report -out DIR RUNDIR...                   the paper's table (Markdown and CSV), mean +- 95%% CI over seeds
-  trmaml plot -out DIR RUNDIR...                     Figure 1, the p-weights figure and the first- vs second-order figure
+  trmaml report -out DIR RUNDIR...                   the paper's tables (Markdown, CSV), mean +- 95%% CI over seeds, and per_task.csv
+  trmaml plot -out DIR RUNDIR...                     Figure 1, p-weights or adversary, first- vs second-order figures (PNG)
   trmaml compare -runs A B                           two runs side by side
-  trmaml tradeoff -out DIR RUNDIR...                 mean vs worst-task loss of MAML, TR-MAML and CVaR levels
+  trmaml tradeoff -out DIR RUNDIR...                 mean vs worst-task loss of MAML, TR-MAML, entropic TR-MAML, CVaR levels
   trmaml theory -out DIR                             Theorem 1 measured: duality gap vs T (docs/theorem1_gap.png)
   trmaml data omniglot [-dir DIR] [-verify] [-info]  download (or check, or list) the Omniglot data
 train, resume, eval and experiment take -data DIR, the Omniglot data root (default: the

@@ -39,6 +39,10 @@ func theoryCmd(args []string, stdout, stderr io.Writer) error {
 	case *perDecade < 1 || *seeds < 2 || *batch < 1:
 		return errors.New("theory: -per-decade and -batch must be >= 1, -seeds >= 2")
 	}
+	Ts := theory.LogGrid(*tmin, *tmax, *perDecade)
+	if len(Ts) < 2 {
+		return fmt.Errorf("theory: -tmin %d, -tmax %d and -per-decade %d give one T (%v); the fitted slope needs at least two", *tmin, *tmax, *perDecade, Ts)
+	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
@@ -55,7 +59,6 @@ func theoryCmd(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(&md, "Theorem 1's constants on the ball of radius R = %g with C = %d: B = %.4g, L = %.4g, H = 0, G_p = %.4g; "+
 		"eta_w = %.4g / sqrt(T), eta_p = %.4g / sqrt(T) (entropic: %.4g / sqrt(T)).\n\n",
 		R, *batch, c.B, c.L, c.Gp, c.StepW(f.Alpha, 1), c.StepP(1), c.StepPEntropic(1))
-	Ts := theory.LogGrid(*tmin, *tmax, *perDecade)
 	ids := make([]uint64, *seeds)
 	for i := range ids {
 		ids[i] = uint64(i + 1)

@@ -31,7 +31,8 @@ func TestTheoryCommand(t *testing.T) {
 	if !strings.Contains(stdout.String(), "certified duality gap") || !strings.Contains(stdout.String(), "| entropic |") {
 		t.Errorf("summary lacks the saddle certificate or a geometry:\n%s", stdout.String())
 	}
-	for _, args := range [][]string{{"theory"}, {"theory", "-out", out, "-tmax", "10", "-tmin", "100"}, {"theory", "-out", out, "-seeds", "1"}} {
+	for _, args := range [][]string{{"theory"}, {"theory", "-out", out, "-tmax", "10", "-tmin", "100"}, {"theory", "-out", out, "-seeds", "1"},
+		{"theory", "-out", out, "-tmin", "1", "-tmax", "1"}, {"theory", "-out", out, "-tmin", "5", "-tmax", "5"}} {
 		if err := dispatch(args, &stdout, &stderr); err == nil {
 			t.Errorf("%v accepted", args)
 		}
@@ -72,5 +73,19 @@ func TestTradeoffCommand(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "cvar_tradeoff.png")); err != nil {
 		t.Error(err)
+	}
+
+	// Accuracy runs are refused, naming the run, not drawn on MSE axes.
+	acc := filepath.Join(root, "om-seed1")
+	if err := resultstest.NewAccuracy("om", "maml", "second", 1, 1, 1).Write(acc); err != nil {
+		t.Fatal(err)
+	}
+	other := t.TempDir()
+	err := dispatch([]string{"tradeoff", "-out", other, root}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), acc) || !strings.Contains(err.Error(), "accuracy") {
+		t.Errorf("tradeoff of accuracy runs: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(other, "cvar_table.md")); err == nil {
+		t.Error("tradeoff of accuracy runs wrote cvar_table.md")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/trmaml/trmaml/internal/atomicfile"
+	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/plots"
 	"github.com/trmaml/trmaml/results"
 )
@@ -18,6 +19,13 @@ func tradeoffCmd(args []string, stdout, stderr io.Writer) error {
 	groups, out, err := groupsAndOut("tradeoff", "directory for cvar_tradeoff.png, cvar_table.md and cvar_table.csv (required)", args, stderr)
 	if err != nil {
 		return err
+	}
+	// The figure and table are of MSE (their axes and caption say so):
+	// refuse rather than mislabel runs of another metric.
+	for _, g := range groups {
+		if g.Score.Name != metalearn.MSE.Name {
+			return fmt.Errorf("tradeoff: %s measures %s; the trade-off is drawn for MSE runs only", g.Runs[0].Dir, g.Score.Label)
+		}
 	}
 	png := filepath.Join(out, "cvar_tradeoff.png")
 	if err := plots.CVaRTradeoff(groups, png); err != nil {
