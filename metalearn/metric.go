@@ -36,6 +36,16 @@ var (
 // Metrics lists every known metric.
 var Metrics = []Metric{MSE, Accuracy}
 
+// Max is the largest value the metric can take: 1 for accuracy (a
+// fraction of the query points), +Inf for MSE. Reports refuse files with
+// values above it.
+func (m Metric) Max() float64 {
+	if m.Name == Accuracy.Name {
+		return 1
+	}
+	return math.Inf(1)
+}
+
 // MetricNamed returns the metric with the given Name.
 func MetricNamed(name string) (Metric, error) {
 	var names []string

@@ -9,7 +9,8 @@ import (
 )
 
 // loadScore sets r.Score from result.json's metric and checks what the
-// reports take from the file in that metric's terms: each set's worst task
+// reports take from the file in that metric's terms: no per-task value above
+// the metric's largest possible value (an accuracy above 1), each set's worst task
 // is its worst per-task value in the metric's direction (the smallest
 // accuracy, the largest MSE), and its masses are one finite non-negative
 // weight per task with a positive sum.
@@ -26,6 +27,14 @@ func (r *Run) loadScore(path string) error {
 		st := s.stats
 		if i := m.WorstIndex(st.PerTask); st.Worst != st.PerTask[i] || st.WorstTask != st.Tasks[i] {
 			return fmt.Errorf("%s: %s: worst %v (%q) is not the worst per-task %s, %v (%q)", path, s.name, st.Worst, st.WorstTask, m.Label, st.PerTask[i], st.Tasks[i])
+		}
+		for i, v := range st.PerTask {
+			if v > m.Max() {
+				return fmt.Errorf("%s: %s.per_task[%d] = %v: %s values are at most %v", path, s.name, i, v, m.Label, m.Max())
+			}
+		}
+		if v := max(st.Mean, st.WeightedMean); v > m.Max() {
+			return fmt.Errorf("%s: %s: mean %v, weighted_mean %v: %s values are at most %v", path, s.name, st.Mean, st.WeightedMean, m.Label, m.Max())
 		}
 		if len(st.Masses) != len(st.Tasks) {
 			return fmt.Errorf("%s: %s has %d masses for %d tasks", path, s.name, len(st.Masses), len(st.Tasks))

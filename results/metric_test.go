@@ -82,6 +82,12 @@ func TestLoadScoreErrors(t *testing.T) {
 		{"worst in the loss direction", func(s string) string {
 			return strings.Replace(s, `"worst": 0.6,`+"\n"+`    "worst_task": "Sylheti"`, `"worst": 0.9,`+"\n"+`    "worst_task": "Atlantean"`, 1)
 		}, `meta_test: worst 0.9 ("Atlantean") is not the worst per-task accuracy, 0.6 ("Sylheti")`},
+		// An accuracy is a fraction of the query points: never above 1.
+		{"accuracy above 1", func(s string) string {
+			return strings.Replace(s, `"per_task": [`+"\n      0.9,", `"per_task": [`+"\n      1.5,", 1)
+		}, "meta_test.per_task[0] = 1.5: accuracy values are at most 1"},
+		{"mean accuracy above 1", func(s string) string { return strings.Replace(s, `"mean": 0.75,`, `"mean": 75,`, 1) },
+			"meta_test: mean 75, weighted_mean 0.7500000000000001: accuracy values are at most 1"},
 		{"negative mass", func(s string) string { return strings.Replace(s, `"masses": [`, `"masses": [-1, `, 1) },
 			"meta_test has 5 masses for 4 tasks"},
 		{"mass NaN-like", func(s string) string {
