@@ -171,10 +171,7 @@ func TestResumeMatchesUninterruptedRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resumed.Timing, full.Timing = Timing{}, Timing{}
-	if !reflect.DeepEqual(resumed, full) {
-		t.Errorf("resumed run: meta-test mean %v, uninterrupted %v", resumed.MetaTest.Mean, full.MetaTest.Mean)
-	}
+	sameResult(t, "resumed run", resumed, full)
 	m, _ = os.ReadFile(filepath.Join(partial, MetricsFile))
 	if rows := strings.Count(string(m), "\n"); rows != 1+4 || strings.Contains(string(m), "\n25,") {
 		t.Errorf("resumed metrics.csv:\n%s\nwant rows for iterations 0, 10, 20, 30", m)

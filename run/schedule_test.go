@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"reflect"
 	"testing"
 
 	"github.com/trmaml/trmaml/metalearn"
@@ -57,10 +56,7 @@ func TestCosineScheduleRunResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res.Timing, resumed.Timing = Timing{}, Timing{}
-	if !reflect.DeepEqual(res, resumed) {
-		t.Errorf("resumed cosine run: meta-test mean %v, uninterrupted %v", resumed.MetaTest.Mean, res.MetaTest.Mean)
-	}
+	sameResult(t, "resumed cosine run", resumed, res)
 
 	c.Meta.Schedule = "constant"
 	constant, err := Train(c, filepath.Join(root, "constant"), nil)
