@@ -31,6 +31,13 @@ type Method interface {
 	// Update moves p in place after the update of w, from the iteration's C
 	// drawn tasks and their losses, measured at the iteration's (w, p).
 	Update(p []float64, tasks []int, losses []float64)
+	// Check refuses (after Init) a p the method cannot have produced: one
+	// outside its feasible set (the simplex; CVaR's capped simplex; MAML's
+	// fixed distribution) by more than rounding. The error starts with name,
+	// the field p was read from, and names the offending entry. A resumed
+	// checkpoint's p goes through it, so a p saved by another method or level
+	// is refused instead of silently projected or misread.
+	Check(name string, p []float64) error
 }
 
 // ascent is what the methods that move p by stochastic ascent share: Algorithm
@@ -66,6 +73,9 @@ func (a *ascent) Draw(rng *rand.Rand, p []float64) (int, float64) {
 	return i, float64(a.n) / float64(a.c) * p[i]
 }
 
+// Check implements Method: p must lie on the simplex.
+func (a *ascent) Check(name string, p []float64) error { return checkSimplex(name, p) }
+
 // addStep adds eta_p g_p to v.
 func (a *ascent) addStep(v []float64, tasks []int, losses []float64) {
 	for k, i := range tasks {
@@ -86,6 +96,27 @@ func checkSizes(method string, masses []float64, batch int) error {
 		if !(m > 0) || math.IsInf(m, 0) {
 			return fmt.Errorf("metalearn: %s: task %d has mass %v, want a positive finite number", method, i, m)
 		}
+	}
+	return nil
+}
+
+// sumTolerance is how far from 1 the sum of a stored p may be: rounding in
+// the updates and in a checkpoint's averaged iterates stays orders of
+// magnitude below it.
+const sumTolerance = 1e-6
+
+// checkSimplex refuses a p with a negative entry or a sum other than 1 (up
+// to sumTolerance); errors start with name.
+func checkSimplex(name string, p []float64) error {
+	sum := 0.0
+	for i, v := range p {
+		if !(v >= 0) {
+			return fmt.Errorf("%s[%d] = %v: task weights must be >= 0", name, i, v)
+		}
+		sum += v
+	}
+	if !(math.Abs(sum-1) <= sumTolerance) {
+		return fmt.Errorf("%s: the task weights sum to %v, want 1 (a distribution over the tasks)", name, sum)
 	}
 	return nil
 }

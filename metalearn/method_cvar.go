@@ -39,3 +39,22 @@ func (m *CVaR) Update(p []float64, tasks []int, losses []float64) {
 	m.addStep(p, tasks, losses)
 	ProjectCappedSimplex(p, p, m.upper, m.scratch)
 }
+
+// capTolerance is the relative excess over the cap 1/(a n) that Check lets
+// pass: the projection clips at the cap exactly, and averaging iterates
+// (output rule T1) rounds by far less.
+const capTolerance = 1e-9
+
+// Check implements Method: p must lie on the capped simplex of the level.
+func (m *CVaR) Check(name string, p []float64) error {
+	if err := checkSimplex(name, p); err != nil {
+		return err
+	}
+	for i, v := range p {
+		if v > m.upper*(1+capTolerance) {
+			return fmt.Errorf("%s[%d] = %v: above the cap 1/(a n) = %v of CVaR at level a = %v with n = %d tasks (was it saved by another method or level?)",
+				name, i, v, m.upper, m.Level, len(p))
+		}
+	}
+	return nil
+}

@@ -1,6 +1,8 @@
 package metalearn
 
 import (
+	"fmt"
+	"math"
 	"math/rand/v2"
 	"sort"
 )
@@ -10,8 +12,9 @@ import (
 // Each of the C instances of an iteration draws its task from p and weighs
 // its loss 1/C. It has no settings.
 type MAML struct {
-	cum []float64 // cumulative masses
-	c   int
+	cum  []float64 // cumulative masses
+	dist []float64 // p, the empirical distribution
+	c    int
 }
 
 // Init implements Method.
@@ -30,6 +33,7 @@ func (m *MAML) Init(masses []float64, batch int) ([]float64, error) {
 	for i, v := range masses {
 		p[i] = v / total
 	}
+	m.dist = append([]float64(nil), p...)
 	return p, nil
 }
 
@@ -42,3 +46,22 @@ func (m *MAML) Draw(rng *rand.Rand, _ []float64) (int, float64) {
 
 // Update implements Method: p stays the empirical distribution.
 func (m *MAML) Update([]float64, []int, []float64) {}
+
+// distTolerance is the relative difference from the empirical distribution
+// that MAML's Check lets pass (rounding in averaged iterates).
+const distTolerance = 1e-9
+
+// Check implements Method: p must be the empirical distribution, the one
+// point of MAML's feasible set.
+func (m *MAML) Check(name string, p []float64) error {
+	if err := checkSimplex(name, p); err != nil {
+		return err
+	}
+	for i, v := range p {
+		if want := m.dist[i]; math.Abs(v-want) > distTolerance*want {
+			return fmt.Errorf("%s[%d] = %v: MAML keeps p at the empirical distribution, which gives %v (was it saved by another method or task set?)",
+				name, i, v, want)
+		}
+	}
+	return nil
+}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -203,3 +204,124 @@ func TestCVaRLevelOneOverNIsTRMAML(t *testing.T) {
 		t.Errorf("CVaR at level 1/n: w = %v, TR-MAML %v", b[0], a[0])
 	}
 }
+
+// TestRestoreChecksFeasibleP: a checkpoint's p (current, averaged for T1,
+// kept for T2) must lie in the Method's feasible set: the simplex for the
+// ascent methods, the capped simplex {p_i <= 1/(a n)} for CVaR (up to
+// rounding), the empirical distribution for MAML. Anything else is refused
+// with the field and the entry.
+func TestRestoreChecksFeasibleP(t *testing.T) {
+	q, alpha := newQuad()
+	q.mass = []float64{1, 1, 2} // MAML's p = (1/4, 1/4, 1/2)
+	obj := quadObjective{q: q, alpha: alpha, tasks: 2}
+	const at = 3 // the iteration the edited states claim
+	twoThirds := 2.0 / 3
+	for _, c := range []struct {
+		name   string
+		method func() Method
+		output OutputRule
+		p      []float64 // state.P, and for T1 SumP = at * p, for T2 PTau = p
+		want   string    // "" accepts
+	}{
+		{"CVaR 0.5: at the cap", cvar(0.5), OutputLast, []float64{twoThirds, 1 - twoThirds, 0}, ""},
+		{"CVaR 0.5: rounding above the cap", cvar(0.5), OutputLast, []float64{twoThirds * (1 + 1e-12), 1 - twoThirds*(1+1e-12), 0}, ""},
+		{"CVaR 0.5: above the cap", cvar(0.5), OutputLast, []float64{0.8, 0.2, 0},
+			"state.P[0] = 0.8: above the cap 1/(a n) = 0.6666666666666666 of CVaR at level a = 0.5 with n = 3 tasks"},
+		{"CVaR 0.5: TR-MAML's vertex", cvar(0.5), OutputLast, []float64{0, 0, 1}, "state.P[2] = 1: above the cap"},
+		{"CVaR 1: anything but uniform", cvar(1), OutputLast, []float64{0.4, 0.3, 0.3}, "state.P[0] = 0.4: above the cap 1/(a n) = 0.3333333333333333"},
+		{"CVaR 1/3: the whole simplex", cvar(1.0 / 3), OutputLast, []float64{0, 0, 1}, ""},
+		{"CVaR: negative", cvar(0.5), OutputLast, []float64{0.6, 0.6, -0.2}, "state.P[2] = -0.2: task weights must be >= 0"},
+		{"CVaR: sum 0.9", cvar(0.5), OutputLast, []float64{0.3, 0.3, 0.3}, "state.P: the task weights sum to 0.8999999999999999, want 1"},
+		{"CVaR T1: averaged p above the cap", cvar(0.5), OutputAveraged, []float64{0.8, 0.2, 0},
+			"state.P[0] = 0.8: above the cap"},
+		{"TR-MAML: a vertex", trmaml, OutputLast, []float64{0, 1, 0}, ""},
+		{"TR-MAML: negative", trmaml, OutputLast, []float64{1.5, -0.5, 0}, "state.P[1] = -0.5: task weights must be >= 0"},
+		{"TR-MAML: NaN", trmaml, OutputLast, []float64{math.NaN(), 0.5, 0.5}, "state.P[0] = NaN: must be finite"},
+		{"TR-MAML T2: kept p off the simplex", trmaml, OutputRandom, []float64{0.5, 0.5, 0.5}, "state.P: the task weights sum to 1.5"},
+		{"entropic: a vertex", entropic, OutputLast, []float64{1, 0, 0}, ""},
+		{"entropic T1: sum 2", entropic, OutputAveraged, []float64{1, 1, 0}, "state.P: the task weights sum to 2"},
+		{"MAML: its distribution", maml, OutputLast, []float64{0.25, 0.25, 0.5}, ""},
+		{"MAML T1: its distribution", maml, OutputAveraged, []float64{0.25, 0.25, 0.5}, ""},
+		{"MAML: uniform", maml, OutputLast, []float64{1.0 / 3, 1.0 / 3, 1.0 / 3},
+			"state.P[0] = 0.3333333333333333: MAML keeps p at the empirical distribution, which gives 0.25"},
+	} {
+		s := Settings{Method: c.method(), Iterations: 10, Batch: 2, Output: c.output}
+		tr, err := NewTrainer(s, obj, q, &SGD{LR: 0.1}, []float64{1}, 1, 1, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := tr.Snapshot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.Iteration, st.P = at, c.p
+		switch c.output {
+		case OutputAveraged:
+			st.SumP = make([]float64, len(c.p))
+			for i, v := range c.p {
+				st.SumP[i] = at * v
+			}
+		case OutputRandom:
+			st.Tau, st.WTau, st.PTau = at, st.W, c.p
+		}
+		err = tr.Restore(st)
+		if c.want == "" && err != nil {
+			t.Errorf("%s: refused: %v", c.name, err)
+		}
+		if c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s: Restore error\n%v\nwant it to contain\n%s", c.name, err, c.want)
+		}
+	}
+}
+
+// TestRestoreChecksAveragedAndKeptP: with a feasible current p, an averaged
+// p (T1) or kept p (T2) outside the feasible set is still refused, naming
+// its field.
+func TestRestoreChecksAveragedAndKeptP(t *testing.T) {
+	q, alpha := newQuad()
+	obj := quadObjective{q: q, alpha: alpha, tasks: 2}
+	feasible := []float64{0.5, 0.5, 0}
+	for _, c := range []struct {
+		name   string
+		output OutputRule
+		edit   func(*State)
+		want   string
+	}{
+		{"T1 mean above the cap", OutputAveraged, func(s *State) { s.SumP = []float64{2.4, 0.6, 0} },
+			"(state.SumP / state.Iteration)[0] = 0.7999999999999999: above the cap"},
+		{"T1 mean sums to 2", OutputAveraged, func(s *State) { s.SumP = []float64{3, 3, 0} },
+			"(state.SumP / state.Iteration): the task weights sum to 2"},
+		{"T1 sum before the first iteration", OutputAveraged, func(s *State) { s.Iteration, s.SumP = 0, []float64{0, 0.1, 0} },
+			"state.SumP[1] = 0.1 at iteration 0: no iterate has been added yet, want 0"},
+		{"T1 feasible", OutputAveraged, func(s *State) { s.SumP = []float64{1.5, 1.5, 0} }, ""},
+		{"T2 kept p above the cap", OutputRandom, func(s *State) { s.Tau, s.WTau, s.PTau = 2, s.W, []float64{0, 0, 1} },
+			"state.PTau[2] = 1: above the cap"},
+		{"T2 feasible", OutputRandom, func(s *State) { s.Tau, s.WTau, s.PTau = 2, s.W, []float64{0, 0.5, 0.5} }, ""},
+	} {
+		s := Settings{Method: &CVaR{Level: 0.5, PLR: 0.1}, Iterations: 10, Batch: 2, Output: c.output}
+		tr, err := NewTrainer(s, obj, q, &SGD{LR: 0.1}, []float64{1}, 1, 1, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := tr.Snapshot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.Iteration, st.P = 3, feasible
+		c.edit(&st)
+		err = tr.Restore(st)
+		if c.want == "" && err != nil {
+			t.Errorf("%s: refused: %v", c.name, err)
+		}
+		if c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s: Restore error\n%v\nwant it to contain\n%s", c.name, err, c.want)
+		}
+	}
+}
+
+func cvar(level float64) func() Method {
+	return func() Method { return &CVaR{Level: level, PLR: 0.1} }
+}
+func trmaml() Method   { return &TRMAML{PLR: 0.1} }
+func entropic() Method { return &EntropicTRMAML{PLR: 0.1} }
+func maml() Method     { return &MAML{} }

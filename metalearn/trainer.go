@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 )
 
 // OutputRule is how a run turns its iterates into the returned solution.
@@ -204,15 +205,33 @@ func (t *Trainer) checkState(st State) error {
 			return fmt.Errorf("state.%s[%d] = %v: must be finite", f.name, i, f.v[i])
 		}
 	}
-	sum := 0.0
-	for i, p := range st.P {
-		if p < 0 {
-			return fmt.Errorf("state.P[%d] = %v: task weights must be >= 0", i, p)
-		}
-		sum += p
+	return t.checkFeasible(st)
+}
+
+// checkFeasible refuses a state whose p, averaged p (T1) or kept p (T2)
+// lies outside the Method's feasible set.
+func (t *Trainer) checkFeasible(st State) error {
+	m := t.Settings.Method
+	if err := m.Check("state.P", st.P); err != nil {
+		return err
 	}
-	if math.Abs(sum-1) > 1e-6 {
-		return fmt.Errorf("state.P: the task weights sum to %v, want 1 (a distribution over the tasks)", sum)
+	if t.Settings.Output == OutputAveraged {
+		if st.Iteration == 0 {
+			if i := slices.IndexFunc(st.SumP, func(v float64) bool { return v != 0 }); i >= 0 {
+				return fmt.Errorf("state.SumP[%d] = %v at iteration 0: no iterate has been added yet, want 0", i, st.SumP[i])
+			}
+		} else {
+			mean := clone(st.SumP)
+			for i := range mean {
+				mean[i] /= float64(st.Iteration)
+			}
+			if err := m.Check("(state.SumP / state.Iteration)", mean); err != nil {
+				return err
+			}
+		}
+	}
+	if st.PTau != nil {
+		return m.Check("state.PTau", st.PTau)
 	}
 	return nil
 }

@@ -244,6 +244,27 @@ var damagedStateCases = []struct {
 			}
 		})
 	}},
+	{"p outside the CVaR level's capped simplex", "checkpoint.json: state.P[0] = 1: above the cap 1/(a n) = ", func(t *testing.T, dir string) {
+		c := tinyConfig()
+		c.Meta.Iterations = 30
+		c.Algorithm, c.CVaR.Level = "cvar", 0.5
+		yml, _ := c.Marshal()
+		os.WriteFile(filepath.Join(dir, ConfigFile), yml, 0o644)
+		rehash(t, dir, func(m map[string]any) {
+			p := m["state"].(map[string]any)["P"].([]any)
+			for i := range p {
+				p[i] = 0
+			}
+			p[0] = 1
+		})
+	}},
+	{"TR-MAML's p under a MAML config", "MAML keeps p at the empirical distribution", func(t *testing.T, dir string) {
+		c := tinyConfig()
+		c.Meta.Iterations = 30
+		c.Algorithm = "maml"
+		yml, _ := c.Marshal()
+		os.WriteFile(filepath.Join(dir, ConfigFile), yml, 0o644)
+	}},
 	{"short w", "checkpoint.json: state.W: 3 parameters, the model of config.yaml has 25", func(t *testing.T, dir string) {
 		rehash(t, dir, func(m map[string]any) { m["state"].(map[string]any)["W"] = []any{1, 2, 3} })
 	}},
