@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/trmaml/trmaml/plots"
@@ -71,29 +72,41 @@ func (d decoded) rgb(x, y int) (r, g, b uint32) {
 	return r >> 8, g >> 8, b >> 8
 }
 
-// check verifies the size, that the image is not blank and that the given
-// colours appear, and counts the panels by their y axes: the longest
-// vertical black lines, as long as each other since the panels' data areas
-// are aligned (the x axes are horizontal, everything else is coloured,
-// grey or short).
+// check verifies a figure of panels side by side under its legend: the
+// width, a height of 600-760 pixels and the rest of checkGrid.
 func (d decoded) check(t *testing.T, w int, panels int, colours ...[3]uint32) {
 	t.Helper()
-	if d.w != w || d.h < 600 || d.h > 760 {
-		t.Errorf("size %dx%d, want width %d and height 600-760", d.w, d.h, w)
+	d.checkGrid(t, w, 600, 760, panels, 1, colours...)
+}
+
+// checkGrid verifies the size, that the image is not blank and that the
+// given colours appear, and counts the panels, in rows of cols, by their y
+// axes: the longest vertical black lines, as long as each other since the
+// panels' data areas are aligned (the x axes are horizontal, everything
+// else is coloured, grey or short). Each column of panels has its axes in
+// its share of the width, one per row.
+func (d decoded) checkGrid(t *testing.T, w, minH, maxH, cols, rows int, colours ...[3]uint32) {
+	t.Helper()
+	if d.w != w || d.h < minH || d.h > maxH {
+		t.Errorf("size %dx%d, want width %d and height %d-%d", d.w, d.h, w, minH, maxH)
 	}
 	ink, colourHits := 0, make([]int, len(colours))
-	longest := make([]int, d.w) // longest vertical run of black pixels per column
+	runs := make([][]int, d.w) // lengths of the vertical runs of black pixels per column
 	for x := 0; x < d.w; x++ {
 		run := 0
-		for y := 0; y < d.h; y++ {
+		for y := 0; y <= d.h; y++ {
+			if y == d.h {
+				runs[x] = append(runs[x], run)
+				break
+			}
 			r, g, b := d.rgb(x, y)
 			if r < 250 || g < 250 || b < 250 {
 				ink++
 			}
 			if max(r, g, b) < 60 {
 				run++
-				longest[x] = max(longest[x], run)
 			} else {
+				runs[x] = append(runs[x], run)
 				run = 0
 			}
 			for i, c := range colours {
@@ -112,25 +125,37 @@ func (d decoded) check(t *testing.T, w int, panels int, colours ...[3]uint32) {
 		}
 	}
 	tallest := 0
-	for _, n := range longest {
-		tallest = max(tallest, n)
+	for _, rs := range runs {
+		tallest = max(tallest, slices.Max(rs))
 	}
-	if tallest < d.h/3 {
+	if tallest < d.h/(3*rows) {
 		t.Fatalf("the longest vertical line is %d pixels of %d", tallest, d.h)
+	}
+	long := func(x int) int { // the number of axis-long runs in column x
+		n := 0
+		for _, r := range runs[x] {
+			if r >= tallest*9/10 {
+				n++
+			}
+		}
+		return n
 	}
 	var axes []int
 	for x := 0; x < d.w; x++ {
-		if longest[x] >= tallest*9/10 && (x == 0 || longest[x-1] < tallest*9/10) {
+		if long(x) > 0 && (x == 0 || long(x-1) == 0) {
 			axes = append(axes, x)
 		}
 	}
-	if len(axes) != panels {
-		t.Errorf("%d y axes at x = %v, want %d panels", len(axes), axes, panels)
+	if len(axes) != cols {
+		t.Errorf("%d columns of y axes at x = %v, want %d", len(axes), axes, cols)
 	}
-	// Each panel occupies its share of the width.
 	for i, x := range axes {
-		if lo, hi := i*d.w/panels, (i+1)*d.w/panels; x < lo || x >= hi {
-			t.Errorf("panel %d's axis at x = %d, outside its share [%d, %d)", i, x, lo, hi)
+		// Each column of panels occupies its share of the width.
+		if lo, hi := i*d.w/cols, (i+1)*d.w/cols; x < lo || x >= hi {
+			t.Errorf("panel column %d's axis at x = %d, outside its share [%d, %d)", i, x, lo, hi)
+		}
+		if n := long(x); n != rows {
+			t.Errorf("%d y axes at x = %d, want %d rows of panels", n, x, rows)
 		}
 	}
 }
@@ -219,7 +244,8 @@ func TestCVaRTradeoff(t *testing.T) {
 	if err := plots.CVaRTradeoff(groups, path); err != nil {
 		t.Fatal(err)
 	}
-	readPNG(t, path).check(t, 11*plots.DPI, 2, blue, green)
+	// One column of two panels, 4.2 inches wide: legible at a page column.
+	readPNG(t, path).checkGrid(t, 756, 1150, 1400, 1, 2, blue, green)
 	if err := plots.CVaRTradeoff(nil, path); err == nil {
 		t.Error("CVaRTradeoff of no groups succeeded")
 	}

@@ -123,6 +123,26 @@ func (plainTicks) Ticks(min, max float64) []plot.Tick {
 	return ts
 }
 
+// denseTicks are plainTicks with every tick labelled when there are at
+// most maxDenseLabels of them: gonum labels only its major ticks, which on
+// a short range such as 0 to 2.8 leaves two labels ("0", "2.5").
+type denseTicks struct{}
+
+// maxDenseLabels is the most labels denseTicks writes on an axis.
+const maxDenseLabels = 8
+
+// Ticks implements plot.Ticker.
+func (denseTicks) Ticks(min, max float64) []plot.Tick {
+	ts := plainTicks{}.Ticks(min, max)
+	if len(ts) > maxDenseLabels {
+		return ts
+	}
+	for i := range ts {
+		ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', -1, 64)
+	}
+	return ts
+}
+
 // curveLine is the line through the means of c at positions x.
 func curveLine(x []float64, c results.Curve, col color.RGBA, dash []vg.Length) *plotter.Line {
 	xys := make(plotter.XYs, len(x))
@@ -216,13 +236,27 @@ func render(path string, panelWidth vg.Length, legend []legendItem, panels []*pl
 
 // renderSized is render with panels of the given height.
 func renderSized(path string, panelWidth, height vg.Length, legend []legendItem, panels []*plot.Plot) error {
-	if len(panels) == 0 {
+	return renderGrid(path, panelWidth, height, len(panels), legend, panels)
+}
+
+// renderGrid draws panels in rows of cols, left to right and top to bottom,
+// each panelWidth wide and height high, under the shared legend, and writes
+// the PNG to path. One column makes a figure narrow enough for a column of
+// a two-column page.
+func renderGrid(path string, panelWidth, height vg.Length, cols int, legend []legendItem, panels []*plot.Plot) error {
+	if len(panels) == 0 || cols < 1 {
 		return errors.New("plots: nothing to draw")
 	}
-	w := panelWidth * vg.Length(len(panels))
+	nrows := (len(panels) + cols - 1) / cols
+	grid := make([][]*plot.Plot, nrows)
+	for r := range grid {
+		grid[r] = make([]*plot.Plot, cols) // a short last row is padded with nil, which Align skips
+		copy(grid[r], panels[r*cols:])
+	}
+	w := panelWidth * vg.Length(cols)
 	rows := legendRows(legend, w-2*legendMargin)
 	strip := legendRow*vg.Length(len(rows)) + legendTop
-	h := height + strip
+	h := height*vg.Length(nrows) + strip
 	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(DPI))
 	dc := draw.New(img)
 	for i, row := range rows {
@@ -230,12 +264,16 @@ func renderSized(path string, panelWidth, height vg.Length, legend []legendItem,
 		drawLegendRow(draw.Crop(dc, 0, 0, top-legendRow, top-h), row)
 	}
 	tiles := draw.Tiles{
-		Rows: 1, Cols: len(panels),
-		PadX: vg.Points(18), PadLeft: vg.Points(6), PadRight: vg.Points(12), PadTop: 4, PadBottom: vg.Points(6),
+		Rows: nrows, Cols: cols,
+		PadX: vg.Points(18), PadY: vg.Points(10), PadLeft: vg.Points(6), PadRight: vg.Points(12), PadTop: 4, PadBottom: vg.Points(6),
 	}
-	canvases := plot.Align([][]*plot.Plot{panels}, tiles, draw.Crop(dc, 0, 0, 0, -strip))
-	for i, p := range panels {
-		p.Draw(canvases[0][i])
+	canvases := plot.Align(grid, tiles, draw.Crop(dc, 0, 0, 0, -strip))
+	for r, row := range grid {
+		for c, p := range row {
+			if p != nil {
+				p.Draw(canvases[r][c])
+			}
+		}
 	}
 	return writePNG(path, img)
 }

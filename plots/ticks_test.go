@@ -1,8 +1,11 @@
 package plots
 
 import (
+	"cmp"
 	"slices"
 	"testing"
+
+	"gonum.org/v1/plot"
 )
 
 func TestDecadeTicks(t *testing.T) {
@@ -30,6 +33,28 @@ func TestPlainTicks(t *testing.T) {
 	for _, tk := range (plainTicks{}).Ticks(50, 100) {
 		if tk.Label != "" && (tk.Label == "50.00" || len(tk.Label) > 3) {
 			t.Errorf("label %q, want the shortest form such as 75", tk.Label)
+		}
+	}
+}
+
+func TestDenseTicks(t *testing.T) {
+	for _, c := range []struct {
+		lo, hi float64
+		labels []string
+	}{
+		{0, 2.79, []string{"0", "0.5", "1", "1.5", "2", "2.5"}},
+		{0, 9.9, []string{"0", "3", "6", "9"}}, // ten ticks: only the major ones
+	} {
+		ticks := (denseTicks{}).Ticks(c.lo, c.hi)
+		slices.SortFunc(ticks, func(a, b plot.Tick) int { return cmp.Compare(a.Value, b.Value) })
+		var labels []string
+		for _, tk := range ticks {
+			if tk.Label != "" {
+				labels = append(labels, tk.Label)
+			}
+		}
+		if !slices.Equal(labels, c.labels) {
+			t.Errorf("dense labels of [%g, %g] = %q, want %q", c.lo, c.hi, labels, c.labels)
 		}
 	}
 }

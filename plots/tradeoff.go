@@ -19,10 +19,13 @@ import (
 // worst-task loss, estimated over seeds with 95% confidence bars on both
 // axes, (a) over the meta-test tasks and (b) over the meta-training tasks.
 // The CVaR groups are joined in order of their level a and labelled with
-// it; MAML, TR-MAML and entropic TR-MAML get glyphs of their own. Every
-// seed's own result is a small faint dot; the axes run from 0 to just
-// beyond the largest of those, and confidence bars that reach further (a
-// few seeds with one outlier give wide intervals) are cut at the axes.
+// it (placed clear of each other and of every group's marker, with a
+// leader line when pushed away); MAML, TR-MAML and entropic TR-MAML get
+// glyphs of their own. Every seed's own result is a small faint dot; the
+// axes run from 0 to just beyond the largest of those, and confidence bars
+// that reach further (a few seeds with one outlier give wide intervals) are
+// cut at the axes. The panels are stacked in one column, tradeoffWidth
+// wide, so the figure stays legible at the width of a page's column.
 func CVaRTradeoff(groups []*results.Group, path string) error {
 	if len(groups) == 0 {
 		return errors.New("plots: CVaRTradeoff needs at least one group")
@@ -36,7 +39,7 @@ func CVaRTradeoff(groups []*results.Group, path string) error {
 	var legend []legendItem
 	for pi, st := range stats {
 		p := newPanel(titles[pi], "mean task loss (MSE)", "worst task loss (MSE)")
-		var cvarPath plotter.XYs
+		var cvarPath, others plotter.XYs
 		var cvarLabels []string
 		styles := map[string]struct {
 			col   color.RGBA
@@ -57,6 +60,7 @@ func CVaRTradeoff(groups []*results.Group, path string) error {
 		}
 		xmax, ymax = 1.1*xmax, 1.1*ymax
 		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, xmax, 0, ymax
+		p.X.Tick.Marker, p.Y.Tick.Marker = denseTicks{}, denseTicks{}
 		for _, g := range groups {
 			mean, worst := g.Final(st[0]), g.Final(st[1])
 			style, ok := styles[g.Key.Algorithm]
@@ -77,7 +81,7 @@ func CVaRTradeoff(groups []*results.Group, path string) error {
 				return err
 			}
 			dots.GlyphStyle.Color, dots.GlyphStyle.Shape, dots.GlyphStyle.Radius = faded(style.col, 0.5), draw.CircleGlyph{}, vg.Points(1.8)
-			sc.GlyphStyle.Color, sc.GlyphStyle.Shape, sc.GlyphStyle.Radius = style.col, style.shape, vg.Points(4)
+			sc.GlyphStyle.Color, sc.GlyphStyle.Shape, sc.GlyphStyle.Radius = style.col, style.shape, markerRadius
 			xb, err := plotter.NewXErrorBars(struct {
 				plotter.XYs
 				plotter.XErrors
@@ -97,7 +101,9 @@ func CVaRTradeoff(groups []*results.Group, path string) error {
 			p.Add(dots, xb, yb, sc)
 			if g.Key.Algorithm == "cvar" {
 				cvarPath = append(cvarPath, pt[0])
-				cvarLabels = append(cvarLabels, " a="+strconv.FormatFloat(g.Key.Level, 'g', -1, 64))
+				cvarLabels = append(cvarLabels, "a="+strconv.FormatFloat(g.Key.Level, 'g', -1, 64))
+			} else {
+				others = append(others, pt[0])
 			}
 			if pi == 0 && !seen[g.Key.Algorithm] {
 				seen[g.Key.Algorithm] = true
@@ -117,17 +123,23 @@ func CVaRTradeoff(groups []*results.Group, path string) error {
 			p.Add(l)
 		}
 		if len(cvarPath) > 0 {
-			labels, err := plotter.NewLabels(plotter.XYLabels{XYs: cvarPath, Labels: cvarLabels})
-			if err != nil {
-				return err
-			}
-			for i := range labels.TextStyle {
-				labels.TextStyle[i].Font.Size = tickSize - 2
-			}
-			p.Add(labels)
+			sty := p.X.Tick.Label
+			sty.Font.Size = tickSize - 1
+			p.Add(&pointLabels{
+				XYs: cvarPath, Labels: cvarLabels, Avoid: others, Radius: markerRadius, Text: sty,
+				Leader: draw.LineStyle{Color: color.Black, Width: vg.Points(0.7)},
+			})
 		}
 		panels = append(panels, p)
 	}
 	legend = append(legend, legendItem{text: bandNote(groups, "bars") + " (cut at the axes); dots: single seeds"})
-	return render(path, 5.5*vg.Inch, legend, panels)
+	return renderGrid(path, tradeoffWidth, tradeoffHeight, 1, legend, panels)
 }
+
+// The trade-off figure's panel size: at a 3.3-inch column its 11-point
+// ticks print at 8.6 points.
+const (
+	tradeoffWidth  = 4.2 * vg.Inch
+	tradeoffHeight = 3.1 * vg.Inch
+	markerRadius   = 4 // points: the groups' markers
+)
