@@ -52,7 +52,7 @@ func (m *CVaR) Check(name string, p []float64) error {
 	}
 	for i, v := range p {
 		if v > m.upper*(1+capTolerance) {
-			return fmt.Errorf("%s[%d] = %v: above the cap 1/(a n) = %v of CVaR at level a = %v with n = %d tasks (was it saved by another method or level?)",
+			return fmt.Errorf("%s[%d] = %v: above the cap 1/(a n) = %v of CVaR at level a = %v with n = %d tasks",
 				name, i, v, m.upper, m.Level, len(p))
 		}
 	}

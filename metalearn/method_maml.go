@@ -59,7 +59,7 @@ func (m *MAML) Check(name string, p []float64) error {
 	}
 	for i, v := range p {
 		if want := m.dist[i]; math.Abs(v-want) > distTolerance*want {
-			return fmt.Errorf("%s[%d] = %v: MAML keeps p at the empirical distribution, which gives %v (was it saved by another method or task set?)",
+			return fmt.Errorf("%s[%d] = %v: MAML keeps p at the empirical distribution, which gives %v",
 				name, i, v, want)
 		}
 	}
