@@ -271,8 +271,6 @@ var opRows = func() []opRow {
 				}
 				return out
 			}},
-		opRow{name: "affineMid", in: []tensor.Shape{{2, 3, 4}, {2, 4}, {2, 4}},
-			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) { return affineMid(in[0], in[1], in[2]) }},
 		opRow{name: "mulMid2", in: []tensor.Shape{{2, 3, 4}, {2, 4}, {2, 3, 4}, {2, 4}},
 			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) { return apply(mulMid2Kernel{}, in...) }},
 		opRow{name: "sum of two mulMid terms (fused)", in: []tensor.Shape{{2, 3, 4}, {2, 4}, {2, 3, 4}, {2, 4}},
@@ -288,7 +286,6 @@ var opRows = func() []opRow {
 				return sumTerms(gorgonia.Nodes{a, in[0], b})
 			}},
 		opRow{name: "sumMidProd", in: []tensor.Shape{{2, 3, 4}, {2, 3, 4}}, build: two(sumMidProd)},
-		opRow{name: "sumMidSq", in: []tensor.Shape{{2, 3, 4}}, build: one(sumMidSq)},
 		opRow{name: "batchNorm with bias", in: []tensor.Shape{{2, 5, 3}, {2, 3}, {2, 3}, {2, 3}},
 			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) { return batchNorm(in[0], in[1], in[2], in[3], 1e-5) },
 			value: func(in [][]float64) []float64 {
