@@ -66,6 +66,7 @@ func forwardBNStats[T float](k bnStatsKernel, out []T, in [][]T, s []tensor.Shap
 		shift, sum, sq := zt[:f], make([]float64, f), make([]float64, f)
 		for p := 0; p < m; p++ {
 			row := zt[p*f : (p+1)*f]
+			shift, sum, sq := shift[:len(row)], sum[:len(row)], sq[:len(row)]
 			for i, v := range row {
 				d := float64(v - shift[i])
 				sum[i] += d
@@ -174,17 +175,19 @@ func forwardBN[T float](k bnKernel, out []T, in [][]T, s []tensor.Shape) {
 // row length and y and b omitted when nil.
 func affineRows[T float](dst, x, y, a, b, c []T) {
 	f := len(a)
-	for p := 0; p < len(dst); p += f {
-		d, xs := dst[p:p+f], x[p:p+f]
+	for p := 0; p+f <= len(dst); p += f {
+		// Equal lengths let the compiler drop the bounds checks.
+		d := dst[p : p+f]
+		xs, a, c := x[p:p+f][:len(d)], a[:len(d)], c[:len(d)]
 		if y == nil {
-			for i, v := range xs {
-				d[i] = v*a[i] + c[i]
+			for i := range d {
+				d[i] = xs[i]*a[i] + c[i]
 			}
 			continue
 		}
-		ys := y[p : p+f]
-		for i, v := range xs {
-			d[i] = v*a[i] + ys[i]*b[i] + c[i]
+		ys, b := y[p:p+f][:len(d)], b[:len(d)]
+		for i := range d {
+			d[i] = xs[i]*a[i] + ys[i]*b[i] + c[i]
 		}
 	}
 }
@@ -242,7 +245,8 @@ func forwardBNDot[T float](_ bnDotKernel, out []T, in [][]T, s []tensor.Shape) {
 		mu, inv := st[2*t*f:(2*t+1)*f], st[(2*t+1)*f:(2*t+2)*f]
 		acc := make([]float64, f)
 		for p := t * m * f; p < (t+1)*m*f; p += f {
-			zs, gs := z[p:p+f], g[p:p+f]
+			zs := z[p : p+f]
+			gs, mu, acc := g[p:p+f][:len(zs)], mu[:len(zs)], acc[:len(zs)]
 			for i, v := range zs {
 				acc[i] += float64(gs[i] * (v - mu[i]))
 			}
