@@ -178,14 +178,14 @@ func affineRows[T float](dst, x, y, a, b, c []T) {
 	for p := 0; p+f <= len(dst); p += f {
 		// Equal lengths let the compiler drop the bounds checks.
 		d := dst[p : p+f]
-		xs, a, c := x[p:p+f][:len(d)], a[:len(d)], c[:len(d)]
+		xs, a, c := x[p : p+f][:len(d)], a[:len(d)], c[:len(d)]
 		if y == nil {
 			for i := range d {
 				d[i] = xs[i]*a[i] + c[i]
 			}
 			continue
 		}
-		ys, b := y[p:p+f][:len(d)], b[:len(d)]
+		ys, b := y[p : p+f][:len(d)], b[:len(d)]
 		for i := range d {
 			d[i] = xs[i]*a[i] + ys[i]*b[i] + c[i]
 		}
@@ -246,7 +246,7 @@ func forwardBNDot[T float](_ bnDotKernel, out []T, in [][]T, s []tensor.Shape) {
 		acc := make([]float64, f)
 		for p := t * m * f; p < (t+1)*m*f; p += f {
 			zs := z[p : p+f]
-			gs, mu, acc := g[p:p+f][:len(zs)], mu[:len(zs)], acc[:len(zs)]
+			gs, mu, acc := g[p : p+f][:len(zs)], mu[:len(zs)], acc[:len(zs)]
 			for i, v := range zs {
 				acc[i] += float64(gs[i] * (v - mu[i]))
 			}
