@@ -273,7 +273,7 @@ func col2imChunk[T float](g imageGeom, cols []T, img, imgs int, out []T) {
 							continue
 						}
 						src := row[(kh*3+kw)*C : (kh*3+kw+1)*C]
-						dst := im[(yy*W+xs)*C : (yy*W+xs+1)*C]
+						dst := im[(yy*W+xs)*C : (yy*W+xs+1)*C][:len(src)]
 						for c, v := range src {
 							dst[c] += v
 						}
@@ -346,16 +346,16 @@ func forwardPoolArg[T float](k poolArgKernel, out []T, in [][]T, s []tensor.Shap
 		for ch, v00 := range x00 {
 			v01, v10, v11 := x01[ch], x10[ch], x11[ch]
 			m := max(max(v00, v01), max(v10, v11))
-			dst[ch] = T(ne(v00, m) * (1 + ne(v01, m)*(1+ne(v10, m))))
+			dst[ch] = T(b2i(v00 != m) * (1 + b2i(v01 != m)*(1+b2i(v10 != m))))
 		}
 	})
 }
 
-// ne is 1 if x != m and 0 otherwise, without a branch: forwardPoolArg's
-// first-maximum position is ne(a)*(1 + ne(b)*(1 + ne(c))).
-func ne[T float](x, m T) int {
+// b2i is 1 for true and 0 for false, without a branch: forwardPoolArg's
+// first-maximum position is b2i(a != m)*(1 + b2i(b != m)*(1 + b2i(c != m))).
+func b2i(b bool) int {
 	var i int
-	if x != m {
+	if b {
 		i = 1
 	}
 	return i
