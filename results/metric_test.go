@@ -181,20 +181,20 @@ func TestAccuracyHistogram(t *testing.T) {
 }
 
 func TestTableAccuracyDirection(t *testing.T) {
-	tab := results.Table(accuracyRuns(t))
+	tab := mustTable(t, results.Table, accuracyRuns(t))
 	md := tab.Markdown()
 	for _, want := range []string{
 		"Task accuracy (%) statistics",
 		// TR-MAML has the higher mean and worst accuracy (bold) and the
 		// smaller spread (bold); values in percent.
-		"| 1-shot | TR-MAML | 2 | **85.00 ± ",
-		"| 1-shot | MAML | 2 | 72.50 ± ",
+		"| 5-way 1-shot | TR-MAML | 2 | **85.00 ± ",
+		"| 5-way 1-shot | MAML | 2 | 72.50 ± ",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md)
 		}
 	}
-	if strings.Contains(md, "| 1-shot | MAML | 2 | **") {
+	if strings.Contains(md, "| 5-way 1-shot | MAML | 2 | **") {
 		t.Errorf("MAML's lower accuracy is bold:\n%s", md)
 	}
 }

@@ -86,6 +86,15 @@ func (k Key) Setting() string {
 	return fmt.Sprintf("%d-shot", k.K)
 }
 
+// Shots names the few-shot setting of k compactly, as in a legend or a
+// description: "K=5", or "20-way 1-shot" for classification.
+func (k Key) Shots() string {
+	if k.Ways > 0 {
+		return k.Setting()
+	}
+	return fmt.Sprintf("K=%d", k.K)
+}
+
 // SameSetting reports whether k and o have the same few-shot setting
 // (ways and shots).
 func (k Key) SameSetting(o Key) bool { return k.K == o.K && k.Ways == o.Ways }
@@ -105,13 +114,14 @@ func KeyOf(r *Run) Key {
 	return k
 }
 
-// String describes the key, e.g. "sine_k5_maml (maml, second order, K=5)".
+// String describes the key, e.g. "sine_k5_maml (maml, second order, K=5)"
+// or "omni (trmaml, second order, 5-way 1-shot)".
 func (k Key) String() string {
 	alg := k.Algorithm
 	if alg == "cvar" {
 		alg += " a=" + strconv.FormatFloat(k.Level, 'g', -1, 64)
 	}
-	return fmt.Sprintf("%s (%s, %s order, K=%d)", k.Name, alg, k.Order, k.K)
+	return fmt.Sprintf("%s (%s, %s order, %s)", k.Name, alg, k.Order, k.Shots())
 }
 
 // Method is the display name of the key's method: AlgorithmName, with the
@@ -233,11 +243,8 @@ func Labels(groups []*Group) []string {
 		if order {
 			labels[i] += ", " + g.Key.Order + " order"
 		}
-		switch {
-		case k && g.Key.Ways > 0:
-			labels[i] += ", " + g.Key.Setting()
-		case k:
-			labels[i] += fmt.Sprintf(", K=%d", g.Key.K)
+		if k {
+			labels[i] += ", " + g.Key.Shots()
 		}
 	}
 	count := map[string]int{}

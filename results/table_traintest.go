@@ -54,9 +54,12 @@ var trainTestColumns = [7]struct {
 	{MetaTestStd, "std. dev.", "test_std", true},
 }
 
-// NewTrainTestTable computes the table of groups, all of one metric (see
-// SplitByScore).
-func NewTrainTestTable(groups []*Group) *TrainTestTable {
+// NewTrainTestTable computes the table of groups, at least one, all of one
+// metric (see SplitByScore).
+func NewTrainTestTable(groups []*Group) (*TrainTestTable, error) {
+	if err := checkTableGroups("NewTrainTestTable", groups); err != nil {
+		return nil, err
+	}
 	t := &TrainTestTable{Score: groups[0].Score}
 	t.ShowOrder, t.ShowName = rowColumns(groups)
 	for i, g := range groups {
@@ -76,7 +79,7 @@ func NewTrainTestTable(groups []*Group) *TrainTestTable {
 			t.TestTasks = 0
 		}
 	}
-	return t
+	return t, nil
 }
 
 // count describes n tasks of a set, or just the set if n is 0.

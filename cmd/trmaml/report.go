@@ -105,14 +105,20 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	parts := results.SplitByScore(groups)
 	for _, part := range parts {
-		var md, csv string
-		if m := part[0].Score; m.HigherIsBetter {
-			t := results.NewTrainTestTable(part)
-			md, csv = t.Markdown(), t.CSV()
-		} else {
-			t := results.Table(part)
-			md, csv = t.Markdown(), t.CSV()
+		var t interface {
+			Markdown() string
+			CSV() string
 		}
+		var err error
+		if part[0].Score.HigherIsBetter {
+			t, err = results.NewTrainTestTable(part)
+		} else {
+			t, err = results.Table(part)
+		}
+		if err != nil {
+			return err
+		}
+		md, csv := t.Markdown(), t.CSV()
 		name := "table"
 		if len(parts) > 1 {
 			name += "_" + part[0].Score.Name
@@ -271,7 +277,7 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	describe := func(r *results.Run) string {
 		k := results.KeyOf(r)
-		return fmt.Sprintf("%s %s-order K=%d seed %d", results.AlgorithmName(k.Algorithm), k.Order, k.K, r.Config.Seed)
+		return fmt.Sprintf("%s %s-order %s seed %d", results.AlgorithmName(k.Algorithm), k.Order, k.Shots(), r.Config.Seed)
 	}
 	rows := [][4]string{
 		{"", "A", "B", "B - A"},

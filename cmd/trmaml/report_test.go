@@ -189,7 +189,8 @@ func TestCompareAccuracyRuns(t *testing.T) {
 	}
 	// Meta-test worst accuracy 1 - 0.4*level, in percent.
 	out := strings.Join(strings.Fields(stdout.String()), " ")
-	for _, want := range []string{"meta-test worst 60.0000 80.0000 +20.0000", "metric accuracy (%) accuracy (%)"} {
+	for _, want := range []string{"meta-test worst 60.0000 80.0000 +20.0000", "metric accuracy (%) accuracy (%)",
+		"MAML second-order 5-way 1-shot seed 1 TR-MAML second-order 5-way 1-shot seed 1"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("compare output lacks %q:\n%s", want, stdout.String())
 		}
@@ -215,7 +216,7 @@ func TestReportAccuracyRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(md), "| Meta-train weighted mean | Meta-train mean | Meta-train worst |") ||
-		!strings.Contains(string(md), "| 1-shot | TR-MAML | 2 | **96.11 ± 8.25** |") {
+		!strings.Contains(string(md), "| 5-way 1-shot | TR-MAML | 2 | **96.11 ± 8.25** |") {
 		t.Errorf("table.md:\n%s", md)
 	}
 	perTask, err := os.ReadFile(filepath.Join(out, "per_task.csv"))

@@ -3,6 +3,7 @@ package resultstest
 import (
 	"math"
 
+	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/run"
 )
@@ -36,7 +37,8 @@ func TrainMasses() []float64 {
 	return m
 }
 
-// NewAccuracy returns a valid classification run (metric accuracy) with
+// NewAccuracy returns a valid classification run (metric accuracy) of a
+// Ways-way Omniglot config with k support images per class, with
 // three evaluations (iterations 0, 100, 200). Per-alphabet errors scale with
 // level: the final meta-training accuracies are 1 - level*(0.05, 0.02, 0.3,
 // 0.1, 0.15), so Greek (index 2) is the worst, and the meta-test ones
@@ -47,6 +49,14 @@ func TrainMasses() []float64 {
 // (0.1, 0.1, 0.5, 0.15, 0.15).
 func NewAccuracy(name, algorithm, order string, seed uint64, k int, level float64) Spec {
 	s := New(name, algorithm, order, seed, k, level)
+	cfg, err := configs.Builtin("omniglot_quick")
+	if err != nil {
+		panic(err) // an embedded file: a broken build, not a test input
+	}
+	cfg.Name, cfg.Algorithm, cfg.Order, cfg.Seed = name, algorithm, order, seed
+	cfg.Task.Support, cfg.Task.Omniglot.Ways = k, Ways
+	cfg.Meta.Iterations, cfg.Eval.Every = 200, 100
+	s.Config = cfg
 	s.Metrics, s.P = nil, nil
 	final := []float64{0.1, 0.1, 0.5, 0.15, 0.15}
 	for r := range s.Iterations {
