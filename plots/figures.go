@@ -233,35 +233,19 @@ func PWeights(groups []*results.Group, hard []string, path string) error {
 // values) or vertical ones (y values).
 func addEstimatePoints(p *plot.Plot, pts plotter.XYs, es []results.Estimate, horizontal bool, gi int, radius vg.Length) error {
 	var barPts plotter.XYs
-	var errs []struct{ Low, High float64 }
+	var halves []float64
 	for i, e := range es {
 		if e.Half > 0 {
 			barPts = append(barPts, pts[i])
-			errs = append(errs, struct{ Low, High float64 }{e.Half, e.Half})
+			halves = append(halves, e.Half)
 		}
 	}
 	if len(barPts) > 0 {
-		if horizontal {
-			bars, err := plotter.NewXErrorBars(struct {
-				plotter.XYs
-				plotter.XErrors
-			}{barPts, errs})
-			if err != nil {
-				return err
-			}
-			bars.Color, bars.Width, bars.CapWidth = groupColor(gi), vg.Points(0.8), vg.Points(3)
-			p.Add(bars)
-		} else {
-			bars, err := plotter.NewYErrorBars(struct {
-				plotter.XYs
-				plotter.YErrors
-			}{barPts, errs})
-			if err != nil {
-				return err
-			}
-			bars.Color, bars.Width, bars.CapWidth = groupColor(gi), vg.Points(0.8), vg.Points(3)
-			p.Add(bars)
+		bars, err := errorBars(barPts, halves, halves, horizontal, groupColor(gi), vg.Points(0.8), vg.Points(3))
+		if err != nil {
+			return err
 		}
+		p.Add(bars)
 	}
 	s, err := plotter.NewScatter(pts)
 	if err != nil {
@@ -361,14 +345,10 @@ func Orders(groups []*results.Group, path string) error {
 		bar.XMin, bar.Color, bar.LineStyle.Width = float64(i), faded(col, 0.6), 0
 		pb.Add(bar)
 		if ms.Half > 0 {
-			e, err := plotter.NewYErrorBars(struct {
-				plotter.XYs
-				plotter.YErrors
-			}{plotter.XYs{{X: float64(i), Y: ms.Mean}}, plotter.YErrors{{Low: ms.Half, High: ms.Half}}})
+			e, err := errorBars(plotter.XYs{{X: float64(i), Y: ms.Mean}}, []float64{ms.Half}, []float64{ms.Half}, false, color.Black, vg.Points(1.2), vg.Points(8))
 			if err != nil {
 				return err
 			}
-			e.Width, e.CapWidth = vg.Points(1.2), vg.Points(8)
 			pb.Add(e)
 		}
 	}
