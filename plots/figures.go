@@ -57,11 +57,12 @@ func Figure1(groups []*results.Group, path string) error {
 		return errors.New("plots: Figure1 needs at least one group")
 	}
 	m := groups[0].Score
+	noun := results.TaskNoun(groups)
 	labels := results.Labels(groups)
 	panels := []*plot.Plot{
-		newPanel("(a) meta-training tasks", iterationLabel, m.Axis("task")),
-		newPanel("(b) meta-test tasks", iterationLabel, m.Axis("task")),
-		newPanel("(c) spread over meta-test tasks", iterationLabel, "std. dev. of "+m.Axis("task")),
+		newPanel("(a) meta-training "+noun+"s", iterationLabel, m.Axis(noun)),
+		newPanel("(b) meta-test "+noun+"s", iterationLabel, m.Axis(noun)),
+		newPanel("(c) spread over meta-test "+noun+"s", iterationLabel, "std. dev. of "+m.Axis(noun)),
 	}
 	for i, g := range groups {
 		col := groupColor(i)
@@ -86,7 +87,7 @@ func Figure1(groups []*results.Group, path string) error {
 		}
 	}
 
-	hp := newPanel("(d) final meta-test "+m.Axis("task"), m.Axis("task"), "number of tasks")
+	hp := newPanel("(d) final meta-test "+m.Axis(noun), m.Axis(noun), "number of "+noun+"s")
 	h := results.TestHistogram(groups, histogramBins)
 	edges := make([]float64, len(h.Edges))
 	for i, e := range h.Edges {
@@ -97,7 +98,7 @@ func Figure1(groups []*results.Group, path string) error {
 	}
 	hp.X.Min = edges[0]
 	if m.HigherIsBetter {
-		hp.X.Tick.Marker = plainTicks{}
+		hp.X.Tick.Marker, hp.Y.Tick.Marker = plainTicks{}, plainTicks{}
 	}
 	fromZero(hp)
 	panels = append(panels, hp)
@@ -107,8 +108,8 @@ func Figure1(groups []*results.Group, path string) error {
 		legend = append(legend, legendItem{l, curveSample(groups, i)})
 	}
 	legend = append(legend,
-		legendItem{"average over tasks", []plot.Thumbnailer{lineSample(color.Black, nil)}},
-		legendItem{worstOver(m) + " over tasks", []plot.Thumbnailer{lineSample(color.Black, dashed)}},
+		legendItem{"average over " + noun + "s", []plot.Thumbnailer{lineSample(color.Black, nil)}},
+		legendItem{worstOver(m) + " over " + noun + "s", []plot.Thumbnailer{lineSample(color.Black, dashed)}},
 		legendItem{text: bandNote(groups, "shaded")})
 	if several(groups) {
 		legend = append(legend, legendItem{text: "(d): mean count over seeds"})
@@ -181,7 +182,7 @@ func PWeights(groups []*results.Group, hard []string, path string) error {
 			xmax = max(xmax, x)
 			pts[j] = plotter.XY{X: x, Y: e.Mean}
 		}
-		if err := addEstimatePoints(pp, pts, est, false, i, vg.Points(2.5)); err != nil {
+		if err := addEstimatePoints(pp, pts, est, false, 0, 1, i, vg.Points(2.5)); err != nil {
 			return err
 		}
 	}
@@ -230,18 +231,23 @@ func PWeights(groups []*results.Group, hard []string, path string) error {
 // addEstimatePoints adds group gi's markers of the given radius at pts, one
 // per estimate in es, with 95% confidence bars of half-width es[i].Half
 // where there are several seeds: horizontal bars (the estimates are x
-// values) or vertical ones (y values).
-func addEstimatePoints(p *plot.Plot, pts plotter.XYs, es []results.Estimate, horizontal bool, gi int, radius vg.Length) error {
+// values) or vertical ones (y values), cut at lo and hi, the ends of the
+// estimates' range (0 and 1 for a probability).
+func addEstimatePoints(p *plot.Plot, pts plotter.XYs, es []results.Estimate, horizontal bool, lo, hi float64, gi int, radius vg.Length) error {
 	var barPts plotter.XYs
-	var halves []float64
+	var below, above []float64
 	for i, e := range es {
 		if e.Half > 0 {
+			v := pts[i].Y
+			if horizontal {
+				v = pts[i].X
+			}
 			barPts = append(barPts, pts[i])
-			halves = append(halves, e.Half)
+			below, above = append(below, max(v-max(e.Mean-e.Half, lo), 0)), append(above, max(min(e.Mean+e.Half, hi)-v, 0))
 		}
 	}
 	if len(barPts) > 0 {
-		bars, err := errorBars(barPts, halves, halves, horizontal, groupColor(gi), vg.Points(0.8), vg.Points(3))
+		bars, err := errorBars(barPts, below, above, horizontal, groupColor(gi), vg.Points(0.8), vg.Points(3))
 		if err != nil {
 			return err
 		}

@@ -121,3 +121,20 @@ func PerTaskCSV(groups []*Group) string {
 	w.Flush()
 	return b.String()
 }
+
+// TaskNoun is what a task of groups is called in captions and on axes:
+// "alphabet" when every run is on Omniglot (whose tasks are alphabets),
+// "task" otherwise.
+func TaskNoun(groups []*Group) string {
+	for _, g := range groups {
+		for _, r := range g.Runs {
+			if r.Config.Task.Family != "omniglot" {
+				return "task"
+			}
+		}
+	}
+	if len(groups) == 0 {
+		return "task"
+	}
+	return "alphabet"
+}
