@@ -84,23 +84,27 @@ func NewAccuracy(name, algorithm, order string, seed uint64, k int, level float6
 	for i := range test {
 		test[i] = 1 - level*test[i]
 	}
-	stats := func(per []float64, tasks []string, mass []float64, instances int) run.Stats {
-		st := metalearn.NewTaskStats(per, nil, mass, metalearn.Accuracy)
-		return run.Stats{
-			Mean: st.Mean, WeightedMean: st.WeightedMean, Worst: st.Worst, WorstTask: tasks[st.WorstTask],
-			Std: st.Std, Instances: instances, PerTask: per, Tasks: tasks, Masses: mass,
-		}
-	}
 	testMass := make([]float64, len(TestAlphabets))
 	for i := range testMass {
 		testMass[i] = 1
 	}
 	s.Result.Metric = metalearn.Accuracy.Name
-	s.Result.MetaTrain = stats(train, TrainAlphabets, TrainMasses(), 50)
-	s.Result.MetaTest = stats(test, TestAlphabets, testMass, 40)
+	s.Result.MetaTrain = AccuracyStats(train, TrainAlphabets, TrainMasses(), 50)
+	s.Result.MetaTest = AccuracyStats(test, TestAlphabets, testMass, 40)
 	s.Result.FinalP = nil
 	if algorithm == "trmaml" {
 		s.Result.FinalP = s.P[len(s.P)-1]
 	}
 	return s
+}
+
+// AccuracyStats are result.json's statistics of the per-task accuracies
+// per (fractions) of tasks with masses mass, as training computes them:
+// for a test to give a run other per-task values that it still loads.
+func AccuracyStats(per []float64, tasks []string, mass []float64, instances int) run.Stats {
+	st := metalearn.NewTaskStats(per, nil, mass, metalearn.Accuracy)
+	return run.Stats{
+		Mean: st.Mean, WeightedMean: st.WeightedMean, Worst: st.Worst, WorstTask: tasks[st.WorstTask],
+		Std: st.Std, Instances: instances, PerTask: per, Tasks: tasks, Masses: mass,
+	}
 }
