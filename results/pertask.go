@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/csv"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -126,7 +127,7 @@ func PerTaskCSV(groups []*Group) string {
 
 // PerRunCSV lists every run's final value on every task of both sets, one
 // row per run, set and task, in display units (accuracy in percent): the
-// setting, the seed and run directory, the task's name, its
+// setting, the seed and run directory (its base name), the task's name, its
 // training-distribution probability, the value and, on meta-training
 // tasks, the run's final task weight p (uniform for MAML). Every statistic
 // of the tables can be recomputed from it.
@@ -143,7 +144,7 @@ func PerRunCSV(groups []*Group) string {
 				sampling := normalise(st.Masses)
 				for i, task := range st.Tasks {
 					rec := []string{strconv.Itoa(g.Key.Ways), strconv.Itoa(g.Key.K), g.Key.Algorithm, g.Key.Order, g.Key.Name,
-						strconv.FormatUint(r.Config.Seed, 10), r.Dir, g.Score.Axis(""), set.String(), task,
+						strconv.FormatUint(r.Config.Seed, 10), filepath.Base(r.Dir), g.Score.Axis(""), set.String(), task,
 						f(sampling[i]), f(g.Score.Show(st.PerTask[i])), ""}
 					if set == MetaTrain {
 						rec[12] = f(r.FinalP()[i])
