@@ -49,7 +49,10 @@ func valueAxis(p *plot.Plot, m metalearn.Metric) {
 // side: (a) average and worst meta-training task value (loss or accuracy)
 // against the iteration, (b) the same over the meta-test tasks, (c) the
 // standard deviation across the meta-test tasks, (d) a histogram of the
-// final per-task meta-test values, the groups overlaid in the same bins.
+// final per-task meta-test values, the groups overlaid in the same bins,
+// and, when the training distribution is skewed (Omniglot's C(Z_i, N)),
+// (e) the same over the meta-training tasks, where MAML's neglect of the
+// rarely sampled ones shows. Tasks are called alphabets on Omniglot.
 // Lines are means over seeds, shaded bands 95% confidence intervals. Loss
 // axes start at 0; accuracy is shown in percent.
 func Figure1(groups []*results.Group, path string) error {
@@ -87,8 +90,33 @@ func Figure1(groups []*results.Group, path string) error {
 		}
 	}
 
-	hp := newPanel("(d) final meta-test "+m.Axis(noun), m.Axis(noun), "number of "+noun+"s")
-	h := results.TestHistogram(groups, histogramBins)
+	panels = append(panels, histogramPanel(groups, results.MetaTest, "(d) final, meta-test "+noun+"s", noun))
+	width := 3.5 * vg.Inch
+	if skewedTraining(groups) {
+		panels = append(panels, histogramPanel(groups, results.MetaTrain, "(e) final, meta-training "+noun+"s", noun))
+		width = 3.2 * vg.Inch
+	}
+
+	var legend []legendItem
+	for i, l := range labels {
+		legend = append(legend, legendItem{l, curveSample(groups, i)})
+	}
+	legend = append(legend,
+		legendItem{"average over " + noun + "s", []plot.Thumbnailer{lineSample(color.Black, nil)}},
+		legendItem{worstOver(m) + " over " + noun + "s", []plot.Thumbnailer{lineSample(color.Black, dashed)}},
+		legendItem{text: bandNote(groups, "shaded")})
+	if several(groups) {
+		legend = append(legend, legendItem{text: "histograms: mean count over seeds"})
+	}
+	return render(path, width, legend, panels)
+}
+
+// histogramPanel is a panel with the histograms of groups' final per-task
+// values on set, overlaid in shared bins.
+func histogramPanel(groups []*results.Group, set results.Set, title, noun string) *plot.Plot {
+	m := groups[0].Score
+	hp := newPanel(title, m.Axis(noun), "number of "+noun+"s")
+	h := results.TaskHistogram(groups, set, histogramBins)
 	edges := make([]float64, len(h.Edges))
 	for i, e := range h.Edges {
 		edges[i] = m.Show(e)
@@ -101,20 +129,17 @@ func Figure1(groups []*results.Group, path string) error {
 		hp.X.Tick.Marker, hp.Y.Tick.Marker = plainTicks{}, plainTicks{}
 	}
 	fromZero(hp)
-	panels = append(panels, hp)
+	return hp
+}
 
-	var legend []legendItem
-	for i, l := range labels {
-		legend = append(legend, legendItem{l, curveSample(groups, i)})
-	}
-	legend = append(legend,
-		legendItem{"average over " + noun + "s", []plot.Thumbnailer{lineSample(color.Black, nil)}},
-		legendItem{worstOver(m) + " over " + noun + "s", []plot.Thumbnailer{lineSample(color.Black, dashed)}},
-		legendItem{text: bandNote(groups, "shaded")})
-	if several(groups) {
-		legend = append(legend, legendItem{text: "(d): mean count over seeds"})
-	}
-	return render(path, 3.5*vg.Inch, legend, panels)
+// skewedTraining reports whether the training distribution of the first
+// group's meta-training tasks is far from uniform (Omniglot's C(Z_i, N),
+// whose largest mass is many times the smallest): then MAML rarely sees
+// some meta-training tasks, and their final values get a histogram of
+// their own.
+func skewedTraining(groups []*results.Group) bool {
+	s := groups[0].TaskValues(results.MetaTrain).Sampling
+	return slices.Max(s) > 2*slices.Min(s)
 }
 
 // curveSample is the legend sample of groups[i]'s curves: its line, on

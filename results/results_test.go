@@ -348,7 +348,7 @@ func TestHistogram(t *testing.T) {
 	root := writeRuns(t, resultstest.New("a", "maml", "second", 1, 5, 1), resultstest.New("b", "trmaml", "second", 1, 5, 2),
 		resultstest.New("b", "trmaml", "second", 2, 5, 2))
 	groups := loadGroups(t, root)
-	h := results.TestHistogram(groups, 5)
+	h := results.TaskHistogram(groups, results.MetaTest, 5)
 	if !slices.Equal(h.Edges, []float64{0, 2, 4, 6, 8, 10}) {
 		t.Errorf("edges %v", h.Edges)
 	}

@@ -392,30 +392,30 @@ func (g *Group) FinalP() (tasks []string, p []Estimate) {
 	return tasks, p
 }
 
-// Histogram counts the final per-task meta-test values of several groups
-// in shared bins.
+// Histogram counts the final per-task values of one task set of several
+// groups in shared bins.
 type Histogram struct {
 	// Edges are the bin edges, len(Counts[g])+1 of them, in stored units
 	// (accuracy as a fraction): for a loss from 0 to the largest task loss
 	// of any run, for a score from a multiple of 0.05 at or below the
 	// smallest task score to 1.
 	Edges []float64
-	// Counts[g][b] is the number of meta-test tasks whose final value falls
-	// in bin b ([Edges[b], Edges[b+1]), the last bin closed), averaged over
-	// the seeds of groups[g].
+	// Counts[g][b] is the number of tasks whose final value falls in bin b
+	// ([Edges[b], Edges[b+1]), the last bin closed), averaged over the
+	// seeds of groups[g].
 	Counts [][]float64
 }
 
-// TestHistogram bins the final per-task meta-test values of every run of
+// TaskHistogram bins the final per-task values on set of every run of
 // groups (all in one metric, that of groups[0]) into bins equal bins
 // (bins >= 1).
-func TestHistogram(groups []*Group, bins int) Histogram {
+func TaskHistogram(groups []*Group, set Set, bins int) Histogram {
 	lo, hi := 0.0, 0.0
 	if groups[0].Score.HigherIsBetter {
 		lo, hi = 1.0, 1.0
 		for _, g := range groups {
 			for _, r := range g.Runs {
-				lo = min(lo, floats.Min(r.Result.MetaTest.PerTask))
+				lo = min(lo, floats.Min(set.of(&r.Result).PerTask))
 			}
 		}
 		lo = math.Floor(lo*20) / 20
@@ -425,7 +425,7 @@ func TestHistogram(groups []*Group, bins int) Histogram {
 	} else {
 		for _, g := range groups {
 			for _, r := range g.Runs {
-				hi = max(hi, floats.Max(r.Result.MetaTest.PerTask))
+				hi = max(hi, floats.Max(set.of(&r.Result).PerTask))
 			}
 		}
 		if hi <= 0 {
@@ -437,7 +437,7 @@ func TestHistogram(groups []*Group, bins int) Histogram {
 	for gi, g := range groups {
 		h.Counts[gi] = make([]float64, bins)
 		for _, r := range g.Runs {
-			for _, v := range r.Result.MetaTest.PerTask {
+			for _, v := range set.of(&r.Result).PerTask {
 				h.Counts[gi][h.bin(v)] += 1 / float64(len(g.Runs))
 			}
 		}

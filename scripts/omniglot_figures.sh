@@ -11,8 +11,9 @@
 #   omniglot_per_task_seeds.csv    every run's, from which all of the above follows
 #   omniglot_figure1.png           Figure 1: mean and worst alphabet accuracy vs
 #                                  iteration (meta-training, meta-test), the
-#                                  spread over meta-test alphabets, the histogram
-#                                  of final meta-test alphabet accuracies
+#                                  spread over meta-test alphabets, histograms
+#                                  of final meta-test and meta-training
+#                                  alphabet accuracies
 #   omniglot_adversary.png         MAML's sampling distribution beside TR-MAML's
 #                                  final p and both algorithms' accuracy, per
 #                                  meta-training alphabet by name
