@@ -53,11 +53,11 @@ func Adversary(groups []*results.Group, path string) error {
 	labels := results.Labels(groups)
 	grey := color.RGBA{110, 110, 110, 255}
 
-	yLabel := "meta-training " + noun + " (least mass at top)"
+	rows := "rows: least training probability at top"
 	if noun == "alphabet" {
-		yLabel = "meta-training alphabet (fewest characters at top)"
+		rows = "rows: fewest characters Z_i at top"
 	}
-	pp := newPanel("(a) sampling distribution, final p", "probability", yLabel)
+	pp := newPanel("(a) sampling distribution, final p", "probability", "meta-training "+noun)
 	samplingColor := grey
 	if i := slices.IndexFunc(groups, func(g *results.Group) bool { return g.Key.Algorithm == "maml" }); i >= 0 {
 		samplingColor = groupColor(i)
@@ -104,7 +104,7 @@ func Adversary(groups []*results.Group, path string) error {
 		pp.X.Max = math.Pow(10, math.Ceil(math.Log10(hi))) // a labelled decade
 	}
 
-	ap := newPanel("(b) final "+m.Label+" per "+noun, m.Axis("final "+noun), "")
+	ap := newPanel("(b) final "+m.Label, m.Axis("final "+noun), "")
 	// Values outside the metric's range (an accuracy below 0 or above 100%)
 	// do not exist: confidence bars stop at its ends.
 	vmin, vmax := math.Inf(-1), math.Inf(1)
@@ -158,7 +158,7 @@ func Adversary(groups []*results.Group, path string) error {
 	if len(robust) > 0 {
 		legend = append(legend, legendItem{text: "(a) markers: final p"})
 	}
-	legend = append(legend, legendItem{text: bandNote(groups, "whiskers")})
+	legend = append(legend, legendItem{text: bandNote(groups, "whiskers")}, legendItem{text: rows})
 
 	var names vg.Length
 	for _, t := range ticks {
