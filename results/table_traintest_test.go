@@ -125,3 +125,28 @@ func TestLabelsOfClassificationSettings(t *testing.T) {
 		t.Errorf("labels %q", got)
 	}
 }
+
+func TestTaskNoun(t *testing.T) {
+	if n := results.TaskNoun(accuracyRuns(t)); n != "alphabet" {
+		t.Errorf("Omniglot runs: noun %q", n)
+	}
+	sine := loadGroups(t, writeRuns(t, resultstest.New("s", "maml", "second", 1, 5, 1)))
+	if n := results.TaskNoun(sine); n != "task" {
+		t.Errorf("sinusoid runs: noun %q", n)
+	}
+	if n := results.TaskNoun(append(accuracyRuns(t), sine...)); n != "task" {
+		t.Errorf("mixed runs: noun %q", n)
+	}
+}
+
+// TestPerTaskMarkdownRefusesOtherTasks: groups of one setting whose
+// meta-test alphabets differ cannot share a per-alphabet table.
+func TestPerTaskMarkdownRefusesOtherTasks(t *testing.T) {
+	other := resultstest.NewAccuracy("ot", "trmaml", "second", 1, 1, 0.5)
+	other.Result.MetaTest.Tasks = []string{"Atlantean", "Kannada", "Mongolian", "Tengwar"}
+	other.Result.MetaTest.WorstTask = "Tengwar"
+	groups := loadGroups(t, writeRuns(t, resultstest.NewAccuracy("om", "maml", "second", 1, 1, 1), other))
+	if _, err := results.PerTaskMarkdown(groups); err == nil || !strings.Contains(err.Error(), "different meta_test tasks") {
+		t.Errorf("error %v", err)
+	}
+}
