@@ -43,10 +43,11 @@ func TestAdversary(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := readPNG(t, path)
-	// Two 2-inch data areas beside the names: narrow enough that the
-	// 12-point names stay legible with the figure shown 800 pixels wide.
-	if d.w < 5*plots.DPI || d.w > 7*plots.DPI {
-		t.Errorf("width %d pixels, want 5 to 7 inches", d.w)
+	// Two 1.8-inch data areas beside the names: narrow enough (at most 6.5
+	// inches) that the 12-point names stay legible with the figure shown
+	// 800 pixels wide or printed at a 3.5-inch column's width (6.5 pt).
+	if d.w < 4.5*plots.DPI || d.w > 6.5*plots.DPI {
+		t.Errorf("width %d pixels, want 4.5 to 6.5 inches", d.w)
 	}
 	hits := map[[3]uint32]int{}
 	for x := 0; x < d.w; x++ {
@@ -69,7 +70,7 @@ func TestAdversary(t *testing.T) {
 	if err := plots.Adversary(groupsOf(t, specs...), path); err != nil {
 		t.Fatal(err)
 	}
-	if d := readPNG(t, path); d.w < 5*plots.DPI || d.w > 7*plots.DPI {
+	if d := readPNG(t, path); d.w < 4.5*plots.DPI || d.w > 6.5*plots.DPI {
 		t.Errorf("log-scale figure width %d", d.w)
 	}
 

@@ -53,11 +53,12 @@ func Adversary(groups []*results.Group, path string) error {
 	labels := results.Labels(groups)
 	grey := color.RGBA{110, 110, 110, 255}
 
-	rows := "rows: least training probability at top"
+	// The names say what the rows are; the legend says their order.
+	rows := "rows: meta-training " + noun + "s, least training probability at top"
 	if noun == "alphabet" {
-		rows = "rows: fewest characters Z_i at top"
+		rows = "rows: meta-training alphabets, fewest characters Z_i at top"
 	}
-	pp := newPanel("(a) sampling distribution, final p", "probability", "meta-training "+noun)
+	pp := newPanel("(a) sampling distribution, final p", "probability", "")
 	samplingColor := grey
 	if i := slices.IndexFunc(groups, func(g *results.Group) bool { return g.Key.Algorithm == "maml" }); i >= 0 {
 		samplingColor = groupColor(i)
@@ -165,19 +166,18 @@ func Adversary(groups []*results.Group, path string) error {
 		names = max(names, pp.Y.Tick.Label.Width(t.Label))
 	}
 	// Beside the two data areas, which plot.Align makes equal: the names,
-	// the rotated y label, the tick marks and the padding between and
-	// around the panels.
-	width := names + 2*adversaryDataWidth + 1.1*vg.Inch
+	// the tick marks and the padding between and around the panels.
+	width := names + 2*adversaryDataWidth + 0.75*vg.Inch
 	height := max(panelHeight, vg.Length(n)*rowPitch+vg.Inch)
 	return renderSized(path, width/2, height, legend, []*plot.Plot{pp, ap})
 }
 
 // Sizes of the adversary figure: a panel's data area, the vertical space
 // per task row, and the font size of the task names, chosen so that the
-// figure (about 6.7 inches wide with Omniglot's names) stays legible
+// figure (about 6 inches wide with Omniglot's names) stays legible
 // shown 800 pixels wide or scaled to a column.
 const (
-	adversaryDataWidth = 2.0 * vg.Inch
+	adversaryDataWidth = 1.8 * vg.Inch
 	rowPitch           = 0.24 * vg.Inch
 	nameSize           = 12
 )
