@@ -15,8 +15,8 @@ func TestTrainTestTable(t *testing.T) {
 	tab := mustTable(t, results.NewTrainTestTable, accuracyRuns(t))
 	md := tab.Markdown()
 	for _, want := range []string{
-		"Task accuracy (%) after meta-training, across the 5 meta-training tasks and across the 4 meta-test tasks",
-		"'Worst' is the minimum task value",
+		"Alphabet accuracy (%) after meta-training, across the 5 meta-training alphabets and across the 4 meta-test alphabets",
+		"'Worst' is the minimum alphabet value",
 		"| Setting | Algorithm | Seeds | Meta-train weighted mean | Meta-train mean | Meta-train worst | Meta-train std. dev. | Meta-test mean | Meta-test worst | Meta-test std. dev. |",
 		// Weighted by C(Z, 5): 1 - mean level * 0.064906 (levels 1, 1.2 and
 		// 0.5, 0.7); means 1 - 0.124 level, worst 1 - 0.3 level; meta-test
