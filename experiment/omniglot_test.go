@@ -8,10 +8,10 @@ import (
 	"github.com/trmaml/trmaml/run"
 )
 
-// TestOmniglotCPUGrid loads the CPU-scale Omniglot grid: every run is built
-// on the shared data (so its config is valid and fits the data), MAML and
-// TR-MAML with two seeds each.
-func TestOmniglotCPUGrid(t *testing.T) {
+// TestOmniglotCPUGrids loads the CPU-scale Omniglot grids: every run is
+// built on the shared data (so its config is valid and fits the data), MAML
+// and TR-MAML with two seeds each at the grid's ways.
+func TestOmniglotCPUGrids(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs the shared Omniglot data (skipped with -short)")
 	}
@@ -24,18 +24,26 @@ func TestOmniglotCPUGrid(t *testing.T) {
 	}
 	run.DataRoot = root
 	defer func() { run.DataRoot = "" }()
-	_, cfgs, err := Load(filepath.Join("..", "configs", "experiments", "omniglot_cpu_5way.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	seen := map[string]int{}
-	for _, c := range cfgs {
-		if c.Task.Family != "omniglot" || c.Eval.FinalInstances != 5000 || c.Order != "second" {
-			t.Errorf("%s: family %s, final instances %d, order %s", c.Name, c.Task.Family, c.Eval.FinalInstances, c.Order)
+	for _, grid := range []struct {
+		file string
+		ways int
+	}{
+		{"omniglot_cpu_5way.yaml", 5},
+		{"omniglot_cpu_20way.yaml", 20},
+	} {
+		_, cfgs, err := Load(filepath.Join("..", "configs", "experiments", grid.file))
+		if err != nil {
+			t.Fatal(err)
 		}
-		seen[c.Algorithm]++
-	}
-	if len(cfgs) != 4 || seen["maml"] != 2 || seen["trmaml"] != 2 {
-		t.Errorf("%d runs %v, want MAML and TR-MAML with 2 seeds each", len(cfgs), seen)
+		seen := map[string]int{}
+		for _, c := range cfgs {
+			if c.Task.Family != "omniglot" || c.Task.Omniglot.Ways != grid.ways || c.Eval.FinalInstances != 5000 || c.Order != "second" {
+				t.Errorf("%s: family %s, %d-way, final instances %d, order %s", c.Name, c.Task.Family, c.Task.Omniglot.Ways, c.Eval.FinalInstances, c.Order)
+			}
+			seen[c.Algorithm]++
+		}
+		if len(cfgs) != 4 || seen["maml"] != 2 || seen["trmaml"] != 2 {
+			t.Errorf("%s: %d runs %v, want MAML and TR-MAML with 2 seeds each", grid.file, len(cfgs), seen)
+		}
 	}
 }

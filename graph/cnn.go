@@ -136,48 +136,16 @@ func (m CNN) block(h *gorgonia.Node, g imageGeom, kernel, bias, gamma, beta *gor
 
 // batchNorm adds the bias b (T, F) to every row of z (T, M, F), normalises
 // every channel with its mean and biased variance over the M rows of its
-// task, then scales by gamma (T, F) and shifts by beta (T, F). It is
-// composed of exact ops (gorgonia's BatchNorm and InverseSqrt have wrong
-// derivatives), with mean(z + b) = mean(z) + b so that z + b is never stored:
-// c = z + (b - (mean(z) + b)), v = mean(c^2),
-// out = c * gamma (v + eps)^(-1/2) + beta.
-// (The bias cancels: its gradient is exactly zero, as in the reference.)
+// task, then scales by gamma (T, F) and shifts by beta (T, F), with the fused
+// ops of ops_batchnorm.go (gorgonia's BatchNorm and InverseSqrt have wrong
+// derivatives). The bias cancels: its gradient is exactly zero, as in the
+// reference.
 func batchNorm(z, b, gamma, beta *gorgonia.Node, eps float64) (*gorgonia.Node, error) {
-	M := z.Shape()[1]
-	mean, err := sumMid(z)
+	st, err := bnStats(z, eps)
 	if err != nil {
 		return nil, err
 	}
-	if mean, err = scale(mean, 1/float64(M)); err != nil {
-		return nil, err
-	}
-	if mean, err = axpy(mean, b, 1); err != nil {
-		return nil, err
-	}
-	shift, err := axpy(b, mean, -1)
-	if err != nil {
-		return nil, err
-	}
-	c, err := addBias(z, shift)
-	if err != nil {
-		return nil, err
-	}
-	v, err := sumMidSq(c)
-	if err != nil {
-		return nil, err
-	}
-	if v, err = scale(v, 1/float64(M)); err != nil {
-		return nil, err
-	}
-	inv, err := pow(v, -0.5, eps)
-	if err != nil {
-		return nil, err
-	}
-	s, err := mul(gamma, inv)
-	if err != nil {
-		return nil, err
-	}
-	return affineMid(c, s, beta)
+	return bn(z, st, b, gamma, beta)
 }
 
 // Init returns freshly initialised flat parameters drawn from rng: conv

@@ -92,6 +92,11 @@ func apply(k kernel, in ...*gorgonia.Node) (*gorgonia.Node, error) {
 	if len(in) == 0 {
 		return nil, fmt.Errorf("graph: %s: no inputs", k.name())
 	}
+	for i, n := range in {
+		if n == nil {
+			return nil, fmt.Errorf("graph: %s: input %d is missing", k.name(), i)
+		}
+	}
 	o := &op{k: k, dtype: in[0].Dtype()}
 	for _, n := range in {
 		if n.Dtype() != o.dtype || (o.dtype != tensor.Float64 && o.dtype != tensor.Float32) {

@@ -142,6 +142,29 @@ func naiveSoftmaxCE(z, y []float64, t, n, c int) []float64 {
 	return out
 }
 
+// withStats builds op(x, bnStats(x), y), the way the CNN uses the
+// batch-norm ops.
+func withStats(x *gorgonia.Node, eps float64, y *gorgonia.Node, op func(x, st, y *gorgonia.Node) (*gorgonia.Node, error)) (*gorgonia.Node, error) {
+	st, err := bnStats(x, eps)
+	if err != nil {
+		return nil, err
+	}
+	return op(x, st, y)
+}
+
+// naiveVariance is the biased variance of channel ch of task t of z (t, m, f).
+func naiveVariance(z []float64, t, ch, m, f int) float64 {
+	mean, v := 0.0, 0.0
+	for r := 0; r < m; r++ {
+		mean += z[(t*m+r)*f+ch] / float64(m)
+	}
+	for r := 0; r < m; r++ {
+		d := z[(t*m+r)*f+ch] - mean
+		v += d * d / float64(m)
+	}
+	return v
+}
+
 func one(f func(*gorgonia.Node) (*gorgonia.Node, error)) func(gorgonia.Nodes) (*gorgonia.Node, error) {
 	return func(in gorgonia.Nodes) (*gorgonia.Node, error) { return f(in[0]) }
 }
@@ -248,8 +271,6 @@ var opRows = func() []opRow {
 				}
 				return out
 			}},
-		opRow{name: "affineMid", in: []tensor.Shape{{2, 3, 4}, {2, 4}, {2, 4}},
-			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) { return affineMid(in[0], in[1], in[2]) }},
 		opRow{name: "mulMid2", in: []tensor.Shape{{2, 3, 4}, {2, 4}, {2, 3, 4}, {2, 4}},
 			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) { return apply(mulMid2Kernel{}, in...) }},
 		opRow{name: "sum of two mulMid terms (fused)", in: []tensor.Shape{{2, 3, 4}, {2, 4}, {2, 3, 4}, {2, 4}},
@@ -265,7 +286,6 @@ var opRows = func() []opRow {
 				return sumTerms(gorgonia.Nodes{a, in[0], b})
 			}},
 		opRow{name: "sumMidProd", in: []tensor.Shape{{2, 3, 4}, {2, 3, 4}}, build: two(sumMidProd)},
-		opRow{name: "sumMidSq", in: []tensor.Shape{{2, 3, 4}}, build: one(sumMidSq)},
 		opRow{name: "batchNorm with bias", in: []tensor.Shape{{2, 5, 3}, {2, 3}, {2, 3}, {2, 3}},
 			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) { return batchNorm(in[0], in[1], in[2], in[3], 1e-5) },
 			value: func(in [][]float64) []float64 {
@@ -274,6 +294,45 @@ var opRows = func() []opRow {
 					z[i] += in[1][(i/15)*3+i%3]
 				}
 				return naiveBatchNorm(z, in[2], in[3], 2, 5, 3, 1e-5)
+			}},
+		opRow{name: "bnScale", in: []tensor.Shape{{2, 5, 3}, {2, 3}},
+			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) { return withStats(in[0], 1e-3, in[1], bnScale) },
+			value: func(in [][]float64) []float64 { return naiveBatchNorm(in[0], in[1], make([]float64, 6), 2, 5, 3, 1e-3) }},
+		opRow{name: "bnDot", in: []tensor.Shape{{2, 5, 3}, {2, 5, 3}},
+			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) { return withStats(in[0], 1e-3, in[1], bnDot) },
+			value: func(in [][]float64) []float64 {
+				zhat := naiveBatchNorm(in[0], []float64{1, 1, 1, 1, 1, 1}, make([]float64, 6), 2, 5, 3, 1e-3)
+				out := make([]float64, 6)
+				for i, v := range zhat {
+					out[(i/15)*3+i%3] += v * in[1][i]
+				}
+				return out
+			}},
+		opRow{name: "bnInv", in: []tensor.Shape{{2, 5, 3}},
+			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) {
+				st, err := bnStats(in[0], 1e-3)
+				if err != nil {
+					return nil, err
+				}
+				return bnInv(in[0], st)
+			}},
+		opRow{name: "bnBack", in: []tensor.Shape{{2, 5, 3}, {2, 3}, {2, 5, 3}, {2, 3}, {2, 3}},
+			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) {
+				st, err := bnStats(in[0], 1e-3)
+				if err != nil {
+					return nil, err
+				}
+				return bnBack(in[0], st, in[1], in[2], in[3], in[4])
+			},
+			value: func(in [][]float64) []float64 {
+				zhat := naiveBatchNorm(in[0], []float64{1, 1, 1, 1, 1, 1}, make([]float64, 6), 2, 5, 3, 1e-3)
+				out := make([]float64, len(zhat))
+				for i, v := range zhat {
+					c := (i/15)*3 + i%3
+					inv := 1 / math.Sqrt(naiveVariance(in[0], i/15, i%3, 5, 3)+1e-3)
+					out[i] = in[1][c] * inv * (in[2][i] - in[3][c]/5 - v*in[4][c]/5)
+				}
+				return out
 			}},
 		opRow{name: "softmax cross-entropy", in: []tensor.Shape{{2, 3, 4}, {2, 3, 4}},
 			draw: func(rng *rand.Rand, i, n int) []float64 {
