@@ -25,7 +25,10 @@ import (
 // beside each robust group's final task weight p (mean over seeds, 95%
 // confidence bars), with the uniform 1/n dashed; (b) every group's final
 // per-task value on the same rows (accuracy in percent), with 95%
-// confidence bars. All groups must share the meta-training tasks.
+// confidence bars clipped to the metric's range. The names are written
+// once, left of (a), at a size that stays legible with the figure (about
+// 6.5 inches wide) shown 800 pixels wide. All groups must share the
+// meta-training tasks.
 func Adversary(groups []*results.Group, path string) error {
 	if len(groups) == 0 {
 		return errors.New("plots: Adversary needs at least one group")
@@ -37,6 +40,7 @@ func Adversary(groups []*results.Group, path string) error {
 		}
 	}
 	m := groups[0].Score
+	noun := results.TaskNoun(groups)
 	n := len(train.Tasks)
 	// row[i] is task i's y position: rank 0 (least mass) at the top.
 	order := results.MassOrder(train.Tasks, train.Sampling)
@@ -49,7 +53,12 @@ func Adversary(groups []*results.Group, path string) error {
 	labels := results.Labels(groups)
 	grey := color.RGBA{110, 110, 110, 255}
 
-	pp := newPanel("(a) training distribution and final p", "probability", "meta-training task")
+	// The names say what the rows are; the legend says their order.
+	rows := "rows: meta-training " + noun + "s, least training probability at top"
+	if noun == "alphabet" {
+		rows = "rows: meta-training alphabets, fewest characters Z_i at top"
+	}
+	pp := newPanel("(a) sampling distribution, final p", "probability", "")
 	samplingColor := grey
 	if i := slices.IndexFunc(groups, func(g *results.Group) bool { return g.Key.Algorithm == "maml" }); i >= 0 {
 		samplingColor = groupColor(i)
@@ -84,13 +93,8 @@ func Adversary(groups []*results.Group, path string) error {
 		pp.Add(hbar(row[i], floor, max(v, floor), samplingColor))
 	}
 	for _, gi := range robust {
-		p := slices.Clone(finalP[gi])
-		for i, e := range p {
-			// Keep the marker and its bar on the axis.
-			p[i].Mean = max(e.Mean, floor)
-			p[i].Half = min(e.Half, p[i].Mean-floor)
-		}
-		if err := addRowPoints(pp, p, row, 0, gi); err != nil {
+		// Keep the markers and their bars on the axis.
+		if err := addRowPoints(pp, finalP[gi], row, 0, gi, floor, math.Inf(1)); err != nil {
 			return err
 		}
 	}
@@ -101,9 +105,14 @@ func Adversary(groups []*results.Group, path string) error {
 		pp.X.Max = math.Pow(10, math.Ceil(math.Log10(hi))) // a labelled decade
 	}
 
-	ap := newPanel("(b) final accuracy per task", m.Axis("final task"), "")
-	if !m.HigherIsBetter {
-		ap.Title.Text = "(b) final " + m.Label + " per task"
+	ap := newPanel("(b) final "+m.Label, m.Axis("final "+noun), "")
+	// Values outside the metric's range (an accuracy below 0 or above 100%)
+	// do not exist: confidence bars stop at its ends.
+	vmin, vmax := math.Inf(-1), math.Inf(1)
+	if m.HigherIsBetter {
+		vmin, vmax = 0, m.Show(m.Max())
+	} else {
+		vmin = 0
 	}
 	for gi, g := range groups {
 		v := g.TaskValues(results.MetaTrain).Values
@@ -116,47 +125,61 @@ func Adversary(groups []*results.Group, path string) error {
 		if len(groups) > 1 {
 			offset = 0.3 * (0.5 - float64(gi)/float64(len(groups)-1))
 		}
-		if err := addRowPoints(ap, shown, row, offset, gi); err != nil {
+		if err := addRowPoints(ap, shown, row, offset, gi, vmin, vmax); err != nil {
 			return err
 		}
 	}
+	ap.X.Min, ap.X.Max = max(ap.X.Min, vmin), min(ap.X.Max, vmax)
 	if m.HigherIsBetter {
-		ap.X.Max = min(ap.X.Max, m.Show(1))
 		ap.X.Tick.Marker = plainTicks{}
-	} else {
-		ap.X.Min = 0
 	}
 	for _, p := range []*plot.Plot{pp, ap} {
-		p.Y.Tick.Marker = plot.ConstantTicks(ticks)
 		p.Y.Min, p.Y.Max = -0.6, float64(n)-0.4
-		p.Y.Tick.Label.Font.Size = nameSize
 	}
-	// Names once, on the left panel.
-	ap.Y.Tick.Label.Color = color.Transparent
+	// Names once, left of (a); (b) has the same rows, ticks unlabelled.
+	pp.Y.Tick.Marker = plot.ConstantTicks(ticks)
+	pp.Y.Tick.Label.Font.Size = nameSize
+	unlabelled := make([]plot.Tick, n)
+	for i, t := range ticks {
+		unlabelled[i] = plot.Tick{Value: t.Value}
+	}
+	ap.Y.Tick.Marker = plot.ConstantTicks(unlabelled)
 
 	var legend []legendItem
 	for gi, l := range labels {
 		legend = append(legend, legendItem{l, rowSample(gi)})
 	}
+	sampling := "training distribution (MAML samples it)"
+	if noun == "alphabet" {
+		sampling = "MAML's sampling probability C(Z_i, N) / sum"
+	}
 	legend = append(legend,
-		legendItem{"training distribution (MAML samples it)", []plot.Thumbnailer{fillSample(faded(samplingColor, 0.45))}},
-		legendItem{"uniform 1/n", []plot.Thumbnailer{lineSample(grey, dashed)}},
-		legendItem{text: bandNote(groups, "bars")},
-		legendItem{text: "rows by mass, fewest instances at top"})
+		legendItem{sampling, []plot.Thumbnailer{fillSample(faded(samplingColor, 0.45))}},
+		legendItem{"uniform 1/n", []plot.Thumbnailer{lineSample(grey, dashed)}})
 	if len(robust) > 0 {
 		legend = append(legend, legendItem{text: "(a) markers: final p"})
 	}
+	legend = append(legend, legendItem{text: bandNote(groups, "whiskers")}, legendItem{text: rows})
+
+	var names vg.Length
+	for _, t := range ticks {
+		names = max(names, pp.Y.Tick.Label.Width(t.Label))
+	}
+	// Beside the two data areas, which plot.Align makes equal: the names,
+	// the tick marks and the padding between and around the panels.
+	width := names + 2*adversaryDataWidth + 0.75*vg.Inch
 	height := max(panelHeight, vg.Length(n)*rowPitch+vg.Inch)
-	return renderSized(path, adversaryPanelWidth, height, legend, []*plot.Plot{pp, ap})
+	return renderSized(path, width/2, height, legend, []*plot.Plot{pp, ap})
 }
 
-// Sizes of the adversary figure: a panel's width, the vertical space per
-// task row, and the font size of the task names, chosen so that the figure
-// (about 7 inches wide) stays legible scaled to a column's width.
+// Sizes of the adversary figure: a panel's data area, the vertical space
+// per task row, and the font size of the task names, chosen so that the
+// figure (about 6 inches wide with Omniglot's names) stays legible
+// shown 800 pixels wide or scaled to a column.
 const (
-	adversaryPanelWidth = 3.6 * vg.Inch
-	rowPitch            = 0.2 * vg.Inch
-	nameSize            = 10
+	adversaryDataWidth = 1.8 * vg.Inch
+	rowPitch           = 0.24 * vg.Inch
+	nameSize           = 12
 )
 
 // positiveMin is min(a, v) over positive v; other v leave a.
@@ -210,13 +233,13 @@ func vline(x, y0, y1 float64, col color.Color) *plotter.Line {
 
 // addRowPoints adds the estimates es, one per task at y = row[i] + offset,
 // as group gi's markers with horizontal 95% confidence bars where there are
-// several seeds.
-func addRowPoints(p *plot.Plot, es []results.Estimate, row []float64, offset float64, gi int) error {
+// several seeds; markers and bars are kept within [lo, hi].
+func addRowPoints(p *plot.Plot, es []results.Estimate, row []float64, offset float64, gi int, lo, hi float64) error {
 	pts := make(plotter.XYs, len(es))
 	for i, e := range es {
-		pts[i] = plotter.XY{X: e.Mean, Y: row[i] + offset}
+		pts[i] = plotter.XY{X: min(max(e.Mean, lo), hi), Y: row[i] + offset}
 	}
-	return addEstimatePoints(p, pts, es, true, gi, vg.Points(2.8))
+	return addEstimatePoints(p, pts, es, true, lo, hi, gi, vg.Points(3.2))
 }
 
 // rowSample is the legend sample of group gi's markers.

@@ -49,7 +49,10 @@ func valueAxis(p *plot.Plot, m metalearn.Metric) {
 // side: (a) average and worst meta-training task value (loss or accuracy)
 // against the iteration, (b) the same over the meta-test tasks, (c) the
 // standard deviation across the meta-test tasks, (d) a histogram of the
-// final per-task meta-test values, the groups overlaid in the same bins.
+// final per-task meta-test values, the groups overlaid in the same bins,
+// and, when the training distribution is skewed (Omniglot's C(Z_i, N)),
+// (e) the same over the meta-training tasks, where MAML's neglect of the
+// rarely sampled ones shows. Tasks are called alphabets on Omniglot.
 // Lines are means over seeds, shaded bands 95% confidence intervals. Loss
 // axes start at 0; accuracy is shown in percent.
 func Figure1(groups []*results.Group, path string) error {
@@ -57,11 +60,12 @@ func Figure1(groups []*results.Group, path string) error {
 		return errors.New("plots: Figure1 needs at least one group")
 	}
 	m := groups[0].Score
+	noun := results.TaskNoun(groups)
 	labels := results.Labels(groups)
 	panels := []*plot.Plot{
-		newPanel("(a) meta-training tasks", iterationLabel, m.Axis("task")),
-		newPanel("(b) meta-test tasks", iterationLabel, m.Axis("task")),
-		newPanel("(c) spread over meta-test tasks", iterationLabel, "std. dev. of "+m.Axis("task")),
+		newPanel("(a) meta-training "+noun+"s", iterationLabel, m.Axis(noun)),
+		newPanel("(b) meta-test "+noun+"s", iterationLabel, m.Axis(noun)),
+		newPanel("(c) spread over meta-test "+noun+"s", iterationLabel, "std. dev. of "+m.Axis(noun)),
 	}
 	for i, g := range groups {
 		col := groupColor(i)
@@ -86,8 +90,33 @@ func Figure1(groups []*results.Group, path string) error {
 		}
 	}
 
-	hp := newPanel("(d) final meta-test "+m.Axis("task"), m.Axis("task"), "number of tasks")
-	h := results.TestHistogram(groups, histogramBins)
+	panels = append(panels, histogramPanel(groups, results.MetaTest, "(d) final, meta-test "+noun+"s", noun))
+	width := 3.5 * vg.Inch
+	if skewedTraining(groups) {
+		panels = append(panels, histogramPanel(groups, results.MetaTrain, "(e) final, meta-training "+noun+"s", noun))
+		width = 3.2 * vg.Inch
+	}
+
+	var legend []legendItem
+	for i, l := range labels {
+		legend = append(legend, legendItem{l, curveSample(groups, i)})
+	}
+	legend = append(legend,
+		legendItem{"average over " + noun + "s", []plot.Thumbnailer{lineSample(color.Black, nil)}},
+		legendItem{worstOver(m) + " over " + noun + "s", []plot.Thumbnailer{lineSample(color.Black, dashed)}},
+		legendItem{text: bandNote(groups, "shaded")})
+	if several(groups) {
+		legend = append(legend, legendItem{text: "histograms: mean count over seeds"})
+	}
+	return render(path, width, legend, panels)
+}
+
+// histogramPanel is a panel with the histograms of groups' final per-task
+// values on set, overlaid in shared bins.
+func histogramPanel(groups []*results.Group, set results.Set, title, noun string) *plot.Plot {
+	m := groups[0].Score
+	hp := newPanel(title, m.Axis(noun), "number of "+noun+"s")
+	h := results.TaskHistogram(groups, set, histogramBins)
 	edges := make([]float64, len(h.Edges))
 	for i, e := range h.Edges {
 		edges[i] = m.Show(e)
@@ -97,23 +126,20 @@ func Figure1(groups []*results.Group, path string) error {
 	}
 	hp.X.Min = edges[0]
 	if m.HigherIsBetter {
-		hp.X.Tick.Marker = plainTicks{}
+		hp.X.Tick.Marker, hp.Y.Tick.Marker = plainTicks{}, plainTicks{}
 	}
 	fromZero(hp)
-	panels = append(panels, hp)
+	return hp
+}
 
-	var legend []legendItem
-	for i, l := range labels {
-		legend = append(legend, legendItem{l, curveSample(groups, i)})
-	}
-	legend = append(legend,
-		legendItem{"average over tasks", []plot.Thumbnailer{lineSample(color.Black, nil)}},
-		legendItem{worstOver(m) + " over tasks", []plot.Thumbnailer{lineSample(color.Black, dashed)}},
-		legendItem{text: bandNote(groups, "shaded")})
-	if several(groups) {
-		legend = append(legend, legendItem{text: "(d): mean count over seeds"})
-	}
-	return render(path, 3.5*vg.Inch, legend, panels)
+// skewedTraining reports whether the training distribution of the first
+// group's meta-training tasks is far from uniform (Omniglot's C(Z_i, N),
+// whose largest mass is many times the smallest): then MAML rarely sees
+// some meta-training tasks, and their final values get a histogram of
+// their own.
+func skewedTraining(groups []*results.Group) bool {
+	s := groups[0].TaskValues(results.MetaTrain).Sampling
+	return slices.Max(s) > 2*slices.Min(s)
 }
 
 // curveSample is the legend sample of groups[i]'s curves: its line, on
@@ -181,7 +207,7 @@ func PWeights(groups []*results.Group, hard []string, path string) error {
 			xmax = max(xmax, x)
 			pts[j] = plotter.XY{X: x, Y: e.Mean}
 		}
-		if err := addEstimatePoints(pp, pts, est, false, i, vg.Points(2.5)); err != nil {
+		if err := addEstimatePoints(pp, pts, est, false, 0, 1, i, vg.Points(2.5)); err != nil {
 			return err
 		}
 	}
@@ -230,38 +256,27 @@ func PWeights(groups []*results.Group, hard []string, path string) error {
 // addEstimatePoints adds group gi's markers of the given radius at pts, one
 // per estimate in es, with 95% confidence bars of half-width es[i].Half
 // where there are several seeds: horizontal bars (the estimates are x
-// values) or vertical ones (y values).
-func addEstimatePoints(p *plot.Plot, pts plotter.XYs, es []results.Estimate, horizontal bool, gi int, radius vg.Length) error {
+// values) or vertical ones (y values), cut at lo and hi, the ends of the
+// estimates' range (0 and 1 for a probability).
+func addEstimatePoints(p *plot.Plot, pts plotter.XYs, es []results.Estimate, horizontal bool, lo, hi float64, gi int, radius vg.Length) error {
 	var barPts plotter.XYs
-	var errs []struct{ Low, High float64 }
+	var below, above []float64
 	for i, e := range es {
 		if e.Half > 0 {
+			v := pts[i].Y
+			if horizontal {
+				v = pts[i].X
+			}
 			barPts = append(barPts, pts[i])
-			errs = append(errs, struct{ Low, High float64 }{e.Half, e.Half})
+			below, above = append(below, max(v-max(e.Mean-e.Half, lo), 0)), append(above, max(min(e.Mean+e.Half, hi)-v, 0))
 		}
 	}
 	if len(barPts) > 0 {
-		if horizontal {
-			bars, err := plotter.NewXErrorBars(struct {
-				plotter.XYs
-				plotter.XErrors
-			}{barPts, errs})
-			if err != nil {
-				return err
-			}
-			bars.Color, bars.Width, bars.CapWidth = groupColor(gi), vg.Points(0.8), vg.Points(3)
-			p.Add(bars)
-		} else {
-			bars, err := plotter.NewYErrorBars(struct {
-				plotter.XYs
-				plotter.YErrors
-			}{barPts, errs})
-			if err != nil {
-				return err
-			}
-			bars.Color, bars.Width, bars.CapWidth = groupColor(gi), vg.Points(0.8), vg.Points(3)
-			p.Add(bars)
+		bars, err := errorBars(barPts, below, above, horizontal, groupColor(gi), vg.Points(0.8), vg.Points(3))
+		if err != nil {
+			return err
 		}
+		p.Add(bars)
 	}
 	s, err := plotter.NewScatter(pts)
 	if err != nil {
@@ -361,14 +376,10 @@ func Orders(groups []*results.Group, path string) error {
 		bar.XMin, bar.Color, bar.LineStyle.Width = float64(i), faded(col, 0.6), 0
 		pb.Add(bar)
 		if ms.Half > 0 {
-			e, err := plotter.NewYErrorBars(struct {
-				plotter.XYs
-				plotter.YErrors
-			}{plotter.XYs{{X: float64(i), Y: ms.Mean}}, plotter.YErrors{{Low: ms.Half, High: ms.Half}}})
+			e, err := errorBars(plotter.XYs{{X: float64(i), Y: ms.Mean}}, []float64{ms.Half}, []float64{ms.Half}, false, color.Black, vg.Points(1.2), vg.Points(8))
 			if err != nil {
 				return err
 			}
-			e.Width, e.CapWidth = vg.Points(1.2), vg.Points(8)
 			pb.Add(e)
 		}
 	}

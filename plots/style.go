@@ -180,6 +180,36 @@ func addCurve(p *plot.Plot, x []float64, c results.Curve, col color.RGBA, dash [
 	p.Add(curveLine(x, c, col, dash))
 }
 
+// errorBars are confidence bars at pts reaching low[i] below and high[i]
+// above pts[i] (clipped bars are asymmetric), horizontal (along x) or
+// vertical, drawn in col with the given line and cap widths.
+func errorBars(pts plotter.XYs, low, high []float64, horizontal bool, col color.Color, width, capWidth vg.Length) (plot.Plotter, error) {
+	errs := make([]struct{ Low, High float64 }, len(pts))
+	for i := range errs {
+		errs[i].Low, errs[i].High = low[i], high[i]
+	}
+	if horizontal {
+		bars, err := plotter.NewXErrorBars(struct {
+			plotter.XYs
+			plotter.XErrors
+		}{pts, errs})
+		if err != nil {
+			return nil, err
+		}
+		bars.Color, bars.Width, bars.CapWidth = col, width, capWidth
+		return bars, nil
+	}
+	bars, err := plotter.NewYErrorBars(struct {
+		plotter.XYs
+		plotter.YErrors
+	}{pts, errs})
+	if err != nil {
+		return nil, err
+	}
+	bars.Color, bars.Width, bars.CapWidth = col, width, capWidth
+	return bars, nil
+}
+
 // legendItem is one entry of a figure's shared legend: a sample of the
 // style (none for a note) and its text.
 type legendItem struct {

@@ -44,26 +44,22 @@ func Theorem1Gap(curves []theory.Curve, path string) error {
 	for i, c := range curves {
 		col := groupColor(i)
 		pts := make(plotter.XYs, len(c.T))
-		errs := make(plotter.YErrors, len(c.T))
+		low := make([]float64, len(c.T))
 		for k, T := range c.T {
 			pts[k] = plotter.XY{X: float64(T), Y: c.Mean[k]}
 			// Keep bars positive on the log axis.
-			errs[k].Low, errs[k].High = math.Min(c.Half[k], 0.9*c.Mean[k]), c.Half[k]
-			lo, hi = math.Min(lo, c.Mean[k]-errs[k].Low), math.Max(hi, c.Mean[k]+c.Half[k])
+			low[k] = math.Min(c.Half[k], 0.9*c.Mean[k])
+			lo, hi = math.Min(lo, c.Mean[k]-low[k]), math.Max(hi, c.Mean[k]+c.Half[k])
 		}
 		sc, err := plotter.NewScatter(pts)
 		if err != nil {
 			return err
 		}
 		sc.GlyphStyle.Color, sc.GlyphStyle.Shape, sc.GlyphStyle.Radius = col, shapes[i%len(shapes)], vg.Points(3.5)
-		bars, err := plotter.NewYErrorBars(struct {
-			plotter.XYs
-			plotter.YErrors
-		}{pts, errs})
+		bars, err := errorBars(pts, low, c.Half, false, col, vg.Points(1.2), vg.Points(6))
 		if err != nil {
 			return err
 		}
-		bars.Color, bars.Width, bars.CapWidth = col, vg.Points(1.2), vg.Points(6)
 		fit := fitLine(c, c.Intercept, c.Slope, col, nil)
 		p.Add(fit, bars, sc)
 		legend = append(legend, legendItem{

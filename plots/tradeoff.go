@@ -82,22 +82,16 @@ func CVaRTradeoff(groups []*results.Group, path string) error {
 			}
 			dots.GlyphStyle.Color, dots.GlyphStyle.Shape, dots.GlyphStyle.Radius = faded(style.col, 0.5), draw.CircleGlyph{}, vg.Points(1.8)
 			sc.GlyphStyle.Color, sc.GlyphStyle.Shape, sc.GlyphStyle.Radius = style.col, style.shape, markerRadius
-			xb, err := plotter.NewXErrorBars(struct {
-				plotter.XYs
-				plotter.XErrors
-			}{pt, plotter.XErrors{{Low: math.Min(mean.Half, mean.Mean), High: math.Min(mean.Half, xmax-mean.Mean)}}})
+			xb, err := errorBars(pt, []float64{math.Min(mean.Half, mean.Mean)}, []float64{math.Min(mean.Half, xmax-mean.Mean)},
+				true, faded(style.col, 0.7), vg.Points(1), vg.Points(5))
 			if err != nil {
 				return err
 			}
-			yb, err := plotter.NewYErrorBars(struct {
-				plotter.XYs
-				plotter.YErrors
-			}{pt, plotter.YErrors{{Low: math.Min(worst.Half, worst.Mean), High: math.Min(worst.Half, ymax-worst.Mean)}}})
+			yb, err := errorBars(pt, []float64{math.Min(worst.Half, worst.Mean)}, []float64{math.Min(worst.Half, ymax-worst.Mean)},
+				false, faded(style.col, 0.7), vg.Points(1), vg.Points(5))
 			if err != nil {
 				return err
 			}
-			xb.Color, xb.Width, xb.CapWidth = faded(style.col, 0.7), vg.Points(1), vg.Points(5)
-			yb.Color, yb.Width, yb.CapWidth = faded(style.col, 0.7), vg.Points(1), vg.Points(5)
 			p.Add(dots, xb, yb, sc)
 			if g.Key.Algorithm == "cvar" {
 				cvarPath = append(cvarPath, pt[0])

@@ -162,7 +162,7 @@ func TestAccuracyHistogram(t *testing.T) {
 	groups := accuracyRuns(t)
 	// Meta-test accuracies 1 - level*(0.1..0.4); the lowest, 1 - 1.2*0.4 =
 	// 0.52, puts the range at [0.5, 1] in bins of 0.1.
-	h := results.TestHistogram(groups, 5)
+	h := results.TaskHistogram(groups, results.MetaTest, 5)
 	want := []float64{0.5, 0.6, 0.7, 0.8, 0.9, 1}
 	for i := range want {
 		if !near(h.Edges[i], want[i], 1e-12) {
@@ -174,6 +174,15 @@ func TestAccuracyHistogram(t *testing.T) {
 	if got := h.Counts[0]; !slices.Equal(got, []float64{0.5, 1, 1, 1, 0.5}) {
 		t.Errorf("MAML counts %v", got)
 	}
+	// Meta-training accuracies 1 - level*(0.05, 0.02, 0.3, 0.1, 0.15); the
+	// lowest, MAML's 0.64, puts the range at [0.6, 1], in bins of 0.08.
+	tr := results.TaskHistogram(groups, results.MetaTrain, 5)
+	if !near(tr.Edges[0], 0.6, 1e-12) || !near(tr.Edges[1], 0.68, 1e-12) {
+		t.Errorf("meta-training edges %v", tr.Edges)
+	}
+	if !slices.Equal(tr.Counts[0], []float64{0.5, 0.5, 0.5, 1.5, 2}) || !slices.Equal(tr.Counts[1], []float64{0, 0, 0.5, 1, 3.5}) {
+		t.Errorf("meta-training counts %v", tr.Counts)
+	}
 	// A perfect score falls in the last, closed bin.
 	if got := h.Counts[1]; got[4] == 0 || got[0] != 0 {
 		t.Errorf("TR-MAML counts %v", got)
@@ -181,20 +190,20 @@ func TestAccuracyHistogram(t *testing.T) {
 }
 
 func TestTableAccuracyDirection(t *testing.T) {
-	tab := results.Table(accuracyRuns(t))
+	tab := mustTable(t, results.Table, accuracyRuns(t))
 	md := tab.Markdown()
 	for _, want := range []string{
 		"Task accuracy (%) statistics",
 		// TR-MAML has the higher mean and worst accuracy (bold) and the
 		// smaller spread (bold); values in percent.
-		"| 1-shot | TR-MAML | 2 | **85.00 ± ",
-		"| 1-shot | MAML | 2 | 72.50 ± ",
+		"| 5-way 1-shot | TR-MAML | 2 | **85.00 ± ",
+		"| 5-way 1-shot | MAML | 2 | 72.50 ± ",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md)
 		}
 	}
-	if strings.Contains(md, "| 1-shot | MAML | 2 | **") {
+	if strings.Contains(md, "| 5-way 1-shot | MAML | 2 | **") {
 		t.Errorf("MAML's lower accuracy is bold:\n%s", md)
 	}
 }

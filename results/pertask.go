@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/csv"
+	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/trmaml/trmaml/run"
 )
@@ -120,4 +123,141 @@ func PerTaskCSV(groups []*Group) string {
 	}
 	w.Flush()
 	return b.String()
+}
+
+// PerRunCSV lists every run's final value on every task of both sets, one
+// row per run, set and task, in display units (accuracy in percent): the
+// setting, the seed and run directory (its base name), the task's name, its
+// training-distribution probability, the value and, on meta-training
+// tasks, the run's final task weight p (uniform for MAML). Every statistic
+// of the tables can be recomputed from it.
+func PerRunCSV(groups []*Group) string {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.Write([]string{"ways", "k", "algorithm", "order", "name", "seed", "run", "metric", "set", "task",
+		"sampling_probability", "value", "final_p"})
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	for _, g := range groups {
+		for _, r := range g.Runs {
+			for _, set := range []Set{MetaTrain, MetaTest} {
+				st := set.of(&r.Result)
+				sampling := normalise(st.Masses)
+				for i, task := range st.Tasks {
+					rec := []string{strconv.Itoa(g.Key.Ways), strconv.Itoa(g.Key.K), g.Key.Algorithm, g.Key.Order, g.Key.Name,
+						strconv.FormatUint(r.Config.Seed, 10), filepath.Base(r.Dir), g.Score.Axis(""), set.String(), task,
+						f(sampling[i]), f(g.Score.Show(st.PerTask[i])), ""}
+					if set == MetaTrain {
+						rec[12] = f(r.FinalP()[i])
+					}
+					w.Write(rec)
+				}
+			}
+		}
+	}
+	w.Flush()
+	return b.String()
+}
+
+// PerTaskMarkdown renders every group's final value on every task as
+// Markdown tables, one per setting and task set, a caption first: a row
+// per task (meta-training tasks in increasing order of mass, as in the
+// adversary figure; meta-test tasks by name), the training distribution's
+// probability on meta-training tasks, then a column per group (mean over
+// seeds ± 95% CI half-width, in display units) and, on meta-training
+// tasks, a column per robust group with its final p. The groups of a
+// setting must share each set's tasks.
+func PerTaskMarkdown(groups []*Group) (string, error) {
+	if err := checkTableGroups("PerTaskMarkdown", groups); err != nil {
+		return "", err
+	}
+	m, noun := groups[0].Score, TaskNoun(groups)
+	labels := Labels(groups)
+	var b strings.Builder
+	fmt.Fprintf(&b, "Final %s per %s, the mean over seeds ± the half-width of its 95%% confidence interval "+
+		"(Student t; none for a single seed). Meta-training %ss are listed in increasing order of their probability "+
+		"under the training distribution, which MAML samples from", m.Axis(""), noun, noun)
+	if noun == "alphabet" {
+		b.WriteString(" (C(Z_i, N) / sum_j C(Z_j, N) for an alphabet of Z_i characters, so fewest characters first)")
+	}
+	b.WriteString("; 'final p' is a robust method's final task weight.\n")
+	for start := 0; start < len(groups); {
+		end := start + 1
+		for end < len(groups) && groups[end].Key.SameSetting(groups[start].Key) {
+			end++
+		}
+		part, partLabels := groups[start:end], labels[start:end]
+		for _, set := range []Set{MetaTrain, MetaTest} {
+			if err := writePerTaskTable(&b, part, partLabels, set, noun); err != nil {
+				return "", err
+			}
+		}
+		start = end
+	}
+	return b.String(), nil
+}
+
+// writePerTaskTable writes the per-task table of groups (one setting) on
+// set, headed by the setting and set.
+func writePerTaskTable(b *strings.Builder, groups []*Group, labels []string, set Set, noun string) error {
+	m := groups[0].Score
+	tv := groups[0].TaskValues(set)
+	values := make([][]Estimate, len(groups))
+	var pCols []string
+	var ps [][]Estimate
+	for gi, g := range groups {
+		other := g.TaskValues(set)
+		if !slices.Equal(other.Tasks, tv.Tasks) {
+			return fmt.Errorf("results: PerTaskMarkdown: %s and %s have different %s tasks", groups[0].Key, g.Key, set)
+		}
+		values[gi] = other.Values
+		if set == MetaTrain && g.Key.Algorithm != "maml" {
+			_, p := g.FinalP()
+			pCols, ps = append(pCols, labels[gi]+" final p"), append(ps, p)
+		}
+	}
+	name := map[Set]string{MetaTrain: "meta-training", MetaTest: "meta-test"}[set]
+	fmt.Fprintf(b, "\n### %s, %s %ss\n\n", groups[0].Key.Setting(), name, noun)
+	head := []string{strings.ToUpper(noun[:1]) + noun[1:]}
+	if set == MetaTrain {
+		head = append(head, "Sampling probability")
+	}
+	head = append(head, labels...)
+	head = append(head, pCols...)
+	b.WriteString("| " + strings.Join(head, " | ") + " |\n|---|")
+	b.WriteString(strings.Repeat("---:|", len(head)-1) + "\n")
+	order := MassOrder(tv.Tasks, tv.Sampling)
+	if set == MetaTest {
+		order = MassOrder(tv.Tasks, make([]float64, len(tv.Tasks))) // by name
+	}
+	for _, i := range order {
+		cells := []string{strings.ReplaceAll(tv.Tasks[i], "_", " ")}
+		if set == MetaTrain {
+			cells = append(cells, strconv.FormatFloat(tv.Sampling[i], 'f', 4, 64))
+		}
+		for gi := range groups {
+			cells = append(cells, formatEstimate(Display(m, values[gi][i])))
+		}
+		for _, p := range ps {
+			cells = append(cells, formatEstimate(p[i]))
+		}
+		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+	}
+	return nil
+}
+
+// TaskNoun is what a task of groups is called in captions and on axes:
+// "alphabet" when every run is on Omniglot (whose tasks are alphabets),
+// "task" otherwise.
+func TaskNoun(groups []*Group) string {
+	for _, g := range groups {
+		for _, r := range g.Runs {
+			if r.Config.Task.Family != "omniglot" {
+				return "task"
+			}
+		}
+	}
+	if len(groups) == 0 {
+		return "task"
+	}
+	return "alphabet"
 }

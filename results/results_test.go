@@ -348,7 +348,7 @@ func TestHistogram(t *testing.T) {
 	root := writeRuns(t, resultstest.New("a", "maml", "second", 1, 5, 1), resultstest.New("b", "trmaml", "second", 1, 5, 2),
 		resultstest.New("b", "trmaml", "second", 2, 5, 2))
 	groups := loadGroups(t, root)
-	h := results.TestHistogram(groups, 5)
+	h := results.TaskHistogram(groups, results.MetaTest, 5)
 	if !slices.Equal(h.Edges, []float64{0, 2, 4, 6, 8, 10}) {
 		t.Errorf("edges %v", h.Edges)
 	}
@@ -387,7 +387,7 @@ func TestTable(t *testing.T) {
 		resultstest.New("tr", "trmaml", "second", 1, 5, 0.04),
 		resultstest.New("m10", "maml", "second", 1, 10, 1),
 	)
-	tab := results.Table(loadGroups(t, root))
+	tab := mustTable(t, results.Table, loadGroups(t, root))
 	md := tab.Markdown()
 	for _, want := range []string{
 		"| Setting | Algorithm | Seeds | Mean | Worst | Std. Dev. | Meta-train weighted mean |",
@@ -420,7 +420,7 @@ func TestSameSettingTwoNames(t *testing.T) {
 	if got := results.Labels(groups); !slices.Equal(got, []string{"MAML (a)", "MAML (b)", "TR-MAML"}) {
 		t.Errorf("labels %q", got)
 	}
-	tab := results.Table(groups)
+	tab := mustTable(t, results.Table, groups)
 	if !tab.ShowName || tab.ShowOrder || !strings.Contains(tab.Markdown(), "| 5-shot | MAML | b | 1 |") {
 		t.Errorf("table of two MAML configs:\n%s", tab.Markdown())
 	}

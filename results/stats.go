@@ -86,6 +86,15 @@ func (k Key) Setting() string {
 	return fmt.Sprintf("%d-shot", k.K)
 }
 
+// Shots names the few-shot setting of k compactly, as in a legend or a
+// description: "K=5", or "20-way 1-shot" for classification.
+func (k Key) Shots() string {
+	if k.Ways > 0 {
+		return k.Setting()
+	}
+	return fmt.Sprintf("K=%d", k.K)
+}
+
 // SameSetting reports whether k and o have the same few-shot setting
 // (ways and shots).
 func (k Key) SameSetting(o Key) bool { return k.K == o.K && k.Ways == o.Ways }
@@ -105,13 +114,14 @@ func KeyOf(r *Run) Key {
 	return k
 }
 
-// String describes the key, e.g. "sine_k5_maml (maml, second order, K=5)".
+// String describes the key, e.g. "sine_k5_maml (maml, second order, K=5)"
+// or "omni (trmaml, second order, 5-way 1-shot)".
 func (k Key) String() string {
 	alg := k.Algorithm
 	if alg == "cvar" {
 		alg += " a=" + strconv.FormatFloat(k.Level, 'g', -1, 64)
 	}
-	return fmt.Sprintf("%s (%s, %s order, K=%d)", k.Name, alg, k.Order, k.K)
+	return fmt.Sprintf("%s (%s, %s order, %s)", k.Name, alg, k.Order, k.Shots())
 }
 
 // Method is the display name of the key's method: AlgorithmName, with the
@@ -233,11 +243,8 @@ func Labels(groups []*Group) []string {
 		if order {
 			labels[i] += ", " + g.Key.Order + " order"
 		}
-		switch {
-		case k && g.Key.Ways > 0:
-			labels[i] += ", " + g.Key.Setting()
-		case k:
-			labels[i] += fmt.Sprintf(", K=%d", g.Key.K)
+		if k {
+			labels[i] += ", " + g.Key.Shots()
 		}
 	}
 	count := map[string]int{}
@@ -385,30 +392,30 @@ func (g *Group) FinalP() (tasks []string, p []Estimate) {
 	return tasks, p
 }
 
-// Histogram counts the final per-task meta-test values of several groups
-// in shared bins.
+// Histogram counts the final per-task values of one task set of several
+// groups in shared bins.
 type Histogram struct {
 	// Edges are the bin edges, len(Counts[g])+1 of them, in stored units
 	// (accuracy as a fraction): for a loss from 0 to the largest task loss
 	// of any run, for a score from a multiple of 0.05 at or below the
 	// smallest task score to 1.
 	Edges []float64
-	// Counts[g][b] is the number of meta-test tasks whose final value falls
-	// in bin b ([Edges[b], Edges[b+1]), the last bin closed), averaged over
-	// the seeds of groups[g].
+	// Counts[g][b] is the number of tasks whose final value falls in bin b
+	// ([Edges[b], Edges[b+1]), the last bin closed), averaged over the
+	// seeds of groups[g].
 	Counts [][]float64
 }
 
-// TestHistogram bins the final per-task meta-test values of every run of
+// TaskHistogram bins the final per-task values on set of every run of
 // groups (all in one metric, that of groups[0]) into bins equal bins
 // (bins >= 1).
-func TestHistogram(groups []*Group, bins int) Histogram {
+func TaskHistogram(groups []*Group, set Set, bins int) Histogram {
 	lo, hi := 0.0, 0.0
 	if groups[0].Score.HigherIsBetter {
 		lo, hi = 1.0, 1.0
 		for _, g := range groups {
 			for _, r := range g.Runs {
-				lo = min(lo, floats.Min(r.Result.MetaTest.PerTask))
+				lo = min(lo, floats.Min(set.of(&r.Result).PerTask))
 			}
 		}
 		lo = math.Floor(lo*20) / 20
@@ -418,7 +425,7 @@ func TestHistogram(groups []*Group, bins int) Histogram {
 	} else {
 		for _, g := range groups {
 			for _, r := range g.Runs {
-				hi = max(hi, floats.Max(r.Result.MetaTest.PerTask))
+				hi = max(hi, floats.Max(set.of(&r.Result).PerTask))
 			}
 		}
 		if hi <= 0 {
@@ -430,7 +437,7 @@ func TestHistogram(groups []*Group, bins int) Histogram {
 	for gi, g := range groups {
 		h.Counts[gi] = make([]float64, bins)
 		for _, r := range g.Runs {
-			for _, v := range r.Result.MetaTest.PerTask {
+			for _, v := range set.of(&r.Result).PerTask {
 				h.Counts[gi][h.bin(v)] += 1 / float64(len(g.Runs))
 			}
 		}

@@ -40,9 +40,12 @@ type SummaryTable struct {
 	ShowOrder, ShowName bool
 }
 
-// Table computes the results table of groups, all in one metric (see
-// SplitByScore).
-func Table(groups []*Group) *SummaryTable {
+// Table computes the results table of groups, at least one, all in one
+// metric (see SplitByScore).
+func Table(groups []*Group) (*SummaryTable, error) {
+	if err := checkTableGroups("Table", groups); err != nil {
+		return nil, err
+	}
 	t := &SummaryTable{Score: groups[0].Score}
 	t.ShowOrder, t.ShowName = rowColumns(groups)
 	for i, g := range groups {
@@ -58,7 +61,23 @@ func Table(groups []*Group) *SummaryTable {
 			t.TestTasks = 0
 		}
 	}
-	return t
+	return t, nil
+}
+
+// checkTableGroups returns an error naming the table unless groups is
+// non-empty and all of one metric: a table's statistics, bold marks and
+// units are those of one metric.
+func checkTableGroups(table string, groups []*Group) error {
+	if len(groups) == 0 {
+		return fmt.Errorf("results: %s needs at least one group of finished runs, got none", table)
+	}
+	for _, g := range groups[1:] {
+		if g.Score.Name != groups[0].Score.Name {
+			return fmt.Errorf("results: %s: %s measures %s but %s measures %s (split the groups with SplitByScore)",
+				table, groups[0].Key, groups[0].Score.Label, g.Key, g.Score.Label)
+		}
+	}
+	return nil
 }
 
 // rowColumns reports whether a table of groups needs the Order column (the

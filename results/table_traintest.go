@@ -26,6 +26,9 @@ type TrainTestTable struct {
 	// ShowOrder is set when the rows have more than one order, ShowName
 	// when two rows differ only in their config names (see rowColumns).
 	ShowOrder, ShowName bool
+	// Noun is what the caption calls a task (TaskNoun: "alphabet" on
+	// Omniglot).
+	Noun string
 }
 
 // TrainTestRow is one group's line of a TrainTestTable.
@@ -54,10 +57,13 @@ var trainTestColumns = [7]struct {
 	{MetaTestStd, "std. dev.", "test_std", true},
 }
 
-// NewTrainTestTable computes the table of groups, all of one metric (see
-// SplitByScore).
-func NewTrainTestTable(groups []*Group) *TrainTestTable {
-	t := &TrainTestTable{Score: groups[0].Score}
+// NewTrainTestTable computes the table of groups, at least one, all of one
+// metric (see SplitByScore).
+func NewTrainTestTable(groups []*Group) (*TrainTestTable, error) {
+	if err := checkTableGroups("NewTrainTestTable", groups); err != nil {
+		return nil, err
+	}
+	t := &TrainTestTable{Score: groups[0].Score, Noun: TaskNoun(groups)}
 	t.ShowOrder, t.ShowName = rowColumns(groups)
 	for i, g := range groups {
 		row := TrainTestRow{Key: g.Key, Seeds: g.Seeds()}
@@ -76,15 +82,16 @@ func NewTrainTestTable(groups []*Group) *TrainTestTable {
 			t.TestTasks = 0
 		}
 	}
-	return t
+	return t, nil
 }
 
-// count describes n tasks of a set, or just the set if n is 0.
-func count(n int, set string) string {
+// count describes n tasks (called noun) of a set, or just the set if n is
+// 0.
+func count(n int, set, noun string) string {
 	if n == 0 {
-		return "the " + set + " tasks"
+		return "the " + set + " " + noun + "s"
 	}
-	return fmt.Sprintf("the %d %s tasks", n, set)
+	return fmt.Sprintf("the %d %s %ss", n, set, noun)
 }
 
 // Markdown renders the table in the paper's layout, a caption first, in
@@ -97,12 +104,14 @@ func (t *TrainTestTable) Markdown() string {
 	if t.Score.HigherIsBetter {
 		worst = "minimum"
 	}
-	fmt.Fprintf(&b, "Task %s after meta-training, across %s and across %s: for each task the average over its "+
-		"evaluated instances, then statistics across tasks. 'Weighted mean' weighs the meta-training tasks by the "+
-		"meta-training distribution (the quantity MAML optimises), 'Mean' weighs all tasks equally, 'Worst' is the %s "+
-		"task value and 'Std. Dev.' the standard deviation across tasks. Each entry is the mean over seeds ± the "+
+	n := t.Noun
+	fmt.Fprintf(&b, "%s %s after meta-training, across %s and across %s: for each %s the average over its "+
+		"evaluated instances, then statistics across %ss. 'Weighted mean' weighs the meta-training %ss by the "+
+		"meta-training distribution (the quantity MAML optimises), 'Mean' weighs all %ss equally, 'Worst' is the %s "+
+		"%s value and 'Std. Dev.' the standard deviation across %ss. Each entry is the mean over seeds ± the "+
 		"half-width of its 95%% confidence interval (Student t, n-1 degrees of freedom; none for a single seed).\n\n",
-		t.Score.Axis(""), count(t.TrainTasks, "meta-training"), count(t.TestTasks, "meta-test"), worst)
+		strings.ToUpper(n[:1])+n[1:], t.Score.Axis(""), count(t.TrainTasks, "meta-training", n), count(t.TestTasks, "meta-test", n),
+		n, n, n, n, worst, n, n)
 
 	numeric := []string{"Seeds"}
 	for c, col := range trainTestColumns {

@@ -12,25 +12,25 @@ import (
 )
 
 func TestTrainTestTable(t *testing.T) {
-	tab := results.NewTrainTestTable(accuracyRuns(t))
+	tab := mustTable(t, results.NewTrainTestTable, accuracyRuns(t))
 	md := tab.Markdown()
 	for _, want := range []string{
-		"Task accuracy (%) after meta-training, across the 5 meta-training tasks and across the 4 meta-test tasks",
-		"'Worst' is the minimum task value",
+		"Alphabet accuracy (%) after meta-training, across the 5 meta-training alphabets and across the 4 meta-test alphabets",
+		"'Worst' is the minimum alphabet value",
 		"| Setting | Algorithm | Seeds | Meta-train weighted mean | Meta-train mean | Meta-train worst | Meta-train std. dev. | Meta-test mean | Meta-test worst | Meta-test std. dev. |",
 		// Weighted by C(Z, 5): 1 - mean level * 0.064906 (levels 1, 1.2 and
 		// 0.5, 0.7); means 1 - 0.124 level, worst 1 - 0.3 level; meta-test
 		// mean 1 - 0.25 level, worst 1 - 0.4 level. TR-MAML is better
 		// everywhere, so bold.
-		"| 1-shot | MAML | 2 | 92.86 ± 8.25 | 86.36 ± 15.76 | 67.00 ± 38.12 | ",
-		"| 1-shot | TR-MAML | 2 | **96.11 ± 8.25** | **92.56 ± 15.76** | **82.00 ± 38.12** | **",
+		"| 5-way 1-shot | MAML | 2 | 92.86 ± 8.25 | 86.36 ± 15.76 | 67.00 ± 38.12 | ",
+		"| 5-way 1-shot | TR-MAML | 2 | **96.11 ± 8.25** | **92.56 ± 15.76** | **82.00 ± 38.12** | **",
 		"| **85.00 ± 31.77** | **76.00 ± 50.82** | **6.71 ± 14.21** |",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md)
 		}
 	}
-	if strings.Contains(md, "| 1-shot | MAML | 2 | **") {
+	if strings.Contains(md, "| 5-way 1-shot | MAML | 2 | **") {
 		t.Errorf("MAML's lower accuracy is bold:\n%s", md)
 	}
 	recs, err := csv.NewReader(strings.NewReader(tab.CSV())).ReadAll()
@@ -47,7 +47,7 @@ func TestTrainTestTable(t *testing.T) {
 
 // TestTrainTestTableMSE: with a loss, the lowest values are bold.
 func TestTrainTestTableMSE(t *testing.T) {
-	md := results.NewTrainTestTable(loadGroups(t, writeRuns(t, resultstest.New("m", "maml", "second", 1, 5, 1),
+	md := mustTable(t, results.NewTrainTestTable, loadGroups(t, writeRuns(t, resultstest.New("m", "maml", "second", 1, 5, 1),
 		resultstest.New("tr", "trmaml", "second", 1, 5, 0.5)))).Markdown()
 	if !strings.Contains(md, "| 5-shot | TR-MAML | 1 | **0.62** | **0.75** | **1.50** | **0.50** | **1.50** | **2.50** | **0.71** |") ||
 		!strings.Contains(md, "'Worst' is the maximum task value") {
@@ -105,6 +105,12 @@ func TestKeySetting(t *testing.T) {
 	if s := (results.Key{K: 1, Ways: 20}).Setting(); s != "20-way 1-shot" {
 		t.Errorf("classification setting %q", s)
 	}
+	if s := (results.Key{K: 5}).Shots(); s != "K=5" {
+		t.Errorf("regression shots %q", s)
+	}
+	if s := (results.Key{Name: "om", Algorithm: "trmaml", Order: "second", K: 1, Ways: 20}).String(); s != "om (trmaml, second order, 20-way 1-shot)" {
+		t.Errorf("classification key %q", s)
+	}
 	if (results.Key{K: 1, Ways: 5}).SameSetting(results.Key{K: 1, Ways: 20}) {
 		t.Error("5-way and 20-way are one setting")
 	}
@@ -117,5 +123,30 @@ func TestLabelsOfClassificationSettings(t *testing.T) {
 	}
 	if got := results.Labels(groups); !slices.Equal(got, []string{"MAML, 5-way 1-shot", "TR-MAML, 20-way 1-shot"}) {
 		t.Errorf("labels %q", got)
+	}
+}
+
+func TestTaskNoun(t *testing.T) {
+	if n := results.TaskNoun(accuracyRuns(t)); n != "alphabet" {
+		t.Errorf("Omniglot runs: noun %q", n)
+	}
+	sine := loadGroups(t, writeRuns(t, resultstest.New("s", "maml", "second", 1, 5, 1)))
+	if n := results.TaskNoun(sine); n != "task" {
+		t.Errorf("sinusoid runs: noun %q", n)
+	}
+	if n := results.TaskNoun(append(accuracyRuns(t), sine...)); n != "task" {
+		t.Errorf("mixed runs: noun %q", n)
+	}
+}
+
+// TestPerTaskMarkdownRefusesOtherTasks: groups of one setting whose
+// meta-test alphabets differ cannot share a per-alphabet table.
+func TestPerTaskMarkdownRefusesOtherTasks(t *testing.T) {
+	other := resultstest.NewAccuracy("ot", "trmaml", "second", 1, 1, 0.5)
+	other.Result.MetaTest.Tasks = []string{"Atlantean", "Kannada", "Mongolian", "Tengwar"}
+	other.Result.MetaTest.WorstTask = "Tengwar"
+	groups := loadGroups(t, writeRuns(t, resultstest.NewAccuracy("om", "maml", "second", 1, 1, 1), other))
+	if _, err := results.PerTaskMarkdown(groups); err == nil || !strings.Contains(err.Error(), "different meta_test tasks") {
+		t.Errorf("error %v", err)
 	}
 }

@@ -96,8 +96,10 @@ func groupsAndOut(name, outUsage string, args []string, stderr io.Writer) ([]*re
 // directories, or directories searched for them; default runs), printed and
 // written to -out: table.md and table.csv (Table 1's layout for MSE runs,
 // Table 2's meta-training and meta-test layout for accuracy runs; with runs
-// of both metrics, table_mse.* and table_accuracy.*), and per_task.csv,
-// every group's final value on every task with its name.
+// of both metrics, table_mse.* and table_accuracy.*), per_task.md and
+// per_task.csv, every group's final value on every task with its name
+// (mean over seeds with its 95% CI), and per_task_seeds.csv, every run's,
+// from which every statistic of the tables can be recomputed.
 func reportCmd(args []string, stdout, stderr io.Writer) error {
 	groups, out, err := groupsAndOut("report", "directory for the tables (required)", args, stderr)
 	if err != nil {
@@ -105,19 +107,25 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	parts := results.SplitByScore(groups)
 	for _, part := range parts {
-		var md, csv string
-		if m := part[0].Score; m.HigherIsBetter {
-			t := results.NewTrainTestTable(part)
-			md, csv = t.Markdown(), t.CSV()
+		var t interface {
+			Markdown() string
+			CSV() string
+		}
+		var err error
+		if part[0].Score.HigherIsBetter {
+			t, err = results.NewTrainTestTable(part)
 		} else {
-			t := results.Table(part)
-			md, csv = t.Markdown(), t.CSV()
+			t, err = results.Table(part)
 		}
-		name := "table"
+		if err != nil {
+			return err
+		}
+		md, csv := t.Markdown(), t.CSV()
+		suffix := ""
 		if len(parts) > 1 {
-			name += "_" + part[0].Score.Name
+			suffix = "_" + part[0].Score.Name
 		}
-		mdPath, csvPath := filepath.Join(out, name+".md"), filepath.Join(out, name+".csv")
+		mdPath, csvPath := filepath.Join(out, "table"+suffix+".md"), filepath.Join(out, "table"+suffix+".csv")
 		if err := atomicfile.Write(mdPath, []byte(md)); err != nil {
 			return err
 		}
@@ -125,12 +133,22 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(stdout, "%s\nwritten to %s and %s\n", md, mdPath, csvPath)
+		perTask, err := results.PerTaskMarkdown(part)
+		if err != nil {
+			return err
+		}
+		if err := atomicfile.Write(filepath.Join(out, "per_task"+suffix+".md"), []byte(perTask)); err != nil {
+			return err
+		}
 	}
-	perTask := filepath.Join(out, "per_task.csv")
+	perTask, perRun := filepath.Join(out, "per_task.csv"), filepath.Join(out, "per_task_seeds.csv")
 	if err := atomicfile.Write(perTask, []byte(results.PerTaskCSV(groups))); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "per-task values written to %s\n", perTask)
+	if err := atomicfile.Write(perRun, []byte(results.PerRunCSV(groups))); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "per-task values written to %s (Markdown: per_task.md), each seed's to %s\n", perTask, perRun)
 	return nil
 }
 
@@ -271,7 +289,7 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	describe := func(r *results.Run) string {
 		k := results.KeyOf(r)
-		return fmt.Sprintf("%s %s-order K=%d seed %d", results.AlgorithmName(k.Algorithm), k.Order, k.K, r.Config.Seed)
+		return fmt.Sprintf("%s %s-order %s seed %d", results.AlgorithmName(k.Algorithm), k.Order, k.Shots(), r.Config.Seed)
 	}
 	rows := [][4]string{
 		{"", "A", "B", "B - A"},

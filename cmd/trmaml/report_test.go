@@ -98,9 +98,13 @@ func TestReportCmd(t *testing.T) {
 	if lines := strings.Count(string(csvData), "\n"); lines != 4 {
 		t.Errorf("table.csv has %d lines, want a header and 3 rows:\n%s", lines, csvData)
 	}
+	var files []string
 	entries, _ := os.ReadDir(out)
-	if len(entries) != 3 {
-		t.Errorf("output directory holds %d files, want table.md, table.csv and per_task.csv only", len(entries))
+	for _, e := range entries {
+		files = append(files, e.Name())
+	}
+	if want := []string{"per_task.csv", "per_task.md", "per_task_seeds.csv", "table.csv", "table.md"}; !slices.Equal(files, want) {
+		t.Errorf("output directory holds %q, want %q", files, want)
 	}
 
 	if err := reportCmd([]string{"-runs", root}, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "-out") {
@@ -189,7 +193,8 @@ func TestCompareAccuracyRuns(t *testing.T) {
 	}
 	// Meta-test worst accuracy 1 - 0.4*level, in percent.
 	out := strings.Join(strings.Fields(stdout.String()), " ")
-	for _, want := range []string{"meta-test worst 60.0000 80.0000 +20.0000", "metric accuracy (%) accuracy (%)"} {
+	for _, want := range []string{"meta-test worst 60.0000 80.0000 +20.0000", "metric accuracy (%) accuracy (%)",
+		"MAML second-order 5-way 1-shot seed 1 TR-MAML second-order 5-way 1-shot seed 1"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("compare output lacks %q:\n%s", want, stdout.String())
 		}
@@ -215,8 +220,15 @@ func TestReportAccuracyRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(md), "| Meta-train weighted mean | Meta-train mean | Meta-train worst |") ||
-		!strings.Contains(string(md), "| 1-shot | TR-MAML | 2 | **96.11 ± 8.25** |") {
+		!strings.Contains(string(md), "| 5-way 1-shot | TR-MAML | 2 | **96.11 ± 8.25** |") {
 		t.Errorf("table.md:\n%s", md)
+	}
+	perTaskMD, err := os.ReadFile(filepath.Join(out, "per_task.md"))
+	// Meta-training alphabets by mass (Greek, 24 characters, first);
+	// TR-MAML's Greek: 1 - 0.3 level (levels 0.5, 0.7), final p 0.5.
+	if err != nil || !strings.Contains(string(perTaskMD), "| Alphabet | Sampling probability | MAML | TR-MAML | TR-MAML final p |\n|---|---:|---:|---:|---:|\n| Greek | 0.0062 | ") ||
+		!strings.Contains(string(perTaskMD), "| 82.00 ± 38.12 | 0.50 ± 0.00 |") || !strings.Contains(string(perTaskMD), "### 5-way 1-shot, meta-test alphabets") {
+		t.Errorf("per_task.md (%v):\n%s", err, perTaskMD)
 	}
 	perTask, err := os.ReadFile(filepath.Join(out, "per_task.csv"))
 	if err != nil || !strings.Contains(string(perTask), ",meta_train,Japanese_(hiragana),") {
@@ -233,7 +245,8 @@ func TestReportAccuracyRuns(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if want := []string{"per_task.csv", "table_accuracy.csv", "table_accuracy.md", "table_mse.csv", "table_mse.md"}; !slices.Equal(names, want) {
+	if want := []string{"per_task.csv", "per_task_accuracy.md", "per_task_mse.md", "per_task_seeds.csv",
+		"table_accuracy.csv", "table_accuracy.md", "table_mse.csv", "table_mse.md"}; !slices.Equal(names, want) {
 		t.Errorf("mixed report wrote %q, want %q", names, want)
 	}
 }

@@ -35,7 +35,11 @@ func tradeoffCmd(args []string, stdout, stderr io.Writer) error {
 	if err := atomicfile.Write(filepath.Join(out, "cvar_table.md"), []byte(md)); err != nil {
 		return err
 	}
-	if err := atomicfile.Write(filepath.Join(out, "cvar_table.csv"), []byte(results.Table(groups).CSV())); err != nil {
+	tab, err := results.Table(groups)
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.Write(filepath.Join(out, "cvar_table.csv"), []byte(tab.CSV())); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s\nwrote %s, cvar_table.md and cvar_table.csv\n", md, png)

@@ -3,6 +3,7 @@ package resultstest
 import (
 	"math"
 
+	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/run"
 )
@@ -36,7 +37,8 @@ func TrainMasses() []float64 {
 	return m
 }
 
-// NewAccuracy returns a valid classification run (metric accuracy) with
+// NewAccuracy returns a valid classification run (metric accuracy) of a
+// Ways-way Omniglot config with k support images per class, with
 // three evaluations (iterations 0, 100, 200). Per-alphabet errors scale with
 // level: the final meta-training accuracies are 1 - level*(0.05, 0.02, 0.3,
 // 0.1, 0.15), so Greek (index 2) is the worst, and the meta-test ones
@@ -47,6 +49,14 @@ func TrainMasses() []float64 {
 // (0.1, 0.1, 0.5, 0.15, 0.15).
 func NewAccuracy(name, algorithm, order string, seed uint64, k int, level float64) Spec {
 	s := New(name, algorithm, order, seed, k, level)
+	cfg, err := configs.Builtin("omniglot_quick")
+	if err != nil {
+		panic(err) // an embedded file: a broken build, not a test input
+	}
+	cfg.Name, cfg.Algorithm, cfg.Order, cfg.Seed = name, algorithm, order, seed
+	cfg.Task.Support, cfg.Task.Omniglot.Ways = k, Ways
+	cfg.Meta.Iterations, cfg.Eval.Every = 200, 100
+	s.Config = cfg
 	s.Metrics, s.P = nil, nil
 	final := []float64{0.1, 0.1, 0.5, 0.15, 0.15}
 	for r := range s.Iterations {
@@ -74,23 +84,27 @@ func NewAccuracy(name, algorithm, order string, seed uint64, k int, level float6
 	for i := range test {
 		test[i] = 1 - level*test[i]
 	}
-	stats := func(per []float64, tasks []string, mass []float64, instances int) run.Stats {
-		st := metalearn.NewTaskStats(per, nil, mass, metalearn.Accuracy)
-		return run.Stats{
-			Mean: st.Mean, WeightedMean: st.WeightedMean, Worst: st.Worst, WorstTask: tasks[st.WorstTask],
-			Std: st.Std, Instances: instances, PerTask: per, Tasks: tasks, Masses: mass,
-		}
-	}
 	testMass := make([]float64, len(TestAlphabets))
 	for i := range testMass {
 		testMass[i] = 1
 	}
 	s.Result.Metric = metalearn.Accuracy.Name
-	s.Result.MetaTrain = stats(train, TrainAlphabets, TrainMasses(), 50)
-	s.Result.MetaTest = stats(test, TestAlphabets, testMass, 40)
+	s.Result.MetaTrain = AccuracyStats(train, TrainAlphabets, TrainMasses(), 50)
+	s.Result.MetaTest = AccuracyStats(test, TestAlphabets, testMass, 40)
 	s.Result.FinalP = nil
 	if algorithm == "trmaml" {
 		s.Result.FinalP = s.P[len(s.P)-1]
 	}
 	return s
+}
+
+// AccuracyStats are result.json's statistics of the per-task accuracies
+// per (fractions) of tasks with masses mass, as training computes them:
+// for a test to give a run other per-task values that it still loads.
+func AccuracyStats(per []float64, tasks []string, mass []float64, instances int) run.Stats {
+	st := metalearn.NewTaskStats(per, nil, mass, metalearn.Accuracy)
+	return run.Stats{
+		Mean: st.Mean, WeightedMean: st.WeightedMean, Worst: st.Worst, WorstTask: tasks[st.WorstTask],
+		Std: st.Std, Instances: instances, PerTask: per, Tasks: tasks, Masses: mass,
+	}
 }
