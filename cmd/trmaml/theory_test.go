@@ -74,6 +74,9 @@ func TestTradeoffCommand(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "cvar_tradeoff.png")); err != nil {
 		t.Error(err)
 	}
+	if seeds := mustRead(t, filepath.Join(out, "cvar_seeds.csv")); strings.Count(seeds, "\n") != 1+8 {
+		t.Errorf("cvar_seeds.csv has %d lines, want a header and one per run (8):\n%s", strings.Count(seeds, "\n"), seeds)
+	}
 
 	// Accuracy runs are refused, naming the run, not drawn on MSE axes.
 	acc := filepath.Join(root, "om-seed1")

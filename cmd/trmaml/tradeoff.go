@@ -14,9 +14,11 @@ import (
 // tradeoffCmd is "trmaml tradeoff [-runs DIR]... -out DIR [DIR...]": the
 // trade-off between mean and worst-task loss of the finished runs (MAML,
 // TR-MAML, entropic TR-MAML and CVaR levels), written to cvar_tradeoff.png
-// and its table to cvar_table.md and cvar_table.csv in -out.
+// and its table to cvar_table.md and cvar_table.csv in -out, with every
+// run's own values (and how long it stayed on the initial plateau) in
+// cvar_seeds.csv.
 func tradeoffCmd(args []string, stdout, stderr io.Writer) error {
-	groups, out, err := groupsAndOut("tradeoff", "directory for cvar_tradeoff.png, cvar_table.md and cvar_table.csv (required)", args, stderr)
+	groups, out, err := groupsAndOut("tradeoff", "directory for cvar_tradeoff.png, cvar_table.md, cvar_table.csv and cvar_seeds.csv (required)", args, stderr)
 	if err != nil {
 		return err
 	}
@@ -42,6 +44,9 @@ func tradeoffCmd(args []string, stdout, stderr io.Writer) error {
 	if err := atomicfile.Write(filepath.Join(out, "cvar_table.csv"), []byte(tab.CSV())); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s\nwrote %s, cvar_table.md and cvar_table.csv\n", md, png)
+	if err := atomicfile.Write(filepath.Join(out, "cvar_seeds.csv"), []byte(results.TradeoffSeedsCSV(groups))); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s\nwrote %s, cvar_table.md, cvar_table.csv and cvar_seeds.csv\n", md, png)
 	return nil
 }
