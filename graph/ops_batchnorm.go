@@ -73,7 +73,7 @@ func forwardBNStats[T float](k bnStatsKernel, out []T, in [][]T, s []tensor.Shap
 				sq[i] += d * d
 			}
 		}
-		mu, inv := out[2*t*f:(2*t+1)*f], out[(2*t+1)*f:(2*t+2)*f]
+		mu, inv := taskStats(out, t, f)
 		for i := range sum {
 			mean := sum[i] / float64(m)
 			v := max(sq[i]/float64(m)-mean*mean, 0)
@@ -81,6 +81,12 @@ func forwardBNStats[T float](k bnStatsKernel, out []T, in [][]T, s []tensor.Shap
 			inv[i] = T(1 / math.Sqrt(v+k.eps))
 		}
 	})
+}
+
+// taskStats returns the mean and inverse deviation of the f channels of
+// task t in the statistics st (T, 2, F): the one place that knows the layout.
+func taskStats[T float](st []T, t, f int) (mu, inv []T) {
+	return st[2*t*f : (2*t+1)*f], st[(2*t+1)*f : (2*t+2)*f]
 }
 
 func (bnStatsKernel) grad(gorgonia.Nodes, *gorgonia.Node, *gorgonia.Node) (gorgonia.Nodes, error) {
@@ -158,7 +164,7 @@ func forwardBN[T float](k bnKernel, out []T, in [][]T, s []tensor.Shape) {
 	}
 	m, f := s[0][1], s[0][2]
 	parallelTasks(s[0][0], m*f, func(t int) {
-		mu, inv := st[2*t*f:(2*t+1)*f], st[(2*t+1)*f:(2*t+2)*f]
+		mu, inv := taskStats(st, t, f)
 		sc, off := make([]T, f), make([]T, f)
 		for i := range sc {
 			sc[i] = gamma[t*f+i] * inv[i]
@@ -242,7 +248,7 @@ func forwardBNDot[T float](_ bnDotKernel, out []T, in [][]T, s []tensor.Shape) {
 	z, st, g := in[0], in[1], in[2]
 	m, f := s[0][1], s[0][2]
 	parallelTasks(s[0][0], m*f, func(t int) {
-		mu, inv := st[2*t*f:(2*t+1)*f], st[(2*t+1)*f:(2*t+2)*f]
+		mu, inv := taskStats(st, t, f)
 		acc := make([]float64, f)
 		for p := t * m * f; p < (t+1)*m*f; p += f {
 			zs := z[p : p+f]
@@ -299,7 +305,7 @@ func forwardBNBack[T float](_ bnBackKernel, out []T, in [][]T, s []tensor.Shape)
 	z, st, gamma, g, a, c := in[0], in[1], in[2], in[3], in[4], in[5]
 	m, f := s[0][1], s[0][2]
 	parallelTasks(s[0][0], m*f, func(t int) {
-		mu, inv := st[2*t*f:(2*t+1)*f], st[(2*t+1)*f:(2*t+2)*f]
+		mu, inv := taskStats(st, t, f)
 		u, v, w := make([]T, f), make([]T, f), make([]T, f)
 		for i := range u {
 			u[i] = gamma[t*f+i] * inv[i]
@@ -362,7 +368,8 @@ func (k bnInvKernel) forward(a *args) { call(a, k, forwardBNInv[float64], forwar
 func forwardBNInv[T float](_ bnInvKernel, out []T, in [][]T, s []tensor.Shape) {
 	f := s[0][2]
 	for t := 0; t < s[0][0]; t++ {
-		copy(out[t*f:(t+1)*f], in[1][(2*t+1)*f:(2*t+2)*f])
+		_, inv := taskStats(in[1], t, f)
+		copy(out[t*f:(t+1)*f], inv)
 	}
 }
 

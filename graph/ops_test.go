@@ -108,14 +108,7 @@ func naiveBatchNorm(z, gamma, beta []float64, t, m, f int, eps float64) []float6
 	out := make([]float64, len(z))
 	for tt := 0; tt < t; tt++ {
 		for ch := 0; ch < f; ch++ {
-			mean, v := 0.0, 0.0
-			for r := 0; r < m; r++ {
-				mean += z[(tt*m+r)*f+ch] / float64(m)
-			}
-			for r := 0; r < m; r++ {
-				d := z[(tt*m+r)*f+ch] - mean
-				v += d * d / float64(m)
-			}
+			mean, v := naiveMoments(z, tt, ch, m, f)
 			for r := 0; r < m; r++ {
 				i := (tt*m+r)*f + ch
 				out[i] = gamma[tt*f+ch]*(z[i]-mean)/math.Sqrt(v+eps) + beta[tt*f+ch]
@@ -152,9 +145,9 @@ func withStats(x *gorgonia.Node, eps float64, y *gorgonia.Node, op func(x, st, y
 	return op(x, st, y)
 }
 
-// naiveVariance is the biased variance of channel ch of task t of z (t, m, f).
-func naiveVariance(z []float64, t, ch, m, f int) float64 {
-	mean, v := 0.0, 0.0
+// naiveMoments is the mean and biased variance of channel ch of task t of
+// z (t, m, f).
+func naiveMoments(z []float64, t, ch, m, f int) (mean, v float64) {
 	for r := 0; r < m; r++ {
 		mean += z[(t*m+r)*f+ch] / float64(m)
 	}
@@ -162,7 +155,7 @@ func naiveVariance(z []float64, t, ch, m, f int) float64 {
 		d := z[(t*m+r)*f+ch] - mean
 		v += d * d / float64(m)
 	}
-	return v
+	return mean, v
 }
 
 func one(f func(*gorgonia.Node) (*gorgonia.Node, error)) func(gorgonia.Nodes) (*gorgonia.Node, error) {
@@ -329,7 +322,8 @@ var opRows = func() []opRow {
 				out := make([]float64, len(zhat))
 				for i, v := range zhat {
 					c := (i/15)*3 + i%3
-					inv := 1 / math.Sqrt(naiveVariance(in[0], i/15, i%3, 5, 3)+1e-3)
+					_, variance := naiveMoments(in[0], i/15, i%3, 5, 3)
+					inv := 1 / math.Sqrt(variance+1e-3)
 					out[i] = in[1][c] * inv * (in[2][i] - in[3][c]/5 - v*in[4][c]/5)
 				}
 				return out
