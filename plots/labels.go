@@ -136,34 +136,31 @@ const labelRings = 8
 // upper left, lower left, above and below, then the same directions on
 // rings further out.
 func labelCandidates(a, size vg.Point, gap vg.Length) []vg.Rectangle {
-	dirs := [][2]vg.Length{{1, 0}, {1, 1}, {1, -1}, {-1, 0}, {-1, 1}, {-1, -1}, {0, 1}, {0, -1}}
+	dirs := [][2]int{{1, 0}, {1, 1}, {1, -1}, {-1, 0}, {-1, 1}, {-1, -1}, {0, 1}, {0, -1}}
 	var out []vg.Rectangle
 	for r := range labelRings {
 		d := gap + vg.Length(r)*size.Y
 		for _, dir := range dirs {
 			// The box's edge nearest to a lies d from it (on a diagonal,
 			// both edges: its corner is d away along each axis).
-			var min vg.Point
-			switch dir[0] {
-			case 1:
-				min.X = a.X + d
-			case -1:
-				min.X = a.X - d - size.X
-			default:
-				min.X = a.X - size.X/2
-			}
-			switch dir[1] {
-			case 1:
-				min.Y = a.Y + d
-			case -1:
-				min.Y = a.Y - d - size.Y
-			default:
-				min.Y = a.Y - size.Y/2
-			}
+			min := vg.Point{X: boxStart(a.X, dir[0], d, size.X), Y: boxStart(a.Y, dir[1], d, size.Y)}
 			out = append(out, vg.Rectangle{Min: min, Max: min.Add(size)})
 		}
 	}
 	return out
+}
+
+// boxStart is where, along one axis, a box of the given extent starts that
+// lies d beyond c in direction dir (1 or -1), or is centred on c (0).
+func boxStart(c vg.Length, dir int, d, extent vg.Length) vg.Length {
+	switch dir {
+	case 1:
+		return c + d
+	case -1:
+		return c - d - extent
+	default:
+		return c - extent/2
+	}
 }
 
 // square is the box of half-size r around p.
