@@ -173,19 +173,9 @@ func TestOmniglotResume(t *testing.T) {
 	if _, err := Train(c, partial, nil); err != nil {
 		t.Fatal(err)
 	}
-	// Turn the finished 2-iteration run into an unfinished 4-iteration one.
-	c.Meta.Iterations = 4
-	yml, err := c.Marshal()
-	if err != nil {
+	c = unfinish(t, c, partial, 4)
+	if err := os.Remove(filepath.Join(partial, ModelFile)); err != nil {
 		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(partial, ConfigFile), yml, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []string{ResultFile, ModelFile} {
-		if err := os.Remove(filepath.Join(partial, f)); err != nil {
-			t.Fatal(err)
-		}
 	}
 	resumed, err := Resume(partial, nil)
 	if err != nil {

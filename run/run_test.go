@@ -141,6 +141,25 @@ func TestTrainStopsOnNonFinite(t *testing.T) {
 	}
 }
 
+// unfinish turns the finished run of c in dir into an unfinished one of
+// iterations in all, as if stopped after its last checkpoint: the config
+// file asks for more, result.json is gone. It returns the edited config.
+func unfinish(t *testing.T, c configs.Config, dir string, iterations int) configs.Config {
+	t.Helper()
+	c.Meta.Iterations = iterations
+	yml, err := c.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ConfigFile), yml, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, ResultFile)); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // TestResumeMatchesUninterruptedRun stops a run after its checkpoint at
 // iteration 20 (by copying the directory then) and resumes it: the result
 // must equal the uninterrupted run's, but for timing.
@@ -151,14 +170,7 @@ func TestResumeMatchesUninterruptedRun(t *testing.T) {
 	if _, err := Train(c, partial, nil); err != nil {
 		t.Fatal(err)
 	}
-	// Turn the finished 20-iteration run into an unfinished 30-iteration one.
-	c.Meta.Iterations = 30
-	yml, err := c.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(partial, ConfigFile), yml, 0o644)
-	os.Remove(filepath.Join(partial, ResultFile))
+	c = unfinish(t, c, partial, 30)
 	// A metrics row past the checkpoint, as a crash between writes would leave.
 	m, _ := os.ReadFile(filepath.Join(partial, MetricsFile))
 	os.WriteFile(filepath.Join(partial, MetricsFile), append(m, []byte("25,1,1,1,1,1,1,1,1,1\n")...), 0o644)
