@@ -199,10 +199,12 @@ func TestAccuracy(t *testing.T) {
 var _ gorgonia.Op = (*op)(nil)
 
 // TestCNNFloat32 builds the same objective in float32 and checks its losses,
-// accuracies and second-order meta-gradient against float64.
+// accuracies and second-order meta-gradient against float64. Its 16
+// filters fill two 8-lane vectors per pixel, so the SIMD build runs its
+// vector kernels here (internal/vec) on every float32 op.
 func TestCNNFloat32(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
-	m, err := NewCNN(8, 8, 1, 4, 2, 3, false)
+	m, err := NewCNN(8, 8, 1, 16, 2, 3, false)
 	if err != nil {
 		t.Fatal(err)
 	}

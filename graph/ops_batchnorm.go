@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/trmaml/trmaml/graph/internal/vec"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -64,15 +65,7 @@ func forwardBNStats[T float](k bnStatsKernel, out []T, in [][]T, s []tensor.Shap
 	parallelTasks(s[0][0], m*f, func(t int) {
 		zt := z[t*m*f : (t+1)*m*f]
 		shift, sum, sq := zt[:f], make([]float64, f), make([]float64, f)
-		for p := 0; p < m; p++ {
-			row := zt[p*f : (p+1)*f]
-			shift, sum, sq := shift[:len(row)], sum[:len(row)], sq[:len(row)]
-			for i, v := range row {
-				d := float64(v - shift[i])
-				sum[i] += d
-				sq[i] += d * d
-			}
-		}
+		vec.Moments(sum, sq, zt, shift)
 		mu, inv := taskStats(out, t, f)
 		for i := range sum {
 			mean := sum[i] / float64(m)
@@ -173,29 +166,8 @@ func forwardBN[T float](k bnKernel, out []T, in [][]T, s []tensor.Shape) {
 			}
 			off[i] -= mu[i] * sc[i]
 		}
-		affineRows(out[t*m*f:(t+1)*m*f], z[t*m*f:(t+1)*m*f], nil, sc, nil, off)
+		vec.Affine(out[t*m*f:(t+1)*m*f], z[t*m*f:(t+1)*m*f], sc, off)
 	})
-}
-
-// affineRows writes dst = x * a + y * b + c row by row, with a, b, c of the
-// row length and y and b omitted when nil.
-func affineRows[T float](dst, x, y, a, b, c []T) {
-	f := len(a)
-	for p := 0; p+f <= len(dst); p += f {
-		// Equal lengths let the compiler drop the bounds checks.
-		d := dst[p : p+f]
-		xs, a, c := x[p : p+f][:len(d)], a[:len(d)], c[:len(d)]
-		if y == nil {
-			for i := range d {
-				d[i] = xs[i]*a[i] + c[i]
-			}
-			continue
-		}
-		ys, b := y[p : p+f][:len(d)], b[:len(d)]
-		for i := range d {
-			d[i] = xs[i]*a[i] + ys[i]*b[i] + c[i]
-		}
-	}
 }
 
 // grad: beta gets sum g, gamma bnDot(z, st, g), z the batch-norm backward
@@ -250,13 +222,8 @@ func forwardBNDot[T float](_ bnDotKernel, out []T, in [][]T, s []tensor.Shape) {
 	parallelTasks(s[0][0], m*f, func(t int) {
 		mu, inv := taskStats(st, t, f)
 		acc := make([]float64, f)
-		for p := t * m * f; p < (t+1)*m*f; p += f {
-			zs := z[p : p+f]
-			gs, mu, acc := g[p : p+f][:len(zs)], mu[:len(zs)], acc[:len(zs)]
-			for i, v := range zs {
-				acc[i] += float64(gs[i] * (v - mu[i]))
-			}
-		}
+		lo, hi := t*m*f, (t+1)*m*f
+		vec.DotCentered(acc, g[lo:hi], z[lo:hi], mu)
 		for i, v := range acc {
 			out[t*f+i] = T(v) * inv[i]
 		}
@@ -313,7 +280,7 @@ func forwardBNBack[T float](_ bnBackKernel, out []T, in [][]T, s []tensor.Shape)
 			w[i] = -u[i]*a[t*f+i]/T(m) - mu[i]*v[i]
 		}
 		lo, hi := t*m*f, (t+1)*m*f
-		affineRows(out[lo:hi], g[lo:hi], z[lo:hi], u, v, w)
+		vec.Affine2(out[lo:hi], g[lo:hi], z[lo:hi], u, v, w)
 	})
 }
 

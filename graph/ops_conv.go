@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/trmaml/trmaml/graph/internal/vec"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -243,7 +244,14 @@ func im2colChunk[T float](g imageGeom, x []T, img, imgs int, cols []T) {
 							clear(dst)
 							continue
 						}
-						copy(dst, im[(yy*W+xs)*C:])
+						src := im[(yy*W+xs)*C:][:len(dst)]
+						if C < 8 { // the first block's few channels: a call to copy costs more
+							for c := range dst {
+								dst[c] = src[c]
+							}
+							continue
+						}
+						copy(dst, src)
 					}
 				}
 			}
@@ -272,11 +280,7 @@ func col2imChunk[T float](g imageGeom, cols []T, img, imgs int, out []T) {
 						if xs < 0 || xs >= W {
 							continue
 						}
-						src := row[(kh*3+kw)*C : (kh*3+kw+1)*C]
-						dst := im[(yy*W+xs)*C : (yy*W+xs+1)*C][:len(src)]
-						for c, v := range src {
-							dst[c] += v
-						}
+						vec.AddTo(im[(yy*W+xs)*C:(yy*W+xs+1)*C], row[(kh*3+kw)*C:])
 					}
 				}
 			}
@@ -339,26 +343,8 @@ func forwardPoolArg[T float](k poolArgKernel, out []T, in [][]T, s []tensor.Shap
 		x := in[0]
 		x00, x01 := x[p00:p00+c], x[p00+c:p00+2*c]
 		x10, x11 := x[p00+k.p.W*c:p00+(k.p.W+1)*c], x[p00+(k.p.W+1)*c:p00+(k.p.W+2)*c]
-		x01, x10, x11 = x01[:len(x00)], x10[:len(x00)], x11[:len(x00)]
-		dst := out[o : o+len(x00)]
-		// Branch-free: which entry wins is data-dependent and unpredictable,
-		// and mispredicted branches cost three times this loop (measured).
-		for ch, v00 := range x00 {
-			v01, v10, v11 := x01[ch], x10[ch], x11[ch]
-			m := max(max(v00, v01), max(v10, v11))
-			dst[ch] = T(b2i(v00 != m) * (1 + b2i(v01 != m)*(1+b2i(v10 != m))))
-		}
+		vec.PoolArg(out[o:o+c], x00, x01, x10, x11)
 	})
-}
-
-// b2i is 1 for true and 0 for false, without a branch: forwardPoolArg's
-// first-maximum position is b2i(a != m)*(1 + b2i(b != m)*(1 + b2i(c != m))).
-func b2i(b bool) int {
-	var i int
-	if b {
-		i = 1
-	}
-	return i
 }
 
 func (k poolArgKernel) grad(gorgonia.Nodes, *gorgonia.Node, *gorgonia.Node) (gorgonia.Nodes, error) {
@@ -413,10 +399,7 @@ func forwardGatherPool[T float](k gatherPoolKernel, out []T, in [][]T, s []tenso
 	pos, v := in[0], in[1]
 	k.p.eachWindow(s[1], func(t, o, p00, c int) {
 		off := [4]int{p00, p00 + c, p00 + k.p.W*c, p00 + (k.p.W+1)*c}
-		dst := out[o : o+c]
-		for ch, a := range pos[o : o+c] {
-			dst[ch] = v[off[int(a)&3]+ch]
-		}
+		vec.Gather(out[o:o+c], pos[o:o+c], v[off[0]:], v[off[1]:], v[off[2]:], v[off[3]:])
 	})
 }
 
@@ -457,13 +440,9 @@ func forwardScatterPool[T float](k scatterPoolKernel, out []T, in [][]T, s []ten
 	}
 	k.p.eachWindow(k.to, func(t, o, p00, c int) {
 		off := [4]int{p00, p00 + c, p00 + k.p.W*c, p00 + (k.p.W+1)*c}
-		src := g[o : o+c]
-		// Every window's four entries are written, zeros then the value at
+		// Every window's four entries are written, zeros but the value at
 		// its position: no separate clearing pass and no branch.
-		for ch, a := range pos[o : o+c] {
-			out[off[0]+ch], out[off[1]+ch], out[off[2]+ch], out[off[3]+ch] = 0, 0, 0, 0
-			out[off[int(a)&3]+ch] = src[ch]
-		}
+		vec.Scatter(out[off[0]:], out[off[1]:], out[off[2]:], out[off[3]:], pos[o:o+c], g[o:o+c])
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/trmaml/trmaml/graph/internal/vec"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -35,9 +36,7 @@ func (reluKernel) shape(in []tensor.Shape) (tensor.Shape, error) { return sameSh
 func (k reluKernel) forward(a *args) { call(a, k, forwardRelu[float64], forwardRelu[float32]) }
 
 func forwardRelu[T float](_ reluKernel, out []T, in [][]T, _ []tensor.Shape) {
-	for i, v := range in[0] {
-		out[i] = max(v, 0)
-	}
+	vec.Relu(out, in[0])
 }
 
 func (reluKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
@@ -60,26 +59,7 @@ func (maskKernel) shape(in []tensor.Shape) (tensor.Shape, error) { return sameSh
 func (k maskKernel) forward(a *args) { call(a, k, forwardMask[float64], forwardMask[float32]) }
 
 func forwardMask[T float](_ maskKernel, out []T, in [][]T, _ []tensor.Shape) {
-	x, v := in[0], in[1][:len(in[0])]
-	out = out[:len(x)]
-	if x64, ok := any(x).([]float64); ok {
-		// Branch-free v[i] if x[i] > 0 else 0 (the signs of pre-activations
-		// are unpredictable): bits > 0 as a signed integer means x > 0.
-		v64, o64 := any(v).([]float64), any(out).([]float64)
-		for i, xv := range x64 {
-			b := int64(math.Float64bits(xv))
-			keep := uint64(-b>>63) &^ uint64(b>>63)
-			o64[i] = math.Float64frombits(math.Float64bits(v64[i]) & keep)
-		}
-		return
-	}
-	for i, xv := range x {
-		if xv > 0 {
-			out[i] = v[i]
-		} else {
-			out[i] = 0
-		}
-	}
+	vec.Mask(out, in[0], in[1])
 }
 
 func (maskKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {

@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 
+	"github.com/trmaml/trmaml/graph/internal/vec"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -333,15 +334,9 @@ func forwardAddN[T float](k addNKernel, out []T, in [][]T, _ []tensor.Shape) {
 		}
 		return
 	}
-	a, b := in[0], in[1][:len(in[0])]
-	for i, v := range a {
-		out[i] = v + b[i]
-	}
-	for _, x := range in[2:] {
-		x = x[:len(out)]
-		for i, v := range x {
-			out[i] += v
-		}
+	copy(out, in[0])
+	for _, x := range in[1:] {
+		vec.AddTo(out, x)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/trmaml/trmaml/graph/internal/vec"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -284,12 +285,7 @@ func forwardSumMid[T float](_ sumMidKernel, out []T, in [][]T, s []tensor.Shape)
 func sumMidTask[T float](x, out []T, n, w, t int) {
 	dst := out[t*w : (t+1)*w]
 	clear(dst)
-	for p := 0; p < n; p++ {
-		off := (t*n + p) * w
-		for i, v := range x[off : off+w] {
-			dst[i] += v
-		}
-	}
+	vec.SumRows(dst, x[t*n*w:(t+1)*n*w])
 }
 
 func (sumMidKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 out=${1:-/dev/stdout}
 torch=../shared/peers/torch_conv4/maml_conv4_bench.py
 bin=$(mktemp -d)/cnnbench
-go build -tags openblas -o "$bin" ./graph/internal/cnnbench
+GOEXPERIMENT=simd go build -tags openblas -o "$bin" ./graph/internal/cnnbench
 
 peak() { grep -o 'Maximum resident set size (kbytes): [0-9]*' | awk '{printf "peak %.0f MiB\n", $NF/1024}'; }
 ours() { # GOMAXPROCS, cnnbench flags...

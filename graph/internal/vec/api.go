@@ -1,0 +1,143 @@
+package vec
+
+// Float is the element type of the kernels.
+type Float interface{ ~float32 | ~float64 }
+
+// kernels is one float32 implementation of the package's functions.
+type kernels struct {
+	affine      func(dst, x, a, c []float32)
+	affine2     func(dst, x, y, a, b, c []float32)
+	addTo       func(dst, src []float32)
+	sumRows     func(dst, x []float32)
+	moments     func(sum, sq []float64, x, shift []float32)
+	dotCentered func(acc []float64, g, z, mu []float32)
+	poolArg     func(dst, x00, x01, x10, x11 []float32)
+	gather      func(dst, pos, r0, r1, r2, r3 []float32)
+	scatter     func(o0, o1, o2, o3, pos, g []float32)
+	relu        func(dst, x []float32)
+	mask        func(dst, x, v []float32)
+}
+
+// impl runs float32: the plain loops, replaced at init by the SIMD kernels
+// where they are built and the CPU supports them.
+var (
+	impl    = plain
+	useSIMD = false
+	plain   = kernels{affineGo[float32], affine2Go[float32], addToGo[float32], sumRowsGo[float32],
+		momentsGo[float32], dotCenteredGo[float32], poolArgGo[float32], gatherGo[float32],
+		scatterGo[float32], reluGo[float32], maskGo[float32]}
+)
+
+// f32 returns s as []float32 if T is float32.
+func f32[T Float](s []T) ([]float32, bool) {
+	v, ok := any(s).([]float32)
+	return v, ok
+}
+
+// as32 converts s, known to be []float32, for the calls after f32.
+func as32[T Float](s []T) []float32 { return any(s).([]float32) }
+
+// Affine sets every row of dst to x*a + c, with the rows of x and dst of
+// len(a) = len(c) channels; len(dst) = len(x) is a multiple of len(a).
+func Affine[T Float](dst, x, a, c []T) {
+	if d, ok := f32(dst); ok {
+		impl.affine(d, as32(x), as32(a), as32(c))
+		return
+	}
+	affineGo(dst, x, a, c)
+}
+
+// Affine2 sets every row of dst to x*a + y*b + c, rows as in Affine.
+func Affine2[T Float](dst, x, y, a, b, c []T) {
+	if d, ok := f32(dst); ok {
+		impl.affine2(d, as32(x), as32(y), as32(a), as32(b), as32(c))
+		return
+	}
+	affine2Go(dst, x, y, a, b, c)
+}
+
+// AddTo adds src to dst element by element; len(src) >= len(dst).
+func AddTo[T Float](dst, src []T) {
+	if d, ok := f32(dst); ok {
+		impl.addTo(d, as32(src))
+		return
+	}
+	addToGo(dst, src)
+}
+
+// SumRows adds every row of x (len(dst) channels) to dst.
+func SumRows[T Float](dst, x []T) {
+	if d, ok := f32(dst); ok {
+		impl.sumRows(d, as32(x))
+		return
+	}
+	sumRowsGo(dst, x)
+}
+
+// Moments adds, per channel i, the sum of x[i]-shift[i] over the rows of x
+// (len(shift) channels) to sum[i] and the sum of its squares to sq[i], in
+// float64.
+func Moments[T Float](sum, sq []float64, x, shift []T) {
+	if x, ok := f32(x); ok {
+		impl.moments(sum, sq, x, as32(shift))
+		return
+	}
+	momentsGo(sum, sq, x, shift)
+}
+
+// DotCentered adds, per channel i, the sum of g[i]*(z[i]-mu[i]) over the rows
+// of z and g (len(mu) channels) to acc[i], in float64 (each product in T).
+func DotCentered[T Float](acc []float64, g, z, mu []T) {
+	if g, ok := f32(g); ok {
+		impl.dotCentered(acc, g, as32(z), as32(mu))
+		return
+	}
+	dotCenteredGo(acc, g, z, mu)
+}
+
+// PoolArg sets dst[i] to the position 0..3 of the first maximum of
+// (x00[i], x01[i], x10[i], x11[i]), the four entries of a 2x2 window.
+func PoolArg[T Float](dst, x00, x01, x10, x11 []T) {
+	if d, ok := f32(dst); ok {
+		impl.poolArg(d, as32(x00), as32(x01), as32(x10), as32(x11))
+		return
+	}
+	poolArgGo(dst, x00, x01, x10, x11)
+}
+
+// Gather sets dst[i] to r_k[i] with k = pos[i] (0..3).
+func Gather[T Float](dst, pos, r0, r1, r2, r3 []T) {
+	if d, ok := f32(dst); ok {
+		impl.gather(d, as32(pos), as32(r0), as32(r1), as32(r2), as32(r3))
+		return
+	}
+	gatherGo(dst, pos, r0, r1, r2, r3)
+}
+
+// Scatter sets o_k[i] to g[i] for k = pos[i] (0..3) and the other three
+// o_j[i] to 0, for every i < len(pos).
+func Scatter[T Float](o0, o1, o2, o3, pos, g []T) {
+	if p, ok := f32(pos); ok {
+		impl.scatter(as32(o0), as32(o1), as32(o2), as32(o3), p, as32(g))
+		return
+	}
+	scatterGo(o0, o1, o2, o3, pos, g)
+}
+
+// Relu sets dst to max(x, 0).
+func Relu[T Float](dst, x []T) {
+	if d, ok := f32(dst); ok {
+		impl.relu(d, as32(x))
+		return
+	}
+	reluGo(dst, x)
+}
+
+// Mask sets dst[i] to v[i] where x[i] > 0 and to 0 elsewhere.
+func Mask[T Float](dst, x, v []T) {
+	if d, ok := f32(dst); ok {
+		impl.mask(d, as32(x), as32(v))
+		return
+	}
+	maskGo(dst, x, v)
+}

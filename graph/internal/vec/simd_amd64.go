@@ -1,0 +1,174 @@
+//go:build goexperiment.simd
+
+package vec
+
+import "simd/archsimd"
+
+func init() {
+	if archsimd.X86.AVX2() && archsimd.X86.FMA() {
+		impl = kernels{affineSIMD, affine2SIMD, addToSIMD, sumRowsSIMD, momentsSIMD, dotCenteredSIMD,
+			poolArgSIMD, gatherSIMD, scatterSIMD, reluSIMD, maskSIMD}
+		useSIMD = true
+	}
+}
+
+// The row kernels take the vector path when the rows are whole vectors
+// (len(a) a multiple of 8, as with the CNN's 32 or 64 filters) and the
+// plain loops otherwise; the element kernels do the whole vectors and leave
+// the tail to the plain loops.
+
+type f32x8 = archsimd.Float32x8
+
+func load(s []float32) f32x8 { return archsimd.LoadFloat32x8Slice(s) }
+
+func affineSIMD(dst, x, a, c []float32) {
+	f := len(a)
+	if f%8 != 0 {
+		affineGo(dst, x, a, c)
+		return
+	}
+	for p := 0; p+f <= len(dst); p += f {
+		d, xs := dst[p:p+f], x[p:p+f]
+		for i := 0; i < f; i += 8 {
+			load(xs[i:]).MulAdd(load(a[i:]), load(c[i:])).StoreSlice(d[i:])
+		}
+	}
+}
+
+func affine2SIMD(dst, x, y, a, b, c []float32) {
+	f := len(a)
+	if f%8 != 0 {
+		affine2Go(dst, x, y, a, b, c)
+		return
+	}
+	for p := 0; p+f <= len(dst); p += f {
+		d, xs, ys := dst[p:p+f], x[p:p+f], y[p:p+f]
+		for i := 0; i < f; i += 8 {
+			yc := load(ys[i:]).MulAdd(load(b[i:]), load(c[i:]))
+			load(xs[i:]).MulAdd(load(a[i:]), yc).StoreSlice(d[i:])
+		}
+	}
+}
+
+func addToSIMD(dst, src []float32) {
+	n := len(dst) &^ 7
+	for i := 0; i < n; i += 8 {
+		load(dst[i:]).Add(load(src[i:])).StoreSlice(dst[i:])
+	}
+	addToGo(dst[n:], src[n:])
+}
+
+func sumRowsSIMD(dst, x []float32) {
+	f := len(dst)
+	if f%8 != 0 {
+		sumRowsGo(dst, x)
+		return
+	}
+	for p := 0; p+f <= len(x); p += f {
+		addToSIMD(dst, x[p:p+f])
+	}
+}
+
+// addWide adds the 8 float32 lanes of v, widened to float64, to acc[0:8].
+func addWide(acc []float64, v f32x8) {
+	lo, hi := archsimd.LoadFloat64x4Slice(acc), archsimd.LoadFloat64x4Slice(acc[4:])
+	lo.Add(v.GetLo().ConvertToFloat64()).StoreSlice(acc)
+	hi.Add(v.GetHi().ConvertToFloat64()).StoreSlice(acc[4:])
+}
+
+// addWideSquares adds the squares of the 8 lanes of v, widened to float64
+// before squaring, to acc[0:8].
+func addWideSquares(acc []float64, v f32x8) {
+	l, h := v.GetLo().ConvertToFloat64(), v.GetHi().ConvertToFloat64()
+	l.MulAdd(l, archsimd.LoadFloat64x4Slice(acc)).StoreSlice(acc)
+	h.MulAdd(h, archsimd.LoadFloat64x4Slice(acc[4:])).StoreSlice(acc[4:])
+}
+
+func momentsSIMD(sum, sq []float64, x, shift []float32) {
+	f := len(shift)
+	if f%8 != 0 {
+		momentsGo(sum, sq, x, shift)
+		return
+	}
+	for p := 0; p+f <= len(x); p += f {
+		xs := x[p : p+f]
+		for i := 0; i < f; i += 8 {
+			d := load(xs[i:]).Sub(load(shift[i:]))
+			addWide(sum[i:], d)
+			addWideSquares(sq[i:], d)
+		}
+	}
+}
+
+func dotCenteredSIMD(acc []float64, g, z, mu []float32) {
+	f := len(mu)
+	if f%8 != 0 {
+		dotCenteredGo(acc, g, z, mu)
+		return
+	}
+	for p := 0; p+f <= len(z); p += f {
+		zs, gs := z[p:p+f], g[p:p+f]
+		for i := 0; i < f; i += 8 {
+			addWide(acc[i:], load(gs[i:]).Mul(load(zs[i:]).Sub(load(mu[i:]))))
+		}
+	}
+}
+
+func poolArgSIMD(dst, x00, x01, x10, x11 []float32) {
+	n := len(dst) &^ 7
+	one := archsimd.BroadcastFloat32x8(1)
+	for i := 0; i < n; i += 8 {
+		v00, v01, v10, v11 := load(x00[i:]), load(x01[i:]), load(x10[i:]), load(x11[i:])
+		m := v00.Max(v01).Max(v10.Max(v11))
+		// position = [v00 != m] * (1 + [v01 != m] * (1 + [v10 != m]))
+		n0, n1, n2 := one.Masked(v00.NotEqual(m)), one.Masked(v01.NotEqual(m)), one.Masked(v10.NotEqual(m))
+		n0.Mul(n1.MulAdd(n2.Add(one), one)).StoreSlice(dst[i:])
+	}
+	poolArgGo(dst[n:], x00[n:], x01[n:], x10[n:], x11[n:])
+}
+
+func gatherSIMD(dst, pos, r0, r1, r2, r3 []float32) {
+	n := len(dst) &^ 7
+	one, two, three := archsimd.BroadcastFloat32x8(1), archsimd.BroadcastFloat32x8(2), archsimd.BroadcastFloat32x8(3)
+	for i := 0; i < n; i += 8 {
+		p := load(pos[i:])
+		v := load(r0[i:])
+		v = load(r1[i:]).Merge(v, p.Equal(one))
+		v = load(r2[i:]).Merge(v, p.Equal(two))
+		v = load(r3[i:]).Merge(v, p.Equal(three))
+		v.StoreSlice(dst[i:])
+	}
+	gatherGo(dst[n:], pos[n:], r0[n:], r1[n:], r2[n:], r3[n:])
+}
+
+func scatterSIMD(o0, o1, o2, o3, pos, g []float32) {
+	n := len(pos) &^ 7
+	zero, one := archsimd.BroadcastFloat32x8(0), archsimd.BroadcastFloat32x8(1)
+	two, three := archsimd.BroadcastFloat32x8(2), archsimd.BroadcastFloat32x8(3)
+	for i := 0; i < n; i += 8 {
+		p, v := load(pos[i:]), load(g[i:])
+		v.Masked(p.Equal(zero)).StoreSlice(o0[i:])
+		v.Masked(p.Equal(one)).StoreSlice(o1[i:])
+		v.Masked(p.Equal(two)).StoreSlice(o2[i:])
+		v.Masked(p.Equal(three)).StoreSlice(o3[i:])
+	}
+	scatterGo(o0[n:], o1[n:], o2[n:], o3[n:], pos[n:], g[n:])
+}
+
+func reluSIMD(dst, x []float32) {
+	n := len(dst) &^ 7
+	zero := archsimd.BroadcastFloat32x8(0)
+	for i := 0; i < n; i += 8 {
+		load(x[i:]).Max(zero).StoreSlice(dst[i:])
+	}
+	reluGo(dst[n:], x[n:])
+}
+
+func maskSIMD(dst, x, v []float32) {
+	n := len(dst) &^ 7
+	zero := archsimd.BroadcastFloat32x8(0)
+	for i := 0; i < n; i += 8 {
+		load(v[i:]).Masked(load(x[i:]).Greater(zero)).StoreSlice(dst[i:])
+	}
+	maskGo(dst[n:], x[n:], v[n:])
+}
