@@ -8,3 +8,6 @@ package graph
 
 // BLAS names the implementation of the large matrix products.
 const BLAS = "gonum (pure Go)"
+
+// BLASCore names the kernels of the BLAS: one set in pure Go.
+func BLASCore() string { return "pure Go" }

@@ -9,6 +9,7 @@ package graph
 
 // #cgo LDFLAGS: -lopenblas
 // void openblas_set_num_threads(int);
+// char* openblas_get_corename(void);
 import "C"
 
 import (
@@ -33,3 +34,11 @@ func init() {
 	blas64.Use(netlib.Implementation{})
 	blas32.Use(netlib.Implementation{})
 }
+
+// BLASCore names the kernels OpenBLAS runs: the ones it detected for the CPU
+// when it was loaded, or those OPENBLAS_CORETYPE forced. They matter: on
+// this project's AVX-512 machines (AMD EPYC), the AVX2 "Haswell" kernels
+// that an OPENBLAS_CORETYPE=Haswell in the environment selects run the CNN's
+// convolution products at 88-96 GFLOP/s on one core, the detected
+// "Cooperlake"/"SkylakeX" AVX-512 ones at 147-180 (README, CNN engine).
+func BLASCore() string { return C.GoString(C.openblas_get_corename()) }

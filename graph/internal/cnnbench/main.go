@@ -102,10 +102,12 @@ func cpuSeconds() float64 {
 	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
-// simd names the implementation of the elementwise loops.
+// simd names the BLAS kernels and the implementation of the elementwise
+// loops.
 func simd() string {
+	s := graph.BLASCore() + " kernels, plain Go loops"
 	if graph.SIMD() {
-		return "SIMD loops"
+		s = graph.BLASCore() + " kernels, SIMD loops"
 	}
-	return "plain Go loops"
+	return s
 }
