@@ -117,35 +117,38 @@ func (m CNN) Forward(x *gorgonia.Node, params gorgonia.Nodes) (*gorgonia.Node, e
 }
 
 // block is a 3x3 convolution, its bias, batch norm, 2x2 max-pool and ReLU
-// of the images in h. ReLU comes after the pool: max commutes with a
-// monotone function, so the values are those of pool(relu(.)) and the
-// derivatives agree wherever they exist, for a quarter of the ReLU work.
+// of the images in h. Batch norm and the pool are fused (ops_bnpool.go):
+// the normalised activations are only computed at the windows' maxima.
+// ReLU comes after the pool: max commutes with a monotone function, so the
+// values are those of pool(relu(.)) and the derivatives agree wherever they
+// exist, for a quarter of the ReLU work.
 func (m CNN) block(h *gorgonia.Node, g imageGeom, kernel, bias, gamma, beta *gorgonia.Node) (*gorgonia.Node, error) {
 	z, err := conv(h, kernel, g)
 	if err != nil {
 		return nil, err
 	}
-	if z, err = batchNorm(z, bias, gamma, beta, m.Eps); err != nil {
-		return nil, err
-	}
-	if z, err = maxPool(z, poolGeom{g.H, g.W}); err != nil {
+	if z, err = batchNormMaxPool(z, bias, gamma, beta, m.Eps, poolGeom{g.H, g.W}); err != nil {
 		return nil, err
 	}
 	return relu(z)
 }
 
-// batchNorm adds the bias b (T, F) to every row of z (T, M, F), normalises
-// every channel with its mean and biased variance over the M rows of its
-// task, then scales by gamma (T, F) and shifts by beta (T, F), with the fused
-// ops of ops_batchnorm.go (gorgonia's BatchNorm and InverseSqrt have wrong
-// derivatives). The bias cancels: its gradient is exactly zero, as in the
-// reference.
-func batchNorm(z, b, gamma, beta *gorgonia.Node, eps float64) (*gorgonia.Node, error) {
+// batchNormMaxPool adds the bias b (T, F) to every row of z (T, M, F),
+// normalises every channel with its mean and biased variance over the M rows
+// of its task, scales by gamma (T, F), shifts by beta (T, F) and max-pools
+// the result, with the fused ops of ops_bnpool.go (gorgonia's BatchNorm,
+// InverseSqrt and MaxPool2D have wrong derivatives). The bias cancels: its
+// gradient is exactly zero, as in the reference.
+func batchNormMaxPool(z, b, gamma, beta *gorgonia.Node, eps float64, p poolGeom) (*gorgonia.Node, error) {
 	st, err := bnStats(z, eps)
 	if err != nil {
 		return nil, err
 	}
-	return bn(z, st, b, gamma, beta)
+	pos, err := poolArgBN(z, st, gamma, p)
+	if err != nil {
+		return nil, err
+	}
+	return gatherBN(pos, z, st, b, gamma, beta, p)
 }
 
 // Init returns freshly initialised flat parameters drawn from rng: conv

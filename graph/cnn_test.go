@@ -233,9 +233,12 @@ func TestCNNFloat32(t *testing.T) {
 
 // TestBuffersRecycled checks the liveness planning: after a run of the
 // CNN's second-order graph, the large buffers in existence (held by ops or
-// free in the pool) add up to less than two thirds of the large values the
-// run computed (most values of a second-order graph stay alive until the
-// backward sweeps use them), and a second run allocates none.
+// free in the pool) add up to less than nine tenths of the large values the
+// run computed, and a second run allocates none. Most values of a
+// second-order graph stay alive until the backward sweeps use them, and the
+// fused batch-norm and pooling ops (ops_bnpool.go) leave few short-lived
+// large values: measured 84% (54% before the fusion, which computed more
+// large values and held more memory).
 func TestBuffersRecycled(t *testing.T) {
 	m, err := NewCNN(16, 16, 1, 8, 2, 3, false)
 	if err != nil {
@@ -276,7 +279,7 @@ func TestBuffersRecycled(t *testing.T) {
 	}
 	values, buffers := held()
 	t.Logf("large values computed per run: %d floats; large buffers held: %d floats", values, buffers)
-	if values == 0 || 3*buffers > 2*values { // measured: 54%
+	if values == 0 || 10*buffers > 9*values { // measured: 84%
 		t.Errorf("buffers hold %d floats for %d floats of large values: liveness recycling is not working", buffers, values)
 	}
 	if err := obj.Losses(w, b, []float64{1, 1, 1, 1}, losses, grad); err != nil {

@@ -19,7 +19,6 @@ import (
 // variance), and zhat = (z - mu) * inv. The ops are
 //
 //	bnStats(z)                   = (mu, inv) as (T, 2, F)
-//	bn(z, st, b, gamma, beta)    = gamma * zhat + beta
 //	bnScale(z, st, gamma)        = gamma * zhat
 //	bnDot(z, st, g)              = sum over M of g * zhat            (T, F)
 //	bnBack(z, st, gamma, g, a, c) = gamma * inv * (g - a/M - zhat*c/M)
@@ -27,11 +26,11 @@ import (
 //
 // where st = bnStats(z) is a cache of a function of z: it carries no
 // derivative, and each op's derivative with respect to z is the total one
-// (through mu and inv as well). The conv bias b is an input of bn only to
-// keep its gradient: it is added before normalisation and cancels, so its
-// gradient is exactly zero.
+// (through mu and inv as well). The CNN normalises and max-pools in one
+// step with the pooled forms of these ops (ops_bnpool.go), whose
+// derivatives are built from this family.
 //
-// The derivatives close over the family: d bn = (sumMid, bnDot, bnBack),
+// The derivatives close over the family: d bnScale = (bnDot, bnBack),
 // d bnDot = (bnScale, bnBack), d bnInv = bnScale, and d bnBack is built from
 // bnScale, bnBack, bnDot, bnInv and (T, F) arithmetic. bnBack is the
 // backward pass of batch norm: with a = sum g and c = bnDot(z, st, g) it is
@@ -107,93 +106,48 @@ func bnShapes(in []tensor.Shape, n int, small, large []int) error {
 	return nil
 }
 
-// bnKernel is gamma * zhat (+ beta, if shift); with shift, input 2 is the
-// cancelled bias b.
-type bnKernel struct{ shift bool }
+// bnScaleKernel is gamma * zhat.
+type bnScaleKernel struct{}
 
-// bn returns gamma * zhat + beta for z (T, M, F) with statistics st, and a
-// zero gradient for the bias b that z implicitly carries.
-func bn(z, st, b, gamma, beta *gorgonia.Node) (*gorgonia.Node, error) {
-	return apply(bnKernel{true}, z, st, b, gamma, beta)
-}
-
-// bnScale returns gamma * zhat.
+// bnScale returns gamma * zhat for z (T, M, F) with statistics st.
 func bnScale(z, st, gamma *gorgonia.Node) (*gorgonia.Node, error) {
-	return apply(bnKernel{false}, z, st, gamma)
+	return apply(bnScaleKernel{}, z, st, gamma)
 }
 
-func (k bnKernel) name() string {
-	if k.shift {
-		return "bn"
-	}
-	return "bnScale"
-}
+func (bnScaleKernel) name() string           { return "bnScale" }
+func (bnScaleKernel) differentiable() []bool { return []bool{true, false, true} }
 
-func (k bnKernel) differentiable() []bool {
-	if k.shift {
-		return []bool{true, false, true, true, true}
-	}
-	return []bool{true, false, true}
-}
-
-func (k bnKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
-	small := []int{2}
-	if k.shift {
-		small = []int{2, 3, 4}
-	}
-	if err := bnShapes(in, len(small)+2, small, nil); err != nil {
+func (bnScaleKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if err := bnShapes(in, 3, []int{2}, nil); err != nil {
 		return nil, err
 	}
 	return in[0].Clone(), nil
 }
 
-func (k bnKernel) forward(a *args) { call(a, k, forwardBN[float64], forwardBN[float32]) }
+func (k bnScaleKernel) forward(a *args) { call(a, k, forwardBNScale[float64], forwardBNScale[float32]) }
 
-// forwardBN writes z * s + o with s = gamma * inv and o = beta - mu * s.
-func forwardBN[T float](k bnKernel, out []T, in [][]T, s []tensor.Shape) {
+// forwardBNScale writes z * s + o with s = gamma * inv and o = -mu * s.
+func forwardBNScale[T float](_ bnScaleKernel, out []T, in [][]T, s []tensor.Shape) {
 	z, st, gamma := in[0], in[1], in[2]
-	if k.shift {
-		gamma = in[3]
-	}
 	m, f := s[0][1], s[0][2]
 	parallelTasks(s[0][0], m*f, func(t int) {
 		mu, inv := taskStats(st, t, f)
 		sc, off := make([]T, f), make([]T, f)
 		for i := range sc {
 			sc[i] = gamma[t*f+i] * inv[i]
-			if k.shift {
-				off[i] = in[4][t*f+i]
-			}
-			off[i] -= mu[i] * sc[i]
+			off[i] = -mu[i] * sc[i]
 		}
 		vec.Affine(out[t*m*f:(t+1)*m*f], z[t*m*f:(t+1)*m*f], sc, off)
 	})
 }
 
-// grad: beta gets sum g, gamma bnDot(z, st, g), z the batch-norm backward
-// pass, b zero.
-func (k bnKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
-	gamma := in[2]
-	if k.shift {
-		gamma = in[3]
-	}
-	dGamma, err := bnDot(in[0], in[1], g)
-	if err != nil {
-		return nil, err
-	}
-	sumG, err := sumMid(g)
-	if err != nil {
-		return nil, err
-	}
-	dz, err := bnBack(in[0], in[1], gamma, g, sumG, dGamma)
-	if err != nil {
-		return nil, err
-	}
-	if !k.shift {
-		return gorgonia.Nodes{dz, nil, dGamma}, nil
-	}
-	db, err := scale(sumG, 0)
-	return gorgonia.Nodes{dz, nil, db, dGamma, sumG}, err
+// grad: gamma gets bnDot(z, st, g), z the batch-norm backward pass.
+func (bnScaleKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	b := &chain{}
+	dGamma := b.do(bnDot(in[0], in[1], g))
+	sumG := b.do(sumMid(g))
+	dz := b.do(bnBack(in[0], in[1], in[2], g, sumG, dGamma))
+	return gorgonia.Nodes{dz, nil, dGamma}, b.err
 }
 
 // bnDotKernel is the sum over M of g * zhat.

@@ -302,54 +302,16 @@ func (p poolGeom) outShape(x tensor.Shape) (tensor.Shape, error) {
 	return tensor.Shape{x[0], x[1] / (p.H * p.W) * (p.H / 2) * (p.W / 2), x[2]}, nil
 }
 
-// Max-pooling is split in three ops so that the windows' argmaxes are found
-// once per input and shared by every derivative: poolArg(x) holds, for every
-// output entry, the position 0..3 (dy*2+dx) of the first maximum of its
-// window (a small integer, exact in either float type), and
+// Max-pooling finds the windows' argmaxes once per input and shares them
+// with every derivative: a holds, for every output entry, the position 0..3
+// (dy*2+dx) of the first maximum of its window (a small integer, exact in
+// either float type; the CNN's poolArgBN in ops_bnpool.go finds them), and
 //
-//	maxPool(x)         = gatherPool(poolArg(x), x)
 //	gatherPool(a, v)   picks v at the positions a       (pooled shape)
 //	scatterPool(a, g)  adds g back to the positions a   (image shape)
 //
-// gatherPool and scatterPool are linear in their second input and each
-// other's adjoints; poolArg is piecewise constant and carries no derivative.
-
-// maxPool returns the 2x2 max-pool (stride 2) of x (T, N*H*W, C).
-func maxPool(x *gorgonia.Node, p poolGeom) (*gorgonia.Node, error) {
-	arg, err := apply(poolArgKernel{p}, x)
-	if err != nil {
-		return nil, err
-	}
-	return apply(gatherPoolKernel{p}, arg, x)
-}
-
-// poolArgKernel finds the position of the first maximum of every window.
-type poolArgKernel struct{ p poolGeom }
-
-func (k poolArgKernel) name() string           { return "poolArg(" + k.p.String() + ")" }
-func (k poolArgKernel) differentiable() []bool { return []bool{false} }
-
-func (k poolArgKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
-	if len(in) != 1 {
-		return nil, shapeErr("one input", in)
-	}
-	return k.p.outShape(in[0])
-}
-
-func (k poolArgKernel) forward(a *args) { call(a, k, forwardPoolArg[float64], forwardPoolArg[float32]) }
-
-func forwardPoolArg[T float](k poolArgKernel, out []T, in [][]T, s []tensor.Shape) {
-	k.p.eachWindow(s[0], func(t, o, p00, c int) {
-		x := in[0]
-		x00, x01 := x[p00:p00+c], x[p00+c:p00+2*c]
-		x10, x11 := x[p00+k.p.W*c:p00+(k.p.W+1)*c], x[p00+(k.p.W+1)*c:p00+(k.p.W+2)*c]
-		vec.PoolArg(out[o:o+c], x00, x01, x10, x11)
-	})
-}
-
-func (k poolArgKernel) grad(gorgonia.Nodes, *gorgonia.Node, *gorgonia.Node) (gorgonia.Nodes, error) {
-	return gorgonia.Nodes{nil}, nil
-}
+// are linear in their second input and each other's adjoints; the
+// positions are piecewise constant and carry no derivative.
 
 // eachWindow calls f(t, o, p00, c) for every task t and window of images of
 // shape xs (T, N*H*W, C), with o the offset of the window's C outputs and

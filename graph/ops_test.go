@@ -23,6 +23,10 @@ type opRow struct {
 	value func(in [][]float64) []float64
 	// valueOnly: the op has no derivative by design; check the value only.
 	valueOnly bool
+	// positions: input 0 holds max-pool window positions, which a
+	// composition (where the op's own flags are not the inputs') must not
+	// differentiate.
+	positions bool
 }
 
 // awayFromZero draws values with |x| in [0.5, 1.5], so that ReLU's and the
@@ -80,6 +84,64 @@ func naiveConv(x, k []float64, t, n, h, w, c, f int) []float64 {
 				}
 			}
 		}
+	}
+	return out
+}
+
+// naivePoolIndex returns the index in the images (imgs of h x w x c) of
+// entry k of the pooled tensor at window position a (dy*2+dx).
+func naivePoolIndex(k, a, h, w, c int) int {
+	ch, win := k%c, k/c
+	i, rest := win/((h/2)*(w/2)), win%((h/2)*(w/2))
+	y, xx := rest/(w/2), rest%(w/2)
+	return ((i*h+2*y+a/2)*w+2*xx+a%2)*c + ch
+}
+
+// naiveGatherPool picks x at the pooled positions pos.
+func naiveGatherPool(pos, x []float64, h, w, c int) []float64 {
+	out := make([]float64, len(pos))
+	for k, a := range pos {
+		out[k] = x[naivePoolIndex(k, int(a), h, w, c)]
+	}
+	return out
+}
+
+// naiveScatterPool puts g at the pooled positions pos of zero images of n
+// values.
+func naiveScatterPool(pos, g []float64, n, h, w, c int) []float64 {
+	out := make([]float64, n)
+	for k, a := range pos {
+		out[naivePoolIndex(k, int(a), h, w, c)] += g[k]
+	}
+	return out
+}
+
+// positionsFirst draws window positions 0..3 for input 0 and values away
+// from zero for the others.
+func positionsFirst(rng *rand.Rand, i, n int) []float64 {
+	if i > 0 {
+		return awayFromZero(rng, i, n)
+	}
+	v := make([]float64, n)
+	for j := range v {
+		v[j] = float64(rng.IntN(4))
+	}
+	return v
+}
+
+// naiveBNBack is gamma*inv*(g - a/M - zhat*c/M) for z, g (t, m, f).
+func naiveBNBack(z, gamma, g, a, c []float64, t, m, f int, eps float64) []float64 {
+	ones := make([]float64, t*f)
+	for i := range ones {
+		ones[i] = 1
+	}
+	zhat := naiveBatchNorm(z, ones, make([]float64, t*f), t, m, f, eps)
+	out := make([]float64, len(zhat))
+	for i, v := range zhat {
+		tt, ch := i/(m*f), i%f
+		_, variance := naiveMoments(z, tt, ch, m, f)
+		inv := 1 / math.Sqrt(variance+eps)
+		out[i] = gamma[tt*f+ch] * inv * (g[i] - a[tt*f+ch]/float64(m) - v*c[tt*f+ch]/float64(m))
 	}
 	return out
 }
@@ -190,6 +252,7 @@ var opRows = func() []opRow {
 			return append(gtMatMul(in[0][:40*41], in[1][:41*40], 40, 41, 40), gtMatMul(in[0][40*41:], in[1][41*40:], 40, 41, 40)...)
 		}})
 	g28 := imageGeom{H: 5, W: 4, C: 2}
+	pool45 := poolGeom{4, 5} // 4x5 images: the odd last column gets no window
 	rows = append(rows,
 		opRow{name: "tile", in: []tensor.Shape{{3, 2}}, build: one(func(x *gorgonia.Node) (*gorgonia.Node, error) { return tile(x, 3) })},
 		opRow{name: "sumFirst", in: []tensor.Shape{{3, 2, 2}}, build: one(sumFirst)},
@@ -225,9 +288,6 @@ var opRows = func() []opRow {
 			build: two(func(x, g *gorgonia.Node) (*gorgonia.Node, error) {
 				return apply(convKKernel{convGeom{g28, tensor.Shape{2, 2, 5 * 4 * 2}}}, x, g)
 			})},
-		opRow{name: "maxPool odd size", in: []tensor.Shape{{2, 2 * 5 * 3, 2}}, draw: distinct,
-			build: one(func(x *gorgonia.Node) (*gorgonia.Node, error) { return maxPool(x, poolGeom{5, 3}) }),
-			value: func(in [][]float64) []float64 { return naiveMaxPool(in[0], 4, 5, 3, 2) }},
 		opRow{name: "scatterPool", in: []tensor.Shape{{2, 2 * 2 * 2, 2}, {2, 2 * 2 * 2, 2}},
 			draw: func(rng *rand.Rand, i, n int) []float64 {
 				if i == 0 { // window positions
@@ -242,28 +302,6 @@ var opRows = func() []opRow {
 			build: two(func(a, g *gorgonia.Node) (*gorgonia.Node, error) {
 				return apply(scatterPoolKernel{poolGeom{4, 5}, tensor.Shape{2, 2 * 4 * 5, 2}}, a, g)
 			})},
-		opRow{name: "poolArg", in: []tensor.Shape{{2, 1 * 4 * 4, 3}}, draw: distinct, valueOnly: true,
-			build: one(func(x *gorgonia.Node) (*gorgonia.Node, error) { return apply(poolArgKernel{poolGeom{4, 4}}, x) }),
-			value: func(in [][]float64) []float64 {
-				var out []float64
-				x := in[0]
-				for t := 0; t < 2; t++ {
-					for y := 0; y < 2; y++ {
-						for xx := 0; xx < 2; xx++ {
-							for ch := 0; ch < 3; ch++ {
-								best, pos := math.Inf(-1), 0
-								for d := 0; d < 4; d++ {
-									if v := x[((t*4+2*y+d/2)*4+2*xx+d%2)*3+ch]; v > best {
-										best, pos = v, d
-									}
-								}
-								out = append(out, float64(pos))
-							}
-						}
-					}
-				}
-				return out
-			}},
 		opRow{name: "mulMid2", in: []tensor.Shape{{2, 3, 4}, {2, 4}, {2, 3, 4}, {2, 4}},
 			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) { return apply(mulMid2Kernel{}, in...) }},
 		opRow{name: "sum of two mulMid terms (fused)", in: []tensor.Shape{{2, 3, 4}, {2, 4}, {2, 3, 4}, {2, 4}},
@@ -279,15 +317,6 @@ var opRows = func() []opRow {
 				return sumTerms(gorgonia.Nodes{a, in[0], b})
 			}},
 		opRow{name: "sumMidProd", in: []tensor.Shape{{2, 3, 4}, {2, 3, 4}}, build: two(sumMidProd)},
-		opRow{name: "batchNorm with bias", in: []tensor.Shape{{2, 5, 3}, {2, 3}, {2, 3}, {2, 3}},
-			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) { return batchNorm(in[0], in[1], in[2], in[3], 1e-5) },
-			value: func(in [][]float64) []float64 {
-				z := append([]float64(nil), in[0]...)
-				for i := range z {
-					z[i] += in[1][(i/15)*3+i%3]
-				}
-				return naiveBatchNorm(z, in[2], in[3], 2, 5, 3, 1e-5)
-			}},
 		opRow{name: "bnScale", in: []tensor.Shape{{2, 5, 3}, {2, 3}},
 			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) { return withStats(in[0], 1e-3, in[1], bnScale) },
 			value: func(in [][]float64) []float64 { return naiveBatchNorm(in[0], in[1], make([]float64, 6), 2, 5, 3, 1e-3) }},
@@ -327,6 +356,72 @@ var opRows = func() []opRow {
 					out[i] = in[1][c] * inv * (in[2][i] - in[3][c]/5 - v*in[4][c]/5)
 				}
 				return out
+			}},
+		opRow{name: "maxPool of batchNorm (fused)", in: []tensor.Shape{{2, 2 * 4 * 5, 3}, {2, 3}, {2, 3}, {2, 3}},
+			draw: func(rng *rand.Rand, i, n int) []float64 {
+				if i == 0 {
+					return distinct(rng, i, n)
+				}
+				return awayFromZero(rng, i, n) // gamma of both signs
+			},
+			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) {
+				st, err := bnStats(in[0], 1e-3)
+				if err != nil {
+					return nil, err
+				}
+				a, err := poolArgBN(in[0], st, in[2], pool45)
+				if err != nil {
+					return nil, err
+				}
+				return gatherBN(a, in[0], st, in[1], in[2], in[3], pool45)
+			},
+			value: func(in [][]float64) []float64 {
+				z := append([]float64(nil), in[0]...)
+				for i := range z {
+					z[i] += in[1][(i/120)*3+i%3]
+				}
+				return naiveMaxPool(naiveBatchNorm(z, in[2], in[3], 2, 40, 3, 1e-3), 4, 4, 5, 3)
+			}},
+		opRow{name: "gatherBNScale", in: []tensor.Shape{{2, 2 * 2 * 2, 3}, {2, 2 * 4 * 5, 3}, {2, 3}}, draw: positionsFirst, positions: true,
+			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) {
+				st, err := bnStats(in[1], 1e-3)
+				if err != nil {
+					return nil, err
+				}
+				return gatherBNScale(in[0], in[1], st, in[2], pool45)
+			},
+			value: func(in [][]float64) []float64 {
+				return naiveGatherPool(in[0], naiveBatchNorm(in[1], in[2], make([]float64, 6), 2, 40, 3, 1e-3), 4, 5, 3)
+			}},
+		opRow{name: "bnDotPool", in: []tensor.Shape{{2, 2 * 2 * 2, 3}, {2, 2 * 4 * 5, 3}, {2, 2 * 2 * 2, 3}}, draw: positionsFirst, positions: true,
+			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) {
+				st, err := bnStats(in[1], 1e-3)
+				if err != nil {
+					return nil, err
+				}
+				return bnDotPool(in[0], in[1], st, in[2], pool45)
+			},
+			value: func(in [][]float64) []float64 {
+				zhat := naiveBatchNorm(in[1], []float64{1, 1, 1, 1, 1, 1}, make([]float64, 6), 2, 40, 3, 1e-3)
+				g := naiveScatterPool(in[0], in[2], len(zhat), 4, 5, 3)
+				out := make([]float64, 6)
+				for i, v := range zhat {
+					out[(i/120)*3+i%3] += v * g[i]
+				}
+				return out
+			}},
+		opRow{name: "bnBackPool", in: []tensor.Shape{{2, 2 * 2 * 2, 3}, {2, 2 * 4 * 5, 3}, {2, 3}, {2, 2 * 2 * 2, 3}, {2, 3}, {2, 3}},
+			draw: positionsFirst, positions: true,
+			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) {
+				st, err := bnStats(in[1], 1e-3)
+				if err != nil {
+					return nil, err
+				}
+				return bnBackPool(in[0], in[1], st, in[2], in[3], in[4], in[5], pool45)
+			},
+			value: func(in [][]float64) []float64 {
+				g := naiveScatterPool(in[0], in[3], len(in[1]), 4, 5, 3)
+				return naiveBNBack(in[1], in[2], g, in[4], in[5], 2, 40, 3, 1e-3)
 			}},
 		opRow{name: "softmax cross-entropy", in: []tensor.Shape{{2, 3, 4}, {2, 3, 4}},
 			draw: func(rng *rand.Rand, i, n int) []float64 {
@@ -387,7 +482,7 @@ func TestOpsNestedFiniteDifferences(t *testing.T) {
 			var wrtIdx []int
 			diff := y.Op().(gorgonia.SDOp).DiffWRT(len(in))
 			for i, x := range in {
-				if !row.valueOnly && (len(g.children(y)) != len(in) || diff[i]) {
+				if !row.valueOnly && (len(g.children(y)) != len(in) || diff[i]) && !(row.positions && i == 0) {
 					wrt = append(wrt, x)
 					wrtIdx = append(wrtIdx, i)
 				}

@@ -5,17 +5,18 @@ type Float interface{ ~float32 | ~float64 }
 
 // kernels is one float32 implementation of the package's functions.
 type kernels struct {
-	affine      func(dst, x, a, c []float32)
-	affine2     func(dst, x, y, a, b, c []float32)
-	addTo       func(dst, src []float32)
-	sumRows     func(dst, x []float32)
-	moments     func(sum, sq []float64, x, shift []float32)
-	dotCentered func(acc []float64, g, z, mu []float32)
-	poolArg     func(dst, x00, x01, x10, x11 []float32)
-	gather      func(dst, pos, r0, r1, r2, r3 []float32)
-	scatter     func(o0, o1, o2, o3, pos, g []float32)
-	relu        func(dst, x []float32)
-	mask        func(dst, x, v []float32)
+	affine        func(dst, x, a, c []float32)
+	affine2       func(dst, x, y, a, b, c []float32)
+	addTo         func(dst, src []float32)
+	sumRows       func(dst, x []float32)
+	moments       func(sum, sq []float64, x, shift []float32)
+	dotCentered   func(acc []float64, g, z, mu []float32)
+	gather        func(dst, pos, r0, r1, r2, r3 []float32)
+	scatter       func(o0, o1, o2, o3, pos, g []float32)
+	relu          func(dst, x []float32)
+	mask          func(dst, x, v []float32)
+	poolArgScaled func(dst, x00, x01, x10, x11, s []float32)
+	addAtScaled   func(o0, o1, o2, o3, pos, g, u []float32)
 }
 
 // impl runs float32: the plain loops, replaced at init by the SIMD kernels
@@ -24,8 +25,8 @@ var (
 	impl    = plain
 	useSIMD = false
 	plain   = kernels{affineGo[float32], affine2Go[float32], addToGo[float32], sumRowsGo[float32],
-		momentsGo[float32], dotCenteredGo[float32], poolArgGo[float32], gatherGo[float32],
-		scatterGo[float32], reluGo[float32], maskGo[float32]}
+		momentsGo[float32], dotCenteredGo[float32], gatherGo[float32],
+		scatterGo[float32], reluGo[float32], maskGo[float32], poolArgScaledGo[float32], addAtScaledGo[float32]}
 )
 
 // f32 returns s as []float32 if T is float32.
@@ -95,14 +96,26 @@ func DotCentered[T Float](acc []float64, g, z, mu []T) {
 	dotCenteredGo(acc, g, z, mu)
 }
 
-// PoolArg sets dst[i] to the position 0..3 of the first maximum of
-// (x00[i], x01[i], x10[i], x11[i]), the four entries of a 2x2 window.
-func PoolArg[T Float](dst, x00, x01, x10, x11 []T) {
+// PoolArgScaled sets dst[i] to the position 0..3 of the first maximum of
+// s[i] times (x00[i], x01[i], x10[i], x11[i]), the four entries of a 2x2
+// window: the window positions of a per-channel affine map of x (whose
+// sign flips the order).
+func PoolArgScaled[T Float](dst, x00, x01, x10, x11, s []T) {
 	if d, ok := f32(dst); ok {
-		impl.poolArg(d, as32(x00), as32(x01), as32(x10), as32(x11))
+		impl.poolArgScaled(d, as32(x00), as32(x01), as32(x10), as32(x11), as32(s))
 		return
 	}
-	poolArgGo(dst, x00, x01, x10, x11)
+	poolArgScaledGo(dst, x00, x01, x10, x11, s)
+}
+
+// AddAtScaled adds g[i]*u[i] to o_k[i] for k = pos[i] (0..3), for every
+// i < len(pos): Scatter's adjoint with a per-channel scale, accumulated.
+func AddAtScaled[T Float](o0, o1, o2, o3, pos, g, u []T) {
+	if p, ok := f32(pos); ok {
+		impl.addAtScaled(as32(o0), as32(o1), as32(o2), as32(o3), p, as32(g), as32(u))
+		return
+	}
+	addAtScaledGo(o0, o1, o2, o3, pos, g, u)
 }
 
 // Gather sets dst[i] to r_k[i] with k = pos[i] (0..3).

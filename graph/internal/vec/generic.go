@@ -67,10 +67,10 @@ func dotCenteredGo[T Float](acc []float64, g, z, mu []T) {
 	}
 }
 
-func poolArgGo[T Float](dst, x00, x01, x10, x11 []T) {
-	x00, x01, x10, x11 = x00[:len(dst)], x01[:len(dst)], x10[:len(dst)], x11[:len(dst)]
-	for i, v00 := range x00 {
-		v01, v10, v11 := x01[i], x10[i], x11[i]
+func poolArgScaledGo[T Float](dst, x00, x01, x10, x11, s []T) {
+	x00, x01, x10, x11, s = x00[:len(dst)], x01[:len(dst)], x10[:len(dst)], x11[:len(dst)], s[:len(dst)]
+	for i, sv := range s {
+		v00, v01, v10, v11 := x00[i]*sv, x01[i]*sv, x10[i]*sv, x11[i]*sv
 		m := max(max(v00, v01), max(v10, v11))
 		dst[i] = T(b2i(v00 != m) * (1 + b2i(v01 != m)*(1+b2i(v10 != m))))
 	}
@@ -102,6 +102,15 @@ func scatterGo[T Float](o0, o1, o2, o3, pos, g []T) {
 	for i, a := range pos {
 		o0[i], o1[i], o2[i], o3[i] = 0, 0, 0, 0
 		rows[int(a)&3][i] = g[i]
+	}
+}
+
+func addAtScaledGo[T Float](o0, o1, o2, o3, pos, g, u []T) {
+	g, u = g[:len(pos)], u[:len(pos)]
+	o0, o1, o2, o3 = o0[:len(pos)], o1[:len(pos)], o2[:len(pos)], o3[:len(pos)]
+	rows := [4][]T{o0, o1, o2, o3}
+	for i, a := range pos {
+		rows[int(a)&3][i] += g[i] * u[i]
 	}
 }
 

@@ -7,7 +7,7 @@ import "simd/archsimd"
 func init() {
 	if archsimd.X86.AVX2() && archsimd.X86.FMA() {
 		impl = kernels{affineSIMD, affine2SIMD, addToSIMD, sumRowsSIMD, momentsSIMD, dotCenteredSIMD,
-			poolArgSIMD, gatherSIMD, scatterSIMD, reluSIMD, maskSIMD}
+			gatherSIMD, scatterSIMD, reluSIMD, maskSIMD, poolArgScaledSIMD, addAtScaledSIMD}
 		useSIMD = true
 	}
 }
@@ -114,19 +114,6 @@ func dotCenteredSIMD(acc []float64, g, z, mu []float32) {
 	}
 }
 
-func poolArgSIMD(dst, x00, x01, x10, x11 []float32) {
-	n := len(dst) &^ 7
-	one := archsimd.BroadcastFloat32x8(1)
-	for i := 0; i < n; i += 8 {
-		v00, v01, v10, v11 := load(x00[i:]), load(x01[i:]), load(x10[i:]), load(x11[i:])
-		m := v00.Max(v01).Max(v10.Max(v11))
-		// position = [v00 != m] * (1 + [v01 != m] * (1 + [v10 != m]))
-		n0, n1, n2 := one.Masked(v00.NotEqual(m)), one.Masked(v01.NotEqual(m)), one.Masked(v10.NotEqual(m))
-		n0.Mul(n1.MulAdd(n2.Add(one), one)).StoreSlice(dst[i:])
-	}
-	poolArgGo(dst[n:], x00[n:], x01[n:], x10[n:], x11[n:])
-}
-
 func gatherSIMD(dst, pos, r0, r1, r2, r3 []float32) {
 	n := len(dst) &^ 7
 	one, two, three := archsimd.BroadcastFloat32x8(1), archsimd.BroadcastFloat32x8(2), archsimd.BroadcastFloat32x8(3)
@@ -171,4 +158,31 @@ func maskSIMD(dst, x, v []float32) {
 		load(v[i:]).Masked(load(x[i:]).Greater(zero)).StoreSlice(dst[i:])
 	}
 	maskGo(dst[n:], x[n:], v[n:])
+}
+
+func poolArgScaledSIMD(dst, x00, x01, x10, x11, s []float32) {
+	n := len(dst) &^ 7
+	one := archsimd.BroadcastFloat32x8(1)
+	for i := 0; i < n; i += 8 {
+		sv := load(s[i:])
+		v00, v01, v10, v11 := load(x00[i:]).Mul(sv), load(x01[i:]).Mul(sv), load(x10[i:]).Mul(sv), load(x11[i:]).Mul(sv)
+		m := v00.Max(v01).Max(v10.Max(v11))
+		n0, n1, n2 := one.Masked(v00.NotEqual(m)), one.Masked(v01.NotEqual(m)), one.Masked(v10.NotEqual(m))
+		n0.Mul(n1.MulAdd(n2.Add(one), one)).StoreSlice(dst[i:])
+	}
+	poolArgScaledGo(dst[n:], x00[n:], x01[n:], x10[n:], x11[n:], s[n:])
+}
+
+func addAtScaledSIMD(o0, o1, o2, o3, pos, g, u []float32) {
+	n := len(pos) &^ 7
+	zero, one := archsimd.BroadcastFloat32x8(0), archsimd.BroadcastFloat32x8(1)
+	two, three := archsimd.BroadcastFloat32x8(2), archsimd.BroadcastFloat32x8(3)
+	for i := 0; i < n; i += 8 {
+		p, v := load(pos[i:]), load(g[i:]).Mul(load(u[i:]))
+		load(o0[i:]).Add(v.Masked(p.Equal(zero))).StoreSlice(o0[i:])
+		load(o1[i:]).Add(v.Masked(p.Equal(one))).StoreSlice(o1[i:])
+		load(o2[i:]).Add(v.Masked(p.Equal(two))).StoreSlice(o2[i:])
+		load(o3[i:]).Add(v.Masked(p.Equal(three))).StoreSlice(o3[i:])
+	}
+	addAtScaledGo(o0[n:], o1[n:], o2[n:], o3[n:], pos[n:], g[n:], u[n:])
 }

@@ -60,11 +60,20 @@ func TestSIMDMatchesPlain(t *testing.T) {
 					return append(s, q...)
 				}},
 				{"dotCentered", 1e-6, func(k kernels) []float64 { d := make([]float64, f); k.dotCentered(d, y, x, c); return d }},
-				{"poolArg", 0, func(k kernels) []float64 { d := make([]float32, n); k.poolArg(d, x, x01, x10, x11); return wide(d) }},
 				{"gather", 0, func(k kernels) []float64 { d := make([]float32, n); k.gather(d, pos, x, y, x01, x10); return wide(d) }},
 				{"scatter", 0, func(k kernels) []float64 {
 					o := [4][]float32{vec(n), vec(n), vec(n), vec(n)}
 					k.scatter(o[0], o[1], o[2], o[3], pos, x)
+					return wide(append(append(append(o[0], o[1]...), o[2]...), o[3]...))
+				}},
+				{"poolArgScaled", 0, func(k kernels) []float64 {
+					d := make([]float32, n)
+					k.poolArgScaled(d, x, x01, x10, x11, a32(n, a))
+					return wide(d)
+				}},
+				{"addAtScaled", 1e-6, func(k kernels) []float64 {
+					o := [4][]float32{append([]float32(nil), x...), append([]float32(nil), y...), append([]float32(nil), x01...), append([]float32(nil), x10...)}
+					k.addAtScaled(o[0], o[1], o[2], o[3], pos, x11, a32(n, b))
 					return wide(append(append(append(o[0], o[1]...), o[2]...), o[3]...))
 				}},
 				{"relu", 0, func(k kernels) []float64 { d := make([]float32, n); k.relu(d, x); return wide(d) }},
@@ -83,6 +92,15 @@ func TestSIMDMatchesPlain(t *testing.T) {
 	}
 }
 
+// a32 repeats the row a (per-channel values, some negative) to length n.
+func a32(n int, a []float32) []float32 {
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = a[i%len(a)]
+	}
+	return v
+}
+
 func wide(v []float32) []float64 {
 	w := make([]float64, len(v))
 	for i, x := range v {
@@ -92,8 +110,9 @@ func wide(v []float32) []float64 {
 }
 
 // TestPoolWindow pins the pooling kernels' contract on a hand-made example:
-// the first maximum wins ties, Gather picks by position, and Scatter is
-// Gather's adjoint (zeros elsewhere).
+// the first maximum wins ties, a negative scale picks the first minimum,
+// Gather picks by position, and Scatter is Gather's adjoint (zeros
+// elsewhere).
 func TestPoolWindow(t *testing.T) {
 	x00 := []float32{1, 5, 2, 0, 3, -1, 7, 4, 9}
 	x01 := []float32{2, 5, 2, 0, 1, -2, 1, 4, 1}
@@ -101,10 +120,23 @@ func TestPoolWindow(t *testing.T) {
 	x11 := []float32{0, 1, 3, 1, 0, -1, 8, 0, 1}
 	want := []float32{1, 0, 2, 3, 0, 0, 3, 0, 0}
 	got := make([]float32, len(want))
-	PoolArg(got, x00, x01, x10, x11)
+	scale := func(s float32) []float32 {
+		v := make([]float32, len(want))
+		for i := range v {
+			v[i] = s
+		}
+		return v
+	}
+	PoolArgScaled(got, x00, x01, x10, x11, scale(-0.5))
+	for i, w := range []float32{2, 2, 0, 0, 3, 2, 1, 3, 1} {
+		if got[i] != w {
+			t.Fatalf("PoolArgScaled by -0.5 = %v, want the first minima", got)
+		}
+	}
+	PoolArgScaled(got, x00, x01, x10, x11, scale(2))
 	for i := range want {
 		if got[i] != want[i] {
-			t.Fatalf("PoolArg = %v, want %v", got, want)
+			t.Fatalf("PoolArgScaled by 2 = %v, want %v", got, want)
 		}
 	}
 	max := make([]float32, len(want))

@@ -1,0 +1,348 @@
+package graph
+
+import (
+	"fmt"
+
+	"github.com/trmaml/trmaml/graph/internal/vec"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Batch norm fused with the 2x2 max-pool that follows it in every CNN block,
+// so that the normalised activations y = gamma*zhat + beta are never stored
+// and their gradient is never spread over the full image shape. With z
+// (T, M, F) the activations (M = N*H*W pixels per task), st = bnStats(z),
+// s = gamma*inv and A the window positions (pooled shape):
+//
+//	poolArgBN(z, st, gamma)            = the first-maximum positions of y
+//	gatherBN(A, z, st, b, gamma, beta) = y at A = maxPool(bn(z, st, b, gamma, beta))
+//	gatherBNScale(A, z, st, gamma)     = gamma * zhat at A
+//	bnDotPool(A, z, st, g)             = sum over the pooled rows of g * zhat at A   (T, F)
+//	bnBackPool(A, z, st, gamma, g, a, c) = bnBack(z, st, gamma, scatterPool(A, g), a, c)
+//
+// The positions of y are those of s*z (beta and mu shift a channel's window
+// by a constant), so poolArgBN reads z once. gatherBN's derivative is
+// (bnBackPool, bnDotPool, sumMid), the pooled forms of bn's (bnBack, bnDot,
+// sumMid): sums over the pixels of a scattered gradient are sums over its
+// pooled entries, and bnBackPool writes the full-size result in one pass.
+// The derivatives of bnDotPool and bnBackPool are built from this family,
+// ops_batchnorm.go's and gatherPool, so the family is closed under
+// differentiation (TestOpsNestedFiniteDifferences).
+
+// bnPoolShapes checks the positions (pooled shape of z) and z, st and the
+// (T, F) inputs at small, the pooled (T, ., F) ones at pooled.
+func bnPoolShapes(p poolGeom, in []tensor.Shape, n int, small, pooled []int) error {
+	want := fmt.Sprintf("%d inputs: positions, (T, M, F) activations of %s images, (T, 2, F) statistics, (T, F) at %v, pooled at %v", n, p, small, pooled)
+	if len(in) != n || len(in[1]) != 3 {
+		return shapeErr(want, in)
+	}
+	o, err := p.outShape(in[1])
+	if err != nil || !in[0].Eq(o) {
+		return shapeErr(want, in)
+	}
+	t, f := in[1][0], in[1][2]
+	ok := in[2].Eq(tensor.Shape{t, 2, f})
+	for _, i := range small {
+		ok = ok && in[i].Eq(tensor.Shape{t, f})
+	}
+	for _, i := range pooled {
+		ok = ok && in[i].Eq(o)
+	}
+	if !ok {
+		return shapeErr(want, in)
+	}
+	return nil
+}
+
+// channelScale returns s = gamma * inv of task t.
+func channelScale[T float](st, gamma []T, t, f int) []T {
+	_, inv := taskStats(st, t, f)
+	s := make([]T, f)
+	for i := range s {
+		s[i] = gamma[t*f+i] * inv[i]
+	}
+	return s
+}
+
+// windowRows returns the four rows (dy*2+dx order) of the window at p00 of
+// images with W columns and c channels.
+func windowRows[T float](x []T, p00, w, c int) (x00, x01, x10, x11 []T) {
+	return x[p00 : p00+c], x[p00+c : p00+2*c], x[p00+w*c : p00+(w+1)*c], x[p00+(w+1)*c : p00+(w+2)*c]
+}
+
+// poolArgBNKernel finds the window positions of the batch-normalised z.
+type poolArgBNKernel struct{ p poolGeom }
+
+// poolArgBN returns the first-maximum positions of gamma * zhat in every
+// window (those of bn(z, st, b, gamma, beta) for any b and beta).
+func poolArgBN(z, st, gamma *gorgonia.Node, p poolGeom) (*gorgonia.Node, error) {
+	return apply(poolArgBNKernel{p}, z, st, gamma)
+}
+
+func (k poolArgBNKernel) name() string           { return "poolArgBN(" + k.p.String() + ")" }
+func (k poolArgBNKernel) differentiable() []bool { return []bool{false, false, false} }
+
+func (k poolArgBNKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 3 {
+		return nil, shapeErr("activations, statistics and scale", in)
+	}
+	o, err := k.p.outShape(in[0])
+	if err != nil {
+		return nil, err
+	}
+	// The checks of the gather, with the positions' shape in front.
+	if err := bnPoolShapes(k.p, append([]tensor.Shape{o}, in...), 4, []int{3}, nil); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+func (k poolArgBNKernel) forward(a *args) {
+	call(a, k, forwardPoolArgBN[float64], forwardPoolArgBN[float32])
+}
+
+func forwardPoolArgBN[T float](k poolArgBNKernel, out []T, in [][]T, s []tensor.Shape) {
+	z, st, gamma := in[0], in[1], in[2]
+	f := s[0][2]
+	scales := make([][]T, s[0][0])
+	for t := range scales {
+		scales[t] = channelScale(st, gamma, t, f)
+	}
+	k.p.eachWindow(s[0], func(t, o, p00, c int) {
+		x00, x01, x10, x11 := windowRows(z, p00, k.p.W, c)
+		vec.PoolArgScaled(out[o:o+c], x00, x01, x10, x11, scales[t])
+	})
+}
+
+func (poolArgBNKernel) grad(gorgonia.Nodes, *gorgonia.Node, *gorgonia.Node) (gorgonia.Nodes, error) {
+	return gorgonia.Nodes{nil, nil, nil}, nil
+}
+
+// gatherBNKernel is gamma * zhat (+ beta, with shift) at the positions A;
+// with shift, input 3 is the cancelled conv bias b (as in bn).
+type gatherBNKernel struct {
+	p     poolGeom
+	shift bool
+}
+
+// gatherBN returns bn(z, st, b, gamma, beta) at the positions A: with A =
+// poolArgBN(z, st, gamma), the max-pool of the batch norm.
+func gatherBN(a, z, st, b, gamma, beta *gorgonia.Node, p poolGeom) (*gorgonia.Node, error) {
+	return apply(gatherBNKernel{p, true}, a, z, st, b, gamma, beta)
+}
+
+// gatherBNScale returns gamma * zhat at the positions A.
+func gatherBNScale(a, z, st, gamma *gorgonia.Node, p poolGeom) (*gorgonia.Node, error) {
+	return apply(gatherBNKernel{p, false}, a, z, st, gamma)
+}
+
+func (k gatherBNKernel) name() string {
+	if k.shift {
+		return "gatherBN(" + k.p.String() + ")"
+	}
+	return "gatherBNScale(" + k.p.String() + ")"
+}
+
+func (k gatherBNKernel) differentiable() []bool {
+	if k.shift {
+		return []bool{false, true, false, true, true, true}
+	}
+	return []bool{false, true, false, true}
+}
+
+func (k gatherBNKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	small := []int{3}
+	if k.shift {
+		small = []int{3, 4, 5}
+	}
+	if err := bnPoolShapes(k.p, in, len(small)+3, small, nil); err != nil {
+		return nil, err
+	}
+	return in[0].Clone(), nil
+}
+
+func (k gatherBNKernel) forward(a *args) {
+	call(a, k, forwardGatherBN[float64], forwardGatherBN[float32])
+}
+
+// forwardGatherBN gathers z at the positions, then maps every pooled row to
+// z * s + o with s = gamma * inv and o = beta - mu * s.
+func forwardGatherBN[T float](k gatherBNKernel, out []T, in [][]T, s []tensor.Shape) {
+	pos, z, st, gamma := in[0], in[1], in[2], in[3]
+	if k.shift {
+		gamma = in[4]
+	}
+	k.p.eachWindow(s[1], func(t, o, p00, c int) {
+		x00, x01, x10, x11 := windowRows(z, p00, k.p.W, c)
+		vec.Gather(out[o:o+c], pos[o:o+c], x00, x01, x10, x11)
+	})
+	f, per := s[1][2], s[0][1]*s[0][2]
+	parallelTasks(s[0][0], per, func(t int) {
+		mu, _ := taskStats(st, t, f)
+		sc, off := channelScale(st, gamma, t, f), make([]T, f)
+		for i := range off {
+			if k.shift {
+				off[i] = in[5][t*f+i]
+			}
+			off[i] -= mu[i] * sc[i]
+		}
+		vec.Affine(out[t*per:(t+1)*per], out[t*per:(t+1)*per], sc, off)
+	})
+}
+
+// grad: beta gets sum g, gamma bnDotPool(A, z, st, g), z the pooled
+// batch-norm backward pass, b zero.
+func (k gatherBNKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	pos, z, st, gamma := in[0], in[1], in[2], in[3]
+	if k.shift {
+		gamma = in[4]
+	}
+	b := &chain{}
+	dGamma := b.do(bnDotPool(pos, z, st, g, k.p))
+	sumG := b.do(sumMid(g))
+	dz := b.do(bnBackPool(pos, z, st, gamma, g, sumG, dGamma, k.p))
+	if !k.shift {
+		return gorgonia.Nodes{nil, dz, nil, dGamma}, b.err
+	}
+	db := b.do(scale(sumG, 0))
+	return gorgonia.Nodes{nil, dz, nil, db, dGamma, sumG}, b.err
+}
+
+// bnDotPoolKernel is the sum over the pooled rows of g * zhat at A.
+type bnDotPoolKernel struct{ p poolGeom }
+
+// bnDotPool returns the sum over the pooled rows of g * zhat at the
+// positions A, (T, F): bnDot(z, st, scatterPool(A, g)).
+func bnDotPool(a, z, st, g *gorgonia.Node, p poolGeom) (*gorgonia.Node, error) {
+	return apply(bnDotPoolKernel{p}, a, z, st, g)
+}
+
+func (k bnDotPoolKernel) name() string           { return "bnDotPool(" + k.p.String() + ")" }
+func (k bnDotPoolKernel) differentiable() []bool { return []bool{false, true, false, true} }
+
+func (k bnDotPoolKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if err := bnPoolShapes(k.p, in, 4, nil, []int{3}); err != nil {
+		return nil, err
+	}
+	return tensor.Shape{in[1][0], in[1][2]}, nil
+}
+
+func (k bnDotPoolKernel) forward(a *args) {
+	call(a, k, forwardBNDotPool[float64], forwardBNDotPool[float32])
+}
+
+// forwardBNDotPool gathers each window's z at its positions into a
+// scratch row and adds g * (z - mu) to its task's float64 sums (the windows
+// of a task run in order on one goroutine).
+func forwardBNDotPool[T float](k bnDotPoolKernel, out []T, in [][]T, s []tensor.Shape) {
+	pos, z, st, g := in[0], in[1], in[2], in[3]
+	tasks, f := s[1][0], s[1][2]
+	acc, row := make([][]float64, tasks), make([][]T, tasks)
+	for t := range acc {
+		acc[t], row[t] = make([]float64, f), make([]T, f)
+	}
+	k.p.eachWindow(s[1], func(t, o, p00, c int) {
+		x00, x01, x10, x11 := windowRows(z, p00, k.p.W, c)
+		vec.Gather(row[t], pos[o:o+c], x00, x01, x10, x11)
+		mu, _ := taskStats(st, t, f)
+		vec.DotCentered(acc[t], g[o:o+c], row[t], mu)
+	})
+	for t := range acc {
+		_, inv := taskStats(st, t, f)
+		for i, v := range acc[t] {
+			out[t*f+i] = T(v) * inv[i]
+		}
+	}
+}
+
+// grad: d/dg is gamma-free scaling by zhat at A; d/dz the pooled backward
+// pass with a = sum g and c = the output (as bnDot's).
+func (k bnDotPoolKernel) grad(in gorgonia.Nodes, out, h *gorgonia.Node) (gorgonia.Nodes, error) {
+	pos, z, st, g := in[0], in[1], in[2], in[3]
+	b := &chain{}
+	dg := b.do(gatherBNScale(pos, z, st, h, k.p))
+	sumG := b.do(sumMid(g))
+	dz := b.do(bnBackPool(pos, z, st, h, g, sumG, out, k.p))
+	return gorgonia.Nodes{nil, dz, nil, dg}, b.err
+}
+
+// bnBackPoolKernel is gamma * inv * (scatterPool(A, g) - a/M - zhat*c/M).
+type bnBackPoolKernel struct{ p poolGeom }
+
+// bnBackPool returns bnBack(z, st, gamma, scatterPool(A, g), a, c) for g of
+// the pooled shape: the gradient of batch norm followed by max-pooling.
+func bnBackPool(pos, z, st, gamma, g, a, c *gorgonia.Node, p poolGeom) (*gorgonia.Node, error) {
+	return apply(bnBackPoolKernel{p}, pos, z, st, gamma, g, a, c)
+}
+
+func (k bnBackPoolKernel) name() string { return "bnBackPool(" + k.p.String() + ")" }
+func (k bnBackPoolKernel) differentiable() []bool {
+	return []bool{false, true, false, true, true, true, true}
+}
+
+func (k bnBackPoolKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if err := bnPoolShapes(k.p, in, 7, []int{3, 5, 6}, []int{4}); err != nil {
+		return nil, err
+	}
+	return in[1].Clone(), nil
+}
+
+func (k bnBackPoolKernel) forward(a *args) {
+	call(a, k, forwardBNBackPool[float64], forwardBNBackPool[float32])
+}
+
+// forwardBNBackPool writes z * v + w per channel, v = -u*inv*c/M and
+// w = -u*(a/M) - mu*v with u = gamma*inv, then adds g * u at the positions.
+func forwardBNBackPool[T float](k bnBackPoolKernel, out []T, in [][]T, s []tensor.Shape) {
+	pos, z, st, gamma, g, a, c := in[0], in[1], in[2], in[3], in[4], in[5], in[6]
+	m, f := s[1][1], s[1][2]
+	us := make([][]T, s[1][0])
+	parallelTasks(s[1][0], m*f, func(t int) {
+		mu, inv := taskStats(st, t, f)
+		u, v, w := make([]T, f), make([]T, f), make([]T, f)
+		for i := range u {
+			u[i] = gamma[t*f+i] * inv[i]
+			v[i] = -u[i] * inv[i] * c[t*f+i] / T(m)
+			w[i] = -u[i]*a[t*f+i]/T(m) - mu[i]*v[i]
+		}
+		us[t] = u
+		lo, hi := t*m*f, (t+1)*m*f
+		vec.Affine(out[lo:hi], z[lo:hi], v, w)
+	})
+	k.p.eachWindow(s[1], func(t, o, p00, c int) {
+		o00, o01, o10, o11 := windowRows(out, p00, k.p.W, c)
+		vec.AddAtScaled(o00, o01, o10, o11, pos[o:o+c], g[o:o+c], us[t])
+	})
+}
+
+// grad, for the adjoint H (image shape) of B = u*(G - a/M - zhat*c/M) with
+// G = scatterPool(A, g), u = gamma*inv, sH = sum H, dH = bnDot(z, st, H),
+// Hp = gatherPool(A, H) and P = sum Hp*g - sH*a/M - dH*c/M: bnBack's
+// derivative (ops_batchnorm.go) with the sums over G taken at A,
+//
+//	dg = Hp*u, da = -u*sH/M, dc = -u*dH/M, dgamma = inv*P,
+//	dz = bnScale(z, st, -u*inv*P/M) + bnBack(z, st, -u*c/M, H, sH, dH).
+func (k bnBackPoolKernel) grad(in gorgonia.Nodes, _, h *gorgonia.Node) (gorgonia.Nodes, error) {
+	pos, z, st, gamma, g, a, c := in[0], in[1], in[2], in[3], in[4], in[5], in[6]
+	m := 1 / float64(z.Shape()[1])
+	b := &chain{}
+	inv := b.do(bnInv(z, st))
+	u := b.do(mul(gamma, inv))
+	sH := b.do(sumMid(h))
+	dH := b.do(bnDot(z, st, h))
+	hp := b.do(apply(gatherPoolKernel{k.p}, pos, h))
+	dg := b.do(mulMid(hp, u))
+	da := b.do(scale(b.do(mul(u, sH)), -m))
+	dc := b.do(scale(b.do(mul(u, dH)), -m))
+	p := b.do(sumMidProd(hp, g))
+	p = b.do(axpy(p, b.do(mul(a, sH)), -m))
+	p = b.do(axpy(p, b.do(mul(c, dH)), -m))
+	dGamma := b.do(mul(inv, p))
+	dz1 := b.do(bnScale(z, st, b.do(scale(b.do(mul(u, dGamma)), -m))))
+	dz2 := b.do(bnBack(z, st, b.do(scale(b.do(mul(u, c)), -m)), h, sH, dH))
+	if b.err != nil {
+		return nil, b.err
+	}
+	dz, err := sumTerms(gorgonia.Nodes{dz1, dz2})
+	return gorgonia.Nodes{nil, dz, nil, dGamma, dg, da, dc}, err
+}
