@@ -280,6 +280,9 @@ var opRows = func() []opRow {
 		opRow{name: "conv", in: []tensor.Shape{{2, 2, 5 * 4 * 2}, {2, 18, 3}},
 			build: two(func(x, k *gorgonia.Node) (*gorgonia.Node, error) { return conv(x, k, g28) }),
 			value: func(in [][]float64) []float64 { return naiveConv(in[0], in[1], 2, 2, 5, 4, 2, 3) }},
+		opRow{name: "conv of one channel", in: []tensor.Shape{{2, 2, 5 * 4}, {2, 9, 3}},
+			build: two(func(x, k *gorgonia.Node) (*gorgonia.Node, error) { return conv(x, k, imageGeom{H: 5, W: 4, C: 1}) }),
+			value: func(in [][]float64) []float64 { return naiveConv(in[0], in[1], 2, 2, 5, 4, 1, 3) }},
 		opRow{name: "convT", in: []tensor.Shape{{2, 2 * 5 * 4, 3}, {2, 18, 3}},
 			build: two(func(g, k *gorgonia.Node) (*gorgonia.Node, error) {
 				return apply(convTKernel{convGeom{g28, tensor.Shape{2, 2, 5 * 4 * 2}}}, g, k)
