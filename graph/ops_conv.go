@@ -96,9 +96,9 @@ func (k convKernel) forward(a *args) { call(a, k, forwardConv[float64], forwardC
 
 func forwardConv[T float](k convKernel, out []T, in [][]T, s []tensor.Shape) {
 	F := s[1][2]
-	eachChunk(k.g, func(t, img, imgs int, cols []T) {
+	eachChunk(k.g, func(t, img, imgs int, cols, pad []T) {
 		x := in[0][t*k.g.perTask():]
-		im2colChunk(k.g.imageGeom, x, img, imgs, cols)
+		im2colChunk(k.g.imageGeom, x, img, imgs, cols, pad)
 		rows := imgs * k.g.H * k.g.W
 		o := out[(t*k.g.pixelsPerTask()+img*k.g.H*k.g.W)*F:]
 		gemm(false, false, rows, F, 9*k.g.C, cols, in[1][t*9*k.g.C*F:], 0, o)
@@ -131,11 +131,11 @@ func (k convTKernel) forward(a *args) { call(a, k, forwardConvT[float64], forwar
 
 func forwardConvT[T float](k convTKernel, out []T, in [][]T, s []tensor.Shape) {
 	F := s[1][2]
-	eachChunk(k.g, func(t, img, imgs int, cols []T) {
+	eachChunk(k.g, func(t, img, imgs int, cols, pad []T) {
 		rows := imgs * k.g.H * k.g.W
 		g := in[0][(t*k.g.pixelsPerTask()+img*k.g.H*k.g.W)*F:]
 		gemm(false, true, rows, 9*k.g.C, F, g, in[1][t*9*k.g.C*F:], 0, cols)
-		col2imChunk(k.g.imageGeom, cols, img, imgs, out[t*k.g.perTask():])
+		col2imChunk(k.g.imageGeom, cols, img, imgs, out[t*k.g.perTask():], pad)
 	})
 }
 
@@ -169,8 +169,8 @@ func (k convKKernel) forward(a *args) { call(a, k, forwardConvK[float64], forwar
 // (eachChunk runs the chunks of a task on one goroutine, in order).
 func forwardConvK[T float](k convKKernel, out []T, in [][]T, s []tensor.Shape) {
 	F := s[1][2]
-	eachChunk(k.g, func(t, img, imgs int, cols []T) {
-		im2colChunk(k.g.imageGeom, in[0][t*k.g.perTask():], img, imgs, cols)
+	eachChunk(k.g, func(t, img, imgs int, cols, pad []T) {
+		im2colChunk(k.g.imageGeom, in[0][t*k.g.perTask():], img, imgs, cols, pad)
 		rows := imgs * k.g.H * k.g.W
 		g := in[1][(t*k.g.pixelsPerTask()+img*k.g.H*k.g.W)*F:]
 		var beta T
@@ -201,24 +201,27 @@ func (g convGeom) pixelsPerTask() int { return g.perTask() / g.C }
 // A variable so that tests can force one image per chunk.
 var chunkValues = 1 << 18
 
-// eachChunk calls f(t, img, imgs, cols) for every task t and every chunk of
-// imgs images starting at img, with cols a scratch buffer of imgs*H*W*9*C
-// values. Tasks run on several goroutines; the chunks of one task run in
-// order on one goroutine.
-func eachChunk[T float](g convGeom, fn func(t, img, imgs int, cols []T)) {
+// eachChunk calls f(t, img, imgs, cols, pad) for every task t and every
+// chunk of imgs images starting at img, with cols a scratch buffer of
+// imgs*H*W*9*C values and pad one of (H+2)*(W+2)*C (a zero-padded image).
+// Tasks run on several goroutines; the chunks of one task run in order on
+// one goroutine.
+func eachChunk[T float](g convGeom, fn func(t, img, imgs int, cols, pad []T)) {
 	n := g.pixelsPerTask() / (g.H * g.W)
 	per := max(1, min(n, chunkValues/(g.H*g.W*9*g.C)))
-	size := per * g.H * g.W * 9 * g.C
+	size, padSize := per*g.H*g.W*9*g.C, (g.H+2)*(g.W+2)*g.C
 	parallelTasks(g.x[0], 1<<20, func(t int) {
-		cols, ok := scratch.Get().([]T)
-		if !ok || cap(cols) < size {
-			cols = make([]T, size)
+		buf, ok := scratch.Get().([]T)
+		if !ok || cap(buf) < size+padSize {
+			buf = make([]T, size+padSize)
 		}
+		cols, pad := buf[:size], buf[size:size+padSize]
+		clear(pad) // the border stays zero: the ops write only the interior
 		for img := 0; img < n; img += per {
 			imgs := min(per, n-img)
-			fn(t, img, imgs, cols[:imgs*g.H*g.W*9*g.C])
+			fn(t, img, imgs, cols[:imgs*g.H*g.W*9*g.C], pad)
 		}
-		scratch.Put(cols[:cap(cols)])
+		scratch.Put(buf[:cap(buf)])
 	})
 }
 
@@ -227,46 +230,15 @@ func eachChunk[T float](g convGeom, fn func(t, img, imgs int, cols []T)) {
 var scratch sync.Pool
 
 // im2colChunk writes the patches of images img..img+imgs-1 of x (one task)
-// into cols, one row of 9*C values per pixel. Images with few channels (the
-// first block's one) go through a zero-padded copy, so that every patch row
-// is three contiguous runs of 3*C values without bounds tests (ten times
+// into cols, one row of 9*C values per pixel. Each image is first copied
+// into the interior of pad, the image with a border of zeros, so that the
+// patch of pixel (y, x) is three contiguous runs of 3*C values, rows
+// y..y+2 and columns x..x+2 of pad, copied without bounds tests (ten times
 // faster than per-tap copies at C = 1: 0.08 against 0.77 ms for 37 28x28
 // images, measured).
-func im2colChunk[T float](g imageGeom, x []T, img, imgs int, cols []T) {
-	H, W, C := g.H, g.W, g.C
-	if C < 8 {
-		im2colPadded(g, x, img, imgs, cols)
-		return
-	}
-	for i := 0; i < imgs; i++ {
-		im := x[(img+i)*H*W*C : (img+i+1)*H*W*C]
-		for y := 0; y < H; y++ {
-			for xx := 0; xx < W; xx++ {
-				row := cols[((i*H+y)*W+xx)*9*C:]
-				for kh := 0; kh < 3; kh++ {
-					yy := y + kh - 1
-					for kw := 0; kw < 3; kw++ {
-						dst := row[(kh*3+kw)*C : (kh*3+kw+1)*C]
-						xs := xx + kw - 1
-						if yy < 0 || yy >= H || xs < 0 || xs >= W {
-							clear(dst)
-							continue
-						}
-						copy(dst, im[(yy*W+xs)*C:])
-					}
-				}
-			}
-		}
-	}
-}
-
-// im2colPadded is im2colChunk through a copy of each image with a border of
-// zeros: the patch of pixel (y, x) is rows y..y+2 of the padded image,
-// columns x..x+2.
-func im2colPadded[T float](g imageGeom, x []T, img, imgs int, cols []T) {
+func im2colChunk[T float](g imageGeom, x []T, img, imgs int, cols, pad []T) {
 	H, W, C := g.H, g.W, g.C
 	pw := (W + 2) * C // a padded row
-	pad := make([]T, (H+2)*pw)
 	for i := 0; i < imgs; i++ {
 		im := x[(img+i)*H*W*C : (img+i+1)*H*W*C]
 		for y := 0; y < H; y++ {
@@ -287,11 +259,7 @@ func im2colPadded[T float](g imageGeom, x []T, img, imgs int, cols []T) {
 			for xx := 0; xx < W; xx++ {
 				row := cols[((i*H+y)*W+xx)*9*C:][:9*C]
 				for kh := 0; kh < 3; kh++ {
-					src := pad[(y+kh)*pw+xx*C:][:3*C]
-					dst := row[kh*3*C : (kh+1)*3*C][:len(src)]
-					for c, v := range src {
-						dst[c] = v
-					}
+					copy(row[kh*3*C:(kh+1)*3*C], pad[(y+kh)*pw+xx*C:])
 				}
 			}
 		}
@@ -300,29 +268,24 @@ func im2colPadded[T float](g imageGeom, x []T, img, imgs int, cols []T) {
 
 // col2imChunk sets images img..img+imgs-1 of out (one task) to the sum of
 // the patch entries of cols that came from each pixel: the adjoint of
-// im2colChunk.
-func col2imChunk[T float](g imageGeom, cols []T, img, imgs int, out []T) {
+// im2colChunk, accumulated in pad (border included, then dropped) with
+// three contiguous runs per pixel.
+func col2imChunk[T float](g imageGeom, cols []T, img, imgs int, out, pad []T) {
 	H, W, C := g.H, g.W, g.C
+	pw := (W + 2) * C
 	for i := 0; i < imgs; i++ {
-		im := out[(img+i)*H*W*C : (img+i+1)*H*W*C]
-		clear(im)
+		clear(pad)
 		for y := 0; y < H; y++ {
 			for xx := 0; xx < W; xx++ {
-				row := cols[((i*H+y)*W+xx)*9*C:]
+				row := cols[((i*H+y)*W+xx)*9*C:][:9*C]
 				for kh := 0; kh < 3; kh++ {
-					yy := y + kh - 1
-					if yy < 0 || yy >= H {
-						continue
-					}
-					for kw := 0; kw < 3; kw++ {
-						xs := xx + kw - 1
-						if xs < 0 || xs >= W {
-							continue
-						}
-						vec.AddTo(im[(yy*W+xs)*C:(yy*W+xs+1)*C], row[(kh*3+kw)*C:])
-					}
+					vec.AddTo(pad[(y+kh)*pw+xx*C:(y+kh)*pw+(xx+3)*C], row[kh*3*C:])
 				}
 			}
+		}
+		im := out[(img+i)*H*W*C : (img+i+1)*H*W*C]
+		for y := 0; y < H; y++ {
+			copy(im[y*W*C:(y+1)*W*C], pad[(y+1)*pw+C:])
 		}
 	}
 }
