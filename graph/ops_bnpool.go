@@ -15,7 +15,7 @@ import (
 // s = gamma*inv and A the window positions (pooled shape):
 //
 //	poolArgBN(z, st, gamma)            = the first-maximum positions of y
-//	gatherBN(A, z, st, b, gamma, beta) = y at A = maxPool(bn(z, st, b, gamma, beta))
+//	gatherBN(A, z, st, b, gamma, beta) = y at A, the max-pool of y
 //	gatherBNScale(A, z, st, gamma)     = gamma * zhat at A
 //	bnDotPool(A, z, st, g)             = sum over the pooled rows of g * zhat at A   (T, F)
 //	bnBackPool(A, z, st, gamma, g, a, c) = bnBack(z, st, gamma, scatterPool(A, g), a, c)
@@ -74,7 +74,8 @@ func windowRows[T float](x []T, p00, w, c int) (x00, x01, x10, x11 []T) {
 type poolArgBNKernel struct{ p poolGeom }
 
 // poolArgBN returns the first-maximum positions of gamma * zhat in every
-// window (those of bn(z, st, b, gamma, beta) for any b and beta).
+// window (those of y = gamma * zhat + beta for any beta; the conv bias b
+// cancels in zhat).
 func poolArgBN(z, st, gamma *gorgonia.Node, p poolGeom) (*gorgonia.Node, error) {
 	return apply(poolArgBNKernel{p}, z, st, gamma)
 }
@@ -125,7 +126,8 @@ type gatherBNKernel struct {
 	shift bool
 }
 
-// gatherBN returns bn(z, st, b, gamma, beta) at the positions A: with A =
+// gatherBN returns y = gamma * zhat + beta at the positions A, with a zero
+// gradient for the conv bias b that z implicitly carries: with A =
 // poolArgBN(z, st, gamma), the max-pool of the batch norm.
 func gatherBN(a, z, st, b, gamma, beta *gorgonia.Node, p poolGeom) (*gorgonia.Node, error) {
 	return apply(gatherBNKernel{p, true}, a, z, st, b, gamma, beta)

@@ -216,7 +216,10 @@ func eachChunk[T float](g convGeom, fn func(t, img, imgs int, cols, pad []T)) {
 			buf = make([]T, size+padSize)
 		}
 		cols, pad := buf[:size], buf[size:size+padSize]
-		clear(pad) // the border stays zero: the ops write only the interior
+		// im2col writes only pad's interior and relies on a zero border;
+		// col2im writes the border too and clears pad itself per image. An
+		// op uses one of the two, so clearing once per task suffices.
+		clear(pad)
 		for img := 0; img < n; img += per {
 			imgs := min(per, n-img)
 			fn(t, img, imgs, cols[:imgs*g.H*g.W*9*g.C], pad)

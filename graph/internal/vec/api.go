@@ -41,6 +41,9 @@ func as32[T Float](s []T) []float32 { return any(s).([]float32) }
 // Affine sets every row of dst to x*a + c, with the rows of x and dst of
 // len(a) = len(c) channels; len(dst) = len(x) is a multiple of len(a).
 func Affine[T Float](dst, x, a, c []T) {
+	if len(a) == 0 { // rows of no channels: nothing to do (and no progress)
+		return
+	}
 	if d, ok := f32(dst); ok {
 		impl.affine(d, as32(x), as32(a), as32(c))
 		return
@@ -50,6 +53,9 @@ func Affine[T Float](dst, x, a, c []T) {
 
 // Affine2 sets every row of dst to x*a + y*b + c, rows as in Affine.
 func Affine2[T Float](dst, x, y, a, b, c []T) {
+	if len(a) == 0 { // rows of no channels: nothing to do (and no progress)
+		return
+	}
 	if d, ok := f32(dst); ok {
 		impl.affine2(d, as32(x), as32(y), as32(a), as32(b), as32(c))
 		return
@@ -68,6 +74,9 @@ func AddTo[T Float](dst, src []T) {
 
 // SumRows adds every row of x (len(dst) channels) to dst.
 func SumRows[T Float](dst, x []T) {
+	if len(dst) == 0 { // rows of no channels: nothing to do (and no progress)
+		return
+	}
 	if d, ok := f32(dst); ok {
 		impl.sumRows(d, as32(x))
 		return
@@ -79,6 +88,9 @@ func SumRows[T Float](dst, x []T) {
 // (len(shift) channels) to sum[i] and the sum of its squares to sq[i], in
 // float64.
 func Moments[T Float](sum, sq []float64, x, shift []T) {
+	if len(shift) == 0 { // rows of no channels: nothing to do (and no progress)
+		return
+	}
 	if x, ok := f32(x); ok {
 		impl.moments(sum, sq, x, as32(shift))
 		return
@@ -89,6 +101,9 @@ func Moments[T Float](sum, sq []float64, x, shift []T) {
 // DotCentered adds, per channel i, the sum of g[i]*(z[i]-mu[i]) over the rows
 // of z and g (len(mu) channels) to acc[i], in float64 (each product in T).
 func DotCentered[T Float](acc []float64, g, z, mu []T) {
+	if len(mu) == 0 { // rows of no channels: nothing to do (and no progress)
+		return
+	}
 	if g, ok := f32(g); ok {
 		impl.dotCentered(acc, g, as32(z), as32(mu))
 		return
@@ -146,7 +161,8 @@ func Relu[T Float](dst, x []T) {
 	reluGo(dst, x)
 }
 
-// Mask sets dst[i] to v[i] where x[i] > 0 and to 0 elsewhere.
+// Mask sets dst[i] to v[i] where x[i] > 0 and to 0 elsewhere (where x[i] is
+// NaN, either: the float64 loop passes v for a NaN with the sign bit clear).
 func Mask[T Float](dst, x, v []T) {
 	if d, ok := f32(dst); ok {
 		impl.mask(d, as32(x), as32(v))

@@ -146,7 +146,10 @@ func reluSIMD(dst, x []float32) {
 	n := len(dst) &^ 7
 	zero := archsimd.BroadcastFloat32x8(0)
 	for i := 0; i < n; i += 8 {
-		load(x[i:]).Max(zero).StoreSlice(dst[i:])
+		// VMAXPS returns its second operand where either is NaN: x second
+		// keeps a NaN activation NaN, as max(v, 0) does, so a diverged run
+		// still fails its finiteness check instead of zeroing the channel.
+		zero.Max(load(x[i:])).StoreSlice(dst[i:])
 	}
 	reluGo(dst[n:], x[n:])
 }

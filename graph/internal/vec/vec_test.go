@@ -36,7 +36,9 @@ func TestSIMDMatchesPlain(t *testing.T) {
 			n := f * rows
 			name := fmt.Sprintf("f=%d,rows=%d", f, rows)
 			x, y, a, b, c := vec(n), vec(n), vec(f), vec(f), vec(f)
-			x[0], y[0] = 0, 0
+			x[0], y[0] = 0, 1 // Mask at x = 0 gives 0, not v
+			withNaN := append([]float32(nil), x...)
+			withNaN[n-1] = float32(math.NaN()) // ReLU keeps a NaN (a diverged run must show)
 			// Ties in the pooling windows: x01 equals x00 in a third of the
 			// entries, x11 equals the max in another.
 			x01, x10, x11 := vec(n), vec(n), vec(n)
@@ -76,13 +78,16 @@ func TestSIMDMatchesPlain(t *testing.T) {
 					k.addAtScaled(o[0], o[1], o[2], o[3], pos, x11, a32(n, b))
 					return wide(append(append(append(o[0], o[1]...), o[2]...), o[3]...))
 				}},
-				{"relu", 0, func(k kernels) []float64 { d := make([]float32, n); k.relu(d, x); return wide(d) }},
+				{"relu", 0, func(k kernels) []float64 { d := make([]float32, n); k.relu(d, withNaN); return wide(d) }},
 				{"mask", 0, func(k kernels) []float64 { d := make([]float32, n); k.mask(d, x, y); return wide(d) }},
 			}
 			for _, tc := range cases {
 				got, want := tc.run(impl), tc.run(plain)
 				for i := range want {
-					if d := math.Abs(got[i] - want[i]); d > tc.tol*(1+math.Abs(want[i])) {
+					if math.IsNaN(want[i]) && math.IsNaN(got[i]) {
+						continue
+					}
+					if d := math.Abs(got[i] - want[i]); !(d <= tc.tol*(1+math.Abs(want[i]))) { // a lone NaN fails
 						t.Errorf("%s %s: entry %d is %v with SIMD, %v with the plain loop", tc.op, name, i, got[i], want[i])
 						break
 					}
