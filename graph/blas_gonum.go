@@ -9,5 +9,5 @@ package graph
 // BLAS names the implementation of the large matrix products.
 const BLAS = "gonum (pure Go)"
 
-// BLASCore names the kernels of the BLAS: one set in pure Go.
-func BLASCore() string { return "pure Go" }
+// BLASCore is empty: gonum's pure-Go BLAS has one set of kernels.
+func BLASCore() string { return "" }

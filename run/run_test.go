@@ -6,10 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/trmaml/trmaml/configs"
+	"github.com/trmaml/trmaml/graph"
 	"github.com/trmaml/trmaml/metalearn"
 )
 
@@ -53,6 +55,9 @@ func TestTrainDeterministic(t *testing.T) {
 		}
 	}
 	a, b := readResult(t, filepath.Join(dirs[0], ResultFile)), readResult(t, filepath.Join(dirs[1], ResultFile))
+	if a.Timing.Engine != graph.Engine() || a.Timing.Procs != runtime.GOMAXPROCS(0) {
+		t.Errorf("timing records engine %q on %d procs, want %q on %d", a.Timing.Engine, a.Timing.Procs, graph.Engine(), runtime.GOMAXPROCS(0))
+	}
 	a.Timing, b.Timing = Timing{}, Timing{}
 	if !reflect.DeepEqual(a, b) {
 		t.Error("two runs with the same seed wrote different results")

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -44,11 +45,14 @@ type Result struct {
 }
 
 // Timing is the wall-clock cost of a run, the one part of result.json that
-// differs between identical runs.
+// differs between identical runs, and what it was measured on: the engine of
+// the build (graph.Engine) and GOMAXPROCS of the run's last segment.
 type Timing struct {
 	MsPerIteration float64 `json:"ms_per_iteration"`
 	TrainSeconds   float64 `json:"train_seconds"`
 	EvalSeconds    float64 `json:"eval_seconds"`
+	Engine         string  `json:"engine,omitempty"`
+	Procs          int     `json:"gomaxprocs,omitempty"`
 }
 
 // Model is model.json: the solution chosen by the output rule, and the
@@ -373,6 +377,7 @@ func (ss *session) train(p *Progress) (*Result, error) {
 		Timing: Timing{
 			MsPerIteration: ss.trainDur.Seconds() * 1000 / float64(cfg.Meta.Iterations),
 			TrainSeconds:   ss.trainDur.Seconds(), EvalSeconds: ss.evalDur.Seconds(),
+			Engine: graph.Engine(), Procs: runtime.GOMAXPROCS(0),
 		},
 		Metric: ss.s.Metric.Name,
 	}

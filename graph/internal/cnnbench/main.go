@@ -87,8 +87,8 @@ func run(ways, shots, query, tasks, filters int, order, dtype string, iters int)
 	sort.Float64s(times)
 	sort.Float64s(cpu)
 	med := times[len(times)/2]
-	fmt.Printf("%d-way %d-shot, %d tasks, %d filters, %s order, %s, BLAS %s, %s, GOMAXPROCS %d: median %.3f s (min %.3f s, CPU %.3f s) per meta-iteration, %.1f GFLOP per iteration, %.1f GFLOP/s\n",
-		ways, shots, tasks, filters, order, dtype, graph.BLAS, simd(), runtime.GOMAXPROCS(0), med, times[0], cpu[len(cpu)/2], obj.FLOPs()/1e9, obj.FLOPs()/med/1e9)
+	fmt.Printf("%d-way %d-shot, %d tasks, %d filters, %s order, %s, %s, GOMAXPROCS %d: median %.3f s (min %.3f s, CPU %.3f s) per meta-iteration, %.1f GFLOP per iteration, %.1f GFLOP/s\n",
+		ways, shots, tasks, filters, order, dtype, graph.Engine(), runtime.GOMAXPROCS(0), med, times[0], cpu[len(cpu)/2], obj.FLOPs()/1e9, obj.FLOPs()/med/1e9)
 	return nil
 }
 
@@ -100,14 +100,4 @@ func cpuSeconds() float64 {
 		return 0
 	}
 	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
-}
-
-// simd names the BLAS kernels and the implementation of the elementwise
-// loops.
-func simd() string {
-	s := graph.BLASCore() + " kernels, plain Go loops"
-	if graph.SIMD() {
-		s = graph.BLASCore() + " kernels, SIMD loops"
-	}
-	return s
 }
