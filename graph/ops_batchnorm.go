@@ -81,6 +81,30 @@ func taskStats[T float](st []T, t, f int) (mu, inv []T) {
 	return st[2*t*f : (2*t+1)*f], st[(2*t+1)*f : (2*t+2)*f]
 }
 
+// channelScale returns s = gamma * inv of task t.
+func channelScale[T float](st, gamma []T, t, f int) []T {
+	_, inv := taskStats(st, t, f)
+	s := make([]T, f)
+	for i := range s {
+		s[i] = gamma[t*f+i] * inv[i]
+	}
+	return s
+}
+
+// bnAffine returns, for task t, the scale s = gamma * inv and offset
+// o = beta - mu * s (beta nil: 0) with which gamma * zhat + beta = z*s + o.
+func bnAffine[T float](st, gamma, beta []T, t, f int) (s, o []T) {
+	mu, _ := taskStats(st, t, f)
+	s, o = channelScale(st, gamma, t, f), make([]T, f)
+	for i := range o {
+		if beta != nil {
+			o[i] = beta[t*f+i]
+		}
+		o[i] -= mu[i] * s[i]
+	}
+	return s, o
+}
+
 func (bnStatsKernel) grad(gorgonia.Nodes, *gorgonia.Node, *gorgonia.Node) (gorgonia.Nodes, error) {
 	return gorgonia.Nodes{nil}, nil
 }
@@ -131,12 +155,7 @@ func forwardBNScale[T float](_ bnScaleKernel, out []T, in [][]T, s []tensor.Shap
 	z, st, gamma := in[0], in[1], in[2]
 	m, f := s[0][1], s[0][2]
 	parallelTasks(s[0][0], m*f, func(t int) {
-		mu, inv := taskStats(st, t, f)
-		sc, off := make([]T, f), make([]T, f)
-		for i := range sc {
-			sc[i] = gamma[t*f+i] * inv[i]
-			off[i] = -mu[i] * sc[i]
-		}
+		sc, off := bnAffine(st, gamma, nil, t, f)
 		vec.Affine(out[t*m*f:(t+1)*m*f], z[t*m*f:(t+1)*m*f], sc, off)
 	})
 }
@@ -226,16 +245,24 @@ func forwardBNBack[T float](_ bnBackKernel, out []T, in [][]T, s []tensor.Shape)
 	z, st, gamma, g, a, c := in[0], in[1], in[2], in[3], in[4], in[5]
 	m, f := s[0][1], s[0][2]
 	parallelTasks(s[0][0], m*f, func(t int) {
-		mu, inv := taskStats(st, t, f)
-		u, v, w := make([]T, f), make([]T, f), make([]T, f)
-		for i := range u {
-			u[i] = gamma[t*f+i] * inv[i]
-			v[i] = -u[i] * inv[i] * c[t*f+i] / T(m)
-			w[i] = -u[i]*a[t*f+i]/T(m) - mu[i]*v[i]
-		}
+		u, v, w := bnBackCoefficients(st, gamma, a, c, t, f, m)
 		lo, hi := t*m*f, (t+1)*m*f
 		vec.Affine2(out[lo:hi], g[lo:hi], z[lo:hi], u, v, w)
 	})
+}
+
+// bnBackCoefficients returns, for task t, the per-channel u = gamma*inv,
+// v = -u*inv*c/M and w = -u*(a/M) - mu*v with which gamma*inv*(g - a/M -
+// zhat*c/M) = g*u + z*v + w.
+func bnBackCoefficients[T float](st, gamma, a, c []T, t, f, m int) (u, v, w []T) {
+	mu, inv := taskStats(st, t, f)
+	u, v, w = make([]T, f), make([]T, f), make([]T, f)
+	for i := range u {
+		u[i] = gamma[t*f+i] * inv[i]
+		v[i] = -u[i] * inv[i] * c[t*f+i] / T(m)
+		w[i] = -u[i]*a[t*f+i]/T(m) - mu[i]*v[i]
+	}
+	return u, v, w
 }
 
 // grad, for the adjoint H of B = gamma*inv*(g - a/M - zhat*c/M), with
@@ -246,26 +273,40 @@ func forwardBNBack[T float](_ bnBackKernel, out []T, in [][]T, s []tensor.Shape)
 //	dz = bnScale(z, st, -u*inv*P/M) + bnBack(z, st, -u*c/M, H, sH, dH).
 func (bnBackKernel) grad(in gorgonia.Nodes, _, h *gorgonia.Node) (gorgonia.Nodes, error) {
 	z, st, gamma, g, a, c := in[0], in[1], in[2], in[3], in[4], in[5]
+	d, err := bnBackGrad(z, st, gamma, g, a, c, h, h)
+	return gorgonia.Nodes{d.z, nil, d.gamma, d.g, d.a, d.c}, err
+}
+
+// bnBackGrads are the derivatives of bnBack (or bnBackPool) with respect to
+// its differentiable inputs.
+type bnBackGrads struct{ z, gamma, g, a, c *gorgonia.Node }
+
+// bnBackGrad builds the derivatives above for the adjoint h (image shape),
+// with hg the adjoint at g's entries: h itself for bnBack, its gather at the
+// window positions for bnBackPool, where g is pooled.
+func bnBackGrad(z, st, gamma, g, a, c, h, hg *gorgonia.Node) (bnBackGrads, error) {
 	m := 1 / float64(z.Shape()[1])
 	b := &chain{}
 	inv := b.do(bnInv(z, st))
 	u := b.do(mul(gamma, inv))
 	sH := b.do(sumMid(h))
 	dH := b.do(bnDot(z, st, h))
-	dg := b.do(mulMid(h, u))
-	da := b.do(scale(b.do(mul(u, sH)), -m))
-	dc := b.do(scale(b.do(mul(u, dH)), -m))
-	p := b.do(sumMidProd(h, g))
+	var d bnBackGrads
+	d.g = b.do(mulMid(hg, u))
+	d.a = b.do(scale(b.do(mul(u, sH)), -m))
+	d.c = b.do(scale(b.do(mul(u, dH)), -m))
+	p := b.do(sumMidProd(hg, g))
 	p = b.do(axpy(p, b.do(mul(a, sH)), -m))
 	p = b.do(axpy(p, b.do(mul(c, dH)), -m))
-	dGamma := b.do(mul(inv, p))
-	dz1 := b.do(bnScale(z, st, b.do(scale(b.do(mul(u, dGamma)), -m))))
+	d.gamma = b.do(mul(inv, p))
+	dz1 := b.do(bnScale(z, st, b.do(scale(b.do(mul(u, d.gamma)), -m))))
 	dz2 := b.do(bnBack(z, st, b.do(scale(b.do(mul(u, c)), -m)), h, sH, dH))
 	if b.err != nil {
-		return nil, b.err
+		return d, b.err
 	}
-	dz, err := sumTerms(gorgonia.Nodes{dz1, dz2})
-	return gorgonia.Nodes{dz, nil, dGamma, dg, da, dc}, err
+	var err error
+	d.z, err = sumTerms(gorgonia.Nodes{dz1, dz2})
+	return d, err
 }
 
 // bnInvKernel is the inverse deviation inv of every channel, (T, F).

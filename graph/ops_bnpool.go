@@ -54,16 +54,6 @@ func bnPoolShapes(p poolGeom, in []tensor.Shape, n int, small, pooled []int) err
 	return nil
 }
 
-// channelScale returns s = gamma * inv of task t.
-func channelScale[T float](st, gamma []T, t, f int) []T {
-	_, inv := taskStats(st, t, f)
-	s := make([]T, f)
-	for i := range s {
-		s[i] = gamma[t*f+i] * inv[i]
-	}
-	return s
-}
-
 // windowRows returns the four rows (dy*2+dx order) of the window at p00 of
 // images with W columns and c channels.
 func windowRows[T float](x []T, p00, w, c int) (x00, x01, x10, x11 []T) {
@@ -180,14 +170,11 @@ func forwardGatherBN[T float](k gatherBNKernel, out []T, in [][]T, s []tensor.Sh
 	})
 	f, per := s[1][2], s[0][1]*s[0][2]
 	parallelTasks(s[0][0], per, func(t int) {
-		mu, _ := taskStats(st, t, f)
-		sc, off := channelScale(st, gamma, t, f), make([]T, f)
-		for i := range off {
-			if k.shift {
-				off[i] = in[5][t*f+i]
-			}
-			off[i] -= mu[i] * sc[i]
+		var beta []T
+		if k.shift {
+			beta = in[5]
 		}
+		sc, off := bnAffine(st, gamma, beta, t, f)
 		vec.Affine(out[t*per:(t+1)*per], out[t*per:(t+1)*per], sc, off)
 	})
 }
@@ -300,13 +287,7 @@ func forwardBNBackPool[T float](k bnBackPoolKernel, out []T, in [][]T, s []tenso
 	m, f := s[1][1], s[1][2]
 	us := make([][]T, s[1][0])
 	parallelTasks(s[1][0], m*f, func(t int) {
-		mu, inv := taskStats(st, t, f)
-		u, v, w := make([]T, f), make([]T, f), make([]T, f)
-		for i := range u {
-			u[i] = gamma[t*f+i] * inv[i]
-			v[i] = -u[i] * inv[i] * c[t*f+i] / T(m)
-			w[i] = -u[i]*a[t*f+i]/T(m) - mu[i]*v[i]
-		}
+		u, v, w := bnBackCoefficients(st, gamma, a, c, t, f, m)
 		us[t] = u
 		lo, hi := t*m*f, (t+1)*m*f
 		vec.Affine(out[lo:hi], z[lo:hi], v, w)
@@ -326,25 +307,10 @@ func forwardBNBackPool[T float](k bnBackPoolKernel, out []T, in [][]T, s []tenso
 //	dz = bnScale(z, st, -u*inv*P/M) + bnBack(z, st, -u*c/M, H, sH, dH).
 func (k bnBackPoolKernel) grad(in gorgonia.Nodes, _, h *gorgonia.Node) (gorgonia.Nodes, error) {
 	pos, z, st, gamma, g, a, c := in[0], in[1], in[2], in[3], in[4], in[5], in[6]
-	m := 1 / float64(z.Shape()[1])
-	b := &chain{}
-	inv := b.do(bnInv(z, st))
-	u := b.do(mul(gamma, inv))
-	sH := b.do(sumMid(h))
-	dH := b.do(bnDot(z, st, h))
-	hp := b.do(apply(gatherPoolKernel{k.p}, pos, h))
-	dg := b.do(mulMid(hp, u))
-	da := b.do(scale(b.do(mul(u, sH)), -m))
-	dc := b.do(scale(b.do(mul(u, dH)), -m))
-	p := b.do(sumMidProd(hp, g))
-	p = b.do(axpy(p, b.do(mul(a, sH)), -m))
-	p = b.do(axpy(p, b.do(mul(c, dH)), -m))
-	dGamma := b.do(mul(inv, p))
-	dz1 := b.do(bnScale(z, st, b.do(scale(b.do(mul(u, dGamma)), -m))))
-	dz2 := b.do(bnBack(z, st, b.do(scale(b.do(mul(u, c)), -m)), h, sH, dH))
-	if b.err != nil {
-		return nil, b.err
+	hp, err := apply(gatherPoolKernel{k.p}, pos, h)
+	if err != nil {
+		return nil, err
 	}
-	dz, err := sumTerms(gorgonia.Nodes{dz1, dz2})
-	return gorgonia.Nodes{nil, dz, nil, dGamma, dg, da, dc}, err
+	d, err := bnBackGrad(z, st, gamma, g, a, c, h, hp)
+	return gorgonia.Nodes{nil, d.z, nil, d.gamma, d.g, d.a, d.c}, err
 }
