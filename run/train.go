@@ -2,6 +2,7 @@ package run
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -71,6 +72,18 @@ type Model struct {
 // state it stops with an error and leaves the files of the last evaluation,
 // including its checkpoint.
 func Train(cfg configs.Config, dir string, p *Progress) (*Result, error) {
+	return TrainContext(context.Background(), cfg, dir, p)
+}
+
+// ErrInterrupted is returned (wrapped) by a run whose context was done
+// before it finished: it wrote a checkpoint at the iteration it reached and
+// released its directory, and Resume continues it to the result it would
+// have had without the interruption.
+var ErrInterrupted = errors.New("interrupted")
+
+// TrainContext is Train, stopping between two iterations when ctx is done
+// (ErrInterrupted), after a checkpoint at the current iteration.
+func TrainContext(ctx context.Context, cfg configs.Config, dir string, p *Progress) (*Result, error) {
 	s, err := Build(cfg)
 	if err != nil {
 		return nil, err
@@ -87,12 +100,12 @@ func Train(cfg configs.Config, dir string, p *Progress) (*Result, error) {
 	if err := atomicfile.Write(filepath.Join(dir, ConfigFile), yml); err != nil {
 		return nil, err
 	}
-	return start(s, dir, p)
+	return start(ctx, s, dir, p)
 }
 
 // start trains s from iteration 0 in dir, which holds its config.yaml and
 // nothing else that counts: the metric files are written afresh.
-func start(s *Setup, dir string, p *Progress) (*Result, error) {
+func start(ctx context.Context, s *Setup, dir string, p *Progress) (*Result, error) {
 	cfg := s.Config
 	w0, err := s.init(rand.New(rand.NewPCG(cfg.Seed, 0x696e6974)))
 	if err != nil {
@@ -107,7 +120,7 @@ func start(s *Setup, dir string, p *Progress) (*Result, error) {
 	if err := ss.record(); err != nil {
 		return nil, err
 	}
-	return ss.train(p)
+	return ss.train(ctx, p)
 }
 
 // pHeader is p.csv's header: iteration, then one column per meta-training
@@ -128,6 +141,11 @@ func pHeader(train metalearn.TaskSet) string {
 // with the config in dir. It holds dir's lock, and first removes the
 // temporary files of writes a crash interrupted.
 func Resume(dir string, p *Progress) (*Result, error) {
+	return ResumeContext(context.Background(), dir, p)
+}
+
+// ResumeContext is Resume, stopping like TrainContext when ctx is done.
+func ResumeContext(ctx context.Context, dir string, p *Progress) (*Result, error) {
 	lock, err := openRunDir(dir)
 	if err != nil {
 		return nil, err
@@ -139,7 +157,7 @@ func Resume(dir string, p *Progress) (*Result, error) {
 	}
 	ckPath := filepath.Join(dir, CheckpointFile)
 	if _, err := os.Stat(ckPath); errors.Is(err, os.ErrNotExist) {
-		return start(s, dir, p)
+		return start(ctx, s, dir, p)
 	}
 	ss, ck, err := restoreSession(s, dir)
 	if err != nil {
@@ -147,14 +165,21 @@ func Resume(dir string, p *Progress) (*Result, error) {
 	}
 	ss.trainDur = time.Duration(ck.TrainSeconds * float64(time.Second))
 	ss.evalDur = time.Duration(ck.EvalSeconds * float64(time.Second))
-	// Keep the metric rows up to the checkpoint; later ones are redone.
-	if err := keepRows(filepath.Join(dir, MetricsFile), metricsHeader, strings.Count(metricsHeader, ",")+1, ck.State.Iteration, &ss.metrics); err != nil {
+	last, err := ck.lastRow()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ckPath, err)
+	}
+	if pd := ck.Pending; pd != nil {
+		ss.batchSum, ss.batchMax, ss.batchN = pd.BatchSum, pd.BatchMax, pd.BatchN
+	}
+	// Keep the metric rows up to the checkpoint's last; later ones are redone.
+	if err := keepRows(filepath.Join(dir, MetricsFile), metricsHeader, strings.Count(metricsHeader, ",")+1, last, &ss.metrics); err != nil {
 		return nil, err
 	}
-	if err := keepRows(filepath.Join(dir, PFile), pHeader(s.Train), 1+s.Train.Len(), ck.State.Iteration, &ss.pcsv); err != nil {
+	if err := keepRows(filepath.Join(dir, PFile), pHeader(s.Train), 1+s.Train.Len(), last, &ss.pcsv); err != nil {
 		return nil, err
 	}
-	return ss.train(p)
+	return ss.train(ctx, p)
 }
 
 // loadSetup builds the run of the config.yaml in dir; errors name the file.
@@ -306,7 +331,19 @@ func (ss *session) record() error {
 	ss.batchSum, ss.batchMax, ss.batchN = 0, 0, 0
 	ss.p.Evaluated(testStats.Mean, testStats.Worst, ss.s.Metric)
 
-	snap, err := tr.Snapshot()
+	if err := atomicfile.Write(filepath.Join(ss.dir, MetricsFile), ss.metrics.Bytes()); err != nil {
+		return err
+	}
+	if err := atomicfile.Write(filepath.Join(ss.dir, PFile), ss.pcsv.Bytes()); err != nil {
+		return err
+	}
+	return ss.checkpoint(nil)
+}
+
+// checkpoint writes checkpoint.json at the current iteration, with the
+// training since the last evaluation (nil right after one).
+func (ss *session) checkpoint(pd *pending) error {
+	snap, err := ss.tr.Snapshot()
 	if err != nil {
 		return err
 	}
@@ -314,22 +351,32 @@ func (ss *session) record() error {
 	if err != nil {
 		return err
 	}
-	ck, err := encodeCheckpoint(checkpoint{State: snap, Optimizer: opt, TrainSeconds: ss.trainDur.Seconds(), EvalSeconds: ss.evalDur.Seconds()})
+	ck, err := encodeCheckpoint(checkpoint{State: snap, Optimizer: opt, TrainSeconds: ss.trainDur.Seconds(), EvalSeconds: ss.evalDur.Seconds(), Pending: pd})
 	if err != nil {
-		return err
-	}
-	if err := atomicfile.Write(filepath.Join(ss.dir, MetricsFile), ss.metrics.Bytes()); err != nil {
-		return err
-	}
-	if err := atomicfile.Write(filepath.Join(ss.dir, PFile), ss.pcsv.Bytes()); err != nil {
 		return err
 	}
 	return atomicfile.Write(filepath.Join(ss.dir, CheckpointFile), ck)
 }
 
+// interrupt checkpoints the run at the current iteration, unless the
+// checkpoint of the last evaluation is there already, and returns
+// ErrInterrupted, wrapped with how to continue.
+func (ss *session) interrupt() error {
+	it := ss.tr.State.Iteration
+	if ss.batchN > 0 {
+		pd := &pending{Evaluated: it - ss.batchN, BatchSum: ss.batchSum, BatchMax: ss.batchMax, BatchN: ss.batchN}
+		if err := ss.checkpoint(pd); err != nil {
+			return fmt.Errorf("%s: interrupted at iteration %d, and its checkpoint failed: %w", ss.s.Config.Name, it, err)
+		}
+	}
+	return fmt.Errorf("%s: %w at iteration %d, checkpoint written (trmaml resume -run %s continues it)", ss.s.Config.Name, ErrInterrupted, it, ss.dir)
+}
+
 // train runs the remaining iterations, then evaluates the solution of the
-// output rule and writes model.json and result.json.
-func (ss *session) train(p *Progress) (*Result, error) {
+// output rule and writes model.json and result.json. When ctx is done it
+// stops between two iterations, or before the final evaluation, and returns
+// ss.interrupt's error.
+func (ss *session) train(ctx context.Context, p *Progress) (*Result, error) {
 	cfg, tr := ss.s.Config, ss.tr
 	ss.p = p
 	schedule, err := metalearn.NewSchedule(cfg.Meta.Schedule, cfg.Meta.LR, cfg.Meta.LRMin, cfg.Meta.Iterations)
@@ -338,6 +385,10 @@ func (ss *session) train(p *Progress) (*Result, error) {
 	}
 	p.Start(fmt.Sprintf("%s seed %d", cfg.Name, cfg.Seed), tr.State.Iteration, cfg.Meta.Iterations)
 	for tr.State.Iteration < cfg.Meta.Iterations {
+		if ctx.Err() != nil {
+			p.Done()
+			return nil, ss.interrupt()
+		}
 		restoreLR, err := metalearn.ScheduleStep(ss.opt, schedule, tr.State.Iteration)
 		if err != nil {
 			p.Done()
@@ -363,6 +414,9 @@ func (ss *session) train(p *Progress) (*Result, error) {
 		}
 	}
 	p.Done()
+	if ctx.Err() != nil {
+		return nil, ss.interrupt()
+	}
 
 	w, pFinal := tr.Solution()
 	start := time.Now()
