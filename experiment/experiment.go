@@ -6,6 +6,7 @@
 package experiment
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -179,7 +180,8 @@ func fileExists(p string) bool {
 	return err == nil && !st.IsDir()
 }
 
-// Jobs places each config in its run directory under out.
+// Jobs places each config in its run directory under out, keeping the
+// order of the configs: job i is the grid's cell i.
 func Jobs(cfgs []configs.Config, out string) []Job {
 	jobs := make([]Job, len(cfgs))
 	for i, c := range cfgs {
@@ -207,8 +209,10 @@ var ErrForeign = errors.New("not this experiment's directory")
 // lock throughout, and refuses (ErrForeign) an out that is a run directory
 // or holds directories other than the jobs' (another experiment's runs,
 // which a report of out would mix in). It returns the errors of failed runs,
-// joined; the other runs still complete.
-func Run(out string, jobs []Job, workers int, w io.Writer, terminal bool) error {
+// joined; the other runs still complete. When ctx is done, the runs in
+// progress stop at a checkpoint (run.TrainContext), no other starts, and
+// the error wraps run.ErrInterrupted.
+func Run(ctx context.Context, out string, jobs []Job, workers int, w io.Writer, terminal bool) error {
 	lock, err := openOut(out, jobs)
 	if err != nil {
 		return err
@@ -223,7 +227,10 @@ func Run(out string, jobs []Job, workers int, w io.Writer, terminal bool) error 
 		go func() {
 			defer wg.Done()
 			for i := range queue {
-				errs[i] = runJob(jobs[i], board.progress(i))
+				if ctx.Err() != nil {
+					continue // not started: the rerun starts it
+				}
+				errs[i] = runJob(ctx, jobs[i], board.progress(i))
 				board.finish(i, errs[i])
 			}
 		}()
@@ -235,35 +242,70 @@ func Run(out string, jobs []Job, workers int, w io.Writer, terminal bool) error 
 	close(queue)
 	wg.Wait()
 	stop()
+	if ctx.Err() != nil && !slices.ContainsFunc(errs, func(err error) bool { return errors.Is(err, run.ErrInterrupted) }) {
+		errs = append(errs, fmt.Errorf("experiment %w before its remaining runs started", run.ErrInterrupted))
+	}
 	return errors.Join(errs...)
 }
 
 // openOut makes and locks the experiment directory out, refusing a run
 // directory and directories that are not the jobs'.
 func openOut(out string, jobs []Job) (*dirlock.Lock, error) {
-	for _, f := range []string{run.ConfigFile, run.CheckpointFile, run.ResultFile} {
-		if fileExists(filepath.Join(out, f)) {
-			return nil, fmt.Errorf("%s: %w: it is a run directory (it holds %s): choose another -out", out, ErrForeign, f)
-		}
+	if err := checkOut(out, jobs); err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, err
-	}
-	own := map[string]bool{}
-	for _, j := range jobs {
-		if filepath.Clean(filepath.Dir(j.Dir)) != filepath.Clean(out) {
-			return nil, fmt.Errorf("job directory %s is not in %s", j.Dir, out)
-		}
-		own[filepath.Base(j.Dir)] = true
 	}
 	lock, err := dirlock.Acquire(out)
 	if err != nil {
 		return nil, err
 	}
-	entries, err := os.ReadDir(out)
-	if err != nil {
+	// Again under the lock: another process may have written meanwhile.
+	if err := checkOut(out, jobs); err != nil {
 		lock.Release()
 		return nil, err
+	}
+	return lock, nil
+}
+
+// CheckOut refuses (ErrForeign) an experiment directory out that is a run
+// directory or holds directories other than the jobs' and SchedulerDir, and
+// a run directory there made from another config than its job's: what a
+// run of the jobs into out would refuse, checked before anything is
+// written. A missing out is fine.
+func CheckOut(out string, jobs []Job) error {
+	if err := checkOut(out, jobs); err != nil {
+		return err
+	}
+	for _, j := range jobs {
+		if err := sameConfig(j); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkOut is CheckOut without the configs.
+func checkOut(out string, jobs []Job) error {
+	for _, f := range []string{run.ConfigFile, run.CheckpointFile, run.ResultFile} {
+		if fileExists(filepath.Join(out, f)) {
+			return fmt.Errorf("%s: %w: it is a run directory (it holds %s): choose another -out", out, ErrForeign, f)
+		}
+	}
+	own := map[string]bool{SchedulerDir: true}
+	for _, j := range jobs {
+		if filepath.Clean(filepath.Dir(j.Dir)) != filepath.Clean(out) {
+			return fmt.Errorf("job directory %s is not in %s", j.Dir, out)
+		}
+		own[filepath.Base(j.Dir)] = true
+	}
+	entries, err := os.ReadDir(out)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
 	}
 	var foreign []string
 	for _, e := range entries {
@@ -272,23 +314,41 @@ func openOut(out string, jobs []Job) (*dirlock.Lock, error) {
 		}
 	}
 	if len(foreign) > 0 {
-		lock.Release()
-		return nil, fmt.Errorf("%s: %w: it holds directories that are not runs of this experiment: %s (its table and figures would mix them in): choose another -out, or move them away",
+		return fmt.Errorf("%s: %w: it holds directories that are not runs of this experiment: %s (its table and figures would mix them in): choose another -out, or move them away",
 			out, ErrForeign, strings.Join(foreign, ", "))
 	}
-	return lock, nil
+	return nil
 }
 
 // runJob skips a finished run, resumes an unfinished one (from its
 // checkpoint, or from iteration 0 if it stopped before the first) and
 // starts the rest, provided that a run directory already there was made
 // from the same config: an edited experiment file is refused, not silently
-// ignored. Nothing a later rerun needs is ever removed.
-func runJob(j Job, p *run.Progress) error {
+// ignored. Nothing a later rerun needs is ever removed. A failure is kept
+// in the run directory's FailedFile.
+func runJob(ctx context.Context, j Job, p *run.Progress) error {
+	if !fileExists(filepath.Join(j.Dir, run.ConfigFile)) {
+		_, err := run.TrainContext(ctx, j.Config, j.Dir, p)
+		recordFailure(j, err)
+		return err
+	}
+	if err := sameConfig(j); err != nil {
+		return err
+	}
+	if fileExists(filepath.Join(j.Dir, run.ResultFile)) {
+		return nil
+	}
+	_, err := run.ResumeContext(ctx, j.Dir, p)
+	recordFailure(j, err)
+	return err
+}
+
+// sameConfig refuses a run directory of j made from another config than
+// j's; a directory without config is fine.
+func sameConfig(j Job) error {
 	cfgPath := filepath.Join(j.Dir, run.ConfigFile)
 	if !fileExists(cfgPath) {
-		_, err := run.Train(j.Config, j.Dir, p)
-		return err
+		return nil
 	}
 	stored, err := configs.Load(cfgPath)
 	if err != nil {
@@ -298,11 +358,7 @@ func runJob(j Job, p *run.Progress) error {
 		return fmt.Errorf("%s was made from a different config than the experiment now gives; "+
 			"use a new -out or restore the experiment file", j.Dir)
 	}
-	if fileExists(filepath.Join(j.Dir, run.ResultFile)) {
-		return nil
-	}
-	_, err = run.Resume(j.Dir, p)
-	return err
+	return nil
 }
 
 // board lays out one status line per active run and an overall line.

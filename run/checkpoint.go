@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/trmaml/trmaml/metalearn"
 )
@@ -152,3 +153,14 @@ func hyperparameters(opt metalearn.Optimizer) any {
 }
 
 var errNoCheckpoint = errors.New("no checkpoint")
+
+// CheckpointIteration is the iteration of the checkpoint in run directory
+// dir, read and verified, for status displays; a run without one
+// (os.ErrNotExist) has not reached its first.
+func CheckpointIteration(dir string) (int, error) {
+	ck, err := readCheckpoint(filepath.Join(dir, CheckpointFile))
+	if err != nil {
+		return 0, err
+	}
+	return ck.State.Iteration, nil
+}

@@ -4,7 +4,7 @@
 //	trmaml train [-config FILE] [-seed N] [-out DIR]
 //	trmaml resume -run DIR
 //	trmaml eval -run DIR [-seed N]
-//	trmaml experiment -config FILE -out DIR [-jobs N]
+//	trmaml experiment -config FILE -out DIR [-jobs N | -cell I | -list | -report]
 //	trmaml report -out DIR RUNDIR...
 //	trmaml plot -out DIR RUNDIR...
 //	trmaml compare -runs A B
@@ -17,6 +17,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -33,7 +34,7 @@ import (
 )
 
 func main() {
-	err := dispatch(os.Args[1:], os.Stdout, os.Stderr)
+	err := dispatchContext(interruptContext(os.Stderr), os.Args[1:], os.Stdout, os.Stderr)
 	if err != nil && !errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintln(os.Stderr, "trmaml:", err)
 	}
@@ -41,10 +42,14 @@ func main() {
 }
 
 // exitCode is 0 for success and for -h (help was asked for, so it is not an
-// error; the flag package has printed it), 2 for every error.
+// error; the flag package has printed it), exitInterrupted (75) for a run
+// a signal stopped at a checkpoint, 2 for every other error.
 func exitCode(err error) int {
-	if err == nil || errors.Is(err, flag.ErrHelp) {
+	switch {
+	case err == nil || errors.Is(err, flag.ErrHelp):
 		return 0
+	case errors.Is(err, run.ErrInterrupted):
+		return exitInterrupted
 	}
 	return 2
 }
@@ -54,6 +59,7 @@ const usage = `usage:
   trmaml resume -run DIR                             finish an interrupted run (from its checkpoint, or from the start)
   trmaml eval -run DIR [-seed N]                     re-evaluate a run (writes evaluation.json); an unfinished one at its checkpoint
   trmaml experiment -config FILE -out DIR [-jobs N]  run (or resume) a grid of runs, e.g. configs/experiments/quick.yaml
+      ... -cell I | -list | -report                  train or resume cell I only; list the cells and their states; only the table and figures
   trmaml report -out DIR RUNDIR...                   the paper's tables (Markdown, CSV), mean +- 95%% CI over seeds, per-task values (per_task.*)
   trmaml plot -out DIR RUNDIR...                     Figure 1, p-weights or adversary, first- vs second-order figures (PNG)
   trmaml compare -runs A B                           two runs side by side
@@ -62,23 +68,31 @@ const usage = `usage:
   trmaml data omniglot [-dir DIR] [-verify] [-info]  download (or check, or list) the Omniglot data
 train, resume, eval and experiment take -data DIR, the Omniglot data root (default: the
 config's data.root, else $TRMAML_DATA, else the user cache directory).
+SIGINT, SIGTERM or SIGUSR1 stops train, resume and experiment at a checkpoint of the current
+iteration, with exit status 75; the same command again resumes.
 Built-in configs (files in configs/): %v
 `
 
 func dispatch(args []string, stdout, stderr io.Writer) error {
+	return dispatchContext(context.Background(), args, stdout, stderr)
+}
+
+// dispatchContext runs the command of args; ctx done stops training at a
+// checkpoint (run.ErrInterrupted).
+func dispatchContext(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprintf(stderr, usage, configs.BuiltinNames())
 		return errors.New("missing command")
 	}
 	switch args[0] {
 	case "train":
-		return train(args[1:], stdout, stderr)
+		return train(ctx, args[1:], stdout, stderr)
 	case "resume":
-		return resume(args[1:], stdout, stderr)
+		return resume(ctx, args[1:], stdout, stderr)
 	case "eval":
 		return evaluate(args[1:], stdout, stderr)
 	case "experiment":
-		return experimentCmd(args[1:], stdout, stderr)
+		return experimentCmd(ctx, args[1:], stdout, stderr)
 	case "report":
 		return reportCmd(args[1:], stdout, stderr)
 	case "plot":
@@ -99,7 +113,7 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 	return fmt.Errorf("unknown command %q", args[0])
 }
 
-func train(args []string, stdout, stderr io.Writer) error {
+func train(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	path := fs.String("config", "", "experiment YAML file (default: the built-in sine_quick)")
@@ -132,7 +146,7 @@ func train(args []string, stdout, stderr io.Writer) error {
 		dir = freshDir(filepath.Join("runs", fmt.Sprintf("%s-seed%d", cfg.Name, cfg.Seed)))
 	}
 	fmt.Fprintf(stdout, "training %s (%s, %s order, seed %d) into %s\n", cfg.Name, cfg.Algorithm, cfg.Order, cfg.Seed, dir)
-	res, err := run.Train(cfg, dir, run.NewProgress(stderr, isTerminal(stderr)))
+	res, err := run.TrainContext(ctx, cfg, dir, run.NewProgress(stderr, isTerminal(stderr)))
 	var cerr *run.ConfigError
 	if errors.As(err, &cerr) && *path != "" {
 		return configErrorAt(*path, cerr)
@@ -145,7 +159,7 @@ func train(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-func resume(args []string, stdout, stderr io.Writer) error {
+func resume(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("resume", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dir := fs.String("run", "", "unfinished run directory")
@@ -156,7 +170,7 @@ func resume(args []string, stdout, stderr io.Writer) error {
 	if *dir == "" || fs.NArg() > 0 {
 		return errors.New("resume: give exactly -run DIR")
 	}
-	res, err := run.Resume(*dir, run.NewProgress(stderr, isTerminal(stderr)))
+	res, err := run.ResumeContext(ctx, *dir, run.NewProgress(stderr, isTerminal(stderr)))
 	if err != nil {
 		return err
 	}
@@ -185,12 +199,15 @@ func evaluate(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-func experimentCmd(args []string, stdout, stderr io.Writer) error {
+func experimentCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("experiment", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	path := fs.String("config", "", "experiment YAML file (see configs/experiments/)")
 	out := fs.String("out", "", "experiment directory (re-running resumes it)")
 	jobs := fs.Int("jobs", runtime.NumCPU(), "runs trained at once")
+	cell := fs.Int("cell", -1, "train or resume only cell `I` of the grid (numbered from 0 in the order -list shows), then exit: what scheduler array tasks run")
+	list := fs.Bool("list", false, "list the grid's cells: index, run directory and state (finished, running, interrupted, failed, not started)")
+	reportOnly := fs.Bool("report", false, "write only the table and figures of the finished cells, training nothing")
 	dataFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -201,26 +218,75 @@ func experimentCmd(args []string, stdout, stderr io.Writer) error {
 	if *jobs < 1 {
 		return fmt.Errorf("experiment: -jobs must be >= 1, got %d", *jobs)
 	}
+	modes := 0
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "cell" || f.Name == "list" || f.Name == "report" {
+			modes++
+		}
+	})
+	if modes > 1 {
+		return errors.New("experiment: give at most one of -cell, -list and -report")
+	}
 	_, cfgs, err := experiment.Load(*path)
 	if err != nil {
 		return err
 	}
 	grid := experiment.Jobs(cfgs, *out)
+	switch {
+	case *list:
+		return listCells(grid, stdout)
+	case *reportOnly:
+		if err := experiment.CheckOut(*out, grid); err != nil {
+			return err
+		}
+		return experimentReport(grid, *out, stdout, stderr)
+	case isSet(fs, "cell"):
+		if *cell >= 0 && *cell < len(grid) {
+			fmt.Fprintf(stdout, "experiment %s: cell %d of %d, %s\n", *path, *cell, len(grid), grid[*cell].Dir)
+		}
+		return experiment.RunCell(ctx, *out, grid, *cell, run.NewProgress(stderr, isTerminal(stderr)))
+	}
 	fmt.Fprintf(stdout, "experiment %s: %d runs, %d at a time, in %s\n", *path, len(grid), *jobs, *out)
-	runErr := experiment.Run(*out, grid, *jobs, stderr, isTerminal(stderr))
-	if errors.Is(runErr, dirlock.ErrHeld) || errors.Is(runErr, experiment.ErrForeign) {
+	runErr := experiment.Run(ctx, *out, grid, *jobs, stderr, isTerminal(stderr))
+	if errors.Is(runErr, dirlock.ErrHeld) || errors.Is(runErr, experiment.ErrForeign) || errors.Is(runErr, run.ErrInterrupted) {
 		return runErr
 	}
 	// Figures and table cover the experiment's runs that finished, even if
 	// some failed.
-	report := []string{"-out", *out}
+	return errors.Join(runErr, experimentReport(grid, *out, stdout, stderr))
+}
+
+// experimentReport writes the table and figures of the grid's runs that
+// exist into out.
+func experimentReport(grid []experiment.Job, out string, stdout, stderr io.Writer) error {
+	report := []string{"-out", out}
 	for _, j := range grid {
-		report = append(report, j.Dir)
+		if _, err := os.Stat(j.Dir); err == nil {
+			report = append(report, j.Dir)
+		}
 	}
 	if err := reportCmd(report, stdout, stderr); err != nil {
-		return errors.Join(runErr, err)
+		return err
 	}
-	return errors.Join(runErr, plotCmd(report, stdout, stderr))
+	return plotCmd(report, stdout, stderr)
+}
+
+// listCells prints one line per cell: index, run directory, state.
+func listCells(grid []experiment.Job, w io.Writer) error {
+	cells, err := experiment.Cells(grid)
+	if err != nil {
+		return err
+	}
+	for _, c := range cells {
+		fmt.Fprintf(w, "%d\t%s\t%s\n", c.Index, c.Name(), c.State)
+	}
+	return nil
+}
+
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 func printResult(w io.Writer, r *run.Result) {
