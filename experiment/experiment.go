@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -22,6 +23,7 @@ import (
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/internal/dirlock"
 	"github.com/trmaml/trmaml/run"
+	"github.com/trmaml/trmaml/slurm"
 )
 
 // Spec is an experiment file.
@@ -41,6 +43,10 @@ type Spec struct {
 	CVaRLevels []float64 `yaml:"cvar_levels"`
 	// Iterations, if not zero, overrides the base config's meta.iterations.
 	Iterations int `yaml:"iterations"`
+	// Slurm holds sbatch long options, without the dashes, that
+	// `trmaml experiment -slurm` passes to its jobs (partition: gpu,
+	// account: lab); package slurm says which are allowed.
+	Slurm slurm.Options `yaml:"slurm"`
 }
 
 // Job is one run of the grid.
@@ -91,6 +97,11 @@ func Parse(path string, raw []byte) (Spec, []configs.Config, error) {
 	}
 	check("iterations", spec.Iterations, spec.Iterations >= 0 && spec.Iterations <= configs.MaxIterations,
 		"must be in [0, %d] (0 keeps the base config's)", configs.MaxIterations)
+	for _, k := range slices.Sorted(maps.Keys(spec.Slurm)) {
+		if err := slurm.CheckOption(k, spec.Slurm[k]); err != nil {
+			errs = append(errs, configs.FieldError("slurm", k, err.Error()))
+		}
+	}
 	if len(errs) > 0 {
 		return Spec{}, nil, configs.Locate(path, lines, errs)
 	}

@@ -4,7 +4,8 @@
 //	trmaml train [-config FILE] [-seed N] [-out DIR]
 //	trmaml resume -run DIR
 //	trmaml eval -run DIR [-seed N]
-//	trmaml experiment -config FILE -out DIR [-jobs N | -cell I | -list | -report]
+//	trmaml experiment -config FILE -out DIR [-jobs N | -cell I | -list | -report | -slurm]
+//	trmaml status [-config FILE] DIR
 //	trmaml report -out DIR RUNDIR...
 //	trmaml plot -out DIR RUNDIR...
 //	trmaml compare -runs A B
@@ -60,6 +61,8 @@ const usage = `usage:
   trmaml eval -run DIR [-seed N]                     re-evaluate a run (writes evaluation.json); an unfinished one at its checkpoint
   trmaml experiment -config FILE -out DIR [-jobs N]  run (or resume) a grid of runs, e.g. configs/experiments/quick.yaml
       ... -cell I | -list | -report                  train or resume cell I only; list the cells and their states; only the table and figures
+      ... -slurm [-dry-run] [-cpus N] [-mem MiB] [-time D] [-sbatch NAME=VALUE]  submit the unfinished cells to Slurm (docs/cluster.md)
+  trmaml status [-config FILE] DIR                   each cell of an experiment (or one run): finished, running, interrupted, failed, not started
   trmaml report -out DIR RUNDIR...                   the paper's tables (Markdown, CSV), mean +- 95%% CI over seeds, per-task values (per_task.*)
   trmaml plot -out DIR RUNDIR...                     Figure 1, p-weights or adversary, first- vs second-order figures (PNG)
   trmaml compare -runs A B                           two runs side by side
@@ -93,6 +96,8 @@ func dispatchContext(ctx context.Context, args []string, stdout, stderr io.Write
 		return evaluate(args[1:], stdout, stderr)
 	case "experiment":
 		return experimentCmd(ctx, args[1:], stdout, stderr)
+	case "status":
+		return statusCmd(args[1:], stdout, stderr)
 	case "report":
 		return reportCmd(args[1:], stdout, stderr)
 	case "plot":
@@ -208,6 +213,8 @@ func experimentCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	cell := fs.Int("cell", -1, "train or resume only cell `I` of the grid (numbered from 0 in the order -list shows), then exit: what scheduler array tasks run")
 	list := fs.Bool("list", false, "list the grid's cells: index, run directory and state (finished, running, interrupted, failed, not started)")
 	reportOnly := fs.Bool("report", false, "write only the table and figures of the finished cells, training nothing")
+	var sf slurmFlags
+	sf.add(fs)
 	dataFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -220,19 +227,26 @@ func experimentCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	modes := 0
 	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "cell" || f.Name == "list" || f.Name == "report" {
+		if f.Name == "cell" || f.Name == "list" || f.Name == "report" || f.Name == "slurm" {
 			modes++
 		}
 	})
 	if modes > 1 {
-		return errors.New("experiment: give at most one of -cell, -list and -report")
+		return errors.New("experiment: give at most one of -cell, -list, -report and -slurm")
 	}
-	_, cfgs, err := experiment.Load(*path)
+	for _, name := range []string{"dry-run", "cpus", "mem", "time", "max-running", "sbatch"} {
+		if isSet(fs, name) && !sf.submit {
+			return fmt.Errorf("experiment: -%s goes with -slurm", name)
+		}
+	}
+	spec, cfgs, err := experiment.Load(*path)
 	if err != nil {
 		return err
 	}
 	grid := experiment.Jobs(cfgs, *out)
 	switch {
+	case sf.submit:
+		return submitSlurm(sf, spec, *path, *out, grid, stdout)
 	case *list:
 		return listCells(grid, stdout)
 	case *reportOnly:
