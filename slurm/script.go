@@ -60,11 +60,13 @@ func (j Job) header(b *bytes.Buffer, name string, r Resources, logFile string) {
 // ArrayScript is DIR/slurm/array.sbatch: one task per cell of cells, at
 // most maxRunning at once, each running `trmaml experiment -cell
 // $SLURM_ARRAY_TASK_ID` with GOMAXPROCS set to its CPUs. Slurm sends the
-// batch shell SIGUSR1 Warning seconds before the time limit, and SIGTERM on
-// scancel or preemption; the shell forwards either to trmaml, which
-// checkpoints and exits with ExitInterrupted, and the shell then requeues
-// the task (--requeue), which resumes the cell from its checkpoint. Logs,
-// appended across requeues, are logDir/cell-I.log.
+// batch shell SIGUSR1 Warning seconds before the time limit
+// (--signal=B:USR1@Warning), and SIGTERM on scancel or preemption; the
+// shell forwards either to trmaml, which checkpoints and exits with
+// ExitInterrupted. After SIGUSR1 the shell requeues the task (--requeue),
+// which then resumes the cell from its checkpoint; after SIGTERM it does
+// not: a scancel stays cancelled, and a preempting site requeues by its own
+// policy. Logs, appended across requeues, are logDir/cell-I.log.
 func ArrayScript(j Job, cells []int, maxRunning int, r Resources, logDir string) string {
 	var b bytes.Buffer
 	j.header(&b, "trmaml-"+j.Name, r, logDir+"/cell-%a.log")
@@ -75,22 +77,27 @@ func ArrayScript(j Job, cells []int, maxRunning int, r Resources, logDir string)
 # of %s; task I trains or resumes cell I (trmaml experiment -list).
 set -u
 export GOMAXPROCS=${SLURM_CPUS_PER_TASK:-%d}
-echo "$(date -u +%%FT%%TZ) cell $SLURM_ARRAY_TASK_ID: job $SLURM_JOB_ID on $(hostname), restart ${SLURM_RESTART_COUNT:-0}"
+task="${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}"
+echo "$(date -u +%%FT%%TZ) cell $SLURM_ARRAY_TASK_ID: job $task on $(hostname), restart ${SLURM_RESTART_COUNT:-0}"
 %s -cell "$SLURM_ARRAY_TASK_ID" &
 pid=$!
-trap 'kill -USR1 "$pid" 2>/dev/null' USR1 TERM
+sig=
+trap 'sig=USR1; kill -USR1 "$pid" 2>/dev/null' USR1
+trap 'sig=TERM; kill -TERM "$pid" 2>/dev/null' TERM
 status=0
 wait "$pid" || status=$?
-while kill -0 "$pid" 2>/dev/null; do # wait returned for the trap: wait for the checkpoint
+while kill -0 "$pid" 2>/dev/null; do # wait returned for a trap: wait for the checkpoint
   status=0
   wait "$pid" || status=$?
 done
-if [ "$status" -eq %d ]; then
-  echo "$(date -u +%%FT%%TZ) cell $SLURM_ARRAY_TASK_ID: interrupted at a checkpoint; requeueing job $SLURM_JOB_ID"
-  scontrol requeue "$SLURM_JOB_ID" || echo "scontrol requeue failed (a cancelled job is not requeued): the same trmaml experiment -slurm command resumes the cell"
+if [ "$status" -eq %d ] && [ "$sig" = USR1 ]; then
+  echo "$(date -u +%%FT%%TZ) cell $SLURM_ARRAY_TASK_ID: checkpointed before the time limit; requeueing $task"
+  scontrol requeue "$task"
+elif [ "$status" -eq %d ]; then
+  echo "$(date -u +%%FT%%TZ) cell $SLURM_ARRAY_TASK_ID: checkpointed on SIG${sig:-TERM}; the same trmaml experiment -slurm command resumes it"
 fi
 exit "$status"
-`, j.Config, r.CPUs, j.command(), ExitInterrupted)
+`, j.Config, r.CPUs, j.command(), ExitInterrupted, ExitInterrupted)
 	return b.String()
 }
 

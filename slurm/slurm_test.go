@@ -99,7 +99,7 @@ func TestEstimate(t *testing.T) {
 		if r.Time < want || r.Time > want+time.Minute || r.Time%time.Minute != 0 {
 			t.Errorf("%s: --time %v, want %v rounded up to a minute", name, r.Time, want)
 		}
-		if got := Estimate(c, 0.5).Time; got != (time.Duration(0.5*float64(c.Meta.Iterations)*1.5*1e9) + 10*time.Minute).Truncate(time.Minute)+time.Minute {
+		if got := Estimate(c, 0.5).Time; got != (time.Duration(0.5*float64(c.Meta.Iterations)*1.5*1e9)+10*time.Minute).Truncate(time.Minute)+time.Minute {
 			t.Errorf("%s: measured 0.5 s/iteration gives --time %v", name, got)
 		}
 		if want := map[string]int{"sine": 1, "omni": 2}[name[:4]]; r.CPUs != want {
