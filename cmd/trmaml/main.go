@@ -53,7 +53,7 @@ func exitCode(err error) int {
 const usage = `usage:
   trmaml train [-config FILE] [-seed N] [-out DIR]   meta-train into a new run directory
   trmaml resume -run DIR                             finish an interrupted run (from its checkpoint, or from the start)
-  trmaml eval -run DIR [-seed N] [-set F=V]...        re-evaluate a run (evaluation.json; under -set changes evaluation-F=V.json)
+  trmaml eval -run DIR [-seed N] [-set F=V]...       re-evaluate a run (evaluation.json; under -set changes evaluation-F=V.json)
   trmaml experiment -config FILE -out DIR [-jobs N]  run (or resume) a grid of runs, e.g. configs/experiments/quick.yaml
   trmaml report -out DIR RUNDIR...                   the paper's tables (Markdown, CSV), mean +- 95%% CI over seeds, per-task values (per_task.*)
   trmaml plot -out DIR RUNDIR...                     Figure 1, p-weights or adversary, first- vs second-order figures (PNG)
