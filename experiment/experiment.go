@@ -380,7 +380,7 @@ type board struct {
 	jobs     []Job
 	lines    []string
 	progs    []*run.Progress
-	state    []string // "", "running", "done" or "failed"
+	state    []string // "", "running", "done", "interrupted" or "failed"
 	drawn    int
 	started  time.Time
 }
@@ -409,10 +409,15 @@ func (b *board) progress(i int) *run.Progress {
 func (b *board) finish(i int, err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.state[i] = "done"
-	if err != nil {
+	switch {
+	case errors.Is(err, run.ErrInterrupted):
+		b.state[i] = "interrupted"
+		b.lines[i] = fmt.Sprintf("%s: %v", b.jobs[i].Dir, err)
+	case err != nil:
 		b.state[i] = "failed"
 		b.lines[i] = fmt.Sprintf("%s: FAILED: %v", b.jobs[i].Dir, err)
+	default:
+		b.state[i] = "done"
 	}
 	if !b.terminal {
 		fmt.Fprintf(b.w, "%s: %s\n%s\n", b.jobs[i].Dir, b.state[i], b.overallLocked())
@@ -449,7 +454,7 @@ func (b *board) overallLocked() string {
 		switch b.state[i] {
 		case "done", "failed":
 			doneIters += j.Config.Meta.Iterations
-		case "running":
+		case "running", "interrupted":
 			doneIters += b.progs[i].Iteration()
 		}
 	}

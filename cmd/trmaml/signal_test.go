@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -62,10 +63,11 @@ func writeSignalGrid(t *testing.T, dir, seeds string) string {
 }
 
 // TestSignalCheckpointsAndResumes sends each of SIGUSR1, SIGTERM and SIGINT
-// to `trmaml experiment -cell 0` mid-run: it exits with status 75, saying
-// the iteration it stopped at, where its checkpoint is; the same command
-// then finishes the cell with the uninterrupted run's result.json and
-// metrics (but for wall-clock time).
+// to `trmaml experiment -cell 0` mid-run, SIGTERM to the whole-grid
+// `trmaml experiment` and SIGINT to `trmaml train`: each exits with status
+// 75, saying the iteration it stopped at, where its checkpoint is; the same
+// command (resume after train) then finishes the run with the
+// uninterrupted run's result.json and metrics (but for wall-clock time).
 func TestSignalCheckpointsAndResumes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains three interrupted runs and an uninterrupted one")
@@ -81,10 +83,38 @@ func TestSignalCheckpointsAndResumes(t *testing.T) {
 	if err := experiment.RunCell(t.Context(), ref, refJobs, 0, nil); err != nil {
 		t.Fatal(err)
 	}
-	for _, sig := range []syscall.Signal{syscall.SIGUSR1, syscall.SIGTERM, syscall.SIGINT} {
-		out := filepath.Join(dir, sig.String())
+	refCfg := filepath.Join(refJobs[0].Dir, run.ConfigFile)
+	for k, c := range []struct {
+		sig           syscall.Signal
+		start, resume func(out string) []string
+		runDir        func(out string) string
+	}{
+		{sig: syscall.SIGUSR1},
+		{sig: syscall.SIGTERM},
+		{sig: syscall.SIGINT},
+		// The whole-grid command and train/resume stop the same way.
+		{sig: syscall.SIGTERM, start: func(out string) []string {
+			return []string{"experiment", "-config", spec, "-out", out, "-jobs", "1"}
+		}},
+		{sig: syscall.SIGINT,
+			start:  func(out string) []string { return []string{"train", "-config", refCfg, "-out", out} },
+			resume: func(out string) []string { return []string{"resume", "-run", out} },
+			runDir: func(out string) string { return out }},
+	} {
+		sig := c.sig
+		out := filepath.Join(dir, fmt.Sprintf("case%d", k))
 		runDir := experiment.Jobs(cfgs, out)[0].Dir
+		if c.runDir != nil {
+			runDir = c.runDir(out)
+		}
 		args := []string{"experiment", "-config", spec, "-out", out, "-cell", "0"}
+		if c.start != nil {
+			args = c.start(out)
+		}
+		resume := args
+		if c.resume != nil {
+			resume = c.resume(out)
+		}
 		cmd, log := trmaml(args...)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -110,7 +140,7 @@ func TestSignalCheckpointsAndResumes(t *testing.T) {
 		if err != nil || ck != at || at <= 0 || at >= 20000 {
 			t.Fatalf("%v: stopped at iteration %d, checkpoint at %d (%v): want the same, inside the run", sig, at, ck, err)
 		}
-		cmd, log = trmaml(args...)
+		cmd, log = trmaml(resume...)
 		if err := cmd.Run(); err != nil {
 			t.Fatalf("%v: resuming: %v\n%s", sig, err, log)
 		}
