@@ -9,7 +9,7 @@
 // of MAML silently drops the second-order terms (see TestGorgoniaNestedGradIsWrong).
 // Graph.Grad is this package's own reverse sweep over the ops' SymDiff rules.
 //
-// Models (MLP, CNN), losses (MSE, SoftmaxCrossEntropy) and metrics
+// Models (MLP, CNN), losses (MSELoss, SoftmaxCrossEntropy) and scores
 // (Accuracy) plug into NewObjective through a Spec; the ops they are built
 // from live in ops_*.go, one family per file, each with its derivative, and
 // run in float64 or float32 (Spec.Dtype). Large matrix products go to

@@ -14,11 +14,11 @@ import (
 type Spec struct {
 	Model Model
 	// Loss is minimised by the inner loop on the support set and reported
-	// per instance on the query set: MSE or SoftmaxCrossEntropy.
+	// per instance on the query set: MSELoss or SoftmaxCrossEntropy.
 	Loss Loss
-	// Metric, if not nil, scores the adapted model on the query set (e.g.
+	// Score, if not nil, scores the adapted model on the query set (e.g.
 	// Accuracy); see Objective.LossesMetric.
-	Metric Metric
+	Score Score
 	// Tasks is the number of instances T in a batch; Support (K) and Query
 	// (J) the points per instance.
 	Tasks, Support, Query int
@@ -68,7 +68,7 @@ func (s Spec) validate() error {
 	case s.Model == nil:
 		return fmt.Errorf("graph: Spec.Model is nil")
 	case s.Loss == nil:
-		return fmt.Errorf("graph: Spec.Loss is nil (graph.MSE or graph.SoftmaxCrossEntropy)")
+		return fmt.Errorf("graph: Spec.Loss is nil (graph.MSELoss or graph.SoftmaxCrossEntropy)")
 	case s.Tasks < 1 || s.Support < 1 || s.Query < 1 || s.OutDim < 1:
 		return fmt.Errorf("graph: Spec needs Tasks, Support, Query, OutDim >= 1, got %d, %d, %d, %d",
 			s.Tasks, s.Support, s.Query, s.OutDim)
@@ -242,7 +242,7 @@ func NewObjective(spec Spec) (*Objective, error) {
 		}
 		outputs = append(outputs, grads...)
 	}
-	if spec.Metric != nil {
+	if spec.Score != nil {
 		outputs = append(outputs, pred)
 	}
 	idx := o.prog.compile(g, outputs)
@@ -250,7 +250,7 @@ func NewObjective(spec Spec) (*Objective, error) {
 	if spec.MetaGradient {
 		o.gradsOut = idx[1 : 1+len(w)]
 	}
-	if spec.Metric != nil {
+	if spec.Score != nil {
 		o.predOut = idx[len(idx)-1]
 	}
 	return o, nil
@@ -278,13 +278,13 @@ func (o *Objective) FLOPs() float64 {
 // Graph returns the underlying graph, for inspection (node counts, dot).
 func (o *Objective) Graph() *Graph { return o.g }
 
-// Metric implements metalearn.MetricObjective: the name of Spec.Metric, or ""
+// Metric implements metalearn.MetricObjective: the name of Spec.Score, or ""
 // without one.
 func (o *Objective) Metric() string {
-	if o.spec.Metric == nil {
+	if o.spec.Score == nil {
 		return ""
 	}
-	return o.spec.Metric.Name()
+	return o.spec.Score.Name()
 }
 
 // Losses implements metalearn.Objective.
@@ -304,8 +304,8 @@ func (o *Objective) LossesMetric(w []float64, b *metalearn.Batch, weights, losse
 			b.Tasks, b.Support, b.Query, b.InDim, b.OutDim, s.Tasks, s.Support, s.Query, s.inDim(), s.InShape, s.OutDim)
 	case len(losses) != s.Tasks:
 		return fmt.Errorf("graph: losses has length %d, want %d", len(losses), s.Tasks)
-	case metric != nil && s.Metric == nil:
-		return fmt.Errorf("graph: this objective was built without a metric")
+	case metric != nil && s.Score == nil:
+		return fmt.Errorf("graph: this objective was built without a score (Spec.Score)")
 	case metric != nil && len(metric) != s.Tasks:
 		return fmt.Errorf("graph: metric has length %d, want %d", len(metric), s.Tasks)
 	case grad != nil && !s.MetaGradient:
@@ -346,7 +346,7 @@ func (o *Objective) LossesMetric(w []float64, b *metalearn.Batch, weights, losse
 			getFloats(o.pred, v)
 			pred = o.pred
 		}
-		s.Metric.PerTask(pred, b.QueryY, s.Query, s.OutDim, metric)
+		s.Score.PerTask(pred, b.QueryY, s.Query, s.OutDim, metric)
 	}
 	return nil
 }
