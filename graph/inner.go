@@ -16,10 +16,11 @@ import (
 // SGDStep and ScaledStep.
 type InnerLoop interface {
 	// ParamShapes lists the shapes of the loop's own meta-parameters (e.g.
-	// Meta-SGD's step sizes) given the model's; nil for none. They follow
-	// the model's in the flat parameter vector and get a meta-gradient too.
-	// Keep every shape at least 1-D.
-	ParamShapes(model []tensor.Shape) []tensor.Shape
+	// Meta-SGD's step sizes) given the model's parameter shapes and which of
+	// them the model adapts (Support.Adapted); nil for none. They follow the
+	// model's in the flat parameter vector and get a meta-gradient too, so
+	// each must influence the adapted model. Keep every shape at least 1-D.
+	ParamShapes(model []tensor.Shape, adapted []bool) []tensor.Shape
 	// Adapt returns the adapted per-task parameters, one node per model
 	// parameter tensor with the shape of theta's. theta[i] holds the T
 	// per-task copies (T, shape...) of the model's parameter i; own[i] is
@@ -117,7 +118,8 @@ func SGDStep(theta, grads gorgonia.Nodes, alpha float64) (gorgonia.Nodes, error)
 }
 
 // ScaledStep returns theta[i] - rates[i] * grads[i] for every i with a
-// gradient (theta[i] itself where grads[i] is nil), where the step sizes
+// gradient (theta[i] itself where grads[i] is nil; rates[i] may then be nil
+// too), where the step sizes
 // rates[i] are nodes, typically meta-parameters, shared by the tasks: of
 // the shape of one task's parameter i (a step size per parameter, as in
 // Meta-SGD) or of shape (1) (one per tensor, as in MAML++'s per-layer,
@@ -173,7 +175,7 @@ type SGD struct {
 }
 
 // ParamShapes implements InnerLoop: SGD has no meta-parameters.
-func (SGD) ParamShapes([]tensor.Shape) []tensor.Shape { return nil }
+func (SGD) ParamShapes([]tensor.Shape, []bool) []tensor.Shape { return nil }
 
 // Adapt implements InnerLoop.
 func (l SGD) Adapt(s *Support, theta, _ gorgonia.Nodes) (gorgonia.Nodes, error) {

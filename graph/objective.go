@@ -184,7 +184,7 @@ func NewObjective(spec Spec) (*Objective, error) {
 		}
 	}
 	loop := spec.inner()
-	own := loop.ParamShapes(shapes)
+	own := loop.ParamShapes(shapes, adapted)
 	w := make(gorgonia.Nodes, len(shapes)+len(own))
 	theta := make(gorgonia.Nodes, len(shapes))
 	for i, s := range append(append([]tensor.Shape(nil), shapes...), own...) {
