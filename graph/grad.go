@@ -15,6 +15,12 @@
 // run in float64 or float32 (Spec.Dtype). Large matrix products go to
 // gonum's pure-Go BLAS, or to OpenBLAS when built with -tags openblas.
 //
+// A model or an inner loop written in another package composes the same
+// way: the ops are exported as layers (layers.go: MatMul, Conv3x3,
+// BatchNormMaxPool, ...) and the inner loop as pieces (inner.go: InnerLoop,
+// Support, SGDStep, ScaledStep), with examples in examples/custommodel and
+// examples/innerloops and a guide in docs/extending.md.
+//
 // gorgonia's LogSumExp cannot be refused here, being a composition of
 // sound ops, but in v0.9.18 it computes the wrong value on vectors and fails
 // to build on matrices (TestGorgoniaLogSumExpIsWrong): do not use it.
