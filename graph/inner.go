@@ -9,7 +9,7 @@ import (
 
 // InnerLoop adapts the per-task copies of a model's parameters to each
 // task's support set, as graph nodes, so that the meta-gradient is
-// differentiated through it. SGD is MAML's loop (what NewObjective runs
+// differentiated through it. InnerSGD is MAML's loop (what NewObjective runs
 // when Spec.Inner is nil); a loop written elsewhere (Meta-SGD's learned
 // step sizes, MAML++'s per-step rates, ANIL's adapted head) plugs in
 // through Spec.Inner and is built from Support.Cost, Support.Gradients,
@@ -165,22 +165,23 @@ func spreadRate(r *gorgonia.Node, to tensor.Shape) (*gorgonia.Node, error) {
 	return nil, fmt.Errorf("step size of shape %v for a parameter of shape %v: want %v or (1)", rs, to[1:], to[1:])
 }
 
-// SGD is MAML's inner loop: Steps steps of plain gradient descent with step
-// size Alpha on the support loss, over the tensors the model adapts; with
-// FirstOrder the meta-gradient holds the inner gradients constant.
-type SGD struct {
+// InnerSGD is MAML's inner loop: Steps steps of plain gradient descent
+// with step size Alpha on the support loss, over the tensors the model
+// adapts; with FirstOrder the meta-gradient holds the inner gradients
+// constant. (metalearn.SGD is the outer optimiser of the meta-parameters.)
+type InnerSGD struct {
 	Steps      int
 	Alpha      float64
 	FirstOrder bool
 }
 
-// ParamShapes implements InnerLoop: SGD has no meta-parameters.
-func (SGD) ParamShapes([]tensor.Shape, []bool) []tensor.Shape { return nil }
+// ParamShapes implements InnerLoop: InnerSGD has no meta-parameters.
+func (InnerSGD) ParamShapes([]tensor.Shape, []bool) []tensor.Shape { return nil }
 
 // Adapt implements InnerLoop.
-func (l SGD) Adapt(s *Support, theta, _ gorgonia.Nodes) (gorgonia.Nodes, error) {
+func (l InnerSGD) Adapt(s *Support, theta, _ gorgonia.Nodes) (gorgonia.Nodes, error) {
 	if l.Steps < 0 || !(l.Alpha > 0) {
-		return nil, fmt.Errorf("graph: SGD needs Steps >= 0 and Alpha > 0, got %d and %v", l.Steps, l.Alpha)
+		return nil, fmt.Errorf("graph: InnerSGD needs Steps >= 0 and Alpha > 0, got %d and %v", l.Steps, l.Alpha)
 	}
 	for step := 0; step < l.Steps; step++ {
 		grads, err := s.Gradients(theta, nil, l.FirstOrder)

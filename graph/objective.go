@@ -32,7 +32,7 @@ type Spec struct {
 	Alpha float64
 	// FirstOrder holds the inner gradients constant in the meta-gradient.
 	FirstOrder bool
-	// Inner, if not nil, is the inner loop instead of SGD{Steps, Alpha,
+	// Inner, if not nil, is the inner loop instead of InnerSGD{Steps, Alpha,
 	// FirstOrder} (those three must then be zero): a loop written outside
 	// this package, e.g. with learned step sizes. Its own meta-parameters
 	// follow the model's in the flat parameter vector.
@@ -94,13 +94,13 @@ func (s Spec) validate() error {
 	return nil
 }
 
-// inner is the Spec's inner loop: Inner, or SGD from Steps, Alpha and
+// inner is the Spec's inner loop: Inner, or InnerSGD from Steps, Alpha and
 // FirstOrder.
 func (s Spec) inner() InnerLoop {
 	if s.Inner != nil {
 		return s.Inner
 	}
-	return SGD{Steps: s.Steps, Alpha: s.Alpha, FirstOrder: s.FirstOrder}
+	return InnerSGD{Steps: s.Steps, Alpha: s.Alpha, FirstOrder: s.FirstOrder}
 }
 
 // Objective is the meta-objective of a Spec compiled once into a gorgonia

@@ -64,7 +64,7 @@ func TestResConvMetaGradient(t *testing.T) {
 		build := func(first, grad bool) *graph.Objective {
 			obj, err := graph.NewObjective(graph.Spec{Model: m, Loss: graph.SoftmaxCrossEntropy, Score: graph.Accuracy,
 				Tasks: tasks, Support: ways * shots, Query: ways * queries, InShape: []int{m.H, m.W, m.C}, OutDim: ways,
-				Inner: graph.SGD{Steps: steps, Alpha: 0.3, FirstOrder: first}, MetaGradient: grad})
+				Inner: graph.InnerSGD{Steps: steps, Alpha: 0.3, FirstOrder: first}, MetaGradient: grad})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -127,7 +127,7 @@ func (m softmaxHead) Forward(x *gorgonia.Node, p gorgonia.Nodes) (*gorgonia.Node
 // wrong meta-gradient.
 func TestUnsafeOpRefused(t *testing.T) {
 	_, err := graph.NewObjective(graph.Spec{Model: softmaxHead{3, 2}, Loss: graph.MSELoss, Tasks: 2, Support: 3, Query: 3,
-		InShape: []int{3}, OutDim: 2, Inner: graph.SGD{Steps: 1, Alpha: 0.1}, MetaGradient: true})
+		InShape: []int{3}, OutDim: 2, Inner: graph.InnerSGD{Steps: 1, Alpha: 0.1}, MetaGradient: true})
 	var unsupported *graph.UnsupportedOpError
 	if !errors.As(err, &unsupported) || !unsupported.Nested || !strings.Contains(err.Error(), "SoftMax") {
 		t.Fatalf("second order through gorgonia.SoftMax: error %v, want an UnsupportedOpError naming SoftMax", err)

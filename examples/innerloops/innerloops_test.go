@@ -115,7 +115,7 @@ func TestLoopsMetaGradient(t *testing.T) {
 
 // TestANILWholeModelIsMAML checks that ANIL adapting every tensor builds
 // MAML's objective: the same losses and meta-gradient, bit for bit, as
-// graph.SGD, first and second order.
+// graph.InnerSGD, first and second order.
 func TestANILWholeModelIsMAML(t *testing.T) {
 	mlp, err := graph.NewMLP([]int{1, 5, 1}, graph.ReLU)
 	if err != nil {
@@ -130,7 +130,7 @@ func TestANILWholeModelIsMAML(t *testing.T) {
 	for _, first := range []bool{false, true} {
 		var got [2][]float64
 		for i, inner := range []graph.InnerLoop{innerloops.ANIL{Steps: 2, Head: 4, Alpha: 0.2, FirstOrder: first},
-			graph.SGD{Steps: 2, Alpha: 0.2, FirstOrder: first}} {
+			graph.InnerSGD{Steps: 2, Alpha: 0.2, FirstOrder: first}} {
 			obj, err := graph.NewObjective(graph.Spec{Model: mlp, Loss: graph.MSELoss, Tasks: 2, Support: 3, Query: 4,
 				InShape: []int{1}, OutDim: 1, Inner: inner, MetaGradient: true})
 			if err != nil {
@@ -158,8 +158,8 @@ func TestLoopErrors(t *testing.T) {
 		want string
 	}{
 		{"ANIL head too large", func(s *graph.Spec) { s.Inner = innerloops.ANIL{Steps: 1, Head: 5, Alpha: 0.1} }, "innerloops: ANIL.Head must be in 1..4 (the parameter tensors), got 5"},
-		{"SGD without a step size", func(s *graph.Spec) { s.Inner = graph.SGD{Steps: 1} }, "graph: SGD needs Steps >= 0 and Alpha > 0, got 1 and 0"},
-		{"inner loop and Spec steps", func(s *graph.Spec) { s.Inner, s.Steps = graph.SGD{Steps: 1, Alpha: 0.1}, 1 },
+		{"SGD without a step size", func(s *graph.Spec) { s.Inner = graph.InnerSGD{Steps: 1} }, "graph: InnerSGD needs Steps >= 0 and Alpha > 0, got 1 and 0"},
+		{"inner loop and Spec steps", func(s *graph.Spec) { s.Inner, s.Steps = graph.InnerSGD{Steps: 1, Alpha: 0.1}, 1 },
 			"graph: Spec.Inner is set, so Spec.Steps, Alpha and FirstOrder must be zero (the inner loop holds them), got 1, 0, false"},
 	}
 	for _, c := range cases {
