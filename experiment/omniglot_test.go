@@ -10,7 +10,7 @@ import (
 
 // TestOmniglotCPUGrids loads the CPU-scale Omniglot grids: every run is
 // built on the shared data (so its config is valid and fits the data), MAML
-// and TR-MAML with two seeds each at the grid's ways.
+// and TR-MAML with three seeds each at the grid's ways.
 func TestOmniglotCPUGrids(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs the shared Omniglot data (skipped with -short)")
@@ -42,8 +42,8 @@ func TestOmniglotCPUGrids(t *testing.T) {
 			}
 			seen[c.Algorithm]++
 		}
-		if len(cfgs) != 4 || seen["maml"] != 2 || seen["trmaml"] != 2 {
-			t.Errorf("%s: %d runs %v, want MAML and TR-MAML with 2 seeds each", grid.file, len(cfgs), seen)
+		if len(cfgs) != 6 || seen["maml"] != 3 || seen["trmaml"] != 3 {
+			t.Errorf("%s: %d runs %v, want MAML and TR-MAML with 3 seeds each", grid.file, len(cfgs), seen)
 		}
 	}
 }

@@ -78,7 +78,7 @@ type family struct {
 	init                             func(rng *rand.Rand) ([]float64, error)
 	record                           Model
 	loss                             graph.Loss
-	metric                           graph.Metric // nil: the loss is the metric
+	metric                           graph.Score // nil: the loss is the metric
 	inShape                          []int
 	support, query, evalQuery        int // points per instance
 }
@@ -113,7 +113,7 @@ func Build(cfg configs.Config) (*Setup, error) {
 	}
 	spec := graph.Spec{
 		Model: f.model, Tasks: cfg.Meta.Batch, Support: f.support, Query: f.query,
-		Loss: f.loss, Metric: f.metric, InShape: f.inShape, OutDim: out, Steps: cfg.Inner.Steps, Alpha: cfg.Inner.Alpha,
+		Loss: f.loss, Score: f.metric, InShape: f.inShape, OutDim: out, Steps: cfg.Inner.Steps, Alpha: cfg.Inner.Alpha,
 		FirstOrder: cfg.Order == "first", MetaGradient: true, Dtype: dtype,
 	}
 	obj, err := graph.NewObjective(spec)
@@ -189,7 +189,7 @@ func sinusoidFamily(cfg configs.Config) (*family, error) {
 			return mlp.Init(graph.Init(cfg.Model.Init), cfg.Model.InitStd, rng)
 		},
 		record: Model{Sizes: mlp.Sizes, Activation: string(mlp.Activation)},
-		loss:   graph.MSE, inShape: []int{in},
+		loss:   graph.MSELoss, inShape: []int{in},
 		support: cfg.Task.Support, query: cfg.Task.Query, evalQuery: cfg.Eval.Query,
 	}, nil
 }
