@@ -55,6 +55,13 @@ const jobsFile = "jobs.txt"
 // of grid that are neither finished, nor running, nor queued by an earlier
 // submission, and submits them (unless -dry-run).
 func submitSlurm(f slurmFlags, spec experiment.Spec, specPath, out string, grid []experiment.Job, stdout io.Writer) error {
+	if f.cpus < 0 || f.memMiB < 0 || f.time < 0 || f.maxRunning < 0 {
+		return errors.New("experiment: -cpus, -mem, -time and -max-running must not be negative")
+	}
+	opts, err := slurm.Merge(spec.Slurm, f.sbatch)
+	if err != nil {
+		return fmt.Errorf("experiment -sbatch: %w", err)
+	}
 	if err := experiment.CheckOut(out, grid); err != nil {
 		return err
 	}
@@ -62,13 +69,6 @@ func submitSlurm(f slurmFlags, spec experiment.Spec, specPath, out string, grid 
 		if _, err := exec.LookPath("sbatch"); err != nil {
 			return slurm.ErrNoSbatch
 		}
-	}
-	if f.cpus < 0 || f.memMiB < 0 || f.time < 0 || f.maxRunning < 0 {
-		return errors.New("experiment: -cpus, -mem, -time and -max-running must not be negative")
-	}
-	opts, err := slurm.Merge(spec.Slurm, f.sbatch)
-	if err != nil {
-		return fmt.Errorf("experiment -sbatch: %w", err)
 	}
 	absSpec, err := filepath.Abs(specPath)
 	if err != nil {
