@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/trmaml/trmaml/run"
+	"github.com/trmaml/trmaml/rundir"
 )
 
 // TestQuickRunEndToEnd runs the README's first command (the built-in quick
@@ -24,16 +24,16 @@ func TestQuickRunEndToEnd(t *testing.T) {
 	if err := dispatch([]string{"train", "-out", dir}, &out, &errOut); err != nil {
 		t.Fatalf("train: %v\n%s", err, errOut.String())
 	}
-	for _, f := range []string{run.ConfigFile, run.MetricsFile, run.PFile, run.CheckpointFile, run.ModelFile, run.ResultFile} {
+	for _, f := range rundir.StateFiles() {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Error(err)
 		}
 	}
-	raw, err := os.ReadFile(filepath.Join(dir, run.ResultFile))
+	raw, err := os.ReadFile(filepath.Join(dir, rundir.ResultFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res run.Result
+	var res rundir.Result
 	if err := json.Unmarshal(raw, &res); err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestQuickRunEndToEnd(t *testing.T) {
 	if !(res.MetaTest.Worst >= res.MetaTest.Mean && res.MetaTest.Std > 0) {
 		t.Errorf("implausible statistics %+v", res.MetaTest)
 	}
-	if rows := strings.Count(mustRead(t, filepath.Join(dir, run.MetricsFile)), "\n"); rows != 1+11 {
+	if rows := strings.Count(mustRead(t, filepath.Join(dir, rundir.MetricsFile)), "\n"); rows != 1+11 {
 		t.Errorf("metrics.csv has %d lines, want a header and 11 evaluations", rows)
 	}
 	if !strings.Contains(out.String(), "meta-test") {
