@@ -32,6 +32,7 @@ func writeFiles(t *testing.T, files map[string]string) string {
 }
 
 func TestLoadRefusals(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		body string
 		want []string
@@ -79,6 +80,7 @@ func TestLoadRefusals(t *testing.T) {
 // TestLoadCVaRLevels: cvar_levels expands algorithm cvar into one run per
 // level, named and placed by level, beside the other algorithms.
 func TestLoadCVaRLevels(t *testing.T) {
+	t.Parallel()
 	dir := writeFiles(t, map[string]string{"base.yaml": tinyBase,
 		"exp.yaml": "name: x\nbase: base.yaml\nalgorithms: [maml, trmaml_entropic, cvar]\norders: [second]\nseeds: [1, 2]\ncvar_levels: [1, 0.05]\n"})
 	_, cfgs, err := Load(filepath.Join(dir, "exp.yaml"), run.Options{})
@@ -103,6 +105,7 @@ func TestLoadCVaRLevels(t *testing.T) {
 // TestRunGridResumes runs a 2x1x2 grid with two workers, then re-runs it:
 // finished runs are skipped untouched and an unfinished one is resumed.
 func TestRunGridResumes(t *testing.T) {
+	t.Parallel()
 	dir := writeFiles(t, map[string]string{
 		"exp.yaml":  "name: g\nbase: base.yaml\nalgorithms: [maml, trmaml]\norders: [second]\nseeds: [1, 2]\n",
 		"base.yaml": tinyBase,
@@ -146,6 +149,7 @@ func TestRunGridResumes(t *testing.T) {
 // made from another config is refused (the experiment file was edited), and
 // one that stopped before its first checkpoint is started over.
 func TestRunRefusesChangedConfigAndRestartsUncheckpointed(t *testing.T) {
+	t.Parallel()
 	dir := writeFiles(t, map[string]string{
 		"exp.yaml":  "name: g\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\n",
 		"base.yaml": tinyBase,
@@ -180,6 +184,7 @@ func TestRunRefusesChangedConfigAndRestartsUncheckpointed(t *testing.T) {
 // directory, into a directory holding other runs, or into one another
 // process is writing is refused before anything is written.
 func TestRunRefusesForeignAndBusyDirectories(t *testing.T) {
+	t.Parallel()
 	dir := writeFiles(t, map[string]string{
 		"exp.yaml":  "name: g\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\n",
 		"base.yaml": tinyBase,

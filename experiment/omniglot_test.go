@@ -12,6 +12,7 @@ import (
 // built on the shared data (so its config is valid and fits the data), MAML
 // and TR-MAML with two seeds each at the grid's ways.
 func TestOmniglotCPUGrids(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("needs the shared Omniglot data (skipped with -short)")
 	}

@@ -18,6 +18,7 @@ import (
 // of that code did (testdata/legacy/*/want): old checkpoints keep working
 // and TR-MAML and MAML are reproduced bit for bit.
 func TestResumeLegacyCheckpoint(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"trmaml-last", "trmaml-T2", "maml-T1"} {
 		t.Run(name, func(t *testing.T) {
 			src := filepath.Join("testdata", "legacy", name)
@@ -48,6 +49,7 @@ func TestResumeLegacyCheckpoint(t *testing.T) {
 // path: deterministic, a distribution p in result.json that the method's
 // feasible set holds, and every config algorithm has a method.
 func TestNewMethods(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		alg   string
 		level float64

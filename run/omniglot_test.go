@@ -67,6 +67,7 @@ eval: {every: 2, instances: 25, train_instances: 25, query: 3, batch: 5, final_i
 // mass, the weighted mean by those masses, the final evaluation's instance
 // count, and a re-evaluation that reproduces result.json.
 func TestOmniglotTrain(t *testing.T) {
+	t.Parallel()
 	opts := Options{DataRoot: sharedDataRoot(t)}
 	dir := filepath.Join(t.TempDir(), "run")
 	res, err := Train(tinyOmniglot(t), dir, opts)
@@ -134,6 +135,7 @@ func TestOmniglotTrain(t *testing.T) {
 // TestOmniglotMissingData: a data root without Omniglot is a config error
 // of data.root that says how to fetch the data, before anything is written.
 func TestOmniglotMissingData(t *testing.T) {
+	t.Parallel()
 	opts := Options{DataRoot: t.TempDir()}
 	dir := filepath.Join(t.TempDir(), "run")
 	_, err := Train(tinyOmniglot(t), dir, opts)
@@ -149,6 +151,7 @@ func TestOmniglotMissingData(t *testing.T) {
 // TestOmniglotScoreIsAccuracy: the Setup of an Omniglot config scores
 // evaluation by query accuracy, in [0, 1], not by the loss.
 func TestOmniglotScoreIsAccuracy(t *testing.T) {
+	t.Parallel()
 	opts := Options{DataRoot: sharedDataRoot(t)}
 	s, err := Build(tinyOmniglot(t), opts)
 	if err != nil {
@@ -162,6 +165,7 @@ func TestOmniglotScoreIsAccuracy(t *testing.T) {
 // TestOmniglotResume: an Omniglot run resumed from its checkpoint ends as
 // an uninterrupted one (the data root comes from Options.DataRoot both times).
 func TestOmniglotResume(t *testing.T) {
+	t.Parallel()
 	opts := Options{DataRoot: sharedDataRoot(t)}
 	c := tinyOmniglot(t)
 	c.Meta.Schedule = "constant" // the cosine depends on meta.iterations, edited below

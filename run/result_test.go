@@ -14,6 +14,7 @@ import (
 // TestResultRecordsMetricAndMasses: a run names its metric and records every
 // task's mass in result.json.
 func TestResultRecordsMetricAndMasses(t *testing.T) {
+	t.Parallel()
 	c := tinyConfig()
 	c.Meta.Iterations = 1
 	dir := filepath.Join(t.TempDir(), "run")
@@ -45,6 +46,7 @@ func TestResultRecordsMetricAndMasses(t *testing.T) {
 // fields is read as MSE with every task of mass 1 (the sinusoid family, the
 // only one then); recorded values are kept.
 func TestLegacyResultReadsAsMSE(t *testing.T) {
+	t.Parallel()
 	legacy := `{"name": "old", "algorithm": "maml",
 		"meta_test": {"mean": 1, "worst": 2, "per_task": [1, 2], "tasks": ["a", "b"]},
 		"meta_train": {"mean": 1, "per_task": [1, 1, 1], "tasks": ["a", "b", "c"]}}`

@@ -49,6 +49,7 @@ func readResult(t *testing.T, path string) rundir.Result {
 // (but for wall-clock timing), model and metrics; a re-evaluation with the
 // run's seed reproduces the result's statistics.
 func TestTrainDeterministic(t *testing.T) {
+	t.Parallel()
 	dirs := []string{filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")}
 	for _, d := range dirs {
 		if _, err := Train(tinyConfig(), d, Options{}); err != nil {
@@ -98,6 +99,7 @@ func TestTrainDeterministic(t *testing.T) {
 }
 
 func TestTrainRefusesExistingRunDir(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	keep := filepath.Join(dir, "notes.txt")
 	if err := os.WriteFile(keep, []byte("mine"), 0o644); err != nil {
@@ -117,6 +119,7 @@ func TestTrainRefusesExistingRunDir(t *testing.T) {
 // TestTrainStopsOnNonFinite drives a run to divergence: it must stop with
 // ErrNonFinite, keep the last checkpoint and write no result.
 func TestTrainStopsOnNonFinite(t *testing.T) {
+	t.Parallel()
 	c := tinyConfig()
 	c.Meta.Optimizer = "sgd"
 	c.Meta.LR = 1e8
@@ -170,6 +173,7 @@ func unfinish(t *testing.T, c configs.Config, dir string, iterations int) config
 // iteration 20 (by copying the directory then) and resumes it: the result
 // must equal the uninterrupted run's, but for timing.
 func TestResumeMatchesUninterruptedRun(t *testing.T) {
+	t.Parallel()
 	c := tinyConfig()
 	c.Meta.Iterations = 20
 	partial := filepath.Join(t.TempDir(), "partial")

@@ -14,6 +14,7 @@ import (
 // from a constant-rate run, checkpoints Adam with its base rate, and resumed
 // from an earlier checkpoint finishes exactly as without the interruption.
 func TestCosineScheduleRunResumes(t *testing.T) {
+	t.Parallel()
 	c := tinyConfig()
 	c.Meta.Schedule, c.Meta.LRMin = "cosine", 1e-5
 	root := t.TempDir()

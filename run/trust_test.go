@@ -32,6 +32,7 @@ func sameResult(t *testing.T, what string, got, want *rundir.Result) {
 // the uninterrupted run's result; the interrupted write's temporary file is
 // removed.
 func TestResumeBeforeFirstCheckpoint(t *testing.T) {
+	t.Parallel()
 	c := tinyConfig()
 	full, err := Train(c, filepath.Join(t.TempDir(), "full"), Options{})
 	if err != nil {
@@ -64,6 +65,7 @@ func TestResumeBeforeFirstCheckpoint(t *testing.T) {
 // the uninterrupted run's. scripts/killtest.sh does the same at random
 // moments, many times.
 func TestKillAndResume(t *testing.T) {
+	t.Parallel()
 	if dir := os.Getenv("TRMAML_TRAIN_INTO"); dir != "" {
 		c := tinyConfig()
 		c.Meta.Iterations = 300
@@ -113,6 +115,7 @@ func TestKillAndResume(t *testing.T) {
 // TestSecondWriterRefused: while one process holds a run directory, train,
 // resume and eval of it are refused with a message naming the holder.
 func TestSecondWriterRefused(t *testing.T) {
+	t.Parallel()
 	c := tinyConfig()
 	dir := filepath.Join(t.TempDir(), "run")
 	if _, err := Train(c, dir, Options{}); err != nil {
@@ -315,6 +318,7 @@ var damagedStateCases = []struct {
 // refused with the file and the field, and nothing is written; an undamaged
 // copy resumes.
 func TestResumeRefusesDamagedState(t *testing.T) {
+	t.Parallel()
 	for _, c := range damagedStateCases {
 		dir := unfinished(t)
 		c.damage(t, dir)
@@ -338,6 +342,7 @@ func TestResumeRefusesDamagedState(t *testing.T) {
 // writing an infinite checkpoint), and eval evaluates the last good
 // checkpoint.
 func TestDivergedRunStopsAndEvaluates(t *testing.T) {
+	t.Parallel()
 	c := tinyConfig()
 	c.Meta.LR = 1e300
 	c.Meta.Iterations = 200

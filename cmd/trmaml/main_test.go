@@ -16,6 +16,7 @@ import (
 // sine experiment) and checks what it writes, including that TR-MAML's
 // adversary moved weight onto the five hard tasks.
 func TestQuickRunEndToEnd(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the 20,000-iteration quick experiment")
 	}
@@ -80,6 +81,7 @@ func mustRead(t *testing.T, path string) string {
 // TestBadInputRefused: bad configs and flags are refused with a message
 // naming file, line and field, before any run directory is created.
 func TestBadInputRefused(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	cfg := filepath.Join(tmp, "bad.yaml")
 	if err := os.WriteFile(cfg, []byte("name: bad\ninner:\n  alpha: -1\n"), 0o644); err != nil {
@@ -122,6 +124,7 @@ func TestBadInputRefused(t *testing.T) {
 // orders x 2 seeds) through the CLI and checks the experiment directory gets
 // every run, the table and the figures; a second invocation only resumes.
 func TestExperimentWritesTableAndFigures(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	base := "name: tiny\nmodel: {hidden: [8]}\nmeta: {iterations: 20, batch: 10}\n" +
 		"eval: {every: 10, instances: 490, train_instances: 100, batch: 245, query: 5}\n"
@@ -153,6 +156,7 @@ func TestExperimentWritesTableAndFigures(t *testing.T) {
 
 // TestHelpExitsZero: -h of every command, like trmaml -h, is not an error.
 func TestHelpExitsZero(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"-h"}, {"help"}, {"train", "-h"}, {"resume", "-h"}, {"eval", "-help"}, {"experiment", "-h"}, {"report", "-h"}, {"plot", "-h"}, {"compare", "-h"}, {"data", "-h"}, {"data", "omniglot", "-h"}} {
 		var out, errOut bytes.Buffer
 		if code := exitCode(dispatch(args, &out, &errOut)); code != 0 {
