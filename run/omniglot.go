@@ -13,7 +13,7 @@ import (
 )
 
 // Datasets holds the Omniglot data loaded by the runs given it
-// (Options.Datasets), one per data root and image size: the runs of an
+// (Options.Datasets), one per data root, image size and resize: the runs of an
 // experiment share it (sampling only reads it). The zero value is empty and
 // ready; it is safe for concurrent use.
 type Datasets struct {
@@ -22,8 +22,9 @@ type Datasets struct {
 }
 
 type datasetKey struct {
-	dir  string
-	size int
+	dir    string
+	size   int
+	resize omniglot.Resize
 }
 
 // loadOmniglot returns the dataset of the resolved data root, loading it
@@ -33,7 +34,7 @@ func loadOmniglot(cfg configs.Config, opts Options) (*omniglot.Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	key := datasetKey{root.Dir, cfg.Task.Omniglot.ImageSize}
+	key := datasetKey{root.Dir, cfg.Task.Omniglot.ImageSize, omniglot.Resize(cfg.Task.Omniglot.Resize)}
 	datasets := opts.Datasets
 	if datasets == nil {
 		datasets = new(Datasets)
@@ -43,7 +44,7 @@ func loadOmniglot(cfg configs.Config, opts Options) (*omniglot.Dataset, error) {
 	if d := datasets.m[key]; d != nil {
 		return d, nil
 	}
-	d, err := omniglot.Load(root.Dir, omniglot.Options{Size: key.size})
+	d, err := omniglot.Load(root.Dir, omniglot.Options{Size: key.size, Resize: key.resize})
 	if err != nil {
 		err = root.Annotate(err)
 		if errors.Is(err, omniglot.ErrMissing) {
@@ -66,8 +67,8 @@ func omniglotFamily(cfg configs.Config, opts Options) (*family, error) {
 		return nil, err
 	}
 	oc, t := cfg.Task.Omniglot, cfg.Task
-	sets := func(queries int) (train, test metalearn.TaskSet, err error) {
-		spec := omniglot.Spec{Ways: oc.Ways, Shots: t.Support, Queries: queries, Rotate: oc.Rotate}
+	sets := func(queries int, rotate bool) (train, test metalearn.TaskSet, err error) {
+		spec := omniglot.Spec{Ways: oc.Ways, Shots: t.Support, Queries: queries, Rotate: rotate}
 		tr, err := omniglot.NewTaskSet(d, omniglot.Train, spec)
 		if err != nil {
 			return nil, nil, &ConfigError{Field: "task.omniglot.ways", Problem: err.Error()}
@@ -78,13 +79,13 @@ func omniglotFamily(cfg configs.Config, opts Options) (*family, error) {
 		}
 		return tr, te, nil
 	}
-	train, test, err := sets(t.Query)
+	train, test, err := sets(t.Query, oc.Rotate)
 	if err != nil {
 		return nil, err
 	}
 	evalTrain, evalTest := train, test
-	if cfg.Eval.Query != t.Query {
-		if evalTrain, evalTest, err = sets(cfg.Eval.Query); err != nil {
+	if cfg.Eval.Query != t.Query || oc.RotateEval != oc.Rotate {
+		if evalTrain, evalTest, err = sets(cfg.Eval.Query, oc.RotateEval); err != nil {
 			return nil, err
 		}
 	}

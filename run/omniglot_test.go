@@ -11,9 +11,14 @@ import (
 	"testing"
 
 	"github.com/trmaml/trmaml/configs"
+	"github.com/trmaml/trmaml/data/omniglot"
 	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/rundir"
 )
+
+// testDatasets keeps the Omniglot data the tests load, as the runs of an
+// experiment share it.
+var testDatasets = new(Datasets)
 
 // sharedDataRoot is the shared copy of Omniglot, ../shared/data beside the
 // repository root. Tests that need it fail when it is absent, unless -short.
@@ -68,7 +73,7 @@ eval: {every: 2, instances: 25, train_instances: 25, query: 3, batch: 5, final_i
 // count, and a re-evaluation that reproduces result.json.
 func TestOmniglotTrain(t *testing.T) {
 	t.Parallel()
-	opts := Options{DataRoot: sharedDataRoot(t)}
+	opts := Options{DataRoot: sharedDataRoot(t), Datasets: testDatasets}
 	dir := filepath.Join(t.TempDir(), "run")
 	res, err := Train(tinyOmniglot(t), dir, opts)
 	if err != nil {
@@ -130,6 +135,23 @@ func TestOmniglotTrain(t *testing.T) {
 	if !reflect.DeepEqual(again.MetaTest, res.MetaTest) || !reflect.DeepEqual(again.MetaTrain, res.MetaTrain) {
 		t.Error("re-evaluation with the run's seed differs from result.json")
 	}
+
+	// The same solution under the paper code's image preparation: another
+	// file, the changes recorded, other accuracies, result.json untouched.
+	sets := []string{"task.omniglot.resize=nearest", "task.omniglot.rotate_eval=false"}
+	other, err := Evaluate(dir, 0, opts, sets...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(other.Overrides, sets) || reflect.DeepEqual(other.MetaTest.PerTask, res.MetaTest.PerTask) {
+		t.Errorf("evaluation under %v: overrides %v, per-task accuracies %v (unchanged: %v)", sets, other.Overrides, other.MetaTest.PerTask, res.MetaTest.PerTask)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "evaluation-task.omniglot.resize=nearest,task.omniglot.rotate_eval=false.json")); err != nil {
+		t.Error(err)
+	}
+	if _, err := Evaluate(dir, 0, opts, "model.cnn.filters=8"); err == nil || !strings.Contains(err.Error(), "model.cnn.filters may not be changed") {
+		t.Errorf("changing the model at evaluation: error %v", err)
+	}
 }
 
 // TestOmniglotMissingData: a data root without Omniglot is a config error
@@ -152,7 +174,7 @@ func TestOmniglotMissingData(t *testing.T) {
 // evaluation by query accuracy, in [0, 1], not by the loss.
 func TestOmniglotScoreIsAccuracy(t *testing.T) {
 	t.Parallel()
-	opts := Options{DataRoot: sharedDataRoot(t)}
+	opts := Options{DataRoot: sharedDataRoot(t), Datasets: testDatasets}
 	s, err := Build(tinyOmniglot(t), opts)
 	if err != nil {
 		t.Fatal(err)
@@ -166,7 +188,7 @@ func TestOmniglotScoreIsAccuracy(t *testing.T) {
 // an uninterrupted one (the data root comes from Options.DataRoot both times).
 func TestOmniglotResume(t *testing.T) {
 	t.Parallel()
-	opts := Options{DataRoot: sharedDataRoot(t)}
+	opts := Options{DataRoot: sharedDataRoot(t), Datasets: testDatasets}
 	c := tinyOmniglot(t)
 	c.Meta.Schedule = "constant" // the cosine depends on meta.iterations, edited below
 	c.Meta.Iterations = 2
@@ -187,4 +209,18 @@ func TestOmniglotResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameResult(t, "resumed Omniglot run", resumed, full)
+}
+
+// TestOmniglotResizesMatch keeps the config's list of resizes the data
+// package's.
+func TestOmniglotResizesMatch(t *testing.T) {
+	t.Parallel()
+	if len(configs.OmniglotResizes) != len(omniglot.Resizes) {
+		t.Fatalf("configs.OmniglotResizes %v, omniglot.Resizes %v", configs.OmniglotResizes, omniglot.Resizes)
+	}
+	for i, r := range omniglot.Resizes {
+		if configs.OmniglotResizes[i] != string(r) {
+			t.Errorf("configs.OmniglotResizes %v, omniglot.Resizes %v", configs.OmniglotResizes, omniglot.Resizes)
+		}
+	}
 }

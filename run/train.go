@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/trmaml/trmaml/configs"
@@ -98,8 +99,9 @@ func Resume(dir string, opts Options) (*rundir.Result, error) {
 	return ss.train(opts.Progress)
 }
 
-// loadSetup builds the run of the config.yaml in dir; errors name the file.
-func loadSetup(dir string, opts Options) (*Setup, error) {
+// loadSetup builds the run of the config.yaml in dir, with the fields of
+// sets changed (see Evaluate); errors name the file.
+func loadSetup(dir string, opts Options, sets ...string) (*Setup, error) {
 	cfgPath := filepath.Join(dir, rundir.ConfigFile)
 	cfg, err := configs.Load(cfgPath)
 	if errors.Is(err, os.ErrNotExist) {
@@ -107,6 +109,11 @@ func loadSetup(dir string, opts Options) (*Setup, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if len(sets) > 0 {
+		if cfg, err = configs.Override(cfg, sets, EvalOverridable); err != nil {
+			return nil, err
+		}
 	}
 	s, err := Build(cfg, opts)
 	if err != nil {
@@ -283,20 +290,29 @@ func (ss *session) train(p *Progress) (*rundir.Result, error) {
 	return res, nil
 }
 
+// EvalOverridable says which config fields an evaluation may change (eval
+// -set): the evaluation protocol and how the images are prepared, never
+// what was trained.
+func EvalOverridable(path string) bool {
+	return strings.HasPrefix(path, "eval.") || path == "task.omniglot.resize" || path == "task.omniglot.rotate_eval"
+}
+
 // Evaluate re-evaluates the solution saved in run directory dir with the
 // run's own evaluation protocol and seed (or evalSeed, if not zero), writes
 // evaluation.json there and returns it. With the run's seed it reproduces
 // the statistics of result.json. A run without model.json (unfinished, or
 // stopped on a non-finite value) is evaluated at its last good checkpoint:
 // the output rule's solution at that iteration, which Result.Iterations and
-// Result.Source give.
-func Evaluate(dir string, evalSeed uint64, opts Options) (*rundir.Result, error) {
+// Result.Source give. sets ("field.path=value", see EvalOverridable)
+// evaluate the same solution under another protocol or image preparation;
+// the result records them and goes to rundir.EvalFileFor(sets).
+func Evaluate(dir string, evalSeed uint64, opts Options, sets ...string) (*rundir.Result, error) {
 	lock, err := rundir.Open(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer lock.Release()
-	s, err := loadSetup(dir, opts)
+	s, err := loadSetup(dir, opts, sets...)
 	if err != nil {
 		return nil, err
 	}
@@ -317,9 +333,9 @@ func Evaluate(dir string, evalSeed uint64, opts Options) (*rundir.Result, error)
 		Name: cfg.Name, Algorithm: cfg.Algorithm, CVaRLevel: cvarLevel(cfg), Order: cfg.Order, Seed: s.Config.Seed, Iterations: iterations,
 		Output: cfg.Meta.Output, MetaTest: testStats, MetaTrain: trainStats, FinalP: p, Source: source,
 		Timing: rundir.Timing{EvalSeconds: time.Since(start).Seconds()},
-		Metric: s.Metric.Name,
+		Metric: s.Metric.Name, Overrides: sets,
 	}
-	return res, rundir.WriteJSON(filepath.Join(dir, rundir.EvalFile), res)
+	return res, rundir.WriteJSON(filepath.Join(dir, rundir.EvalFileFor(sets)), res)
 }
 
 // savedSolution returns the solution of the run in dir: model.json's, or,

@@ -33,7 +33,10 @@ type Result struct {
 	// Source, in evaluation.json only, names what was evaluated when it is
 	// not model.json: a checkpoint of a run that did not finish.
 	Source string `json:"source,omitempty"`
-	Timing Timing `json:"timing"`
+	// Overrides, in evaluation files only, are the config changes
+	// ("field.path=value") the solution was evaluated under.
+	Overrides []string `json:"overrides,omitempty"`
+	Timing    Timing   `json:"timing"`
 }
 
 // Timing is the wall-clock cost of a run, the one part of result.json that

@@ -10,7 +10,11 @@
 // locked (package dirlock) while a process writes it.
 package rundir
 
-import "github.com/trmaml/trmaml/internal/dirlock"
+import (
+	"strings"
+
+	"github.com/trmaml/trmaml/internal/dirlock"
+)
 
 // File names inside a run directory.
 const (
@@ -38,4 +42,21 @@ const (
 // The lock, temporary files and EvalFile are not part of it.
 func StateFiles() []string {
 	return []string{ConfigFile, MetricsFile, PFile, CheckpointFile, ModelFile, ResultFile}
+}
+
+// EvalFileFor is the file trmaml eval writes for the config changes sets
+// ("field.path=value"): EvalFile without changes, else
+// evaluation-CHANGES.json, so that evaluations under other protocols sit
+// beside the run's own.
+func EvalFileFor(sets []string) string {
+	if len(sets) == 0 {
+		return EvalFile
+	}
+	name := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._=,-", r) {
+			return r
+		}
+		return '_'
+	}, strings.Join(sets, ","))
+	return strings.TrimSuffix(EvalFile, ".json") + "-" + name + ".json"
 }
