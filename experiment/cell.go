@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"github.com/trmaml/trmaml/internal/atomicfile"
 	"github.com/trmaml/trmaml/internal/dirlock"
 	"github.com/trmaml/trmaml/run"
+	"github.com/trmaml/trmaml/rundir"
 )
 
 // A grid's cells are its runs numbered from 0 in the order Parse expands
@@ -64,11 +64,11 @@ func Cells(jobs []Job) ([]Cell, error) {
 		if err != nil {
 			return nil, err
 		}
-		if it, err := run.CheckpointIteration(j.Dir); err == nil {
-			c.Checkpoint = it
+		if ck, err := rundir.ReadCheckpoint(filepath.Join(j.Dir, rundir.CheckpointFile)); err == nil {
+			c.Checkpoint = ck.State.Iteration
 		}
 		switch {
-		case fileExists(filepath.Join(j.Dir, run.ResultFile)):
+		case fileExists(filepath.Join(j.Dir, rundir.ResultFile)):
 			c.State = Finished
 		case held:
 			c.State, c.Detail = Running, holder
@@ -79,7 +79,7 @@ func Cells(jobs []Job) ([]Cell, error) {
 			}
 			lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
 			c.State, c.Detail = Failed, lines[len(lines)-1]
-		case fileExists(filepath.Join(j.Dir, run.ConfigFile)):
+		case fileExists(filepath.Join(j.Dir, rundir.ConfigFile)):
 			c.State = Interrupted
 		}
 		cells[i] = c
@@ -94,8 +94,8 @@ var ErrCellRange = errors.New("cell out of range")
 // out, and returns; a finished cell is left as it is. Unlike Run it does
 // not hold out's lock, only the run directory's, so that the cells of one
 // grid run at once in separate processes (a scheduler's array tasks); it
-// refuses the same outs as Run. ctx stops it as it stops Run.
-func RunCell(ctx context.Context, out string, jobs []Job, i int, p *run.Progress) error {
+// refuses the same outs as Run. opts.Context stops it as it stops Run.
+func RunCell(out string, jobs []Job, i int, opts run.Options) error {
 	if i < 0 || i >= len(jobs) {
 		return fmt.Errorf("-cell %d: %w: the grid has %d cells, 0 to %d (trmaml experiment -list shows them)", i, ErrCellRange, len(jobs), len(jobs)-1)
 	}
@@ -105,7 +105,7 @@ func RunCell(ctx context.Context, out string, jobs []Job, i int, p *run.Progress
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	return runJob(ctx, jobs[i], p)
+	return runJob(jobs[i], opts)
 }
 
 // recordFailure keeps the error a run stopped with in its FailedFile, for
@@ -117,7 +117,7 @@ func recordFailure(j Job, runErr error) {
 		os.Remove(path)
 		return
 	}
-	if fileExists(filepath.Join(j.Dir, run.ConfigFile)) {
+	if fileExists(filepath.Join(j.Dir, rundir.ConfigFile)) {
 		atomicfile.Write(path, []byte(runErr.Error()+"\n"))
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/trmaml/trmaml/internal/dirlock"
 	"github.com/trmaml/trmaml/run"
+	"github.com/trmaml/trmaml/rundir"
 )
 
 func states(t *testing.T, jobs []Job) []State {
@@ -37,7 +38,7 @@ func TestRunCellAndStates(t *testing.T) {
 		"exp.yaml":  "name: g\nbase: base.yaml\nalgorithms: [maml, trmaml]\norders: [second]\nseeds: [1, 2]\n",
 		"base.yaml": tinyBase,
 	})
-	_, cfgs, err := Load(filepath.Join(dir, "exp.yaml"))
+	_, cfgs, err := Load(filepath.Join(dir, "exp.yaml"), run.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,29 +48,29 @@ func TestRunCellAndStates(t *testing.T) {
 		t.Fatalf("fresh grid: %v", got)
 	}
 	for _, i := range []int{-1, 4} {
-		if err := RunCell(context.Background(), out, jobs, i, nil); !errors.Is(err, ErrCellRange) || !strings.Contains(err.Error(), "4 cells, 0 to 3") {
+		if err := RunCell(out, jobs, i, run.Options{}); !errors.Is(err, ErrCellRange) || !strings.Contains(err.Error(), "4 cells, 0 to 3") {
 			t.Errorf("cell %d: %v, want ErrCellRange naming the grid's cells", i, err)
 		}
 	}
-	if err := RunCell(context.Background(), out, jobs, 1, nil); err != nil {
+	if err := RunCell(out, jobs, 1, run.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	done, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, i := range []int{2, 3} {
-		if err := RunCell(done, out, jobs, i, nil); !errors.Is(err, run.ErrInterrupted) {
+		if err := RunCell(out, jobs, i, run.Options{Context: done}); !errors.Is(err, run.ErrInterrupted) {
 			t.Fatalf("cell %d under a done context: %v, want run.ErrInterrupted", i, err)
 		}
 	}
-	os.WriteFile(filepath.Join(jobs[3].Dir, run.CheckpointFile), []byte(`{"state":{}}`), 0o644)
-	if err := RunCell(context.Background(), out, jobs, 3, nil); err == nil {
+	os.WriteFile(filepath.Join(jobs[3].Dir, rundir.CheckpointFile), []byte(`{"state":{}}`), 0o644)
+	if err := RunCell(out, jobs, 3, run.Options{}); err == nil {
 		t.Fatal("a damaged checkpoint was resumed")
 	}
 	if got := states(t, jobs); !reflect.DeepEqual(got, []State{NotStarted, Finished, Interrupted, Failed}) {
 		t.Errorf("states %v, want not started, finished, interrupted, failed", got)
 	}
 	cells, _ := Cells(jobs)
-	if cells[2].Checkpoint != 0 || !strings.Contains(cells[3].Detail, run.CheckpointFile) {
+	if cells[2].Checkpoint != 0 || !strings.Contains(cells[3].Detail, rundir.CheckpointFile) {
 		t.Errorf("interrupted cell's checkpoint %d (want 0), failed cell's detail %q (want the checkpoint's error)", cells[2].Checkpoint, cells[3].Detail)
 	}
 	lock, err := dirlock.Acquire(jobs[2].Dir)
@@ -79,14 +80,14 @@ func TestRunCellAndStates(t *testing.T) {
 	if got := states(t, jobs)[2]; got != Running {
 		t.Errorf("locked cell: %v, want running", got)
 	}
-	if err := RunCell(context.Background(), out, jobs, 2, nil); !errors.Is(err, dirlock.ErrHeld) {
+	if err := RunCell(out, jobs, 2, run.Options{}); !errors.Is(err, dirlock.ErrHeld) {
 		t.Errorf("a second process on a running cell: %v, want dirlock.ErrHeld", err)
 	}
 	lock.Release()
 
-	os.Remove(filepath.Join(jobs[3].Dir, run.CheckpointFile)) // resumes from iteration 0
+	os.Remove(filepath.Join(jobs[3].Dir, rundir.CheckpointFile)) // resumes from iteration 0
 	for _, i := range []int{0, 2, 3} {
-		if err := RunCell(context.Background(), out, jobs, i, nil); err != nil {
+		if err := RunCell(out, jobs, i, run.Options{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -97,7 +98,7 @@ func TestRunCellAndStates(t *testing.T) {
 		t.Errorf("%s stays after the run finished: %v", FailedFile, err)
 	}
 	whole := filepath.Join(dir, "whole")
-	if err := Run(context.Background(), whole, Jobs(cfgs, whole), 2, io.Discard, false); err != nil {
+	if err := Run(whole, Jobs(cfgs, whole), 2, io.Discard, false, run.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	for i, j := range Jobs(cfgs, whole) {
@@ -114,17 +115,17 @@ func TestRunInterrupted(t *testing.T) {
 		"exp.yaml":  "name: g\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1, 2]\n",
 		"base.yaml": tinyBase,
 	})
-	_, cfgs, err := Load(filepath.Join(dir, "exp.yaml"))
+	_, cfgs, err := Load(filepath.Join(dir, "exp.yaml"), run.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
 	done, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := Run(done, out, Jobs(cfgs, out), 1, io.Discard, false); !errors.Is(err, run.ErrInterrupted) {
+	if err := Run(out, Jobs(cfgs, out), 1, io.Discard, false, run.Options{Context: done}); !errors.Is(err, run.ErrInterrupted) {
 		t.Fatalf("got %v, want run.ErrInterrupted", err)
 	}
-	if err := Run(context.Background(), out, Jobs(cfgs, out), 1, io.Discard, false); err != nil {
+	if err := Run(out, Jobs(cfgs, out), 1, io.Discard, false, run.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := states(t, Jobs(cfgs, out)); !reflect.DeepEqual(got, []State{Finished, Finished}) {
@@ -132,16 +133,16 @@ func TestRunInterrupted(t *testing.T) {
 	}
 }
 
-func resultWithoutTiming(t *testing.T, dir string) run.Result {
+func resultWithoutTiming(t *testing.T, dir string) rundir.Result {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(dir, run.ResultFile))
+	raw, err := os.ReadFile(filepath.Join(dir, rundir.ResultFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r run.Result
+	var r rundir.Result
 	if err := r.UnmarshalJSON(raw); err != nil {
 		t.Fatal(err)
 	}
-	r.Timing = run.Timing{}
+	r.Timing = rundir.Timing{}
 	return r
 }

@@ -6,7 +6,6 @@
 package experiment
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -23,6 +22,7 @@ import (
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/internal/dirlock"
 	"github.com/trmaml/trmaml/run"
+	"github.com/trmaml/trmaml/rundir"
 	"github.com/trmaml/trmaml/slurm"
 )
 
@@ -56,21 +56,22 @@ type Job struct {
 }
 
 // Load reads an experiment file and expands it like Parse.
-func Load(path string) (Spec, []configs.Config, error) {
+func Load(path string, opts run.Options) (Spec, []configs.Config, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return Spec{}, nil, err
 	}
-	return Parse(path, raw)
+	return Parse(path, raw, opts)
 }
 
 // Parse decodes an experiment file with the config loader's strict rules
 // and messages (configs.DecodeStrict: no unknown or duplicate keys, no float
 // where an integer belongs, no seed outside uint64, exactly one document),
 // checks it, and expands it into configs, each built once (run.Build) so
-// that no run of a bad grid starts. path names the file in errors and
-// anchors a relative base.
-func Parse(path string, raw []byte) (Spec, []configs.Config, error) {
+// that no run of a bad grid starts (with opts: the data an Omniglot grid
+// loads then, it shares through opts.Datasets). path names the file in
+// errors and anchors a relative base.
+func Parse(path string, raw []byte, opts run.Options) (Spec, []configs.Config, error) {
 	var spec Spec
 	lines, err := configs.DecodeStrict(path, raw, &spec)
 	if err != nil {
@@ -132,7 +133,7 @@ func Parse(path string, raw []byte) (Spec, []configs.Config, error) {
 				if spec.Iterations > 0 {
 					c.Meta.Iterations = spec.Iterations
 				}
-				if _, err := run.Build(c); err != nil {
+				if _, err := run.Build(c, opts); err != nil {
 					return Spec{}, nil, fmt.Errorf("%s: run %s seed %d: %w", path, c.Name, seed, err)
 				}
 				out = append(out, c)
@@ -220,15 +221,19 @@ var ErrForeign = errors.New("not this experiment's directory")
 // lock throughout, and refuses (ErrForeign) an out that is a run directory
 // or holds directories other than the jobs' (another experiment's runs,
 // which a report of out would mix in). It returns the errors of failed runs,
-// joined; the other runs still complete. When ctx is done, the runs in
-// progress stop at a checkpoint (run.TrainContext), no other starts, and
-// the error wraps run.ErrInterrupted.
-func Run(ctx context.Context, out string, jobs []Job, workers int, w io.Writer, terminal bool) error {
+// joined; the other runs still complete. The runs share opts.Datasets (a
+// new one if nil); each reports its own progress. When opts.Context is
+// done, the runs in progress stop at a checkpoint, no other starts, and the
+// error wraps run.ErrInterrupted.
+func Run(out string, jobs []Job, workers int, w io.Writer, terminal bool, opts run.Options) error {
 	lock, err := openOut(out, jobs)
 	if err != nil {
 		return err
 	}
 	defer lock.Release()
+	if opts.Datasets == nil {
+		opts.Datasets = new(run.Datasets)
+	}
 	board := newBoard(w, terminal, jobs)
 	queue := make(chan int)
 	var wg sync.WaitGroup
@@ -238,10 +243,12 @@ func Run(ctx context.Context, out string, jobs []Job, workers int, w io.Writer, 
 		go func() {
 			defer wg.Done()
 			for i := range queue {
-				if ctx.Err() != nil {
+				if opts.Context != nil && opts.Context.Err() != nil {
 					continue // not started: the rerun starts it
 				}
-				errs[i] = runJob(ctx, jobs[i], board.progress(i))
+				o := opts
+				o.Progress = board.progress(i)
+				errs[i] = runJob(jobs[i], o)
 				board.finish(i, errs[i])
 			}
 		}()
@@ -253,7 +260,7 @@ func Run(ctx context.Context, out string, jobs []Job, workers int, w io.Writer, 
 	close(queue)
 	wg.Wait()
 	stop()
-	if ctx.Err() != nil && !slices.ContainsFunc(errs, func(err error) bool { return errors.Is(err, run.ErrInterrupted) }) {
+	if opts.Context != nil && opts.Context.Err() != nil && !slices.ContainsFunc(errs, func(err error) bool { return errors.Is(err, run.ErrInterrupted) }) {
 		errs = append(errs, fmt.Errorf("experiment %w before its remaining runs started", run.ErrInterrupted))
 	}
 	return errors.Join(errs...)
@@ -299,7 +306,7 @@ func CheckOut(out string, jobs []Job) error {
 
 // checkOut is CheckOut without the configs.
 func checkOut(out string, jobs []Job) error {
-	for _, f := range []string{run.ConfigFile, run.CheckpointFile, run.ResultFile} {
+	for _, f := range []string{rundir.ConfigFile, rundir.CheckpointFile, rundir.ResultFile} {
 		if fileExists(filepath.Join(out, f)) {
 			return fmt.Errorf("%s: %w: it is a run directory (it holds %s): choose another -out", out, ErrForeign, f)
 		}
@@ -337,19 +344,19 @@ func checkOut(out string, jobs []Job) error {
 // from the same config: an edited experiment file is refused, not silently
 // ignored. Nothing a later rerun needs is ever removed. A failure is kept
 // in the run directory's FailedFile.
-func runJob(ctx context.Context, j Job, p *run.Progress) error {
-	if !fileExists(filepath.Join(j.Dir, run.ConfigFile)) {
-		_, err := run.TrainContext(ctx, j.Config, j.Dir, p)
+func runJob(j Job, opts run.Options) error {
+	if !fileExists(filepath.Join(j.Dir, rundir.ConfigFile)) {
+		_, err := run.Train(j.Config, j.Dir, opts)
 		recordFailure(j, err)
 		return err
 	}
 	if err := sameConfig(j); err != nil {
 		return err
 	}
-	if fileExists(filepath.Join(j.Dir, run.ResultFile)) {
+	if fileExists(filepath.Join(j.Dir, rundir.ResultFile)) {
 		return nil
 	}
-	_, err := run.ResumeContext(ctx, j.Dir, p)
+	_, err := run.Resume(j.Dir, opts)
 	recordFailure(j, err)
 	return err
 }
@@ -357,7 +364,7 @@ func runJob(ctx context.Context, j Job, p *run.Progress) error {
 // sameConfig refuses a run directory of j made from another config than
 // j's; a directory without config is fine.
 func sameConfig(j Job) error {
-	cfgPath := filepath.Join(j.Dir, run.ConfigFile)
+	cfgPath := filepath.Join(j.Dir, rundir.ConfigFile)
 	if !fileExists(cfgPath) {
 		return nil
 	}

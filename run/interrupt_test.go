@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/trmaml/trmaml/internal/dirlock"
+	"github.com/trmaml/trmaml/rundir"
 )
 
 // afterChecks is a context that is done from its (n+1)-th Err call on: the
@@ -50,7 +51,7 @@ func withoutElapsed(csv string) string {
 func TestInterruptCheckpointsAndResumes(t *testing.T) {
 	c := tinyConfig() // 30 iterations, evaluated every 10
 	fullDir := filepath.Join(t.TempDir(), "full")
-	full, err := Train(c, fullDir, nil)
+	full, err := Train(c, fullDir, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,15 +69,15 @@ func TestInterruptCheckpointsAndResumes(t *testing.T) {
 			ctx := &afterChecks{Context: context.Background(), n: n}
 			var err error
 			if k == 0 {
-				_, err = TrainContext(ctx, c, dir, nil)
+				_, err = Train(c, dir, Options{Context: ctx})
 			} else {
-				_, err = ResumeContext(ctx, dir, nil)
+				_, err = Resume(dir, Options{Context: ctx})
 			}
 			at += n
 			if !errors.Is(err, ErrInterrupted) {
 				t.Fatalf("stops %v: got %v, want ErrInterrupted", stops, err)
 			}
-			ck, err := readCheckpoint(filepath.Join(dir, CheckpointFile))
+			ck, err := rundir.ReadCheckpoint(filepath.Join(dir, rundir.CheckpointFile))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -89,20 +90,20 @@ func TestInterruptCheckpointsAndResumes(t *testing.T) {
 			}
 			lock.Release()
 		}
-		if fileExists(filepath.Join(dir, ResultFile)) {
-			t.Fatalf("stops %v: an interrupted run wrote %s", stops, ResultFile)
+		if _, err := os.Stat(filepath.Join(dir, rundir.ResultFile)); err == nil {
+			t.Fatalf("stops %v: an interrupted run wrote %s", stops, rundir.ResultFile)
 		}
-		res, err := Resume(dir, nil)
+		res, err := Resume(dir, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		sameResult(t, "run resumed after interrupts", res, full)
-		for _, f := range []string{ModelFile, PFile} {
+		for _, f := range []string{rundir.ModelFile, rundir.PFile} {
 			if read(dir, f) != read(fullDir, f) {
 				t.Errorf("stops %v: %s differs from the uninterrupted run's", stops, f)
 			}
 		}
-		if got, want := withoutElapsed(read(dir, MetricsFile)), withoutElapsed(read(fullDir, MetricsFile)); got != want {
+		if got, want := withoutElapsed(read(dir, rundir.MetricsFile)), withoutElapsed(read(fullDir, rundir.MetricsFile)); got != want {
 			t.Errorf("stops %v: metrics.csv\n%s\nwant\n%s", stops, got, want)
 		}
 	}
@@ -112,21 +113,21 @@ func TestInterruptCheckpointsAndResumes(t *testing.T) {
 // do not fit its iteration is refused, naming the field.
 func TestResumeRefusesInconsistentPending(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
-	if _, err := TrainContext(&afterChecks{Context: context.Background(), n: 7}, tinyConfig(), dir, nil); !errors.Is(err, ErrInterrupted) {
+	if _, err := Train(tinyConfig(), dir, Options{Context: &afterChecks{Context: context.Background(), n: 7}}); !errors.Is(err, ErrInterrupted) {
 		t.Fatal(err)
 	}
-	path := filepath.Join(dir, CheckpointFile)
-	ck, err := readCheckpoint(path)
+	path := filepath.Join(dir, rundir.CheckpointFile)
+	ck, err := rundir.ReadCheckpoint(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ck.Pending.BatchN = 3
-	raw, err := encodeCheckpoint(ck)
+	raw, err := rundir.EncodeCheckpoint(ck)
 	if err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(path, raw, 0o644)
-	if _, err := Resume(dir, nil); err == nil || !strings.Contains(err.Error(), "pending: evaluated 0 and batch_n 3 do not fit iteration 7") {
+	if _, err := Resume(dir, Options{}); err == nil || !strings.Contains(err.Error(), "pending: evaluated 0 and batch_n 3 do not fit iteration 7") {
 		t.Errorf("got %v, want a refusal of the pending field", err)
 	}
 }

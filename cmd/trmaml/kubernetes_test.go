@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/trmaml/trmaml/experiment"
+	"github.com/trmaml/trmaml/run"
 	"gopkg.in/yaml.v3"
 )
 
@@ -52,7 +53,7 @@ func TestKubernetesIndexedJob(t *testing.T) {
 	if err := yaml.Unmarshal(raw, &job); err != nil {
 		t.Fatal(err)
 	}
-	_, cfgs, err := experiment.Load("../../configs/experiments/quick.yaml")
+	_, cfgs, err := experiment.Load("../../configs/experiments/quick.yaml", run.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func TestKubernetesIndexedJob(t *testing.T) {
 	if err := os.WriteFile(spec, []byte(short), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, cfgs, err = experiment.Load(spec); err != nil {
+	if _, cfgs, err = experiment.Load(spec, run.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	script := strings.NewReplacer("/trmaml/configs/experiments/quick.yaml", spec, "/runs", dir).Replace(c.Args[0])

@@ -17,6 +17,7 @@ import (
 
 	"github.com/trmaml/trmaml/experiment"
 	"github.com/trmaml/trmaml/run"
+	"github.com/trmaml/trmaml/rundir"
 )
 
 // TestMain lets the signal tests run this test binary as the trmaml
@@ -74,16 +75,16 @@ func TestSignalCheckpointsAndResumes(t *testing.T) {
 	}
 	dir := t.TempDir()
 	spec := writeSignalGrid(t, dir, "[3]")
-	_, cfgs, err := experiment.Load(spec)
+	_, cfgs, err := experiment.Load(spec, run.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ref := filepath.Join(dir, "ref")
 	refJobs := experiment.Jobs(cfgs, ref)
-	if err := experiment.RunCell(t.Context(), ref, refJobs, 0, nil); err != nil {
+	if err := experiment.RunCell(ref, refJobs, 0, run.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	refCfg := filepath.Join(refJobs[0].Dir, run.ConfigFile)
+	refCfg := filepath.Join(refJobs[0].Dir, rundir.ConfigFile)
 	for k, c := range []struct {
 		sig           syscall.Signal
 		start, resume func(out string) []string
@@ -121,7 +122,7 @@ func TestSignalCheckpointsAndResumes(t *testing.T) {
 		}
 		// Signal once training is under way: after the first checkpoint
 		// (iteration 0) and a moment of training.
-		for !fileExists(filepath.Join(runDir, run.CheckpointFile)) {
+		for !fileExists(filepath.Join(runDir, rundir.CheckpointFile)) {
 			time.Sleep(20 * time.Millisecond)
 		}
 		time.Sleep(200 * time.Millisecond)
@@ -136,22 +137,22 @@ func TestSignalCheckpointsAndResumes(t *testing.T) {
 			t.Fatalf("%v: no iteration in the message:\n%s", sig, log)
 		}
 		at, _ := strconv.Atoi(m[1])
-		ck, err := run.CheckpointIteration(runDir)
-		if err != nil || ck != at || at <= 0 || at >= 20000 {
-			t.Fatalf("%v: stopped at iteration %d, checkpoint at %d (%v): want the same, inside the run", sig, at, ck, err)
+		ck, err := rundir.ReadCheckpoint(filepath.Join(runDir, rundir.CheckpointFile))
+		if err != nil || ck.State.Iteration != at || at <= 0 || at >= 20000 {
+			t.Fatalf("%v: stopped at iteration %d, checkpoint at %d (%v): want the same, inside the run", sig, at, ck.State.Iteration, err)
 		}
 		cmd, log = trmaml(resume...)
 		if err := cmd.Run(); err != nil {
 			t.Fatalf("%v: resuming: %v\n%s", sig, err, log)
 		}
 		got, want := readResultFile(t, runDir), readResultFile(t, refJobs[0].Dir)
-		got.Timing, want.Timing = run.Timing{}, run.Timing{}
+		got.Timing, want.Timing = rundir.Timing{}, rundir.Timing{}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%v: the resumed run's result differs from the uninterrupted run's", sig)
 		}
-		for _, f := range []string{run.PFile, run.ModelFile, run.MetricsFile} {
+		for _, f := range []string{rundir.PFile, rundir.ModelFile, rundir.MetricsFile} {
 			a, b := mustRead(t, filepath.Join(runDir, f)), mustRead(t, filepath.Join(refJobs[0].Dir, f))
-			if f == run.MetricsFile {
+			if f == rundir.MetricsFile {
 				a, b = dropColumn(a, 1), dropColumn(b, 1)
 			}
 			if a != b {
@@ -161,10 +162,10 @@ func TestSignalCheckpointsAndResumes(t *testing.T) {
 	}
 }
 
-func readResultFile(t *testing.T, dir string) run.Result {
+func readResultFile(t *testing.T, dir string) rundir.Result {
 	t.Helper()
-	var r run.Result
-	if err := r.UnmarshalJSON([]byte(mustRead(t, filepath.Join(dir, run.ResultFile)))); err != nil {
+	var r rundir.Result
+	if err := r.UnmarshalJSON([]byte(mustRead(t, filepath.Join(dir, rundir.ResultFile)))); err != nil {
 		t.Fatal(err)
 	}
 	return r

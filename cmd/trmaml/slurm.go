@@ -15,7 +15,7 @@ import (
 
 	"github.com/trmaml/trmaml/experiment"
 	"github.com/trmaml/trmaml/internal/atomicfile"
-	"github.com/trmaml/trmaml/run"
+	"github.com/trmaml/trmaml/rundir"
 	"github.com/trmaml/trmaml/slurm"
 )
 
@@ -54,7 +54,7 @@ const jobsFile = "jobs.txt"
 // submitSlurm writes DIR/slurm/array.sbatch and report.sbatch for the cells
 // of grid that are neither finished, nor running, nor queued by an earlier
 // submission, and submits them (unless -dry-run).
-func submitSlurm(f slurmFlags, spec experiment.Spec, specPath, out string, grid []experiment.Job, stdout io.Writer) error {
+func submitSlurm(f slurmFlags, spec experiment.Spec, specPath, out string, grid []experiment.Job, dataRoot string, stdout io.Writer) error {
 	if f.cpus < 0 || f.memMiB < 0 || f.time < 0 || f.maxRunning < 0 {
 		return errors.New("experiment: -cpus, -mem, -time and -max-running must not be negative")
 	}
@@ -129,8 +129,8 @@ func submitSlurm(f slurmFlags, spec experiment.Spec, specPath, out string, grid 
 		maxRunning = min(f.maxRunning, len(todo))
 	}
 	var extra []string
-	if run.DataRoot != "" {
-		abs, err := filepath.Abs(run.DataRoot)
+	if dataRoot != "" {
+		abs, err := filepath.Abs(dataRoot)
 		if err != nil {
 			return err
 		}
@@ -177,9 +177,9 @@ func submitSlurm(f slurmFlags, spec experiment.Spec, specPath, out string, grid 
 	return nil
 }
 
-func readResult(dir string) (run.Result, error) {
-	var r run.Result
-	raw, err := os.ReadFile(filepath.Join(dir, run.ResultFile))
+func readResult(dir string) (rundir.Result, error) {
+	var r rundir.Result
+	raw, err := os.ReadFile(filepath.Join(dir, rundir.ResultFile))
 	if err != nil {
 		return r, err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/trmaml/trmaml/experiment"
 	"github.com/trmaml/trmaml/run"
+	"github.com/trmaml/trmaml/rundir"
 )
 
 // TestSlurmIntegration runs the quick grid (configs/experiments/quick.yaml,
@@ -64,7 +65,7 @@ func TestSlurmIntegration(t *testing.T) {
 		t.Fatal("nothing submitted")
 	}
 	array := strings.Split(jobs, ",")[0]
-	_, cfgs, err := experiment.Load(spec)
+	_, cfgs, err := experiment.Load(spec, run.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func TestSlurmIntegration(t *testing.T) {
 	started := func(i int) {
 		t.Helper()
 		deadline := time.Now().Add(3 * time.Minute)
-		for !fileExists(filepath.Join(grid[i].Dir, run.CheckpointFile)) {
+		for !fileExists(filepath.Join(grid[i].Dir, rundir.CheckpointFile)) {
 			if time.Now().After(deadline) {
 				t.Fatalf("cell %d did not start", i)
 			}
@@ -99,7 +100,7 @@ func TestSlurmIntegration(t *testing.T) {
 	}
 	for i, j := range experiment.Jobs(cfgs, local) {
 		a, b := readResultFile(t, grid[i].Dir), readResultFile(t, j.Dir)
-		a.Timing, b.Timing = run.Timing{}, run.Timing{}
+		a.Timing, b.Timing = rundir.Timing{}, rundir.Timing{}
 		if !reflect.DeepEqual(a, b) {
 			t.Errorf("cell %d: result.json differs from the local run's", i)
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/trmaml/trmaml/experiment"
+	"github.com/trmaml/trmaml/run"
 	"github.com/trmaml/trmaml/slurm"
 )
 
@@ -77,11 +78,11 @@ func TestSlurmSubmitRefusals(t *testing.T) {
 	}
 
 	// A finished cell is not submitted again.
-	_, cfgs, err := experiment.Load(spec)
+	_, cfgs, err := experiment.Load(spec, run.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := experiment.RunCell(context.Background(), out, experiment.Jobs(cfgs, out), 2, nil); err != nil {
+	if err := experiment.RunCell(out, experiment.Jobs(cfgs, out), 2, run.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	fakeSbatch(t, "for a; do last=$a; done\ncase $last in *array.sbatch) echo 101;; *) echo 102;; esac\n")
@@ -111,17 +112,17 @@ func TestStatus(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "base.yaml"), []byte("name: small\nmodel: {hidden: [8]}\nmeta: {iterations: 20, batch: 10}\neval: {every: 10, instances: 490, train_instances: 100, batch: 245, query: 5}\n"), 0o644)
 	os.WriteFile(spec, []byte("name: s\nbase: base.yaml\nalgorithms: [maml]\norders: [first]\nseeds: [1, 2, 3]\n"), 0o644)
 	out := filepath.Join(dir, "out")
-	_, cfgs, err := experiment.Load(spec)
+	_, cfgs, err := experiment.Load(spec, run.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	grid := experiment.Jobs(cfgs, out)
-	if err := experiment.RunCell(context.Background(), out, grid, 0, nil); err != nil {
+	if err := experiment.RunCell(out, grid, 0, run.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	done, cancel := context.WithCancel(context.Background())
 	cancel()
-	experiment.RunCell(done, out, grid, 1, nil)
+	experiment.RunCell(out, grid, 1, run.Options{Context: done})
 	var stdout, stderr bytes.Buffer
 	if err := dispatch([]string{"status", "-config", spec, out}, &stdout, &stderr); err != nil {
 		t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/experiment"
-	"github.com/trmaml/trmaml/run"
+	"github.com/trmaml/trmaml/rundir"
 )
 
 // statusCmd prints the state of every cell of an experiment directory, or
@@ -25,6 +25,7 @@ func statusCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("status", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	spec := fs.String("config", "", "the experiment file, to list cells not started too (default: the one -slurm submitted, if any)")
+	opts := dataFlag(fs) // the grid is checked as it is built, which loads Omniglot data
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -38,8 +39,8 @@ func statusCmd(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("status: %s is not a directory", dir)
 	}
 	var grid []experiment.Job
-	if _, err := os.Stat(filepath.Join(dir, run.ConfigFile)); err == nil {
-		cfg, err := configs.Load(filepath.Join(dir, run.ConfigFile))
+	if _, err := os.Stat(filepath.Join(dir, rundir.ConfigFile)); err == nil {
+		cfg, err := configs.Load(filepath.Join(dir, rundir.ConfigFile))
 		if err != nil {
 			return err
 		}
@@ -53,7 +54,7 @@ func statusCmd(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 		if path != "" {
-			_, cfgs, err := experiment.Load(path)
+			_, cfgs, err := experiment.Load(path, *opts)
 			if err != nil {
 				return err
 			}
@@ -101,7 +102,7 @@ func presentRuns(dir string) ([]experiment.Job, error) {
 	}
 	var jobs []experiment.Job
 	for _, e := range entries {
-		p := filepath.Join(dir, e.Name(), run.ConfigFile)
+		p := filepath.Join(dir, e.Name(), rundir.ConfigFile)
 		if !e.IsDir() {
 			continue
 		}
@@ -145,7 +146,7 @@ func cellDetail(c experiment.Cell) string {
 // lastMetrics reads metrics.csv's last row: iteration, elapsed seconds and
 // the meta-test mean and worst.
 func lastMetrics(dir string) (it int, elapsed float64, test [2]string, ok bool) {
-	raw, err := os.ReadFile(filepath.Join(dir, run.MetricsFile))
+	raw, err := os.ReadFile(filepath.Join(dir, rundir.MetricsFile))
 	if err != nil {
 		return 0, 0, test, false
 	}
