@@ -17,7 +17,7 @@ import (
 )
 
 // TestSlurmIntegration runs the quick grid (configs/experiments/quick.yaml,
-// cut to 1,000 iterations to keep the test to a few minutes) on a real
+// cut to 2,000 iterations to keep the test to a few minutes) on a real
 // Slurm cluster, which .ci/run starts with scripts/slurm/start.sh and
 // announces with TRMAML_SLURM=1. It submits the grid with -slurm, scancels
 // one array task mid-run and sends another SIGUSR1 (as Slurm does before a
@@ -36,7 +36,7 @@ func TestSlurmIntegration(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec := filepath.Join(dir, "quick.yaml")
-	body := strings.Replace(strings.Replace(string(quick), "iterations: 6000", "iterations: 1000", 1), "base: ../sine_quick.yaml", "base: sine_quick", 1)
+	body := strings.Replace(strings.Replace(string(quick), "iterations: 6000", "iterations: 2000", 1), "base: ../sine_quick.yaml", "base: sine_quick", 1)
 	if err := os.WriteFile(spec, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -77,9 +77,9 @@ func TestSlurmIntegration(t *testing.T) {
 			if time.Now().After(deadline) {
 				t.Fatalf("cell %d did not start", i)
 			}
-			time.Sleep(100 * time.Millisecond)
+			time.Sleep(50 * time.Millisecond)
 		}
-		time.Sleep(time.Second)
+		time.Sleep(300 * time.Millisecond) // into training, well before its end
 	}
 	started(0)
 	scontrol(t, "scancel", array+"_0")
