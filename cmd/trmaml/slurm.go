@@ -148,8 +148,8 @@ func submitSlurm(f slurmFlags, spec experiment.Spec, specPath, out string, grid 
 	if err := atomicfile.Write(reportPath, []byte(slurm.ReportScript(job, "", slurm.ReportResources, logs))); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%d cells (%s) of %d: --cpus-per-task=%d --mem=%dM --time=%s each\n",
-		len(todo), slurm.Range(todo), len(grid), res.CPUs, res.MemMiB, slurm.FormatTime(res.Time))
+	fmt.Fprintf(stdout, "submitting cells %s (%d of %d): --cpus-per-task=%d --mem=%dM --time=%s each\n",
+		slurm.Range(todo), len(todo), len(grid), res.CPUs, res.MemMiB, slurm.FormatTime(res.Time))
 	if f.dryRun {
 		fmt.Fprintf(stdout, "wrote %s and %s; to submit:\n  id=$(sbatch --parsable %s)\n  sbatch --dependency=afterany:$id %s\n", arrayPath, reportPath, arrayPath, reportPath)
 		return nil

@@ -87,7 +87,7 @@ func TestSlurmSubmitRefusals(t *testing.T) {
 	}
 	fakeSbatch(t, "for a; do last=$a; done\ncase $last in *array.sbatch) echo 101;; *) echo 102;; esac\n")
 	stdout2, err := submit("-sbatch", "partition=gpu", "-max-running", "2")
-	if err != nil || !strings.Contains(stdout2, "submitted array job 101 and report job 102") || !strings.Contains(stdout2, "3 cells (0-1,3) of 4") {
+	if err != nil || !strings.Contains(stdout2, "submitted array job 101 and report job 102") || !strings.Contains(stdout2, "cells 0-1,3 (3 of 4)") {
 		t.Errorf("after the fix: %v\n%s", err, stdout2)
 	}
 	script = mustRead(t, filepath.Join(out, experiment.SchedulerDir, "array.sbatch"))

@@ -37,7 +37,7 @@ if sinfo -h -o %t >/dev/null 2>&1 && [ -e "$state/slurmctld.pid" ] && kill -0 "$
   exit 0
 fi
 
-mkdir -p "$state"/{ctld,spool,log} /run/munge /var/lib/munge /var/log/munge /etc/munge
+mkdir -p "$state"/{ctld,spool,log} /run/munge /var/lib/munge /etc/munge
 host=$(hostname -s)
 cpus=$(nproc --all)
 mem_mb=$(free -m | awk '/^Mem:/ {print $2}')
@@ -87,7 +87,8 @@ if ! [ -s /etc/munge/munge.key ]; then
 fi
 chmod 0400 /etc/munge/munge.key
 if ! munge -n </dev/null >/dev/null 2>&1; then
-  munged --force --key-file=/etc/munge/munge.key --socket=/run/munge/munge.socket.2 ||
+  munged --force --key-file=/etc/munge/munge.key --socket=/run/munge/munge.socket.2 \
+    --log-file="$state/log/munged.log" --pid-file="$state/munged.pid" ||
     fail "munged did not start"
 fi
 for _ in $(seq 50); do munge -n </dev/null >/dev/null 2>&1 && break; sleep 0.1; done

@@ -21,5 +21,5 @@ if [ -e "$state/slurmctld.pid" ] && command -v scancel >/dev/null; then
 fi
 stop "$state/slurmd.pid" slurmd
 stop "$state/slurmctld.pid" slurmctld
-stop /run/munge/munged.pid munged
+stop "$state/munged.pid" munged
 echo "slurm stopped (state kept in $state)"
