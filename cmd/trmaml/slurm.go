@@ -150,6 +150,11 @@ func submitSlurm(f slurmFlags, spec experiment.Spec, specPath, out string, grid 
 	}
 	fmt.Fprintf(stdout, "submitting cells %s (%d of %d): --cpus-per-task=%d --mem=%dM --time=%s each\n",
 		slurm.Range(todo), len(todo), len(grid), res.CPUs, res.MemMiB, slurm.FormatTime(res.Time))
+	for _, local := range []string{"/tmp/", "/var/tmp/", "/dev/shm/"} {
+		if strings.HasPrefix(absOut+"/", local) {
+			fmt.Fprintf(stdout, "note: -out %s is under %s, which is usually local to each node: on a cluster, compute nodes may not see it\n", absOut, local)
+		}
+	}
 	if f.dryRun {
 		fmt.Fprintf(stdout, "wrote %s and %s; to submit:\n  id=$(sbatch --parsable %s)\n  sbatch --dependency=afterany:$id %s\n", arrayPath, reportPath, arrayPath, reportPath)
 		return nil
