@@ -53,6 +53,9 @@ type Timing struct {
 	EvalSeconds    float64 `json:"eval_seconds"`
 	Engine         string  `json:"engine,omitempty"`
 	Procs          int     `json:"gomaxprocs,omitempty"`
+	// EvalInstances is the number of task instances evaluation.json's
+	// EvalSeconds measured (both splits), for its instances per second.
+	EvalInstances int `json:"eval_instances,omitempty"`
 }
 
 // Model is model.json: the solution chosen by the output rule, and the
@@ -428,10 +431,20 @@ func Evaluate(dir string, evalSeed uint64) (*Result, error) {
 	res := &Result{
 		Name: cfg.Name, Algorithm: cfg.Algorithm, CVaRLevel: cvarLevel(cfg), Order: cfg.Order, Seed: s.Config.Seed, Iterations: iterations,
 		Output: cfg.Meta.Output, MetaTest: testStats, MetaTrain: trainStats, FinalP: p, Source: source,
-		Timing: Timing{EvalSeconds: time.Since(start).Seconds()},
+		Timing: Timing{EvalSeconds: time.Since(start).Seconds(), Engine: graph.Engine(), Procs: runtime.GOMAXPROCS(0),
+			EvalInstances: finalInstances(cfg)},
 		Metric: s.Metric.Name,
 	}
 	return res, writeJSON(filepath.Join(dir, EvalFile), res)
+}
+
+// finalInstances is the number of instances of a final evaluation: both
+// splits, as Setup.evaluate draws them.
+func finalInstances(cfg configs.Config) int {
+	if n := cfg.Eval.FinalInstances; n > 0 {
+		return 2 * n
+	}
+	return cfg.Eval.TrainInstances + cfg.Eval.Instances
 }
 
 // savedSolution returns the solution of the run in dir: model.json's, or,
