@@ -19,16 +19,17 @@ import (
 var DataRoot string
 
 // datasets holds the Omniglot data loaded by this process, one per data
-// root and image size: the runs of an experiment share it (sampling only
-// reads it).
+// root, image size and resize: the runs of an experiment share it (sampling
+// only reads it).
 var datasets struct {
 	sync.Mutex
 	m map[datasetKey]*omniglot.Dataset
 }
 
 type datasetKey struct {
-	dir  string
-	size int
+	dir    string
+	size   int
+	resize omniglot.Resize
 }
 
 // loadOmniglot returns the dataset of the resolved data root, loading it
@@ -38,13 +39,13 @@ func loadOmniglot(cfg configs.Config) (*omniglot.Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	key := datasetKey{root.Dir, cfg.Task.Omniglot.ImageSize}
+	key := datasetKey{root.Dir, cfg.Task.Omniglot.ImageSize, omniglot.Resize(cfg.Task.Omniglot.Resize)}
 	datasets.Lock()
 	defer datasets.Unlock()
 	if d := datasets.m[key]; d != nil {
 		return d, nil
 	}
-	d, err := omniglot.Load(root.Dir, omniglot.Options{Size: key.size})
+	d, err := omniglot.Load(root.Dir, omniglot.Options{Size: key.size, Resize: key.resize})
 	if err != nil {
 		err = root.Annotate(err)
 		if errors.Is(err, omniglot.ErrMissing) {
@@ -67,8 +68,8 @@ func omniglotFamily(cfg configs.Config) (*family, error) {
 		return nil, err
 	}
 	oc, t := cfg.Task.Omniglot, cfg.Task
-	sets := func(queries int) (train, test metalearn.TaskSet, err error) {
-		spec := omniglot.Spec{Ways: oc.Ways, Shots: t.Support, Queries: queries, Rotate: oc.Rotate}
+	sets := func(queries int, rotate bool) (train, test metalearn.TaskSet, err error) {
+		spec := omniglot.Spec{Ways: oc.Ways, Shots: t.Support, Queries: queries, Rotate: rotate}
 		tr, err := omniglot.NewTaskSet(d, omniglot.Train, spec)
 		if err != nil {
 			return nil, nil, &ConfigError{Field: "task.omniglot.ways", Problem: err.Error()}
@@ -79,13 +80,13 @@ func omniglotFamily(cfg configs.Config) (*family, error) {
 		}
 		return tr, te, nil
 	}
-	train, test, err := sets(t.Query)
+	train, test, err := sets(t.Query, oc.Rotate)
 	if err != nil {
 		return nil, err
 	}
 	evalTrain, evalTest := train, test
-	if cfg.Eval.Query != t.Query {
-		if evalTrain, evalTest, err = sets(cfg.Eval.Query); err != nil {
+	if cfg.Eval.Query != t.Query || oc.RotateEval != oc.Rotate {
+		if evalTrain, evalTest, err = sets(cfg.Eval.Query, oc.RotateEval); err != nil {
 			return nil, err
 		}
 	}
