@@ -10,8 +10,9 @@ import (
 
 // TestOmniglotCPUGrids loads the CPU-scale Omniglot grids: every run is
 // built on the shared data (so its config is valid and fits the data), MAML
-// and TR-MAML with two seeds each at the grid's ways.
+// and TR-MAML with three seeds each at the grid's ways.
 func TestOmniglotCPUGrids(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("needs the shared Omniglot data (skipped with -short)")
 	}
@@ -22,8 +23,7 @@ func TestOmniglotCPUGrids(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "omniglot", "images_background.zip")); err != nil {
 		t.Fatalf("the shared Omniglot data is missing: %v (run with -short to skip)", err)
 	}
-	run.DataRoot = root
-	defer func() { run.DataRoot = "" }()
+	opts := run.Options{DataRoot: root, Datasets: new(run.Datasets)}
 	for _, grid := range []struct {
 		file string
 		ways int
@@ -31,7 +31,7 @@ func TestOmniglotCPUGrids(t *testing.T) {
 		{"omniglot_cpu_5way.yaml", 5},
 		{"omniglot_cpu_20way.yaml", 20},
 	} {
-		_, cfgs, err := Load(filepath.Join("..", "configs", "experiments", grid.file))
+		_, cfgs, err := Load(filepath.Join("..", "configs", "experiments", grid.file), opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -42,8 +42,8 @@ func TestOmniglotCPUGrids(t *testing.T) {
 			}
 			seen[c.Algorithm]++
 		}
-		if len(cfgs) != 4 || seen["maml"] != 2 || seen["trmaml"] != 2 {
-			t.Errorf("%s: %d runs %v, want MAML and TR-MAML with 2 seeds each", grid.file, len(cfgs), seen)
+		if len(cfgs) != 6 || seen["maml"] != 3 || seen["trmaml"] != 3 {
+			t.Errorf("%s: %d runs %v, want MAML and TR-MAML with 3 seeds each", grid.file, len(cfgs), seen)
 		}
 	}
 }
