@@ -18,6 +18,13 @@ import (
 // resumes with that machine's -data.
 var DataRoot string
 
+// DataRelease, if not nil, is the content the Omniglot data root must hold
+// instead of the published dataset (omniglot.Published): a program that
+// trains on its own data in Omniglot's layout sets it from
+// omniglot.Describe, as the tests do for their synthetic fixture. Like
+// DataRoot it belongs to the process, not to a config.
+var DataRelease *omniglot.Release
+
 // datasets holds the Omniglot data loaded by this process, one per data
 // root and image size: the runs of an experiment share it (sampling only
 // reads it).
@@ -27,8 +34,9 @@ var datasets struct {
 }
 
 type datasetKey struct {
-	dir  string
-	size int
+	dir     string
+	size    int
+	content string // the release's content hash
 }
 
 // loadOmniglot returns the dataset of the resolved data root, loading it
@@ -38,13 +46,16 @@ func loadOmniglot(cfg configs.Config) (*omniglot.Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	key := datasetKey{root.Dir, cfg.Task.Omniglot.ImageSize}
+	key := datasetKey{root.Dir, cfg.Task.Omniglot.ImageSize, omniglot.ContentSHA256}
+	if DataRelease != nil {
+		key.content = DataRelease.ContentSHA256
+	}
 	datasets.Lock()
 	defer datasets.Unlock()
 	if d := datasets.m[key]; d != nil {
 		return d, nil
 	}
-	d, err := omniglot.Load(root.Dir, omniglot.Options{Size: key.size})
+	d, err := omniglot.Load(root.Dir, omniglot.Options{Size: key.size, Release: DataRelease})
 	if err != nil {
 		err = root.Annotate(err)
 		if errors.Is(err, omniglot.ErrMissing) {
