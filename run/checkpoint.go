@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 
@@ -124,5 +123,3 @@ func hyperparameters(opt metalearn.Optimizer) any {
 	}
 	return nil
 }
-
-var errNoCheckpoint = errors.New("no checkpoint")
