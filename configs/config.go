@@ -98,9 +98,22 @@ type OmniglotConfig struct {
 	// Rotate turns each character of an instance by a random multiple of 90
 	// degrees, the paper's augmentation.
 	Rotate bool `yaml:"rotate"`
+	// RotateEval says whether evaluation instances are rotated like
+	// training ones; a file that does not state it gets Rotate's value. The
+	// paper's code rotates meta-training instances only.
+	RotateEval bool `yaml:"rotate_eval"`
 	// ImageSize is the side the 105x105 drawings are shrunk to (paper: 28).
 	ImageSize int `yaml:"image_size"`
+	// Resize is how the drawings are shrunk: "bilinear" (antialiased, the
+	// default), "lanczos" (Pillow's LANCZOS on the grayscale drawing) or
+	// "nearest" (what Pillow does to the 1-bit PNGs whatever filter is
+	// asked, so what the paper's code trains and evaluates on).
+	Resize string `yaml:"resize"`
 }
+
+// OmniglotResizes lists the allowed values of task.omniglot.resize, the
+// default first (data/omniglot's Resizes).
+var OmniglotResizes = []string{"bilinear", "lanczos", "nearest"}
 
 // MaxDrawings is the number of drawings of every Omniglot character: an
 // instance's support and query images per class must fit in it.
@@ -321,7 +334,7 @@ func Defaults() Config {
 				TestAmplitudes:  [2]float64{0.1, 5},
 				TrainAmplitudes: [][2]float64{{0.1, 1.05}, {4.95, 5}},
 			},
-			Omniglot: OmniglotConfig{Ways: 5, Rotate: true, ImageSize: 28},
+			Omniglot: OmniglotConfig{Ways: 5, Rotate: true, ImageSize: 28, Resize: "bilinear", RotateEval: true},
 		},
 		Model: ModelConfig{
 			Hidden:     []int{40, 40},

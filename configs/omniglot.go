@@ -38,6 +38,7 @@ func (k *checker) omniglot(c Config) {
 			MaxDrawings-t.Support, t.Support, MaxDrawings)
 	}
 	k.between("task.omniglot.image_size", o.ImageSize, 1, MaxImageSize)
+	k.oneOf("task.omniglot.resize", o.Resize, OmniglotResizes...)
 	n := c.Model.CNN
 	k.between("model.cnn.filters", n.Filters, 1, MaxFilters)
 	if o.ImageSize >= 1 && (n.Blocks < 1 || o.ImageSize>>min(n.Blocks, 62) < 1) {
@@ -64,11 +65,15 @@ func log2(n int) int {
 var paperOmniglotPLR = map[int]float64{5: 2e-5 * 8 / 25, 10: 1.6e-5 * 8 / 25, 20: 1e-5 * 8 / 25}
 
 // deriveOmniglot fills the defaults of an omniglot file that differ from the
-// sinusoid's: eval.query is task.query (query images per class; the
-// sinusoid's 1000 held-out points do not exist), eval.final_instances the
-// paper's 5,000, and trmaml.p_lr the paper's value for the file's ways. set
-// holds the field paths the file states.
+// sinusoid's or follow other fields: task.omniglot.rotate_eval is
+// task.omniglot.rotate, eval.query is task.query (query images per class;
+// the sinusoid's 1000 held-out points do not exist), eval.final_instances
+// the paper's 5,000, and trmaml.p_lr the paper's value for the file's ways.
+// set holds the field paths the file states.
 func (c *Config) deriveOmniglot(stated func(string) bool) []error {
+	if !stated("task.omniglot.rotate_eval") {
+		c.Task.Omniglot.RotateEval = c.Task.Omniglot.Rotate
+	}
 	if !stated("eval.query") {
 		c.Eval.Query = c.Task.Query
 	}

@@ -26,8 +26,8 @@ var DataRoot string
 var DataRelease *omniglot.Release
 
 // datasets holds the Omniglot data loaded by this process, one per data
-// root and image size: the runs of an experiment share it (sampling only
-// reads it).
+// root, image size and resize: the runs of an experiment share it (sampling
+// only reads it).
 var datasets struct {
 	sync.Mutex
 	m map[datasetKey]*omniglot.Dataset
@@ -36,6 +36,7 @@ var datasets struct {
 type datasetKey struct {
 	dir     string
 	size    int
+	resize  omniglot.Resize
 	content string // the release's content hash
 }
 
@@ -46,7 +47,7 @@ func loadOmniglot(cfg configs.Config) (*omniglot.Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	key := datasetKey{root.Dir, cfg.Task.Omniglot.ImageSize, omniglot.ContentSHA256}
+	key := datasetKey{root.Dir, cfg.Task.Omniglot.ImageSize, omniglot.Resize(cfg.Task.Omniglot.Resize), omniglot.ContentSHA256}
 	if DataRelease != nil {
 		key.content = DataRelease.ContentSHA256
 	}
@@ -55,7 +56,7 @@ func loadOmniglot(cfg configs.Config) (*omniglot.Dataset, error) {
 	if d := datasets.m[key]; d != nil {
 		return d, nil
 	}
-	d, err := omniglot.Load(root.Dir, omniglot.Options{Size: key.size, Release: DataRelease})
+	d, err := omniglot.Load(root.Dir, omniglot.Options{Size: key.size, Resize: key.resize, Release: DataRelease})
 	if err != nil {
 		err = root.Annotate(err)
 		if errors.Is(err, omniglot.ErrMissing) {
@@ -78,8 +79,8 @@ func omniglotFamily(cfg configs.Config) (*family, error) {
 		return nil, err
 	}
 	oc, t := cfg.Task.Omniglot, cfg.Task
-	sets := func(queries int) (train, test metalearn.TaskSet, err error) {
-		spec := omniglot.Spec{Ways: oc.Ways, Shots: t.Support, Queries: queries, Rotate: oc.Rotate}
+	sets := func(queries int, rotate bool) (train, test metalearn.TaskSet, err error) {
+		spec := omniglot.Spec{Ways: oc.Ways, Shots: t.Support, Queries: queries, Rotate: rotate}
 		tr, err := omniglot.NewTaskSet(d, omniglot.Train, spec)
 		if err != nil {
 			return nil, nil, &ConfigError{Field: "task.omniglot.ways", Problem: err.Error()}
@@ -90,13 +91,13 @@ func omniglotFamily(cfg configs.Config) (*family, error) {
 		}
 		return tr, te, nil
 	}
-	train, test, err := sets(t.Query)
+	train, test, err := sets(t.Query, oc.Rotate)
 	if err != nil {
 		return nil, err
 	}
 	evalTrain, evalTest := train, test
-	if cfg.Eval.Query != t.Query {
-		if evalTrain, evalTest, err = sets(cfg.Eval.Query); err != nil {
+	if cfg.Eval.Query != t.Query || oc.RotateEval != oc.Rotate {
+		if evalTrain, evalTest, err = sets(cfg.Eval.Query, oc.RotateEval); err != nil {
 			return nil, err
 		}
 	}
