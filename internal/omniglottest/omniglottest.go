@@ -34,7 +34,7 @@ var Archives = []string{"images_background.zip", "images_evaluation.zip"}
 // Root returns the data root of the real Omniglot archives: $TRMAML_TEST_DATA
 // if set, else ../shared/data beside the module root (the directory with
 // go.mod). When the archives are not there the test is skipped with one line
-// saying where Root looked and how to get the data, or fails if
+// naming the test, where Root looked and how to get the data, or fails if
 // $TRMAML_REQUIRE_DATA is 1. With -short it skips without looking.
 func Root(t testing.TB) string {
 	t.Helper()
@@ -55,8 +55,8 @@ func Root(t testing.TB) string {
 	}
 	for _, a := range Archives {
 		if _, err := os.Stat(filepath.Join(root, "omniglot", a)); err != nil {
-			msg := fmt.Sprintf("real Omniglot archives not found: no %s (looked in %s); get them with `trmaml data omniglot -dir DIR` and set %s=DIR",
-				filepath.Join(root, "omniglot", a), where, EnvData)
+			msg := fmt.Sprintf("%s: real Omniglot archives not found: no %s (looked in %s); get them with `trmaml data omniglot -dir DIR` and set %s=DIR",
+				t.Name(), filepath.Join(root, "omniglot", a), where, EnvData)
 			if os.Getenv(EnvRequire) == "1" {
 				t.Fatalf("%s (%s=1 makes this a failure)", msg, EnvRequire)
 			}

@@ -42,7 +42,7 @@ func TestRootSkipsOrFailsWithoutData(t *testing.T) {
 	t.Setenv(EnvData, empty)
 	t.Setenv(EnvRequire, "")
 	_, r := root(t)
-	for _, want := range []string{filepath.Join(empty, "omniglot", "images_background.zip"), "$" + EnvData, "trmaml data omniglot -dir DIR"} {
+	for _, want := range []string{t.Name() + ": real Omniglot archives not found", filepath.Join(empty, "omniglot", "images_background.zip"), "$" + EnvData, "trmaml data omniglot -dir DIR"} {
 		if !strings.Contains(r.skipped, want) || r.failed != "" || strings.Contains(r.skipped, "\n") {
 			t.Errorf("skip %q, failure %q: want one skip line containing %q", r.skipped, r.failed, want)
 		}
