@@ -10,14 +10,15 @@ import (
 	"github.com/trmaml/trmaml/data/omniglot"
 	"github.com/trmaml/trmaml/internal/omniglottest"
 	"github.com/trmaml/trmaml/run"
+	"github.com/trmaml/trmaml/rundir"
 )
 
 // TestOmniglotCPUGrids loads the CPU-scale Omniglot grids: every run is
 // built on the shared data (so its config is valid and fits the data), MAML
 // and TR-MAML with three seeds each at the grid's ways.
 func TestOmniglotCPUGrids(t *testing.T) {
-	run.DataRoot = omniglottest.Root(t)
-	defer func() { run.DataRoot = "" }()
+	t.Parallel()
+	opts := run.Options{DataRoot: omniglottest.Root(t), Datasets: new(run.Datasets)}
 	for _, grid := range []struct {
 		file string
 		ways int
@@ -25,7 +26,7 @@ func TestOmniglotCPUGrids(t *testing.T) {
 		{"omniglot_cpu_5way.yaml", 5},
 		{"omniglot_cpu_20way.yaml", 20},
 	} {
-		_, cfgs, err := Load(filepath.Join("..", "configs", "experiments", grid.file))
+		_, cfgs, err := Load(filepath.Join("..", "configs", "experiments", grid.file), opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,8 +53,8 @@ func TestOmniglotGridOnFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run.DataRoot, run.DataRelease = fx.Root, &rel
-	defer func() { run.DataRoot, run.DataRelease = "", nil }()
+	t.Parallel()
+	opts := run.Options{DataRoot: fx.Root, DataRelease: &rel, Datasets: new(run.Datasets)}
 	dir := writeFiles(t, map[string]string{
 		"exp.yaml": "name: g\nbase: base.yaml\nalgorithms: [maml, trmaml]\norders: [first]\nseeds: [1]\n",
 		"base.yaml": `name: tiny_omniglot
@@ -70,21 +71,21 @@ trmaml: {p_lr: 1.0e-3}
 eval: {every: 2, instances: 10, train_instances: 10, query: 2, batch: 5, final_instances: 10}
 `,
 	})
-	_, cfgs, err := Load(filepath.Join(dir, "exp.yaml"))
+	_, cfgs, err := Load(filepath.Join(dir, "exp.yaml"), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
 	jobs := Jobs(cfgs, out)
 	var log bytes.Buffer
-	if err := Run(out, jobs, 2, &log, false); err != nil {
+	if err := Run(out, jobs, 2, &log, false, opts); err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
 	if len(jobs) != 2 || !strings.Contains(log.String(), "experiment: 8/8 iterations over 2 runs") {
 		t.Errorf("%d jobs; log:\n%s", len(jobs), log.String())
 	}
 	for _, j := range jobs {
-		res, err := run.Evaluate(j.Dir, 0)
+		res, err := run.Evaluate(j.Dir, 0, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,14 +94,14 @@ eval: {every: 2, instances: 10, train_instances: 10, query: 2, batch: 5, final_i
 				j.Dir, len(res.MetaTrain.Tasks), len(res.MetaTest.Tasks), res.Metric)
 		}
 	}
-	keep, err := os.ReadFile(filepath.Join(jobs[0].Dir, run.MetricsFile))
+	keep, err := os.ReadFile(filepath.Join(jobs[0].Dir, rundir.MetricsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Run(out, jobs, 2, &log, false); err != nil {
+	if err := Run(out, jobs, 2, &log, false, opts); err != nil {
 		t.Fatal(err)
 	}
-	if again, _ := os.ReadFile(filepath.Join(jobs[0].Dir, run.MetricsFile)); !bytes.Equal(again, keep) {
+	if again, _ := os.ReadFile(filepath.Join(jobs[0].Dir, rundir.MetricsFile)); !bytes.Equal(again, keep) {
 		t.Error("a finished run was redone")
 	}
 }

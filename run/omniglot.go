@@ -9,28 +9,16 @@ import (
 	"github.com/trmaml/trmaml/data/omniglot"
 	"github.com/trmaml/trmaml/graph"
 	"github.com/trmaml/trmaml/metalearn"
+	"github.com/trmaml/trmaml/rundir"
 )
 
-// DataRoot, if not empty, is the data root of every Omniglot run of this
-// process, overriding the configs' data.root (the -data flag of the CLI).
-// Where the data lies is a property of the machine, not of the experiment,
-// so it is not written into config.yaml, and a run moved to another machine
-// resumes with that machine's -data.
-var DataRoot string
-
-// DataRelease, if not nil, is the content the Omniglot data root must hold
-// instead of the published dataset (omniglot.Published): a program that
-// trains on its own data in Omniglot's layout sets it from
-// omniglot.Describe, as the tests do for their synthetic fixture. Like
-// DataRoot it belongs to the process, not to a config.
-var DataRelease *omniglot.Release
-
-// datasets holds the Omniglot data loaded by this process, one per data
-// root, image size and resize: the runs of an experiment share it (sampling
-// only reads it).
-var datasets struct {
-	sync.Mutex
-	m map[datasetKey]*omniglot.Dataset
+// Datasets holds the Omniglot data loaded by the runs given it
+// (Options.Datasets), one per data root, image size and resize: the runs of an
+// experiment share it (sampling only reads it). The zero value is empty and
+// ready; it is safe for concurrent use.
+type Datasets struct {
+	mu sync.Mutex
+	m  map[datasetKey]*omniglot.Dataset
 }
 
 type datasetKey struct {
@@ -41,22 +29,26 @@ type datasetKey struct {
 }
 
 // loadOmniglot returns the dataset of the resolved data root, loading it
-// the first time.
-func loadOmniglot(cfg configs.Config) (*omniglot.Dataset, error) {
-	root, err := omniglot.ResolveRoot(DataRoot, cfg.Data.Root)
+// unless opts.Datasets holds it.
+func loadOmniglot(cfg configs.Config, opts Options) (*omniglot.Dataset, error) {
+	root, err := omniglot.ResolveRoot(opts.DataRoot, cfg.Data.Root)
 	if err != nil {
 		return nil, err
 	}
 	key := datasetKey{root.Dir, cfg.Task.Omniglot.ImageSize, omniglot.Resize(cfg.Task.Omniglot.Resize), omniglot.ContentSHA256}
-	if DataRelease != nil {
-		key.content = DataRelease.ContentSHA256
+	if opts.DataRelease != nil {
+		key.content = opts.DataRelease.ContentSHA256
 	}
-	datasets.Lock()
-	defer datasets.Unlock()
+	datasets := opts.Datasets
+	if datasets == nil {
+		datasets = new(Datasets)
+	}
+	datasets.mu.Lock()
+	defer datasets.mu.Unlock()
 	if d := datasets.m[key]; d != nil {
 		return d, nil
 	}
-	d, err := omniglot.Load(root.Dir, omniglot.Options{Size: key.size, Resize: key.resize, Release: DataRelease})
+	d, err := omniglot.Load(root.Dir, omniglot.Options{Size: key.size, Resize: key.resize, Release: opts.DataRelease})
 	if err != nil {
 		err = root.Annotate(err)
 		if errors.Is(err, omniglot.ErrMissing) {
@@ -73,8 +65,8 @@ func loadOmniglot(cfg configs.Config) (*omniglot.Dataset, error) {
 
 // omniglotFamily is N-way classification of Omniglot characters with
 // alphabets as tasks (25 meta-training, 20 meta-test) and MAML's CNN.
-func omniglotFamily(cfg configs.Config) (*family, error) {
-	d, err := loadOmniglot(cfg)
+func omniglotFamily(cfg configs.Config, opts Options) (*family, error) {
+	d, err := loadOmniglot(cfg, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +101,7 @@ func omniglotFamily(cfg configs.Config) (*family, error) {
 	return &family{
 		train: train, test: test, evalTrain: evalTrain, evalTest: evalTest, model: cnn,
 		init:   func(rng *rand.Rand) ([]float64, error) { return cnn.Init(rng), nil },
-		record: Model{CNN: &cnn},
+		record: rundir.Model{CNN: (*rundir.CNN)(&cnn)},
 		loss:   graph.SoftmaxCrossEntropy, metric: graph.Accuracy, inShape: cnn.InShape(),
 		support: oc.Ways * t.Support, query: oc.Ways * t.Query, evalQuery: oc.Ways * cfg.Eval.Query,
 	}, nil

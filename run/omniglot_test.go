@@ -14,48 +14,50 @@ import (
 	"github.com/trmaml/trmaml/data/omniglot"
 	"github.com/trmaml/trmaml/internal/omniglottest"
 	"github.com/trmaml/trmaml/metalearn"
+	"github.com/trmaml/trmaml/rundir"
 )
+
+// testDatasets keeps the Omniglot data the tests load, as the runs of an
+// experiment share it.
+var testDatasets = new(Datasets)
 
 // An omniglotSource is Omniglot data the tests train on, with what its
 // splits hold: the synthetic fixture on every clone, the real archives
 // where the machine has them (omniglottest.Root skips otherwise).
 type omniglotSource struct {
 	name                  string
-	use                   func(t *testing.T) // sets DataRoot and DataRelease until the test ends
-	train, test           int                // meta-training and meta-test alphabets
+	options               func(t *testing.T) Options // the runs' data root and content
+	train, test           int                        // meta-training and meta-test alphabets
 	firstTrain, firstTest string
 }
 
 var omniglotSources = []omniglotSource{
-	{"fixture", useFixture, 3, 2, "Anglo-Saxon_Futhorc", "Angelic"},
-	{"omniglot", useOmniglot, 25, 20, "Anglo-Saxon_Futhorc", "Angelic"},
+	{"fixture", fixtureOptions, 3, 2, "Anglo-Saxon_Futhorc", "Angelic"},
+	{"omniglot", omniglotOptions, 25, 20, "Anglo-Saxon_Futhorc", "Angelic"},
 }
 
-// useFixture points the runs at a fresh synthetic release, accepted by its
-// own content description.
-func useFixture(t *testing.T) {
+// fixtureOptions points the runs at a fresh synthetic release, accepted by
+// its own content description.
+func fixtureOptions(t *testing.T) Options {
 	fx := omniglottest.WriteFixture(t, 1)
 	rel, err := omniglot.Describe(fx.Root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	DataRoot, DataRelease = fx.Root, &rel
-	t.Cleanup(func() { DataRoot, DataRelease = "", nil })
+	return Options{DataRoot: fx.Root, DataRelease: &rel, Datasets: testDatasets}
 }
 
-// useOmniglot points the runs at the real archives.
-func useOmniglot(t *testing.T) {
-	DataRoot = omniglottest.Root(t)
-	t.Cleanup(func() { DataRoot = "" })
+// omniglotOptions points the runs at the real archives.
+func omniglotOptions(t *testing.T) Options {
+	return Options{DataRoot: omniglottest.Root(t), Datasets: testDatasets}
 }
 
-// forEachSource runs test on every data source as a subtest.
-func forEachSource(t *testing.T, test func(t *testing.T, src omniglotSource)) {
+// forEachSource runs test on every data source as a subtest, in parallel
+// with other tests.
+func forEachSource(t *testing.T, test func(t *testing.T, src omniglotSource, opts Options)) {
+	t.Parallel()
 	for _, src := range omniglotSources {
-		t.Run(src.name, func(t *testing.T) {
-			src.use(t)
-			test(t, src)
-		})
+		t.Run(src.name, func(t *testing.T) { test(t, src, src.options(t)) })
 	}
 }
 
@@ -93,9 +95,9 @@ eval: {every: 2, instances: 25, train_instances: 25, query: 3, batch: 5, final_i
 // count, and a re-evaluation that reproduces result.json.
 func TestOmniglotTrain(t *testing.T) { forEachSource(t, testOmniglotTrain) }
 
-func testOmniglotTrain(t *testing.T, src omniglotSource) {
+func testOmniglotTrain(t *testing.T, src omniglotSource, opts Options) {
 	dir := filepath.Join(t.TempDir(), "run")
-	res, err := Train(tinyOmniglot(t), dir, nil)
+	res, err := Train(tinyOmniglot(t), dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +106,7 @@ func testOmniglotTrain(t *testing.T, src omniglotSource) {
 	}
 	for _, c := range []struct {
 		what  string
-		s     Stats
+		s     rundir.Stats
 		tasks int
 	}{{"meta_train", res.MetaTrain, src.train}, {"meta_test", res.MetaTest, src.test}} {
 		s := c.s
@@ -130,25 +132,25 @@ func testOmniglotTrain(t *testing.T, src omniglotSource) {
 	if res.MetaTrain.Tasks[0] != src.firstTrain || res.MetaTest.Tasks[0] != src.firstTest {
 		t.Errorf("first alphabets %q, %q", res.MetaTrain.Tasks[0], res.MetaTest.Tasks[0])
 	}
-	raw, err := os.ReadFile(filepath.Join(dir, ModelFile))
+	raw, err := os.ReadFile(filepath.Join(dir, rundir.ModelFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var model Model
+	var model rundir.Model
 	if err := json.Unmarshal(raw, &model); err != nil {
 		t.Fatal(err)
 	}
 	if model.CNN == nil || model.CNN.Filters != 4 || model.CNN.Ways != 5 || model.Sizes != nil {
 		t.Errorf("model.json describes %+v, want the 4-filter 5-way CNN", model)
 	}
-	metrics, err := os.ReadFile(filepath.Join(dir, MetricsFile))
+	metrics, err := os.ReadFile(filepath.Join(dir, rundir.MetricsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rows := strings.Count(string(metrics), "\n"); rows != 4 {
 		t.Errorf("metrics.csv has %d lines, want the header and iterations 0, 2, 4", rows)
 	}
-	again, err := Evaluate(dir, 0)
+	again, err := Evaluate(dir, 0, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +161,7 @@ func testOmniglotTrain(t *testing.T, src omniglotSource) {
 	// The same solution under the paper code's image preparation: another
 	// file, the changes recorded, other accuracies, result.json untouched.
 	sets := []string{"task.omniglot.resize=nearest", "task.omniglot.rotate_eval=false"}
-	other, err := Evaluate(dir, 0, sets...)
+	other, err := Evaluate(dir, 0, opts, sets...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +171,7 @@ func testOmniglotTrain(t *testing.T, src omniglotSource) {
 	if _, err := os.Stat(filepath.Join(dir, "evaluation-task.omniglot.resize=nearest,task.omniglot.rotate_eval=false.json")); err != nil {
 		t.Error(err)
 	}
-	if _, err := Evaluate(dir, 0, "model.cnn.filters=8"); err == nil || !strings.Contains(err.Error(), "model.cnn.filters may not be changed") {
+	if _, err := Evaluate(dir, 0, opts, "model.cnn.filters=8"); err == nil || !strings.Contains(err.Error(), "model.cnn.filters may not be changed") {
 		t.Errorf("changing the model at evaluation: error %v", err)
 	}
 }
@@ -177,12 +179,12 @@ func testOmniglotTrain(t *testing.T, src omniglotSource) {
 // TestOmniglotMissingData: a data root without Omniglot is a config error
 // of data.root that says how to fetch the data, before anything is written.
 func TestOmniglotMissingData(t *testing.T) {
-	DataRoot = t.TempDir()
-	defer func() { DataRoot = "" }()
+	t.Parallel()
+	opts := Options{DataRoot: t.TempDir()}
 	dir := filepath.Join(t.TempDir(), "run")
-	_, err := Train(tinyOmniglot(t), dir, nil)
+	_, err := Train(tinyOmniglot(t), dir, opts)
 	var cerr *ConfigError
-	if !errors.As(err, &cerr) || cerr.Field != "data.root" || !strings.Contains(err.Error(), "trmaml data omniglot -dir "+DataRoot) {
+	if !errors.As(err, &cerr) || cerr.Field != "data.root" || !strings.Contains(err.Error(), "trmaml data omniglot -dir "+opts.DataRoot) {
 		t.Fatalf("error %v, want a data.root error naming the fetch command", err)
 	}
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
@@ -193,11 +195,11 @@ func TestOmniglotMissingData(t *testing.T) {
 // TestOmniglotScoreIsAccuracy: the Setup of an Omniglot config scores
 // evaluation by query accuracy, in [0, 1], not by the loss.
 func TestOmniglotScoreIsAccuracy(t *testing.T) {
-	forEachSource(t, func(t *testing.T, _ omniglotSource) { testOmniglotScoreIsAccuracy(t) })
+	forEachSource(t, func(t *testing.T, _ omniglotSource, opts Options) { testOmniglotScoreIsAccuracy(t, opts) })
 }
 
-func testOmniglotScoreIsAccuracy(t *testing.T) {
-	s, err := Build(tinyOmniglot(t))
+func testOmniglotScoreIsAccuracy(t *testing.T, opts Options) {
+	s, err := Build(tinyOmniglot(t), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,28 +209,28 @@ func testOmniglotScoreIsAccuracy(t *testing.T) {
 }
 
 // TestOmniglotResume: an Omniglot run resumed from its checkpoint ends as
-// an uninterrupted one (the data root comes from DataRoot both times).
+// an uninterrupted one (the data root comes from Options.DataRoot both times).
 func TestOmniglotResume(t *testing.T) {
-	forEachSource(t, func(t *testing.T, _ omniglotSource) { testOmniglotResume(t) })
+	forEachSource(t, func(t *testing.T, _ omniglotSource, opts Options) { testOmniglotResume(t, opts) })
 }
 
-func testOmniglotResume(t *testing.T) {
+func testOmniglotResume(t *testing.T, opts Options) {
 	c := tinyOmniglot(t)
 	c.Meta.Schedule = "constant" // the cosine depends on meta.iterations, edited below
 	c.Meta.Iterations = 2
 	partial := filepath.Join(t.TempDir(), "partial")
-	if _, err := Train(c, partial, nil); err != nil {
+	if _, err := Train(c, partial, opts); err != nil {
 		t.Fatal(err)
 	}
 	c = unfinish(t, c, partial, 4)
-	if err := os.Remove(filepath.Join(partial, ModelFile)); err != nil {
+	if err := os.Remove(filepath.Join(partial, rundir.ModelFile)); err != nil {
 		t.Fatal(err)
 	}
-	resumed, err := Resume(partial, nil)
+	resumed, err := Resume(partial, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, err := Train(c, filepath.Join(t.TempDir(), "full"), nil)
+	full, err := Train(c, filepath.Join(t.TempDir(), "full"), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,6 +240,7 @@ func testOmniglotResume(t *testing.T) {
 // TestOmniglotResizesMatch keeps the config's list of resizes the data
 // package's.
 func TestOmniglotResizesMatch(t *testing.T) {
+	t.Parallel()
 	if len(configs.OmniglotResizes) != len(omniglot.Resizes) {
 		t.Fatalf("configs.OmniglotResizes %v, omniglot.Resizes %v", configs.OmniglotResizes, omniglot.Resizes)
 	}

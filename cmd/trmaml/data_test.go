@@ -14,6 +14,7 @@ import (
 )
 
 func TestDataOmniglotInfoAndVerify(t *testing.T) {
+	t.Parallel()
 	root := omniglottest.Root(t)
 	var out, errOut bytes.Buffer
 	if err := dispatch([]string{"data", "omniglot", "-dir", root, "-info"}, &out, &errOut); err != nil {
@@ -40,6 +41,7 @@ func TestDataOmniglotInfoAndVerify(t *testing.T) {
 }
 
 func TestDataOmniglotDownload(t *testing.T) {
+	t.Parallel()
 	shared := filepath.Join(omniglottest.Root(t), "omniglot")
 	srv := httptest.NewServer(http.StripPrefix("/python/", http.FileServer(http.Dir(shared))))
 	defer srv.Close()
