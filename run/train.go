@@ -332,10 +332,20 @@ func Evaluate(dir string, evalSeed uint64, opts Options, sets ...string) (*rundi
 	res := &rundir.Result{
 		Name: cfg.Name, Algorithm: cfg.Algorithm, CVaRLevel: cvarLevel(cfg), Order: cfg.Order, Seed: s.Config.Seed, Iterations: iterations,
 		Output: cfg.Meta.Output, MetaTest: testStats, MetaTrain: trainStats, FinalP: p, Source: source,
-		Timing: rundir.Timing{EvalSeconds: time.Since(start).Seconds()},
+		Timing: rundir.Timing{EvalSeconds: time.Since(start).Seconds(), Engine: graph.Engine(), Procs: runtime.GOMAXPROCS(0),
+			EvalInstances: finalInstances(cfg)},
 		Metric: s.Metric.Name, Overrides: sets,
 	}
 	return res, rundir.WriteJSON(filepath.Join(dir, rundir.EvalFileFor(sets)), res)
+}
+
+// finalInstances is the number of instances of a final evaluation: both
+// splits, as Setup.evaluate draws them.
+func finalInstances(cfg configs.Config) int {
+	if n := cfg.Eval.FinalInstances; n > 0 {
+		return 2 * n
+	}
+	return cfg.Eval.TrainInstances + cfg.Eval.Instances
 }
 
 // savedSolution returns the solution of the run in dir: model.json's, or,
