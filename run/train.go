@@ -2,6 +2,7 @@ package run
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -61,7 +62,7 @@ func start(s *Setup, dir string, p *Progress) (*rundir.Result, error) {
 	if err := ss.record(); err != nil {
 		return nil, err
 	}
-	return ss.train(p)
+	return ss.train(context.Background(), p)
 }
 
 // Resume continues the unfinished run in dir from its last checkpoint; the
@@ -96,7 +97,7 @@ func Resume(dir string, opts Options) (*rundir.Result, error) {
 	if err := rundir.KeepRows(filepath.Join(dir, rundir.PFile), rundir.PHeader(taskNames(s.Train)), 1+s.Train.Len(), ck.State.Iteration, &ss.pcsv); err != nil {
 		return nil, err
 	}
-	return ss.train(opts.Progress)
+	return ss.train(context.Background(), opts.Progress)
 }
 
 // loadSetup builds the run of the config.yaml in dir, with the fields of
@@ -170,11 +171,16 @@ func newSession(s *Setup, dir string, w0 []float64) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	settings := metalearn.Settings{
-		Method: method, Iterations: cfg.Meta.Iterations, Batch: cfg.Meta.Batch,
-		BallRadius: cfg.Meta.BallRadius, Output: metalearn.OutputRule(cfg.Meta.Output),
+	schedule, err := metalearn.NewSchedule(cfg.Meta.Schedule, cfg.Meta.LR, cfg.Meta.LRMin, cfg.Meta.Iterations)
+	if err != nil {
+		return nil, err
 	}
-	tr, err := metalearn.NewTrainer(settings, s.Objective, s.Train, opt, w0, cfg.Seed, s.Support, s.Query)
+	settings := metalearn.Settings{
+		Method: method, Iterations: cfg.Meta.Iterations, Batch: cfg.Meta.Batch, Support: s.Support, Query: s.Query,
+		BallRadius: cfg.Meta.BallRadius, Output: metalearn.OutputRule(cfg.Meta.Output),
+		Optimizer: opt, Schedule: schedule, Seed: cfg.Seed,
+	}
+	tr, err := metalearn.NewTrainer(s.Objective, s.Train, w0, settings)
 	if err != nil {
 		return nil, err
 	}
@@ -222,42 +228,35 @@ func (ss *session) record() error {
 	return atomicfile.Write(filepath.Join(ss.dir, rundir.CheckpointFile), ck)
 }
 
-// train runs the remaining iterations, then evaluates the solution of the
-// output rule and writes model.json and result.json.
-func (ss *session) train(p *Progress) (*rundir.Result, error) {
+// train runs the remaining iterations (metalearn.Trainer.Run, stopping
+// between two iterations when ctx is done, with ctx's error), then
+// evaluates the solution of the output rule and writes model.json and
+// result.json.
+func (ss *session) train(ctx context.Context, p *Progress) (*rundir.Result, error) {
 	cfg, tr := ss.s.Config, ss.tr
 	ss.p = p
-	schedule, err := metalearn.NewSchedule(cfg.Meta.Schedule, cfg.Meta.LR, cfg.Meta.LRMin, cfg.Meta.Iterations)
-	if err != nil {
-		return nil, err
-	}
 	p.Start(fmt.Sprintf("%s seed %d", cfg.Name, cfg.Seed), tr.State.Iteration, cfg.Meta.Iterations)
-	for tr.State.Iteration < cfg.Meta.Iterations {
-		restoreLR, err := metalearn.ScheduleStep(ss.opt, schedule, tr.State.Iteration)
-		if err != nil {
-			p.Done()
-			return nil, err
-		}
-		start := time.Now()
-		st, err := tr.Step()
-		ss.trainDur += time.Since(start)
-		restoreLR()
-		if err != nil {
-			p.Done()
-			return nil, fmt.Errorf("%s: training stopped: %w (the files in %s are from the last evaluation; trmaml eval -run %s evaluates its checkpoint)", cfg.Name, err, ss.dir, ss.dir)
-		}
+	var recordErr error
+	last := time.Now()
+	err := tr.Run(ctx, func(st metalearn.StepStats) error {
+		ss.trainDur += time.Since(last)
 		ss.batchSum += st.MeanLoss
 		ss.batchMax = max(ss.batchMax, st.MaxLoss)
 		ss.batchN++
 		p.Step(tr.State.Iteration, st.MeanLoss, st.MaxLoss)
 		if tr.State.Iteration%cfg.Eval.Every == 0 || tr.State.Iteration == cfg.Meta.Iterations {
-			if err := ss.record(); err != nil {
-				p.Done()
-				return nil, err
-			}
+			recordErr = ss.record()
 		}
-	}
+		last = time.Now()
+		return recordErr
+	})
 	p.Done()
+	switch {
+	case recordErr != nil || ctx.Err() != nil:
+		return nil, err
+	case err != nil:
+		return nil, fmt.Errorf("%s: training stopped: %w (the files in %s are from the last evaluation; trmaml eval -run %s evaluates its checkpoint)", cfg.Name, err, ss.dir, ss.dir)
+	}
 
 	w, pFinal := tr.Solution()
 	start := time.Now()
