@@ -439,7 +439,6 @@ const pooledSize = 1 << 14
 // compile lists the steps for outputs and returns the value index of each.
 func (p *program) compile(g *Graph, outputs gorgonia.Nodes) []int {
 	index := map[*gorgonia.Node]int{}
-	var nodes gorgonia.Nodes
 	for _, out := range outputs {
 		for _, n := range g.postOrder(out) {
 			if _, ok := index[n]; ok {
@@ -447,7 +446,6 @@ func (p *program) compile(g *Graph, outputs gorgonia.Nodes) []int {
 			}
 			i := len(p.vals)
 			index[n] = i
-			nodes = append(nodes, n)
 			p.vals = append(p.vals, n.Value())
 			if n.Op() == nil {
 				continue
