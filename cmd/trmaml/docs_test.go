@@ -300,3 +300,27 @@ func anchors(t *testing.T, path string) []string {
 	}
 	return out
 }
+
+// TestCLIDocsListScripts checks that docs/cli.md's script table lists
+// every script of scripts/ and only those.
+func TestCLIDocsListScripts(t *testing.T) {
+	scripts, err := filepath.Glob(filepath.Join("..", "..", "scripts", "*.sh"))
+	if err != nil || len(scripts) == 0 {
+		t.Fatalf("no scripts found: %v", err)
+	}
+	page := docsPage(t, "cli.md")
+	documented := map[string]bool{}
+	for _, m := range regexp.MustCompile("(?m)^\\| `scripts/([a-z_]+\\.sh)").FindAllStringSubmatch(page, -1) {
+		documented[m[1]] = true
+	}
+	for _, s := range scripts {
+		name := filepath.Base(s)
+		if !documented[name] {
+			t.Errorf("docs/cli.md: scripts/%s is not in the script table", name)
+		}
+		delete(documented, name)
+	}
+	for name := range documented {
+		t.Errorf("docs/cli.md lists scripts/%s, which does not exist", name)
+	}
+}
