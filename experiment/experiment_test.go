@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/trmaml/trmaml/metalearn"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,9 +38,10 @@ func TestLoadRefusals(t *testing.T) {
 	}{
 		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\ncolour: red\n", []string{"exp.yaml:6", "colour"}},
 		{"name: x\nbase: base.yaml\nalgorithms: [reptile]\norders: [second]\nseeds: [1]\n", []string{"exp.yaml:3", "algorithms", "trmaml_entropic", "cvar"}},
-		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\ncvar_levels: [0.5]\n", []string{"exp.yaml:6", "cvar_levels", "needs cvar"}},
-		{"name: x\nbase: base.yaml\nalgorithms: [cvar]\norders: [second]\nseeds: [1]\ncvar_levels: [0.5, 0]\n", []string{"exp.yaml:6", "cvar_levels", "(0, 1]"}},
-		{"name: x\nbase: base.yaml\nalgorithms: [cvar]\norders: [second]\nseeds: [1]\ncvar_levels: [0.5, 0.5]\n", []string{"exp.yaml:6", "repeat"}},
+		{"name: x\nbase: base.yaml\nalgorithms: [cvar]\norders: [second]\nseeds: [1]\nsweep: {cvar.level: [0.5, 0]}\n", []string{"cvar.level = 0", "(0, 1]"}},
+		{"name: x\nbase: base.yaml\nalgorithms: [cvar]\norders: [second]\nseeds: [1]\nsweep: {cvar.level: [0.5, 0.5]}\n", []string{"exp.yaml:6", "repeated"}},
+		{"name: x\nbase: base.yaml\nalgorithms: [cvar]\norders: [second]\nseeds: [1]\nsweep: {cvar.level: []}\n", []string{"exp.yaml:6", "non-empty list"}},
+		{"name: x\nbase: base.yaml\nalgorithms: [cvar]\norders: [second]\nseeds: [1]\nsweep: {nope.x: [1]}\n", []string{"exp.yaml:6", `unknown field "nope"`}},
 		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [third]\nseeds: [1]\n", []string{"exp.yaml:4", "orders"}},
 		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: []\n", []string{"exp.yaml:5", "seeds"}},
 		{"name: x\nbase: nosuch\nalgorithms: [maml]\norders: [second]\nseeds: [1]\n", []string{"exp.yaml:2", "base", "nosuch"}},
@@ -75,18 +77,23 @@ func TestLoadRefusals(t *testing.T) {
 	}
 }
 
-// TestLoadCVaRLevels: cvar_levels expands algorithm cvar into one run per
-// level, named and placed by level, beside the other algorithms.
-func TestLoadCVaRLevels(t *testing.T) {
+// TestSweep: a sweep axis under a method's section (cvar.level) expands
+// that method's runs only, named and placed by level as cvar_levels did;
+// an axis over a common field (inner.steps) multiplies every method's runs
+// and names them by its last key and value.
+func TestSweep(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"base.yaml": tinyBase,
-		"exp.yaml": "name: x\nbase: base.yaml\nalgorithms: [maml, trmaml_entropic, cvar]\norders: [second]\nseeds: [1, 2]\ncvar_levels: [1, 0.05]\n"})
-	_, cfgs, err := Load(filepath.Join(dir, "exp.yaml"))
+		"exp.yaml":   "name: x\nbase: base.yaml\nalgorithms: [maml, trmaml_entropic, cvar]\norders: [second]\nseeds: [1, 2]\nsweep: {cvar.level: [1, 0.05]}\n",
+		"steps.yaml": "name: y\nbase: base.yaml\nalgorithms: [maml, cvar]\norders: [second]\nseeds: [1]\nsweep: {inner.steps: [1, 2], cvar.level: [0.5]}\n",
+		"old.yaml":   "name: x\nbase: base.yaml\nalgorithms: [cvar]\norders: [second]\nseeds: [1]\ncvar_levels: [1, 0.05]\n",
+		"bad.yaml":   "name: x\nbase: base.yaml\nalgorithms: [cvar]\norders: [second]\nseeds: [1]\nsweep:\n  cvar.levle: [1]\n  inner.steps: [1.5]\n"})
+	spec, cfgs, err := Load(filepath.Join(dir, "exp.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, j := range Jobs(cfgs, "out") {
-		got = append(got, fmt.Sprintf("%s %s %s %g", filepath.Base(j.Dir), j.Config.Name, j.Config.Algorithm, j.Config.CVaR.Level))
+	for _, j := range Jobs(spec, cfgs, "out") {
+		got = append(got, fmt.Sprintf("%s %s %s %g", filepath.Base(j.Dir), j.Config.Name, j.Config.Algorithm, j.Config.Settings("cvar").(*metalearn.CVaR).Level))
 	}
 	want := []string{
 		"maml-second-seed1 x-maml-second maml 0.1", "maml-second-seed2 x-maml-second maml 0.1",
@@ -97,6 +104,30 @@ func TestLoadCVaRLevels(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("jobs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+
+	spec, cfgs, err = Load(filepath.Join(dir, "steps.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = nil
+	for _, j := range Jobs(spec, cfgs, "out") {
+		got = append(got, fmt.Sprintf("%s %d %g", filepath.Base(j.Dir), j.Config.Inner.Steps, j.Config.Settings("cvar").(*metalearn.CVaR).Level))
+	}
+	want = []string{"maml_steps1-second-seed1 1 0.1", "maml_steps2-second-seed1 2 0.1", "cvar0.5_steps1-second-seed1 1 0.5", "cvar0.5_steps2-second-seed1 2 0.5"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("jobs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	_, _, err = Load(filepath.Join(dir, "old.yaml"))
+	if err == nil || !strings.Contains(err.Error(), "old.yaml:6: cvar_levels") || !strings.Contains(err.Error(), "sweep: {cvar.level: [1, 0.05]}") {
+		t.Errorf("cvar_levels: error %v, want the rewrite", err)
+	}
+	_, _, err = Load(filepath.Join(dir, "bad.yaml"))
+	for _, w := range []string{`bad.yaml:7: unknown field "levle" in cvar (allowed: level, p_lr)`, "bad.yaml:8: inner.steps: cannot use \"1.5\" (float): want an integer"} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("bad sweep: error %v does not contain %q", err, w)
+		}
+	}
 }
 
 // TestRunGridResumes runs a 2x1x2 grid with two workers, then re-runs it:
@@ -106,7 +137,7 @@ func TestRunGridResumes(t *testing.T) {
 		"exp.yaml":  "name: g\nbase: base.yaml\nalgorithms: [maml, trmaml]\norders: [second]\nseeds: [1, 2]\n",
 		"base.yaml": tinyBase,
 	})
-	_, cfgs, err := Load(filepath.Join(dir, "exp.yaml"))
+	spec, cfgs, err := Load(filepath.Join(dir, "exp.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +145,7 @@ func TestRunGridResumes(t *testing.T) {
 		t.Fatalf("%d runs, want 4", len(cfgs))
 	}
 	out := filepath.Join(dir, "out")
-	jobs := Jobs(cfgs, out)
+	jobs := Jobs(spec, cfgs, out)
 	var log bytes.Buffer
 	if err := Run(out, jobs, 2, &log, false); err != nil {
 		t.Fatal(err)
@@ -149,12 +180,12 @@ func TestRunRefusesChangedConfigAndRestartsUncheckpointed(t *testing.T) {
 		"exp.yaml":  "name: g\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\n",
 		"base.yaml": tinyBase,
 	})
-	_, cfgs, err := Load(filepath.Join(dir, "exp.yaml"))
+	spec, cfgs, err := Load(filepath.Join(dir, "exp.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
-	jobs := Jobs(cfgs, out)
+	jobs := Jobs(spec, cfgs, out)
 	var log bytes.Buffer
 	if err := Run(out, jobs, 1, &log, false); err != nil {
 		t.Fatal(err)
@@ -183,7 +214,7 @@ func TestRunRefusesForeignAndBusyDirectories(t *testing.T) {
 		"exp.yaml":  "name: g\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\n",
 		"base.yaml": tinyBase,
 	})
-	_, cfgs, err := Load(filepath.Join(dir, "exp.yaml"))
+	spec, cfgs, err := Load(filepath.Join(dir, "exp.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,13 +224,13 @@ func TestRunRefusesForeignAndBusyDirectories(t *testing.T) {
 	if _, err := run.Train(cfgs[0], runDir, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := Run(runDir, Jobs(cfgs, runDir), 1, &log, false); !errors.Is(err, ErrForeign) || !strings.Contains(err.Error(), "is a run directory") {
+	if err := Run(runDir, Jobs(spec, cfgs, runDir), 1, &log, false); !errors.Is(err, ErrForeign) || !strings.Contains(err.Error(), "is a run directory") {
 		t.Errorf("into a run directory: %v", err)
 	}
 
 	mixed := filepath.Join(dir, "mixed")
 	os.MkdirAll(filepath.Join(mixed, "trmaml-second-seed9"), 0o755)
-	if err := Run(mixed, Jobs(cfgs, mixed), 1, &log, false); !errors.Is(err, ErrForeign) || !strings.Contains(err.Error(), "trmaml-second-seed9") {
+	if err := Run(mixed, Jobs(spec, cfgs, mixed), 1, &log, false); !errors.Is(err, ErrForeign) || !strings.Contains(err.Error(), "trmaml-second-seed9") {
 		t.Errorf("into a directory with other runs: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(mixed, "maml-second-seed1")); err == nil {
@@ -212,7 +243,7 @@ func TestRunRefusesForeignAndBusyDirectories(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Run(busy, Jobs(cfgs, busy), 1, &log, false); !errors.Is(err, dirlock.ErrHeld) || !strings.Contains(err.Error(), "pid ") {
+	if err := Run(busy, Jobs(spec, cfgs, busy), 1, &log, false); !errors.Is(err, dirlock.ErrHeld) || !strings.Contains(err.Error(), "pid ") {
 		t.Errorf("into a locked directory: %v", err)
 	}
 	lock.Release()

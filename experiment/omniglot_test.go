@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"github.com/trmaml/trmaml/tasks/omniglot"
 	"os"
 	"path/filepath"
 	"testing"
@@ -37,8 +38,8 @@ func TestOmniglotCPUGrids(t *testing.T) {
 		}
 		seen := map[string]int{}
 		for _, c := range cfgs {
-			if c.Task.Family != "omniglot" || c.Task.Omniglot.Ways != grid.ways || c.Eval.FinalInstances != 5000 || c.Order != "second" {
-				t.Errorf("%s: family %s, %d-way, final instances %d, order %s", c.Name, c.Task.Family, c.Task.Omniglot.Ways, c.Eval.FinalInstances, c.Order)
+			if c.Task.Family != "omniglot" || c.Task.Section("omniglot").(*omniglot.Config).Ways != grid.ways || c.Eval.FinalInstances != 5000 || c.Order != "second" {
+				t.Errorf("%s: family %s, %d-way, final instances %d, order %s", c.Name, c.Task.Family, c.Task.Section("omniglot").(*omniglot.Config).Ways, c.Eval.FinalInstances, c.Order)
 			}
 			seen[c.Algorithm]++
 		}

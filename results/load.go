@@ -26,6 +26,7 @@ import (
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/run"
+	_ "github.com/trmaml/trmaml/tasks" // the task families of the runs' configs
 )
 
 // Metric is one per-evaluation column of metrics.csv.

@@ -3,6 +3,7 @@ package results_test
 import (
 	"encoding/csv"
 	"fmt"
+	"github.com/trmaml/trmaml/metalearn"
 	"math"
 	"os"
 	"path/filepath"
@@ -331,7 +332,7 @@ func TestGroupErrors(t *testing.T) {
 
 	// Same name, algorithm, order and K but another eta_p: not one group.
 	changed := resultstest.New("a", "maml", "second", 2, 5, 1)
-	changed.Config.TRMAML.PLR *= 2
+	changed.Config.Settings("trmaml").(*metalearn.TRMAML).PLR *= 2
 	dirs, _, _ = results.Discover([]string{writeRuns(t, resultstest.New("a", "maml", "second", 1, 5, 1), changed)})
 	if runs, err = results.LoadAll(dirs); err != nil {
 		t.Fatal(err)

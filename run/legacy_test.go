@@ -1,6 +1,7 @@
 package run
 
 import (
+	"github.com/trmaml/trmaml/metalearn"
 	"math"
 	"os"
 	"os/exec"
@@ -54,9 +55,9 @@ func TestNewMethods(t *testing.T) {
 		cfg := tinyConfig()
 		cfg.Algorithm = c.alg
 		if c.level > 0 {
-			cfg.CVaR.Level = c.level
+			cfg.Settings("cvar").(*metalearn.CVaR).Level = c.level
 		}
-		cfg.CVaR.PLR, cfg.Entropic.PLR = 1e-2, 1e-1
+		cfg.Settings("cvar").(*metalearn.CVaR).PLR, cfg.Settings("trmaml_entropic").(*metalearn.EntropicTRMAML).PLR = 1e-2, 1e-1
 		var results []Result
 		for _, d := range []string{"a", "b"} {
 			dir := filepath.Join(t.TempDir(), d)
@@ -89,7 +90,7 @@ func TestNewMethods(t *testing.T) {
 			t.Errorf("entropic: p stayed uniform (largest weight %v)", top)
 		}
 	}
-	for _, alg := range configs.Algorithms {
+	for _, alg := range metalearn.MethodNames() {
 		cfg := configs.Defaults()
 		cfg.Algorithm = alg
 		if _, err := NewMethod(cfg); err != nil {

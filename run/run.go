@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 
 	"github.com/trmaml/trmaml/configs"
-	"github.com/trmaml/trmaml/data"
 	"github.com/trmaml/trmaml/graph"
 	"github.com/trmaml/trmaml/internal/atomicfile"
 	"github.com/trmaml/trmaml/internal/dirlock"
@@ -64,24 +63,7 @@ type Setup struct {
 // ConfigError is a config that passes field-by-field validation but cannot
 // be built, such as too few evaluation instances for its task sets. It
 // names the field; the caller adds the file.
-type ConfigError struct {
-	Field, Problem string
-}
-
-func (e *ConfigError) Error() string { return e.Field + ": " + e.Problem }
-
-// family is what a task family contributes to a Setup: its task sets, the
-// model that fits them, and how a graph of it is built.
-type family struct {
-	train, test, evalTrain, evalTest metalearn.TaskSet
-	model                            graph.Model
-	init                             func(rng *rand.Rand) ([]float64, error)
-	record                           Model
-	loss                             graph.Loss
-	metric                           graph.Metric // nil: the loss is the metric
-	inShape                          []int
-	support, query, evalQuery        int // points per instance
-}
+type ConfigError = configs.ConfigError
 
 // Build assembles a Setup from a config, refusing with a *ConfigError what
 // the task sets make impossible. It writes nothing; an Omniglot config loads
@@ -90,16 +72,7 @@ func Build(cfg configs.Config) (*Setup, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	var f *family
-	var err error
-	switch cfg.Task.Family {
-	case "sinusoid":
-		f, err = sinusoidFamily(cfg)
-	case "omniglot":
-		f, err = omniglotFamily(cfg)
-	default:
-		err = fmt.Errorf("run: task family %q is not available (allowed: %v)", cfg.Task.Family, configs.Families)
-	}
+	f, err := newFamily(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -165,33 +138,6 @@ func checkInstances(cfg configs.Config, train, test int) error {
 		}
 	}
 	return nil
-}
-
-// sinusoidFamily is sinusoid regression with the MLP of the model section.
-func sinusoidFamily(cfg configs.Config) (*family, error) {
-	sc := cfg.Task.Sinusoid
-	train, test, err := data.NewSinusoid(data.SinusoidSpec{
-		PhaseMax: float64(sc.PhaseMax), XMin: sc.XMin, XMax: sc.XMax, TaskWidth: sc.TaskWidth,
-		TestAmplitudes: sc.TestAmplitudes, TrainAmplitudes: sc.TrainAmplitudes,
-	})
-	if err != nil {
-		return nil, &ConfigError{Field: "task.sinusoid", Problem: err.Error()}
-	}
-	in, out := train.Dims()
-	sizes := append(append([]int{in}, cfg.Model.Hidden...), out)
-	mlp, err := graph.NewMLP(sizes, graph.Activation(cfg.Model.Activation))
-	if err != nil {
-		return nil, err
-	}
-	return &family{
-		train: train, test: test, evalTrain: train, evalTest: test, model: mlp,
-		init: func(rng *rand.Rand) ([]float64, error) {
-			return mlp.Init(graph.Init(cfg.Model.Init), cfg.Model.InitStd, rng)
-		},
-		record: Model{Sizes: mlp.Sizes, Activation: string(mlp.Activation)},
-		loss:   graph.MSE, inShape: []int{in},
-		support: cfg.Task.Support, query: cfg.Task.Query, evalQuery: cfg.Eval.Query,
-	}, nil
 }
 
 // evalRNG is the generator of the evaluation of one task set at a given

@@ -247,7 +247,7 @@ var damagedStateCases = []struct {
 	{"p outside the CVaR level's capped simplex", "checkpoint.json: state.P[0] = 1: above the cap 1/(a n) = ", func(t *testing.T, dir string) {
 		c := tinyConfig()
 		c.Meta.Iterations = 30
-		c.Algorithm, c.CVaR.Level = "cvar", 0.5
+		c.Algorithm, c.Settings("cvar").(*metalearn.CVaR).Level = "cvar", 0.5
 		yml, _ := c.Marshal()
 		os.WriteFile(filepath.Join(dir, ConfigFile), yml, 0o644)
 		rehash(t, dir, func(m map[string]any) {

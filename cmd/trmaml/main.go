@@ -201,11 +201,11 @@ func experimentCmd(args []string, stdout, stderr io.Writer) error {
 	if *jobs < 1 {
 		return fmt.Errorf("experiment: -jobs must be >= 1, got %d", *jobs)
 	}
-	_, cfgs, err := experiment.Load(*path)
+	spec, cfgs, err := experiment.Load(*path)
 	if err != nil {
 		return err
 	}
-	grid := experiment.Jobs(cfgs, *out)
+	grid := experiment.Jobs(spec, cfgs, *out)
 	fmt.Fprintf(stdout, "experiment %s: %d runs, %d at a time, in %s\n", *path, len(grid), *jobs, *out)
 	runErr := experiment.Run(*out, grid, *jobs, stderr, isTerminal(stderr))
 	if errors.Is(runErr, dirlock.ErrHeld) || errors.Is(runErr, experiment.ErrForeign) {

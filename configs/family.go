@@ -1,0 +1,168 @@
+package configs
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/trmaml/trmaml/metalearn"
+)
+
+// Family is a task family: where its tasks come from and everything about
+// a config that depends on them. A family is one package that registers one
+// Family with RegisterFamily (see package tasks for the table of the
+// built-in ones); nothing else in the framework knows its name. Its config
+// section is task.<Name>, decoded strictly into NewSection's type.
+type Family interface {
+	// Name is the value of task.family and the key of the family's
+	// section under task.
+	Name() string
+	// NewSection returns the section's defaults: a pointer to a struct
+	// whose fields carry yaml tags.
+	NewSection() any
+	// Noun is what one task is called in captions, headers and on axes,
+	// e.g. "task" or "alphabet".
+	Noun() string
+	// Model is the kind of network the family's tasks take: "mlp"
+	// (regression with the MLP of model.hidden and the squared error) or
+	// "cnn" (classification with the CNN of model.cnn, softmax cross-entropy
+	// and accuracy).
+	Model() string
+	// Ways is N of N-way classification (tables then name the setting
+	// "N-way K-shot"), 0 for regression.
+	Ways(c Config) int
+	// Defaults fills the fields outside the section that the file leaves
+	// out and whose default differs for this family; stated reports
+	// whether the file sets a field path. It runs before validation.
+	Defaults(c *Config, stated func(path string) bool) []error
+	// PLR is the family's step size eta_p of TR-MAML at c's instance size
+	// (the paper's appendix values), or an error (FieldError for
+	// trmaml.p_lr) asking the file to state it.
+	PLR(c Config) (float64, error)
+	// Check validates the section and the fields whose range depends on
+	// the family, with k's helpers.
+	Check(c Config, k *Checker)
+	// Memory estimates the memory a run of c needs, from its sizes alone.
+	Memory(c Config) MemoryEstimate
+	// Tasks builds the task sets of c. Errors a config could have caused
+	// are *ConfigError, naming the field.
+	Tasks(c Config, env Env) (*TaskSets, error)
+}
+
+// Env is what a family's Tasks may need beyond the config: where the data
+// lies is a property of the machine, not of the experiment.
+type Env struct {
+	// DataRoot, if not empty, overrides the config's data.root.
+	DataRoot string
+}
+
+// TaskSets are a family's task sets for one config and the points of one
+// instance of each.
+type TaskSets struct {
+	Train, Test metalearn.TaskSet
+	// EvalTrain and EvalTest are the sets evaluation draws from: Train and
+	// Test, or twins with another query size when evaluation scores on
+	// another number of points than training.
+	EvalTrain, EvalTest metalearn.TaskSet
+	// Support, Query and EvalQuery are the points of a training instance's
+	// support and query sets and of an evaluated instance's query set.
+	Support, Query, EvalQuery int
+}
+
+// ConfigError is a config that passes field-by-field validation but cannot
+// be built, such as too few evaluation instances for its task sets. It
+// names the field; the caller adds the file.
+type ConfigError struct {
+	Field, Problem string
+}
+
+func (e *ConfigError) Error() string { return e.Field + ": " + e.Problem }
+
+// families is the table of registered task families, in registration
+// order.
+var families []Family
+
+// RegisterFamily adds a task family (call it from the family package's init
+// function). It panics on a name registered twice or a section that is not
+// a pointer to a struct: both are programming errors.
+func RegisterFamily(f Family) {
+	if _, ok := LookupFamily(f.Name()); ok {
+		panic(fmt.Sprintf("configs: task family %q registered twice", f.Name()))
+	}
+	checkSectionType(f.Name(), f.NewSection())
+	families = append(families, f)
+}
+
+// LookupFamily returns the registered family called name.
+func LookupFamily(name string) (Family, bool) {
+	i := slices.IndexFunc(families, func(f Family) bool { return f.Name() == name })
+	if i < 0 {
+		return nil, false
+	}
+	return families[i], true
+}
+
+// FamilyNamed returns the registered family called name, or an error that
+// names it and lists the registered ones.
+func FamilyNamed(name string) (Family, error) {
+	if f, ok := LookupFamily(name); ok {
+		return f, nil
+	}
+	return nil, fmt.Errorf("task family %q is not registered (registered: %s)", name, strings.Join(FamilyNames(), ", "))
+}
+
+// FamilyNames lists the registered families in registration order.
+func FamilyNames() []string {
+	names := make([]string, len(families))
+	for i, f := range families {
+		names[i] = f.Name()
+	}
+	return names
+}
+
+// checkSectionType panics unless a section is a pointer to a struct, what
+// the strict decoder and Marshal handle.
+func checkSectionType(name string, s any) {
+	if t := reflect.TypeOf(s); t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+		panic(fmt.Sprintf("configs: task family %q: NewSection must return a pointer to a struct, got %T", name, s))
+	}
+}
+
+// Family returns the registered family of c's task.family; Parse and
+// Validate have refused any other.
+func (c Config) Family() (Family, error) { return FamilyNamed(c.Task.Family) }
+
+// Section returns c's section of the registered family name (a pointer to
+// its type), or nil. A family reads its own settings through it.
+func (t TaskConfig) Section(name string) any { return t.Sections[name] }
+
+// Settings returns the configured settings of the registered method name
+// (a pointer to the method's type), or nil.
+func (c Config) Settings(name string) metalearn.Method { return c.Methods[name] }
+
+// NewMethod returns a fresh metalearn.Method of c's algorithm with the
+// settings of its section.
+func (c Config) NewMethod() (metalearn.Method, error) {
+	info, err := metalearn.MethodNamed(c.Algorithm)
+	if err != nil {
+		return nil, err
+	}
+	if m := c.Methods[info.Name]; m != nil {
+		return metalearn.CopySettings(m), nil
+	}
+	return info.New(), nil
+}
+
+// MethodInfo returns the registration of c's algorithm.
+func (c Config) MethodInfo() (metalearn.MethodInfo, error) { return metalearn.MethodNamed(c.Algorithm) }
+
+// Swept is the value of the setting that tells runs of c's method apart
+// (CVaR's level), 0 when the method sweeps none.
+func (c Config) Swept() float64 {
+	info, ok := metalearn.LookupMethod(c.Algorithm)
+	if !ok {
+		return 0
+	}
+	return info.SweptValue(c.Methods[info.Name])
+}

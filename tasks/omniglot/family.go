@@ -1,0 +1,262 @@
+// Package omniglot is the task family of Omniglot classification (the
+// paper's Section 5.2): each of the 25 meta-training and 20 meta-test
+// alphabets is a task, an instance is an N-way problem over N distinct
+// characters of one alphabet. Its config section is task.omniglot; it
+// trains the CNN of model.cnn with softmax cross-entropy and reports
+// accuracy. The data lies under the data root (package data/omniglot).
+package omniglot
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/trmaml/trmaml/configs"
+	"github.com/trmaml/trmaml/data/omniglot"
+	"github.com/trmaml/trmaml/metalearn"
+)
+
+// Name is the family's task.family value.
+const Name = "omniglot"
+
+// Config is the section task.omniglot.
+type Config struct {
+	// Ways is N >= 2, the classes of an instance; it may not exceed the
+	// characters of the smallest alphabet of a split (20, Angelic, among the
+	// meta-test alphabets), which the run refuses.
+	Ways int `yaml:"ways"`
+	// Rotate turns each character of an instance by a random multiple of 90
+	// degrees, the paper's augmentation.
+	Rotate bool `yaml:"rotate"`
+	// ImageSize is the side the 105x105 drawings are shrunk to (paper: 28).
+	ImageSize int `yaml:"image_size"`
+}
+
+// Bounds of the Omniglot fields.
+const (
+	// MaxDrawings is the number of drawings of every Omniglot character: an
+	// instance's support and query images per class must fit in it.
+	MaxDrawings = 20
+	// MaxWays is the characters of the smallest alphabet of a split (the
+	// meta-test alphabet Angelic has 20): an N-way instance needs N distinct
+	// characters of one alphabet.
+	MaxWays = 20
+	// MaxFilters bounds model.cnn.filters (paper: 64).
+	MaxFilters = 1024
+	// MaxImageSize bounds task.omniglot.image_size (paper: 28; the drawings
+	// are 105x105).
+	MaxImageSize = 105
+	// PaperFinalInstances is the paper's evaluation: 5,000 instances per
+	// split, what eval.final_instances defaults to for omniglot.
+	PaperFinalInstances = 5000
+)
+
+// Family is the Omniglot task family.
+type Family struct{}
+
+// Name implements configs.Family.
+func (Family) Name() string { return Name }
+
+// NewSection implements configs.Family: the paper's 5-way setting with
+// rotations on 28x28 images.
+func (Family) NewSection() any { return &Config{Ways: 5, Rotate: true, ImageSize: 28} }
+
+// Noun implements configs.Family: Omniglot's tasks are alphabets.
+func (Family) Noun() string { return "alphabet" }
+
+// Model implements configs.Family.
+func (Family) Model() string { return "cnn" }
+
+// Ways implements configs.Family.
+func (Family) Ways(c configs.Config) int { return section(c).Ways }
+
+func section(c configs.Config) *Config { return c.Task.Section(Name).(*Config) }
+
+// Check implements configs.Family: the instance sizes against the data (N
+// distinct characters of an alphabet, K + J distinct drawings of a
+// character) and the CNN against the image size.
+func (Family) Check(c configs.Config, k *configs.Checker) {
+	o, t := section(c), c.Task
+	if o.Ways < 2 || o.Ways > MaxWays {
+		k.Fail("task.omniglot.ways", o.Ways, "must be in [2, %d]: the smallest alphabet of a split (Angelic, meta-test) has %d characters", MaxWays, MaxWays)
+	}
+	if t.Support+t.Query > MaxDrawings {
+		k.Fail("task.query", t.Query, "must be <= %d with task.support = %d: a character has %d drawings for its support and query images",
+			MaxDrawings-t.Support, t.Support, MaxDrawings)
+	}
+	if t.Support+c.Eval.Query > MaxDrawings {
+		k.Fail("eval.query", c.Eval.Query, "must be <= %d with task.support = %d: a character has %d drawings for its support and query images (for omniglot eval.query counts query images per class)",
+			MaxDrawings-t.Support, t.Support, MaxDrawings)
+	}
+	k.Between("task.omniglot.image_size", o.ImageSize, 1, MaxImageSize)
+	n := c.Model.CNN
+	k.Between("model.cnn.filters", n.Filters, 1, MaxFilters)
+	if o.ImageSize >= 1 && (n.Blocks < 1 || o.ImageSize>>min(n.Blocks, 62) < 1) {
+		k.Fail("model.cnn.blocks", n.Blocks, "must be >= 1 and leave images of at least 1x1: each block halves the side, so at most %d for task.omniglot.image_size = %d",
+			log2(o.ImageSize), o.ImageSize)
+	}
+}
+
+// log2 is floor(log2(n)) for n >= 1.
+func log2(n int) int {
+	l := 0
+	for n > 1 {
+		n >>= 1
+		l++
+	}
+	return l
+}
+
+// paperOmniglotPLR is eta_p of TR-MAML on Omniglot in Algorithm 1's
+// convention, per number of ways: the authors' p step sizes (2e-5 at 5-way,
+// 1.6e-5 at 10-way, 1e-5 at 20-way) add p_lr times each sampled task's loss
+// without the n/C factor of g_p, so eta_p = p_lr * C / n with their
+// meta-batch C = 8 and n = 25 meta-training alphabets.
+var paperOmniglotPLR = map[int]float64{5: 2e-5 * 8 / 25, 10: 1.6e-5 * 8 / 25, 20: 1e-5 * 8 / 25}
+
+// Defaults implements configs.Family: eval.query is task.query (query
+// images per class; the sinusoid's 1000 held-out points do not exist) and
+// eval.final_instances the paper's 5,000.
+func (Family) Defaults(c *configs.Config, stated func(string) bool) []error {
+	if !stated("eval.query") {
+		c.Eval.Query = c.Task.Query
+	}
+	if !stated("eval.final_instances") {
+		c.Eval.FinalInstances = PaperFinalInstances
+	}
+	return nil
+}
+
+// PLR implements configs.Family: the paper's value for the file's ways.
+func (Family) PLR(c configs.Config) (float64, error) {
+	ways := section(c).Ways
+	if v, ok := paperOmniglotPLR[ways]; ok {
+		return v, nil
+	}
+	return 0, configs.NotSet("trmaml.p_lr", fmt.Sprintf(
+		"must be stated for task.omniglot.ways = %d: the paper gives eta_p only for 5, 10 and 20 ways (6.4e-6, 5.12e-6, 3.2e-6); "+
+			"experiment grids can turn any config into a TR-MAML run", ways))
+}
+
+// Omniglot's size: images in the two sets of the data, and meta-training
+// alphabets (p.csv's columns).
+const (
+	omniglotImages     = 32460
+	omniglotTrainTasks = 25
+)
+
+// Memory implements configs.Family. The graph's large values are the
+// activations of every image: per block its convolution output at that
+// block's resolution, per filter. The factors are measured: the training
+// graph's peak of the paper's model (scripts/bench_cnn.sh: 64 filters, 4
+// blocks, meta-batch 8, J = 10, float32, second order: 600 MiB at 5-way
+// 1-shot, 2290 MiB at 20-way) is 5.0 and 4.9 times the activations of one
+// pass over the meta-batch's images, so training counts 5.5; the evaluation
+// graph's factor, 5, brings the whole estimate of
+// configs/omniglot_quick.yaml (633 MB) near its measured resident peak (717
+// MB, /usr/bin/time -v, with the Go collector's slack): an estimate to
+// refuse configs far beyond the machine, not a guarantee. The paper's
+// 20-way 5-shot setting (3.8 GiB with eval.batch 1) is the largest.
+func (Family) Memory(c configs.Config) configs.MemoryEstimate {
+	o, n := section(c), c.Model.CNN
+	float := 8.0
+	if c.Model.Dtype == "float32" {
+		float = 4
+	}
+	perImage, side := 0.0, o.ImageSize
+	for range min(n.Blocks, 62) {
+		perImage += float64(n.Filters * side * side)
+		side /= 2
+	}
+	perImage += float64(o.ImageSize * o.ImageSize) // the input
+	params := 9*float64(n.Filters)*float64(n.Filters+1)*float64(n.Blocks) + float64(side*side*n.Filters+1)*float64(o.Ways)
+	graph := func(tasks, support, query int, factor float64) float64 {
+		images := float64(tasks) * float64(o.Ways) * float64(support+query)
+		return float * (factor*images*perImage + params*float64(tasks*(c.Inner.Steps+2)))
+	}
+	rows := float64(c.Meta.Iterations)/float64(max(c.Eval.Every, 1)) + 2
+	instances := max(c.Eval.Instances, c.Eval.TrainInstances, c.Eval.FinalInstances)
+	return configs.MemoryEstimate{
+		TrainGraph: graph(c.Meta.Batch, c.Task.Support, c.Task.Query, 5.5),
+		EvalGraph:  graph(c.Eval.Batch, c.Task.Support, c.Eval.Query, 5) + 8*float64(instances),
+		Records:    rows * (200 + 25*omniglotTrainTasks),
+		Data:       omniglotImages * float64(o.ImageSize*o.ImageSize),
+	}
+}
+
+// datasets holds the Omniglot data loaded by this process, one per data
+// root and image size: the runs of an experiment share it (sampling only
+// reads it).
+var datasets struct {
+	sync.Mutex
+	m map[datasetKey]*omniglot.Dataset
+}
+
+type datasetKey struct {
+	dir  string
+	size int
+}
+
+// load returns the dataset of the resolved data root, loading it the first
+// time.
+func load(c configs.Config, env configs.Env) (*omniglot.Dataset, error) {
+	root, err := omniglot.ResolveRoot(env.DataRoot, c.Data.Root)
+	if err != nil {
+		return nil, err
+	}
+	key := datasetKey{root.Dir, section(c).ImageSize}
+	datasets.Lock()
+	defer datasets.Unlock()
+	if d := datasets.m[key]; d != nil {
+		return d, nil
+	}
+	d, err := omniglot.Load(root.Dir, omniglot.Options{Size: key.size})
+	if err != nil {
+		err = root.Annotate(err)
+		if errors.Is(err, omniglot.ErrMissing) {
+			return nil, &configs.ConfigError{Field: "data.root", Problem: err.Error()}
+		}
+		return nil, err
+	}
+	if datasets.m == nil {
+		datasets.m = map[datasetKey]*omniglot.Dataset{}
+	}
+	datasets.m[key] = d
+	return d, nil
+}
+
+// Tasks implements configs.Family: the alphabets of the two splits, N-way
+// K-shot; an instance's points are ways times the per-class counts.
+func (Family) Tasks(c configs.Config, env configs.Env) (*configs.TaskSets, error) {
+	d, err := load(c, env)
+	if err != nil {
+		return nil, err
+	}
+	oc, t := section(c), c.Task
+	sets := func(queries int) (train, test metalearn.TaskSet, err error) {
+		spec := omniglot.Spec{Ways: oc.Ways, Shots: t.Support, Queries: queries, Rotate: oc.Rotate}
+		tr, err := omniglot.NewTaskSet(d, omniglot.Train, spec)
+		if err != nil {
+			return nil, nil, &configs.ConfigError{Field: "task.omniglot.ways", Problem: err.Error()}
+		}
+		te, err := omniglot.NewTaskSet(d, omniglot.Test, spec)
+		if err != nil {
+			return nil, nil, &configs.ConfigError{Field: "task.omniglot.ways", Problem: err.Error()}
+		}
+		return tr, te, nil
+	}
+	train, test, err := sets(t.Query)
+	if err != nil {
+		return nil, err
+	}
+	evalTrain, evalTest := train, test
+	if c.Eval.Query != t.Query {
+		if evalTrain, evalTest, err = sets(c.Eval.Query); err != nil {
+			return nil, err
+		}
+	}
+	return &configs.TaskSets{
+		Train: train, Test: test, EvalTrain: evalTrain, EvalTest: evalTest,
+		Support: oc.Ways * t.Support, Query: oc.Ways * t.Query, EvalQuery: oc.Ways * c.Eval.Query,
+	}, nil
+}
