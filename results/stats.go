@@ -116,8 +116,8 @@ func KeyOf(r *Run) Key {
 // or "omni (trmaml, second order, 5-way 1-shot)".
 func (k Key) String() string {
 	alg := k.Algorithm
-	if k.swept() != "" {
-		alg += " " + k.swept() + "=" + strconv.FormatFloat(k.Level, 'g', -1, 64)
+	if k.SweptSymbol() != "" {
+		alg += " " + k.SweptSymbol() + "=" + strconv.FormatFloat(k.Level, 'g', -1, 64)
 	}
 	return fmt.Sprintf("%s (%s, %s order, %s)", k.Name, alg, k.Order, k.Shots())
 }
@@ -125,15 +125,15 @@ func (k Key) String() string {
 // Method is the display name of the key's method: AlgorithmName, with the
 // value of the setting it sweeps ("CVaR a=0.5").
 func (k Key) Method() string {
-	if s := k.swept(); s != "" {
+	if s := k.SweptSymbol(); s != "" {
 		return fmt.Sprintf("%s %s=%s", AlgorithmName(k.Algorithm), s, strconv.FormatFloat(k.Level, 'g', -1, 64))
 	}
 	return AlgorithmName(k.Algorithm)
 }
 
-// swept is how reports write the setting the key's method sweeps
+// SweptSymbol is how reports write the setting the key's method sweeps
 // (metalearn.MethodInfo.SweptSymbol, "a" for CVaR's level); "" for none.
-func (k Key) swept() string {
+func (k Key) SweptSymbol() string {
 	info, ok := metalearn.LookupMethod(k.Algorithm)
 	switch {
 	case !ok || info.Swept == "":

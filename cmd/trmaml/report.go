@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/trmaml/trmaml/internal/atomicfile"
+	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/plots"
 	"github.com/trmaml/trmaml/results"
 )
@@ -214,7 +215,7 @@ func plotPart(groups []*results.Group, out, prefix string, stdout io.Writer) err
 		}
 	}
 
-	if tr := preferSecondOrder(filter(groups, func(g *results.Group) bool { return g.Key.Algorithm == "trmaml" })); len(tr) > 0 && !classification {
+	if tr := preferSecondOrder(filter(groups, func(g *results.Group) bool { return g.Key.Algorithm == robustMethod(groups) })); len(tr) > 0 && !classification {
 		tasks, _ := tr[0].FinalP()
 		path := filepath.Join(out, prefix+"p_weights.png")
 		if err := written(path, plots.PWeights(tr, results.HardTasks(tasks), path)); err != nil {
@@ -328,4 +329,19 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t\n", nameWidth, r[0], r[1], r[2], r[3])
 	}
 	return tw.Flush()
+}
+
+// robustMethod is the method whose task weights the p_weights figure
+// shows: the first registered method among groups that moves p and sweeps
+// no setting (TR-MAML among the built-in ones), "" if none.
+func robustMethod(groups []*results.Group) string {
+	for _, info := range metalearn.Methods() {
+		if info.FixedP || info.Swept != "" {
+			continue
+		}
+		if slices.ContainsFunc(groups, func(g *results.Group) bool { return g.Key.Algorithm == info.Name }) {
+			return info.Name
+		}
+	}
+	return ""
 }
