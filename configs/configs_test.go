@@ -23,7 +23,7 @@ func TestBuiltins(t *testing.T) {
 	for _, setting := range []string{"10way_1shot", "10way_5shot", "20way_1shot", "20way_5shot", "5way_1shot"} {
 		want = append(want, "omniglot_"+setting+"_maml", "omniglot_"+setting+"_trmaml")
 	}
-	want = append(want, "omniglot_quick")
+	want = append(want, "omniglot_quick", "linreg_skewed_maml", "linreg_skewed_trmaml")
 	slices.Sort(want)
 	if !slices.Equal(names, want) {
 		t.Fatalf("BuiltinNames() = %v, want %v", names, want)

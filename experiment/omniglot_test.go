@@ -43,8 +43,8 @@ func TestOmniglotCPUGrids(t *testing.T) {
 			}
 			seen[c.Algorithm]++
 		}
-		if len(cfgs) != 4 || seen["maml"] != 2 || seen["trmaml"] != 2 {
-			t.Errorf("%s: %d runs %v, want MAML and TR-MAML with 2 seeds each", grid.file, len(cfgs), seen)
+		if len(cfgs) != 6 || seen["maml"] != 3 || seen["trmaml"] != 3 {
+			t.Errorf("%s: %d runs %v, want MAML and TR-MAML with 3 seeds each", grid.file, len(cfgs), seen)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package run
 import (
 	"encoding/json"
 	"errors"
+	omniglottask "github.com/trmaml/trmaml/tasks/omniglot"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/trmaml/trmaml/configs"
+	"github.com/trmaml/trmaml/data/omniglot"
 	"github.com/trmaml/trmaml/metalearn"
 )
 
@@ -129,6 +131,23 @@ func TestOmniglotTrain(t *testing.T) {
 	if !reflect.DeepEqual(again.MetaTest, res.MetaTest) || !reflect.DeepEqual(again.MetaTrain, res.MetaTrain) {
 		t.Error("re-evaluation with the run's seed differs from result.json")
 	}
+
+	// The same solution under the paper code's image preparation: another
+	// file, the changes recorded, other accuracies, result.json untouched.
+	sets := []string{"task.omniglot.resize=nearest", "task.omniglot.rotate_eval=false"}
+	other, err := Evaluate(dir, 0, sets...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(other.Overrides, sets) || reflect.DeepEqual(other.MetaTest.PerTask, res.MetaTest.PerTask) {
+		t.Errorf("evaluation under %v: overrides %v, per-task accuracies %v (unchanged: %v)", sets, other.Overrides, other.MetaTest.PerTask, res.MetaTest.PerTask)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "evaluation-task.omniglot.resize=nearest,task.omniglot.rotate_eval=false.json")); err != nil {
+		t.Error(err)
+	}
+	if _, err := Evaluate(dir, 0, "model.cnn.filters=8"); err == nil || !strings.Contains(err.Error(), "model.cnn.filters may not be changed") {
+		t.Errorf("changing the model at evaluation: error %v", err)
+	}
 }
 
 // TestOmniglotMissingData: a data root without Omniglot is a config error
@@ -186,4 +205,17 @@ func TestOmniglotResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameResult(t, "resumed Omniglot run", resumed, full)
+}
+
+// TestOmniglotResizesMatch keeps the config's list of resizes the data
+// package's.
+func TestOmniglotResizesMatch(t *testing.T) {
+	if len(omniglottask.Resizes) != len(omniglot.Resizes) {
+		t.Fatalf("omniglottask.Resizes %v, omniglot.Resizes %v", omniglottask.Resizes, omniglot.Resizes)
+	}
+	for i, r := range omniglot.Resizes {
+		if omniglottask.Resizes[i] != string(r) {
+			t.Errorf("omniglottask.Resizes %v, omniglot.Resizes %v", omniglottask.Resizes, omniglot.Resizes)
+		}
+	}
 }

@@ -41,7 +41,10 @@ type Result struct {
 	// Source, in evaluation.json only, names what was evaluated when it is
 	// not model.json: a checkpoint of a run that did not finish.
 	Source string `json:"source,omitempty"`
-	Timing Timing `json:"timing"`
+	// Overrides, in evaluation files only, are the config changes
+	// ("field.path=value") the solution was evaluated under.
+	Overrides []string `json:"overrides,omitempty"`
+	Timing    Timing   `json:"timing"`
 }
 
 // Timing is the wall-clock cost of a run, the one part of result.json that
@@ -157,8 +160,9 @@ func Resume(dir string, p *Progress) (*Result, error) {
 	return ss.train(p)
 }
 
-// loadSetup builds the run of the config.yaml in dir; errors name the file.
-func loadSetup(dir string) (*Setup, error) {
+// loadSetup builds the run of the config.yaml in dir, with the fields of
+// sets changed (see Evaluate); errors name the file.
+func loadSetup(dir string, sets ...string) (*Setup, error) {
 	cfgPath := filepath.Join(dir, ConfigFile)
 	cfg, err := configs.Load(cfgPath)
 	if errors.Is(err, os.ErrNotExist) {
@@ -166,6 +170,11 @@ func loadSetup(dir string) (*Setup, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if len(sets) > 0 {
+		if cfg, err = configs.Override(cfg, sets, EvalOverridable); err != nil {
+			return nil, err
+		}
 	}
 	s, err := Build(cfg)
 	if err != nil {
@@ -395,20 +404,45 @@ func (ss *session) train(p *Progress) (*Result, error) {
 	return res, nil
 }
 
+// EvalOverridable says which config fields an evaluation may change (eval
+// -set): the evaluation protocol and how the images are prepared, never
+// what was trained.
+func EvalOverridable(path string) bool {
+	return strings.HasPrefix(path, "eval.") || path == "task.omniglot.resize" || path == "task.omniglot.rotate_eval"
+}
+
+// EvalFileFor is the file Evaluate writes for the changes sets: EvalFile
+// without changes, else evaluation-CHANGES.json, so that evaluations under
+// other protocols sit beside the run's own.
+func EvalFileFor(sets []string) string {
+	if len(sets) == 0 {
+		return EvalFile
+	}
+	name := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._=,-", r) {
+			return r
+		}
+		return '_'
+	}, strings.Join(sets, ","))
+	return strings.TrimSuffix(EvalFile, ".json") + "-" + name + ".json"
+}
+
 // Evaluate re-evaluates the solution saved in run directory dir with the
 // run's own evaluation protocol and seed (or evalSeed, if not zero), writes
 // evaluation.json there and returns it. With the run's seed it reproduces
 // the statistics of result.json. A run without model.json (unfinished, or
 // stopped on a non-finite value) is evaluated at its last good checkpoint:
 // the output rule's solution at that iteration, which Result.Iterations and
-// Result.Source give.
-func Evaluate(dir string, evalSeed uint64) (*Result, error) {
+// Result.Source give. sets ("field.path=value", see EvalOverridable)
+// evaluate the same solution under another protocol or image preparation;
+// the result records them and goes to EvalFileFor(sets).
+func Evaluate(dir string, evalSeed uint64, sets ...string) (*Result, error) {
 	lock, err := openRunDir(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer lock.Release()
-	s, err := loadSetup(dir)
+	s, err := loadSetup(dir, sets...)
 	if err != nil {
 		return nil, err
 	}
@@ -429,9 +463,9 @@ func Evaluate(dir string, evalSeed uint64) (*Result, error) {
 		Name: cfg.Name, Algorithm: cfg.Algorithm, CVaRLevel: cvarLevel(cfg), Order: cfg.Order, Seed: s.Config.Seed, Iterations: iterations,
 		Output: cfg.Meta.Output, MetaTest: testStats, MetaTrain: trainStats, FinalP: p, Source: source,
 		Timing: Timing{EvalSeconds: time.Since(start).Seconds()},
-		Metric: s.Metric.Name,
+		Metric: s.Metric.Name, Overrides: sets,
 	}
-	return res, writeJSON(filepath.Join(dir, EvalFile), res)
+	return res, writeJSON(filepath.Join(dir, EvalFileFor(sets)), res)
 }
 
 // savedSolution returns the solution of the run in dir: model.json's, or,

@@ -3,7 +3,7 @@
 //
 //	trmaml train [-config FILE] [-seed N] [-out DIR]
 //	trmaml resume -run DIR
-//	trmaml eval -run DIR [-seed N]
+//	trmaml eval -run DIR [-seed N] [-set FIELD=VALUE]...
 //	trmaml experiment -config FILE -out DIR [-jobs N]
 //	trmaml report -out DIR RUNDIR...
 //	trmaml plot -out DIR RUNDIR...
@@ -24,6 +24,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/experiment"
@@ -52,7 +53,7 @@ func exitCode(err error) int {
 const usage = `usage:
   trmaml train [-config FILE] [-seed N] [-out DIR]   meta-train into a new run directory
   trmaml resume -run DIR                             finish an interrupted run (from its checkpoint, or from the start)
-  trmaml eval -run DIR [-seed N]                     re-evaluate a run (writes evaluation.json); an unfinished one at its checkpoint
+  trmaml eval -run DIR [-seed N] [-set F=V]...       re-evaluate a run (evaluation.json; under -set changes evaluation-F=V.json)
   trmaml experiment -config FILE -out DIR [-jobs N]  run (or resume) a grid of runs, e.g. configs/experiments/quick.yaml
   trmaml report -out DIR RUNDIR...                   the paper's tables (Markdown, CSV), mean +- 95%% CI over seeds, per-task values (per_task.*)
   trmaml plot -out DIR RUNDIR...                     Figure 1, p-weights or adversary, first- vs second-order figures (PNG)
@@ -169,6 +170,8 @@ func evaluate(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	dir := fs.String("run", "", "run directory written by trmaml train")
 	seed := fs.Uint64("seed", 0, "evaluation seed (default: the run's own, reproducing result.json)")
+	var sets setFlags
+	fs.Var(&sets, "set", "evaluate under a changed `FIELD=VALUE` (repeatable): eval.* fields, task.omniglot.resize, task.omniglot.rotate_eval; written to evaluation-CHANGES.json")
 	dataFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -176,12 +179,12 @@ func evaluate(args []string, stdout, stderr io.Writer) error {
 	if *dir == "" || fs.NArg() > 0 {
 		return errors.New("eval: give exactly -run DIR")
 	}
-	res, err := run.Evaluate(*dir, *seed)
+	res, err := run.Evaluate(*dir, *seed, sets...)
 	if err != nil {
 		return err
 	}
 	printResult(stdout, res)
-	fmt.Fprintf(stdout, "written to %s\n", filepath.Join(*dir, run.EvalFile))
+	fmt.Fprintf(stdout, "written to %s\n", filepath.Join(*dir, run.EvalFileFor(sets)))
 	return nil
 }
 
@@ -294,4 +297,14 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// setFlags collects the repeatable -set FIELD=VALUE flag.
+type setFlags []string
+
+func (s *setFlags) String() string { return strings.Join(*s, " ") }
+
+func (s *setFlags) Set(v string) error {
+	*s = append(*s, v)
+	return nil
 }

@@ -94,6 +94,9 @@ func (d *Dataset) AlphabetsOf(s Split) []int {
 type Options struct {
 	// Size is the side of the resized square images (the paper: 28).
 	Size int
+	// Resize is how the 105 x 105 images are shrunk to Size; "" is
+	// Bilinear.
+	Resize Resize
 	// CachePath is the decoded-array cache file; "" means
 	// ROOT/omniglot/decoded.cache.
 	CachePath string
@@ -123,17 +126,21 @@ func load(root string, opt Options, want []set, wantSum string) (*Dataset, error
 	if opt.Size < 1 || opt.Size > maxSize {
 		return nil, fmt.Errorf("omniglot: image size %d out of range [1, %d]", opt.Size, maxSize)
 	}
+	resize, err := ParseResize(string(opt.Resize))
+	if err != nil {
+		return nil, fmt.Errorf("omniglot: %w", err)
+	}
 	start := time.Now()
 	srcs, sum, err := openChecked(root, want, wantSum)
 	if err != nil {
 		return nil, err
 	}
 	info := LoadInfo{Dir: filepath.Join(root, Dir), HashTime: time.Since(start)}
-	key := cacheKey{ContentSHA256: sum, Size: opt.Size, Filter: filterName, Pipeline: pipelineVersion}
+	key := cacheKey{ContentSHA256: sum, Size: opt.Size, Filter: resize.cacheFilter(), Pipeline: pipelineVersion}
 	if !opt.NoCache {
 		info.CachePath = opt.CachePath
 		if info.CachePath == "" {
-			info.CachePath = filepath.Join(root, Dir, CacheName)
+			info.CachePath = filepath.Join(root, Dir, resize.cacheName())
 		}
 		start = time.Now()
 		d, err := readCache(info.CachePath, key)
@@ -145,7 +152,7 @@ func load(root string, opt Options, want []set, wantSum string) (*Dataset, error
 		info.Rebuilt = err.Error()
 	}
 	start = time.Now()
-	d, err := decodeAll(srcs, opt.Size)
+	d, err := decodeAll(srcs, opt.Size, resize)
 	if err != nil {
 		return nil, dataError(root, err)
 	}

@@ -133,7 +133,7 @@ func TestSharedCacheRoundTrip(t *testing.T) {
 	t.Logf("cold: hash %v, decode %v; warm: hash %v, cache read %v", cold.Info.HashTime, cold.Info.LoadTime, warm.Info.HashTime, warm.Info.LoadTime)
 	sameDataset(t, warm, cold)
 	// Another size is another key.
-	if _, err := readCache(shared.cachePath, cacheKey{ContentSHA256, 14, filterName, pipelineVersion}); err == nil || !strings.Contains(err.Error(), "was built from") {
+	if _, err := readCache(shared.cachePath, cacheKey{ContentSHA256, 14, Bilinear.cacheFilter(), pipelineVersion}); err == nil || !strings.Contains(err.Error(), "was built from") {
 		t.Errorf("reading the 28x28 cache as 14x14: %v", err)
 	}
 }

@@ -14,22 +14,9 @@ import (
 // sourceSide is the side of every Omniglot PNG.
 const sourceSide = 105
 
-// The resize filter is x/image/draw's BiLinear kernel. When shrinking, as
-// here (105 -> 28, a factor 3.75), draw widens a kernel's support by the
-// factor, so BiLinear becomes a tent filter over 2 x 3.75 source pixels:
-// every source pixel contributes, which is what antialiasing needs, and its
-// weights are non-negative, so a stroke never rings (CatmullRom's negative
-// lobes would overshoot around the thin strokes and be clamped away) and the
-// output stays in [0, 1] without clamping. ApproxBiLinear, by contrast,
-// reads only the 4 nearest source pixels and aliases when shrinking.
-var filter = draw.BiLinear
-
-// filterName and pipelineVersion are part of the cache key: change the
-// version when the decoding or the stored layout changes.
-const (
-	filterName      = "x/image/draw.BiLinear"
-	pipelineVersion = 1
-)
+// pipelineVersion is part of the cache key with the resize: change it when
+// the decoding or the stored layout changes.
+const pipelineVersion = 1
 
 // newLayout builds a Dataset's index arrays from the sorted sources, with
 // no pixels yet.
@@ -55,7 +42,7 @@ func newLayout(srcs []*source, size int) *Dataset {
 
 // decodeAll decodes and resizes every image of the sources, on as many
 // goroutines as there are CPUs.
-func decodeAll(srcs []*source, size int) (*Dataset, error) {
+func decodeAll(srcs []*source, size int, resize Resize) (*Dataset, error) {
 	d := newLayout(srcs, size)
 	var all []pngFile
 	for _, src := range srcs {
@@ -72,7 +59,7 @@ func decodeAll(srcs []*source, size int) (*Dataset, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r := newResizer(size)
+			r := newResizer(resize, size)
 			for k := range next {
 				if errs[w] != nil {
 					continue // drain
@@ -96,15 +83,15 @@ func decodeAll(srcs []*source, size int) (*Dataset, error) {
 
 // resizer decodes PNGs and shrinks them; one per goroutine.
 type resizer struct {
-	scaler draw.Scaler
-	dst    *image.RGBA
-	buf    bytes.Buffer
+	shrinker shrinker
+	gray     *image.Gray
+	buf      bytes.Buffer
 }
 
-func newResizer(size int) *resizer {
+func newResizer(resize Resize, size int) *resizer {
 	return &resizer{
-		scaler: filter.NewScaler(size, size, sourceSide, sourceSide),
-		dst:    image.NewRGBA(image.Rect(0, 0, size, size)),
+		shrinker: newShrinker(resize, size),
+		gray:     image.NewGray(image.Rect(0, 0, sourceSide, sourceSide)),
 	}
 }
 
@@ -119,12 +106,18 @@ func (r *resizer) decode(im pngFile, out []uint8) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", im.path, err)
 	}
-	if b := src.Bounds(); b.Dx() != sourceSide || b.Dy() != sourceSide {
+	b := src.Bounds()
+	if b.Dx() != sourceSide || b.Dy() != sourceSide {
 		return fmt.Errorf("%s: %dx%d image, want %dx%d", im.path, b.Dx(), b.Dy(), sourceSide, sourceSide)
 	}
-	r.scaler.Scale(r.dst, r.dst.Bounds(), src, src.Bounds(), draw.Src, nil)
-	for i := range out {
-		out[i] = 255 - r.dst.Pix[4*i] // gray input: R = G = B
+	gray, ok := src.(*image.Gray)
+	if !ok || b.Min != (image.Point{}) {
+		draw.Draw(r.gray, r.gray.Bounds(), src, b.Min, draw.Src)
+		gray = r.gray
+	}
+	r.shrinker.shrink(gray, out)
+	for i, v := range out {
+		out[i] = 255 - v
 	}
 	return nil
 }

@@ -12,12 +12,14 @@
 //
 // Loading. Load checks the counts (964 characters / 19,280 images and
 // 659 / 13,180) and the content SHA-256, then decodes every 105x105 PNG,
-// shrinks it to Options.Size with x/image/draw's BiLinear kernel (a tent
-// filter widened to the scale factor: antialiased, non-negative) and stores
-// ink 255 / background 0 in one byte per pixel (25 MB at 28x28). The
-// decoded arrays are cached in ROOT/omniglot/decoded.cache, keyed by the
-// content hash and the resize settings and written atomically; a cache with
-// another key, or damaged, is rebuilt. A read-only root still loads (the
+// shrinks it to Options.Size with Options.Resize (Bilinear by default:
+// x/image/draw's BiLinear kernel, a tent filter widened to the scale
+// factor, antialiased and non-negative; Lanczos and Nearest reproduce
+// Pillow's, the latter being what the paper's code feeds its network) and
+// stores ink 255 / background 0 in one byte per pixel (25 MB at 28x28). The
+// decoded arrays are cached in ROOT/omniglot/decoded.cache (decoded-NAME.cache
+// for another resize), keyed by the content hash and the resize settings
+// and written atomically; a cache with another key, or damaged, is rebuilt. A read-only root still loads (the
 // failed cache write is in Dataset.Info.CacheErr).
 //
 // Tasks. NewTaskSet makes a Split (Train: the 25 largest background

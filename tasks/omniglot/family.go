@@ -28,9 +28,22 @@ type Config struct {
 	// Rotate turns each character of an instance by a random multiple of 90
 	// degrees, the paper's augmentation.
 	Rotate bool `yaml:"rotate"`
+	// RotateEval says whether evaluation instances are rotated like
+	// training ones; a file that does not state it gets Rotate's value. The
+	// paper's code rotates meta-training instances only.
+	RotateEval bool `yaml:"rotate_eval"`
 	// ImageSize is the side the 105x105 drawings are shrunk to (paper: 28).
 	ImageSize int `yaml:"image_size"`
+	// Resize is how the drawings are shrunk: "bilinear" (antialiased, the
+	// default), "lanczos" (Pillow's LANCZOS on the grayscale drawing) or
+	// "nearest" (what Pillow does to the 1-bit PNGs whatever filter is
+	// asked, so what the paper's code trains and evaluates on).
+	Resize string `yaml:"resize"`
 }
+
+// Resizes lists the allowed values of task.omniglot.resize, the default
+// first (data/omniglot's Resizes).
+var Resizes = []string{"bilinear", "lanczos", "nearest"}
 
 // Bounds of the Omniglot fields.
 const (
@@ -59,7 +72,9 @@ func (Family) Name() string { return Name }
 
 // NewSection implements configs.Family: the paper's 5-way setting with
 // rotations on 28x28 images.
-func (Family) NewSection() any { return &Config{Ways: 5, Rotate: true, ImageSize: 28} }
+func (Family) NewSection() any {
+	return &Config{Ways: 5, Rotate: true, ImageSize: 28, Resize: "bilinear", RotateEval: true}
+}
 
 // Noun implements configs.Family: Omniglot's tasks are alphabets.
 func (Family) Noun() string { return "alphabet" }
@@ -89,6 +104,7 @@ func (Family) Check(c configs.Config, k *configs.Checker) {
 			MaxDrawings-t.Support, t.Support, MaxDrawings)
 	}
 	k.Between("task.omniglot.image_size", o.ImageSize, 1, MaxImageSize)
+	k.OneOf("task.omniglot.resize", o.Resize, Resizes...)
 	n := c.Model.CNN
 	k.Between("model.cnn.filters", n.Filters, 1, MaxFilters)
 	if o.ImageSize >= 1 && (n.Blocks < 1 || o.ImageSize>>min(n.Blocks, 62) < 1) {
@@ -114,10 +130,14 @@ func log2(n int) int {
 // meta-batch C = 8 and n = 25 meta-training alphabets.
 var paperOmniglotPLR = map[int]float64{5: 2e-5 * 8 / 25, 10: 1.6e-5 * 8 / 25, 20: 1e-5 * 8 / 25}
 
-// Defaults implements configs.Family: eval.query is task.query (query
-// images per class; the sinusoid's 1000 held-out points do not exist) and
+// Defaults implements configs.Family: task.omniglot.rotate_eval is
+// task.omniglot.rotate, eval.query is task.query (query images per class;
+// the sinusoid's 1000 held-out points do not exist) and
 // eval.final_instances the paper's 5,000.
 func (Family) Defaults(c *configs.Config, stated func(string) bool) []error {
+	if o := section(*c); !stated("task.omniglot.rotate_eval") {
+		o.RotateEval = o.Rotate
+	}
 	if !stated("eval.query") {
 		c.Eval.Query = c.Task.Query
 	}
@@ -185,16 +205,17 @@ func (Family) Memory(c configs.Config) configs.MemoryEstimate {
 }
 
 // datasets holds the Omniglot data loaded by this process, one per data
-// root and image size: the runs of an experiment share it (sampling only
-// reads it).
+// root, image size and resize: the runs of an experiment share it (sampling
+// only reads it).
 var datasets struct {
 	sync.Mutex
 	m map[datasetKey]*omniglot.Dataset
 }
 
 type datasetKey struct {
-	dir  string
-	size int
+	dir    string
+	size   int
+	resize omniglot.Resize
 }
 
 // load returns the dataset of the resolved data root, loading it the first
@@ -204,13 +225,13 @@ func load(c configs.Config, env configs.Env) (*omniglot.Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	key := datasetKey{root.Dir, section(c).ImageSize}
+	key := datasetKey{root.Dir, section(c).ImageSize, omniglot.Resize(section(c).Resize)}
 	datasets.Lock()
 	defer datasets.Unlock()
 	if d := datasets.m[key]; d != nil {
 		return d, nil
 	}
-	d, err := omniglot.Load(root.Dir, omniglot.Options{Size: key.size})
+	d, err := omniglot.Load(root.Dir, omniglot.Options{Size: key.size, Resize: key.resize})
 	if err != nil {
 		err = root.Annotate(err)
 		if errors.Is(err, omniglot.ErrMissing) {
@@ -233,8 +254,8 @@ func (Family) Tasks(c configs.Config, env configs.Env) (*configs.TaskSets, error
 		return nil, err
 	}
 	oc, t := section(c), c.Task
-	sets := func(queries int) (train, test metalearn.TaskSet, err error) {
-		spec := omniglot.Spec{Ways: oc.Ways, Shots: t.Support, Queries: queries, Rotate: oc.Rotate}
+	sets := func(queries int, rotate bool) (train, test metalearn.TaskSet, err error) {
+		spec := omniglot.Spec{Ways: oc.Ways, Shots: t.Support, Queries: queries, Rotate: rotate}
 		tr, err := omniglot.NewTaskSet(d, omniglot.Train, spec)
 		if err != nil {
 			return nil, nil, &configs.ConfigError{Field: "task.omniglot.ways", Problem: err.Error()}
@@ -245,13 +266,13 @@ func (Family) Tasks(c configs.Config, env configs.Env) (*configs.TaskSets, error
 		}
 		return tr, te, nil
 	}
-	train, test, err := sets(t.Query)
+	train, test, err := sets(t.Query, oc.Rotate)
 	if err != nil {
 		return nil, err
 	}
 	evalTrain, evalTest := train, test
-	if c.Eval.Query != t.Query {
-		if evalTrain, evalTest, err = sets(c.Eval.Query); err != nil {
+	if c.Eval.Query != t.Query || oc.RotateEval != oc.Rotate {
+		if evalTrain, evalTest, err = sets(c.Eval.Query, oc.RotateEval); err != nil {
 			return nil, err
 		}
 	}

@@ -1,0 +1,65 @@
+package configs
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Override returns c with each "field.path=value" of sets applied. A value
+// is YAML (a number, true, a word, [1, 2]) decoded into its field as
+// strictly as in a config file, and the result is validated as a whole;
+// allowed says which paths may be set at all. Errors name the -set they
+// come from and, for a path that is not allowed or does not exist, what is.
+func Override(c Config, sets []string, allowed func(path string) bool) (Config, error) {
+	c = c.Clone() // the sections are pointers: leave the caller's as they were
+	var errs []error
+	for _, set := range sets {
+		name := "-set " + set
+		path, value, ok := strings.Cut(set, "=")
+		if !ok || path == "" {
+			errs = append(errs, fmt.Errorf("%s: want FIELD=VALUE, e.g. task.omniglot.resize=nearest", name))
+			continue
+		}
+		if !allowed(path) {
+			errs = append(errs, fmt.Errorf("%s: %s may not be changed here", name, path))
+			continue
+		}
+		var doc yaml.Node
+		if err := yaml.Unmarshal([]byte(value), &doc); err != nil || len(doc.Content) != 1 {
+			errs = append(errs, fmt.Errorf("%s: the value is not one YAML value", name))
+			continue
+		}
+		root := doc.Content[0]
+		noLines(root)
+		keys := strings.Split(path, ".")
+		for i := len(keys) - 1; i >= 0; i-- {
+			root = &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Value: keys[i]}, root}}
+		}
+		d := &decoder{file: name, lines: map[string]int{}}
+		d.decode(root, reflect.ValueOf(&c).Elem(), "")
+		for _, e := range d.errs {
+			// The nodes have no line: drop the ":0" the decoder adds.
+			errs = append(errs, errors.New(strings.Replace(e.Error(), name+":0: ", name+": ", 1)))
+		}
+	}
+	if len(errs) > 0 {
+		return Config{}, errors.Join(errs...)
+	}
+	if errs := c.validate(); len(errs) > 0 {
+		d := decoder{file: "-set", lines: map[string]int{}}
+		return Config{}, d.locate(errs)
+	}
+	return c, nil
+}
+
+// noLines clears the line numbers of n's tree: a -set has no lines.
+func noLines(n *yaml.Node) {
+	n.Line = 0
+	for _, c := range n.Content {
+		noLines(c)
+	}
+}

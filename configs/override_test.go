@@ -1,0 +1,44 @@
+package configs_test
+
+import (
+	. "github.com/trmaml/trmaml/configs"
+
+	"strings"
+	"testing"
+)
+
+func TestOverride(t *testing.T) {
+	base, err := Builtin("omniglot_quick")
+	if err != nil {
+		t.Fatal(err)
+	}
+	evalOnly := func(p string) bool { return strings.HasPrefix(p, "eval.") || strings.HasPrefix(p, "task.omniglot.") }
+	c, err := Override(base, []string{"task.omniglot.resize=nearest", "task.omniglot.rotate_eval=false", "eval.final_instances=40"}, evalOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := omni(c); o.Resize != "nearest" || o.RotateEval || !o.Rotate || c.Eval.FinalInstances != 40 {
+		t.Errorf("overrides not applied: %+v, eval %+v", o, c.Eval)
+	}
+	if omni(base).Resize == "nearest" {
+		t.Error("Override changed the config it was given")
+	}
+	if c.Seed != base.Seed || c.Meta.Iterations != base.Meta.Iterations || omni(c).Ways != omni(base).Ways {
+		t.Errorf("fields not set changed: %+v", c)
+	}
+	for _, tc := range []struct {
+		set  string
+		want string
+	}{
+		{"task.omniglot.resize=bicubic", `-set: task.omniglot.resize = "bicubic": must be one of bilinear, lanczos, nearest`},
+		{"task.omniglot.rotate_eval=maybe", `-set task.omniglot.rotate_eval=maybe: task.omniglot.rotate_eval: cannot use "maybe" (string): want true or false`},
+		{"task.omniglot.colour=red", `-set task.omniglot.colour=red: unknown field "colour" in task.omniglot (allowed: ways, rotate, rotate_eval, image_size, resize)`},
+		{"seed=3", `-set seed=3: seed may not be changed here`},
+		{"eval.every", `-set eval.every: want FIELD=VALUE`},
+	} {
+		_, err := Override(base, []string{tc.set}, evalOnly)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.set, err, tc.want)
+		}
+	}
+}
