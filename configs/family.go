@@ -50,6 +50,26 @@ type Family interface {
 	Tasks(c Config, env Env) (*TaskSets, error)
 }
 
+// EvalFielder is implemented by a family whose section has fields that an
+// evaluation of a trained solution may change (trmaml eval -set): how
+// instances are prepared, never what was trained.
+type EvalFielder interface {
+	// EvalFields lists their paths, e.g. "task.omniglot.resize".
+	EvalFields() []string
+}
+
+// EvalFields lists the fields that the registered families let an
+// evaluation change (EvalFielder).
+func EvalFields() []string {
+	var paths []string
+	for _, f := range families {
+		if e, ok := f.(EvalFielder); ok {
+			paths = append(paths, e.EvalFields()...)
+		}
+	}
+	return paths
+}
+
 // Env is what a family's Tasks may need beyond the config: where the data
 // lies is a property of the machine, not of the experiment.
 type Env struct {

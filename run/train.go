@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -405,10 +406,11 @@ func (ss *session) train(p *Progress) (*Result, error) {
 }
 
 // EvalOverridable says which config fields an evaluation may change (eval
-// -set): the evaluation protocol and how the images are prepared, never
-// what was trained.
+// -set): the evaluation protocol and the fields of how instances are
+// prepared that task families list (configs.EvalFields, e.g.
+// task.omniglot.resize), never what was trained.
 func EvalOverridable(path string) bool {
-	return strings.HasPrefix(path, "eval.") || path == "task.omniglot.resize" || path == "task.omniglot.rotate_eval"
+	return strings.HasPrefix(path, "eval.") || slices.Contains(configs.EvalFields(), path)
 }
 
 // EvalFileFor is the file Evaluate writes for the changes sets: EvalFile

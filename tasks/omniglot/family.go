@@ -76,6 +76,12 @@ func (Family) NewSection() any {
 	return &Config{Ways: 5, Rotate: true, ImageSize: 28, Resize: "bilinear", RotateEval: true}
 }
 
+// EvalFields implements configs.EvalFielder: an evaluation may prepare
+// the images otherwise than training did.
+func (Family) EvalFields() []string {
+	return []string{"task.omniglot.resize", "task.omniglot.rotate_eval"}
+}
+
 // Noun implements configs.Family: Omniglot's tasks are alphabets.
 func (Family) Noun() string { return "alphabet" }
 
