@@ -92,8 +92,11 @@ func TestMarshalRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if !strings.Contains(string(data), "phase_max: ") || strings.Contains(string(data), "phase_max: pi") {
+		if c.Task.Family == "sinusoid" && (!strings.Contains(string(data), "phase_max: ") || strings.Contains(string(data), "phase_max: pi")) {
 			t.Errorf("%s: phase_max not written as a number:\n%s", name, data)
+		}
+		if strings.Count(string(data), "family: ") != 1 || !strings.Contains(string(data), "  "+c.Task.Family+":\n") {
+			t.Errorf("%s: want the section of family %s and no other:\n%s", name, c.Task.Family, data)
 		}
 		back, err := Parse(name+".yaml", data)
 		if err != nil {

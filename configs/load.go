@@ -183,8 +183,9 @@ func (c Config) Marshal() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// insertSections adds the registered methods' sections after meta and the
-// families' sections at the end of task, in registration order.
+// insertSections adds the registered methods' sections after meta, in
+// registration order, and the section of c's family at the end of task
+// (the other families' sections are their defaults, which Parse restores).
 func insertSections(root *yaml.Node, c Config) error {
 	var methods []*yaml.Node
 	for _, info := range metalearn.Methods() {
@@ -204,7 +205,7 @@ func insertSections(root *yaml.Node, c Config) error {
 		case "task":
 			task := root.Content[i+1]
 			for _, f := range families {
-				if s := c.Task.Sections[f.Name()]; s != nil {
+				if s := c.Task.Sections[f.Name()]; s != nil && f.Name() == c.Task.Family {
 					v, err := sectionNode(s)
 					if err != nil {
 						return err
