@@ -64,11 +64,10 @@ type DataConfig struct {
 
 // TaskConfig selects the task family and the size of each few-shot instance.
 type TaskConfig struct {
-	// Family is the task family, the name of a registered Family:
-	// "sinusoid" (regression, the MLP of model, metric MSE), "omniglot"
-	// (alphabets as N-way classification tasks, the CNN of model.cnn, metric
-	// accuracy), "linreg" (linear regression tasks) or any a program
-	// registers.
+	// Family is the task family, the name of a registered Family (the
+	// built-in ones are the table of package tasks, e.g. "sinusoid":
+	// regression with the MLP of model, metric MSE; "omniglot": alphabets as
+	// N-way classification tasks, the CNN of model.cnn, metric accuracy).
 	Family string `yaml:"family"`
 	// Support is K >= 1, the number of support points the inner loop adapts
 	// on; for omniglot the number of support images per class (K-shot), so

@@ -29,7 +29,8 @@ import (
 type Result struct {
 	Name      string `json:"name"`
 	Algorithm string `json:"algorithm"`
-	// CVaRLevel is the level a of algorithm "cvar" (absent for the others).
+	// CVaRLevel is the value of the setting the method sweeps
+	// (metalearn.MethodInfo.Swept: CVaR's level a), absent for the others.
 	CVaRLevel  float64   `json:"cvar_level,omitempty"`
 	Order      string    `json:"order"`
 	Seed       uint64    `json:"seed"`
