@@ -11,7 +11,7 @@ import (
 
 // TestOmniglotCPUGrids loads the CPU-scale Omniglot grids: every run is
 // built on the shared data (so its config is valid and fits the data), MAML
-// and TR-MAML with two seeds each at the grid's ways.
+// and TR-MAML with three seeds each at the grid's ways.
 func TestOmniglotCPUGrids(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs the shared Omniglot data (skipped with -short)")

@@ -16,7 +16,7 @@ func benchmarkSine(b *testing.B, steps int, firstOrder bool) {
 		b.Fatal(err)
 	}
 	const tasks = 25
-	obj, err := NewObjective(Spec{Model: mlp, Tasks: tasks, Support: 5, Query: 5, Loss: MSE, InShape: []int{1}, OutDim: 1,
+	obj, err := NewObjective(Spec{Model: mlp, Tasks: tasks, Support: 5, Query: 5, Loss: MSELoss, InShape: []int{1}, OutDim: 1,
 		Steps: steps, Alpha: 1e-3, FirstOrder: firstOrder, MetaGradient: true})
 	if err != nil {
 		b.Fatal(err)
@@ -58,7 +58,7 @@ func benchmarkOmniglot(b *testing.B, ways int, firstOrder bool) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	obj, err := NewObjective(Spec{Model: m, Loss: SoftmaxCrossEntropy, Metric: Accuracy, Tasks: tasks,
+	obj, err := NewObjective(Spec{Model: m, Loss: SoftmaxCrossEntropy, Score: Accuracy, Tasks: tasks,
 		Support: ways * shots, Query: ways * queries, InShape: m.InShape(), OutDim: ways,
 		Steps: 1, Alpha: 0.1, FirstOrder: firstOrder, MetaGradient: true, Dtype: tensor.Float32})
 	if err != nil {

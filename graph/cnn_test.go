@@ -74,7 +74,7 @@ func TestCNNGraphAvoidsBrokenGorgoniaOps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	obj, err := NewObjective(Spec{Model: m, Loss: SoftmaxCrossEntropy, Metric: Accuracy, Tasks: 2, Support: 2, Query: 2,
+	obj, err := NewObjective(Spec{Model: m, Loss: SoftmaxCrossEntropy, Score: Accuracy, Tasks: 2, Support: 2, Query: 2,
 		InShape: m.InShape(), OutDim: 2, Steps: 2, Alpha: 0.1, MetaGradient: true})
 	if err != nil {
 		t.Fatal(err)
@@ -148,7 +148,7 @@ func TestCNNMetaGradient(t *testing.T) {
 				t.Fatalf("test problem too weak: first and second order differ by only %.2g", d)
 			}
 			for _, first := range []bool{false, true} {
-				obj, err := NewObjective(Spec{Model: m, Loss: SoftmaxCrossEntropy, Metric: Accuracy, Tasks: tasks,
+				obj, err := NewObjective(Spec{Model: m, Loss: SoftmaxCrossEntropy, Score: Accuracy, Tasks: tasks,
 					Support: ways * shots, Query: ways * queries, InShape: m.InShape(), OutDim: ways,
 					Steps: cc.steps, Alpha: cc.alpha, FirstOrder: first, MetaGradient: true})
 				if err != nil {
@@ -225,7 +225,7 @@ func TestCNNFloat32(t *testing.T) {
 	weights := []float64{0.2, 0.3, 0.5}
 	var losses, acc, grads [2][]float64
 	for k, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
-		obj, err := NewObjective(Spec{Model: m, Loss: SoftmaxCrossEntropy, Metric: Accuracy, Tasks: 3, Support: 3, Query: 6,
+		obj, err := NewObjective(Spec{Model: m, Loss: SoftmaxCrossEntropy, Score: Accuracy, Tasks: 3, Support: 3, Query: 6,
 			InShape: m.InShape(), OutDim: 3, Steps: 2, Alpha: 0.3, MetaGradient: true, Dtype: dt})
 		if err != nil {
 			t.Fatal(err)

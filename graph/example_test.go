@@ -15,7 +15,7 @@ func Example_cnnMetaTraining() {
 	rng := rand.New(rand.NewPCG(1, 2))
 	cnn, _ := graph.NewCNN(8, 8, 1, 8, 2, 2, false) // 8x8x1 images, 8 filters, 2 blocks, 2 ways
 	const tasks, ways, query = 4, 2, 5
-	obj, err := graph.NewObjective(graph.Spec{Model: cnn, Loss: graph.SoftmaxCrossEntropy, Metric: graph.Accuracy,
+	obj, err := graph.NewObjective(graph.Spec{Model: cnn, Loss: graph.SoftmaxCrossEntropy, Score: graph.Accuracy,
 		Tasks: tasks, Support: ways, Query: ways * query, InShape: cnn.InShape(), OutDim: ways,
 		Steps: 1, Alpha: 0.4, MetaGradient: true})
 	if err != nil {

@@ -9,11 +9,17 @@
 // of MAML silently drops the second-order terms (see TestGorgoniaNestedGradIsWrong).
 // Graph.Grad is this package's own reverse sweep over the ops' SymDiff rules.
 //
-// Models (MLP, CNN), losses (MSE, SoftmaxCrossEntropy) and metrics
+// Models (MLP, CNN), losses (MSELoss, SoftmaxCrossEntropy) and scores
 // (Accuracy) plug into NewObjective through a Spec; the ops they are built
 // from live in ops_*.go, one family per file, each with its derivative, and
 // run in float64 or float32 (Spec.Dtype). Large matrix products go to
 // gonum's pure-Go BLAS, or to OpenBLAS when built with -tags openblas.
+//
+// A model or an inner loop written in another package composes the same
+// way: the ops are exported as layers (layers.go: MatMul, Conv3x3,
+// BatchNormMaxPool, ...) and the inner loop as pieces (inner.go: InnerLoop,
+// Support, SGDStep, ScaledStep), with examples in examples/custommodel and
+// examples/innerloops and a guide in docs/extending.md.
 //
 // gorgonia's LogSumExp cannot be refused here, being a composition of
 // sound ops, but in v0.9.18 it computes the wrong value on vectors and fails

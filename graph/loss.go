@@ -15,9 +15,11 @@ type Loss interface {
 
 // The losses of this package.
 var (
-	// MSE is the mean over points and outputs of the squared error (the
-	// sinusoid regression of the paper).
-	MSE Loss = mseLoss{}
+	// MSELoss is the mean over points and outputs of the squared error (the
+	// sinusoid regression of the paper). It is a loss the graph
+	// differentiates; metalearn.MSE describes the same quantity as a metric
+	// of evaluation reports.
+	MSELoss Loss = mseLoss{}
 	// SoftmaxCrossEntropy is the mean over points of the cross-entropy of
 	// the softmax of the logits with the target distribution (one-hot rows
 	// for classification).
@@ -79,9 +81,11 @@ func (softmaxCrossEntropy) PerTask(pred, y *gorgonia.Node) (*gorgonia.Node, erro
 	return rowDot(y, nll, 1/float64(s[1]))
 }
 
-// Metric scores an adapted model's predictions on every instance's query
-// set. Spec.Metric chooses one (nil: none).
-type Metric interface {
+// Score computes a per-instance score of an adapted model's predictions on
+// every instance's query set, outside the graph (it is not differentiated).
+// Spec.Score chooses one (nil: none). Its Name is the name of the
+// metalearn.Metric that describes the score in reports ("accuracy").
+type Score interface {
 	Name() string
 	// PerTask writes the score of each of the len(dst) instances from pred and
 	// y, both (len(dst), points, out) row-major.
@@ -91,7 +95,7 @@ type Metric interface {
 // Accuracy is the fraction of points whose largest prediction (the first on
 // ties) is at the position of the largest target (the label of a one-hot
 // row).
-var Accuracy Metric = accuracy{}
+var Accuracy Score = accuracy{}
 
 type accuracy struct{}
 

@@ -14,11 +14,11 @@ import (
 type Spec struct {
 	Model Model
 	// Loss is minimised by the inner loop on the support set and reported
-	// per instance on the query set: MSE or SoftmaxCrossEntropy.
+	// per instance on the query set: MSELoss or SoftmaxCrossEntropy.
 	Loss Loss
-	// Metric, if not nil, scores the adapted model on the query set (e.g.
+	// Score, if not nil, scores the adapted model on the query set (e.g.
 	// Accuracy); see Objective.LossesMetric.
-	Metric Metric
+	Score Score
 	// Tasks is the number of instances T in a batch; Support (K) and Query
 	// (J) the points per instance.
 	Tasks, Support, Query int
@@ -32,6 +32,11 @@ type Spec struct {
 	Alpha float64
 	// FirstOrder holds the inner gradients constant in the meta-gradient.
 	FirstOrder bool
+	// Inner, if not nil, is the inner loop instead of InnerSGD{Steps, Alpha,
+	// FirstOrder} (those three must then be zero): a loop written outside
+	// this package, e.g. with learned step sizes. Its own meta-parameters
+	// follow the model's in the flat parameter vector.
+	Inner InnerLoop
 	// MetaGradient builds the outer gradient; without it the graph only
 	// computes adapted losses (evaluation).
 	MetaGradient bool
@@ -68,7 +73,7 @@ func (s Spec) validate() error {
 	case s.Model == nil:
 		return fmt.Errorf("graph: Spec.Model is nil")
 	case s.Loss == nil:
-		return fmt.Errorf("graph: Spec.Loss is nil (graph.MSE or graph.SoftmaxCrossEntropy)")
+		return fmt.Errorf("graph: Spec.Loss is nil (graph.MSELoss or graph.SoftmaxCrossEntropy)")
 	case s.Tasks < 1 || s.Support < 1 || s.Query < 1 || s.OutDim < 1:
 		return fmt.Errorf("graph: Spec needs Tasks, Support, Query, OutDim >= 1, got %d, %d, %d, %d",
 			s.Tasks, s.Support, s.Query, s.OutDim)
@@ -76,12 +81,26 @@ func (s Spec) validate() error {
 		return fmt.Errorf("graph: Spec.InShape must list positive sizes, got %v", s.InShape)
 	case s.dtype() != tensor.Float64 && s.dtype() != tensor.Float32:
 		return fmt.Errorf("graph: Spec.Dtype must be tensor.Float64 or tensor.Float32, got %v", s.Dtype)
+	case s.Inner != nil && (s.Steps != 0 || s.Alpha != 0 || s.FirstOrder):
+		return fmt.Errorf("graph: Spec.Inner is set, so Spec.Steps, Alpha and FirstOrder must be zero (the inner loop holds them), got %d, %v, %v",
+			s.Steps, s.Alpha, s.FirstOrder)
+	case s.Inner != nil:
+		return nil
 	case s.Steps < 0:
 		return fmt.Errorf("graph: Spec.Steps must be >= 0, got %d", s.Steps)
 	case !(s.Alpha > 0):
 		return fmt.Errorf("graph: Spec.Alpha must be > 0, got %v", s.Alpha)
 	}
 	return nil
+}
+
+// inner is the Spec's inner loop: Inner, or InnerSGD from Steps, Alpha and
+// FirstOrder.
+func (s Spec) inner() InnerLoop {
+	if s.Inner != nil {
+		return s.Inner
+	}
+	return InnerSGD{Steps: s.Steps, Alpha: s.Alpha, FirstOrder: s.FirstOrder}
 }
 
 // Objective is the meta-objective of a Spec compiled once into a gorgonia
@@ -114,10 +133,11 @@ type AdaptedParams interface {
 }
 
 // NewObjective builds the graph for spec: the per-task fast weights
-// theta_0 = w (broadcast over the task axis), S steps theta_{s+1} = theta_s -
-// alpha * grad L_support(theta_s) over the adapted parameters, the per-task
-// query loss L_t(theta_S), and, if spec.MetaGradient, the gradient of
-// sum_t weights_t * L_t with respect to w, differentiated through the inner
+// theta_0 = w (broadcast over the task axis), the inner loop (by default S
+// steps theta_{s+1} = theta_s - alpha * grad L_support(theta_s) over the
+// adapted parameters), the per-task query loss L_t(theta_S), and, if
+// spec.MetaGradient, the gradient of sum_t weights_t * L_t with respect to w
+// (and the inner loop's own parameters), differentiated through the inner
 // gradients unless spec.FirstOrder.
 func NewObjective(spec Spec) (*Objective, error) {
 	if err := spec.validate(); err != nil {
@@ -151,7 +171,8 @@ func NewObjective(spec Spec) (*Objective, error) {
 		return nil, err
 	}
 
-	// Meta-parameters w and their copies along the task axis.
+	// Meta-parameters w (the model's, then the inner loop's own) and the
+	// copies of the model's along the task axis.
 	shapes := spec.Model.ParamShapes()
 	adapted := make([]bool, len(shapes))
 	for i := range adapted {
@@ -162,60 +183,34 @@ func NewObjective(spec Spec) (*Objective, error) {
 			return nil, fmt.Errorf("graph: model lists %d adapted flags for %d parameter tensors", len(adapted), len(shapes))
 		}
 	}
-	w := make(gorgonia.Nodes, len(shapes))
+	loop := spec.inner()
+	own := loop.ParamShapes(shapes, adapted)
+	w := make(gorgonia.Nodes, len(shapes)+len(own))
 	theta := make(gorgonia.Nodes, len(shapes))
-	for i, s := range shapes {
+	for i, s := range append(append([]tensor.Shape(nil), shapes...), own...) {
+		if len(s) == 0 || s.TotalSize() < 1 {
+			return nil, fmt.Errorf("graph: parameter tensor %d has shape %v, want at least 1-D and non-empty", i, s)
+		}
 		o.nParams += s.TotalSize()
 		var pw *tensor.Dense
 		if w[i], pw, err = newInput(fmt.Sprintf("w%d", i), s); err != nil {
 			return nil, err
 		}
 		o.params = append(o.params, pw)
+		if i >= len(shapes) {
+			continue
+		}
 		if theta[i], err = tile(w[i], T); err != nil {
 			return nil, fmt.Errorf("graph: tiling parameter %d over tasks: %w", i, err)
 		}
 	}
 
-	for s := 0; s < spec.Steps; s++ {
-		pred, err := spec.Model.Forward(sx, theta)
-		if err != nil {
-			return nil, err
-		}
-		supportLosses, err := spec.Loss.PerTask(pred, sy)
-		if err != nil {
-			return nil, fmt.Errorf("graph: support loss: %w", err)
-		}
-		total, err := gorgonia.Sum(supportLosses)
-		if err != nil {
-			return nil, err
-		}
-		var inner gorgonia.Nodes
-		for i, a := range adapted {
-			if a {
-				inner = append(inner, theta[i])
-			}
-		}
-		grads, err := g.Grad(total, inner...)
-		if err != nil {
-			return nil, fmt.Errorf("graph: inner step %d gradient: %w", s+1, err)
-		}
-		next := append(gorgonia.Nodes(nil), theta...)
-		for i, k := 0, 0; i < len(theta); i++ {
-			if !adapted[i] {
-				continue
-			}
-			gi := grads[k]
-			k++
-			if spec.FirstOrder {
-				if gi, err = StopGradient(gi); err != nil {
-					return nil, err
-				}
-			}
-			if next[i], err = axpy(theta[i], gi, -spec.Alpha); err != nil {
-				return nil, err
-			}
-		}
-		theta = next
+	sup := &Support{Graph: g, Model: spec.Model, Loss: spec.Loss, X: sx, Y: sy, Adapted: adapted}
+	if theta, err = loop.Adapt(sup, theta, w[len(shapes):]); err != nil {
+		return nil, err
+	}
+	if len(theta) != len(shapes) {
+		return nil, fmt.Errorf("graph: the inner loop returned %d parameter tensors, the model has %d", len(theta), len(shapes))
 	}
 
 	pred, err := spec.Model.Forward(qx, theta)
@@ -242,7 +237,7 @@ func NewObjective(spec Spec) (*Objective, error) {
 		}
 		outputs = append(outputs, grads...)
 	}
-	if spec.Metric != nil {
+	if spec.Score != nil {
 		outputs = append(outputs, pred)
 	}
 	idx := o.prog.compile(g, outputs)
@@ -250,7 +245,7 @@ func NewObjective(spec Spec) (*Objective, error) {
 	if spec.MetaGradient {
 		o.gradsOut = idx[1 : 1+len(w)]
 	}
-	if spec.Metric != nil {
+	if spec.Score != nil {
 		o.predOut = idx[len(idx)-1]
 	}
 	return o, nil
@@ -278,13 +273,13 @@ func (o *Objective) FLOPs() float64 {
 // Graph returns the underlying graph, for inspection (node counts, dot).
 func (o *Objective) Graph() *Graph { return o.g }
 
-// Metric implements metalearn.MetricObjective: the name of Spec.Metric, or ""
+// Metric implements metalearn.MetricObjective: the name of Spec.Score, or ""
 // without one.
 func (o *Objective) Metric() string {
-	if o.spec.Metric == nil {
+	if o.spec.Score == nil {
 		return ""
 	}
-	return o.spec.Metric.Name()
+	return o.spec.Score.Name()
 }
 
 // Losses implements metalearn.Objective.
@@ -304,8 +299,8 @@ func (o *Objective) LossesMetric(w []float64, b *metalearn.Batch, weights, losse
 			b.Tasks, b.Support, b.Query, b.InDim, b.OutDim, s.Tasks, s.Support, s.Query, s.inDim(), s.InShape, s.OutDim)
 	case len(losses) != s.Tasks:
 		return fmt.Errorf("graph: losses has length %d, want %d", len(losses), s.Tasks)
-	case metric != nil && s.Metric == nil:
-		return fmt.Errorf("graph: this objective was built without a metric")
+	case metric != nil && s.Score == nil:
+		return fmt.Errorf("graph: this objective was built without a score (Spec.Score)")
 	case metric != nil && len(metric) != s.Tasks:
 		return fmt.Errorf("graph: metric has length %d, want %d", len(metric), s.Tasks)
 	case grad != nil && !s.MetaGradient:
@@ -346,7 +341,7 @@ func (o *Objective) LossesMetric(w []float64, b *metalearn.Batch, weights, losse
 			getFloats(o.pred, v)
 			pred = o.pred
 		}
-		s.Metric.PerTask(pred, b.QueryY, s.Query, s.OutDim, metric)
+		s.Score.PerTask(pred, b.QueryY, s.Query, s.OutDim, metric)
 	}
 	return nil
 }

@@ -115,7 +115,7 @@ func TestMetaGradientMatchesFiniteDifferences(t *testing.T) {
 			}
 
 			for _, first := range []bool{false, true} {
-				obj, err := NewObjective(Spec{Model: mlp, Tasks: tasks, Support: k, Query: j, Loss: MSE, InShape: c.sizes[:1], OutDim: 1,
+				obj, err := NewObjective(Spec{Model: mlp, Tasks: tasks, Support: k, Query: j, Loss: MSELoss, InShape: c.sizes[:1], OutDim: 1,
 					Steps: c.steps, Alpha: c.alpha, FirstOrder: first, MetaGradient: true})
 				if err != nil {
 					t.Fatal(err)
@@ -152,7 +152,7 @@ func TestObjectiveRebindsInputs(t *testing.T) {
 	sizes := []int{1, 5, 1}
 	mlp, _ := NewMLP(sizes, Tanh)
 	ref := reference.MLP{Sizes: sizes, Activation: "tanh"}
-	obj, err := NewObjective(Spec{Model: mlp, Tasks: 2, Support: 3, Query: 3, Loss: MSE, InShape: []int{1}, OutDim: 1, Steps: 1, Alpha: 0.1, MetaGradient: true})
+	obj, err := NewObjective(Spec{Model: mlp, Tasks: 2, Support: 3, Query: 3, Loss: MSELoss, InShape: []int{1}, OutDim: 1, Steps: 1, Alpha: 0.1, MetaGradient: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,7 +47,7 @@ func TestCNNOnOmniglot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	obj, err := graph.NewObjective(graph.Spec{Model: cnn, Loss: graph.SoftmaxCrossEntropy, Metric: graph.Accuracy,
+	obj, err := graph.NewObjective(graph.Spec{Model: cnn, Loss: graph.SoftmaxCrossEntropy, Score: graph.Accuracy,
 		Tasks: tasks, Support: ways * shots, Query: ways * queries, InShape: cnn.InShape(), OutDim: ways,
 		Steps: steps, Alpha: alpha, MetaGradient: true})
 	if err != nil {

@@ -435,7 +435,7 @@ var opRows = func() []opRow {
 			},
 			build: two(SoftmaxCrossEntropy.PerTask),
 			value: func(in [][]float64) []float64 { return naiveSoftmaxCE(in[0], in[1], 2, 3, 4) }},
-		opRow{name: "mse", in: []tensor.Shape{{2, 3, 2}, {2, 3, 2}}, build: two(MSE.PerTask)},
+		opRow{name: "mse", in: []tensor.Shape{{2, 3, 2}, {2, 3, 2}}, build: two(MSELoss.PerTask)},
 		opRow{name: "StopGradient", in: []tensor.Shape{{2, 3}}, build: one(StopGradient), valueOnly: true,
 			value: func(in [][]float64) []float64 { return in[0] }},
 		opRow{name: "maxLastStop", in: []tensor.Shape{{2, 2, 3}}, build: one(maxLastStop), valueOnly: true,

@@ -19,7 +19,7 @@ type family struct {
 	init                             func(rng *rand.Rand) ([]float64, error)
 	record                           Model
 	loss                             graph.Loss
-	metric                           graph.Metric // nil: the loss is the metric
+	metric                           graph.Score // nil: the loss is the metric
 	inShape                          []int
 	support, query, evalQuery        int // points per instance
 }
@@ -47,7 +47,7 @@ func newFamily(cfg configs.Config) (*family, error) {
 		if err != nil {
 			return nil, err
 		}
-		f.model, f.loss, f.inShape = mlp, graph.MSE, []int{in}
+		f.model, f.loss, f.inShape = mlp, graph.MSELoss, []int{in}
 		f.init = func(rng *rand.Rand) ([]float64, error) {
 			return mlp.Init(graph.Init(cfg.Model.Init), cfg.Model.InitStd, rng)
 		}

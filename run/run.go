@@ -86,7 +86,7 @@ func Build(cfg configs.Config) (*Setup, error) {
 	}
 	spec := graph.Spec{
 		Model: f.model, Tasks: cfg.Meta.Batch, Support: f.support, Query: f.query,
-		Loss: f.loss, Metric: f.metric, InShape: f.inShape, OutDim: out, Steps: cfg.Inner.Steps, Alpha: cfg.Inner.Alpha,
+		Loss: f.loss, Score: f.metric, InShape: f.inShape, OutDim: out, Steps: cfg.Inner.Steps, Alpha: cfg.Inner.Alpha,
 		FirstOrder: cfg.Order == "first", MetaGradient: true, Dtype: dtype,
 	}
 	obj, err := graph.NewObjective(spec)

@@ -50,7 +50,7 @@ func run(ways, shots, query, tasks, filters int, order, dtype string, iters int)
 	if err != nil {
 		return err
 	}
-	obj, err := graph.NewObjective(graph.Spec{Model: cnn, Loss: graph.SoftmaxCrossEntropy, Metric: graph.Accuracy,
+	obj, err := graph.NewObjective(graph.Spec{Model: cnn, Loss: graph.SoftmaxCrossEntropy, Score: graph.Accuracy,
 		Tasks: tasks, Support: ways * shots, Query: ways * query, InShape: cnn.InShape(), OutDim: ways,
 		Steps: 1, Alpha: 0.1, FirstOrder: order == "first", MetaGradient: true, Dtype: dt})
 	if err != nil {
