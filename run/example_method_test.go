@@ -61,10 +61,8 @@ func (m *Tilted) Check(name string, p []float64) error {
 	return nil
 }
 
-// Example_newMethod adds a method in its own file: the algorithm, its
-// config section and its registration. Configs then name it and set its
-// section; nothing else in the framework changes.
-func Example_newMethod() {
+// The method's registration, in an init function of its package.
+func init() {
 	metalearn.RegisterMethod(metalearn.MethodInfo{
 		Name: "tilted", Display: "tilted MAML",
 		New: func() metalearn.Method { return &Tilted{T: 1} },
@@ -75,7 +73,12 @@ func Example_newMethod() {
 			return nil
 		},
 	})
+}
 
+// Example_newMethod uses a method added in its own file: the algorithm, its
+// config section and its registration (the init function above). Configs
+// then name it and set its section; nothing else in the framework changes.
+func Example_newMethod() {
 	file := `
 name: tilted_linreg
 algorithm: tilted

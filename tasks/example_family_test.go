@@ -62,13 +62,15 @@ func (s slopeTasks) Sample(i int, rng *rand.Rand, b *metalearn.Batch, t int) {
 	}
 }
 
-// Example_newFamily adds a task family in its own package: its section,
-// checks, defaults, memory estimate and task sets, registered with one
-// call (the built-in families are lines of package tasks' table). Configs
-// then name it; training, evaluation, reports and plots need nothing else.
-func Example_newFamily() {
-	configs.RegisterFamily(Slopes{})
+// The family's registration, in an init function of its package (the
+// built-in families are lines of package tasks' table instead).
+func init() { configs.RegisterFamily(Slopes{}) }
 
+// Example_newFamily uses a task family added in its own package: its
+// section, checks, defaults, memory estimate and task sets, registered
+// once. Configs then name it; training, evaluation, reports and plots need
+// nothing else.
+func Example_newFamily() {
 	file := `
 name: slopes_trmaml
 algorithm: trmaml
