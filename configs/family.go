@@ -3,6 +3,7 @@ package configs
 import (
 	"fmt"
 	"reflect"
+	"sync"
 	"slices"
 	"strings"
 
@@ -75,6 +76,40 @@ func EvalFields() []string {
 type Env struct {
 	// DataRoot, if not empty, overrides the config's data.root.
 	DataRoot string
+	// Cache, if not nil, keeps the data a family loads for the runs given
+	// the same cache; nil loads it for each run.
+	Cache *DataCache
+}
+
+// DataCache keeps data that families load (Omniglot's decoded images), so
+// that the runs of one experiment load it once. The zero value is empty and
+// ready; it is safe for concurrent use.
+type DataCache struct {
+	mu sync.Mutex
+	m  map[any]any
+}
+
+// Load returns the value of key, calling load the first time (and every
+// time on a nil cache); a failed load is not kept. Loads are serialised, so
+// two runs never load the same data at once.
+func (c *DataCache) Load(key any, load func() (any, error)) (any, error) {
+	if c == nil {
+		return load()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if v, ok := c.m[key]; ok {
+		return v, nil
+	}
+	v, err := load()
+	if err != nil {
+		return nil, err
+	}
+	if c.m == nil {
+		c.m = map[any]any{}
+	}
+	c.m[key] = v
+	return v, nil
 }
 
 // TaskSets are a family's task sets for one config and the points of one

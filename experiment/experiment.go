@@ -22,6 +22,7 @@ import (
 	"github.com/trmaml/trmaml/internal/dirlock"
 	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/run"
+	"github.com/trmaml/trmaml/rundir"
 )
 
 // Spec is an experiment file.
@@ -56,21 +57,22 @@ type Job struct {
 }
 
 // Load reads an experiment file and expands it like Parse.
-func Load(path string) (Spec, []configs.Config, error) {
+func Load(path string, opts run.Options) (Spec, []configs.Config, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return Spec{}, nil, err
 	}
-	return Parse(path, raw)
+	return Parse(path, raw, opts)
 }
 
 // Parse decodes an experiment file with the config loader's strict rules
 // and messages (configs.DecodeStrict: no unknown or duplicate keys, no float
 // where an integer belongs, no seed outside uint64, exactly one document),
 // checks it, and expands it into configs, each built once (run.Build) so
-// that no run of a bad grid starts. path names the file in errors and
-// anchors a relative base.
-func Parse(path string, raw []byte) (Spec, []configs.Config, error) {
+// that no run of a bad grid starts (with opts: the data an Omniglot grid
+// loads then, it shares through opts.Datasets). path names the file in
+// errors and anchors a relative base.
+func Parse(path string, raw []byte, opts run.Options) (Spec, []configs.Config, error) {
 	var spec Spec
 	lines, err := configs.DecodeStrict(path, raw, &spec)
 	if err != nil {
@@ -117,7 +119,7 @@ func Parse(path string, raw []byte) (Spec, []configs.Config, error) {
 					if spec.Iterations > 0 {
 						c.Meta.Iterations = spec.Iterations
 					}
-					if _, err := run.Build(c); err != nil {
+					if _, err := run.Build(c, opts); err != nil {
 						return Spec{}, nil, fmt.Errorf("%s: run %s seed %d: %w", path, c.Name, seed, err)
 					}
 					out = append(out, c)
@@ -208,13 +210,17 @@ var ErrForeign = errors.New("not this experiment's directory")
 // lock throughout, and refuses (ErrForeign) an out that is a run directory
 // or holds directories other than the jobs' (another experiment's runs,
 // which a report of out would mix in). It returns the errors of failed runs,
-// joined; the other runs still complete.
-func Run(out string, jobs []Job, workers int, w io.Writer, terminal bool) error {
+// joined; the other runs still complete. The runs share opts.Datasets (a
+// new one if nil); each reports its own progress.
+func Run(out string, jobs []Job, workers int, w io.Writer, terminal bool, opts run.Options) error {
 	lock, err := openOut(out, jobs)
 	if err != nil {
 		return err
 	}
 	defer lock.Release()
+	if opts.Datasets == nil {
+		opts.Datasets = new(run.Datasets)
+	}
 	board := newBoard(w, terminal, jobs)
 	queue := make(chan int)
 	var wg sync.WaitGroup
@@ -224,7 +230,9 @@ func Run(out string, jobs []Job, workers int, w io.Writer, terminal bool) error 
 		go func() {
 			defer wg.Done()
 			for i := range queue {
-				errs[i] = runJob(jobs[i], board.progress(i))
+				o := opts
+				o.Progress = board.progress(i)
+				errs[i] = runJob(jobs[i], o)
 				board.finish(i, errs[i])
 			}
 		}()
@@ -242,7 +250,7 @@ func Run(out string, jobs []Job, workers int, w io.Writer, terminal bool) error 
 // openOut makes and locks the experiment directory out, refusing a run
 // directory and directories that are not the jobs'.
 func openOut(out string, jobs []Job) (*dirlock.Lock, error) {
-	for _, f := range []string{run.ConfigFile, run.CheckpointFile, run.ResultFile} {
+	for _, f := range []string{rundir.ConfigFile, rundir.CheckpointFile, rundir.ResultFile} {
 		if fileExists(filepath.Join(out, f)) {
 			return nil, fmt.Errorf("%s: %w: it is a run directory (it holds %s): choose another -out", out, ErrForeign, f)
 		}
@@ -285,10 +293,10 @@ func openOut(out string, jobs []Job) (*dirlock.Lock, error) {
 // starts the rest, provided that a run directory already there was made
 // from the same config: an edited experiment file is refused, not silently
 // ignored. Nothing a later rerun needs is ever removed.
-func runJob(j Job, p *run.Progress) error {
-	cfgPath := filepath.Join(j.Dir, run.ConfigFile)
+func runJob(j Job, opts run.Options) error {
+	cfgPath := filepath.Join(j.Dir, rundir.ConfigFile)
 	if !fileExists(cfgPath) {
-		_, err := run.Train(j.Config, j.Dir, p)
+		_, err := run.Train(j.Config, j.Dir, opts)
 		return err
 	}
 	stored, err := configs.Load(cfgPath)
@@ -299,10 +307,10 @@ func runJob(j Job, p *run.Progress) error {
 		return fmt.Errorf("%s was made from a different config than the experiment now gives; "+
 			"use a new -out or restore the experiment file", j.Dir)
 	}
-	if fileExists(filepath.Join(j.Dir, run.ResultFile)) {
+	if fileExists(filepath.Join(j.Dir, rundir.ResultFile)) {
 		return nil
 	}
-	_, err = run.Resume(j.Dir, p)
+	_, err = run.Resume(j.Dir, opts)
 	return err
 }
 

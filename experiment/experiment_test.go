@@ -12,6 +12,7 @@ import (
 
 	"github.com/trmaml/trmaml/internal/dirlock"
 	"github.com/trmaml/trmaml/run"
+	"github.com/trmaml/trmaml/rundir"
 )
 
 const tinyBase = `name: tiny
@@ -32,6 +33,7 @@ func writeFiles(t *testing.T, files map[string]string) string {
 }
 
 func TestLoadRefusals(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		body string
 		want []string
@@ -64,7 +66,7 @@ func TestLoadRefusals(t *testing.T) {
 	for _, c := range cases {
 		dir := writeFiles(t, map[string]string{"exp.yaml": c.body, "base.yaml": tinyBase})
 		os.Mkdir(filepath.Join(dir, "sub"), 0o755)
-		_, _, err := Load(filepath.Join(dir, "exp.yaml"))
+		_, _, err := Load(filepath.Join(dir, "exp.yaml"), run.Options{})
 		if err == nil {
 			t.Errorf("accepted:\n%s", c.body)
 			continue
@@ -82,12 +84,13 @@ func TestLoadRefusals(t *testing.T) {
 // an axis over a common field (inner.steps) multiplies every method's runs
 // and names them by its last key and value.
 func TestSweep(t *testing.T) {
+	t.Parallel()
 	dir := writeFiles(t, map[string]string{"base.yaml": tinyBase,
 		"exp.yaml":   "name: x\nbase: base.yaml\nalgorithms: [maml, trmaml_entropic, cvar]\norders: [second]\nseeds: [1, 2]\nsweep: {cvar.level: [1, 0.05]}\n",
 		"steps.yaml": "name: y\nbase: base.yaml\nalgorithms: [maml, cvar]\norders: [second]\nseeds: [1]\nsweep: {inner.steps: [1, 2], cvar.level: [0.5]}\n",
 		"old.yaml":   "name: x\nbase: base.yaml\nalgorithms: [cvar]\norders: [second]\nseeds: [1]\ncvar_levels: [1, 0.05]\n",
 		"bad.yaml":   "name: x\nbase: base.yaml\nalgorithms: [cvar]\norders: [second]\nseeds: [1]\nsweep:\n  cvar.levle: [1]\n  inner.steps: [1.5]\n"})
-	spec, cfgs, err := Load(filepath.Join(dir, "exp.yaml"))
+	spec, cfgs, err := Load(filepath.Join(dir, "exp.yaml"), run.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +108,7 @@ func TestSweep(t *testing.T) {
 		t.Errorf("jobs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 
-	spec, cfgs, err = Load(filepath.Join(dir, "steps.yaml"))
+	spec, cfgs, err = Load(filepath.Join(dir, "steps.yaml"), run.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,11 +121,11 @@ func TestSweep(t *testing.T) {
 		t.Errorf("jobs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 
-	_, _, err = Load(filepath.Join(dir, "old.yaml"))
+	_, _, err = Load(filepath.Join(dir, "old.yaml"), run.Options{})
 	if err == nil || !strings.Contains(err.Error(), "old.yaml:6: cvar_levels") || !strings.Contains(err.Error(), "sweep: {cvar.level: [1, 0.05]}") {
 		t.Errorf("cvar_levels: error %v, want the rewrite", err)
 	}
-	_, _, err = Load(filepath.Join(dir, "bad.yaml"))
+	_, _, err = Load(filepath.Join(dir, "bad.yaml"), run.Options{})
 	for _, w := range []string{`bad.yaml:7: unknown field "levle" in cvar (allowed: level, p_lr)`, "bad.yaml:8: inner.steps: cannot use \"1.5\" (float): want an integer"} {
 		if err == nil || !strings.Contains(err.Error(), w) {
 			t.Errorf("bad sweep: error %v does not contain %q", err, w)
@@ -133,11 +136,12 @@ func TestSweep(t *testing.T) {
 // TestRunGridResumes runs a 2x1x2 grid with two workers, then re-runs it:
 // finished runs are skipped untouched and an unfinished one is resumed.
 func TestRunGridResumes(t *testing.T) {
+	t.Parallel()
 	dir := writeFiles(t, map[string]string{
 		"exp.yaml":  "name: g\nbase: base.yaml\nalgorithms: [maml, trmaml]\norders: [second]\nseeds: [1, 2]\n",
 		"base.yaml": tinyBase,
 	})
-	spec, cfgs, err := Load(filepath.Join(dir, "exp.yaml"))
+	spec, cfgs, err := Load(filepath.Join(dir, "exp.yaml"), run.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,11 +151,11 @@ func TestRunGridResumes(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	jobs := Jobs(spec, cfgs, out)
 	var log bytes.Buffer
-	if err := Run(out, jobs, 2, &log, false); err != nil {
+	if err := Run(out, jobs, 2, &log, false, run.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, j := range jobs {
-		if _, err := os.Stat(filepath.Join(j.Dir, run.ResultFile)); err != nil {
+		if _, err := os.Stat(filepath.Join(j.Dir, rundir.ResultFile)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -159,15 +163,15 @@ func TestRunGridResumes(t *testing.T) {
 		t.Errorf("no overall progress line in:\n%s", log.String())
 	}
 
-	keep, _ := os.ReadFile(filepath.Join(jobs[0].Dir, run.MetricsFile))
-	os.Remove(filepath.Join(jobs[1].Dir, run.ResultFile)) // an interrupted run, checkpoint at its end
-	if err := Run(out, jobs, 2, &log, false); err != nil {
+	keep, _ := os.ReadFile(filepath.Join(jobs[0].Dir, rundir.MetricsFile))
+	os.Remove(filepath.Join(jobs[1].Dir, rundir.ResultFile)) // an interrupted run, checkpoint at its end
+	if err := Run(out, jobs, 2, &log, false, run.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if again, _ := os.ReadFile(filepath.Join(jobs[0].Dir, run.MetricsFile)); string(again) != string(keep) {
+	if again, _ := os.ReadFile(filepath.Join(jobs[0].Dir, rundir.MetricsFile)); string(again) != string(keep) {
 		t.Error("a finished run was redone")
 	}
-	if _, err := os.Stat(filepath.Join(jobs[1].Dir, run.ResultFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(jobs[1].Dir, rundir.ResultFile)); err != nil {
 		t.Errorf("the interrupted run was not finished: %v", err)
 	}
 }
@@ -176,32 +180,33 @@ func TestRunGridResumes(t *testing.T) {
 // made from another config is refused (the experiment file was edited), and
 // one that stopped before its first checkpoint is started over.
 func TestRunRefusesChangedConfigAndRestartsUncheckpointed(t *testing.T) {
+	t.Parallel()
 	dir := writeFiles(t, map[string]string{
 		"exp.yaml":  "name: g\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\n",
 		"base.yaml": tinyBase,
 	})
-	spec, cfgs, err := Load(filepath.Join(dir, "exp.yaml"))
+	spec, cfgs, err := Load(filepath.Join(dir, "exp.yaml"), run.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
 	jobs := Jobs(spec, cfgs, out)
 	var log bytes.Buffer
-	if err := Run(out, jobs, 1, &log, false); err != nil {
+	if err := Run(out, jobs, 1, &log, false, run.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	// Only config.yaml left, as after a kill during the first evaluation.
-	for _, f := range []string{run.ResultFile, run.CheckpointFile, run.MetricsFile, run.PFile, run.ModelFile} {
+	for _, f := range []string{rundir.ResultFile, rundir.CheckpointFile, rundir.MetricsFile, rundir.PFile, rundir.ModelFile} {
 		os.Remove(filepath.Join(jobs[0].Dir, f))
 	}
-	if err := Run(out, jobs, 1, &log, false); err != nil {
+	if err := Run(out, jobs, 1, &log, false, run.Options{}); err != nil {
 		t.Fatalf("run stopped before its first checkpoint was not restarted: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(jobs[0].Dir, run.ResultFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(jobs[0].Dir, rundir.ResultFile)); err != nil {
 		t.Fatal(err)
 	}
 	jobs[0].Config.Meta.Iterations = 40
-	if err := Run(out, jobs, 1, &log, false); err == nil || !strings.Contains(err.Error(), "different config") {
+	if err := Run(out, jobs, 1, &log, false, run.Options{}); err == nil || !strings.Contains(err.Error(), "different config") {
 		t.Fatalf("edited experiment: error %v, want a refusal", err)
 	}
 }
@@ -210,27 +215,28 @@ func TestRunRefusesChangedConfigAndRestartsUncheckpointed(t *testing.T) {
 // directory, into a directory holding other runs, or into one another
 // process is writing is refused before anything is written.
 func TestRunRefusesForeignAndBusyDirectories(t *testing.T) {
+	t.Parallel()
 	dir := writeFiles(t, map[string]string{
 		"exp.yaml":  "name: g\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\n",
 		"base.yaml": tinyBase,
 	})
-	spec, cfgs, err := Load(filepath.Join(dir, "exp.yaml"))
+	spec, cfgs, err := Load(filepath.Join(dir, "exp.yaml"), run.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var log bytes.Buffer
 
 	runDir := filepath.Join(dir, "finished")
-	if _, err := run.Train(cfgs[0], runDir, nil); err != nil {
+	if _, err := run.Train(cfgs[0], runDir, run.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := Run(runDir, Jobs(spec, cfgs, runDir), 1, &log, false); !errors.Is(err, ErrForeign) || !strings.Contains(err.Error(), "is a run directory") {
+	if err := Run(runDir, Jobs(spec, cfgs, runDir), 1, &log, false, run.Options{}); !errors.Is(err, ErrForeign) || !strings.Contains(err.Error(), "is a run directory") {
 		t.Errorf("into a run directory: %v", err)
 	}
 
 	mixed := filepath.Join(dir, "mixed")
 	os.MkdirAll(filepath.Join(mixed, "trmaml-second-seed9"), 0o755)
-	if err := Run(mixed, Jobs(spec, cfgs, mixed), 1, &log, false); !errors.Is(err, ErrForeign) || !strings.Contains(err.Error(), "trmaml-second-seed9") {
+	if err := Run(mixed, Jobs(spec, cfgs, mixed), 1, &log, false, run.Options{}); !errors.Is(err, ErrForeign) || !strings.Contains(err.Error(), "trmaml-second-seed9") {
 		t.Errorf("into a directory with other runs: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(mixed, "maml-second-seed1")); err == nil {
@@ -243,7 +249,7 @@ func TestRunRefusesForeignAndBusyDirectories(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Run(busy, Jobs(spec, cfgs, busy), 1, &log, false); !errors.Is(err, dirlock.ErrHeld) || !strings.Contains(err.Error(), "pid ") {
+	if err := Run(busy, Jobs(spec, cfgs, busy), 1, &log, false, run.Options{}); !errors.Is(err, dirlock.ErrHeld) || !strings.Contains(err.Error(), "pid ") {
 		t.Errorf("into a locked directory: %v", err)
 	}
 	lock.Release()
@@ -256,7 +262,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("name: q\nbase: sine_quick\nalgorithms: [maml, trmaml]\norders: [second, first]\nseeds: [1, 2]\niterations: 6000\n"))
 	f.Add([]byte("seeds: [1.5]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, cfgs, err := Parse("f.yaml", data)
+		_, cfgs, err := Parse("f.yaml", data, run.Options{})
 		if err != nil {
 			return
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/trmaml/trmaml/configs"
+	"github.com/trmaml/trmaml/run"
 )
 
 // TestEveryRepositoryFileLoads loads every config under configs/ and
@@ -31,7 +32,7 @@ func TestEveryRepositoryFileLoads(t *testing.T) {
 		if strings.Contains(filepath.Base(path), "omniglot") {
 			return nil
 		}
-		if _, cfgs, err := Load(path); err != nil {
+		if _, cfgs, err := Load(path, run.Options{}); err != nil {
 			t.Error(err)
 		} else if len(cfgs) == 0 {
 			t.Errorf("%s: an empty grid", path)

@@ -13,6 +13,7 @@ import (
 // built on the shared data (so its config is valid and fits the data), MAML
 // and TR-MAML with three seeds each at the grid's ways.
 func TestOmniglotCPUGrids(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("needs the shared Omniglot data (skipped with -short)")
 	}
@@ -23,8 +24,7 @@ func TestOmniglotCPUGrids(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "omniglot", "images_background.zip")); err != nil {
 		t.Fatalf("the shared Omniglot data is missing: %v (run with -short to skip)", err)
 	}
-	run.DataRoot = root
-	defer func() { run.DataRoot = "" }()
+	opts := run.Options{DataRoot: root, Datasets: new(run.Datasets)}
 	for _, grid := range []struct {
 		file string
 		ways int
@@ -32,7 +32,7 @@ func TestOmniglotCPUGrids(t *testing.T) {
 		{"omniglot_cpu_5way.yaml", 5},
 		{"omniglot_cpu_20way.yaml", 20},
 	} {
-		_, cfgs, err := Load(filepath.Join("..", "configs", "experiments", grid.file))
+		_, cfgs, err := Load(filepath.Join("..", "configs", "experiments", grid.file), opts)
 		if err != nil {
 			t.Fatal(err)
 		}

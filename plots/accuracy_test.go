@@ -20,6 +20,7 @@ func accuracySeeds(name, alg string, levels ...float64) []resultstest.Spec {
 }
 
 func TestFigure1Accuracy(t *testing.T) {
+	t.Parallel()
 	groups := groupsOf(t, append(accuracySeeds("m", "maml", 1, 1.2, 1.1), accuracySeeds("tr", "trmaml", 0.5, 0.7, 0.6)...)...)
 	path := filepath.Join(t.TempDir(), "figure1.png")
 	if dir := os.Getenv("PLOTS_KEEP"); dir != "" {
@@ -34,6 +35,7 @@ func TestFigure1Accuracy(t *testing.T) {
 }
 
 func TestAdversary(t *testing.T) {
+	t.Parallel()
 	groups := groupsOf(t, append(accuracySeeds("m", "maml", 1, 1.2, 1.1), accuracySeeds("tr", "trmaml", 0.5, 0.7, 0.6)...)...)
 	path := filepath.Join(t.TempDir(), "adversary.png")
 	if dir := os.Getenv("PLOTS_KEEP"); dir != "" {

@@ -11,6 +11,7 @@ import (
 // that overlap no other box and no marker and stay on the canvas; a lone
 // anchor's label sits right beside it.
 func TestPlaceLabels(t *testing.T) {
+	t.Parallel()
 	bounds := vg.Rectangle{Max: vg.Point{X: 300, Y: 200}}
 	const radius, gap = 4, 6
 	label := vg.Point{X: 30, Y: 12}
@@ -75,6 +76,7 @@ func TestPlaceLabels(t *testing.T) {
 
 // TestOverlap: the shared area of two boxes, 0 when they only touch.
 func TestOverlap(t *testing.T) {
+	t.Parallel()
 	r := func(x0, y0, x1, y1 vg.Length) vg.Rectangle {
 		return vg.Rectangle{Min: vg.Point{X: x0, Y: y0}, Max: vg.Point{X: x1, Y: y1}}
 	}

@@ -168,6 +168,7 @@ var (
 )
 
 func TestFigure1(t *testing.T) {
+	t.Parallel()
 	groups := groupsOf(t, append(seeds("m", "maml", "second", 1, 1.2, 1.4), seeds("tr", "trmaml", "second", 0.8, 0.9, 1.3)...)...)
 	path := filepath.Join(t.TempDir(), "figure1.png")
 	if err := plots.Figure1(groups, path); err != nil {
@@ -188,6 +189,7 @@ func TestFigure1(t *testing.T) {
 }
 
 func TestPWeights(t *testing.T) {
+	t.Parallel()
 	groups := groupsOf(t, seeds("tr", "trmaml", "second", 1, 2)...)
 	hard := results.TasksWithAmplitudeAtLeast(resultstest.TrainTasks, results.HardAmplitude)
 	path := filepath.Join(t.TempDir(), "p.png")
@@ -203,6 +205,7 @@ func TestPWeights(t *testing.T) {
 }
 
 func TestOrders(t *testing.T) {
+	t.Parallel()
 	groups := groupsOf(t, append(append(seeds("m2", "maml", "second", 1, 1.1), seeds("tr2", "trmaml", "second", 1.2, 1.25)...),
 		seeds("m1", "maml", "first", 0.5, 0.55)...)...)
 	if len(groups) != 3 {
@@ -216,6 +219,7 @@ func TestOrders(t *testing.T) {
 }
 
 func TestWriteFails(t *testing.T) {
+	t.Parallel()
 	groups := groupsOf(t, seeds("m", "maml", "second", 1)...)
 	if err := plots.Figure1(groups, filepath.Join(t.TempDir(), "missing", "f.png")); err == nil {
 		t.Error("wrote into a missing directory")
@@ -232,6 +236,7 @@ func cvarSeeds(a float64, levels ...float64) []resultstest.Spec {
 }
 
 func TestCVaRTradeoff(t *testing.T) {
+	t.Parallel()
 	specs := append(seeds("m", "maml", "second", 1, 1.2), seeds("tr", "trmaml", "second", 0.8, 0.9)...)
 	specs = append(specs, seeds("ent", "trmaml_entropic", "second", 0.85, 0.95)...)
 	for _, a := range []float64{1, 0.5, 0.1} {
@@ -253,6 +258,7 @@ func TestCVaRTradeoff(t *testing.T) {
 }
 
 func TestTheorem1Gap(t *testing.T) {
+	t.Parallel()
 	curves := []theory.Curve{
 		{Geometry: theory.Euclidean, T: []int{100, 1000, 10000}, Mean: []float64{0.1, 0.03, 0.01}, Half: []float64{0.01, 0.05, 0.001},
 			Gaps: [][]float64{{0.1, 0.1}, {0.03, 0.03}, {0.01, 0.01}}, Slope: -0.5, Intercept: math.Log(0.1) + 0.5*math.Log(100)},

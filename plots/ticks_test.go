@@ -9,6 +9,7 @@ import (
 )
 
 func TestDecadeTicks(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		lo, hi float64
 		labels []string
@@ -30,6 +31,7 @@ func TestDecadeTicks(t *testing.T) {
 }
 
 func TestPlainTicks(t *testing.T) {
+	t.Parallel()
 	for _, tk := range (plainTicks{}).Ticks(50, 100) {
 		if tk.Label != "" && (tk.Label == "50.00" || len(tk.Label) > 3) {
 			t.Errorf("label %q, want the shortest form such as 75", tk.Label)
@@ -38,6 +40,7 @@ func TestPlainTicks(t *testing.T) {
 }
 
 func TestDenseTicks(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		lo, hi float64
 		labels []string

@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/trmaml/trmaml/metalearn"
-	"github.com/trmaml/trmaml/run"
+	"github.com/trmaml/trmaml/rundir"
 )
 
 // loadScore sets r.Score from result.json's metric and checks what the
@@ -22,7 +22,7 @@ func (r *Run) loadScore(path string) error {
 	r.Score = m
 	for _, s := range []struct {
 		name  string
-		stats run.Stats
+		stats rundir.Stats
 	}{{"meta_test", r.Result.MetaTest}, {"meta_train", r.Result.MetaTrain}} {
 		st := s.stats
 		if i := m.WorstIndex(st.PerTask); st.Worst != st.PerTask[i] || st.WorstTask != st.Tasks[i] {

@@ -25,6 +25,7 @@ func accuracyRuns(t *testing.T) []*results.Group {
 }
 
 func TestLoadAccuracyRun(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
 	if err := resultstest.NewAccuracy("omni", "trmaml", "second", 1, 1, 1).Write(dir); err != nil {
 		t.Fatal(err)
@@ -45,6 +46,7 @@ func TestLoadAccuracyRun(t *testing.T) {
 // TestLegacyRunIsMSE: a run directory whose result.json has neither metric
 // nor masses (written before they existed) loads as MSE with unit masses.
 func TestLegacyRunIsMSE(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
 	if err := resultstest.New("sine", "maml", "second", 1, 5, 1).Write(dir); err != nil {
 		t.Fatal(err)
@@ -71,6 +73,7 @@ func TestLegacyRunIsMSE(t *testing.T) {
 }
 
 func TestLoadScoreErrors(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		edit func(string) string
@@ -115,6 +118,7 @@ func TestLoadScoreErrors(t *testing.T) {
 }
 
 func TestGroupsOfMixedScoresRefused(t *testing.T) {
+	t.Parallel()
 	acc := resultstest.NewAccuracy("x", "maml", "second", 2, 5, 1)
 	acc.Config = resultstest.New("x", "maml", "second", 2, 5, 1).Config
 	dirs, _, _ := results.Discover([]string{writeRuns(t, resultstest.New("x", "maml", "second", 1, 5, 1), acc)})
@@ -128,6 +132,7 @@ func TestGroupsOfMixedScoresRefused(t *testing.T) {
 }
 
 func TestSplitByScoreAndSampling(t *testing.T) {
+	t.Parallel()
 	groups := loadGroups(t, writeRuns(t, resultstest.New("s", "maml", "second", 1, 5, 1),
 		resultstest.NewAccuracy("o", "maml", "second", 1, 1, 1), resultstest.New("s2", "trmaml", "second", 1, 5, 1)))
 	parts := results.SplitByScore(groups)
@@ -159,6 +164,7 @@ func TestSplitByScoreAndSampling(t *testing.T) {
 }
 
 func TestAccuracyHistogram(t *testing.T) {
+	t.Parallel()
 	groups := accuracyRuns(t)
 	// Meta-test accuracies 1 - level*(0.1..0.4); the lowest, 1 - 1.2*0.4 =
 	// 0.52, puts the range at [0.5, 1] in bins of 0.1.
@@ -190,6 +196,7 @@ func TestAccuracyHistogram(t *testing.T) {
 }
 
 func TestTableAccuracyDirection(t *testing.T) {
+	t.Parallel()
 	tab := mustTable(t, results.Table, accuracyRuns(t))
 	md := tab.Markdown()
 	for _, want := range []string{

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/trmaml/trmaml/run"
+	"github.com/trmaml/trmaml/rundir"
 )
 
 // Set is one of the two task sets a run is evaluated on.
@@ -31,7 +31,7 @@ func (s Set) String() string {
 }
 
 // of returns the set's statistics in res.
-func (s Set) of(res *run.Result) *run.Stats {
+func (s Set) of(res *rundir.Result) *rundir.Stats {
 	if s == MetaTrain {
 		return &res.MetaTrain
 	}

@@ -18,6 +18,7 @@ import (
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
 
 func TestTCritical95(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		n    int
 		want float64
@@ -29,6 +30,7 @@ func TestTCritical95(t *testing.T) {
 }
 
 func TestSummarize(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		xs         []float64
 		mean, half float64
@@ -81,6 +83,7 @@ func loadGroups(t *testing.T, root string) []*results.Group {
 }
 
 func TestLoad(t *testing.T) {
+	t.Parallel()
 	s := resultstest.New("sine", "trmaml", "second", 4, 5, 1)
 	dir := filepath.Join(t.TempDir(), "run")
 	if err := s.Write(dir); err != nil {
@@ -114,6 +117,7 @@ func TestLoad(t *testing.T) {
 }
 
 func TestLoadErrors(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, file string
 		edit       func(string) string
@@ -205,6 +209,7 @@ func TestLoadErrors(t *testing.T) {
 }
 
 func TestDiscover(t *testing.T) {
+	t.Parallel()
 	root := writeRuns(t, resultstest.New("a", "maml", "second", 1, 5, 1), resultstest.New("b", "maml", "second", 1, 5, 1))
 	unfinished := filepath.Join(root, "nested", "c-seed1")
 	if err := resultstest.New("c", "maml", "second", 1, 5, 1).Write(unfinished); err != nil {
@@ -225,6 +230,7 @@ func TestDiscover(t *testing.T) {
 }
 
 func TestGroups(t *testing.T) {
+	t.Parallel()
 	root := writeRuns(t,
 		resultstest.New("sine_k5_trmaml", "trmaml", "second", 1, 5, 1),
 		resultstest.New("sine_k5_trmaml", "trmaml", "second", 2, 5, 2),
@@ -316,6 +322,7 @@ func TestGroups(t *testing.T) {
 }
 
 func TestGroupErrors(t *testing.T) {
+	t.Parallel()
 	root := writeRuns(t, resultstest.New("a", "maml", "second", 1, 5, 1))
 	other := filepath.Join(t.TempDir(), "a-again")
 	if err := resultstest.New("a", "maml", "second", 1, 5, 2).Write(other); err != nil {
@@ -343,6 +350,7 @@ func TestGroupErrors(t *testing.T) {
 }
 
 func TestHistogram(t *testing.T) {
+	t.Parallel()
 	// Per-task losses level*(1..5): level 1 and level 2 (max 10), 5 bins of
 	// width 2: level 1 puts 1 | 2,3 | 4,5 in bins 0, 1, 2; level 2 puts
 	// 2,4,6,8,10 in bins 1, 2, 3, 4, 4 (the maximum in the last bin).
@@ -359,6 +367,7 @@ func TestHistogram(t *testing.T) {
 }
 
 func TestAmplitude(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		lo   float64
@@ -381,6 +390,7 @@ func TestAmplitude(t *testing.T) {
 }
 
 func TestTable(t *testing.T) {
+	t.Parallel()
 	root := writeRuns(t,
 		resultstest.New("m", "maml", "second", 1, 5, 1),
 		resultstest.New("m", "maml", "second", 2, 5, 2),
@@ -416,6 +426,7 @@ func TestTable(t *testing.T) {
 }
 
 func TestSameSettingTwoNames(t *testing.T) {
+	t.Parallel()
 	groups := loadGroups(t, writeRuns(t, resultstest.New("a", "maml", "second", 1, 5, 1), resultstest.New("b", "maml", "second", 1, 5, 2),
 		resultstest.New("c", "trmaml", "second", 1, 5, 2)))
 	if got := results.Labels(groups); !slices.Equal(got, []string{"MAML (a)", "MAML (b)", "TR-MAML"}) {

@@ -16,7 +16,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"github.com/trmaml/trmaml/run"
+	"github.com/trmaml/trmaml/rundir"
 )
 
 // Estimate is a mean over seeds with the half-width of its 95% confidence
@@ -355,7 +355,7 @@ const (
 )
 
 // Value returns statistic f of one result.
-func (f Final) Value(res *run.Result) float64 {
+func (f Final) Value(res *rundir.Result) float64 {
 	switch f {
 	case MetaTestMean:
 		return res.MetaTest.Mean

@@ -21,6 +21,7 @@ func mustTable[T any](t *testing.T, make func([]*results.Group) (T, error), grou
 // TestTablesRefuseEmptyAndMixed: a table of no groups, or of groups of two
 // metrics, is an error that says so, not a panic or a mislabelled table.
 func TestTablesRefuseEmptyAndMixed(t *testing.T) {
+	t.Parallel()
 	mixed := loadGroups(t, writeRuns(t, resultstest.NewAccuracy("om", "maml", "second", 1, 1, 1),
 		resultstest.New("sine", "maml", "second", 1, 5, 1)))
 	for _, c := range []struct {

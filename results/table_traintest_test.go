@@ -12,6 +12,7 @@ import (
 )
 
 func TestTrainTestTable(t *testing.T) {
+	t.Parallel()
 	tab := mustTable(t, results.NewTrainTestTable, accuracyRuns(t))
 	md := tab.Markdown()
 	for _, want := range []string{
@@ -47,6 +48,7 @@ func TestTrainTestTable(t *testing.T) {
 
 // TestTrainTestTableMSE: with a loss, the lowest values are bold.
 func TestTrainTestTableMSE(t *testing.T) {
+	t.Parallel()
 	md := mustTable(t, results.NewTrainTestTable, loadGroups(t, writeRuns(t, resultstest.New("m", "maml", "second", 1, 5, 1),
 		resultstest.New("tr", "trmaml", "second", 1, 5, 0.5)))).Markdown()
 	if !strings.Contains(md, "| 5-shot | TR-MAML | 1 | **0.62** | **0.75** | **1.50** | **0.50** | **1.50** | **2.50** | **0.71** |") ||
@@ -56,6 +58,7 @@ func TestTrainTestTableMSE(t *testing.T) {
 }
 
 func TestPerTaskCSV(t *testing.T) {
+	t.Parallel()
 	groups := accuracyRuns(t)
 	recs, err := csv.NewReader(strings.NewReader(results.PerTaskCSV(groups))).ReadAll()
 	if err != nil {
@@ -85,6 +88,7 @@ func TestPerTaskCSV(t *testing.T) {
 }
 
 func TestMassOrder(t *testing.T) {
+	t.Parallel()
 	got := results.MassOrder([]string{"c", "b", "a", "d"}, []float64{2, 1, 2, 0.5})
 	if !slices.Equal(got, []int{3, 1, 2, 0}) {
 		t.Errorf("MassOrder = %v, want [3 1 2 0] (ties by name)", got)
@@ -99,6 +103,7 @@ func TestMassOrder(t *testing.T) {
 }
 
 func TestKeySetting(t *testing.T) {
+	t.Parallel()
 	if s := (results.Key{K: 5}).Setting(); s != "5-shot" {
 		t.Errorf("regression setting %q", s)
 	}
@@ -117,6 +122,7 @@ func TestKeySetting(t *testing.T) {
 }
 
 func TestLabelsOfClassificationSettings(t *testing.T) {
+	t.Parallel()
 	groups := []*results.Group{
 		{Key: results.Key{Algorithm: "maml", Order: "second", K: 1, Ways: 5}},
 		{Key: results.Key{Algorithm: "trmaml", Order: "second", K: 1, Ways: 20}},
@@ -127,6 +133,7 @@ func TestLabelsOfClassificationSettings(t *testing.T) {
 }
 
 func TestTaskNoun(t *testing.T) {
+	t.Parallel()
 	if n := results.TaskNoun(accuracyRuns(t)); n != "alphabet" {
 		t.Errorf("Omniglot runs: noun %q", n)
 	}
@@ -142,6 +149,7 @@ func TestTaskNoun(t *testing.T) {
 // TestPerTaskMarkdownRefusesOtherTasks: groups of one setting whose
 // meta-test alphabets differ cannot share a per-alphabet table.
 func TestPerTaskMarkdownRefusesOtherTasks(t *testing.T) {
+	t.Parallel()
 	other := resultstest.NewAccuracy("ot", "trmaml", "second", 1, 1, 0.5)
 	other.Result.MetaTest.Tasks = []string{"Atlantean", "Kannada", "Mongolian", "Tengwar"}
 	other.Result.MetaTest.WorstTask = "Tengwar"

@@ -13,6 +13,7 @@ import (
 // and the first evaluation at which the meta-training worst-task loss is
 // at most half its starting value (empty when it never gets there).
 func TestTradeoffSeedsCSV(t *testing.T) {
+	t.Parallel()
 	const trainWorst = 4 // metrics.csv column after iteration
 	withWorst := func(s resultstest.Spec, worst ...float64) resultstest.Spec {
 		for r, v := range worst {

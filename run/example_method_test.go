@@ -94,7 +94,7 @@ eval: {every: 100, instances: 30, train_instances: 30, query: 20}
 	}
 	dir, _ := os.MkdirTemp("", "tilted")
 	defer os.RemoveAll(dir)
-	res, err := run.Train(cfg, dir, nil)
+	res, err := run.Train(cfg, dir, run.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -8,6 +8,7 @@ import (
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/graph"
 	"github.com/trmaml/trmaml/metalearn"
+	"github.com/trmaml/trmaml/rundir"
 	_ "github.com/trmaml/trmaml/tasks" // the built-in task families
 )
 
@@ -17,7 +18,7 @@ type family struct {
 	train, test, evalTrain, evalTest metalearn.TaskSet
 	model                            graph.Model
 	init                             func(rng *rand.Rand) ([]float64, error)
-	record                           Model
+	record                           rundir.Model
 	loss                             graph.Loss
 	metric                           graph.Score // nil: the loss is the metric
 	inShape                          []int
@@ -26,12 +27,12 @@ type family struct {
 
 // newFamily builds the task sets of cfg's registered family and the model
 // of the kind the family names (configs.Family.Model).
-func newFamily(cfg configs.Config) (*family, error) {
+func newFamily(cfg configs.Config, opts Options) (*family, error) {
 	fam, err := cfg.Family()
 	if err != nil {
 		return nil, err
 	}
-	sets, err := fam.Tasks(cfg, configs.Env{DataRoot: DataRoot})
+	sets, err := fam.Tasks(cfg, configs.Env{DataRoot: opts.DataRoot, Cache: opts.Datasets})
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +52,7 @@ func newFamily(cfg configs.Config) (*family, error) {
 		f.init = func(rng *rand.Rand) ([]float64, error) {
 			return mlp.Init(graph.Init(cfg.Model.Init), cfg.Model.InitStd, rng)
 		}
-		f.record = Model{Sizes: mlp.Sizes, Activation: string(mlp.Activation)}
+		f.record = rundir.Model{Sizes: mlp.Sizes, Activation: string(mlp.Activation)}
 	case "cnn":
 		side := int(math.Round(math.Sqrt(float64(in))))
 		if side*side != in {
@@ -64,7 +65,7 @@ func newFamily(cfg configs.Config) (*family, error) {
 		}
 		f.model, f.loss, f.metric, f.inShape = cnn, graph.SoftmaxCrossEntropy, graph.Accuracy, cnn.InShape()
 		f.init = func(rng *rand.Rand) ([]float64, error) { return cnn.Init(rng), nil }
-		f.record = Model{CNN: &cnn}
+		f.record = rundir.Model{CNN: (*rundir.CNN)(&cnn)}
 	default:
 		return nil, fmt.Errorf("run: task family %q asks for model %q: want mlp or cnn", fam.Name(), kind)
 	}

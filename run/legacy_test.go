@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/trmaml/trmaml/configs"
+	"github.com/trmaml/trmaml/rundir"
 )
 
 // TestResumeLegacyCheckpoint resumes run directories stopped at iteration 20
@@ -18,6 +19,7 @@ import (
 // of that code did (testdata/legacy/*/want): old checkpoints keep working
 // and TR-MAML and MAML are reproduced bit for bit.
 func TestResumeLegacyCheckpoint(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"trmaml-last", "trmaml-T2", "maml-T1"} {
 		t.Run(name, func(t *testing.T) {
 			src := filepath.Join("testdata", "legacy", name)
@@ -25,15 +27,15 @@ func TestResumeLegacyCheckpoint(t *testing.T) {
 			if out, err := exec.Command("cp", "-r", filepath.Join(src, "unfinished"), dir).CombinedOutput(); err != nil {
 				t.Fatalf("%v: %s", err, out)
 			}
-			if _, err := Resume(dir, nil); err != nil {
+			if _, err := Resume(dir, Options{}); err != nil {
 				t.Fatal(err)
 			}
-			got, want := readResult(t, filepath.Join(dir, ResultFile)), readResult(t, filepath.Join(src, "want", ResultFile))
-			got.Timing, want.Timing = Timing{}, Timing{}
+			got, want := readResult(t, filepath.Join(dir, rundir.ResultFile)), readResult(t, filepath.Join(src, "want", rundir.ResultFile))
+			got.Timing, want.Timing = rundir.Timing{}, rundir.Timing{}
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("resumed result.json differs from the recorded one: meta-test mean %v, want %v", got.MetaTest.Mean, want.MetaTest.Mean)
 			}
-			for _, f := range []string{ModelFile, PFile} {
+			for _, f := range []string{rundir.ModelFile, rundir.PFile} {
 				a, _ := os.ReadFile(filepath.Join(dir, f))
 				b, _ := os.ReadFile(filepath.Join(src, "want", f))
 				if string(a) != string(b) {
@@ -48,6 +50,7 @@ func TestResumeLegacyCheckpoint(t *testing.T) {
 // path: deterministic, a distribution p in result.json that the method's
 // feasible set holds, and every config algorithm has a method.
 func TestNewMethods(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		alg   string
 		level float64
@@ -58,14 +61,14 @@ func TestNewMethods(t *testing.T) {
 			cfg.Settings("cvar").(*metalearn.CVaR).Level = c.level
 		}
 		cfg.Settings("cvar").(*metalearn.CVaR).PLR, cfg.Settings("trmaml_entropic").(*metalearn.EntropicTRMAML).PLR = 1e-2, 1e-1
-		var results []Result
+		var results []rundir.Result
 		for _, d := range []string{"a", "b"} {
 			dir := filepath.Join(t.TempDir(), d)
-			if _, err := Train(cfg, dir, nil); err != nil {
+			if _, err := Train(cfg, dir, Options{}); err != nil {
 				t.Fatal(err)
 			}
-			r := readResult(t, filepath.Join(dir, ResultFile))
-			r.Timing = Timing{}
+			r := readResult(t, filepath.Join(dir, rundir.ResultFile))
+			r.Timing = rundir.Timing{}
 			results = append(results, r)
 		}
 		if !reflect.DeepEqual(results[0], results[1]) {

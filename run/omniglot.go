@@ -1,8 +1,9 @@
 package run
 
-// DataRoot, if not empty, is the data root of every Omniglot run of this
-// process, overriding the configs' data.root (the -data flag of the CLI).
-// Where the data lies is a property of the machine, not of the experiment,
-// so it is not written into config.yaml, and a run moved to another machine
-// resumes with that machine's -data.
-var DataRoot string
+import "github.com/trmaml/trmaml/configs"
+
+// Datasets holds the data loaded by the runs given it (Options.Datasets),
+// such as Omniglot's decoded images, one per data root, image size and
+// resize: the runs of an experiment share it (sampling only reads it). The
+// zero value is empty and ready; it is safe for concurrent use.
+type Datasets = configs.DataCache

@@ -14,7 +14,12 @@ import (
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/data/omniglot"
 	"github.com/trmaml/trmaml/metalearn"
+	"github.com/trmaml/trmaml/rundir"
 )
+
+// testDatasets keeps the Omniglot data the tests load, as the runs of an
+// experiment share it.
+var testDatasets = new(Datasets)
 
 // sharedDataRoot is the shared copy of Omniglot, ../shared/data beside the
 // repository root. Tests that need it fail when it is absent, unless -short.
@@ -68,10 +73,10 @@ eval: {every: 2, instances: 25, train_instances: 25, query: 3, batch: 5, final_i
 // mass, the weighted mean by those masses, the final evaluation's instance
 // count, and a re-evaluation that reproduces result.json.
 func TestOmniglotTrain(t *testing.T) {
-	DataRoot = sharedDataRoot(t)
-	defer func() { DataRoot = "" }()
+	t.Parallel()
+	opts := Options{DataRoot: sharedDataRoot(t), Datasets: testDatasets}
 	dir := filepath.Join(t.TempDir(), "run")
-	res, err := Train(tinyOmniglot(t), dir, nil)
+	res, err := Train(tinyOmniglot(t), dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +85,7 @@ func TestOmniglotTrain(t *testing.T) {
 	}
 	for _, c := range []struct {
 		what  string
-		s     Stats
+		s     rundir.Stats
 		tasks int
 	}{{"meta_train", res.MetaTrain, 25}, {"meta_test", res.MetaTest, 20}} {
 		s := c.s
@@ -106,25 +111,25 @@ func TestOmniglotTrain(t *testing.T) {
 	if res.MetaTrain.Tasks[0] != "Anglo-Saxon_Futhorc" || res.MetaTest.Tasks[0] != "Angelic" {
 		t.Errorf("first alphabets %q, %q", res.MetaTrain.Tasks[0], res.MetaTest.Tasks[0])
 	}
-	raw, err := os.ReadFile(filepath.Join(dir, ModelFile))
+	raw, err := os.ReadFile(filepath.Join(dir, rundir.ModelFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var model Model
+	var model rundir.Model
 	if err := json.Unmarshal(raw, &model); err != nil {
 		t.Fatal(err)
 	}
 	if model.CNN == nil || model.CNN.Filters != 4 || model.CNN.Ways != 5 || model.Sizes != nil {
 		t.Errorf("model.json describes %+v, want the 4-filter 5-way CNN", model)
 	}
-	metrics, err := os.ReadFile(filepath.Join(dir, MetricsFile))
+	metrics, err := os.ReadFile(filepath.Join(dir, rundir.MetricsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rows := strings.Count(string(metrics), "\n"); rows != 4 {
 		t.Errorf("metrics.csv has %d lines, want the header and iterations 0, 2, 4", rows)
 	}
-	again, err := Evaluate(dir, 0)
+	again, err := Evaluate(dir, 0, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +140,7 @@ func TestOmniglotTrain(t *testing.T) {
 	// The same solution under the paper code's image preparation: another
 	// file, the changes recorded, other accuracies, result.json untouched.
 	sets := []string{"task.omniglot.resize=nearest", "task.omniglot.rotate_eval=false"}
-	other, err := Evaluate(dir, 0, sets...)
+	other, err := Evaluate(dir, 0, opts, sets...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +150,7 @@ func TestOmniglotTrain(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "evaluation-task.omniglot.resize=nearest,task.omniglot.rotate_eval=false.json")); err != nil {
 		t.Error(err)
 	}
-	if _, err := Evaluate(dir, 0, "model.cnn.filters=8"); err == nil || !strings.Contains(err.Error(), "model.cnn.filters may not be changed") {
+	if _, err := Evaluate(dir, 0, opts, "model.cnn.filters=8"); err == nil || !strings.Contains(err.Error(), "model.cnn.filters may not be changed") {
 		t.Errorf("changing the model at evaluation: error %v", err)
 	}
 }
@@ -153,12 +158,12 @@ func TestOmniglotTrain(t *testing.T) {
 // TestOmniglotMissingData: a data root without Omniglot is a config error
 // of data.root that says how to fetch the data, before anything is written.
 func TestOmniglotMissingData(t *testing.T) {
-	DataRoot = t.TempDir()
-	defer func() { DataRoot = "" }()
+	t.Parallel()
+	opts := Options{DataRoot: t.TempDir()}
 	dir := filepath.Join(t.TempDir(), "run")
-	_, err := Train(tinyOmniglot(t), dir, nil)
+	_, err := Train(tinyOmniglot(t), dir, opts)
 	var cerr *ConfigError
-	if !errors.As(err, &cerr) || cerr.Field != "data.root" || !strings.Contains(err.Error(), "trmaml data omniglot -dir "+DataRoot) {
+	if !errors.As(err, &cerr) || cerr.Field != "data.root" || !strings.Contains(err.Error(), "trmaml data omniglot -dir "+opts.DataRoot) {
 		t.Fatalf("error %v, want a data.root error naming the fetch command", err)
 	}
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
@@ -169,9 +174,9 @@ func TestOmniglotMissingData(t *testing.T) {
 // TestOmniglotScoreIsAccuracy: the Setup of an Omniglot config scores
 // evaluation by query accuracy, in [0, 1], not by the loss.
 func TestOmniglotScoreIsAccuracy(t *testing.T) {
-	DataRoot = sharedDataRoot(t)
-	defer func() { DataRoot = "" }()
-	s, err := Build(tinyOmniglot(t))
+	t.Parallel()
+	opts := Options{DataRoot: sharedDataRoot(t), Datasets: testDatasets}
+	s, err := Build(tinyOmniglot(t), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,26 +186,26 @@ func TestOmniglotScoreIsAccuracy(t *testing.T) {
 }
 
 // TestOmniglotResume: an Omniglot run resumed from its checkpoint ends as
-// an uninterrupted one (the data root comes from DataRoot both times).
+// an uninterrupted one (the data root comes from Options.DataRoot both times).
 func TestOmniglotResume(t *testing.T) {
-	DataRoot = sharedDataRoot(t)
-	defer func() { DataRoot = "" }()
+	t.Parallel()
+	opts := Options{DataRoot: sharedDataRoot(t), Datasets: testDatasets}
 	c := tinyOmniglot(t)
 	c.Meta.Schedule = "constant" // the cosine depends on meta.iterations, edited below
 	c.Meta.Iterations = 2
 	partial := filepath.Join(t.TempDir(), "partial")
-	if _, err := Train(c, partial, nil); err != nil {
+	if _, err := Train(c, partial, opts); err != nil {
 		t.Fatal(err)
 	}
 	c = unfinish(t, c, partial, 4)
-	if err := os.Remove(filepath.Join(partial, ModelFile)); err != nil {
+	if err := os.Remove(filepath.Join(partial, rundir.ModelFile)); err != nil {
 		t.Fatal(err)
 	}
-	resumed, err := Resume(partial, nil)
+	resumed, err := Resume(partial, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, err := Train(c, filepath.Join(t.TempDir(), "full"), nil)
+	full, err := Train(c, filepath.Join(t.TempDir(), "full"), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,6 +215,7 @@ func TestOmniglotResume(t *testing.T) {
 // TestOmniglotResizesMatch keeps the config's list of resizes the data
 // package's.
 func TestOmniglotResizesMatch(t *testing.T) {
+	t.Parallel()
 	if len(omniglottask.Resizes) != len(omniglot.Resizes) {
 		t.Fatalf("omniglottask.Resizes %v, omniglot.Resizes %v", omniglottask.Resizes, omniglot.Resizes)
 	}

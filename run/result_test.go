@@ -7,29 +7,32 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/trmaml/trmaml/rundir"
 )
 
 // TestResultRecordsMetricAndMasses: a run names its metric and records every
 // task's mass in result.json.
 func TestResultRecordsMetricAndMasses(t *testing.T) {
+	t.Parallel()
 	c := tinyConfig()
 	c.Meta.Iterations = 1
 	dir := filepath.Join(t.TempDir(), "run")
-	if _, err := Train(c, dir, nil); err != nil {
+	if _, err := Train(c, dir, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	raw, err := os.ReadFile(filepath.Join(dir, ResultFile))
+	raw, err := os.ReadFile(filepath.Join(dir, rundir.ResultFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(raw), `"metric": "mse"`) {
 		t.Error(`result.json does not name its metric "mse"`)
 	}
-	var r Result
+	var r rundir.Result
 	if err := json.Unmarshal(raw, &r); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []Stats{r.MetaTrain, r.MetaTest} {
+	for _, s := range []rundir.Stats{r.MetaTrain, r.MetaTest} {
 		if len(s.Masses) != len(s.Tasks) || slices.ContainsFunc(s.Masses, func(m float64) bool { return m != 1 }) {
 			t.Errorf("masses %v, want 1 for each of %d sinusoid tasks", s.Masses, len(s.Tasks))
 		}
@@ -43,10 +46,11 @@ func TestResultRecordsMetricAndMasses(t *testing.T) {
 // fields is read as MSE with every task of mass 1 (the sinusoid family, the
 // only one then); recorded values are kept.
 func TestLegacyResultReadsAsMSE(t *testing.T) {
+	t.Parallel()
 	legacy := `{"name": "old", "algorithm": "maml",
 		"meta_test": {"mean": 1, "worst": 2, "per_task": [1, 2], "tasks": ["a", "b"]},
 		"meta_train": {"mean": 1, "per_task": [1, 1, 1], "tasks": ["a", "b", "c"]}}`
-	var r Result
+	var r rundir.Result
 	if err := json.Unmarshal([]byte(legacy), &r); err != nil {
 		t.Fatal(err)
 	}

@@ -1,35 +1,19 @@
 // Package run turns an experiment configuration into a run directory: it
 // assembles the task family, model graph, trainer and evaluator the config
 // names, trains with progress reporting, evaluates every few iterations, and
-// writes the resolved config, metrics.csv, p.csv, checkpoint.json,
-// model.json and result.json. Files are written to a temporary name and
-// renamed (package atomicfile), so a crash never leaves one half-written.
+// writes the run directory (package rundir): the resolved config,
+// metrics.csv, p.csv, checkpoint.json, model.json and result.json.
 package run
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/graph"
-	"github.com/trmaml/trmaml/internal/atomicfile"
-	"github.com/trmaml/trmaml/internal/dirlock"
 	"github.com/trmaml/trmaml/metalearn"
+	"github.com/trmaml/trmaml/rundir"
 	"gorgonia.org/tensor"
-)
-
-// File names inside a run directory.
-const (
-	ConfigFile     = "config.yaml"
-	MetricsFile    = "metrics.csv"
-	PFile          = "p.csv"
-	CheckpointFile = "checkpoint.json"
-	ModelFile      = "model.json"
-	ResultFile     = "result.json"
-	EvalFile       = "evaluation.json"
 )
 
 // Setup is everything a config describes, built and ready: the task sets,
@@ -57,7 +41,24 @@ type Setup struct {
 	// init draws the initial meta-parameters; record describes the model in
 	// model.json.
 	init   func(rng *rand.Rand) ([]float64, error)
-	record Model
+	record rundir.Model
+}
+
+// Options are the settings of a run that are not part of its config: where
+// this machine keeps the data, what the runs of one process share, how
+// progress is shown. None is written into the run directory.
+type Options struct {
+	// DataRoot, if not empty, is the data root of Omniglot runs, overriding
+	// the config's data.root (the -data flag of the CLI). Where the data lies
+	// is a property of the machine, not of the experiment, so a run moved to
+	// another machine resumes with that machine's DataRoot.
+	DataRoot string
+	// Datasets, if not nil, keeps the data sets loaded by the runs given it,
+	// so that the runs of an experiment load them once; nil loads them for
+	// each run.
+	Datasets *Datasets
+	// Progress reports training; nil reports nothing.
+	Progress *Progress
 }
 
 // ConfigError is a config that passes field-by-field validation but cannot
@@ -67,12 +68,12 @@ type ConfigError = configs.ConfigError
 
 // Build assembles a Setup from a config, refusing with a *ConfigError what
 // the task sets make impossible. It writes nothing; an Omniglot config loads
-// the data (once per process, see DataRoot).
-func Build(cfg configs.Config) (*Setup, error) {
+// the data of opts.DataRoot (once per opts.Datasets).
+func Build(cfg configs.Config, opts Options) (*Setup, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	f, err := newFamily(cfg)
+	f, err := newFamily(cfg, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -152,34 +153,14 @@ func evalRNG(seed uint64, iteration int, set string) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, stream<<32|uint64(iteration)))
 }
 
-// Stats are one evaluation of a task set, as stored in result.json, in the
-// run's metric (Result.Metric): Worst is the largest MSE but the smallest
-// accuracy.
-type Stats struct {
-	Mean         float64   `json:"mean"`
-	WeightedMean float64   `json:"weighted_mean"`
-	Worst        float64   `json:"worst"`
-	WorstTask    string    `json:"worst_task"`
-	Std          float64   `json:"std"`
-	Instances    int       `json:"instances"`
-	PerTask      []float64 `json:"per_task"`
-	Tasks        []string  `json:"tasks"`
-	// Masses are the tasks' TaskSet.Mass, the relative weights of the
-	// training distribution (C(Z_i, N) up to a factor for Omniglot alphabets):
-	// what WeightedMean weighs by. Run directories written before the field
-	// existed hold only sinusoid tasks, whose masses are all 1, and are read
-	// so.
-	Masses []float64 `json:"masses"`
-}
-
-func newStats(s metalearn.TaskStats, set metalearn.TaskSet) Stats {
+func newStats(s metalearn.TaskStats, set metalearn.TaskSet) rundir.Stats {
 	names := make([]string, set.Len())
 	total := 0
 	for i := range names {
 		names[i] = set.Name(i)
 		total += s.Count[i]
 	}
-	return Stats{
+	return rundir.Stats{
 		Mean: s.Mean, WeightedMean: s.WeightedMean, Worst: s.Worst, WorstTask: names[s.WorstTask],
 		Std: s.Std, Instances: total, PerTask: s.PerTask, Tasks: names, Masses: masses(set),
 	}
@@ -188,7 +169,7 @@ func newStats(s metalearn.TaskStats, set metalearn.TaskSet) Stats {
 // evaluate measures w on both task sets with the evaluation generators of
 // the given iteration: with eval.instances and eval.train_instances during
 // training, with eval.final_instances (if set) for a final solution.
-func (s *Setup) evaluate(w []float64, iteration int, final bool) (train, test Stats, err error) {
+func (s *Setup) evaluate(w []float64, iteration int, final bool) (train, test rundir.Stats, err error) {
 	cfg := s.Config
 	trainN, testN := cfg.Eval.TrainInstances, cfg.Eval.Instances
 	if final && cfg.Eval.FinalInstances > 0 {
@@ -196,84 +177,11 @@ func (s *Setup) evaluate(w []float64, iteration int, final bool) (train, test St
 	}
 	tr, err := s.Evaluator.EvaluateScore(w, s.EvalTrain, trainN, evalRNG(cfg.Seed, iteration, "train"), s.Metric, s.Score)
 	if err != nil {
-		return Stats{}, Stats{}, fmt.Errorf("evaluating on the meta-training tasks: %w", err)
+		return rundir.Stats{}, rundir.Stats{}, fmt.Errorf("evaluating on the meta-training tasks: %w", err)
 	}
 	te, err := s.Evaluator.EvaluateScore(w, s.EvalTest, testN, evalRNG(cfg.Seed, iteration, "test"), s.Metric, s.Score)
 	if err != nil {
-		return Stats{}, Stats{}, fmt.Errorf("evaluating on the meta-test tasks: %w", err)
+		return rundir.Stats{}, rundir.Stats{}, fmt.Errorf("evaluating on the meta-test tasks: %w", err)
 	}
 	return newStats(tr, s.EvalTrain), newStats(te, s.EvalTest), nil
-}
-
-// ErrRunExists is returned when the output directory already holds files:
-// a run directory is never overwritten.
-var ErrRunExists = errors.New("run directory already exists and is not empty")
-
-// createRunDir makes dir and takes its lock, refusing a directory with
-// content other than the lock and interrupted writes' temporary files (which
-// it removes).
-func createRunDir(dir string) (*dirlock.Lock, error) {
-	if err := refuseContent(dir); err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	lock, err := openRunDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	// Again under the lock: another process may have started meanwhile.
-	if err := refuseContent(dir); err != nil {
-		lock.Release()
-		return nil, err
-	}
-	return lock, nil
-}
-
-// refuseContent refuses a directory holding anything but a lock file and
-// temporary files; a missing directory is fine.
-func refuseContent(dir string) error {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		if e.Name() == dirlock.Name || atomicfile.IsTemp(e.Name()) {
-			continue
-		}
-		if fileExists(filepath.Join(dir, ConfigFile)) && !fileExists(filepath.Join(dir, ResultFile)) {
-			return fmt.Errorf("%s: %w: it holds an unfinished run (continue it with trmaml resume -run %s)", dir, ErrRunExists, dir)
-		}
-		return fmt.Errorf("%s: %w (choose a new -out, or remove it yourself)", dir, ErrRunExists)
-	}
-	return nil
-}
-
-// openRunDir takes the lock of the existing run directory dir, so that no
-// other process writes it meanwhile, and removes the temporary files of
-// writes a crash interrupted.
-func openRunDir(dir string) (*dirlock.Lock, error) {
-	if st, err := os.Stat(dir); err != nil {
-		return nil, err
-	} else if !st.IsDir() {
-		return nil, fmt.Errorf("%s is not a directory", dir)
-	}
-	lock, err := dirlock.Acquire(dir)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := atomicfile.CleanTemps(dir); err != nil {
-		lock.Release()
-		return nil, err
-	}
-	return lock, nil
-}
-
-func fileExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && !st.IsDir()
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/graph"
 	"github.com/trmaml/trmaml/metalearn"
+	"github.com/trmaml/trmaml/rundir"
 )
 
 // tinyConfig is a seconds-long TR-MAML run on the paper's task sets.
@@ -31,13 +32,13 @@ func tinyConfig() configs.Config {
 	return c
 }
 
-func readResult(t *testing.T, path string) Result {
+func readResult(t *testing.T, path string) rundir.Result {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r Result
+	var r rundir.Result
 	if err := json.Unmarshal(raw, &r); err != nil {
 		t.Fatal(err)
 	}
@@ -48,21 +49,22 @@ func readResult(t *testing.T, path string) Result {
 // (but for wall-clock timing), model and metrics; a re-evaluation with the
 // run's seed reproduces the result's statistics.
 func TestTrainDeterministic(t *testing.T) {
+	t.Parallel()
 	dirs := []string{filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")}
 	for _, d := range dirs {
-		if _, err := Train(tinyConfig(), d, nil); err != nil {
+		if _, err := Train(tinyConfig(), d, Options{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	a, b := readResult(t, filepath.Join(dirs[0], ResultFile)), readResult(t, filepath.Join(dirs[1], ResultFile))
+	a, b := readResult(t, filepath.Join(dirs[0], rundir.ResultFile)), readResult(t, filepath.Join(dirs[1], rundir.ResultFile))
 	if a.Timing.Engine != graph.Engine() || a.Timing.Procs != runtime.GOMAXPROCS(0) {
 		t.Errorf("timing records engine %q on %d procs, want %q on %d", a.Timing.Engine, a.Timing.Procs, graph.Engine(), runtime.GOMAXPROCS(0))
 	}
-	a.Timing, b.Timing = Timing{}, Timing{}
+	a.Timing, b.Timing = rundir.Timing{}, rundir.Timing{}
 	if !reflect.DeepEqual(a, b) {
 		t.Error("two runs with the same seed wrote different results")
 	}
-	for _, f := range []string{ModelFile, PFile, ConfigFile} {
+	for _, f := range []string{rundir.ModelFile, rundir.PFile, rundir.ConfigFile} {
 		x, _ := os.ReadFile(filepath.Join(dirs[0], f))
 		y, _ := os.ReadFile(filepath.Join(dirs[1], f))
 		if len(x) == 0 || string(x) != string(y) {
@@ -74,36 +76,37 @@ func TestTrainDeterministic(t *testing.T) {
 			len(a.MetaTest.PerTask), len(a.MetaTrain.PerTask), len(a.FinalP))
 	}
 
-	ev, err := Evaluate(dirs[0], 0)
+	ev, err := Evaluate(dirs[0], 0, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(ev.MetaTest, a.MetaTest) || !reflect.DeepEqual(ev.MetaTrain, a.MetaTrain) {
 		t.Errorf("eval -run gave meta-test mean %v, result.json %v", ev.MetaTest.Mean, a.MetaTest.Mean)
 	}
-	if _, err := os.Stat(filepath.Join(dirs[0], EvalFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(dirs[0], rundir.EvalFile)); err != nil {
 		t.Error(err)
 	}
 
 	c := tinyConfig()
 	c.Seed = 2
 	other := filepath.Join(t.TempDir(), "c")
-	if _, err := Train(c, other, nil); err != nil {
+	if _, err := Train(c, other, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if r := readResult(t, filepath.Join(other, ResultFile)); r.MetaTest.Mean == a.MetaTest.Mean {
+	if r := readResult(t, filepath.Join(other, rundir.ResultFile)); r.MetaTest.Mean == a.MetaTest.Mean {
 		t.Error("a different seed gave the same meta-test mean")
 	}
 }
 
 func TestTrainRefusesExistingRunDir(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	keep := filepath.Join(dir, "notes.txt")
 	if err := os.WriteFile(keep, []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Train(tinyConfig(), dir, nil); !errors.Is(err, ErrRunExists) {
-		t.Fatalf("Train into a non-empty directory: %v, want ErrRunExists", err)
+	if _, err := Train(tinyConfig(), dir, Options{}); !errors.Is(err, rundir.ErrExists) {
+		t.Fatalf("Train into a non-empty directory: %v, want rundir.ErrExists", err)
 	}
 	if b, _ := os.ReadFile(keep); string(b) != "mine" {
 		t.Error("an existing file was changed")
@@ -116,16 +119,17 @@ func TestTrainRefusesExistingRunDir(t *testing.T) {
 // TestTrainStopsOnNonFinite drives a run to divergence: it must stop with
 // ErrNonFinite, keep the last checkpoint and write no result.
 func TestTrainStopsOnNonFinite(t *testing.T) {
+	t.Parallel()
 	c := tinyConfig()
 	c.Meta.Optimizer = "sgd"
 	c.Meta.LR = 1e8
 	c.Meta.Iterations = 200
 	dir := filepath.Join(t.TempDir(), "run")
-	_, err := Train(c, dir, nil)
+	_, err := Train(c, dir, Options{})
 	if !errors.Is(err, metalearn.ErrNonFinite) {
 		t.Fatalf("diverging run returned %v, want ErrNonFinite", err)
 	}
-	raw, err := os.ReadFile(filepath.Join(dir, CheckpointFile))
+	raw, err := os.ReadFile(filepath.Join(dir, rundir.CheckpointFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,10 +142,10 @@ func TestTrainStopsOnNonFinite(t *testing.T) {
 	if len(ck.State.W) == 0 {
 		t.Error("checkpoint has no parameters")
 	}
-	if _, err := os.Stat(filepath.Join(dir, ResultFile)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(dir, rundir.ResultFile)); !errors.Is(err, os.ErrNotExist) {
 		t.Error("a diverged run wrote result.json")
 	}
-	if m, _ := os.ReadFile(filepath.Join(dir, MetricsFile)); !strings.HasPrefix(string(m), "iteration,") {
+	if m, _ := os.ReadFile(filepath.Join(dir, rundir.MetricsFile)); !strings.HasPrefix(string(m), "iteration,") {
 		t.Error("metrics.csv missing after divergence")
 	}
 }
@@ -156,10 +160,10 @@ func unfinish(t *testing.T, c configs.Config, dir string, iterations int) config
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, ConfigFile), yml, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, rundir.ConfigFile), yml, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Remove(filepath.Join(dir, ResultFile)); err != nil {
+	if err := os.Remove(filepath.Join(dir, rundir.ResultFile)); err != nil {
 		t.Fatal(err)
 	}
 	return c
@@ -169,27 +173,28 @@ func unfinish(t *testing.T, c configs.Config, dir string, iterations int) config
 // iteration 20 (by copying the directory then) and resumes it: the result
 // must equal the uninterrupted run's, but for timing.
 func TestResumeMatchesUninterruptedRun(t *testing.T) {
+	t.Parallel()
 	c := tinyConfig()
 	c.Meta.Iterations = 20
 	partial := filepath.Join(t.TempDir(), "partial")
-	if _, err := Train(c, partial, nil); err != nil {
+	if _, err := Train(c, partial, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	c = unfinish(t, c, partial, 30)
 	// A metrics row past the checkpoint, as a crash between writes would leave.
-	m, _ := os.ReadFile(filepath.Join(partial, MetricsFile))
-	os.WriteFile(filepath.Join(partial, MetricsFile), append(m, []byte("25,1,1,1,1,1,1,1,1,1\n")...), 0o644)
+	m, _ := os.ReadFile(filepath.Join(partial, rundir.MetricsFile))
+	os.WriteFile(filepath.Join(partial, rundir.MetricsFile), append(m, []byte("25,1,1,1,1,1,1,1,1,1\n")...), 0o644)
 
-	resumed, err := Resume(partial, nil)
+	resumed, err := Resume(partial, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, err := Train(c, filepath.Join(t.TempDir(), "full"), nil)
+	full, err := Train(c, filepath.Join(t.TempDir(), "full"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	sameResult(t, "resumed run", resumed, full)
-	m, _ = os.ReadFile(filepath.Join(partial, MetricsFile))
+	m, _ = os.ReadFile(filepath.Join(partial, rundir.MetricsFile))
 	if rows := strings.Count(string(m), "\n"); rows != 1+4 || strings.Contains(string(m), "\n25,") {
 		t.Errorf("resumed metrics.csv:\n%s\nwant rows for iterations 0, 10, 20, 30", m)
 	}

@@ -7,12 +7,14 @@ import (
 	"testing"
 
 	"github.com/trmaml/trmaml/metalearn"
+	"github.com/trmaml/trmaml/rundir"
 )
 
 // TestCosineScheduleRunResumes: a run with the cosine schedule differs
 // from a constant-rate run, checkpoints Adam with its base rate, and resumed
 // from an earlier checkpoint finishes exactly as without the interruption.
 func TestCosineScheduleRunResumes(t *testing.T) {
+	t.Parallel()
 	c := tinyConfig()
 	c.Meta.Schedule, c.Meta.LRMin = "cosine", 1e-5
 	root := t.TempDir()
@@ -27,11 +29,11 @@ func TestCosineScheduleRunResumes(t *testing.T) {
 		if !evaluation || copied {
 			return
 		}
-		if raw, err := os.ReadFile(filepath.Join(full, CheckpointFile)); err == nil && checkpointIteration(raw) == 20 {
+		if raw, err := os.ReadFile(filepath.Join(full, rundir.CheckpointFile)); err == nil && checkpointIteration(raw) == 20 {
 			copied, copyErr = true, copyRunFiles(full, partial)
 		}
 	})
-	res, err := Train(c, full, p)
+	res, err := Train(c, full, Options{Progress: p})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,8 +41,8 @@ func TestCosineScheduleRunResumes(t *testing.T) {
 		t.Fatalf("no copy of the run at its iteration-20 checkpoint (%v)", copyErr)
 	}
 
-	var ck checkpoint
-	raw, _ := os.ReadFile(filepath.Join(full, CheckpointFile))
+	var ck rundir.Checkpoint
+	raw, _ := os.ReadFile(filepath.Join(full, rundir.CheckpointFile))
 	if err := json.Unmarshal(raw, &ck); err != nil {
 		t.Fatal(err)
 	}
@@ -52,14 +54,14 @@ func TestCosineScheduleRunResumes(t *testing.T) {
 		t.Errorf("checkpointed Adam: rate %v after %d steps, want the base rate %v after 30", adam.LR, adam.T, c.Meta.LR)
 	}
 
-	resumed, err := Resume(partial, nil)
+	resumed, err := Resume(partial, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	sameResult(t, "resumed cosine run", resumed, res)
 
 	c.Meta.Schedule = "constant"
-	constant, err := Train(c, filepath.Join(root, "constant"), nil)
+	constant, err := Train(c, filepath.Join(root, "constant"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +71,7 @@ func TestCosineScheduleRunResumes(t *testing.T) {
 }
 
 func checkpointIteration(raw []byte) int {
-	var ck checkpoint
+	var ck rundir.Checkpoint
 	if err := json.Unmarshal(raw, &ck); err != nil {
 		return -1
 	}
@@ -81,7 +83,7 @@ func copyRunFiles(src, dst string) error {
 	if err := os.MkdirAll(dst, 0o755); err != nil {
 		return err
 	}
-	for _, f := range []string{ConfigFile, MetricsFile, PFile, CheckpointFile} {
+	for _, f := range []string{rundir.ConfigFile, rundir.MetricsFile, rundir.PFile, rundir.CheckpointFile} {
 		raw, err := os.ReadFile(filepath.Join(src, f))
 		if err != nil {
 			return err

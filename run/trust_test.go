@@ -13,13 +13,14 @@ import (
 
 	"github.com/trmaml/trmaml/internal/dirlock"
 	"github.com/trmaml/trmaml/metalearn"
+	"github.com/trmaml/trmaml/rundir"
 )
 
 // sameResult compares two results but for timing.
-func sameResult(t *testing.T, what string, got, want *Result) {
+func sameResult(t *testing.T, what string, got, want *rundir.Result) {
 	t.Helper()
 	g, w := *got, *want
-	g.Timing, w.Timing = Timing{}, Timing{}
+	g.Timing, w.Timing = rundir.Timing{}, rundir.Timing{}
 	if !reflect.DeepEqual(g, w) {
 		t.Errorf("%s: meta-test mean %v worst %v, uninterrupted %v %v", what, g.MetaTest.Mean, g.MetaTest.Worst, w.MetaTest.Mean, w.MetaTest.Worst)
 	}
@@ -31,23 +32,24 @@ func sameResult(t *testing.T, what string, got, want *Result) {
 // the uninterrupted run's result; the interrupted write's temporary file is
 // removed.
 func TestResumeBeforeFirstCheckpoint(t *testing.T) {
+	t.Parallel()
 	c := tinyConfig()
-	full, err := Train(c, filepath.Join(t.TempDir(), "full"), nil)
+	full, err := Train(c, filepath.Join(t.TempDir(), "full"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "killed")
 	os.MkdirAll(dir, 0o755)
 	yml, _ := c.Marshal()
-	os.WriteFile(filepath.Join(dir, ConfigFile), yml, 0o644)
-	os.WriteFile(filepath.Join(dir, MetricsFile), []byte(metricsHeader+"0,1,,,1,1,1,1,1,1\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, rundir.ConfigFile), yml, 0o644)
+	os.WriteFile(filepath.Join(dir, rundir.MetricsFile), []byte(rundir.MetricsHeader+"0,1,,,1,1,1,1,1,1\n"), 0o644)
 	stray := filepath.Join(dir, ".checkpoint.json.tmp123456")
 	os.WriteFile(stray, []byte(`{"state":{"Itera`), 0o644)
 
-	if _, err := Train(c, dir, nil); !errors.Is(err, ErrRunExists) || !strings.Contains(err.Error(), "trmaml resume -run") {
+	if _, err := Train(c, dir, Options{}); !errors.Is(err, rundir.ErrExists) || !strings.Contains(err.Error(), "trmaml resume -run") {
 		t.Errorf("train into the killed run: %v, want a refusal pointing to resume", err)
 	}
-	res, err := Resume(dir, nil)
+	res, err := Resume(dir, Options{})
 	if err != nil {
 		t.Fatalf("resume of a run killed before its first checkpoint: %v", err)
 	}
@@ -63,11 +65,12 @@ func TestResumeBeforeFirstCheckpoint(t *testing.T) {
 // the uninterrupted run's. scripts/killtest.sh does the same at random
 // moments, many times.
 func TestKillAndResume(t *testing.T) {
+	t.Parallel()
 	if dir := os.Getenv("TRMAML_TRAIN_INTO"); dir != "" {
 		c := tinyConfig()
 		c.Meta.Iterations = 300
 		c.Eval.Every = 100
-		if _, err := Train(c, dir, nil); err != nil {
+		if _, err := Train(c, dir, Options{}); err != nil {
 			os.Exit(3)
 		}
 		os.Exit(0)
@@ -78,11 +81,11 @@ func TestKillAndResume(t *testing.T) {
 	c := tinyConfig()
 	c.Meta.Iterations = 300
 	c.Eval.Every = 100
-	full, err := Train(c, filepath.Join(t.TempDir(), "full"), nil)
+	full, err := Train(c, filepath.Join(t.TempDir(), "full"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, when := range []string{ConfigFile, CheckpointFile} {
+	for _, when := range []string{rundir.ConfigFile, rundir.CheckpointFile} {
 		dir := filepath.Join(t.TempDir(), "run")
 		cmd := exec.Command(os.Args[0], "-test.run", "^TestKillAndResume$")
 		cmd.Env = append(os.Environ(), "TRMAML_TRAIN_INTO="+dir)
@@ -98,10 +101,10 @@ func TestKillAndResume(t *testing.T) {
 		}
 		cmd.Process.Kill()
 		cmd.Wait()
-		if _, err := os.Stat(filepath.Join(dir, ResultFile)); err == nil {
+		if _, err := os.Stat(filepath.Join(dir, rundir.ResultFile)); err == nil {
 			t.Logf("kill after %s came too late: the run had finished", when)
 		}
-		res, err := Resume(dir, nil)
+		res, err := Resume(dir, Options{})
 		if err != nil {
 			t.Fatalf("killed after %s: resume: %v", when, err)
 		}
@@ -112,26 +115,27 @@ func TestKillAndResume(t *testing.T) {
 // TestSecondWriterRefused: while one process holds a run directory, train,
 // resume and eval of it are refused with a message naming the holder.
 func TestSecondWriterRefused(t *testing.T) {
+	t.Parallel()
 	c := tinyConfig()
 	dir := filepath.Join(t.TempDir(), "run")
-	if _, err := Train(c, dir, nil); err != nil {
+	if _, err := Train(c, dir, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	before, _ := os.ReadFile(filepath.Join(dir, ResultFile))
+	before, _ := os.ReadFile(filepath.Join(dir, rundir.ResultFile))
 	lock, err := dirlock.Acquire(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer lock.Release()
 	for name, f := range map[string]func() error{
-		"resume": func() error { _, err := Resume(dir, nil); return err },
-		"eval":   func() error { _, err := Evaluate(dir, 0); return err },
+		"resume": func() error { _, err := Resume(dir, Options{}); return err },
+		"eval":   func() error { _, err := Evaluate(dir, 0, Options{}); return err },
 	} {
 		if err := f(); !errors.Is(err, dirlock.ErrHeld) || !strings.Contains(err.Error(), "pid ") {
 			t.Errorf("%s while another process holds the directory: %v", name, err)
 		}
 	}
-	if after, _ := os.ReadFile(filepath.Join(dir, ResultFile)); string(after) != string(before) {
+	if after, _ := os.ReadFile(filepath.Join(dir, rundir.ResultFile)); string(after) != string(before) {
 		t.Error("a refused writer changed result.json")
 	}
 	fresh := filepath.Join(t.TempDir(), "fresh")
@@ -141,7 +145,7 @@ func TestSecondWriterRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l2.Release()
-	if _, err := Train(c, fresh, nil); !errors.Is(err, dirlock.ErrHeld) {
+	if _, err := Train(c, fresh, Options{}); !errors.Is(err, dirlock.ErrHeld) {
 		t.Errorf("train into an empty directory another process holds: %v", err)
 	}
 }
@@ -153,14 +157,14 @@ func unfinished(t *testing.T) string {
 	c := tinyConfig()
 	c.Meta.Iterations = 20
 	dir := filepath.Join(t.TempDir(), "run")
-	if _, err := Train(c, dir, nil); err != nil {
+	if _, err := Train(c, dir, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	c.Meta.Iterations = 30
 	yml, _ := c.Marshal()
-	os.WriteFile(filepath.Join(dir, ConfigFile), yml, 0o644)
-	os.Remove(filepath.Join(dir, ResultFile))
-	os.Remove(filepath.Join(dir, ModelFile))
+	os.WriteFile(filepath.Join(dir, rundir.ConfigFile), yml, 0o644)
+	os.Remove(filepath.Join(dir, rundir.ResultFile))
+	os.Remove(filepath.Join(dir, rundir.ModelFile))
 	return dir
 }
 
@@ -168,7 +172,7 @@ func unfinished(t *testing.T) string {
 // with a valid hash, as a bug writing inconsistent state would.
 func rehash(t *testing.T, dir string, edit func(map[string]any)) {
 	t.Helper()
-	path := filepath.Join(dir, CheckpointFile)
+	path := filepath.Join(dir, rundir.CheckpointFile)
 	raw, _ := os.ReadFile(path)
 	var m map[string]any
 	if err := json.Unmarshal(raw, &m); err != nil {
@@ -177,13 +181,15 @@ func rehash(t *testing.T, dir string, edit func(map[string]any)) {
 	edit(m)
 	delete(m, "sha256")
 	b, _ := json.Marshal(m)
-	var ck checkpoint
+	var ck rundir.Checkpoint
 	json.Unmarshal(b, &ck) // drops unknown fields, which stay in the file
-	h, err := ck.contentHash()
+	enc, err := rundir.EncodeCheckpoint(ck)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m["sha256"] = h
+	var hashed rundir.Checkpoint
+	json.Unmarshal(enc, &hashed)
+	m["sha256"] = hashed.SHA256
 	b, _ = json.Marshal(m)
 	os.WriteFile(path, b, 0o644)
 }
@@ -196,13 +202,13 @@ var damagedStateCases = []struct {
 	damage     func(t *testing.T, dir string)
 }{
 	{"changed weight", "checkpoint.json: sha256: does not match the content", func(t *testing.T, dir string) {
-		p := filepath.Join(dir, CheckpointFile)
+		p := filepath.Join(dir, rundir.CheckpointFile)
 		raw, _ := os.ReadFile(p)
 		i := strings.Index(string(raw), `"W":[`) + 5
 		os.WriteFile(p, []byte(string(raw[:i])+"1"+string(raw[i:])), 0o644)
 	}},
 	{"emptied hash", "checkpoint.json: sha256: does not match the content", func(t *testing.T, dir string) {
-		p := filepath.Join(dir, CheckpointFile)
+		p := filepath.Join(dir, rundir.CheckpointFile)
 		raw, _ := os.ReadFile(p)
 		var m map[string]any
 		json.Unmarshal(raw, &m)
@@ -211,7 +217,7 @@ var damagedStateCases = []struct {
 		os.WriteFile(p, b, 0o644)
 	}},
 	{"truncated", "checkpoint.json: unexpected EOF", func(t *testing.T, dir string) {
-		p := filepath.Join(dir, CheckpointFile)
+		p := filepath.Join(dir, rundir.CheckpointFile)
 		raw, _ := os.ReadFile(p)
 		os.WriteFile(p, raw[:len(raw)/2], 0o644)
 	}},
@@ -249,7 +255,7 @@ var damagedStateCases = []struct {
 		c.Meta.Iterations = 30
 		c.Algorithm, c.Settings("cvar").(*metalearn.CVaR).Level = "cvar", 0.5
 		yml, _ := c.Marshal()
-		os.WriteFile(filepath.Join(dir, ConfigFile), yml, 0o644)
+		os.WriteFile(filepath.Join(dir, rundir.ConfigFile), yml, 0o644)
 		rehash(t, dir, func(m map[string]any) {
 			p := m["state"].(map[string]any)["P"].([]any)
 			for i := range p {
@@ -263,7 +269,7 @@ var damagedStateCases = []struct {
 		c.Meta.Iterations = 30
 		c.Algorithm = "maml"
 		yml, _ := c.Marshal()
-		os.WriteFile(filepath.Join(dir, ConfigFile), yml, 0o644)
+		os.WriteFile(filepath.Join(dir, rundir.ConfigFile), yml, 0o644)
 	}},
 	{"short w", "checkpoint.json: state.W: 3 parameters, the model of config.yaml has 25", func(t *testing.T, dir string) {
 		rehash(t, dir, func(m map[string]any) { m["state"].(map[string]any)["W"] = []any{1, 2, 3} })
@@ -279,30 +285,30 @@ var damagedStateCases = []struct {
 		c.Meta.Iterations = 30
 		c.Model.Hidden = []int{4, 2}
 		yml, _ := c.Marshal()
-		os.WriteFile(filepath.Join(dir, ConfigFile), yml, 0o644)
+		os.WriteFile(filepath.Join(dir, rundir.ConfigFile), yml, 0o644)
 	}},
 	{"garbage metrics row", "metrics.csv:3: 2 fields, want 10", func(t *testing.T, dir string) {
-		p := filepath.Join(dir, MetricsFile)
+		p := filepath.Join(dir, rundir.MetricsFile)
 		raw, _ := os.ReadFile(p)
 		lines := strings.SplitAfter(string(raw), "\n")
 		lines[2] = "10,x\n"
 		os.WriteFile(p, []byte(strings.Join(lines, "")), 0o644)
 	}},
 	{"NaN metrics value", "metrics.csv:2: \"NaN\" is not a finite number", func(t *testing.T, dir string) {
-		p := filepath.Join(dir, MetricsFile)
+		p := filepath.Join(dir, rundir.MetricsFile)
 		raw, _ := os.ReadFile(p)
 		lines := strings.SplitAfter(string(raw), "\n")
 		lines[1] = "0,1,,,NaN,1,1,1,1,1\n"
 		os.WriteFile(p, []byte(strings.Join(lines, "")), 0o644)
 	}},
 	{"metrics cut before the checkpoint", "metrics.csv:4: no row for iteration 20", func(t *testing.T, dir string) {
-		p := filepath.Join(dir, MetricsFile)
+		p := filepath.Join(dir, rundir.MetricsFile)
 		raw, _ := os.ReadFile(p)
 		lines := strings.SplitAfter(string(raw), "\n")
 		os.WriteFile(p, []byte(strings.Join(lines[:3], "")), 0o644)
 	}},
 	{"p.csv header of another task set", "p.csv:1: the header is not the run's", func(t *testing.T, dir string) {
-		p := filepath.Join(dir, PFile)
+		p := filepath.Join(dir, rundir.PFile)
 		raw, _ := os.ReadFile(p)
 		os.WriteFile(p, []byte(strings.Replace(string(raw), "iteration,", "iteration,extra,", 1)), 0o644)
 	}},
@@ -312,20 +318,21 @@ var damagedStateCases = []struct {
 // refused with the file and the field, and nothing is written; an undamaged
 // copy resumes.
 func TestResumeRefusesDamagedState(t *testing.T) {
+	t.Parallel()
 	for _, c := range damagedStateCases {
 		dir := unfinished(t)
 		c.damage(t, dir)
-		before, _ := os.ReadFile(filepath.Join(dir, CheckpointFile))
-		_, err := Resume(dir, nil)
+		before, _ := os.ReadFile(filepath.Join(dir, rundir.CheckpointFile))
+		_, err := Resume(dir, Options{})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: resume error\n%v\nwant it to contain\n%s", c.name, err, c.want)
 		}
-		if after, _ := os.ReadFile(filepath.Join(dir, CheckpointFile)); string(after) != string(before) {
+		if after, _ := os.ReadFile(filepath.Join(dir, rundir.CheckpointFile)); string(after) != string(before) {
 			t.Errorf("%s: a refused resume changed the checkpoint", c.name)
 		}
 	}
 	t.Logf("%d damaged-state cases refused", len(damagedStateCases))
-	if _, err := Resume(unfinished(t), nil); err != nil {
+	if _, err := Resume(unfinished(t), Options{}); err != nil {
 		t.Errorf("undamaged: %v", err)
 	}
 }
@@ -335,15 +342,16 @@ func TestResumeRefusesDamagedState(t *testing.T) {
 // writing an infinite checkpoint), and eval evaluates the last good
 // checkpoint.
 func TestDivergedRunStopsAndEvaluates(t *testing.T) {
+	t.Parallel()
 	c := tinyConfig()
 	c.Meta.LR = 1e300
 	c.Meta.Iterations = 200
 	dir := filepath.Join(t.TempDir(), "run")
-	_, err := Train(c, dir, nil)
+	_, err := Train(c, dir, Options{})
 	if !errors.Is(err, metalearn.ErrNonFinite) && !errors.Is(err, metalearn.ErrNonFiniteState) || !strings.Contains(err.Error(), "at iteration ") {
 		t.Fatalf("diverging Adam run: %v, want a non-finite error naming the iteration", err)
 	}
-	res, err := Evaluate(dir, 0)
+	res, err := Evaluate(dir, 0, Options{})
 	if err != nil {
 		t.Fatalf("eval of the stopped run: %v", err)
 	}
@@ -360,7 +368,7 @@ func FuzzDecodeCheckpoint(f *testing.F) {
 	c.Meta.Iterations = 10
 	c.Model.Hidden = []int{2}
 	c.Eval.Batch = 10
-	s, err := Build(c)
+	s, err := Build(c, Options{})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -380,14 +388,14 @@ func FuzzDecodeCheckpoint(f *testing.F) {
 		f.Fatal(err)
 	}
 	opt, _ := json.Marshal(ss.opt)
-	valid, err := encodeCheckpoint(checkpoint{State: snap, Optimizer: opt})
+	valid, err := rundir.EncodeCheckpoint(rundir.Checkpoint{State: snap, Optimizer: opt})
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Add(valid)
 	f.Add([]byte(`{"state":{},"optimizer":null,"sha256":"x"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		ck, err := decodeCheckpoint("f.json", data)
+		ck, err := rundir.DecodeCheckpoint("f.json", data)
 		if err != nil || len(ck.State.W) != s.Objective.NumParams() {
 			return
 		}

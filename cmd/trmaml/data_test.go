@@ -30,6 +30,7 @@ func sharedDataRoot(t *testing.T) string {
 }
 
 func TestDataOmniglotInfoAndVerify(t *testing.T) {
+	t.Parallel()
 	root := sharedDataRoot(t)
 	var out, errOut bytes.Buffer
 	if err := dispatch([]string{"data", "omniglot", "-dir", root, "-info"}, &out, &errOut); err != nil {
@@ -56,6 +57,7 @@ func TestDataOmniglotInfoAndVerify(t *testing.T) {
 }
 
 func TestDataOmniglotDownload(t *testing.T) {
+	t.Parallel()
 	shared := filepath.Join(sharedDataRoot(t), "omniglot")
 	srv := httptest.NewServer(http.StripPrefix("/python/", http.FileServer(http.Dir(shared))))
 	defer srv.Close()

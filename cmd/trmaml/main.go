@@ -31,6 +31,7 @@ import (
 	"github.com/trmaml/trmaml/internal/dirlock"
 	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/run"
+	"github.com/trmaml/trmaml/rundir"
 )
 
 func main() {
@@ -106,7 +107,7 @@ func train(args []string, stdout, stderr io.Writer) error {
 	path := fs.String("config", "", "experiment YAML file (default: the built-in sine_quick)")
 	seed := fs.Uint64("seed", 0, "random seed, overriding the config's")
 	out := fs.String("out", "", "new run directory (default: runs/NAME-seedN, or runs/NAME-seedN-2, ... if taken)")
-	dataFlag(fs)
+	opts := dataFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -133,16 +134,17 @@ func train(args []string, stdout, stderr io.Writer) error {
 		dir = freshDir(filepath.Join("runs", fmt.Sprintf("%s-seed%d", cfg.Name, cfg.Seed)))
 	}
 	fmt.Fprintf(stdout, "training %s (%s, %s order, seed %d) into %s\n", cfg.Name, cfg.Algorithm, cfg.Order, cfg.Seed, dir)
-	res, err := run.Train(cfg, dir, run.NewProgress(stderr, isTerminal(stderr)))
+	opts.Progress = run.NewProgress(stderr, isTerminal(stderr))
+	res, err := run.Train(cfg, dir, *opts)
 	var cerr *run.ConfigError
 	if errors.As(err, &cerr) && *path != "" {
-		return configErrorAt(*path, cerr)
+		return configErrorAt(*path, cerr, opts.DataRoot)
 	}
 	if err != nil {
 		return err
 	}
 	printResult(stdout, res)
-	fmt.Fprintf(stdout, "%.3f ms per iteration; results in %s\n", res.Timing.MsPerIteration, filepath.Join(dir, run.ResultFile))
+	fmt.Fprintf(stdout, "%.3f ms per iteration; results in %s\n", res.Timing.MsPerIteration, filepath.Join(dir, rundir.ResultFile))
 	return nil
 }
 
@@ -150,14 +152,15 @@ func resume(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("resume", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dir := fs.String("run", "", "unfinished run directory")
-	dataFlag(fs)
+	opts := dataFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *dir == "" || fs.NArg() > 0 {
 		return errors.New("resume: give exactly -run DIR")
 	}
-	res, err := run.Resume(*dir, run.NewProgress(stderr, isTerminal(stderr)))
+	opts.Progress = run.NewProgress(stderr, isTerminal(stderr))
+	res, err := run.Resume(*dir, *opts)
 	if err != nil {
 		return err
 	}
@@ -172,19 +175,19 @@ func evaluate(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 0, "evaluation seed (default: the run's own, reproducing result.json)")
 	var sets setFlags
 	fs.Var(&sets, "set", "evaluate under a changed `FIELD=VALUE` (repeatable): eval.* fields, task.omniglot.resize, task.omniglot.rotate_eval; written to evaluation-CHANGES.json")
-	dataFlag(fs)
+	opts := dataFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *dir == "" || fs.NArg() > 0 {
 		return errors.New("eval: give exactly -run DIR")
 	}
-	res, err := run.Evaluate(*dir, *seed, sets...)
+	res, err := run.Evaluate(*dir, *seed, *opts, sets...)
 	if err != nil {
 		return err
 	}
 	printResult(stdout, res)
-	fmt.Fprintf(stdout, "written to %s\n", filepath.Join(*dir, run.EvalFileFor(sets)))
+	fmt.Fprintf(stdout, "written to %s\n", filepath.Join(*dir, rundir.EvalFileFor(sets)))
 	return nil
 }
 
@@ -194,7 +197,7 @@ func experimentCmd(args []string, stdout, stderr io.Writer) error {
 	path := fs.String("config", "", "experiment YAML file (see configs/experiments/)")
 	out := fs.String("out", "", "experiment directory (re-running resumes it)")
 	jobs := fs.Int("jobs", runtime.NumCPU(), "runs trained at once")
-	dataFlag(fs)
+	opts := dataFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -204,13 +207,14 @@ func experimentCmd(args []string, stdout, stderr io.Writer) error {
 	if *jobs < 1 {
 		return fmt.Errorf("experiment: -jobs must be >= 1, got %d", *jobs)
 	}
-	spec, cfgs, err := experiment.Load(*path)
+	opts.Datasets = new(run.Datasets) // the grid check and the runs load the data once
+	spec, cfgs, err := experiment.Load(*path, *opts)
 	if err != nil {
 		return err
 	}
 	grid := experiment.Jobs(spec, cfgs, *out)
 	fmt.Fprintf(stdout, "experiment %s: %d runs, %d at a time, in %s\n", *path, len(grid), *jobs, *out)
-	runErr := experiment.Run(*out, grid, *jobs, stderr, isTerminal(stderr))
+	runErr := experiment.Run(*out, grid, *jobs, stderr, isTerminal(stderr), *opts)
 	if errors.Is(runErr, dirlock.ErrHeld) || errors.Is(runErr, experiment.ErrForeign) {
 		return runErr
 	}
@@ -226,14 +230,14 @@ func experimentCmd(args []string, stdout, stderr io.Writer) error {
 	return errors.Join(runErr, plotCmd(report, stdout, stderr))
 }
 
-func printResult(w io.Writer, r *run.Result) {
+func printResult(w io.Writer, r *rundir.Result) {
 	m, err := metalearn.MetricNamed(r.Metric)
 	if err != nil {
 		m = metalearn.MSE
 	}
 	rows := []struct {
 		name string
-		s    run.Stats
+		s    rundir.Stats
 	}{{"meta-train", r.MetaTrain}, {"meta-test", r.MetaTest}}
 	if m == metalearn.MSE {
 		fmt.Fprintf(w, "%-10s %9s %9s %9s  %s\n", "task set", "mean", "worst", "std", "worst task")
@@ -250,24 +254,26 @@ func printResult(w io.Writer, r *run.Result) {
 	}
 }
 
-// dataFlag adds -data, the Omniglot data root of the command's runs.
-func dataFlag(fs *flag.FlagSet) {
-	run.DataRoot = ""
+// dataFlag adds -data, the Omniglot data root of the command's runs, to the
+// options it returns.
+func dataFlag(fs *flag.FlagSet) *run.Options {
+	opts := new(run.Options)
 	fs.Func("data", "Omniglot data root holding omniglot/ (overrides the config's data.root and $TRMAML_DATA; not written into config.yaml)", func(v string) error {
 		if v == "" {
 			return errors.New("must not be empty")
 		}
-		run.DataRoot = v
+		opts.DataRoot = v
 		return nil
 	})
+	return opts
 }
 
 // configErrorAt places a config error of the file at path at the line of
 // its field, when the file states it and it was used: a data root given by
-// -data is not the file's data.root.
-func configErrorAt(path string, cerr *run.ConfigError) error {
+// -data (dataRoot) is not the file's data.root.
+func configErrorAt(path string, cerr *run.ConfigError, dataRoot string) error {
 	data, err := os.ReadFile(path)
-	if err != nil || (cerr.Field == "data.root" && run.DataRoot != "") {
+	if err != nil || (cerr.Field == "data.root" && dataRoot != "") {
 		return fmt.Errorf("%s: %w", path, cerr)
 	}
 	c := configs.Defaults()

@@ -9,13 +9,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/trmaml/trmaml/run"
+	"github.com/trmaml/trmaml/rundir"
 )
 
 // TestQuickRunEndToEnd runs the README's first command (the built-in quick
 // sine experiment) and checks what it writes, including that TR-MAML's
 // adversary moved weight onto the five hard tasks.
 func TestQuickRunEndToEnd(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the 20,000-iteration quick experiment")
 	}
@@ -24,16 +25,16 @@ func TestQuickRunEndToEnd(t *testing.T) {
 	if err := dispatch([]string{"train", "-out", dir}, &out, &errOut); err != nil {
 		t.Fatalf("train: %v\n%s", err, errOut.String())
 	}
-	for _, f := range []string{run.ConfigFile, run.MetricsFile, run.PFile, run.CheckpointFile, run.ModelFile, run.ResultFile} {
+	for _, f := range rundir.StateFiles() {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Error(err)
 		}
 	}
-	raw, err := os.ReadFile(filepath.Join(dir, run.ResultFile))
+	raw, err := os.ReadFile(filepath.Join(dir, rundir.ResultFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res run.Result
+	var res rundir.Result
 	if err := json.Unmarshal(raw, &res); err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +53,7 @@ func TestQuickRunEndToEnd(t *testing.T) {
 	if !(res.MetaTest.Worst >= res.MetaTest.Mean && res.MetaTest.Std > 0) {
 		t.Errorf("implausible statistics %+v", res.MetaTest)
 	}
-	if rows := strings.Count(mustRead(t, filepath.Join(dir, run.MetricsFile)), "\n"); rows != 1+11 {
+	if rows := strings.Count(mustRead(t, filepath.Join(dir, rundir.MetricsFile)), "\n"); rows != 1+11 {
 		t.Errorf("metrics.csv has %d lines, want a header and 11 evaluations", rows)
 	}
 	if !strings.Contains(out.String(), "meta-test") {
@@ -80,6 +81,7 @@ func mustRead(t *testing.T, path string) string {
 // TestBadInputRefused: bad configs and flags are refused with a message
 // naming file, line and field, before any run directory is created.
 func TestBadInputRefused(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	cfg := filepath.Join(tmp, "bad.yaml")
 	if err := os.WriteFile(cfg, []byte("name: bad\ninner:\n  alpha: -1\n"), 0o644); err != nil {
@@ -122,6 +124,7 @@ func TestBadInputRefused(t *testing.T) {
 // orders x 2 seeds) through the CLI and checks the experiment directory gets
 // every run, the table and the figures; a second invocation only resumes.
 func TestExperimentWritesTableAndFigures(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	base := "name: tiny\nmodel: {hidden: [8]}\nmeta: {iterations: 20, batch: 10}\n" +
 		"eval: {every: 10, instances: 490, train_instances: 100, batch: 245, query: 5}\n"
@@ -153,6 +156,7 @@ func TestExperimentWritesTableAndFigures(t *testing.T) {
 
 // TestHelpExitsZero: -h of every command, like trmaml -h, is not an error.
 func TestHelpExitsZero(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"-h"}, {"help"}, {"train", "-h"}, {"resume", "-h"}, {"eval", "-help"}, {"experiment", "-h"}, {"report", "-h"}, {"plot", "-h"}, {"compare", "-h"}, {"data", "-h"}, {"data", "omniglot", "-h"}} {
 		var out, errOut bytes.Buffer
 		if code := exitCode(dispatch(args, &out, &errOut)); code != 0 {

@@ -12,6 +12,7 @@ import (
 // root without the data is refused, before a run directory is made, with
 // the config file, the line of data.root and the command that fetches it.
 func TestOmniglotDataFlag(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "omni.yaml")
 	yaml := "name: omni\ntask:\n  family: omniglot\n  support: 1\n  query: 5\nmodel:\n  cnn: {filters: 4}\n  dtype: float32\n" +

@@ -27,6 +27,7 @@ var t95 = map[int]float64{2: 12.7062047362, 3: 4.30265272975, 4: 3.18244630528, 
 // differ), and on the report directory in $TRMAML_CHECK_REPORT when set
 // (e.g. scripts/omniglot_figures.sh's output for a real grid).
 func TestReportRecomputed(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	odd := resultstest.NewAccuracy("ot", "trmaml", "second", 2, 1, 0.7)
 	odd.Result.MetaTrain = resultstest.AccuracyStats([]float64{0.6, 0.95, 0.9, 0.85, 0.8},

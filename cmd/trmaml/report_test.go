@@ -39,6 +39,7 @@ func paperLikeRuns(t *testing.T) string {
 }
 
 func TestParseRunArgs(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		dirs []string
@@ -61,6 +62,7 @@ func TestParseRunArgs(t *testing.T) {
 }
 
 func TestReportCmd(t *testing.T) {
+	t.Parallel()
 	root := paperLikeRuns(t)
 	unfinished := filepath.Join(root, "crashed-seed1")
 	writeSynthetic(t, root, resultstest.New("crashed", "maml", "second", 1, 5, 1))
@@ -116,6 +118,7 @@ func TestReportCmd(t *testing.T) {
 }
 
 func TestPlotCmd(t *testing.T) {
+	t.Parallel()
 	root := paperLikeRuns(t)
 	out := filepath.Join(t.TempDir(), "figs")
 	var stdout, stderr bytes.Buffer
@@ -151,6 +154,7 @@ func TestPlotCmd(t *testing.T) {
 }
 
 func TestCompareCmd(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	writeSynthetic(t, root, resultstest.New("m", "maml", "second", 1, 5, 1), resultstest.New("tr", "trmaml", "first", 2, 5, 2))
 	var stdout, stderr bytes.Buffer
@@ -183,6 +187,7 @@ func TestCompareCmd(t *testing.T) {
 }
 
 func TestCompareAccuracyRuns(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	writeSynthetic(t, root, resultstest.NewAccuracy("m", "maml", "second", 1, 1, 1), resultstest.NewAccuracy("tr", "trmaml", "second", 1, 1, 0.5),
 		resultstest.New("sine", "maml", "second", 1, 5, 1))
@@ -207,6 +212,7 @@ func TestCompareAccuracyRuns(t *testing.T) {
 // TestReportAccuracyRuns: classification runs get the paper's Table 2
 // layout; beside sinusoid runs, each metric has its own table files.
 func TestReportAccuracyRuns(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	writeSynthetic(t, root, resultstest.NewAccuracy("om", "maml", "second", 1, 1, 1), resultstest.NewAccuracy("om", "maml", "second", 2, 1, 1.2),
 		resultstest.NewAccuracy("ot", "trmaml", "second", 1, 1, 0.5), resultstest.NewAccuracy("ot", "trmaml", "second", 2, 1, 0.7))
@@ -252,6 +258,7 @@ func TestReportAccuracyRuns(t *testing.T) {
 }
 
 func TestPlotAccuracyRuns(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	writeSynthetic(t, root, resultstest.NewAccuracy("om", "maml", "second", 1, 1, 1), resultstest.NewAccuracy("om", "maml", "second", 2, 1, 1.2),
 		resultstest.NewAccuracy("ot", "trmaml", "second", 1, 1, 0.5), resultstest.NewAccuracy("ot", "trmaml", "second", 2, 1, 0.7))

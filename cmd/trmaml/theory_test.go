@@ -15,6 +15,7 @@ import (
 // TestTheoryCommand runs a small version of the Theorem 1 measurement and
 // checks the files it writes and its refusals.
 func TestTheoryCommand(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir()
 	var stdout, stderr bytes.Buffer
 	if err := dispatch([]string{"theory", "-out", out, "-tmax", "1000", "-seeds", "2", "-per-decade", "1"}, &stdout, &stderr); err != nil {
@@ -43,6 +44,7 @@ func TestTheoryCommand(t *testing.T) {
 // TestTradeoffCommand draws the trade-off of MAML, TR-MAML and two CVaR
 // levels from synthetic run directories.
 func TestTradeoffCommand(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	for seed := uint64(1); seed <= 2; seed++ {
 		for _, s := range []resultstest.Spec{

@@ -13,6 +13,7 @@ import (
 )
 
 func TestSharedCountsPerSplit(t *testing.T) {
+	t.Parallel()
 	d := sharedDataset(t)
 	want := map[Split][3]int{ // alphabets, characters, images
 		Train:      {25, 883, 17660},
@@ -60,6 +61,7 @@ func TestSharedCountsPerSplit(t *testing.T) {
 // draw rounds to 16 bits and then truncates to 8, so the stored byte may be
 // up to one step (1/255) off the exact value.
 func TestSharedKnownImage(t *testing.T) {
+	t.Parallel()
 	d := sharedDataset(t)
 	const name = "images_background/Alphabet_of_the_Magi/character01/0709_01.png"
 	zr, err := zip.OpenReader(filepath.Join(sharedRoot(t), Dir, "images_background.zip"))
@@ -119,6 +121,7 @@ func TestSharedKnownImage(t *testing.T) {
 // TestSharedCacheRoundTrip loads the shared data a second time from the
 // cache the first load wrote, and checks it is the same dataset.
 func TestSharedCacheRoundTrip(t *testing.T) {
+	t.Parallel()
 	cold := sharedDataset(t)
 	if cold.Info.FromCache || cold.Info.CachePath != shared.cachePath {
 		t.Fatalf("first load: %+v", cold.Info)
@@ -167,6 +170,7 @@ func equalInts(a, b []int) bool {
 // life: written on the first load, used on the second, rebuilt when the
 // size, the content or the cache file itself changes.
 func TestCacheInvalidation(t *testing.T) {
+	t.Parallel()
 	s := writeSynthetic(t, []int{3, 2}, 4, 1)
 	cache := filepath.Join(s.root, Dir, CacheName)
 	load := func(size int, wantCached bool, why string) *Dataset {
@@ -227,6 +231,7 @@ func mustReadFile(t *testing.T, path string) []byte {
 // TestZipAndFolderAgree loads the synthetic release from its folders and
 // from a zip of them: the same dataset and content hash.
 func TestZipAndFolderAgree(t *testing.T) {
+	t.Parallel()
 	s := writeSynthetic(t, []int{2, 3}, 3, 2)
 	fromFolder, err := s.load(Options{Size: 7, NoCache: true})
 	if err != nil {
@@ -268,6 +273,7 @@ func TestZipAndFolderAgree(t *testing.T) {
 // TestBadDataRoots checks the errors for a missing, partial or corrupt data
 // root: each names the place and says how to fetch the data.
 func TestBadDataRoots(t *testing.T) {
+	t.Parallel()
 	shared := sharedRoot(t)
 	link := func(t *testing.T, root, name string) {
 		t.Helper()
@@ -343,6 +349,7 @@ func TestBadDataRoots(t *testing.T) {
 // TestContentMismatch: a release whose PNGs all read fine but differ from
 // the published ones is refused by its hash, naming the set.
 func TestContentMismatch(t *testing.T) {
+	t.Parallel()
 	s := writeSynthetic(t, []int{2}, 2, 3)
 	_, err := load(s.root, Options{Size: 5, NoCache: true}, []set{{"images_background", 2, 4, strings.Repeat("0", 64)}}, strings.Repeat("1", 64))
 	if err == nil || !strings.Contains(err.Error(), "images_background/: content SHA-256 "+s.sum) {
@@ -355,6 +362,7 @@ func TestContentMismatch(t *testing.T) {
 }
 
 func TestLoadRefusesSize(t *testing.T) {
+	t.Parallel()
 	for _, size := range []int{0, -1, maxSize + 1} {
 		if _, err := Load(t.TempDir(), Options{Size: size}); err == nil || !strings.Contains(err.Error(), "image size") {
 			t.Errorf("size %d: %v", size, err)

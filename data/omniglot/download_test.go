@@ -107,6 +107,7 @@ func noData(t *testing.T, root string) {
 }
 
 func TestDownload(t *testing.T) {
+	t.Parallel()
 	srv := newArchiveServer(t, nil)
 	root := t.TempDir()
 	var progress bytes.Buffer
@@ -131,6 +132,7 @@ func TestDownload(t *testing.T) {
 // TestDownloadResumesAfterCut: the server drops the first connection for
 // each archive half-way; Download resumes with a Range request for the rest.
 func TestDownloadResumesAfterCut(t *testing.T) {
+	t.Parallel()
 	srv := newArchiveServer(t, func(w http.ResponseWriter, r *http.Request, name string, data []byte, nth int) bool {
 		if nth == 1 {
 			cutHalfway(w, data)
@@ -156,6 +158,7 @@ func TestDownloadResumesAfterCut(t *testing.T) {
 // TestDownloadResumesAcrossRuns: without retries the cut leaves a partial
 // file where no reader looks; the next run resumes it.
 func TestDownloadResumesAcrossRuns(t *testing.T) {
+	t.Parallel()
 	cut := true
 	srv := newArchiveServer(t, func(w http.ResponseWriter, r *http.Request, name string, data []byte, nth int) bool {
 		if cut {
@@ -188,6 +191,7 @@ func TestDownloadResumesAcrossRuns(t *testing.T) {
 // TestDownloadWithoutRangeSupport: a server that ignores Range sends the
 // whole file again, which replaces the partial one.
 func TestDownloadWithoutRangeSupport(t *testing.T) {
+	t.Parallel()
 	srv := newArchiveServer(t, func(w http.ResponseWriter, r *http.Request, name string, data []byte, nth int) bool {
 		if nth == 1 {
 			cutHalfway(w, data)
@@ -204,6 +208,7 @@ func TestDownloadWithoutRangeSupport(t *testing.T) {
 }
 
 func TestDownloadRefuses(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		serve func(w http.ResponseWriter, r *http.Request, name string, data []byte, nth int) bool
@@ -257,6 +262,7 @@ func TestDownloadRefuses(t *testing.T) {
 // TestDownloadLeavesBadFileInPlace: a damaged archive already in place is
 // reported and left alone (it may be the user's), not overwritten.
 func TestDownloadLeavesBadFileInPlace(t *testing.T) {
+	t.Parallel()
 	srv := newArchiveServer(t, nil)
 	root := t.TempDir()
 	bad := filepath.Join(root, Dir, "images_background.zip")
@@ -276,6 +282,7 @@ func TestDownloadLeavesBadFileInPlace(t *testing.T) {
 }
 
 func TestParseContentRange(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in          string
 		start, size int64

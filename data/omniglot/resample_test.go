@@ -15,6 +15,7 @@ import (
 // byte against Pillow 9.4's own output (testdata/pillow, made by gen.py
 // there from 1-bit stroke images like Omniglot's), at two sizes.
 func TestResizeMatchesPillow(t *testing.T) {
+	t.Parallel()
 	for _, r := range []Resize{Lanczos, Nearest} {
 		for _, size := range []int{28, 14} {
 			for i := range 3 {
@@ -43,6 +44,7 @@ func TestResizeMatchesPillow(t *testing.T) {
 // one-pixel vertical stroke between Nearest's sample columns vanishes,
 // while Bilinear and Lanczos keep its ink in every row.
 func TestResizeThinStroke(t *testing.T) {
+	t.Parallel()
 	src := image.NewGray(image.Rect(0, 0, sourceSide, sourceSide))
 	for p := range src.Pix {
 		src.Pix[p] = 255
@@ -67,6 +69,7 @@ func TestResizeThinStroke(t *testing.T) {
 }
 
 func TestParseResize(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in   string
 		want Resize

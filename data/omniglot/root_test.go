@@ -41,6 +41,7 @@ func TestResolveRoot(t *testing.T) {
 }
 
 func TestMissingRootErrorSaysWhereAndHow(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join(t.TempDir(), "nowhere")
 	for _, f := range []func(string) error{
 		func(r string) error { _, err := Load(r, Options{Size: 28}); return err },
@@ -64,6 +65,7 @@ func TestMissingRootErrorSaysWhereAndHow(t *testing.T) {
 }
 
 func TestListShared(t *testing.T) {
+	t.Parallel()
 	alphabets, err := List(sharedRoot(t))
 	if err != nil {
 		t.Fatal(err)
@@ -82,6 +84,7 @@ func TestListShared(t *testing.T) {
 }
 
 func TestParseSplit(t *testing.T) {
+	t.Parallel()
 	for _, s := range Splits {
 		if got, err := ParseSplit(s.String()); err != nil || got != s {
 			t.Errorf("%v: %v %v", s, got, err)
@@ -93,6 +96,7 @@ func TestParseSplit(t *testing.T) {
 }
 
 func TestAnnotateNamesTheRootsOrigin(t *testing.T) {
+	t.Parallel()
 	base := errors.New("no data")
 	for source, want := range map[string]string{
 		"flag":    "no data (data root from the command line)",

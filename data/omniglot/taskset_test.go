@@ -125,6 +125,7 @@ func b2i(b bool) int {
 }
 
 func TestSampleProperties(t *testing.T) {
+	t.Parallel()
 	d := sharedDataset(t)
 	for _, spec := range []Spec{
 		{Ways: 5, Shots: 1, Queries: 3, Rotate: true},
@@ -167,6 +168,7 @@ func TestSampleProperties(t *testing.T) {
 }
 
 func TestSampleDeterministicAndRowIndependent(t *testing.T) {
+	t.Parallel()
 	d := sharedDataset(t)
 	ts, err := NewTaskSet(d, Train, Spec{Ways: 5, Shots: 1, Queries: 2, Rotate: true})
 	if err != nil {
@@ -234,6 +236,7 @@ func chiSquare(t *testing.T, counts []int, probs []float64) float64 {
 // a random permutation and not, say, in character order; rotations are
 // uniform over the 4 quarter turns.
 func TestLabelsAndRotationsUniform(t *testing.T) {
+	t.Parallel()
 	d := sharedDataset(t)
 	ts, err := NewTaskSet(d, Test, Spec{Ways: 5, Shots: 1, Queries: 1, Rotate: true})
 	if err != nil {
@@ -274,6 +277,7 @@ func exactChoose(z, n int) *big.Float {
 }
 
 func TestMassIsBinomial(t *testing.T) {
+	t.Parallel()
 	d := sharedDataset(t)
 	for _, ways := range []int{1, 5, 20} {
 		ts, err := NewTaskSet(d, Train, Spec{Ways: ways, Shots: 1, Queries: 1})
@@ -322,6 +326,7 @@ func (o nullObjective) Losses(w []float64, b *metalearn.Batch, weights, losses, 
 // alphabets with 5-way instances and compares the frequencies of the
 // sampled alphabets with C(Z_i, 5) / sum_j C(Z_j, 5), computed exactly.
 func TestMAMLDrawsAlphabetsByBinomial(t *testing.T) {
+	t.Parallel()
 	d := sharedDataset(t)
 	spec := Spec{Ways: 5, Shots: 1, Queries: 1, Rotate: true}
 	ts, err := NewTaskSet(d, Train, spec)
@@ -354,6 +359,7 @@ func TestMAMLDrawsAlphabetsByBinomial(t *testing.T) {
 }
 
 func TestNewTaskSetRefuses(t *testing.T) {
+	t.Parallel()
 	d := sharedDataset(t)
 	tests := []struct {
 		split Split
@@ -380,6 +386,7 @@ func TestNewTaskSetRefuses(t *testing.T) {
 }
 
 func TestSampleRejectsMismatchedBatch(t *testing.T) {
+	t.Parallel()
 	d := sharedDataset(t)
 	ts, err := NewTaskSet(d, Train, Spec{Ways: 5, Shots: 1, Queries: 10})
 	if err != nil {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/metalearn"
-	"github.com/trmaml/trmaml/run"
+	"github.com/trmaml/trmaml/rundir"
 )
 
 // Alphabets of NewAccuracy: five meta-training alphabets, deliberately not
@@ -103,9 +103,9 @@ func NewAccuracy(name, algorithm, order string, seed uint64, k int, level float6
 // AccuracyStats are result.json's statistics of the per-task accuracies
 // per (fractions) of tasks with masses mass, as training computes them:
 // for a test to give a run other per-task values that it still loads.
-func AccuracyStats(per []float64, tasks []string, mass []float64, instances int) run.Stats {
+func AccuracyStats(per []float64, tasks []string, mass []float64, instances int) rundir.Stats {
 	st := metalearn.NewTaskStats(per, nil, mass, metalearn.Accuracy)
-	return run.Stats{
+	return rundir.Stats{
 		Mean: st.Mean, WeightedMean: st.WeightedMean, Worst: st.Worst, WorstTask: tasks[st.WorstTask],
 		Std: st.Std, Instances: instances, PerTask: per, Tasks: tasks, Masses: mass,
 	}

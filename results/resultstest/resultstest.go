@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/trmaml/trmaml/configs"
-	"github.com/trmaml/trmaml/run"
+	"github.com/trmaml/trmaml/rundir"
 )
 
 // Spec is the content of a synthetic run directory.
@@ -29,7 +29,7 @@ type Spec struct {
 	// Result.MetaTrain.Tasks.
 	P [][]float64
 	// Result is written to result.json.
-	Result run.Result
+	Result rundir.Result
 }
 
 // TrainTasks and TestTasks are the task sets of New: two easy and two hard
@@ -75,17 +75,17 @@ func New(name, algorithm, order string, seed uint64, k int, level float64) Spec 
 		test[i] = level * float64(i+1)
 	}
 	train := []float64{level * 0.5, level * 0.5, level * 2, level * 3}
-	s.Result = run.Result{
+	s.Result = rundir.Result{
 		Name: name, Algorithm: algorithm, Order: order, Seed: seed, Iterations: 200, Output: "last", Metric: "mse",
-		MetaTest: run.Stats{
+		MetaTest: rundir.Stats{
 			Mean: 3 * level, WeightedMean: 3 * level, Worst: 5 * level, WorstTask: TestTasks[4],
 			Std: level * math.Sqrt(2), Instances: 50, PerTask: test, Tasks: TestTasks, Masses: ones(len(TestTasks)),
 		},
-		MetaTrain: run.Stats{
+		MetaTrain: rundir.Stats{
 			Mean: 1.5 * level, WeightedMean: 1.25 * level, Worst: 3 * level, WorstTask: TrainTasks[3],
 			Std: level, Instances: 40, PerTask: train, Tasks: TrainTasks, Masses: ones(len(TrainTasks)),
 		},
-		Timing: run.Timing{MsPerIteration: level, TrainSeconds: 0.2 * level, EvalSeconds: 1},
+		Timing: rundir.Timing{MsPerIteration: level, TrainSeconds: 0.2 * level, EvalSeconds: 1},
 	}
 	if algorithm == "trmaml" {
 		s.Result.FinalP = s.P[len(s.P)-1]
@@ -140,7 +140,7 @@ func (s Spec) Write(dir string) error {
 		return err
 	}
 	for name, data := range map[string][]byte{
-		run.ConfigFile: yml, run.MetricsFile: []byte(metrics.String()), run.PFile: []byte(p.String()), run.ResultFile: res,
+		rundir.ConfigFile: yml, rundir.MetricsFile: []byte(metrics.String()), rundir.PFile: []byte(p.String()), rundir.ResultFile: res,
 	} {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 			return fmt.Errorf("resultstest: %w", err)

@@ -9,6 +9,7 @@ import (
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/run"
+	"github.com/trmaml/trmaml/rundir"
 	"github.com/trmaml/trmaml/tasks/linreg"
 )
 
@@ -30,9 +31,9 @@ func load(t *testing.T, name string) configs.Config {
 // TR-MAML's worst task must be clearly better, and TR-MAML must have moved p
 // towards task 1.
 func TestTRMAMLWorstTaskBelowMAML(t *testing.T) {
-	results := map[string]*run.Result{}
+	results := map[string]*rundir.Result{}
 	for _, alg := range []string{"maml", "trmaml"} {
-		r, err := run.Train(load(t, "linreg_skewed_"+alg), t.TempDir(), nil)
+		r, err := run.Train(load(t, "linreg_skewed_"+alg), t.TempDir(), run.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -57,7 +58,7 @@ func TestTRMAMLWorstTaskBelowMAML(t *testing.T) {
 // parameter layout, and the query loss is the MSE of that model.
 func TestAdaptedLossClosedForm(t *testing.T) {
 	c := load(t, "linreg_skewed_maml")
-	s, err := run.Build(c)
+	s, err := run.Build(c, run.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

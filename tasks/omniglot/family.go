@@ -9,7 +9,6 @@ package omniglot
 import (
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/data/omniglot"
@@ -210,46 +209,35 @@ func (Family) Memory(c configs.Config) configs.MemoryEstimate {
 	}
 }
 
-// datasets holds the Omniglot data loaded by this process, one per data
-// root, image size and resize: the runs of an experiment share it (sampling
-// only reads it).
-var datasets struct {
-	sync.Mutex
-	m map[datasetKey]*omniglot.Dataset
-}
-
 type datasetKey struct {
 	dir    string
 	size   int
 	resize omniglot.Resize
 }
 
-// load returns the dataset of the resolved data root, loading it the first
-// time.
+// load returns the dataset of the resolved data root, from env.Cache when
+// another run loaded it.
 func load(c configs.Config, env configs.Env) (*omniglot.Dataset, error) {
 	root, err := omniglot.ResolveRoot(env.DataRoot, c.Data.Root)
 	if err != nil {
 		return nil, err
 	}
 	key := datasetKey{root.Dir, section(c).ImageSize, omniglot.Resize(section(c).Resize)}
-	datasets.Lock()
-	defer datasets.Unlock()
-	if d := datasets.m[key]; d != nil {
-		return d, nil
-	}
-	d, err := omniglot.Load(root.Dir, omniglot.Options{Size: key.size, Resize: key.resize})
-	if err != nil {
-		err = root.Annotate(err)
-		if errors.Is(err, omniglot.ErrMissing) {
-			return nil, &configs.ConfigError{Field: "data.root", Problem: err.Error()}
+	d, err := env.Cache.Load(key, func() (any, error) {
+		d, err := omniglot.Load(root.Dir, omniglot.Options{Size: key.size, Resize: key.resize})
+		if err != nil {
+			err = root.Annotate(err)
+			if errors.Is(err, omniglot.ErrMissing) {
+				return nil, &configs.ConfigError{Field: "data.root", Problem: err.Error()}
+			}
+			return nil, err
 		}
+		return d, nil
+	})
+	if err != nil {
 		return nil, err
 	}
-	if datasets.m == nil {
-		datasets.m = map[datasetKey]*omniglot.Dataset{}
-	}
-	datasets.m[key] = d
-	return d, nil
+	return d.(*omniglot.Dataset), nil
 }
 
 // Tasks implements configs.Family: the alphabets of the two splits, N-way

@@ -1,0 +1,89 @@
+package rundir
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/trmaml/trmaml/metalearn"
+)
+
+// Checkpoint is checkpoint.json: the training state after an evaluation.
+// The optimizer is kept raw: its concrete type comes from the config.
+// SHA256 is the hash of the file's JSON without it, so a damaged or edited
+// checkpoint (a changed weight, a zeroed p) is refused instead of resuming
+// silently into a different result. Checkpoints from before the hash
+// existed lack the key and are checked only structurally.
+type Checkpoint struct {
+	State        metalearn.State `json:"state"`
+	Optimizer    json.RawMessage `json:"optimizer"`
+	TrainSeconds float64         `json:"train_seconds"`
+	EvalSeconds  float64         `json:"eval_seconds"`
+	SHA256       string          `json:"sha256,omitempty"`
+}
+
+// contentHash is the hex SHA-256 of ck's JSON without its SHA256 field.
+func (ck Checkpoint) contentHash() (string, error) {
+	ck.SHA256 = ""
+	b, err := json.Marshal(ck)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// EncodeCheckpoint returns the JSON of ck with its hash.
+func EncodeCheckpoint(ck Checkpoint) ([]byte, error) {
+	h, err := ck.contentHash()
+	if err != nil {
+		return nil, err
+	}
+	ck.SHA256 = h
+	return json.Marshal(ck)
+}
+
+// DecodeCheckpoint reads checkpoint JSON strictly (no unknown fields, no
+// trailing data) and verifies its hash; errors start with name.
+func DecodeCheckpoint(name string, raw []byte) (Checkpoint, error) {
+	var ck Checkpoint
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&ck); err != nil {
+		return Checkpoint{}, fmt.Errorf("%s: %w", name, err)
+	}
+	if dec.More() {
+		return Checkpoint{}, fmt.Errorf("%s: data after the checkpoint's JSON object", name)
+	}
+	// A checkpoint written before checkpoints carried a hash has no sha256
+	// key at all; it is accepted, and checked only structurally (metalearn.Trainer.Restore).
+	var probe struct {
+		SHA256 *string `json:"sha256"`
+	}
+	json.Unmarshal(raw, &probe) // raw decoded above, so this cannot fail
+	if probe.SHA256 != nil {
+		h, err := ck.contentHash()
+		if err != nil {
+			return Checkpoint{}, fmt.Errorf("%s: %w", name, err)
+		}
+		if h != ck.SHA256 {
+			return Checkpoint{}, fmt.Errorf("%s: sha256: does not match the content (the file was changed or damaged after it was written); refusing to resume from it", name)
+		}
+	}
+	if len(ck.Optimizer) == 0 || bytes.Equal(ck.Optimizer, []byte("null")) {
+		return Checkpoint{}, fmt.Errorf("%s: optimizer: missing", name)
+	}
+	return ck, nil
+}
+
+// ReadCheckpoint reads and verifies the checkpoint file at path.
+func ReadCheckpoint(path string) (Checkpoint, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return Checkpoint{}, err
+	}
+	return DecodeCheckpoint(path, raw)
+}

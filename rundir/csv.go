@@ -1,0 +1,300 @@
+package rundir
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Column is one per-evaluation column of metrics.csv.
+type Column int
+
+// The columns of metrics.csv after iteration, in file order.
+const (
+	Elapsed    Column = iota // elapsed_seconds: training plus evaluation wall-clock time so far
+	BatchMean                // batch_mean: mean sampled meta-batch loss since the last evaluation
+	BatchWorst               // batch_worst: largest sampled task-instance loss since the last evaluation
+	TrainMean                // train_mean: mean loss over the meta-training tasks
+	TrainWorst               // train_worst: largest meta-training task loss
+	TrainStd                 // train_std: std of the meta-training task losses
+	TestMean                 // test_mean: mean loss over the meta-test tasks
+	TestWorst                // test_worst: largest meta-test task loss
+	TestStd                  // test_std: std of the meta-test task losses
+	NumColumns
+)
+
+// MetricsHeader is metrics.csv's header line.
+const MetricsHeader = "iteration,elapsed_seconds,batch_mean,batch_worst,train_mean,train_worst,train_std,test_mean,test_worst,test_std\n"
+
+// String returns the column's name in metrics.csv.
+func (c Column) String() string {
+	if c < 0 || c >= NumColumns {
+		return "Column(" + strconv.Itoa(int(c)) + ")"
+	}
+	return strings.Split(strings.TrimSpace(MetricsHeader), ",")[c+1]
+}
+
+// MetricsRow is one row of metrics.csv: an evaluation's statistics.
+type MetricsRow struct {
+	Iteration int
+	// Elapsed is the training plus evaluation time so far.
+	Elapsed time.Duration
+	// BatchMean and BatchWorst summarise the meta-batches since the last
+	// evaluation; NaN (written empty) where there was none, at iteration 0.
+	BatchMean, BatchWorst float64
+	Train, Test           Stats
+}
+
+// Append appends the row's line to buf.
+func (r MetricsRow) Append(buf *bytes.Buffer) {
+	fmt.Fprintf(buf, "%d,%.3f,%s,%s,%s,%s,%s,%s,%s,%s\n", r.Iteration, r.Elapsed.Seconds(), fmtBatch(r.BatchMean), fmtBatch(r.BatchWorst),
+		fmtF(r.Train.Mean), fmtF(r.Train.Worst), fmtF(r.Train.Std),
+		fmtF(r.Test.Mean), fmtF(r.Test.Worst), fmtF(r.Test.Std))
+}
+
+func fmtBatch(v float64) string {
+	if math.IsNaN(v) {
+		return ""
+	}
+	return fmtF(v)
+}
+
+// Metrics is metrics.csv as read.
+type Metrics struct {
+	// Iterations are the iterations of the evaluations, one per row,
+	// increasing.
+	Iterations []int
+	// Values[c][r] is column c of row r; NaN where the file has no value
+	// (the batch columns of the iteration-0 row).
+	Values [NumColumns][]float64
+}
+
+// ReadMetrics reads the metrics.csv at path, refusing (with the file and
+// line) a wrong header, iterations out of order and values that are not
+// finite numbers >= 0.
+func ReadMetrics(path string) (Metrics, error) {
+	var m Metrics
+	want := strings.Split(strings.TrimSpace(MetricsHeader), ",")
+	header := func(rec []string) error {
+		if !slices.Equal(rec, want) {
+			return fmt.Errorf("header %q, want %q", rec, want)
+		}
+		return nil
+	}
+	row := func(_ int, rec []string) error {
+		it, err := parseIteration(rec[0], m.Iterations)
+		if err != nil {
+			return err
+		}
+		m.Iterations = append(m.Iterations, it)
+		for c := range NumColumns {
+			field := rec[c+1]
+			v := math.NaN()
+			switch {
+			case field == "" && (c == BatchMean || c == BatchWorst):
+				// no meta-batch before the first evaluation
+			case field == "":
+				return fmt.Errorf("column %s is empty", c)
+			default:
+				if v, err = strconv.ParseFloat(field, 64); err != nil {
+					return fmt.Errorf("column %s: %q is not a number", c, field)
+				}
+				if !(v >= 0) || math.IsInf(v, 0) {
+					return fmt.Errorf("column %s: %v: must be a finite number >= 0 (a time or a loss)", c, v)
+				}
+			}
+			m.Values[c] = append(m.Values[c], v)
+		}
+		return nil
+	}
+	if err := readCSV(path, header, row); err != nil {
+		return Metrics{}, err
+	}
+	return m, nil
+}
+
+// PHistory is p.csv: the task distribution p at each evaluation (for MAML
+// it stays uniform).
+type PHistory struct {
+	// Tasks are the meta-training task names, one per column.
+	Tasks []string
+	// Iterations are the evaluation iterations, one per row.
+	Iterations []int
+	// Weights[r][i] is task i's weight at Iterations[r].
+	Weights [][]float64
+}
+
+// PHeader is p.csv's header line: iteration, then one column per
+// meta-training task.
+func PHeader(tasks []string) string {
+	var b strings.Builder
+	b.WriteString("iteration")
+	for _, t := range tasks {
+		b.WriteString("," + csvQuote(t))
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// AppendPRow appends p.csv's line of the distribution p at iteration to buf.
+func AppendPRow(buf *bytes.Buffer, iteration int, p []float64) {
+	buf.WriteString(strconv.Itoa(iteration))
+	for _, v := range p {
+		buf.WriteString("," + fmtF(v))
+	}
+	buf.WriteString("\n")
+}
+
+// ReadP reads the p.csv at path, refusing (with the file and line) a wrong
+// header, iterations out of order and rows that are not distributions.
+func ReadP(path string) (PHistory, error) {
+	var p PHistory
+	header := func(rec []string) error {
+		if len(rec) < 2 || rec[0] != "iteration" {
+			return errors.New(`header must be "iteration" followed by one column per meta-training task`)
+		}
+		p.Tasks = rec[1:]
+		return nil
+	}
+	row := func(_ int, rec []string) error {
+		it, err := parseIteration(rec[0], p.Iterations)
+		if err != nil {
+			return err
+		}
+		w := make([]float64, len(rec)-1)
+		for i, field := range rec[1:] {
+			if w[i], err = strconv.ParseFloat(field, 64); err != nil {
+				return fmt.Errorf("column %q: %q is not a number", p.Tasks[i], field)
+			}
+		}
+		if err := CheckDistribution(w); err != nil {
+			return err
+		}
+		p.Iterations = append(p.Iterations, it)
+		p.Weights = append(p.Weights, w)
+		return nil
+	}
+	if err := readCSV(path, header, row); err != nil {
+		return PHistory{}, err
+	}
+	return p, nil
+}
+
+// KeepRows copies into buf the header and the rows of the CSV file at path
+// (metrics.csv or p.csv, with fields fields per row) up to the row of
+// iteration last, which must be there: rows before a checkpoint are
+// evaluations of earlier iterates that resume cannot redo, so a damaged one
+// is refused, naming the line.
+func KeepRows(path, header string, fields, last int, buf *bytes.Buffer) error {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("%s cannot be resumed: %w", filepath.Dir(path), err)
+	}
+	refuse := func(line int, what string) error {
+		return fmt.Errorf("%s:%d: %s; the rows up to the checkpoint's iteration %d are evaluations resume cannot redo: restore the file, or train the run again into a new directory",
+			path, line, what, last)
+	}
+	lines := strings.SplitAfter(string(raw), "\n")
+	if lines[0] != header {
+		return refuse(1, "the header is not the run's")
+	}
+	buf.WriteString(header)
+	prev := -1
+	for i, line := range lines[1:] {
+		if line == "" {
+			break
+		}
+		rec := strings.Split(strings.TrimSuffix(line, "\n"), ",")
+		it, err := strconv.Atoi(rec[0])
+		switch {
+		case err != nil || !strings.HasSuffix(line, "\n"):
+			return refuse(i+2, fmt.Sprintf("%q is not a complete row", strings.TrimSpace(line)))
+		case it <= prev || it > last:
+			return refuse(i+2, fmt.Sprintf("iteration %d out of order", it))
+		case len(rec) != fields:
+			return refuse(i+2, fmt.Sprintf("%d fields, want %d", len(rec), fields))
+		}
+		for _, f := range rec[1:] {
+			if v, err := strconv.ParseFloat(f, 64); (err != nil || math.IsNaN(v) || math.IsInf(v, 0)) && !(f == "" && it == 0) {
+				return refuse(i+2, fmt.Sprintf("%q is not a finite number", f))
+			}
+		}
+		buf.WriteString(line)
+		if prev = it; it == last {
+			return nil
+		}
+	}
+	return refuse(len(lines), fmt.Sprintf("no row for iteration %d", last))
+}
+
+// readCSV reads a CSV file with a header, checking that every row has the
+// header's number of fields. It calls row for each data row with the
+// row's line number.
+func readCSV(path string, header func([]string) error, row func(line int, rec []string) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	cr := csv.NewReader(f)
+	rec, err := cr.Read()
+	if err == io.EOF {
+		return fmt.Errorf("%s: empty file, want a header line", path)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := header(rec); err != nil {
+		return fmt.Errorf("%s:1: %w", path, err)
+	}
+	rows := 0
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		line, _ := cr.FieldPos(0)
+		if err := row(line, rec); err != nil {
+			return fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+		rows++
+	}
+	if rows == 0 {
+		return fmt.Errorf("%s: no evaluation rows after the header", path)
+	}
+	return nil
+}
+
+// parseIteration parses an iteration field, which must exceed prev.
+func parseIteration(s string, prev []int) (int, error) {
+	it, err := strconv.Atoi(s)
+	if err != nil || it < 0 {
+		return 0, fmt.Errorf("iteration %q is not a non-negative integer", s)
+	}
+	if n := len(prev); n > 0 && it <= prev[n-1] {
+		return 0, fmt.Errorf("iteration %d does not follow %d", it, prev[n-1])
+	}
+	return it, nil
+}
+
+// fmtF formats a float with the shortest representation that round-trips.
+func fmtF(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+func csvQuote(s string) string {
+	if strings.ContainsAny(s, ",\"\n") {
+		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+	}
+	return s
+}

@@ -1,0 +1,84 @@
+package rundir
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/trmaml/trmaml/internal/atomicfile"
+	"github.com/trmaml/trmaml/internal/dirlock"
+)
+
+// ErrExists is returned when the output directory already holds files: a
+// run directory is never overwritten.
+var ErrExists = errors.New("run directory already exists and is not empty")
+
+// Create makes dir and takes its lock, refusing a directory with content
+// other than the lock and interrupted writes' temporary files (which it
+// removes).
+func Create(dir string) (*dirlock.Lock, error) {
+	if err := refuseContent(dir); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	lock, err := Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	// Again under the lock: another process may have started meanwhile.
+	if err := refuseContent(dir); err != nil {
+		lock.Release()
+		return nil, err
+	}
+	return lock, nil
+}
+
+// refuseContent refuses a directory holding anything but a lock file and
+// temporary files; a missing directory is fine.
+func refuseContent(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.Name() == LockFile || atomicfile.IsTemp(e.Name()) {
+			continue
+		}
+		if fileExists(filepath.Join(dir, ConfigFile)) && !fileExists(filepath.Join(dir, ResultFile)) {
+			return fmt.Errorf("%s: %w: it holds an unfinished run (continue it with trmaml resume -run %s)", dir, ErrExists, dir)
+		}
+		return fmt.Errorf("%s: %w (choose a new -out, or remove it yourself)", dir, ErrExists)
+	}
+	return nil
+}
+
+// Open takes the lock of the existing run directory dir, so that no other
+// process writes it meanwhile, and removes the temporary files of writes a
+// crash interrupted.
+func Open(dir string) (*dirlock.Lock, error) {
+	if st, err := os.Stat(dir); err != nil {
+		return nil, err
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory", dir)
+	}
+	lock, err := dirlock.Acquire(dir)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := atomicfile.CleanTemps(dir); err != nil {
+		lock.Release()
+		return nil, err
+	}
+	return lock, nil
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}

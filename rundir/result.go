@@ -1,0 +1,232 @@
+package rundir
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+
+	"github.com/trmaml/trmaml/internal/atomicfile"
+	"github.com/trmaml/trmaml/metalearn"
+)
+
+// Result is result.json: the final solution's statistics on the meta-test
+// and meta-training task sets, the final task distribution p (TR-MAML), and
+// the cost. Everything but Timing is a deterministic function of the config
+// and seed. Metric names what the statistics measure, a metalearn.Metric's
+// Name ("mse", "accuracy"); files from before the field are read as "mse".
+type Result struct {
+	Name      string `json:"name"`
+	Algorithm string `json:"algorithm"`
+	// CVaRLevel is the level a of algorithm "cvar" (absent for the others).
+	CVaRLevel  float64   `json:"cvar_level,omitempty"`
+	Order      string    `json:"order"`
+	Seed       uint64    `json:"seed"`
+	Iterations int       `json:"iterations"`
+	Output     string    `json:"output_rule"`
+	Metric     string    `json:"metric"`
+	MetaTest   Stats     `json:"meta_test"`
+	MetaTrain  Stats     `json:"meta_train"`
+	FinalP     []float64 `json:"final_p,omitempty"`
+	// Source, in evaluation.json only, names what was evaluated when it is
+	// not model.json: a checkpoint of a run that did not finish.
+	Source string `json:"source,omitempty"`
+	// Overrides, in evaluation files only, are the config changes
+	// ("field.path=value") the solution was evaluated under.
+	Overrides []string `json:"overrides,omitempty"`
+	Timing    Timing   `json:"timing"`
+}
+
+// Timing is the wall-clock cost of a run, the one part of result.json that
+// differs between identical runs, and what it was measured on: the engine of
+// the build (graph.Engine) and GOMAXPROCS of the run's last segment.
+type Timing struct {
+	MsPerIteration float64 `json:"ms_per_iteration"`
+	TrainSeconds   float64 `json:"train_seconds"`
+	EvalSeconds    float64 `json:"eval_seconds"`
+	Engine         string  `json:"engine,omitempty"`
+	Procs          int     `json:"gomaxprocs,omitempty"`
+}
+
+// Stats are one evaluation of a task set, as stored in result.json, in the
+// run's metric (Result.Metric): Worst is the largest MSE but the smallest
+// accuracy.
+type Stats struct {
+	Mean         float64   `json:"mean"`
+	WeightedMean float64   `json:"weighted_mean"`
+	Worst        float64   `json:"worst"`
+	WorstTask    string    `json:"worst_task"`
+	Std          float64   `json:"std"`
+	Instances    int       `json:"instances"`
+	PerTask      []float64 `json:"per_task"`
+	Tasks        []string  `json:"tasks"`
+	// Masses are the tasks' TaskSet.Mass, the relative weights of the
+	// training distribution (C(Z_i, N) up to a factor for Omniglot alphabets):
+	// what WeightedMean weighs by. Run directories written before the field
+	// existed hold only sinusoid tasks, whose masses are all 1, and are read
+	// so.
+	Masses []float64 `json:"masses"`
+}
+
+// Model is model.json: the solution chosen by the output rule, and the
+// network it parameterises: the MLP's layer sizes and activation, or the
+// CNN.
+type Model struct {
+	Sizes      []int     `json:"sizes,omitempty"`
+	Activation string    `json:"activation,omitempty"`
+	CNN        *CNN      `json:"cnn,omitempty"`
+	W          []float64 `json:"w"`
+	P          []float64 `json:"p,omitempty"`
+}
+
+// CNN is the record of a graph.CNN in model.json: the same fields, so that
+// package run converts one into the other (CNN(cnn)) and reading a model
+// needs no engine.
+type CNN struct {
+	H, W, C int
+	Filters int
+	Blocks  int
+	Ways    int
+	AdaptBN bool
+	Eps     float64
+}
+
+// UnmarshalJSON reads a Result, naming the metric "mse" when the file has
+// none (result.json from before the field).
+func (r *Result) UnmarshalJSON(data []byte) error {
+	type plain Result
+	if err := json.Unmarshal(data, (*plain)(r)); err != nil {
+		return err
+	}
+	if r.Metric == "" {
+		r.Metric = metalearn.MSE.Name
+	}
+	return nil
+}
+
+// UnmarshalJSON reads Stats, giving every task mass 1 when masses is absent
+// (run directories from before the field).
+func (s *Stats) UnmarshalJSON(data []byte) error {
+	type plain Stats
+	if err := json.Unmarshal(data, (*plain)(s)); err != nil {
+		return err
+	}
+	if s.Masses == nil {
+		s.Masses = make([]float64, len(s.Tasks))
+		for i := range s.Masses {
+			s.Masses[i] = 1
+		}
+	}
+	return nil
+}
+
+// WriteJSON writes v to path as indented JSON with a final newline, the
+// layout of result.json, model.json and evaluation.json, atomically.
+func WriteJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(path, append(b, '\n'))
+}
+
+// ReadResult reads the result.json (or evaluation.json) at path, refusing
+// per-task values that do not match the tasks, a final p that is not a
+// distribution, and negative or non-finite statistics. Errors name the file
+// and, for JSON errors, the line.
+func ReadResult(path string) (Result, error) {
+	var res Result
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			return Result{}, fmt.Errorf("%s:%d: %w", path, lineAt(raw, se.Offset), err)
+		case errors.As(err, &te):
+			return Result{}, fmt.Errorf("%s:%d: %w", path, lineAt(raw, te.Offset), err)
+		}
+		return Result{}, fmt.Errorf("%s: %w", path, err)
+	}
+	sets := []struct {
+		name  string
+		stats Stats
+	}{{"meta_test", res.MetaTest}, {"meta_train", res.MetaTrain}}
+	for _, s := range sets {
+		if len(s.stats.PerTask) == 0 || len(s.stats.PerTask) != len(s.stats.Tasks) {
+			return Result{}, fmt.Errorf("%s: %s has %d per_task values for %d tasks", path, s.name, len(s.stats.PerTask), len(s.stats.Tasks))
+		}
+	}
+	if len(res.FinalP) > 0 && len(res.FinalP) != len(res.MetaTrain.Tasks) {
+		return Result{}, fmt.Errorf("%s: final_p has %d weights for %d meta-training tasks", path, len(res.FinalP), len(res.MetaTrain.Tasks))
+	}
+	if len(res.FinalP) > 0 {
+		if err := CheckDistribution(res.FinalP); err != nil {
+			return Result{}, fmt.Errorf("%s: final_p: %w", path, err)
+		}
+	}
+	for _, s := range sets {
+		if err := checkStats(s.stats); err != nil {
+			return Result{}, fmt.Errorf("%s: %s.%w", path, s.name, err)
+		}
+	}
+	return res, nil
+}
+
+// checkStats refuses negative or non-finite statistics: every one is a
+// mean squared error or an accuracy, or a spread of them.
+func checkStats(s Stats) error {
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"mean", s.Mean}, {"weighted_mean", s.WeightedMean}, {"worst", s.Worst}, {"std", s.Std}} {
+		if !(f.v >= 0) || math.IsInf(f.v, 0) {
+			return fmt.Errorf("%s = %v: must be a finite number >= 0", f.name, f.v)
+		}
+	}
+	for i, v := range s.PerTask {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("per_task[%d] = %v: must be a finite number >= 0", i, v)
+		}
+	}
+	return nil
+}
+
+// CheckDistribution refuses task weights that are not a distribution.
+func CheckDistribution(p []float64) error {
+	sum := 0.0
+	for i, v := range p {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("weight %d = %v: must be a finite number >= 0", i+1, v)
+		}
+		sum += v
+	}
+	if math.Abs(sum-1) > 1e-6 {
+		return fmt.Errorf("weights sum to %v, want 1", sum)
+	}
+	return nil
+}
+
+// ReadModel reads the model.json at path; errors name the file.
+func ReadModel(path string) (Model, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return Model{}, err
+	}
+	var m Model
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return Model{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
+// lineAt returns the 1-based line of byte offset off in data.
+func lineAt(data []byte, off int64) int {
+	off = min(max(off, 0), int64(len(data)))
+	return 1 + bytes.Count(data[:off], []byte("\n"))
+}

@@ -1,0 +1,62 @@
+// Package rundir is the format of a run directory, the directory trmaml
+// train writes and every reader (reports, plots, comparisons) reads: its
+// file names, the types stored there (Result, Stats, Timing, Model, the
+// checkpoint) and the readers and writers of its CSV and JSON files. It
+// links no engine, so that reporting does not depend on gorgonia or the
+// data sets; package run writes through it.
+//
+// Every file is written to a temporary name and renamed (package
+// atomicfile), so a crash never leaves one half-written; a directory is
+// locked (package dirlock) while a process writes it.
+package rundir
+
+import (
+	"strings"
+
+	"github.com/trmaml/trmaml/internal/dirlock"
+)
+
+// File names inside a run directory.
+const (
+	// ConfigFile is the resolved config the run was made from.
+	ConfigFile = "config.yaml"
+	// MetricsFile holds one row of statistics per evaluation (Column).
+	MetricsFile = "metrics.csv"
+	// PFile holds the task distribution p at each evaluation (PHistory).
+	PFile = "p.csv"
+	// CheckpointFile is the training state after the last evaluation.
+	CheckpointFile = "checkpoint.json"
+	// ModelFile is the finished run's solution (Model).
+	ModelFile = "model.json"
+	// ResultFile is the finished run's statistics (Result); its presence
+	// marks a run as finished.
+	ResultFile = "result.json"
+	// EvalFile is a re-evaluation by trmaml eval (a Result).
+	EvalFile = "evaluation.json"
+	// LockFile is held by the process writing the directory.
+	LockFile = dirlock.Name
+)
+
+// StateFiles are the files the state of a run depends on, in the order they
+// are written: a run is resumed, evaluated and reported from these alone.
+// The lock, temporary files and EvalFile are not part of it.
+func StateFiles() []string {
+	return []string{ConfigFile, MetricsFile, PFile, CheckpointFile, ModelFile, ResultFile}
+}
+
+// EvalFileFor is the file trmaml eval writes for the config changes sets
+// ("field.path=value"): EvalFile without changes, else
+// evaluation-CHANGES.json, so that evaluations under other protocols sit
+// beside the run's own.
+func EvalFileFor(sets []string) string {
+	if len(sets) == 0 {
+		return EvalFile
+	}
+	name := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._=,-", r) {
+			return r
+		}
+		return '_'
+	}, strings.Join(sets, ","))
+	return strings.TrimSuffix(EvalFile, ".json") + "-" + name + ".json"
+}

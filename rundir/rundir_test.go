@@ -1,0 +1,209 @@
+package rundir
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/trmaml/trmaml/internal/dirlock"
+	"github.com/trmaml/trmaml/metalearn"
+)
+
+// legacy holds run directories written by earlier versions of trmaml.
+var legacy = filepath.Join("..", "run", "testdata", "legacy")
+
+// TestWritersReproduceLegacyFiles reads the metrics.csv and p.csv of runs
+// written by earlier versions and writes them again with MetricsRow and
+// AppendPRow: the bytes are the same, so the readers lose nothing and the
+// writers did not change the format.
+func TestWritersReproduceLegacyFiles(t *testing.T) {
+	t.Parallel()
+	dirs, err := filepath.Glob(filepath.Join(legacy, "*", "want"))
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no legacy run directories in %s (%v)", legacy, err)
+	}
+	for _, dir := range dirs {
+		m, err := ReadMetrics(filepath.Join(dir, MetricsFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		buf.WriteString(MetricsHeader)
+		for r, it := range m.Iterations {
+			v := func(c Column) float64 { return m.Values[c][r] }
+			MetricsRow{
+				Iteration: it, Elapsed: time.Duration(math.Round(v(Elapsed) * 1e9)), BatchMean: v(BatchMean), BatchWorst: v(BatchWorst),
+				Train: Stats{Mean: v(TrainMean), Worst: v(TrainWorst), Std: v(TrainStd)},
+				Test:  Stats{Mean: v(TestMean), Worst: v(TestWorst), Std: v(TestStd)},
+			}.Append(&buf)
+		}
+		sameFile(t, filepath.Join(dir, MetricsFile), buf.Bytes())
+
+		p, err := ReadP(filepath.Join(dir, PFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf.Reset()
+		buf.WriteString(PHeader(p.Tasks))
+		for r, it := range p.Iterations {
+			AppendPRow(&buf, it, p.Weights[r])
+		}
+		sameFile(t, filepath.Join(dir, PFile), buf.Bytes())
+
+		if _, err := ReadResult(filepath.Join(dir, ResultFile)); err != nil {
+			t.Error(err)
+		}
+		if m, err := ReadModel(filepath.Join(dir, ModelFile)); err != nil || len(m.W) == 0 {
+			t.Errorf("%s: %d weights, %v", dir, len(m.W), err)
+		}
+	}
+}
+
+func sameFile(t *testing.T, path string, got []byte) {
+	t.Helper()
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s: written again, %d bytes differ from the %d of the file", path, len(got), len(want))
+	}
+}
+
+// TestReadRefusals: damaged CSV and JSON files are refused naming the file,
+// the line where there is one, and what is wrong.
+func TestReadRefusals(t *testing.T) {
+	t.Parallel()
+	row0 := "0,0.1,,,1,2,0.5,1,2,0.5\n"
+	for _, tt := range []struct {
+		name, file, content, want string
+		read                      func(string) error
+	}{
+		{"metrics header", MetricsFile, "iteration,elapsed\n" + row0, "metrics.csv:1: header", readMetrics},
+		{"metrics order", MetricsFile, MetricsHeader + "10,0.1,1,1,1,2,0.5,1,2,0.5\n" + row0, "metrics.csv:3: iteration 0 does not follow 10", readMetrics},
+		{"metrics negative", MetricsFile, MetricsHeader + "0,0.1,,,1,-2,0.5,1,2,0.5\n", "metrics.csv:2: column train_worst: -2", readMetrics},
+		{"metrics empty test mean", MetricsFile, MetricsHeader + "0,0.1,,,1,2,0.5,,2,0.5\n", "metrics.csv:2: column test_mean is empty", readMetrics},
+		{"metrics no rows", MetricsFile, MetricsHeader, "metrics.csv: no evaluation rows", readMetrics},
+		{"p not a distribution", PFile, "iteration,a,b\n0,0.5,0.6\n", "p.csv:2: weights sum to 1.1", readP},
+		{"p header", PFile, "it,a\n0,1\n", `p.csv:1: header must be "iteration"`, readP},
+		{"result syntax", ResultFile, "{\n\"name\": x}", "result.json:2: invalid character", readResult},
+		{"result per_task", ResultFile, `{"meta_test": {"per_task": [1], "tasks": []}}`, "result.json: meta_test has 1 per_task values for 0 tasks", readResult},
+		{"result final_p", ResultFile, `{"meta_test": {"per_task": [1], "tasks": ["a"]}, "meta_train": {"per_task": [1], "tasks": ["a"]}, "final_p": [0.5]}`,
+			"result.json: final_p: weights sum to 0.5", readResult},
+		{"result NaN", ResultFile, `{"meta_test": {"per_task": [1], "tasks": ["a"], "std": -1}, "meta_train": {"per_task": [1], "tasks": ["a"]}}`,
+			"result.json: meta_test.std = -1", readResult},
+		{"model", ModelFile, `{"w": "x"}`, "model.json: json: cannot unmarshal", func(p string) error { _, err := ReadModel(p); return err }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), tt.file)
+			if err := os.WriteFile(path, []byte(tt.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := tt.read(path); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v, want one containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func readMetrics(p string) error { _, err := ReadMetrics(p); return err }
+func readP(p string) error       { _, err := ReadP(p); return err }
+func readResult(p string) error  { _, err := ReadResult(p); return err }
+
+// TestResultDefaults: a result.json from before the metric and masses
+// fields reads as MSE with every task of mass 1.
+func TestResultDefaults(t *testing.T) {
+	t.Parallel()
+	var r Result
+	if err := json.Unmarshal([]byte(`{"meta_test": {"tasks": ["a", "b"], "per_task": [1, 2]}}`), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Metric != metalearn.MSE.Name || !slices.Equal(r.MetaTest.Masses, []float64{1, 1}) {
+		t.Errorf("metric %q, masses %v; want mse and [1 1]", r.Metric, r.MetaTest.Masses)
+	}
+}
+
+// TestCheckpointHash: a checkpoint reads back as written; a changed value,
+// trailing data or a missing optimizer is refused; one from before the hash
+// existed (no sha256 key) is accepted.
+func TestCheckpointHash(t *testing.T) {
+	t.Parallel()
+	ck := Checkpoint{State: metalearn.State{Iteration: 3, W: []float64{0.5, -1}, P: []float64{1}}, Optimizer: json.RawMessage(`{"LR":0.1}`), TrainSeconds: 2}
+	raw, err := EncodeCheckpoint(ck)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := DecodeCheckpoint("c.json", raw)
+	if err != nil || got.State.Iteration != 3 || !slices.Equal(got.State.W, ck.State.W) || got.SHA256 == "" {
+		t.Fatalf("decoded %+v, %v", got, err)
+	}
+	legacy, _ := json.Marshal(ck) // SHA256 empty: omitted
+	if _, err := DecodeCheckpoint("c.json", legacy); err != nil {
+		t.Errorf("checkpoint without a hash: %v", err)
+	}
+	for _, tt := range []struct{ name, data, want string }{
+		{"changed weight", strings.Replace(string(raw), "0.5", "0.6", 1), "c.json: sha256: does not match"},
+		{"trailing data", string(raw) + "{}", "c.json: data after"},
+		{"unknown field", `{"state":{},"optimizer":{},"extra":1}`, `c.json: json: unknown field "extra"`},
+		{"no optimizer", `{"state":{}}`, "c.json: optimizer: missing"},
+	} {
+		if _, err := DecodeCheckpoint("c.json", []byte(tt.data)); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+// TestCreateAndOpen: Create refuses a directory with content (pointing an
+// unfinished run to resume) and accepts one holding only temporary files,
+// which it removes; Open takes the lock, so a second holder is refused.
+func TestCreateAndOpen(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	dir := filepath.Join(root, "run")
+	os.MkdirAll(dir, 0o755)
+	stray := filepath.Join(dir, ".metrics.csv.tmp123")
+	os.WriteFile(stray, nil, 0o644)
+	lock, err := Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stray); !os.IsNotExist(err) {
+		t.Error("the temporary file of an interrupted write is still there")
+	}
+	if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), dirlock.ErrHeld.Error()) {
+		t.Errorf("second holder: %v, want %v", err, dirlock.ErrHeld)
+	}
+	os.WriteFile(filepath.Join(dir, ConfigFile), nil, 0o644)
+	lock.Release()
+	if _, err := Create(dir); err == nil || !strings.Contains(err.Error(), "trmaml resume -run "+dir) {
+		t.Errorf("unfinished run: %v, want advice to resume", err)
+	}
+	os.WriteFile(filepath.Join(dir, ResultFile), nil, 0o644)
+	if _, err := Create(dir); err == nil || !strings.Contains(err.Error(), "choose a new -out") {
+		t.Errorf("finished run: %v, want a refusal", err)
+	}
+}
+
+// TestKeepRows: resume keeps the rows up to the checkpoint's iteration and
+// refuses a file without that row.
+func TestKeepRows(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), PFile)
+	header := PHeader([]string{"a,b", "c"})
+	os.WriteFile(path, []byte(header+"0,0.5,0.5\n10,0.25,0.75\n20,0,1\n"), 0o644)
+	var buf bytes.Buffer
+	if err := KeepRows(path, header, 3, 10, &buf); err != nil || buf.String() != header+"0,0.5,0.5\n10,0.25,0.75\n" {
+		t.Errorf("kept %q, %v", buf.String(), err)
+	}
+	buf.Reset()
+	if err := KeepRows(path, header, 3, 15, &buf); err == nil || !strings.Contains(err.Error(), "p.csv:4: iteration 20 out of order") {
+		t.Errorf("no row for the checkpoint: %v", err)
+	}
+}
