@@ -3,9 +3,9 @@ package configs
 import (
 	"fmt"
 	"reflect"
-	"sync"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/trmaml/trmaml/metalearn"
 )

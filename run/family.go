@@ -9,7 +9,8 @@ import (
 	"github.com/trmaml/trmaml/graph"
 	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/rundir"
-	_ "github.com/trmaml/trmaml/tasks" // the built-in task families
+	_ "github.com/trmaml/trmaml/tasks"               // the built-in task families
+	_ "github.com/trmaml/trmaml/tasks/omniglot/load" // and the data side of those that read files
 )
 
 // family is what a config's task family contributes to a Setup: its task

@@ -7,12 +7,9 @@
 package omniglot
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/trmaml/trmaml/configs"
-	"github.com/trmaml/trmaml/data/omniglot"
-	"github.com/trmaml/trmaml/metalearn"
 )
 
 // Name is the family's task.family value.
@@ -90,7 +87,10 @@ func (Family) Model() string { return "cnn" }
 // Ways implements configs.Family.
 func (Family) Ways(c configs.Config) int { return section(c).Ways }
 
-func section(c configs.Config) *Config { return c.Task.Section(Name).(*Config) }
+func section(c configs.Config) *Config { return Section(c) }
+
+// Section is c's task.omniglot section.
+func Section(c configs.Config) *Config { return c.Task.Section(Name).(*Config) }
 
 // Check implements configs.Family: the instance sizes against the data (N
 // distinct characters of an alphabet, K + J distinct drawings of a
@@ -209,69 +209,21 @@ func (Family) Memory(c configs.Config) configs.MemoryEstimate {
 	}
 }
 
-type datasetKey struct {
-	dir    string
-	size   int
-	resize omniglot.Resize
-}
+// loader builds the task sets of a config from the data: package
+// tasks/omniglot/load installs it (run links it), so that reading configs
+// and run directories links no image decoder or downloader.
+var loader func(c configs.Config, env configs.Env) (*configs.TaskSets, error)
 
-// load returns the dataset of the resolved data root, from env.Cache when
-// another run loaded it.
-func load(c configs.Config, env configs.Env) (*omniglot.Dataset, error) {
-	root, err := omniglot.ResolveRoot(env.DataRoot, c.Data.Root)
-	if err != nil {
-		return nil, err
-	}
-	key := datasetKey{root.Dir, section(c).ImageSize, omniglot.Resize(section(c).Resize)}
-	d, err := env.Cache.Load(key, func() (any, error) {
-		d, err := omniglot.Load(root.Dir, omniglot.Options{Size: key.size, Resize: key.resize})
-		if err != nil {
-			err = root.Annotate(err)
-			if errors.Is(err, omniglot.ErrMissing) {
-				return nil, &configs.ConfigError{Field: "data.root", Problem: err.Error()}
-			}
-			return nil, err
-		}
-		return d, nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return d.(*omniglot.Dataset), nil
-}
+// SetLoader installs the data side of the family; package
+// tasks/omniglot/load calls it from its init function.
+func SetLoader(f func(c configs.Config, env configs.Env) (*configs.TaskSets, error)) { loader = f }
 
-// Tasks implements configs.Family: the alphabets of the two splits, N-way
-// K-shot; an instance's points are ways times the per-class counts.
+// Tasks implements configs.Family with the installed loader: the alphabets
+// of the two splits, N-way K-shot; an instance's points are ways times the
+// per-class counts.
 func (Family) Tasks(c configs.Config, env configs.Env) (*configs.TaskSets, error) {
-	d, err := load(c, env)
-	if err != nil {
-		return nil, err
+	if loader == nil {
+		return nil, fmt.Errorf("tasks/omniglot: no data loader: import github.com/trmaml/trmaml/tasks/omniglot/load")
 	}
-	oc, t := section(c), c.Task
-	sets := func(queries int, rotate bool) (train, test metalearn.TaskSet, err error) {
-		spec := omniglot.Spec{Ways: oc.Ways, Shots: t.Support, Queries: queries, Rotate: rotate}
-		tr, err := omniglot.NewTaskSet(d, omniglot.Train, spec)
-		if err != nil {
-			return nil, nil, &configs.ConfigError{Field: "task.omniglot.ways", Problem: err.Error()}
-		}
-		te, err := omniglot.NewTaskSet(d, omniglot.Test, spec)
-		if err != nil {
-			return nil, nil, &configs.ConfigError{Field: "task.omniglot.ways", Problem: err.Error()}
-		}
-		return tr, te, nil
-	}
-	train, test, err := sets(t.Query, oc.Rotate)
-	if err != nil {
-		return nil, err
-	}
-	evalTrain, evalTest := train, test
-	if c.Eval.Query != t.Query || oc.RotateEval != oc.Rotate {
-		if evalTrain, evalTest, err = sets(c.Eval.Query, oc.RotateEval); err != nil {
-			return nil, err
-		}
-	}
-	return &configs.TaskSets{
-		Train: train, Test: test, EvalTrain: evalTrain, EvalTest: evalTest,
-		Support: oc.Ways * t.Support, Query: oc.Ways * t.Query, EvalQuery: oc.Ways * c.Eval.Query,
-	}, nil
+	return loader(c, env)
 }
