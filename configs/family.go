@@ -79,6 +79,10 @@ type Env struct {
 	// Cache, if not nil, keeps the data a family loads for the runs given
 	// the same cache; nil loads it for each run.
 	Cache *DataCache
+	// Release, if not nil, describes the data the family must find instead
+	// of its published release, in the family's own type (Omniglot:
+	// *omniglot.Release, for a program's own data in Omniglot's layout).
+	Release any
 }
 
 // DataCache keeps data that families load (Omniglot's decoded images), so

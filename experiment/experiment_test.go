@@ -90,12 +90,12 @@ func TestSweep(t *testing.T) {
 		"steps.yaml": "name: y\nbase: base.yaml\nalgorithms: [maml, cvar]\norders: [second]\nseeds: [1]\nsweep: {inner.steps: [1, 2], cvar.level: [0.5]}\n",
 		"old.yaml":   "name: x\nbase: base.yaml\nalgorithms: [cvar]\norders: [second]\nseeds: [1]\ncvar_levels: [1, 0.05]\n",
 		"bad.yaml":   "name: x\nbase: base.yaml\nalgorithms: [cvar]\norders: [second]\nseeds: [1]\nsweep:\n  cvar.levle: [1]\n  inner.steps: [1.5]\n"})
-	spec, cfgs, err := Load(filepath.Join(dir, "exp.yaml"), run.Options{})
+	_, cfgs, err := Load(filepath.Join(dir, "exp.yaml"), run.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, j := range Jobs(spec, cfgs, "out") {
+	for _, j := range Jobs(cfgs, "out") {
 		got = append(got, fmt.Sprintf("%s %s %s %g", filepath.Base(j.Dir), j.Config.Name, j.Config.Algorithm, j.Config.Settings("cvar").(*metalearn.CVaR).Level))
 	}
 	want := []string{
@@ -108,12 +108,12 @@ func TestSweep(t *testing.T) {
 		t.Errorf("jobs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 
-	spec, cfgs, err = Load(filepath.Join(dir, "steps.yaml"), run.Options{})
+	_, cfgs, err = Load(filepath.Join(dir, "steps.yaml"), run.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	got = nil
-	for _, j := range Jobs(spec, cfgs, "out") {
+	for _, j := range Jobs(cfgs, "out") {
 		got = append(got, fmt.Sprintf("%s %d %g", filepath.Base(j.Dir), j.Config.Inner.Steps, j.Config.Settings("cvar").(*metalearn.CVaR).Level))
 	}
 	want = []string{"maml_steps1-second-seed1 1 0.1", "maml_steps2-second-seed1 2 0.1", "cvar0.5_steps1-second-seed1 1 0.5", "cvar0.5_steps2-second-seed1 2 0.5"}
@@ -141,7 +141,7 @@ func TestRunGridResumes(t *testing.T) {
 		"exp.yaml":  "name: g\nbase: base.yaml\nalgorithms: [maml, trmaml]\norders: [second]\nseeds: [1, 2]\n",
 		"base.yaml": tinyBase,
 	})
-	spec, cfgs, err := Load(filepath.Join(dir, "exp.yaml"), run.Options{})
+	_, cfgs, err := Load(filepath.Join(dir, "exp.yaml"), run.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestRunGridResumes(t *testing.T) {
 		t.Fatalf("%d runs, want 4", len(cfgs))
 	}
 	out := filepath.Join(dir, "out")
-	jobs := Jobs(spec, cfgs, out)
+	jobs := Jobs(cfgs, out)
 	var log bytes.Buffer
 	if err := Run(out, jobs, 2, &log, false, run.Options{}); err != nil {
 		t.Fatal(err)
@@ -185,12 +185,12 @@ func TestRunRefusesChangedConfigAndRestartsUncheckpointed(t *testing.T) {
 		"exp.yaml":  "name: g\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\n",
 		"base.yaml": tinyBase,
 	})
-	spec, cfgs, err := Load(filepath.Join(dir, "exp.yaml"), run.Options{})
+	_, cfgs, err := Load(filepath.Join(dir, "exp.yaml"), run.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
-	jobs := Jobs(spec, cfgs, out)
+	jobs := Jobs(cfgs, out)
 	var log bytes.Buffer
 	if err := Run(out, jobs, 1, &log, false, run.Options{}); err != nil {
 		t.Fatal(err)
@@ -220,7 +220,7 @@ func TestRunRefusesForeignAndBusyDirectories(t *testing.T) {
 		"exp.yaml":  "name: g\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\n",
 		"base.yaml": tinyBase,
 	})
-	spec, cfgs, err := Load(filepath.Join(dir, "exp.yaml"), run.Options{})
+	_, cfgs, err := Load(filepath.Join(dir, "exp.yaml"), run.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,13 +230,13 @@ func TestRunRefusesForeignAndBusyDirectories(t *testing.T) {
 	if _, err := run.Train(cfgs[0], runDir, run.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := Run(runDir, Jobs(spec, cfgs, runDir), 1, &log, false, run.Options{}); !errors.Is(err, ErrForeign) || !strings.Contains(err.Error(), "is a run directory") {
+	if err := Run(runDir, Jobs(cfgs, runDir), 1, &log, false, run.Options{}); !errors.Is(err, ErrForeign) || !strings.Contains(err.Error(), "is a run directory") {
 		t.Errorf("into a run directory: %v", err)
 	}
 
 	mixed := filepath.Join(dir, "mixed")
 	os.MkdirAll(filepath.Join(mixed, "trmaml-second-seed9"), 0o755)
-	if err := Run(mixed, Jobs(spec, cfgs, mixed), 1, &log, false, run.Options{}); !errors.Is(err, ErrForeign) || !strings.Contains(err.Error(), "trmaml-second-seed9") {
+	if err := Run(mixed, Jobs(cfgs, mixed), 1, &log, false, run.Options{}); !errors.Is(err, ErrForeign) || !strings.Contains(err.Error(), "trmaml-second-seed9") {
 		t.Errorf("into a directory with other runs: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(mixed, "maml-second-seed1")); err == nil {
@@ -249,7 +249,7 @@ func TestRunRefusesForeignAndBusyDirectories(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Run(busy, Jobs(spec, cfgs, busy), 1, &log, false, run.Options{}); !errors.Is(err, dirlock.ErrHeld) || !strings.Contains(err.Error(), "pid ") {
+	if err := Run(busy, Jobs(cfgs, busy), 1, &log, false, run.Options{}); !errors.Is(err, dirlock.ErrHeld) || !strings.Contains(err.Error(), "pid ") {
 		t.Errorf("into a locked directory: %v", err)
 	}
 	lock.Release()

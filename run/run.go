@@ -1,15 +1,13 @@
-// Package run turns an experiment configuration into a run directory: it
-// assembles the task family, model graph, trainer and evaluator the config
-// names, trains with progress reporting, evaluates every few iterations, and
-// writes the run directory (package rundir): the resolved config,
-// metrics.csv, p.csv, checkpoint.json, model.json and result.json.
 package run
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 
 	"github.com/trmaml/trmaml/configs"
+	"github.com/trmaml/trmaml/data/omniglot"
 	"github.com/trmaml/trmaml/graph"
 	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/rundir"
@@ -53,12 +51,35 @@ type Options struct {
 	// is a property of the machine, not of the experiment, so a run moved to
 	// another machine resumes with that machine's DataRoot.
 	DataRoot string
+	// DataRelease, if not nil, is the content the Omniglot data root must
+	// hold instead of the published dataset (omniglot.Published): a program
+	// that trains on its own data in Omniglot's layout sets it from
+	// omniglot.Describe, as the tests do for their synthetic fixture.
+	DataRelease *omniglot.Release
 	// Datasets, if not nil, keeps the data sets loaded by the runs given it,
 	// so that the runs of an experiment load them once; nil loads them for
 	// each run.
 	Datasets *Datasets
 	// Progress reports training; nil reports nothing.
 	Progress *Progress
+	// Context, if not nil, stops training between two iterations when it is
+	// done: the run checkpoints at the iteration it reached and returns
+	// ErrInterrupted.
+	Context context.Context
+}
+
+// ErrInterrupted is returned (wrapped) by a run whose Options.Context was
+// done before it finished: it wrote a checkpoint at the iteration it
+// reached and released its directory, and Resume continues it to the
+// result it would have had without the interruption.
+var ErrInterrupted = errors.New("interrupted")
+
+// context is opts.Context, or a context never done.
+func (opts Options) context() context.Context {
+	if opts.Context == nil {
+		return context.Background()
+	}
+	return opts.Context
 }
 
 // ConfigError is a config that passes field-by-field validation but cannot
@@ -99,6 +120,7 @@ func Build(cfg configs.Config, opts Options) (*Setup, error) {
 	if err != nil {
 		return nil, err
 	}
+	evalObj.ShareBuffers(obj) // evaluation and training run in turn
 	in, _ := f.train.Dims()
 	s := &Setup{
 		Config: cfg, Train: f.train, Test: f.test, EvalTrain: f.evalTrain, EvalTest: f.evalTest,

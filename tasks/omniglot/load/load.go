@@ -6,6 +6,7 @@ package load
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/data/omniglot"
@@ -16,9 +17,10 @@ import (
 func init() { family.SetLoader(tasks) }
 
 type datasetKey struct {
-	dir    string
-	size   int
-	resize omniglot.Resize
+	dir     string
+	size    int
+	resize  omniglot.Resize
+	content string // the release's content hash
 }
 
 // load returns the dataset of the resolved data root, from env.Cache when
@@ -28,9 +30,20 @@ func load(c configs.Config, env configs.Env) (*omniglot.Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	key := datasetKey{root.Dir, family.Section(c).ImageSize, omniglot.Resize(family.Section(c).Resize)}
+	var release *omniglot.Release
+	if env.Release != nil {
+		r, ok := env.Release.(*omniglot.Release)
+		if !ok {
+			return nil, fmt.Errorf("tasks/omniglot: data release of type %T, want *omniglot.Release", env.Release)
+		}
+		release = r
+	}
+	key := datasetKey{root.Dir, family.Section(c).ImageSize, omniglot.Resize(family.Section(c).Resize), omniglot.ContentSHA256}
+	if release != nil {
+		key.content = release.ContentSHA256
+	}
 	d, err := env.Cache.Load(key, func() (any, error) {
-		d, err := omniglot.Load(root.Dir, omniglot.Options{Size: key.size, Resize: key.resize})
+		d, err := omniglot.Load(root.Dir, omniglot.Options{Size: key.size, Resize: key.resize, Release: release})
 		if err != nil {
 			err = root.Annotate(err)
 			if errors.Is(err, omniglot.ErrMissing) {
