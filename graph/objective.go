@@ -257,6 +257,9 @@ func (o *Objective) NumParams() int { return o.nParams }
 // Tasks implements metalearn.Objective.
 func (o *Objective) Tasks() int { return o.spec.Tasks }
 
+// BatchShape implements metalearn.BatchShaper: the Spec's Support and Query.
+func (o *Objective) BatchShape() (support, query int) { return o.spec.Support, o.spec.Query }
+
 // FLOPs is the floating-point work of the matrix products and convolutions
 // of one call (2 m n k per product), the bulk of a large model's arithmetic:
 // divided by the time of a call it gives the achieved GFLOP/s.

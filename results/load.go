@@ -13,8 +13,9 @@ import (
 	_ "github.com/trmaml/trmaml/tasks" // the task families of the runs' configs
 )
 
-// Metric is one per-evaluation column of metrics.csv.
-type Metric = rundir.Column
+// Column is one per-evaluation column of metrics.csv (not to be confused
+// with metalearn.Metric, the kind of score: MSE or accuracy).
+type Column = rundir.Column
 
 // The columns of metrics.csv after iteration, in file order.
 const (
@@ -53,9 +54,9 @@ type Run struct {
 // MAML it stays uniform).
 type PHistory = rundir.PHistory
 
-// Metric returns metric m at each of r.Iterations; NaN where the file has
-// no value (the batch columns of the iteration-0 row).
-func (r *Run) Metric(m Metric) []float64 { return r.metrics[m] }
+// Column returns column c of metrics.csv at each of r.Iterations; NaN
+// where the file has no value (the batch columns of the iteration-0 row).
+func (r *Run) Column(c Column) []float64 { return r.metrics[c] }
 
 // FinalP returns the run's final task weights: result.json's final_p (the
 // TR-MAML solution's p) or, when it has none (MAML), the last row of p.csv.

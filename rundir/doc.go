@@ -8,4 +8,8 @@
 // Every file is written to a temporary name and renamed (package
 // atomicfile), so a crash never leaves one half-written; a directory is
 // locked (package dirlock) while a process writes it.
+//
+// The package Example reads a finished run directory; package results'
+// Example trains two tiny runs (package run), loads them and prints their
+// table. docs/run-directory.md describes every file.
 package rundir
