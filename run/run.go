@@ -43,6 +43,9 @@ type Setup struct {
 	// model.json.
 	init   func(rng *rand.Rand) ([]float64, error)
 	record rundir.Model
+	// configHash is the SHA-256 of the run's config.yaml, which its
+	// checkpoints carry.
+	configHash string
 }
 
 // Options are the settings of a run that are not part of its config: where

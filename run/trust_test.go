@@ -165,11 +165,26 @@ func unfinished(t *testing.T) string {
 	os.WriteFile(filepath.Join(dir, rundir.ConfigFile), yml, 0o644)
 	os.Remove(filepath.Join(dir, rundir.ResultFile))
 	os.Remove(filepath.Join(dir, rundir.ModelFile))
+	os.Remove(filepath.Join(dir, rundir.ManifestFile))
+	if err := rundir.SealExisting(dir); err != nil {
+		t.Fatal(err)
+	}
 	return dir
 }
 
+// reseal seals dir as it is, as a bug that wrote inconsistent state and
+// sealed it would: the checks beyond the manifest must refuse it.
+func reseal(t *testing.T, dir string) {
+	t.Helper()
+	os.Remove(filepath.Join(dir, rundir.ManifestFile))
+	if err := rundir.Seal(dir, false); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // rehash rewrites the checkpoint in dir after edit changes its JSON object,
-// with a valid hash, as a bug writing inconsistent state would.
+// with a valid hash and the identity of the config.yaml beside it, as a bug
+// writing inconsistent state would.
 func rehash(t *testing.T, dir string, edit func(map[string]any)) {
 	t.Helper()
 	path := filepath.Join(dir, rundir.CheckpointFile)
@@ -179,6 +194,8 @@ func rehash(t *testing.T, dir string, edit func(map[string]any)) {
 		t.Fatal(err)
 	}
 	edit(m)
+	yml, _ := os.ReadFile(filepath.Join(dir, rundir.ConfigFile))
+	m["config_sha256"] = rundir.HashBytes(yml)
 	delete(m, "sha256")
 	b, _ := json.Marshal(m)
 	var ck rundir.Checkpoint
@@ -270,6 +287,7 @@ var damagedStateCases = []struct {
 		c.Algorithm = "maml"
 		yml, _ := c.Marshal()
 		os.WriteFile(filepath.Join(dir, rundir.ConfigFile), yml, 0o644)
+		rehash(t, dir, func(map[string]any) {})
 	}},
 	{"short w", "checkpoint.json: state.W: 3 parameters, the model of config.yaml has 25", func(t *testing.T, dir string) {
 		rehash(t, dir, func(m map[string]any) { m["state"].(map[string]any)["W"] = []any{1, 2, 3} })
@@ -286,6 +304,7 @@ var damagedStateCases = []struct {
 		c.Model.Hidden = []int{4, 2}
 		yml, _ := c.Marshal()
 		os.WriteFile(filepath.Join(dir, rundir.ConfigFile), yml, 0o644)
+		rehash(t, dir, func(map[string]any) {})
 	}},
 	{"garbage metrics row", "metrics.csv:3: 2 fields, want 10", func(t *testing.T, dir string) {
 		p := filepath.Join(dir, rundir.MetricsFile)
@@ -316,12 +335,15 @@ var damagedStateCases = []struct {
 
 // TestResumeRefusesDamagedState: each damaged or mismatched state is
 // refused with the file and the field, and nothing is written; an undamaged
-// copy resumes.
+// copy resumes. Each is sealed after the damage, so that these are the
+// checks beyond the manifest (the damage suite, damage_test.go, covers the
+// manifest's own).
 func TestResumeRefusesDamagedState(t *testing.T) {
 	t.Parallel()
 	for _, c := range damagedStateCases {
 		dir := unfinished(t)
 		c.damage(t, dir)
+		reseal(t, dir)
 		before, _ := os.ReadFile(filepath.Join(dir, rundir.CheckpointFile))
 		_, err := Resume(dir, Options{})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
