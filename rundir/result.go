@@ -193,6 +193,11 @@ func recompute(s Stats, m metalearn.Metric) error {
 	if len(s.Masses) != len(s.PerTask) {
 		return fmt.Errorf("masses: %d for %d tasks", len(s.Masses), len(s.PerTask))
 	}
+	for i, v := range s.Masses {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("masses[%d] = %v: must be a finite number >= 0", i, v)
+		}
+	}
 	want := metalearn.NewTaskStats(s.PerTask, nil, s.Masses, m)
 	for _, f := range []struct {
 		name      string
