@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -22,6 +23,7 @@ import (
 	"github.com/trmaml/trmaml/internal/dirlock"
 	"github.com/trmaml/trmaml/run"
 	"github.com/trmaml/trmaml/rundir"
+	"github.com/trmaml/trmaml/slurm"
 )
 
 // Spec is an experiment file.
@@ -41,6 +43,10 @@ type Spec struct {
 	CVaRLevels []float64 `yaml:"cvar_levels"`
 	// Iterations, if not zero, overrides the base config's meta.iterations.
 	Iterations int `yaml:"iterations"`
+	// Slurm holds sbatch long options, without the dashes, that
+	// `trmaml experiment -slurm` passes to its jobs (partition: gpu,
+	// account: lab); package slurm says which are allowed.
+	Slurm slurm.Options `yaml:"slurm"`
 }
 
 // Job is one run of the grid.
@@ -92,6 +98,11 @@ func Parse(path string, raw []byte, opts run.Options) (Spec, []configs.Config, e
 	}
 	check("iterations", spec.Iterations, spec.Iterations >= 0 && spec.Iterations <= configs.MaxIterations,
 		"must be in [0, %d] (0 keeps the base config's)", configs.MaxIterations)
+	for _, k := range slices.Sorted(maps.Keys(spec.Slurm)) {
+		if err := slurm.CheckOption(k, spec.Slurm[k]); err != nil {
+			errs = append(errs, configs.FieldError("slurm", k, err.Error()))
+		}
+	}
 	if len(errs) > 0 {
 		return Spec{}, nil, configs.Locate(path, lines, errs)
 	}
@@ -181,7 +192,8 @@ func fileExists(p string) bool {
 	return err == nil && !st.IsDir()
 }
 
-// Jobs places each config in its run directory under out.
+// Jobs places each config in its run directory under out, keeping the
+// order of the configs: job i is the grid's cell i.
 func Jobs(cfgs []configs.Config, out string) []Job {
 	jobs := make([]Job, len(cfgs))
 	for i, c := range cfgs {
@@ -210,7 +222,9 @@ var ErrForeign = errors.New("not this experiment's directory")
 // or holds directories other than the jobs' (another experiment's runs,
 // which a report of out would mix in). It returns the errors of failed runs,
 // joined; the other runs still complete. The runs share opts.Datasets (a
-// new one if nil); each reports its own progress.
+// new one if nil); each reports its own progress. When opts.Context is
+// done, the runs in progress stop at a checkpoint, no other starts, and the
+// error wraps run.ErrInterrupted.
 func Run(out string, jobs []Job, workers int, w io.Writer, terminal bool, opts run.Options) error {
 	lock, err := openOut(out, jobs)
 	if err != nil {
@@ -229,6 +243,9 @@ func Run(out string, jobs []Job, workers int, w io.Writer, terminal bool, opts r
 		go func() {
 			defer wg.Done()
 			for i := range queue {
+				if opts.Context != nil && opts.Context.Err() != nil {
+					continue // not started: the rerun starts it
+				}
 				o := opts
 				o.Progress = board.progress(i)
 				errs[i] = runJob(jobs[i], o)
@@ -243,35 +260,70 @@ func Run(out string, jobs []Job, workers int, w io.Writer, terminal bool, opts r
 	close(queue)
 	wg.Wait()
 	stop()
+	if opts.Context != nil && opts.Context.Err() != nil && !slices.ContainsFunc(errs, func(err error) bool { return errors.Is(err, run.ErrInterrupted) }) {
+		errs = append(errs, fmt.Errorf("experiment %w before its remaining runs started", run.ErrInterrupted))
+	}
 	return errors.Join(errs...)
 }
 
 // openOut makes and locks the experiment directory out, refusing a run
 // directory and directories that are not the jobs'.
 func openOut(out string, jobs []Job) (*dirlock.Lock, error) {
-	for _, f := range []string{rundir.ConfigFile, rundir.CheckpointFile, rundir.ResultFile} {
-		if fileExists(filepath.Join(out, f)) {
-			return nil, fmt.Errorf("%s: %w: it is a run directory (it holds %s): choose another -out", out, ErrForeign, f)
-		}
+	if err := checkOut(out, jobs); err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, err
-	}
-	own := map[string]bool{}
-	for _, j := range jobs {
-		if filepath.Clean(filepath.Dir(j.Dir)) != filepath.Clean(out) {
-			return nil, fmt.Errorf("job directory %s is not in %s", j.Dir, out)
-		}
-		own[filepath.Base(j.Dir)] = true
 	}
 	lock, err := dirlock.Acquire(out)
 	if err != nil {
 		return nil, err
 	}
-	entries, err := os.ReadDir(out)
-	if err != nil {
+	// Again under the lock: another process may have written meanwhile.
+	if err := checkOut(out, jobs); err != nil {
 		lock.Release()
 		return nil, err
+	}
+	return lock, nil
+}
+
+// CheckOut refuses (ErrForeign) an experiment directory out that is a run
+// directory or holds directories other than the jobs' and SchedulerDir, and
+// a run directory there made from another config than its job's: what a
+// run of the jobs into out would refuse, checked before anything is
+// written. A missing out is fine.
+func CheckOut(out string, jobs []Job) error {
+	if err := checkOut(out, jobs); err != nil {
+		return err
+	}
+	for _, j := range jobs {
+		if err := sameConfig(j); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkOut is CheckOut without the configs.
+func checkOut(out string, jobs []Job) error {
+	for _, f := range []string{rundir.ConfigFile, rundir.CheckpointFile, rundir.ResultFile} {
+		if fileExists(filepath.Join(out, f)) {
+			return fmt.Errorf("%s: %w: it is a run directory (it holds %s): choose another -out", out, ErrForeign, f)
+		}
+	}
+	own := map[string]bool{SchedulerDir: true}
+	for _, j := range jobs {
+		if filepath.Clean(filepath.Dir(j.Dir)) != filepath.Clean(out) {
+			return fmt.Errorf("job directory %s is not in %s", j.Dir, out)
+		}
+		own[filepath.Base(j.Dir)] = true
+	}
+	entries, err := os.ReadDir(out)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
 	}
 	var foreign []string
 	for _, e := range entries {
@@ -280,23 +332,41 @@ func openOut(out string, jobs []Job) (*dirlock.Lock, error) {
 		}
 	}
 	if len(foreign) > 0 {
-		lock.Release()
-		return nil, fmt.Errorf("%s: %w: it holds directories that are not runs of this experiment: %s (its table and figures would mix them in): choose another -out, or move them away",
+		return fmt.Errorf("%s: %w: it holds directories that are not runs of this experiment: %s (its table and figures would mix them in): choose another -out, or move them away",
 			out, ErrForeign, strings.Join(foreign, ", "))
 	}
-	return lock, nil
+	return nil
 }
 
 // runJob skips a finished run, resumes an unfinished one (from its
 // checkpoint, or from iteration 0 if it stopped before the first) and
 // starts the rest, provided that a run directory already there was made
 // from the same config: an edited experiment file is refused, not silently
-// ignored. Nothing a later rerun needs is ever removed.
+// ignored. Nothing a later rerun needs is ever removed. A failure is kept
+// in the run directory's FailedFile.
 func runJob(j Job, opts run.Options) error {
+	if !fileExists(filepath.Join(j.Dir, rundir.ConfigFile)) {
+		_, err := run.Train(j.Config, j.Dir, opts)
+		recordFailure(j, err)
+		return err
+	}
+	if err := sameConfig(j); err != nil {
+		return err
+	}
+	if fileExists(filepath.Join(j.Dir, rundir.ResultFile)) {
+		return nil
+	}
+	_, err := run.Resume(j.Dir, opts)
+	recordFailure(j, err)
+	return err
+}
+
+// sameConfig refuses a run directory of j made from another config than
+// j's; a directory without config is fine.
+func sameConfig(j Job) error {
 	cfgPath := filepath.Join(j.Dir, rundir.ConfigFile)
 	if !fileExists(cfgPath) {
-		_, err := run.Train(j.Config, j.Dir, opts)
-		return err
+		return nil
 	}
 	stored, err := configs.Load(cfgPath)
 	if err != nil {
@@ -306,11 +376,7 @@ func runJob(j Job, opts run.Options) error {
 		return fmt.Errorf("%s was made from a different config than the experiment now gives; "+
 			"use a new -out or restore the experiment file", j.Dir)
 	}
-	if fileExists(filepath.Join(j.Dir, rundir.ResultFile)) {
-		return nil
-	}
-	_, err = run.Resume(j.Dir, opts)
-	return err
+	return nil
 }
 
 // board lays out one status line per active run and an overall line.
@@ -321,7 +387,7 @@ type board struct {
 	jobs     []Job
 	lines    []string
 	progs    []*run.Progress
-	state    []string // "", "running", "done" or "failed"
+	state    []string // "", "running", "done", "interrupted" or "failed"
 	drawn    int
 	started  time.Time
 }
@@ -350,10 +416,15 @@ func (b *board) progress(i int) *run.Progress {
 func (b *board) finish(i int, err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.state[i] = "done"
-	if err != nil {
+	switch {
+	case errors.Is(err, run.ErrInterrupted):
+		b.state[i] = "interrupted"
+		b.lines[i] = fmt.Sprintf("%s: %v", b.jobs[i].Dir, err)
+	case err != nil:
 		b.state[i] = "failed"
 		b.lines[i] = fmt.Sprintf("%s: FAILED: %v", b.jobs[i].Dir, err)
+	default:
+		b.state[i] = "done"
 	}
 	if !b.terminal {
 		fmt.Fprintf(b.w, "%s: %s\n%s\n", b.jobs[i].Dir, b.state[i], b.overallLocked())
@@ -390,7 +461,7 @@ func (b *board) overallLocked() string {
 		switch b.state[i] {
 		case "done", "failed":
 			doneIters += j.Config.Meta.Iterations
-		case "running":
+		case "running", "interrupted":
 			doneIters += b.progs[i].Iteration()
 		}
 	}

@@ -301,3 +301,69 @@ func TestBuffersRecycled(t *testing.T) {
 		t.Errorf("the second run changed the buffers held from %d to %d floats", buffers, again)
 	}
 }
+
+// TestShareBuffers checks that an evaluation objective sharing the training
+// objective's buffer pool computes, called in turn with it, exactly what it
+// computes alone (and the training objective too), and that it takes its
+// large buffers from what training left in the pool instead of adding its
+// own set: the pool grows by less than a tenth of the evaluation graph's own
+// large buffers.
+func TestShareBuffers(t *testing.T) {
+	m, err := NewCNN(16, 16, 1, 8, 2, 3, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := Spec{Model: m, Loss: SoftmaxCrossEntropy, Score: Accuracy, Tasks: 4, Support: 3, Query: 30,
+		InShape: m.InShape(), OutDim: 3, Steps: 1, Alpha: 0.1, MetaGradient: true, Dtype: tensor.Float32}
+	build := func(eval bool) *Objective {
+		s := spec
+		s.MetaGradient = !eval
+		obj, err := NewObjective(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return obj
+	}
+	rng := rand.New(rand.NewPCG(4, 4))
+	b := randomImages(rng, 4, 3, 1, 10, 16, 16, 1)
+	w := m.Init(rng)
+	weights := []float64{0.1, 0.2, 0.3, 0.4}
+	type result struct{ losses, acc, grad []float64 }
+	call := func(obj *Objective, eval bool) result {
+		r := result{make([]float64, 4), make([]float64, 4), make([]float64, len(w))}
+		ws := weights
+		if eval {
+			r.grad, ws = nil, nil
+		}
+		if err := obj.LossesMetric(w, b, ws, r.losses, r.acc, r.grad); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	pooled := func(obj *Objective) (floats int) {
+		for _, l := range obj.prog.pool.free {
+			for _, d := range l {
+				floats += d.Shape().TotalSize()
+			}
+		}
+		return floats
+	}
+	trainAlone, evalAlone := build(false), build(true)
+	wantTrain, wantEval := call(trainAlone, false), call(evalAlone, true)
+	train, eval := build(false), build(true)
+	eval.ShareBuffers(train)
+	for round := 0; round < 2; round++ {
+		if got := call(train, false); !reflect.DeepEqual(got, wantTrain) {
+			t.Errorf("round %d: training with a shared pool computed %v, alone %v", round, got, wantTrain)
+		}
+		before := pooled(train)
+		if got := call(eval, true); !reflect.DeepEqual(got, wantEval) {
+			t.Errorf("round %d: evaluation with a shared pool computed %v, alone %v", round, got, wantEval)
+		}
+		grown, own := pooled(train)-before, pooled(evalAlone)
+		t.Logf("round %d: training leaves %d floats in the pool, evaluation adds %d (alone it holds %d)", round, before, grown, own)
+		if own == 0 || 10*grown >= own {
+			t.Errorf("round %d: evaluation added %d floats to the shared pool, alone it holds %d", round, grown, own)
+		}
+	}
+}

@@ -270,6 +270,29 @@ func (o *Objective) FLOPs() float64 {
 	return total
 }
 
+// ShareBuffers makes o recycle its large intermediate values through the
+// same pool as other, so that a training objective and the evaluation
+// objective of the same model (whose activations have the same sizes when
+// their batches match) hold one set of buffers between them instead of two:
+// the process peaks at the larger of the two graphs, not their sum. Every
+// pooled buffer is back in the pool when a call returns, so the two may be
+// called in turn, but never at the same time (the same goroutine).
+func (o *Objective) ShareBuffers(other *Objective) {
+	from, to := o.prog.pool, other.prog.pool
+	if from == to {
+		return
+	}
+	for k, l := range from.free {
+		to.free[k] = append(to.free[k], l...)
+	}
+	for _, s := range o.prog.steps {
+		if op, ok := s.op.(*op); ok && op.pool == from {
+			op.pool = to
+		}
+	}
+	o.prog.pool = to
+}
+
 // Graph returns the underlying graph, for inspection (node counts, dot).
 func (o *Objective) Graph() *Graph { return o.g }
 
@@ -392,7 +415,7 @@ func getFloats(dst []float64, v gorgonia.Value) int {
 type program struct {
 	steps []step
 	vals  []gorgonia.Value
-	pool  bufferPool
+	pool  *bufferPool // shared with other programs by ShareBuffers
 }
 
 // step computes vals[i] = op(vals[args]...) for a node with an op; input
@@ -450,14 +473,14 @@ func (p *program) compile(g *Graph, outputs gorgonia.Nodes) []int {
 			foreign[a] = foreign[a] || !ours
 		}
 	}
-	p.pool.free = map[poolKey][]*tensor.Dense{}
+	p.pool = &bufferPool{free: map[poolKey][]*tensor.Dense{}}
 	for _, s := range p.steps {
 		o, ok := s.op.(*op)
 		if !ok || isOut[s.i] || foreign[s.i] || o.outShape.TotalSize() < pooledSize {
 			continue
 		}
 		if r, read := last[s.i]; read {
-			o.pool = &p.pool
+			o.pool = p.pool
 			p.steps[r].release = append(p.steps[r].release, o)
 		}
 	}

@@ -6,6 +6,8 @@
 package run
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 
@@ -63,6 +65,24 @@ type Options struct {
 	Datasets *Datasets
 	// Progress reports training; nil reports nothing.
 	Progress *Progress
+	// Context, if not nil, stops training between two iterations when it is
+	// done: the run checkpoints at the iteration it reached and returns
+	// ErrInterrupted.
+	Context context.Context
+}
+
+// ErrInterrupted is returned (wrapped) by a run whose Options.Context was
+// done before it finished: it wrote a checkpoint at the iteration it
+// reached and released its directory, and Resume continues it to the
+// result it would have had without the interruption.
+var ErrInterrupted = errors.New("interrupted")
+
+// context is opts.Context, or a context never done.
+func (opts Options) context() context.Context {
+	if opts.Context == nil {
+		return context.Background()
+	}
+	return opts.Context
 }
 
 // ConfigError is a config that passes field-by-field validation but cannot
@@ -129,6 +149,7 @@ func Build(cfg configs.Config, opts Options) (*Setup, error) {
 	if err != nil {
 		return nil, err
 	}
+	evalObj.ShareBuffers(obj) // evaluation and training run in turn
 	in, _ := f.train.Dims()
 	s := &Setup{
 		Config: cfg, Train: f.train, Test: f.test, EvalTrain: f.evalTrain, EvalTest: f.evalTest,

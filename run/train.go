@@ -2,6 +2,7 @@ package run
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,7 +24,8 @@ import (
 // Train runs cfg into the new directory dir, reporting progress to
 // opts.Progress. It holds dir's lock while it writes. On a non-finite loss or
 // state it stops with an error and leaves the files of the last evaluation,
-// including its checkpoint.
+// including its checkpoint. When opts.Context is done it checkpoints and
+// returns ErrInterrupted.
 func Train(cfg configs.Config, dir string, opts Options) (*rundir.Result, error) {
 	s, err := Build(cfg, opts)
 	if err != nil {
@@ -45,12 +47,12 @@ func Train(cfg configs.Config, dir string, opts Options) (*rundir.Result, error)
 		return nil, err
 	}
 	s.configHash = rundir.HashBytes(yml)
-	return start(s, dir, opts.Progress, nil)
+	return start(opts.context(), s, dir, opts.Progress, nil)
 }
 
 // start trains s from iteration 0 in dir, which holds its config.yaml and
 // nothing else that counts: the metric files are written afresh.
-func start(s *Setup, dir string, p *Progress, overrides []string) (*rundir.Result, error) {
+func start(ctx context.Context, s *Setup, dir string, p *Progress, overrides []string) (*rundir.Result, error) {
 	cfg := s.Config
 	w0, err := s.init(rand.New(rand.NewPCG(cfg.Seed, 0x696e6974)))
 	if err != nil {
@@ -66,11 +68,12 @@ func start(s *Setup, dir string, p *Progress, overrides []string) (*rundir.Resul
 	if err := ss.record(); err != nil {
 		return nil, err
 	}
-	return ss.train(p)
+	return ss.train(ctx, p)
 }
 
 // Resume continues the unfinished run in dir from its last checkpoint; the
-// finished run is identical to one that never stopped (but for timing). A
+// finished run is identical to one that never stopped (but for timing),
+// however often it was interrupted (opts.Context). A
 // run stopped before its first checkpoint starts again from iteration 0
 // with the config in dir. It holds dir's lock, first removes the temporary
 // files of writes a crash interrupted, and verifies the directory against
@@ -94,7 +97,7 @@ func Resume(dir string, opts Options, sets ...string) (*rundir.Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		return start(s, dir, opts.Progress, nil)
+		return start(opts.context(), s, dir, opts.Progress, nil)
 	case errors.As(err, &changed) && len(sets) > 0:
 		// Killed between writing the overridden config.yaml and sealing
 		// it: the same command completes it.
@@ -113,7 +116,7 @@ func Resume(dir string, opts Options, sets ...string) (*rundir.Result, error) {
 		return nil, err
 	}
 	if _, err := os.Stat(ckPath); errors.Is(err, os.ErrNotExist) {
-		return start(s, dir, opts.Progress, sealed.Sets())
+		return start(opts.context(), s, dir, opts.Progress, sealed.Sets())
 	}
 	ss, ck, err := restoreSession(s, dir)
 	if err != nil {
@@ -122,14 +125,21 @@ func Resume(dir string, opts Options, sets ...string) (*rundir.Result, error) {
 	ss.overrides = sealed.Sets()
 	ss.trainDur = time.Duration(ck.TrainSeconds * float64(time.Second))
 	ss.evalDur = time.Duration(ck.EvalSeconds * float64(time.Second))
-	// Keep the metric rows up to the checkpoint; later ones are redone.
-	if err := rundir.KeepRows(filepath.Join(dir, rundir.MetricsFile), rundir.MetricsHeader, 1+int(rundir.NumColumns), ck.State.Iteration, &ss.metrics); err != nil {
+	last, err := ck.LastRow()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ckPath, err)
+	}
+	if pd := ck.Pending; pd != nil {
+		ss.batchSum, ss.batchMax, ss.batchN = pd.BatchSum, pd.BatchMax, pd.BatchN
+	}
+	// Keep the metric rows up to the checkpoint's last; later ones are redone.
+	if err := rundir.KeepRows(filepath.Join(dir, rundir.MetricsFile), rundir.MetricsHeader, 1+int(rundir.NumColumns), last, &ss.metrics); err != nil {
 		return nil, err
 	}
-	if err := rundir.KeepRows(filepath.Join(dir, rundir.PFile), rundir.PHeader(taskNames(s.Train)), 1+s.Train.Len(), ck.State.Iteration, &ss.pcsv); err != nil {
+	if err := rundir.KeepRows(filepath.Join(dir, rundir.PFile), rundir.PHeader(taskNames(s.Train)), 1+s.Train.Len(), last, &ss.pcsv); err != nil {
 		return nil, err
 	}
-	return ss.train(opts.Progress)
+	return ss.train(opts.context(), opts.Progress)
 }
 
 // ResumeOverridable says which config fields resume -override may change
@@ -317,7 +327,19 @@ func (ss *session) record() error {
 	ss.batchSum, ss.batchMax, ss.batchN = 0, 0, 0
 	ss.p.Evaluated(testStats.Mean, testStats.Worst, ss.s.Metric)
 
-	snap, err := tr.Snapshot()
+	if err := atomicfile.Write(filepath.Join(ss.dir, rundir.MetricsFile), ss.metrics.Bytes()); err != nil {
+		return err
+	}
+	if err := atomicfile.Write(filepath.Join(ss.dir, rundir.PFile), ss.pcsv.Bytes()); err != nil {
+		return err
+	}
+	return ss.checkpoint(nil)
+}
+
+// checkpoint writes checkpoint.json at the current iteration, with the
+// training since the last evaluation (nil right after one).
+func (ss *session) checkpoint(pd *rundir.Pending) error {
+	snap, err := ss.tr.Snapshot()
 	if err != nil {
 		return err
 	}
@@ -325,15 +347,9 @@ func (ss *session) record() error {
 	if err != nil {
 		return err
 	}
-	ck, err := rundir.EncodeCheckpoint(rundir.Checkpoint{State: snap, Optimizer: opt, TrainSeconds: ss.trainDur.Seconds(), EvalSeconds: ss.evalDur.Seconds(),
+	ck, err := rundir.EncodeCheckpoint(rundir.Checkpoint{State: snap, Optimizer: opt, TrainSeconds: ss.trainDur.Seconds(), EvalSeconds: ss.evalDur.Seconds(), Pending: pd,
 		Seed: ss.s.Config.Seed, ConfigSHA256: ss.s.configHash, Previous: ss.prevCheckpoint})
 	if err != nil {
-		return err
-	}
-	if err := atomicfile.Write(filepath.Join(ss.dir, rundir.MetricsFile), ss.metrics.Bytes()); err != nil {
-		return err
-	}
-	if err := atomicfile.Write(filepath.Join(ss.dir, rundir.PFile), ss.pcsv.Bytes()); err != nil {
 		return err
 	}
 	if err := atomicfile.Write(filepath.Join(ss.dir, rundir.CheckpointFile), ck); err != nil {
@@ -343,9 +359,25 @@ func (ss *session) record() error {
 	return rundir.Seal(ss.dir, false)
 }
 
+// interrupt checkpoints the run at the current iteration, unless the
+// checkpoint of the last evaluation is there already, and returns
+// ErrInterrupted, wrapped with how to continue.
+func (ss *session) interrupt() error {
+	it := ss.tr.State.Iteration
+	if ss.batchN > 0 {
+		pd := &rundir.Pending{Evaluated: it - ss.batchN, BatchSum: ss.batchSum, BatchMax: ss.batchMax, BatchN: ss.batchN}
+		if err := ss.checkpoint(pd); err != nil {
+			return fmt.Errorf("%s: interrupted at iteration %d, and its checkpoint failed: %w", ss.s.Config.Name, it, err)
+		}
+	}
+	return fmt.Errorf("%s: %w at iteration %d, checkpoint written (trmaml resume -run %s continues it)", ss.s.Config.Name, ErrInterrupted, it, ss.dir)
+}
+
 // train runs the remaining iterations, then evaluates the solution of the
-// output rule and writes model.json and result.json.
-func (ss *session) train(p *Progress) (*rundir.Result, error) {
+// output rule and writes model.json and result.json. When ctx is done it
+// stops between two iterations, or before the final evaluation, and returns
+// ss.interrupt's error.
+func (ss *session) train(ctx context.Context, p *Progress) (*rundir.Result, error) {
 	cfg, tr := ss.s.Config, ss.tr
 	ss.p = p
 	schedule, err := metalearn.NewSchedule(cfg.Meta.Schedule, cfg.Meta.LR, cfg.Meta.LRMin, cfg.Meta.Iterations)
@@ -354,6 +386,10 @@ func (ss *session) train(p *Progress) (*rundir.Result, error) {
 	}
 	p.Start(fmt.Sprintf("%s seed %d", cfg.Name, cfg.Seed), tr.State.Iteration, cfg.Meta.Iterations)
 	for tr.State.Iteration < cfg.Meta.Iterations {
+		if ctx.Err() != nil {
+			p.Done()
+			return nil, ss.interrupt()
+		}
 		restoreLR, err := metalearn.ScheduleStep(ss.opt, schedule, tr.State.Iteration)
 		if err != nil {
 			p.Done()
@@ -379,6 +415,9 @@ func (ss *session) train(p *Progress) (*rundir.Result, error) {
 		}
 	}
 	p.Done()
+	if ctx.Err() != nil {
+		return nil, ss.interrupt()
+	}
 
 	w, pFinal := tr.Solution()
 	start := time.Now()
@@ -457,10 +496,20 @@ func Evaluate(dir string, evalSeed uint64, opts Options, sets ...string) (*rundi
 	res := &rundir.Result{
 		Name: cfg.Name, Algorithm: cfg.Algorithm, CVaRLevel: cvarLevel(cfg), Order: cfg.Order, Seed: s.Config.Seed, Iterations: iterations,
 		Output: cfg.Meta.Output, MetaTest: testStats, MetaTrain: trainStats, FinalP: p, Source: source,
-		Timing: rundir.Timing{EvalSeconds: time.Since(start).Seconds()},
+		Timing: rundir.Timing{EvalSeconds: time.Since(start).Seconds(), Engine: graph.Engine(), Procs: runtime.GOMAXPROCS(0),
+			EvalInstances: finalInstances(cfg)},
 		Metric: s.Metric.Name, Overrides: sets,
 	}
 	return res, rundir.WriteJSON(filepath.Join(dir, rundir.EvalFileFor(sets)), res)
+}
+
+// finalInstances is the number of instances of a final evaluation: both
+// splits, as Setup.evaluate draws them.
+func finalInstances(cfg configs.Config) int {
+	if n := cfg.Eval.FinalInstances; n > 0 {
+		return 2 * n
+	}
+	return cfg.Eval.TrainInstances + cfg.Eval.Instances
 }
 
 // savedSolution returns the solution of the run in dir: model.json's, or,

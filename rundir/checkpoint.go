@@ -11,8 +11,9 @@ import (
 	"github.com/trmaml/trmaml/metalearn"
 )
 
-// Checkpoint is checkpoint.json: the training state after an evaluation.
-// The optimizer is kept raw: its concrete type comes from the config.
+// Checkpoint is checkpoint.json: the training state after an evaluation,
+// or, when a run was interrupted, at the iteration it stopped at, with
+// Pending. The optimizer is kept raw: its concrete type comes from the config.
 // SHA256 is the hash of the file's JSON without it, so a damaged or edited
 // checkpoint (a changed weight, a zeroed p) is refused instead of resuming
 // silently into a different result; a checkpoint without it is refused too.
@@ -26,10 +27,36 @@ type Checkpoint struct {
 	Optimizer    json.RawMessage `json:"optimizer"`
 	TrainSeconds float64         `json:"train_seconds"`
 	EvalSeconds  float64         `json:"eval_seconds"`
+	Pending      *Pending        `json:"pending,omitempty"`
 	Seed         uint64          `json:"seed"`
 	ConfigSHA256 string          `json:"config_sha256"`
 	Previous     string          `json:"previous_sha256,omitempty"`
 	SHA256       string          `json:"sha256,omitempty"`
+}
+
+// Pending is the training since the last evaluation of a checkpoint taken
+// between evaluations: the iteration of the last metrics row, and the batch
+// losses accumulated since, which the next row averages. A resumed run
+// restores them, so it writes the rows an uninterrupted one would.
+type Pending struct {
+	Evaluated int     `json:"evaluated"`
+	BatchSum  float64 `json:"batch_sum"`
+	BatchMax  float64 `json:"batch_max"`
+	BatchN    int     `json:"batch_n"`
+}
+
+// LastRow is the iteration of the checkpoint's last metrics row (its own,
+// without Pending); it checks that the pending batches are the iterations
+// since that row.
+func (ck Checkpoint) LastRow() (int, error) {
+	p := ck.Pending
+	if p == nil {
+		return ck.State.Iteration, nil
+	}
+	if p.Evaluated < 0 || p.Evaluated > ck.State.Iteration || p.BatchN != ck.State.Iteration-p.Evaluated {
+		return 0, fmt.Errorf("pending: evaluated %d and batch_n %d do not fit iteration %d", p.Evaluated, p.BatchN, ck.State.Iteration)
+	}
+	return p.Evaluated, nil
 }
 
 // contentHash is the hex SHA-256 of ck's JSON without its SHA256 field.

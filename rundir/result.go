@@ -49,6 +49,9 @@ type Timing struct {
 	EvalSeconds    float64 `json:"eval_seconds"`
 	Engine         string  `json:"engine,omitempty"`
 	Procs          int     `json:"gomaxprocs,omitempty"`
+	// EvalInstances is the number of task instances evaluation.json's
+	// EvalSeconds measured (both splits), for its instances per second.
+	EvalInstances int `json:"eval_instances,omitempty"`
 }
 
 // Stats are one evaluation of a task set, as stored in result.json, in the

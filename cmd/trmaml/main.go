@@ -5,7 +5,8 @@
 //	trmaml resume -run DIR [-override FIELD=VALUE]...
 //	trmaml seal -run DIR
 //	trmaml eval -run DIR [-seed N] [-set FIELD=VALUE]...
-//	trmaml experiment -config FILE -out DIR [-jobs N]
+//	trmaml experiment -config FILE -out DIR [-jobs N | -cell I | -list | -report | -slurm]
+//	trmaml status [-config FILE] DIR
 //	trmaml report -out DIR RUNDIR...
 //	trmaml plot -out DIR RUNDIR...
 //	trmaml compare -runs A B
@@ -18,6 +19,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -25,6 +27,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 
 	"github.com/trmaml/trmaml/configs"
@@ -35,8 +38,21 @@ import (
 	"github.com/trmaml/trmaml/rundir"
 )
 
+// gcPercent is the garbage collector's target unless GOGC says otherwise.
+// Nearly all of a run's heap is the graphs' activation buffers, allocated in
+// the first iteration and reused (graph's buffer pool); an iteration leaves
+// about 0.5 MB of garbage. Go's default (100) lets that garbage grow to the
+// size of the live heap before collecting, so a long run of the 5-way CNN
+// (400 MB of buffers) crept towards twice its memory; at 20 it stays within
+// a fifth, at the cost of a collection every few hundred iterations, each of
+// a few milliseconds (the buffers hold no pointers to scan).
+const gcPercent = 20
+
 func main() {
-	err := dispatch(os.Args[1:], os.Stdout, os.Stderr)
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(gcPercent)
+	}
+	err := dispatchContext(interruptContext(os.Stderr), os.Args[1:], os.Stdout, os.Stderr)
 	if err != nil && !errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintln(os.Stderr, "trmaml:", err)
 	}
@@ -44,10 +60,14 @@ func main() {
 }
 
 // exitCode is 0 for success and for -h (help was asked for, so it is not an
-// error; the flag package has printed it), 2 for every error.
+// error; the flag package has printed it), exitInterrupted (75) for a run
+// a signal stopped at a checkpoint, 2 for every other error.
 func exitCode(err error) int {
-	if err == nil || errors.Is(err, flag.ErrHelp) {
+	switch {
+	case err == nil || errors.Is(err, flag.ErrHelp):
 		return 0
+	case errors.Is(err, run.ErrInterrupted):
+		return exitInterrupted
 	}
 	return 2
 }
@@ -59,6 +79,9 @@ const usage = `usage:
   trmaml seal -run DIR                               seal a run directory written before manifests (check its files first)
   trmaml eval -run DIR [-seed N] [-set F=V]...       re-evaluate a run (evaluation.json; under -set changes evaluation-F=V.json)
   trmaml experiment -config FILE -out DIR [-jobs N]  run (or resume) a grid of runs, e.g. configs/experiments/quick.yaml
+      ... -cell I | -list | -report                  train or resume cell I only; list the cells and their states; only the table and figures
+      ... -slurm [-dry-run] [-cpus N] [-mem MiB] [-time D] [-sbatch NAME=VALUE]  submit the unfinished cells to Slurm (docs/cluster.md)
+  trmaml status [-config FILE] DIR                   each cell of an experiment (or one run): finished, running, interrupted, failed, not started
   trmaml report -out DIR RUNDIR...                   the paper's tables (Markdown, CSV), mean +- 95%% CI over seeds, per-task values (per_task.*)
   trmaml plot -out DIR RUNDIR...                     Figure 1, p-weights or adversary, first- vs second-order figures (PNG)
   trmaml compare -runs A B                           two runs side by side
@@ -67,25 +90,35 @@ const usage = `usage:
   trmaml data omniglot [-dir DIR] [-verify] [-info]  download (or check, or list) the Omniglot data
 train, resume, eval and experiment take -data DIR, the Omniglot data root (default: the
 config's data.root, else $TRMAML_DATA, else the user cache directory).
+SIGINT, SIGTERM or SIGUSR1 stops train, resume and experiment at a checkpoint of the current
+iteration, with exit status 75; the same command again resumes.
 Built-in configs (files in configs/): %v
 `
 
 func dispatch(args []string, stdout, stderr io.Writer) error {
+	return dispatchContext(context.Background(), args, stdout, stderr)
+}
+
+// dispatchContext runs the command of args; ctx done stops training at a
+// checkpoint (run.ErrInterrupted).
+func dispatchContext(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprintf(stderr, usage, configs.BuiltinNames())
 		return errors.New("missing command")
 	}
 	switch args[0] {
 	case "train":
-		return train(args[1:], stdout, stderr)
+		return train(ctx, args[1:], stdout, stderr)
 	case "resume":
-		return resume(args[1:], stdout, stderr)
+		return resume(ctx, args[1:], stdout, stderr)
 	case "eval":
 		return evaluate(args[1:], stdout, stderr)
 	case "seal":
 		return sealCmd(args[1:], stdout, stderr)
 	case "experiment":
-		return experimentCmd(args[1:], stdout, stderr)
+		return experimentCmd(ctx, args[1:], stdout, stderr)
+	case "status":
+		return statusCmd(args[1:], stdout, stderr)
 	case "report":
 		return reportCmd(args[1:], stdout, stderr)
 	case "plot":
@@ -106,7 +139,7 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 	return fmt.Errorf("unknown command %q", args[0])
 }
 
-func train(args []string, stdout, stderr io.Writer) error {
+func train(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	path := fs.String("config", "", "experiment YAML file (default: the built-in sine_quick)")
@@ -139,7 +172,7 @@ func train(args []string, stdout, stderr io.Writer) error {
 		dir = freshDir(filepath.Join("runs", fmt.Sprintf("%s-seed%d", cfg.Name, cfg.Seed)))
 	}
 	fmt.Fprintf(stdout, "training %s (%s, %s order, seed %d) into %s\n", cfg.Name, cfg.Algorithm, cfg.Order, cfg.Seed, dir)
-	opts.Progress = run.NewProgress(stderr, isTerminal(stderr))
+	opts.Progress, opts.Context = run.NewProgress(stderr, isTerminal(stderr)), ctx
 	res, err := run.Train(cfg, dir, *opts)
 	var cerr *run.ConfigError
 	if errors.As(err, &cerr) && *path != "" {
@@ -153,7 +186,7 @@ func train(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-func resume(args []string, stdout, stderr io.Writer) error {
+func resume(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("resume", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dir := fs.String("run", "", "unfinished run directory")
@@ -166,7 +199,7 @@ func resume(args []string, stdout, stderr io.Writer) error {
 	if *dir == "" || fs.NArg() > 0 {
 		return errors.New("resume: give exactly -run DIR")
 	}
-	opts.Progress = run.NewProgress(stderr, isTerminal(stderr))
+	opts.Progress, opts.Context = run.NewProgress(stderr, isTerminal(stderr)), ctx
 	res, err := run.Resume(*dir, *opts, sets...)
 	if err != nil {
 		return err
@@ -218,16 +251,25 @@ func evaluate(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	printResult(stdout, res)
+	if t := res.Timing; t.EvalSeconds > 0 {
+		fmt.Fprintf(stdout, "%d instances in %.1f s: %.0f instances per second (%s, GOMAXPROCS %d)\n",
+			t.EvalInstances, t.EvalSeconds, float64(t.EvalInstances)/t.EvalSeconds, t.Engine, t.Procs)
+	}
 	fmt.Fprintf(stdout, "written to %s\n", filepath.Join(*dir, rundir.EvalFileFor(sets)))
 	return nil
 }
 
-func experimentCmd(args []string, stdout, stderr io.Writer) error {
+func experimentCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("experiment", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	path := fs.String("config", "", "experiment YAML file (see configs/experiments/)")
 	out := fs.String("out", "", "experiment directory (re-running resumes it)")
 	jobs := fs.Int("jobs", runtime.NumCPU(), "runs trained at once")
+	cell := fs.Int("cell", -1, "train or resume only cell `I` of the grid (numbered from 0 in the order -list shows), then exit: what scheduler array tasks run")
+	list := fs.Bool("list", false, "list the grid's cells: index, run directory and state (finished, running, interrupted, failed, not started)")
+	reportOnly := fs.Bool("report", false, "write only the table and figures of the finished cells, training nothing")
+	var sf slurmFlags
+	sf.add(fs)
 	opts := dataFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -238,27 +280,85 @@ func experimentCmd(args []string, stdout, stderr io.Writer) error {
 	if *jobs < 1 {
 		return fmt.Errorf("experiment: -jobs must be >= 1, got %d", *jobs)
 	}
+	modes := 0
+	for _, name := range []string{"cell", "list", "report", "slurm"} {
+		if isSet(fs, name) {
+			modes++
+		}
+	}
+	if modes > 1 {
+		return errors.New("experiment: give at most one of -cell, -list, -report and -slurm")
+	}
+	for _, name := range []string{"dry-run", "cpus", "mem", "time", "max-running", "sbatch"} {
+		if isSet(fs, name) && !sf.submit {
+			return fmt.Errorf("experiment: -%s goes with -slurm", name)
+		}
+	}
 	opts.Datasets = new(run.Datasets) // the grid check and the runs load the data once
-	_, cfgs, err := experiment.Load(*path, *opts)
+	opts.Context = ctx
+	spec, cfgs, err := experiment.Load(*path, *opts)
 	if err != nil {
 		return err
 	}
 	grid := experiment.Jobs(cfgs, *out)
+	switch {
+	case sf.submit:
+		return submitSlurm(sf, spec, *path, *out, grid, opts.DataRoot, stdout)
+	case *list:
+		return listCells(grid, stdout)
+	case *reportOnly:
+		if err := experiment.CheckOut(*out, grid); err != nil {
+			return err
+		}
+		return experimentReport(grid, *out, stdout, stderr)
+	case isSet(fs, "cell"):
+		if *cell >= 0 && *cell < len(grid) {
+			fmt.Fprintf(stdout, "experiment %s: cell %d of %d, %s\n", *path, *cell, len(grid), grid[*cell].Dir)
+		}
+		opts.Progress = run.NewProgress(stderr, isTerminal(stderr))
+		return experiment.RunCell(*out, grid, *cell, *opts)
+	}
 	fmt.Fprintf(stdout, "experiment %s: %d runs, %d at a time, in %s\n", *path, len(grid), *jobs, *out)
 	runErr := experiment.Run(*out, grid, *jobs, stderr, isTerminal(stderr), *opts)
-	if errors.Is(runErr, dirlock.ErrHeld) || errors.Is(runErr, experiment.ErrForeign) {
+	if errors.Is(runErr, dirlock.ErrHeld) || errors.Is(runErr, experiment.ErrForeign) || errors.Is(runErr, run.ErrInterrupted) {
 		return runErr
 	}
 	// Figures and table cover the experiment's runs that finished, even if
 	// some failed.
-	report := []string{"-out", *out}
+	return errors.Join(runErr, experimentReport(grid, *out, stdout, stderr))
+}
+
+// experimentReport writes the table and figures of the grid's runs that
+// exist into out.
+func experimentReport(grid []experiment.Job, out string, stdout, stderr io.Writer) error {
+	report := []string{"-out", out}
 	for _, j := range grid {
-		report = append(report, j.Dir)
+		if _, err := os.Stat(j.Dir); err == nil {
+			report = append(report, j.Dir)
+		}
 	}
 	if err := reportCmd(report, stdout, stderr); err != nil {
-		return errors.Join(runErr, err)
+		return err
 	}
-	return errors.Join(runErr, plotCmd(report, stdout, stderr))
+	return plotCmd(report, stdout, stderr)
+}
+
+// listCells prints one line per cell: index, run directory, state.
+func listCells(grid []experiment.Job, w io.Writer) error {
+	cells, err := experiment.Cells(grid)
+	if err != nil {
+		return err
+	}
+	for _, c := range cells {
+		fmt.Fprintf(w, "%d\t%s\t%s\n", c.Index, c.Name(), c.State)
+	}
+	return nil
+}
+
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 func printResult(w io.Writer, r *rundir.Result) {

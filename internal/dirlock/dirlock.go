@@ -65,3 +65,27 @@ func (l *Lock) Release() {
 		l.f = nil
 	}
 }
+
+// Holder reports whether some process holds dir's lock and, if so, who (as
+// recorded in the lock file), without taking the lock or writing anything:
+// for status displays. A directory without a lock file is not held.
+func Holder(dir string) (holder string, held bool, err error) {
+	path := filepath.Join(dir, Name)
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	defer f.Close()
+	err = syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		b, _ := os.ReadFile(path)
+		return strings.TrimSpace(string(b)), true, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("checking the lock of %s: %w", dir, err)
+	}
+	return "", false, nil // the shared lock goes with f.Close
+}

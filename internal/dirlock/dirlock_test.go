@@ -65,3 +65,29 @@ func TestStaleLockFromKilledProcess(t *testing.T) {
 	}
 	l.Release()
 }
+
+// TestHolder: Holder sees a held lock and its holder, a released one and a
+// directory that never had one as free, and takes nothing itself.
+func TestHolder(t *testing.T) {
+	dir := t.TempDir()
+	if _, held, err := Holder(dir); held || err != nil {
+		t.Fatalf("no lock file: held %v, %v", held, err)
+	}
+	l, err := Acquire(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, held, err := Holder(dir)
+	if !held || err != nil || !strings.Contains(h, "pid ") {
+		t.Fatalf("held lock: %q, held %v, %v", h, held, err)
+	}
+	l.Release()
+	if _, held, err := Holder(dir); held || err != nil {
+		t.Fatalf("released lock: held %v, %v", held, err)
+	}
+	l, err = Acquire(dir)
+	if err != nil {
+		t.Fatalf("Acquire after Holder: %v", err)
+	}
+	l.Release()
+}

@@ -16,12 +16,15 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"sort"
 	"syscall"
 	"time"
 
 	"github.com/trmaml/trmaml/graph"
 	"github.com/trmaml/trmaml/metalearn"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
 	"gorgonia.org/tensor"
 )
 
@@ -34,14 +37,34 @@ func main() {
 	order := flag.String("order", "second", "second or first")
 	dtype := flag.String("dtype", "float32", "float32 or float64")
 	iters := flag.Int("iters", 5, "timed iterations (after one warm-up)")
+	eval := flag.Bool("eval", false, "time the evaluation graph (adapted losses and accuracy, no meta-gradient) and report instances per second")
+	gemm := flag.Bool("gemm", false, "instead, time single float32 matrix products (a 1024^3 one and the second block's convolution product) on one goroutine: the machine's GEMM peak per core, to read the GFLOP/s of the other lines against")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the timed iterations to this file")
 	flag.Parse()
-	if err := run(*ways, *shots, *query, *tasks, *filters, *order, *dtype, *iters); err != nil {
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "cnnbench:", err)
+			os.Exit(1)
+		}
+	}
+	var err error
+	if *gemm {
+		err = gemmPeak(*iters)
+	} else {
+		err = run(*ways, *shots, *query, *tasks, *filters, *order, *dtype, *iters, *eval)
+	}
+	pprof.StopCPUProfile()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "cnnbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ways, shots, query, tasks, filters int, order, dtype string, iters int) error {
+func run(ways, shots, query, tasks, filters int, order, dtype string, iters int, eval bool) error {
 	dt := map[string]tensor.Dtype{"float32": tensor.Float32, "float64": tensor.Float64}[dtype]
 	if dt == (tensor.Dtype{}) || (order != "first" && order != "second") || iters < 1 {
 		return fmt.Errorf("-dtype must be float32 or float64, -order second or first, -iters >= 1")
@@ -52,7 +75,7 @@ func run(ways, shots, query, tasks, filters int, order, dtype string, iters int)
 	}
 	obj, err := graph.NewObjective(graph.Spec{Model: cnn, Loss: graph.SoftmaxCrossEntropy, Score: graph.Accuracy,
 		Tasks: tasks, Support: ways * shots, Query: ways * query, InShape: cnn.InShape(), OutDim: ways,
-		Steps: 1, Alpha: 0.1, FirstOrder: order == "first", MetaGradient: true, Dtype: dt})
+		Steps: 1, Alpha: 0.1, FirstOrder: order == "first" && !eval, MetaGradient: !eval, Dtype: dt})
 	if err != nil {
 		return err
 	}
@@ -74,6 +97,9 @@ func run(ways, shots, query, tasks, filters int, order, dtype string, iters int)
 		weights[i] = 1 / float64(tasks)
 	}
 	losses, acc, grad := make([]float64, tasks), make([]float64, tasks), make([]float64, len(w))
+	if eval { // as trmaml's evaluation: adapted query losses and accuracies
+		grad, weights = nil, nil
+	}
 	var times, cpu []float64
 	for i := 0; i <= iters; i++ {
 		start, cpu0 := time.Now(), cpuSeconds()
@@ -87,8 +113,46 @@ func run(ways, shots, query, tasks, filters int, order, dtype string, iters int)
 	sort.Float64s(times)
 	sort.Float64s(cpu)
 	med := times[len(times)/2]
+	if eval {
+		fmt.Printf("evaluation, %d-way %d-shot, %d query images per class, %d instances per graph, %d filters, %s, %s, GOMAXPROCS %d: median %.3f s (min %.3f s, CPU %.3f s) per batch, %.0f instances per second, %.1f GFLOP per batch, %.1f GFLOP/s\n",
+			ways, shots, query, tasks, filters, dtype, graph.Engine(), runtime.GOMAXPROCS(0), med, times[0], cpu[len(cpu)/2], float64(tasks)/med, obj.FLOPs()/1e9, obj.FLOPs()/med/1e9)
+		return nil
+	}
 	fmt.Printf("%d-way %d-shot, %d tasks, %d filters, %s order, %s, %s, GOMAXPROCS %d: median %.3f s (min %.3f s, CPU %.3f s) per meta-iteration, %.1f GFLOP per iteration, %.1f GFLOP/s\n",
 		ways, shots, tasks, filters, order, dtype, graph.Engine(), runtime.GOMAXPROCS(0), med, times[0], cpu[len(cpu)/2], obj.FLOPs()/1e9, obj.FLOPs()/med/1e9)
+	return nil
+}
+
+// gemmPeak prints the best GFLOP/s of iters float32 products through the
+// build's BLAS on the calling goroutine (OpenBLAS is single-threaded unless
+// OPENBLAS_NUM_THREADS says otherwise): a large square one, and the shape of
+// the CNN's costliest product (the 14x14 pixels of 37 images by 3x3x64
+// inputs, times 64 filters).
+func gemmPeak(iters int) error {
+	for _, d := range []struct{ m, k, n int }{{1024, 1024, 1024}, {196 * 37, 9 * 64, 64}} {
+		a := blas32.General{Rows: d.m, Cols: d.k, Stride: d.k, Data: make([]float32, d.m*d.k)}
+		b := blas32.General{Rows: d.k, Cols: d.n, Stride: d.n, Data: make([]float32, d.k*d.n)}
+		c := blas32.General{Rows: d.m, Cols: d.n, Stride: d.n, Data: make([]float32, d.m*d.n)}
+		for i := range a.Data {
+			a.Data[i] = float32(i%7) / 7
+		}
+		for i := range b.Data {
+			b.Data[i] = float32(i%5) / 5
+		}
+		best := 0.0
+		for i := 0; i <= iters; i++ {
+			start := time.Now()
+			reps := 0
+			for time.Since(start) < 200*time.Millisecond {
+				blas32.Gemm(blas.NoTrans, blas.NoTrans, 1, a, b, 0, c)
+				reps++
+			}
+			if g := 2 * float64(d.m*d.k*d.n) * float64(reps) / time.Since(start).Seconds() / 1e9; i > 0 && g > best {
+				best = g
+			}
+		}
+		fmt.Printf("single-core sgemm %dx%d by %dx%d, %s: %.1f GFLOP/s (best of %d)\n", d.m, d.k, d.k, d.n, graph.Engine(), best, iters)
+	}
 	return nil
 }
 

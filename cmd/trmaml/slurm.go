@@ -1,0 +1,259 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/trmaml/trmaml/experiment"
+	"github.com/trmaml/trmaml/internal/atomicfile"
+	"github.com/trmaml/trmaml/rundir"
+	"github.com/trmaml/trmaml/slurm"
+)
+
+// slurmFlags are experiment's flags for -slurm.
+type slurmFlags struct {
+	submit, dryRun bool
+	cpus, memMiB   int
+	time           time.Duration
+	maxRunning     int
+	sbatch         map[string]string
+}
+
+func (f *slurmFlags) add(fs *flag.FlagSet) {
+	fs.BoolVar(&f.submit, "slurm", false, "submit the unfinished cells as a Slurm job array, and a report job after it (docs/cluster.md)")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "with -slurm: write DIR/slurm/*.sbatch and print the sbatch commands, submitting nothing")
+	fs.IntVar(&f.cpus, "cpus", 0, "with -slurm: --cpus-per-task of each cell (default: 2 for Omniglot, 1 for sine)")
+	fs.IntVar(&f.memMiB, "mem", 0, "with -slurm: --mem of each cell in `MiB` (default: the config's memory estimate x 1.5)")
+	fs.DurationVar(&f.time, "time", 0, "with -slurm: --time of each cell, e.g. 6h (default: measured or estimated time x 1.5 + 10m)")
+	fs.IntVar(&f.maxRunning, "max-running", 0, "with -slurm: cells running at once (--array=...%N; default: all)")
+	f.sbatch = map[string]string{}
+	fs.Func("sbatch", "with -slurm: an sbatch long option `NAME=VALUE` (or NAME) for both jobs, e.g. partition=gpu; repeatable; overrides the experiment file's slurm: section", func(v string) error {
+		k, val, _ := strings.Cut(v, "=")
+		if err := slurm.CheckOption(k, val); err != nil {
+			return err
+		}
+		f.sbatch[k] = val
+		return nil
+	})
+}
+
+// jobsFile, in DIR/slurm, lists the submitted jobs, one per line: "array
+// ID CELLS", "report ID" or "config FILE" (the experiment file submitted),
+// for trmaml status and resubmission.
+const jobsFile = "jobs.txt"
+
+// submitSlurm writes DIR/slurm/array.sbatch and report.sbatch for the cells
+// of grid that are neither finished, nor running, nor queued by an earlier
+// submission, and submits them (unless -dry-run).
+func submitSlurm(f slurmFlags, spec experiment.Spec, specPath, out string, grid []experiment.Job, dataRoot string, stdout io.Writer) error {
+	if f.cpus < 0 || f.memMiB < 0 || f.time < 0 || f.maxRunning < 0 {
+		return errors.New("experiment: -cpus, -mem, -time and -max-running must not be negative")
+	}
+	opts, err := slurm.Merge(spec.Slurm, f.sbatch)
+	if err != nil {
+		return fmt.Errorf("experiment -sbatch: %w", err)
+	}
+	if err := experiment.CheckOut(out, grid); err != nil {
+		return err
+	}
+	if !f.dryRun {
+		if _, err := exec.LookPath("sbatch"); err != nil {
+			return slurm.ErrNoSbatch
+		}
+	}
+	absSpec, err := filepath.Abs(specPath)
+	if err != nil {
+		return err
+	}
+	absOut, err := filepath.Abs(out)
+	if err != nil {
+		return err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	for _, p := range [][2]string{{"-out", absOut}, {"-config", absSpec}, {"the trmaml binary", exe}} {
+		if err := slurm.CheckPath(p[0], p[1]); err != nil {
+			return err
+		}
+	}
+	cells, err := experiment.Cells(grid)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(out, experiment.SchedulerDir)
+	queued := queuedCells(dir)
+	var todo []int
+	measured := 0.0 // seconds per iteration of the slowest finished cell
+	for _, c := range cells {
+		switch {
+		case c.State == experiment.Finished:
+			if r, err := readResult(c.Job.Dir); err == nil && r.Iterations > 0 {
+				measured = max(measured, (r.Timing.TrainSeconds+r.Timing.EvalSeconds)/float64(r.Iterations))
+			}
+		case c.State == experiment.Running || queued[c.Index]:
+		default:
+			todo = append(todo, c.Index)
+		}
+	}
+	if len(todo) == 0 {
+		fmt.Fprintf(stdout, "nothing to submit: every cell of %s is finished, running or queued (trmaml status %s)\n", out, out)
+		return nil
+	}
+	var res slurm.Resources
+	for _, i := range todo {
+		r := slurm.Estimate(grid[i].Config, measured)
+		res = slurm.Resources{CPUs: max(res.CPUs, r.CPUs), MemMiB: max(res.MemMiB, r.MemMiB), Time: max(res.Time, r.Time)}
+	}
+	if f.cpus > 0 {
+		res.CPUs = f.cpus
+	}
+	if f.memMiB > 0 {
+		res.MemMiB = f.memMiB
+	}
+	if f.time > 0 {
+		res.Time = f.time
+	}
+	maxRunning := len(todo)
+	if f.maxRunning > 0 {
+		maxRunning = min(f.maxRunning, len(todo))
+	}
+	var extra []string
+	if dataRoot != "" {
+		abs, err := filepath.Abs(dataRoot)
+		if err != nil {
+			return err
+		}
+		extra = []string{"-data", abs}
+	}
+	job := slurm.Job{Name: spec.Name, Trmaml: exe, Config: absSpec, Out: absOut, ExtraArgs: extra, Options: opts}
+	logs := filepath.Join(absOut, experiment.SchedulerDir, "logs")
+	if err := os.MkdirAll(logs, 0o755); err != nil {
+		return err
+	}
+	arrayPath, reportPath := filepath.Join(dir, "array.sbatch"), filepath.Join(dir, "report.sbatch")
+	if err := atomicfile.Write(arrayPath, []byte(slurm.ArrayScript(job, todo, maxRunning, res, logs))); err != nil {
+		return err
+	}
+	if err := atomicfile.Write(reportPath, []byte(slurm.ReportScript(job, "", slurm.ReportResources, logs))); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "submitting cells %s (%d of %d): --cpus-per-task=%d --mem=%dM --time=%s each\n",
+		slurm.Range(todo), len(todo), len(grid), res.CPUs, res.MemMiB, slurm.FormatTime(res.Time))
+	for _, local := range []string{"/tmp/", "/var/tmp/", "/dev/shm/"} {
+		if strings.HasPrefix(absOut+"/", local) {
+			fmt.Fprintf(stdout, "note: -out %s is under %s, which is usually local to each node: on a cluster, compute nodes may not see it\n", absOut, local)
+		}
+	}
+	if f.dryRun {
+		fmt.Fprintf(stdout, "wrote %s and %s; to submit:\n  id=$(sbatch --parsable %s)\n  sbatch --dependency=afterany:$id %s\n", arrayPath, reportPath, arrayPath, reportPath)
+		return nil
+	}
+	arrayID, err := slurm.Submit(arrayPath)
+	if err != nil {
+		return err
+	}
+	if err := appendJob(dir, fmt.Sprintf("config %s\narray %s %s", absSpec, arrayID, slurm.Range(todo))); err != nil {
+		return err
+	}
+	if err := atomicfile.Write(reportPath, []byte(slurm.ReportScript(job, arrayID, slurm.ReportResources, logs))); err != nil {
+		return err
+	}
+	reportID, err := slurm.Submit(reportPath)
+	if err != nil {
+		return fmt.Errorf("the array is job %s, but the report job was not submitted: %w", arrayID, err)
+	}
+	if err := appendJob(dir, "report "+reportID); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "submitted array job %s and report job %s (after it)\n", arrayID, reportID)
+	fmt.Fprintf(stdout, "follow: trmaml status %s   squeue -j %s,%s   tail -f %s/cell-I.log\n", out, arrayID, reportID, logs)
+	fmt.Fprintf(stdout, "the table and figures will be in %s; the same command resubmits cells that did not finish\n", out)
+	return nil
+}
+
+func readResult(dir string) (rundir.Result, error) {
+	var r rundir.Result
+	raw, err := os.ReadFile(filepath.Join(dir, rundir.ResultFile))
+	if err != nil {
+		return r, err
+	}
+	return r, r.UnmarshalJSON(raw)
+}
+
+func appendJob(dir, line string) error {
+	f, err := os.OpenFile(filepath.Join(dir, jobsFile), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(f, line)
+	return errors.Join(err, f.Close())
+}
+
+// submittedJobs reads DIR/slurm/jobs.txt: the job ids by kind ("array",
+// "report").
+func submittedJobs(dir string) map[string][]string {
+	jobs := map[string][]string{}
+	raw, err := os.ReadFile(filepath.Join(dir, jobsFile))
+	if err != nil {
+		return jobs
+	}
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	for sc.Scan() {
+		if f := strings.Fields(sc.Text()); len(f) >= 2 {
+			jobs[f[0]] = append(jobs[f[0]], f[1])
+		}
+	}
+	return jobs
+}
+
+// slurmStates asks squeue for the states of the array tasks of the
+// submitted array jobs: cell index to state (PENDING, RUNNING, ...). Without
+// squeue, or without jobs, it is empty.
+func slurmStates(dir string) map[int]string {
+	states := map[int]string{}
+	ids := submittedJobs(dir)["array"]
+	if len(ids) == 0 {
+		return states
+	}
+	if _, err := exec.LookPath("squeue"); err != nil {
+		return states
+	}
+	raw, err := exec.Command("squeue", "-h", "-r", "-j", strings.Join(ids, ","), "-o", "%i %T").Output()
+	if err != nil {
+		return states
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		id, state, ok := strings.Cut(strings.TrimSpace(line), " ")
+		_, task, isTask := strings.Cut(id, "_")
+		var i int
+		if ok && isTask {
+			if _, err := fmt.Sscan(task, &i); err == nil {
+				states[i] = state
+			}
+		}
+	}
+	return states
+}
+
+// queuedCells are the cells an earlier submission has pending or running
+// in Slurm.
+func queuedCells(dir string) map[int]bool {
+	q := map[int]bool{}
+	for i, s := range slurmStates(dir) {
+		if s == "PENDING" || s == "RUNNING" || s == "CONFIGURING" || s == "REQUEUED" || s == "SUSPENDED" || s == "COMPLETING" {
+			q[i] = true
+		}
+	}
+	return q
+}

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/trmaml/trmaml/experiment"
+	"github.com/trmaml/trmaml/run"
+	"github.com/trmaml/trmaml/slurm"
+)
+
+// fakeSbatch puts an sbatch script with the given body first on PATH.
+func fakeSbatch(t *testing.T, body string) {
+	t.Helper()
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "sbatch"), []byte("#!/bin/sh\n"+body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+":/usr/bin:/bin")
+}
+
+// TestSlurmSubmitRefusals: -slurm without sbatch, with a refusing sbatch
+// (its message shown), with a bad -sbatch option, with a flag that needs
+// -slurm, and into a directory of another spec is a one-line error that
+// leaves the scripts whole or unwritten; after the fix the same command
+// submits, and only the cells not finished.
+func TestSlurmSubmitRefusals(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "exp.yaml")
+	os.WriteFile(filepath.Join(dir, "base.yaml"), []byte("name: small\nmodel: {hidden: [8]}\nmeta: {iterations: 20, batch: 10}\neval: {every: 10, instances: 490, train_instances: 100, batch: 245, query: 5}\n"), 0o644)
+	os.WriteFile(spec, []byte("name: s\nbase: base.yaml\nalgorithms: [maml, trmaml]\norders: [first]\nseeds: [1, 2]\nslurm: {partition: cpu}\n"), 0o644)
+	out := filepath.Join(dir, "out")
+	submit := func(extra ...string) (string, error) {
+		var stdout, stderr bytes.Buffer
+		err := dispatch(append([]string{"experiment", "-config", spec, "-out", out, "-slurm"}, extra...), &stdout, &stderr)
+		return stdout.String(), err
+	}
+	t.Setenv("PATH", t.TempDir())
+	if _, err := submit(); !errors.Is(err, slurm.ErrNoSbatch) {
+		t.Errorf("no sbatch: %v", err)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("-slurm without sbatch wrote %s", out)
+	}
+	if stdout, err := submit("-dry-run"); err != nil || !strings.Contains(stdout, "sbatch --dependency=afterany:$id") {
+		t.Errorf("-dry-run: %v\n%s", err, stdout)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-sbatch", "partiton=gpu"}, `"partiton" is not an sbatch long option`},
+		{[]string{"-sbatch", "time=1:00"}, "--time is set by trmaml: use -time"},
+		{[]string{"-cpus", "-1"}, "must not be negative"},
+	} {
+		if _, err := submit(c.args...); err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%v: %v, want a one-line error with %q", c.args, err, c.want)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if err := dispatch([]string{"experiment", "-config", spec, "-out", out, "-dry-run"}, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "-dry-run goes with -slurm") {
+		t.Errorf("-dry-run without -slurm: %v", err)
+	}
+
+	fakeSbatch(t, "echo 'sbatch: error: Batch job submission failed: Invalid partition name specified' >&2\nexit 1\n")
+	_, err := submit()
+	if err == nil || !strings.HasSuffix(err.Error(), "refused the job: sbatch: error: Batch job submission failed: Invalid partition name specified") {
+		t.Errorf("refusing sbatch: %v", err)
+	}
+	script := mustRead(t, filepath.Join(out, experiment.SchedulerDir, "array.sbatch"))
+	if !strings.Contains(script, "#SBATCH --array=0-3%4\n") || !strings.Contains(script, "#SBATCH --partition=cpu\n") || !strings.HasSuffix(script, "exit \"$status\"\n") {
+		t.Errorf("array.sbatch after the refusal:\n%s", script)
+	}
+
+	// A finished cell is not submitted again.
+	_, cfgs, err := experiment.Load(spec, run.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := experiment.RunCell(out, experiment.Jobs(cfgs, out), 2, run.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	fakeSbatch(t, "for a; do last=$a; done\ncase $last in *array.sbatch) echo 101;; *) echo 102;; esac\n")
+	stdout2, err := submit("-sbatch", "partition=gpu", "-max-running", "2")
+	if err != nil || !strings.Contains(stdout2, "submitted array job 101 and report job 102") || !strings.Contains(stdout2, "cells 0-1,3 (3 of 4)") {
+		t.Errorf("after the fix: %v\n%s", err, stdout2)
+	}
+	script = mustRead(t, filepath.Join(out, experiment.SchedulerDir, "array.sbatch"))
+	report := mustRead(t, filepath.Join(out, experiment.SchedulerDir, "report.sbatch"))
+	if !strings.Contains(script, "#SBATCH --array=0-1,3%2\n") || !strings.Contains(script, "#SBATCH --partition=gpu\n") || !strings.Contains(report, "#SBATCH --dependency=afterany:101\n") {
+		t.Errorf("array.sbatch:\n%s\nreport.sbatch:\n%s", script, report)
+	}
+
+	// Another spec into the same directory is refused, as locally.
+	os.WriteFile(spec, []byte("name: s\nbase: base.yaml\nalgorithms: [maml, trmaml]\norders: [first]\nseeds: [1, 2]\niterations: 30\n"), 0o644)
+	if _, err := submit(); err == nil || !strings.Contains(err.Error(), "different config") {
+		t.Errorf("another spec: %v", err)
+	}
+}
+
+// TestStatus: trmaml status shows each cell's state and details, for an
+// experiment directory (with -config, or from the run directories there)
+// and for one run directory.
+func TestStatus(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "exp.yaml")
+	os.WriteFile(filepath.Join(dir, "base.yaml"), []byte("name: small\nmodel: {hidden: [8]}\nmeta: {iterations: 20, batch: 10}\neval: {every: 10, instances: 490, train_instances: 100, batch: 245, query: 5}\n"), 0o644)
+	os.WriteFile(spec, []byte("name: s\nbase: base.yaml\nalgorithms: [maml]\norders: [first]\nseeds: [1, 2, 3]\n"), 0o644)
+	out := filepath.Join(dir, "out")
+	_, cfgs, err := experiment.Load(spec, run.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	grid := experiment.Jobs(cfgs, out)
+	if err := experiment.RunCell(out, grid, 0, run.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	experiment.RunCell(out, grid, 1, run.Options{Context: done})
+	var stdout, stderr bytes.Buffer
+	if err := dispatch([]string{"status", "-config", spec, out}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	for i, want := range []string{"maml-first-seed1             finished     meta-test mean", "maml-first-seed2             interrupted  checkpoint at iteration 0/20", "maml-first-seed3             not started", "3 cells: 1 finished, 1 interrupted, 1 not started"} {
+		if i >= len(lines) || !strings.Contains(lines[i], want) {
+			t.Errorf("status line %d: want %q in\n%s", i, want, stdout.String())
+		}
+	}
+	stdout.Reset()
+	if err := dispatch([]string{"status", out}, &stdout, &stderr); err != nil || !strings.Contains(stdout.String(), "2 cells: 1 finished, 1 interrupted") {
+		t.Errorf("status without -config: %v\n%s", err, stdout.String())
+	}
+	stdout.Reset()
+	if err := dispatch([]string{"status", grid[0].Dir}, &stdout, &stderr); err != nil || !strings.Contains(stdout.String(), "1 cells: 1 finished") {
+		t.Errorf("status of a run directory: %v\n%s", err, stdout.String())
+	}
+}

@@ -1,0 +1,132 @@
+package experiment
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/trmaml/trmaml/internal/atomicfile"
+	"github.com/trmaml/trmaml/internal/dirlock"
+	"github.com/trmaml/trmaml/run"
+	"github.com/trmaml/trmaml/rundir"
+)
+
+// A grid's cells are its runs numbered from 0 in the order Parse expands
+// them, the order of Jobs: that order is the contract between
+// `trmaml experiment -cell I` and every scheduler that runs cell I as task I
+// of an array, so it only depends on the experiment file.
+
+// SchedulerDir is the directory of an experiment's scheduler files (the
+// Slurm scripts and logs) inside its output directory: the one directory
+// there that is not a run.
+const SchedulerDir = "slurm"
+
+// FailedFile, in a run directory, holds the error the run last stopped
+// with, when that was neither success nor an interruption; it goes when the
+// run is continued successfully or interrupted.
+const FailedFile = "failed.txt"
+
+// State is where a cell stands.
+type State string
+
+// The states of a cell.
+const (
+	NotStarted  State = "not started" // no run directory with a config yet
+	Running     State = "running"     // a process holds its run directory's lock
+	Interrupted State = "interrupted" // stopped without result or error: resume it
+	Failed      State = "failed"      // stopped on an error (FailedFile)
+	Finished    State = "finished"    // result.json written
+	Damaged     State = "damaged"     // refused by rundir.Verify: Detail names the file
+)
+
+// Cell is one cell of a grid and its state.
+type Cell struct {
+	Index int
+	Job   Job
+	State State
+	// Checkpoint is the iteration of the run's checkpoint (-1 without one).
+	Checkpoint int
+	// Detail is the failure's last line, or the lock holder of a running
+	// cell.
+	Detail string
+}
+
+// Name is the cell's run directory name, which identifies it in listings.
+func (c Cell) Name() string { return filepath.Base(c.Job.Dir) }
+
+// Cells reads the state of every job from its run directory.
+func Cells(jobs []Job) ([]Cell, error) {
+	cells := make([]Cell, len(jobs))
+	for i, j := range jobs {
+		c := Cell{Index: i, Job: j, State: NotStarted, Checkpoint: -1}
+		holder, held, err := dirlock.Holder(j.Dir)
+		if err != nil {
+			return nil, err
+		}
+		if ck, err := rundir.ReadCheckpoint(filepath.Join(j.Dir, rundir.CheckpointFile)); err == nil {
+			c.Checkpoint = ck.State.Iteration
+		}
+		// A held directory is being written: its files may be between
+		// one save's writes, so only an idle one is verified.
+		var damaged error
+		if !held && fileExists(filepath.Join(j.Dir, rundir.ConfigFile)) {
+			_, damaged = rundir.Verify(j.Dir)
+		}
+		switch {
+		case held:
+			c.State, c.Detail = Running, holder
+		case fileExists(filepath.Join(j.Dir, FailedFile)):
+			raw, err := os.ReadFile(filepath.Join(j.Dir, FailedFile))
+			if err != nil {
+				return nil, err
+			}
+			lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+			c.State, c.Detail = Failed, lines[len(lines)-1]
+		case damaged != nil:
+			c.State, c.Detail = Damaged, damaged.Error()
+		case fileExists(filepath.Join(j.Dir, rundir.ResultFile)):
+			c.State = Finished
+		case fileExists(filepath.Join(j.Dir, rundir.ConfigFile)):
+			c.State = Interrupted
+		}
+		cells[i] = c
+	}
+	return cells, nil
+}
+
+// ErrCellRange is returned (wrapped) for a cell index outside the grid.
+var ErrCellRange = errors.New("cell out of range")
+
+// RunCell trains or resumes cell i of the jobs, whose directories lie in
+// out, and returns; a finished cell is left as it is. Unlike Run it does
+// not hold out's lock, only the run directory's, so that the cells of one
+// grid run at once in separate processes (a scheduler's array tasks); it
+// refuses the same outs as Run. opts.Context stops it as it stops Run.
+func RunCell(out string, jobs []Job, i int, opts run.Options) error {
+	if i < 0 || i >= len(jobs) {
+		return fmt.Errorf("-cell %d: %w: the grid has %d cells, 0 to %d (trmaml experiment -list shows them)", i, ErrCellRange, len(jobs), len(jobs)-1)
+	}
+	if err := checkOut(out, jobs); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	return runJob(jobs[i], opts)
+}
+
+// recordFailure keeps the error a run stopped with in its FailedFile, for
+// Cells, or removes the file when the run finished or was interrupted. A
+// run that stopped before it had a config has no directory to keep it in.
+func recordFailure(j Job, runErr error) {
+	path := filepath.Join(j.Dir, FailedFile)
+	if runErr == nil || errors.Is(runErr, run.ErrInterrupted) {
+		os.Remove(path)
+		return
+	}
+	if fileExists(filepath.Join(j.Dir, rundir.ConfigFile)) {
+		atomicfile.Write(path, []byte(runErr.Error()+"\n"))
+	}
+}

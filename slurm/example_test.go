@@ -1,0 +1,33 @@
+package slurm_test
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/trmaml/trmaml/configs"
+	"github.com/trmaml/trmaml/slurm"
+)
+
+// The unfinished cells of a grid as an --array range, and a time limit in
+// sbatch's format.
+func ExampleRange() {
+	fmt.Println(slurm.Range([]int{0, 1, 2, 5, 7, 8}))
+	fmt.Println(slurm.FormatTime(26*time.Hour + 5*time.Minute))
+	// Output:
+	// 0-2,5,7-8
+	// 1-02:05:00
+}
+
+// The default requests of one cell of the paper's 20-way 1-shot Omniglot
+// grid: 2 CPUs, the memory estimate with its margin, and the estimated
+// 13.5 hours of training with the evaluations, times 1.5, plus 10 minutes.
+func ExampleEstimate() {
+	c, err := configs.Builtin("omniglot_20way_1shot_maml")
+	if err != nil {
+		panic(err)
+	}
+	r := slurm.Estimate(c, 0)
+	fmt.Printf("--cpus-per-task=%d --mem=%dM --time=%s\n", r.CPUs, r.MemMiB, slurm.FormatTime(r.Time))
+	// Output:
+	// --cpus-per-task=2 --mem=5632M --time=0-20:55:00
+}
