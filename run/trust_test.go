@@ -410,7 +410,7 @@ func FuzzDecodeCheckpoint(f *testing.F) {
 		f.Fatal(err)
 	}
 	opt, _ := json.Marshal(ss.opt)
-	valid, err := rundir.EncodeCheckpoint(rundir.Checkpoint{State: snap, Optimizer: opt})
+	valid, err := rundir.EncodeCheckpoint(rundir.Checkpoint{State: snap, Optimizer: opt, Seed: c.Seed, ConfigSHA256: "seed"})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package rundir
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -190,6 +191,9 @@ func TestCreateAndOpen(t *testing.T) {
 		t.Errorf("second holder: %v, want %v", err, dirlock.ErrHeld)
 	}
 	os.WriteFile(filepath.Join(dir, ConfigFile), nil, 0o644)
+	if _, err := Create(dir); !errors.Is(err, dirlock.ErrHeld) || strings.Contains(err.Error(), "resume") {
+		t.Errorf("a run directory another process is writing: %v, want it reported as in use, without advice to resume", err)
+	}
 	lock.Release()
 	if _, err := Create(dir); err == nil || !strings.Contains(err.Error(), "trmaml resume -run "+dir) {
 		t.Errorf("unfinished run: %v, want advice to resume", err)
