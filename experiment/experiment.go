@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/trmaml/trmaml/configs"
+	"github.com/trmaml/trmaml/internal/atomicfile"
 	"github.com/trmaml/trmaml/internal/dirlock"
 	"github.com/trmaml/trmaml/run"
 	"github.com/trmaml/trmaml/rundir"
@@ -281,6 +282,11 @@ func openOut(out string, jobs []Job) (*dirlock.Lock, error) {
 	}
 	// Again under the lock: another process may have written meanwhile.
 	if err := checkOut(out, jobs); err != nil {
+		lock.Release()
+		return nil, err
+	}
+	// The temporary files of a killed earlier write (of its report).
+	if _, err := atomicfile.CleanTemps(out); err != nil {
 		lock.Release()
 		return nil, err
 	}
