@@ -86,7 +86,7 @@ func Cells(jobs []Job) ([]Cell, error) {
 			c.State, c.Detail = Failed, lines[len(lines)-1]
 		case damaged != nil:
 			c.State, c.Detail = Damaged, damaged.Error()
-		case fileExists(filepath.Join(j.Dir, rundir.ResultFile)):
+		case finished(j.Dir):
 			c.State = Finished
 		case fileExists(filepath.Join(j.Dir, rundir.ConfigFile)):
 			c.State = Interrupted

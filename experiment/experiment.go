@@ -359,7 +359,7 @@ func runJob(j Job, opts run.Options) error {
 	if err := sameConfig(j); err != nil {
 		return err
 	}
-	if fileExists(filepath.Join(j.Dir, rundir.ResultFile)) {
+	if finished(j.Dir) {
 		return nil
 	}
 	_, err := run.Resume(j.Dir, opts)
@@ -501,4 +501,15 @@ func (b *board) draw() {
 	}
 	fmt.Fprint(b.w, "\033[J")
 	b.drawn = len(active) + 1
+}
+
+// finished reports whether the run in dir is finished: its result.json
+// sealed (one written by a run killed before sealing it is finished by
+// resume).
+func finished(dir string) bool {
+	if !fileExists(filepath.Join(dir, rundir.ResultFile)) {
+		return false
+	}
+	s, err := rundir.Verify(dir)
+	return err == nil && s.Finished
 }
