@@ -313,6 +313,9 @@ func (ss *session) record() error {
 	tr := ss.tr
 	start := time.Now()
 	trainStats, testStats, err := ss.s.evaluate(tr.State.W, tr.State.Iteration, false)
+	if err != nil && tr.State.Iteration == 0 && errors.Is(err, metalearn.ErrNonFinite) {
+		return fmt.Errorf("%w; at iteration 0 nothing is trained yet, so the config's scale is to blame: %s", err, scaleFields(ss.s.Config))
+	}
 	if err != nil {
 		return err
 	}
@@ -549,4 +552,16 @@ func taskNames(set metalearn.TaskSet) []string {
 		names[i] = set.Name(i)
 	}
 	return names
+}
+
+// scaleFields names the config fields, with their values, that set the
+// scale of the losses before training: the initial weights, the inputs and
+// the inner step.
+func scaleFields(c configs.Config) string {
+	f := fmt.Sprintf("model.init_std = %g, inner.alpha = %g, inner.steps = %d, meta.lr = %g", c.Model.InitStd, c.Inner.Alpha, c.Inner.Steps, c.Meta.LR)
+	if c.Task.Family == "sinusoid" {
+		sc := c.Task.Sinusoid
+		f += fmt.Sprintf(", task.sinusoid.x_min = %g, task.sinusoid.x_max = %g", sc.XMin, sc.XMax)
+	}
+	return f
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/internal/dirlock"
 	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/rundir"
@@ -430,4 +431,24 @@ func FuzzDecodeCheckpoint(f *testing.F) {
 		}
 		ss.tr.Restore(ck.State)
 	})
+}
+
+// TestNonFiniteAtIterationZeroNamesScale: a valid config whose scale makes
+// the first evaluation overflow is refused naming the fields that set it.
+func TestNonFiniteAtIterationZeroNamesScale(t *testing.T) {
+	t.Parallel()
+	for _, edit := range []func(c *configs.Config){
+		func(c *configs.Config) { c.Model.InitStd = 1e200 },
+		func(c *configs.Config) { c.Task.Sinusoid.XMin = -1e300 },
+	} {
+		c := tinyConfig()
+		edit(&c)
+		if err := c.Validate(); err != nil {
+			t.Skipf("the config is refused before training: %v", err)
+		}
+		_, err := Train(c, filepath.Join(t.TempDir(), "run"), Options{})
+		if !errors.Is(err, metalearn.ErrNonFinite) || !strings.Contains(err.Error(), "model.init_std = ") || !strings.Contains(err.Error(), "task.sinusoid.x_min = ") {
+			t.Errorf("non-finite first evaluation: %v, want the scale's fields named", err)
+		}
+	}
 }
