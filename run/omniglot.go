@@ -2,7 +2,9 @@ package run
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
+	"os"
 	"sync"
 
 	"github.com/trmaml/trmaml/configs"
@@ -51,6 +53,15 @@ func loadOmniglot(cfg configs.Config, opts Options) (*omniglot.Dataset, error) {
 			return nil, &ConfigError{Field: "data.root", Problem: err.Error()}
 		}
 		return nil, err
+	}
+	if d.Info.CacheErr != nil {
+		// One line, once per loaded data set: the run is unaffected,
+		// but every start decodes the images again.
+		w := opts.Warnings
+		if w == nil {
+			w = os.Stderr
+		}
+		fmt.Fprintf(w, "trmaml: warning: the decoded Omniglot cache %s cannot be written, so the images are decoded again on every start: %v\n", d.Info.CachePath, d.Info.CacheErr)
 	}
 	if datasets.m == nil {
 		datasets.m = map[datasetKey]*omniglot.Dataset{}

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"math"
@@ -222,5 +223,31 @@ func TestOmniglotResizesMatch(t *testing.T) {
 		if configs.OmniglotResizes[i] != string(r) {
 			t.Errorf("configs.OmniglotResizes %v, omniglot.Resizes %v", configs.OmniglotResizes, omniglot.Resizes)
 		}
+	}
+}
+
+// TestUnwritableCacheWarnsOnce: a data root whose decoded-image cache cannot
+// be written still loads, with one warning line naming the cache file.
+func TestUnwritableCacheWarnsOnce(t *testing.T) {
+	t.Parallel()
+	shared := sharedDataRoot(t)
+	root := t.TempDir()
+	dir := filepath.Join(root, "omniglot")
+	os.MkdirAll(dir, 0o755)
+	for _, f := range []string{"images_background.zip", "images_evaluation.zip"} {
+		if err := os.Symlink(filepath.Join(shared, "omniglot", f), filepath.Join(dir, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A directory where the cache file would go: unwritable even for root.
+	for _, name := range []string{"decoded.cache", "decoded-lanczos.cache", "decoded-nearest.cache"} {
+		os.MkdirAll(filepath.Join(dir, name), 0o755)
+	}
+	var warn bytes.Buffer
+	if _, err := loadOmniglot(tinyOmniglot(t), Options{DataRoot: root, Warnings: &warn}); err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Count(warn.String(), "\n"); lines != 1 || !strings.Contains(warn.String(), filepath.Join(dir, "decoded")) {
+		t.Errorf("warnings %q, want one line naming the cache file", warn.String())
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 
 	"github.com/trmaml/trmaml/configs"
@@ -65,6 +66,9 @@ type Options struct {
 	Datasets *Datasets
 	// Progress reports training; nil reports nothing.
 	Progress *Progress
+	// Warnings receives one line per problem that does not stop the run
+	// (an unwritable data cache); nil is os.Stderr.
+	Warnings io.Writer
 	// Context, if not nil, stops training between two iterations when it is
 	// done: the run checkpoints at the iteration it reached and returns
 	// ErrInterrupted.
