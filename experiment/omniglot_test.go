@@ -1,11 +1,16 @@
 package experiment
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/trmaml/trmaml/data/omniglot"
+	"github.com/trmaml/trmaml/internal/omniglottest"
 	"github.com/trmaml/trmaml/run"
+	"github.com/trmaml/trmaml/rundir"
 )
 
 // TestOmniglotCPUGrids loads the CPU-scale Omniglot grids: every run is
@@ -13,17 +18,7 @@ import (
 // and TR-MAML with three seeds each at the grid's ways.
 func TestOmniglotCPUGrids(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("needs the shared Omniglot data (skipped with -short)")
-	}
-	root, err := filepath.Abs(filepath.Join("..", "..", "shared", "data"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(root, "omniglot", "images_background.zip")); err != nil {
-		t.Fatalf("the shared Omniglot data is missing: %v (run with -short to skip)", err)
-	}
-	opts := run.Options{DataRoot: root, Datasets: new(run.Datasets)}
+	opts := run.Options{DataRoot: omniglottest.Root(t), Datasets: new(run.Datasets)}
 	for _, grid := range []struct {
 		file string
 		ways int
@@ -45,5 +40,68 @@ func TestOmniglotCPUGrids(t *testing.T) {
 		if len(cfgs) != 6 || seen["maml"] != 3 || seen["trmaml"] != 3 {
 			t.Errorf("%s: %d runs %v, want MAML and TR-MAML with 3 seeds each", grid.file, len(cfgs), seen)
 		}
+	}
+}
+
+// TestOmniglotGridOnFixture runs a small Omniglot grid (MAML and TR-MAML,
+// 5-way 1-shot, a 4-filter CNN) end to end on the synthetic fixture, on
+// every clone: every run finishes with a result over the fixture's
+// alphabets, and a second pass leaves the finished runs alone.
+func TestOmniglotGridOnFixture(t *testing.T) {
+	fx := omniglottest.WriteFixture(t, 1)
+	rel, err := omniglot.Describe(fx.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Parallel()
+	opts := run.Options{DataRoot: fx.Root, DataRelease: &rel, Datasets: new(run.Datasets)}
+	dir := writeFiles(t, map[string]string{
+		"exp.yaml": "name: g\nbase: base.yaml\nalgorithms: [maml, trmaml]\norders: [first]\nseeds: [1]\n",
+		"base.yaml": `name: tiny_omniglot
+task:
+  family: omniglot
+  support: 1
+  query: 2
+  omniglot: {ways: 5, rotate: true, image_size: 28}
+model:
+  cnn: {filters: 4, blocks: 4}
+inner: {steps: 1, alpha: 0.1}
+meta: {iterations: 4, batch: 2}
+trmaml: {p_lr: 1.0e-3}
+eval: {every: 2, instances: 10, train_instances: 10, query: 2, batch: 5, final_instances: 10}
+`,
+	})
+	_, cfgs, err := Load(filepath.Join(dir, "exp.yaml"), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	jobs := Jobs(cfgs, out)
+	var log bytes.Buffer
+	if err := Run(out, jobs, 2, &log, false, opts); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	if len(jobs) != 2 || !strings.Contains(log.String(), "experiment: 8/8 iterations over 2 runs") {
+		t.Errorf("%d jobs; log:\n%s", len(jobs), log.String())
+	}
+	for _, j := range jobs {
+		res, err := run.Evaluate(j.Dir, 0, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.MetaTrain.Tasks) != 3 || len(res.MetaTest.Tasks) != 2 || res.Metric != "accuracy" {
+			t.Errorf("%s: %d meta-training and %d meta-test alphabets scored by %s, want the fixture's 3 and 2 by accuracy",
+				j.Dir, len(res.MetaTrain.Tasks), len(res.MetaTest.Tasks), res.Metric)
+		}
+	}
+	keep, err := os.ReadFile(filepath.Join(jobs[0].Dir, rundir.MetricsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Run(out, jobs, 2, &log, false, opts); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := os.ReadFile(filepath.Join(jobs[0].Dir, rundir.MetricsFile)); !bytes.Equal(again, keep) {
+		t.Error("a finished run was redone")
 	}
 }

@@ -721,7 +721,7 @@ func TestGradRefusesBrokenOps(t *testing.T) {
 			}
 			gtCheckRefused(t, g, outerErr, c.op, true)
 
-			g, innerErr, outerErr = maml(true)
+			_, innerErr, outerErr = maml(true)
 			if innerErr != nil || outerErr != nil {
 				t.Errorf("first-order MAML (StopGradient) refused: inner %v, outer %v", innerErr, outerErr)
 			}

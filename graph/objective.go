@@ -257,6 +257,9 @@ func (o *Objective) NumParams() int { return o.nParams }
 // Tasks implements metalearn.Objective.
 func (o *Objective) Tasks() int { return o.spec.Tasks }
 
+// BatchShape implements metalearn.BatchShaper: the Spec's Support and Query.
+func (o *Objective) BatchShape() (support, query int) { return o.spec.Support, o.spec.Query }
+
 // FLOPs is the floating-point work of the matrix products and convolutions
 // of one call (2 m n k per product), the bulk of a large model's arithmetic:
 // divided by the time of a call it gives the achieved GFLOP/s.
@@ -436,7 +439,6 @@ const pooledSize = 1 << 14
 // compile lists the steps for outputs and returns the value index of each.
 func (p *program) compile(g *Graph, outputs gorgonia.Nodes) []int {
 	index := map[*gorgonia.Node]int{}
-	var nodes gorgonia.Nodes
 	for _, out := range outputs {
 		for _, n := range g.postOrder(out) {
 			if _, ok := index[n]; ok {
@@ -444,7 +446,6 @@ func (p *program) compile(g *Graph, outputs gorgonia.Nodes) []int {
 			}
 			i := len(p.vals)
 			index[n] = i
-			nodes = append(nodes, n)
 			p.vals = append(p.vals, n.Value())
 			if n.Op() == nil {
 				continue

@@ -3,13 +3,12 @@ package graph_test
 import (
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/trmaml/trmaml/data/omniglot"
 	"github.com/trmaml/trmaml/graph"
+	"github.com/trmaml/trmaml/internal/omniglottest"
 	"github.com/trmaml/trmaml/internal/reference"
 	"github.com/trmaml/trmaml/metalearn"
 )
@@ -18,17 +17,31 @@ import (
 // lays them out, to the full-size CNN (28x28, 4 blocks; 8 filters to stay
 // quick) and checks the losses, accuracies and exact second-order
 // meta-gradient against the reference CNN's analytic ones (two steps, as
-// the paper's Omniglot runs adapt with several). It needs the dataset in
-// ../shared/data (the project's data root); it is skipped without it.
+// the paper's Omniglot runs adapt with several), on the synthetic fixture
+// and on the real archives when the machine has them.
 func TestCNNOnOmniglot(t *testing.T) {
-	root := filepath.Join("..", "..", "shared", "data")
-	if _, err := os.Stat(filepath.Join(root, "omniglot", "images_background.zip")); err != nil {
-		t.Skipf("Omniglot not found under %s: %v", root, err)
-	}
-	d, err := omniglot.Load(root, omniglot.Options{Size: 28})
-	if err != nil {
-		t.Fatal(err)
-	}
+	t.Run("fixture", func(t *testing.T) {
+		fx := omniglottest.WriteFixture(t, 1)
+		rel, err := omniglot.Describe(fx.Root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := omniglot.Load(fx.Root, omniglot.Options{Size: 28, NoCache: true, Release: &rel})
+		if err != nil {
+			t.Fatal(err)
+		}
+		testCNNOnOmniglot(t, d)
+	})
+	t.Run("omniglot", func(t *testing.T) {
+		d, err := omniglot.Load(omniglottest.Root(t), omniglot.Options{Size: 28})
+		if err != nil {
+			t.Fatal(err)
+		}
+		testCNNOnOmniglot(t, d)
+	})
+}
+
+func testCNNOnOmniglot(t *testing.T, d *omniglot.Dataset) {
 	const tasks, ways, shots, queries, steps, alpha = 2, 5, 1, 2, 2, 0.4
 	set, err := omniglot.NewTaskSet(d, omniglot.Train, omniglot.Spec{Ways: ways, Shots: shots, Queries: queries, Rotate: true})
 	if err != nil {

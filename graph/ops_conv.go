@@ -211,10 +211,12 @@ func eachChunk[T float](g convGeom, fn func(t, img, imgs int, cols, pad []T)) {
 	per := max(1, min(n, chunkValues/(g.H*g.W*9*g.C)))
 	size, padSize := per*g.H*g.W*9*g.C, (g.H+2)*(g.W+2)*g.C
 	parallelTasks(g.x[0], 1<<20, func(t int) {
-		buf, ok := scratch.Get().([]T)
-		if !ok || cap(buf) < size+padSize {
-			buf = make([]T, size+padSize)
+		bp, ok := scratch.Get().(*[]T)
+		if !ok || cap(*bp) < size+padSize {
+			buf := make([]T, size+padSize)
+			bp = &buf
 		}
+		buf := (*bp)[:size+padSize]
 		cols, pad := buf[:size], buf[size:size+padSize]
 		// im2col writes only pad's interior and relies on a zero border;
 		// col2im writes the border too and clears pad itself per image. An
@@ -224,12 +226,13 @@ func eachChunk[T float](g convGeom, fn func(t, img, imgs int, cols, pad []T)) {
 			imgs := min(per, n-img)
 			fn(t, img, imgs, cols[:imgs*g.H*g.W*9*g.C], pad)
 		}
-		scratch.Put(buf[:cap(buf)])
+		scratch.Put(bp) // a pointer: a slice in an interface would allocate per Put
 	})
 }
 
-// scratch holds patch buffers for reuse across calls (both float types: a
-// buffer of the wrong type or size is dropped and a new one made).
+// scratch holds pointers to patch buffers for reuse across calls (both
+// float types: a buffer of the wrong type or size is dropped and a new one
+// made).
 var scratch sync.Pool
 
 // im2colChunk writes the patches of images img..img+imgs-1 of x (one task)

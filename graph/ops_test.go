@@ -305,6 +305,22 @@ var opRows = func() []opRow {
 			build: two(func(a, g *gorgonia.Node) (*gorgonia.Node, error) {
 				return apply(scatterPoolKernel{poolGeom{4, 5}, tensor.Shape{2, 2 * 4 * 5, 2}}, a, g)
 			})},
+		// gatherPool on its own (4x5 images: the last column is in no
+		// window), the positions drawn at random in 0..3.
+		opRow{name: "gatherPool", in: []tensor.Shape{{2, 2 * 2 * 2, 2}, {2, 2 * 4 * 5, 2}}, draw: positionsFirst,
+			build: two(func(a, v *gorgonia.Node) (*gorgonia.Node, error) {
+				return apply(gatherPoolKernel{poolGeom{4, 5}}, a, v)
+			}),
+			value: func(in [][]float64) []float64 {
+				pos, v := in[0], in[1]
+				out := make([]float64, len(pos))
+				for o := range out { // o = ((t*2+img)*2+y)*2+x)*2+c
+					c, x, y, img, t := o%2, o/2%2, o/4%2, o/8%2, o/16
+					dy, dx := int(pos[o])/2, int(pos[o])%2
+					out[o] = v[(((t*2+img)*4+2*y+dy)*5+2*x+dx)*2+c]
+				}
+				return out
+			}},
 		opRow{name: "mulMid2", in: []tensor.Shape{{2, 3, 4}, {2, 4}, {2, 3, 4}, {2, 4}},
 			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) { return apply(mulMid2Kernel{}, in...) }},
 		opRow{name: "sum of two mulMid terms (fused)", in: []tensor.Shape{{2, 3, 4}, {2, 4}, {2, 3, 4}, {2, 4}},

@@ -31,7 +31,8 @@ func TestGoldenTrajectories(t *testing.T) {
 			m = &MAML{}
 		}
 		s := Settings{Method: m, Iterations: 500, Batch: 2, BallRadius: c.radius, Output: c.out}
-		tr, err := NewTrainer(s, quadObjective{q: q, alpha: alpha, tasks: 2}, q, &SGD{LR: 0.05}, []float64{3}, 7, 1, 1)
+		s.Optimizer, s.Seed = &SGD{LR: 0.05}, 7
+		tr, err := NewTrainer(quadObjective{q: q, alpha: alpha, tasks: 2}, q, []float64{3}, s)
 		if err != nil {
 			t.Fatal(err)
 		}

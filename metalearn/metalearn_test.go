@@ -38,6 +38,9 @@ type quadObjective struct {
 
 func (o quadObjective) NumParams() int { return 1 }
 func (o quadObjective) Tasks() int     { return o.tasks }
+
+// BatchShape implements BatchShaper: one support point, one query point.
+func (o quadObjective) BatchShape() (support, query int) { return 1, 1 }
 func (o quadObjective) Losses(w []float64, b *Batch, weights, losses, grad []float64) error {
 	if grad != nil {
 		grad[0] = 0
@@ -83,7 +86,8 @@ func TestTrainerConvergesToClosedForm(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			s := Settings{Method: c.method, Iterations: 40000, Batch: 2, Output: OutputAveraged}
 			obj := quadObjective{q: q, alpha: alpha, tasks: s.Batch}
-			tr, err := NewTrainer(s, obj, q, &SGD{LR: 0.02}, []float64{3}, 1, 1, 1)
+			s.Optimizer, s.Seed = &SGD{LR: 0.02}, 1
+			tr, err := NewTrainer(obj, q, []float64{3}, s)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -113,7 +117,8 @@ func TestTrainerDeterministicAndResumable(t *testing.T) {
 	obj := quadObjective{q: q, alpha: alpha, tasks: 2}
 	run := func(steps int, from *State) (*Trainer, State) {
 		s := Settings{Method: &TRMAML{PLR: 0.05}, Iterations: 100, Batch: 2, Output: OutputRandom}
-		tr, err := NewTrainer(s, obj, q, &SGD{LR: 0.05}, []float64{3}, 42, 1, 1)
+		s.Optimizer, s.Seed = &SGD{LR: 0.05}, 42
+		tr, err := NewTrainer(obj, q, []float64{3}, s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -162,7 +167,8 @@ func (o nanObjective) Losses(w []float64, b *Batch, weights, losses, grad []floa
 func TestTrainerStopsOnNonFinite(t *testing.T) {
 	q, alpha := newQuad()
 	s := Settings{Method: &MAML{}, Iterations: 10, Batch: 2, Output: OutputLast}
-	tr, err := NewTrainer(s, nanObjective{quadObjective{q, alpha, 2}}, q, &SGD{LR: 0.1}, []float64{3}, 1, 1, 1)
+	s.Optimizer, s.Seed = &SGD{LR: 0.1}, 1
+	tr, err := NewTrainer(nanObjective{quadObjective{q, alpha, 2}}, q, []float64{3}, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,11 +182,13 @@ func TestTrainerStopsOnNonFinite(t *testing.T) {
 
 func TestSettingsRefused(t *testing.T) {
 	q, alpha := newQuad()
-	good := Settings{Method: &MAML{}, Iterations: 10, Batch: 2, Output: OutputLast}
+	good := Settings{Method: &MAML{}, Iterations: 10, Batch: 2, Output: OutputLast, Optimizer: &SGD{LR: 0.1}, Seed: 1}
 	for name, mutate := range map[string]func(*Settings){
-		"no method":        func(s *Settings) { s.Method = nil },
 		"iterations":       func(s *Settings) { s.Iterations = 0 },
-		"batch":            func(s *Settings) { s.Batch = 0 },
+		"batch":            func(s *Settings) { s.Batch = -1 },
+		"batch not built":  func(s *Settings) { s.Batch = 3 },
+		"support":          func(s *Settings) { s.Support, s.Query = -1, 1 },
+		"schedule":         func(s *Settings) { s.Optimizer, s.Schedule = unratedOptimizer{}, Constant(0.1) },
 		"p lr":             func(s *Settings) { s.Method = &TRMAML{PLR: -1} },
 		"p lr nan":         func(s *Settings) { s.Method = &TRMAML{PLR: math.NaN()} },
 		"entropic p lr":    func(s *Settings) { s.Method = &EntropicTRMAML{PLR: math.Inf(1)} },
@@ -193,9 +201,38 @@ func TestSettingsRefused(t *testing.T) {
 	} {
 		s := good
 		mutate(&s)
-		if _, err := NewTrainer(s, quadObjective{q, alpha, 2}, q, &SGD{LR: 0.1}, []float64{0}, 1, 1, 1); err == nil {
+		if _, err := NewTrainer(quadObjective{q, alpha, 2}, q, []float64{0}, s); err == nil {
 			t.Errorf("%s: NewTrainer accepted %+v", name, s)
 		}
+	}
+	// An Objective that does not report its batch shape needs Support and
+	// Query.
+	_, err := NewTrainer(unshaped{quadObjective{q, alpha, 2}}, q, []float64{0}, good)
+	if want := "metalearn: Settings.Support and Query must be >= 1 (or 0 with an Objective that reports them), got 0, 0"; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %q", err, want)
+	}
+}
+
+// unshaped hides an Objective's BatchShape.
+type unshaped struct{ Objective }
+
+// TestSettingsDefaults: the zero fields of Settings mean the documented
+// defaults.
+func TestSettingsDefaults(t *testing.T) {
+	q, alpha := newQuad()
+	tr, err := NewTrainer(quadObjective{q, alpha, 2}, q, []float64{0}, Settings{Iterations: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := tr.Settings
+	if _, ok := s.Method.(*MAML); !ok {
+		t.Errorf("Method = %T, want *MAML", s.Method)
+	}
+	if a, ok := s.Optimizer.(*Adam); !ok || a.LR != 1e-3 || len(a.M) != 1 {
+		t.Errorf("Optimizer = %+v, want NewAdam(1e-3, 1)", s.Optimizer)
+	}
+	if s.Batch != 2 || s.Support != 1 || s.Query != 1 || s.Output != OutputLast || s.Schedule != nil || s.BallRadius != 0 {
+		t.Errorf("settings %+v: want Batch 2, Support 1, Query 1, Output last, no schedule, no ball", s)
 	}
 }
 
@@ -250,7 +287,8 @@ func TestRestoreRefusesMismatchedState(t *testing.T) {
 	q, alpha := newQuad()
 	obj := quadObjective{q: q, alpha: alpha, tasks: 2}
 	base := Settings{Method: &TRMAML{}, Iterations: 10, Batch: 2, Output: OutputLast}
-	tr, err := NewTrainer(base, obj, q, &SGD{LR: 0.1}, []float64{1}, 1, 1, 1)
+	base.Optimizer, base.Seed = &SGD{LR: 0.1}, 1
+	tr, err := NewTrainer(obj, q, []float64{1}, base)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +309,8 @@ func TestRestoreRefusesMismatchedState(t *testing.T) {
 		s := base
 		s.Method = &TRMAML{}
 		s.Output = c.output
-		tr, err := NewTrainer(s, obj, q, &SGD{LR: 0.1}, []float64{1}, 1, 1, 1)
+		s.Optimizer, s.Seed = &SGD{LR: 0.1}, 1
+		tr, err := NewTrainer(obj, q, []float64{1}, s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -294,7 +333,8 @@ func TestRestoreRefusesDamagedState(t *testing.T) {
 	newTrainer := func() *Trainer {
 		s := s
 		s.Method = &TRMAML{PLR: 0.05} // one Method value per Trainer
-		tr, err := NewTrainer(s, obj, q, NewAdam(0.1, 1), []float64{1}, 1, 1, 1)
+		s.Optimizer, s.Seed = NewAdam(0.1, 1), 1
+		tr, err := NewTrainer(obj, q, []float64{1}, s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -310,7 +350,7 @@ func TestRestoreRefusesDamagedState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	savedAdam := *tr.Optimizer.(*Adam)
+	savedAdam := *tr.Settings.Optimizer.(*Adam)
 	for _, c := range []struct {
 		name, want string
 		edit       func(*State, *Adam)
@@ -328,7 +368,7 @@ func TestRestoreRefusesDamagedState(t *testing.T) {
 		tr := newTrainer()
 		st := saved
 		st.W, st.P, st.SumW = clone(saved.W), clone(saved.P), clone(saved.SumW)
-		a := tr.Optimizer.(*Adam)
+		a := tr.Settings.Optimizer.(*Adam)
 		*a = savedAdam
 		a.M, a.V = clone(savedAdam.M), clone(savedAdam.V)
 		c.edit(&st, a)
@@ -337,7 +377,7 @@ func TestRestoreRefusesDamagedState(t *testing.T) {
 		}
 	}
 	tr = newTrainer()
-	*tr.Optimizer.(*Adam) = savedAdam
+	*tr.Settings.Optimizer.(*Adam) = savedAdam
 	if err := tr.Restore(saved); err != nil {
 		t.Errorf("the undamaged state is refused: %v", err)
 	}
@@ -358,7 +398,8 @@ func (o *overflowOptimizer) Step(w, grad []float64) {
 func TestTrainerStopsOnNonFiniteOptimizerState(t *testing.T) {
 	q, alpha := newQuad()
 	s := Settings{Method: &MAML{}, Iterations: 10, Batch: 2, Output: OutputLast}
-	tr, err := NewTrainer(s, quadObjective{q, alpha, 2}, q, &overflowOptimizer{SGD{LR: 0.1}}, []float64{3}, 1, 1, 1)
+	s.Optimizer, s.Seed = &overflowOptimizer{SGD{LR: 0.1}}, 1
+	tr, err := NewTrainer(quadObjective{q, alpha, 2}, q, []float64{3}, s)
 	if err != nil {
 		t.Fatal(err)
 	}

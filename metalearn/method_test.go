@@ -53,7 +53,8 @@ func quadLosses(q quadTasks, alpha, w float64) []float64 {
 func trainQuad(t *testing.T, q quadTasks, alpha float64, m Method, iterations int) (w, p []float64) {
 	t.Helper()
 	s := Settings{Method: m, Iterations: iterations, Batch: 2, Output: OutputAveraged}
-	tr, err := NewTrainer(s, quadObjective{q: q, alpha: alpha, tasks: s.Batch}, q, &SGD{LR: 0.02}, []float64{3}, 1, 1, 1)
+	s.Optimizer, s.Seed = &SGD{LR: 0.02}, 1
+	tr, err := NewTrainer(quadObjective{q: q, alpha: alpha, tasks: s.Batch}, q, []float64{3}, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +247,8 @@ func TestRestoreChecksFeasibleP(t *testing.T) {
 			"state.P[0] = 0.3333333333333333: MAML keeps p at the empirical distribution, which gives 0.25"},
 	} {
 		s := Settings{Method: c.method(), Iterations: 10, Batch: 2, Output: c.output}
-		tr, err := NewTrainer(s, obj, q, &SGD{LR: 0.1}, []float64{1}, 1, 1, 1)
+		s.Optimizer, s.Seed = &SGD{LR: 0.1}, 1
+		tr, err := NewTrainer(obj, q, []float64{1}, s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -299,7 +301,8 @@ func TestRestoreChecksAveragedAndKeptP(t *testing.T) {
 		{"T2 feasible", OutputRandom, func(s *State) { s.Tau, s.WTau, s.PTau = 2, s.W, []float64{0, 0.5, 0.5} }, ""},
 	} {
 		s := Settings{Method: &CVaR{Level: 0.5, PLR: 0.1}, Iterations: 10, Batch: 2, Output: c.output}
-		tr, err := NewTrainer(s, obj, q, &SGD{LR: 0.1}, []float64{1}, 1, 1, 1)
+		s.Optimizer, s.Seed = &SGD{LR: 0.1}, 1
+		tr, err := NewTrainer(obj, q, []float64{1}, s)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -50,8 +50,10 @@ func NewSchedule(name string, lr, lrMin float64, iterations int) (Schedule, erro
 	return nil, fmt.Errorf("metalearn: unknown learning-rate schedule %q (allowed: constant, cosine)", name)
 }
 
-// LRSetter is an Optimizer whose learning rate can change between steps.
+// LRSetter is an Optimizer whose learning rate a Schedule can set between
+// steps: Rate reports the rate, SetLR changes it.
 type LRSetter interface {
+	Rate() float64
 	SetLR(lr float64)
 }
 
@@ -61,26 +63,23 @@ func (o *SGD) SetLR(lr float64) { o.LR = lr }
 // SetLR implements LRSetter.
 func (o *Adam) SetLR(lr float64) { o.LR = lr }
 
-// ScheduleStep sets opt's learning rate to s's rate for the update from
-// iteration t; call it before that Step and call restore after it. restore
-// puts back the rate opt had, its base rate, so that the optimizer's saved
-// state, and any check of it against the config, never depends on the
-// schedule.
-func ScheduleStep(opt Optimizer, s Schedule, t int) (restore func(), err error) {
-	o, ok := opt.(rated)
+// Rate implements LRSetter.
+func (o *SGD) Rate() float64 { return o.LR }
+
+// Rate implements LRSetter.
+func (o *Adam) Rate() float64 { return o.LR }
+
+// scheduleStep sets opt's learning rate to s's rate for the update from
+// iteration t; the Trainer calls it before that update and calls restore
+// after it. restore puts back the rate opt had, its base rate, so that the
+// optimizer's saved state, and any check of it against a config, never
+// depends on the schedule.
+func scheduleStep(opt Optimizer, s Schedule, t int) (restore func(), err error) {
+	o, ok := opt.(LRSetter)
 	if !ok {
 		return nil, fmt.Errorf("metalearn: optimizer %T has no settable learning rate for a schedule", opt)
 	}
-	base := o.rate()
+	base := o.Rate()
 	o.SetLR(s.LR(t))
 	return func() { o.SetLR(base) }, nil
 }
-
-// rated is an LRSetter that reports its rate.
-type rated interface {
-	LRSetter
-	rate() float64
-}
-
-func (o *SGD) rate() float64  { return o.LR }
-func (o *Adam) rate() float64 { return o.LR }

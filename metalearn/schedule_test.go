@@ -57,7 +57,7 @@ func TestScheduleStep(t *testing.T) {
 	o := &SGD{LR: 123}
 	w := []float64{1}
 	for it := range 3 {
-		restore, err := ScheduleStep(o, s, it)
+		restore, err := scheduleStep(o, s, it)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,7 +72,7 @@ func TestScheduleStep(t *testing.T) {
 		t.Errorf("w = %v after steps 0.5, 0.3, 0.1 from 1", w[0])
 	}
 	a := NewAdam(1, 1)
-	restore, err := ScheduleStep(a, s, 1)
+	restore, err := scheduleStep(a, s, 1)
 	if err != nil || math.Abs(a.LR-0.3) > 1e-15 || a.Beta1 != 0.9 {
 		t.Errorf("Adam during a scheduled step: %+v, %v", a, err)
 	}
@@ -80,7 +80,7 @@ func TestScheduleStep(t *testing.T) {
 	if a.LR != 1 {
 		t.Errorf("Adam's rate %v after restore, want 1", a.LR)
 	}
-	if _, err := ScheduleStep(unratedOptimizer{}, s, 0); err == nil {
+	if _, err := scheduleStep(unratedOptimizer{}, s, 0); err == nil {
 		t.Error("a schedule applied to an optimizer without a learning rate")
 	}
 }

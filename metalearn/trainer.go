@@ -1,6 +1,7 @@
 package metalearn
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -22,34 +23,91 @@ const (
 	OutputRandom OutputRule = "T2"
 )
 
-// Settings are the meta-training hyperparameters, in the spirit of
-// gonum/optimize's Settings. Every Method draws the C task indices of an
-// iteration independently, with replacement (the paper's text says
-// "uniformly and independently"; its Algorithm 1 box says "unique"): the
-// estimators are unbiased either way.
+// Settings are the meta-training hyperparameters of a Trainer, in the
+// spirit of gonum/optimize's Settings: every field's zero value means the
+// documented default, so Settings{Iterations: 1000} trains MAML with Adam.
+// Every Method draws the C task indices of an iteration independently, with
+// replacement (the paper's text says "uniformly and independently"; its
+// Algorithm 1 box says "unique"): the estimators are unbiased either way.
 type Settings struct {
-	// Method chooses and updates the task distribution p: &MAML{},
-	// &TRMAML{PLR: ...}, &EntropicTRMAML{...} or &CVaR{...}. A Trainer
-	// initialises it, so one Method value serves one Trainer.
-	Method     Method
-	Iterations int     // T
-	Batch      int     // C, instances per iteration
-	BallRadius float64 // radius R of W = {||w|| <= R}; 0 leaves w unconstrained
-	Output     OutputRule
+	// Method chooses and updates the task distribution p: &MAML{} (the
+	// default), &TRMAML{PLR: ...}, &EntropicTRMAML{...}, &CVaR{...} or a
+	// Method of your own. A Trainer initialises it, so one Method value
+	// serves one Trainer.
+	Method Method
+	// Iterations is T, the number of updates; it is required (>= 1).
+	Iterations int
+	// Batch is C, the task instances per iteration; 0 means the
+	// Objective's Tasks().
+	Batch int
+	// Support and Query are the points of an instance's support and query
+	// sets; 0 means the Objective's (see BatchShaper), and is an error for
+	// an Objective that does not report them.
+	Support, Query int
+	// BallRadius is the radius R of W = {||w|| <= R}; 0 leaves w
+	// unconstrained.
+	BallRadius float64
+	// Output is the rule that turns the iterates into the solution; ""
+	// means OutputLast.
+	Output OutputRule
+	// Optimizer updates w; nil means NewAdam(1e-3, n), TensorFlow's
+	// default rate. Its exported fields are its state: save them with a
+	// Snapshot to checkpoint a run. One Optimizer value serves one Trainer.
+	Optimizer Optimizer
+	// Schedule, if not nil, sets the Optimizer's learning rate for every
+	// update (the Optimizer must implement LRSetter, as SGD and Adam do);
+	// between updates the Optimizer keeps its own, base, rate. nil keeps
+	// the base rate throughout.
+	Schedule Schedule
+	// Seed seeds the generator that draws the tasks and their instances.
+	Seed uint64
+}
+
+// BatchShaper is an Objective that reports the support and query points
+// per instance it was built for, as graph.Objective does, so that
+// Settings.Support and Settings.Query can be left zero.
+type BatchShaper interface {
+	BatchShape() (support, query int)
+}
+
+// withDefaults returns s with its zero fields replaced by their defaults
+// for obj, or an error naming the first invalid field.
+func (s Settings) withDefaults(obj Objective, n int) (Settings, error) {
+	if s.Method == nil {
+		s.Method = &MAML{}
+	}
+	if s.Batch == 0 {
+		s.Batch = obj.Tasks()
+	}
+	if s.Support == 0 && s.Query == 0 {
+		if bs, ok := obj.(BatchShaper); ok {
+			s.Support, s.Query = bs.BatchShape()
+		}
+	}
+	if s.Output == "" {
+		s.Output = OutputLast
+	}
+	if s.Optimizer == nil {
+		s.Optimizer = NewAdam(1e-3, n)
+	}
+	return s, s.validate()
 }
 
 func (s Settings) validate() error {
 	switch {
-	case s.Method == nil:
-		return fmt.Errorf("metalearn: no Method (e.g. &MAML{} or &TRMAML{PLR: 1e-4})")
 	case s.Iterations < 1:
-		return fmt.Errorf("metalearn: Iterations must be >= 1, got %d", s.Iterations)
+		return fmt.Errorf("metalearn: Settings.Iterations must be >= 1, got %d", s.Iterations)
 	case s.Batch < 1:
-		return fmt.Errorf("metalearn: Batch must be >= 1, got %d", s.Batch)
+		return fmt.Errorf("metalearn: Settings.Batch must be >= 1, got %d", s.Batch)
+	case s.Support < 1 || s.Query < 1:
+		return fmt.Errorf("metalearn: Settings.Support and Query must be >= 1 (or 0 with an Objective that reports them), got %d, %d", s.Support, s.Query)
 	case !(s.BallRadius >= 0) || math.IsInf(s.BallRadius, 0):
-		return fmt.Errorf("metalearn: BallRadius must be finite and >= 0, got %v", s.BallRadius)
+		return fmt.Errorf("metalearn: Settings.BallRadius must be finite and >= 0, got %v", s.BallRadius)
 	case s.Output != OutputLast && s.Output != OutputAveraged && s.Output != OutputRandom:
-		return fmt.Errorf("metalearn: unknown output rule %q (allowed: last, T1, T2)", s.Output)
+		return fmt.Errorf("metalearn: Settings.Output: unknown output rule %q (allowed: last, T1, T2)", s.Output)
+	}
+	if _, ok := s.Optimizer.(LRSetter); s.Schedule != nil && !ok {
+		return fmt.Errorf("metalearn: Settings.Schedule: optimizer %T has no settable learning rate (see LRSetter)", s.Optimizer)
 	}
 	return nil
 }
@@ -87,7 +145,7 @@ func (t *Trainer) checkStep() error {
 	if i := nonFinite(st.P); i >= 0 {
 		return fmt.Errorf("p[%d] = %v", i, st.P[i])
 	}
-	if err := t.Optimizer.Check(len(st.W), st.Iteration); err != nil {
+	if err := t.Settings.Optimizer.Check(len(st.W), st.Iteration); err != nil {
 		return fmt.Errorf("optimizer %v", err)
 	}
 	return nil
@@ -99,15 +157,23 @@ type StepStats struct {
 }
 
 // Trainer is the one training driver of every Method: Algorithm 1's
-// alternating stochastic descent on w (Optimizer, then the projection onto
-// the ball) and the Method's update of p, on an Objective over a
-// meta-training TaskSet. Its loop is Step, called Settings.Iterations times;
-// Solution returns the output of the configured rule.
+// alternating stochastic descent on w (the Optimizer, then the projection
+// onto the ball) and the Method's update of p, on an Objective over a
+// meta-training TaskSet. Its loop is Step, called Settings.Iterations
+// times; Run is that loop, stoppable through a context. Solution returns the
+// output of the configured rule. A loop of your own is as short as
+//
+//	for tr.State.Iteration < tr.Settings.Iterations {
+//		if _, err := tr.Step(); err != nil {
+//			return err
+//		}
+//	}
+//	w, p := tr.Solution()
 type Trainer struct {
+	// Settings are the trainer's, with the defaults filled in.
 	Settings  Settings
 	Objective Objective
 	Train     TaskSet
-	Optimizer Optimizer
 	State     State
 
 	pcg     *rand.PCG
@@ -119,15 +185,16 @@ type Trainer struct {
 	grad    []float64
 }
 
-// NewTrainer prepares a run from initial parameters w0 and a seed. The
-// Objective must have been built for Settings.Batch tasks and the batch shape
-// given by support and query.
-func NewTrainer(s Settings, obj Objective, train TaskSet, opt Optimizer, w0 []float64, seed uint64, support, query int) (*Trainer, error) {
-	if err := s.validate(); err != nil {
+// NewTrainer prepares a run of s on obj over the meta-training tasks train,
+// from the initial parameters w0. The Objective must have been built for
+// Settings.Batch instances of Settings.Support and Settings.Query points.
+func NewTrainer(obj Objective, train TaskSet, w0 []float64, s Settings) (*Trainer, error) {
+	s, err := s.withDefaults(obj, len(w0))
+	if err != nil {
 		return nil, err
 	}
 	if obj.Tasks() != s.Batch {
-		return nil, fmt.Errorf("metalearn: objective built for %d tasks, Batch is %d", obj.Tasks(), s.Batch)
+		return nil, fmt.Errorf("metalearn: objective built for %d tasks, Settings.Batch is %d", obj.Tasks(), s.Batch)
 	}
 	if len(w0) != obj.NumParams() {
 		return nil, fmt.Errorf("metalearn: %d initial parameters, the objective has %d", len(w0), obj.NumParams())
@@ -144,8 +211,8 @@ func NewTrainer(s Settings, obj Objective, train TaskSet, opt Optimizer, w0 []fl
 	if err != nil {
 		return nil, err
 	}
-	t := &Trainer{Settings: s, Objective: obj, Train: train, Optimizer: opt}
-	t.pcg = rand.NewPCG(seed, 0x7472_6d61_6d6c) // second word: "trmaml"
+	t := &Trainer{Settings: s, Objective: obj, Train: train}
+	t.pcg = rand.NewPCG(s.Seed, 0x7472_6d61_6d6c) // second word: "trmaml"
 	t.rng = rand.New(t.pcg)
 	st := &t.State
 	st.W = append([]float64(nil), w0...)
@@ -156,8 +223,33 @@ func NewTrainer(s Settings, obj Objective, train TaskSet, opt Optimizer, w0 []fl
 	case OutputRandom:
 		st.Tau = 1 + t.rng.IntN(s.Iterations)
 	}
-	t.prepare(support, query)
+	t.prepare()
 	return t, nil
+}
+
+// Run calls Step until Settings.Iterations updates are done, and after each
+// one calls each (if not nil) with its statistics. It checks ctx once before
+// every iteration and, when ctx is done, returns ctx.Err() with the trainer
+// between two iterations: Snapshot and the Optimizer's exported fields then
+// checkpoint it, and a new Trainer given them (Restore) finishes the run bit
+// for bit as if it had never stopped. An error of Step or of each stops Run
+// and is returned as is.
+func (t *Trainer) Run(ctx context.Context, each func(StepStats) error) error {
+	for t.State.Iteration < t.Settings.Iterations {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		st, err := t.Step()
+		if err != nil {
+			return err
+		}
+		if each != nil {
+			if err := each(st); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // Restore replaces the trainer's state with a saved one (from a checkpoint),
@@ -168,7 +260,7 @@ func (t *Trainer) Restore(st State) error {
 	if err := t.checkState(st); err != nil {
 		return err
 	}
-	if err := t.Optimizer.Check(len(st.W), st.Iteration); err != nil {
+	if err := t.Settings.Optimizer.Check(len(st.W), st.Iteration); err != nil {
 		return fmt.Errorf("optimizer.%w", err)
 	}
 	if err := t.pcg.UnmarshalBinary(st.RNG); err != nil {
@@ -269,10 +361,10 @@ func clone(s []float64) []float64 {
 	return append([]float64(nil), s...)
 }
 
-func (t *Trainer) prepare(support, query int) {
+func (t *Trainer) prepare() {
 	in, out := t.Train.Dims()
 	C := t.Settings.Batch
-	t.batch = NewBatch(C, support, query, in, out)
+	t.batch = NewBatch(C, t.Settings.Support, t.Settings.Query, in, out)
 	t.tasks = make([]int, C)
 	t.weights = make([]float64, C)
 	t.losses = make([]float64, C)
@@ -281,8 +373,8 @@ func (t *Trainer) prepare(support, query int) {
 
 // Step runs one meta-iteration: the Method draws C task instances and their
 // weights, the Objective gives their losses and the weighted meta-gradient,
-// then w is updated and projected, and the Method updates p from the
-// losses, as in Algorithm 1.
+// then w is updated (at the Schedule's learning rate, if there is one) and
+// projected, and the Method updates p from the losses, as in Algorithm 1.
 func (t *Trainer) Step() (StepStats, error) {
 	s := t.Settings
 	st := &t.State
@@ -308,7 +400,9 @@ func (t *Trainer) Step() (StepStats, error) {
 		}
 	}
 
-	t.Optimizer.Step(st.W, t.grad)
+	if err := t.update(); err != nil {
+		return StepStats{}, err
+	}
 	ProjectBall(st.W, s.BallRadius)
 	s.Method.Update(st.P, t.tasks, t.losses)
 	st.Iteration++
@@ -330,6 +424,23 @@ func (t *Trainer) Step() (StepStats, error) {
 		}
 	}
 	return stats, nil
+}
+
+// update steps the optimizer on w, at the schedule's rate for this
+// iteration if there is one, and puts the base rate back.
+func (t *Trainer) update() error {
+	s, w := t.Settings, t.State.W
+	if s.Schedule == nil {
+		s.Optimizer.Step(w, t.grad)
+		return nil
+	}
+	restore, err := scheduleStep(s.Optimizer, s.Schedule, t.State.Iteration)
+	if err != nil {
+		return err
+	}
+	s.Optimizer.Step(w, t.grad)
+	restore()
+	return nil
 }
 
 // Solution returns the output of the configured rule for the iterations run

@@ -108,11 +108,9 @@ func Adversary(groups []*results.Group, path string) error {
 	ap := newPanel("(b) final "+m.Label, m.Axis("final "+noun), "")
 	// Values outside the metric's range (an accuracy below 0 or above 100%)
 	// do not exist: confidence bars stop at its ends.
-	vmin, vmax := math.Inf(-1), math.Inf(1)
+	vmin, vmax := 0.0, math.Inf(1)
 	if m.HigherIsBetter {
-		vmin, vmax = 0, m.Show(m.Max())
-	} else {
-		vmin = 0
+		vmax = m.Show(m.Max())
 	}
 	for gi, g := range groups {
 		v := g.TaskValues(results.MetaTrain).Values

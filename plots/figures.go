@@ -69,7 +69,7 @@ func Figure1(groups []*results.Group, path string) error {
 	}
 	for i, g := range groups {
 		col := groupColor(i)
-		for pi, ms := range [][]results.Metric{{results.TrainMean, results.TrainWorst}, {results.TestMean, results.TestWorst}, {results.TestStd}} {
+		for pi, ms := range [][]results.Column{{results.TrainMean, results.TrainWorst}, {results.TestMean, results.TestWorst}, {results.TestStd}} {
 			for si, mc := range ms {
 				c := results.DisplayCurve(m, g.Curve(mc))
 				var dash []vg.Length
@@ -355,7 +355,7 @@ func Orders(groups []*results.Group, path string) error {
 	pb := newPanel("(c) cost of a meta-training iteration", "", "milliseconds per iteration")
 	for i, g := range groups {
 		col := groupColor(i)
-		for si, mc := range []results.Metric{results.TestMean, results.TestWorst} {
+		for si, mc := range []results.Column{results.TestMean, results.TestWorst} {
 			c := results.DisplayCurve(m, g.Curve(mc))
 			if si == 1 {
 				// Worst-task curves go without bands: eight overlapping

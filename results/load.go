@@ -1,12 +1,3 @@
-// Package results loads finished run directories (written by trmaml train)
-// and computes every statistic the reports show: curves and final
-// statistics averaged over seeds with Student-t 95% confidence intervals,
-// histograms of per-task values, the TR-MAML task weights p, the paper's
-// results tables (Table 1 for regression, Table 2 for classification), every
-// task's final value (per_task.csv) and the CVaR trade-off table. Each
-// run names its metric (metalearn.Metric), which decides what "worst" and
-// "best" mean and how values are shown. Plots and tables only read what
-// this package computes.
 package results
 
 import (
@@ -21,8 +12,9 @@ import (
 	"github.com/trmaml/trmaml/rundir"
 )
 
-// Metric is one per-evaluation column of metrics.csv.
-type Metric = rundir.Column
+// Column is one per-evaluation column of metrics.csv (not to be confused
+// with metalearn.Metric, the kind of score: MSE or accuracy).
+type Column = rundir.Column
 
 // The columns of metrics.csv after iteration, in file order.
 const (
@@ -61,9 +53,9 @@ type Run struct {
 // MAML it stays uniform).
 type PHistory = rundir.PHistory
 
-// Metric returns metric m at each of r.Iterations; NaN where the file has
-// no value (the batch columns of the iteration-0 row).
-func (r *Run) Metric(m Metric) []float64 { return r.metrics[m] }
+// Column returns column c of metrics.csv at each of r.Iterations; NaN
+// where the file has no value (the batch columns of the iteration-0 row).
+func (r *Run) Column(c Column) []float64 { return r.metrics[c] }
 
 // FinalP returns the run's final task weights: result.json's final_p (the
 // TR-MAML solution's p) or, when it has none (MAML), the last row of p.csv.

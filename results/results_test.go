@@ -98,10 +98,10 @@ func TestLoad(t *testing.T) {
 	if !slices.Equal(r.Iterations, []int{0, 100, 200}) {
 		t.Errorf("iterations %v", r.Iterations)
 	}
-	if bm := r.Metric(results.BatchMean); !math.IsNaN(bm[0]) || bm[1] != 4 {
+	if bm := r.Column(results.BatchMean); !math.IsNaN(bm[0]) || bm[1] != 4 {
 		t.Errorf("batch_mean %v, want NaN then 4", bm)
 	}
-	if got := r.Metric(results.TestMean); !slices.Equal(got, []float64{7, 14, 21}) {
+	if got := r.Column(results.TestMean); !slices.Equal(got, []float64{7, 14, 21}) {
 		t.Errorf("test_mean %v", got)
 	}
 	if !slices.Equal(r.P.Tasks, resultstest.TrainTasks) || !slices.Equal(r.P.Weights[2], []float64{0.1, 0.1, 0.4, 0.4}) {

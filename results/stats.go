@@ -303,11 +303,11 @@ func (g *Group) curve(value func(r *Run, row int) float64) Curve {
 	return c
 }
 
-// Curve returns metric m estimated over the group's seeds at each
-// evaluation iteration (for the batch metrics, the iteration-0 row, which
-// has none, is left out).
-func (g *Group) Curve(m Metric) Curve {
-	return g.curve(func(r *Run, row int) float64 { return r.metrics[m][row] })
+// Curve returns metrics.csv column c estimated over the group's seeds at
+// each evaluation iteration (for the batch columns, the iteration-0 row,
+// which has none, is left out).
+func (g *Group) Curve(c Column) Curve {
+	return g.curve(func(r *Run, row int) float64 { return r.metrics[c][row] })
 }
 
 // PMass returns the total task weight p on the tasks named in set at each

@@ -60,8 +60,8 @@ func TradeoffSeedsCSV(groups []*Group) string {
 
 // halvedAt returns the first evaluation iteration at which metric m is at
 // most half its value at the first evaluation.
-func (r *Run) halvedAt(m Metric) (int, bool) {
-	v := r.Metric(m)
+func (r *Run) halvedAt(m Column) (int, bool) {
+	v := r.Column(m)
 	if len(v) == 0 || math.IsNaN(v[0]) {
 		return 0, false
 	}

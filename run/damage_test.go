@@ -116,7 +116,7 @@ var damageCommands = []command{
 		}
 		res := r.Result
 		res.Timing = rundir.Timing{}
-		return []any{res, r.Config, r.Iterations, r.P, r.Metric(results.TestMean)}, nil
+		return []any{res, r.Config, r.Iterations, r.P, r.Column(results.TestMean)}, nil
 	}},
 	{"eval", func(dir string) (any, error) {
 		r, err := Evaluate(dir, 0, Options{})

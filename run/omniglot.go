@@ -24,9 +24,10 @@ type Datasets struct {
 }
 
 type datasetKey struct {
-	dir    string
-	size   int
-	resize omniglot.Resize
+	dir     string
+	size    int
+	resize  omniglot.Resize
+	content string // the release's content hash
 }
 
 // loadOmniglot returns the dataset of the resolved data root, loading it
@@ -36,7 +37,10 @@ func loadOmniglot(cfg configs.Config, opts Options) (*omniglot.Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	key := datasetKey{root.Dir, cfg.Task.Omniglot.ImageSize, omniglot.Resize(cfg.Task.Omniglot.Resize)}
+	key := datasetKey{root.Dir, cfg.Task.Omniglot.ImageSize, omniglot.Resize(cfg.Task.Omniglot.Resize), omniglot.ContentSHA256}
+	if opts.DataRelease != nil {
+		key.content = opts.DataRelease.ContentSHA256
+	}
 	datasets := opts.Datasets
 	if datasets == nil {
 		datasets = new(Datasets)
@@ -46,7 +50,7 @@ func loadOmniglot(cfg configs.Config, opts Options) (*omniglot.Dataset, error) {
 	if d := datasets.m[key]; d != nil {
 		return d, nil
 	}
-	d, err := omniglot.Load(root.Dir, omniglot.Options{Size: key.size, Resize: key.resize})
+	d, err := omniglot.Load(root.Dir, omniglot.Options{Size: key.size, Resize: key.resize, Release: opts.DataRelease})
 	if err != nil {
 		err = root.Annotate(err)
 		if errors.Is(err, omniglot.ErrMissing) {

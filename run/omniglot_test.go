@@ -13,6 +13,7 @@ import (
 
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/data/omniglot"
+	"github.com/trmaml/trmaml/internal/omniglottest"
 	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/rundir"
 )
@@ -21,23 +22,44 @@ import (
 // experiment share it.
 var testDatasets = new(Datasets)
 
-// sharedDataRoot is the shared copy of Omniglot, ../shared/data beside the
-// repository root. Tests that need it fail when it is absent, unless -short.
-func sharedDataRoot(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("needs the shared Omniglot data (skipped with -short)")
-	}
-	root, err := filepath.Abs(filepath.Join("..", "..", "shared", "data"))
+// An omniglotSource is Omniglot data the tests train on, with what its
+// splits hold: the synthetic fixture on every clone, the real archives
+// where the machine has them (omniglottest.Root skips otherwise).
+type omniglotSource struct {
+	name                  string
+	options               func(t *testing.T) Options // the runs' data root and content
+	train, test           int                        // meta-training and meta-test alphabets
+	firstTrain, firstTest string
+}
+
+var omniglotSources = []omniglotSource{
+	{"fixture", fixtureOptions, 3, 2, "Anglo-Saxon_Futhorc", "Angelic"},
+	{"omniglot", omniglotOptions, 25, 20, "Anglo-Saxon_Futhorc", "Angelic"},
+}
+
+// fixtureOptions points the runs at a fresh synthetic release, accepted by
+// its own content description.
+func fixtureOptions(t *testing.T) Options {
+	fx := omniglottest.WriteFixture(t, 1)
+	rel, err := omniglot.Describe(fx.Root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"images_background.zip", "images_evaluation.zip"} {
-		if _, err := os.Stat(filepath.Join(root, "omniglot", f)); err != nil {
-			t.Fatalf("the shared Omniglot data is missing: %v (the tests read ../shared/data/omniglot beside the repository; fetch it with trmaml data omniglot -dir %s, or run with -short to skip)", err, root)
-		}
+	return Options{DataRoot: fx.Root, DataRelease: &rel, Datasets: testDatasets}
+}
+
+// omniglotOptions points the runs at the real archives.
+func omniglotOptions(t *testing.T) Options {
+	return Options{DataRoot: omniglottest.Root(t), Datasets: testDatasets}
+}
+
+// forEachSource runs test on every data source as a subtest, in parallel
+// with other tests.
+func forEachSource(t *testing.T, test func(t *testing.T, src omniglotSource, opts Options)) {
+	t.Parallel()
+	for _, src := range omniglotSources {
+		t.Run(src.name, func(t *testing.T) { test(t, src, src.options(t)) })
 	}
-	return root
 }
 
 // tinyOmniglot is a seconds-long 5-way 1-shot TR-MAML run on the real
@@ -72,9 +94,9 @@ eval: {every: 2, instances: 25, train_instances: 25, query: 3, batch: 5, final_i
 // the run directory records: accuracy, every alphabet with its name and
 // mass, the weighted mean by those masses, the final evaluation's instance
 // count, and a re-evaluation that reproduces result.json.
-func TestOmniglotTrain(t *testing.T) {
-	t.Parallel()
-	opts := Options{DataRoot: sharedDataRoot(t), Datasets: testDatasets}
+func TestOmniglotTrain(t *testing.T) { forEachSource(t, testOmniglotTrain) }
+
+func testOmniglotTrain(t *testing.T, src omniglotSource, opts Options) {
 	dir := filepath.Join(t.TempDir(), "run")
 	res, err := Train(tinyOmniglot(t), dir, opts)
 	if err != nil {
@@ -87,7 +109,7 @@ func TestOmniglotTrain(t *testing.T) {
 		what  string
 		s     rundir.Stats
 		tasks int
-	}{{"meta_train", res.MetaTrain, 25}, {"meta_test", res.MetaTest, 20}} {
+	}{{"meta_train", res.MetaTrain, src.train}, {"meta_test", res.MetaTest, src.test}} {
 		s := c.s
 		if len(s.Tasks) != c.tasks || len(s.PerTask) != c.tasks || len(s.Masses) != c.tasks {
 			t.Fatalf("%s: %d tasks, %d values, %d masses; want %d", c.what, len(s.Tasks), len(s.PerTask), len(s.Masses), c.tasks)
@@ -108,7 +130,7 @@ func TestOmniglotTrain(t *testing.T) {
 			t.Errorf("%s: weighted mean %v worst %v, want %v and the smallest accuracy %v", c.what, s.WeightedMean, s.Worst, sum/msum, worst)
 		}
 	}
-	if res.MetaTrain.Tasks[0] != "Anglo-Saxon_Futhorc" || res.MetaTest.Tasks[0] != "Angelic" {
+	if res.MetaTrain.Tasks[0] != src.firstTrain || res.MetaTest.Tasks[0] != src.firstTest {
 		t.Errorf("first alphabets %q, %q", res.MetaTrain.Tasks[0], res.MetaTest.Tasks[0])
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, rundir.ModelFile))
@@ -174,8 +196,10 @@ func TestOmniglotMissingData(t *testing.T) {
 // TestOmniglotScoreIsAccuracy: the Setup of an Omniglot config scores
 // evaluation by query accuracy, in [0, 1], not by the loss.
 func TestOmniglotScoreIsAccuracy(t *testing.T) {
-	t.Parallel()
-	opts := Options{DataRoot: sharedDataRoot(t), Datasets: testDatasets}
+	forEachSource(t, func(t *testing.T, _ omniglotSource, opts Options) { testOmniglotScoreIsAccuracy(t, opts) })
+}
+
+func testOmniglotScoreIsAccuracy(t *testing.T, opts Options) {
 	s, err := Build(tinyOmniglot(t), opts)
 	if err != nil {
 		t.Fatal(err)
@@ -188,8 +212,10 @@ func TestOmniglotScoreIsAccuracy(t *testing.T) {
 // TestOmniglotResume: an Omniglot run resumed from its checkpoint ends as
 // an uninterrupted one (the data root comes from Options.DataRoot both times).
 func TestOmniglotResume(t *testing.T) {
-	t.Parallel()
-	opts := Options{DataRoot: sharedDataRoot(t), Datasets: testDatasets}
+	forEachSource(t, func(t *testing.T, _ omniglotSource, opts Options) { testOmniglotResume(t, opts) })
+}
+
+func testOmniglotResume(t *testing.T, opts Options) {
 	c := tinyOmniglot(t)
 	c.Meta.Schedule = "constant" // the cosine depends on meta.iterations, edited below
 	c.Meta.Iterations = 2
@@ -230,21 +256,15 @@ func TestOmniglotResizesMatch(t *testing.T) {
 // be written still loads, with one warning line naming the cache file.
 func TestUnwritableCacheWarnsOnce(t *testing.T) {
 	t.Parallel()
-	shared := sharedDataRoot(t)
-	root := t.TempDir()
-	dir := filepath.Join(root, "omniglot")
-	os.MkdirAll(dir, 0o755)
-	for _, f := range []string{"images_background.zip", "images_evaluation.zip"} {
-		if err := os.Symlink(filepath.Join(shared, "omniglot", f), filepath.Join(dir, f)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	var warn bytes.Buffer
+	opts := fixtureOptions(t)
+	opts.Datasets, opts.Warnings = new(Datasets), &warn
+	dir := filepath.Join(opts.DataRoot, "omniglot")
 	// A directory where the cache file would go: unwritable even for root.
 	for _, name := range []string{"decoded.cache", "decoded-lanczos.cache", "decoded-nearest.cache"} {
 		os.MkdirAll(filepath.Join(dir, name), 0o755)
 	}
-	var warn bytes.Buffer
-	if _, err := loadOmniglot(tinyOmniglot(t), Options{DataRoot: root, Warnings: &warn}); err != nil {
+	if _, err := loadOmniglot(tinyOmniglot(t), opts); err != nil {
 		t.Fatal(err)
 	}
 	if lines := strings.Count(warn.String(), "\n"); lines != 1 || !strings.Contains(warn.String(), filepath.Join(dir, "decoded")) {

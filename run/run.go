@@ -1,8 +1,3 @@
-// Package run turns an experiment configuration into a run directory: it
-// assembles the task family, model graph, trainer and evaluator the config
-// names, trains with progress reporting, evaluates every few iterations, and
-// writes the run directory (package rundir): the resolved config,
-// metrics.csv, p.csv, checkpoint.json, model.json and result.json.
 package run
 
 import (
@@ -14,6 +9,7 @@ import (
 
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/data"
+	"github.com/trmaml/trmaml/data/omniglot"
 	"github.com/trmaml/trmaml/graph"
 	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/rundir"
@@ -60,6 +56,11 @@ type Options struct {
 	// is a property of the machine, not of the experiment, so a run moved to
 	// another machine resumes with that machine's DataRoot.
 	DataRoot string
+	// DataRelease, if not nil, is the content the Omniglot data root must
+	// hold instead of the published dataset (omniglot.Published): a program
+	// that trains on its own data in Omniglot's layout sets it from
+	// omniglot.Describe, as the tests do for their synthetic fixture.
+	DataRelease *omniglot.Release
 	// Datasets, if not nil, keeps the data sets loaded by the runs given it,
 	// so that the runs of an experiment load them once; nil loads them for
 	// each run.

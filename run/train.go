@@ -296,11 +296,16 @@ func newSession(s *Setup, dir string, w0 []float64) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	settings := metalearn.Settings{
-		Method: method, Iterations: cfg.Meta.Iterations, Batch: cfg.Meta.Batch,
-		BallRadius: cfg.Meta.BallRadius, Output: metalearn.OutputRule(cfg.Meta.Output),
+	schedule, err := metalearn.NewSchedule(cfg.Meta.Schedule, cfg.Meta.LR, cfg.Meta.LRMin, cfg.Meta.Iterations)
+	if err != nil {
+		return nil, err
 	}
-	tr, err := metalearn.NewTrainer(settings, s.Objective, s.Train, opt, w0, cfg.Seed, s.Support, s.Query)
+	settings := metalearn.Settings{
+		Method: method, Iterations: cfg.Meta.Iterations, Batch: cfg.Meta.Batch, Support: s.Support, Query: s.Query,
+		BallRadius: cfg.Meta.BallRadius, Output: metalearn.OutputRule(cfg.Meta.Output),
+		Optimizer: opt, Schedule: schedule, Seed: cfg.Seed,
+	}
+	tr, err := metalearn.NewTrainer(s.Objective, s.Train, w0, settings)
 	if err != nil {
 		return nil, err
 	}
@@ -376,50 +381,36 @@ func (ss *session) interrupt() error {
 	return fmt.Errorf("%s: %w at iteration %d, checkpoint written (trmaml resume -run %s continues it)", ss.s.Config.Name, ErrInterrupted, it, ss.dir)
 }
 
-// train runs the remaining iterations, then evaluates the solution of the
-// output rule and writes model.json and result.json. When ctx is done it
-// stops between two iterations, or before the final evaluation, and returns
-// ss.interrupt's error.
+// train runs the remaining iterations (metalearn.Trainer.Run), then
+// evaluates the solution of the output rule and writes model.json and
+// result.json. When ctx is done it stops between two iterations, or before
+// the final evaluation, and returns ss.interrupt's error.
 func (ss *session) train(ctx context.Context, p *Progress) (*rundir.Result, error) {
 	cfg, tr := ss.s.Config, ss.tr
 	ss.p = p
-	schedule, err := metalearn.NewSchedule(cfg.Meta.Schedule, cfg.Meta.LR, cfg.Meta.LRMin, cfg.Meta.Iterations)
-	if err != nil {
-		return nil, err
-	}
 	p.Start(fmt.Sprintf("%s seed %d", cfg.Name, cfg.Seed), tr.State.Iteration, cfg.Meta.Iterations)
-	for tr.State.Iteration < cfg.Meta.Iterations {
-		if ctx.Err() != nil {
-			p.Done()
-			return nil, ss.interrupt()
-		}
-		restoreLR, err := metalearn.ScheduleStep(ss.opt, schedule, tr.State.Iteration)
-		if err != nil {
-			p.Done()
-			return nil, err
-		}
-		start := time.Now()
-		st, err := tr.Step()
-		ss.trainDur += time.Since(start)
-		restoreLR()
-		if err != nil {
-			p.Done()
-			return nil, fmt.Errorf("%s: training stopped: %w (the files in %s are from the last evaluation; trmaml eval -run %s evaluates its checkpoint)", cfg.Name, err, ss.dir, ss.dir)
-		}
+	var recordErr error
+	last := time.Now()
+	err := tr.Run(ctx, func(st metalearn.StepStats) error {
+		ss.trainDur += time.Since(last)
 		ss.batchSum += st.MeanLoss
 		ss.batchMax = max(ss.batchMax, st.MaxLoss)
 		ss.batchN++
 		p.Step(tr.State.Iteration, st.MeanLoss, st.MaxLoss)
 		if tr.State.Iteration%cfg.Eval.Every == 0 || tr.State.Iteration == cfg.Meta.Iterations {
-			if err := ss.record(); err != nil {
-				p.Done()
-				return nil, err
-			}
+			recordErr = ss.record()
 		}
-	}
+		last = time.Now()
+		return recordErr
+	})
 	p.Done()
-	if ctx.Err() != nil {
+	switch {
+	case recordErr != nil:
+		return nil, err
+	case ctx.Err() != nil:
 		return nil, ss.interrupt()
+	case err != nil:
+		return nil, fmt.Errorf("%s: training stopped: %w (the files in %s are from the last evaluation; trmaml eval -run %s evaluates its checkpoint)", cfg.Name, err, ss.dir, ss.dir)
 	}
 
 	w, pFinal := tr.Solution()

@@ -83,9 +83,10 @@ func (f *LinReg) Run(g Geometry, radius float64, batch, T int, seed uint64) (flo
 	default:
 		return 0, fmt.Errorf("theory: unknown geometry %q", g)
 	}
-	s := metalearn.Settings{Method: method, Iterations: T, Batch: batch, BallRadius: radius, Output: metalearn.OutputAveraged}
+	s := metalearn.Settings{Method: method, Iterations: T, Batch: batch, Support: 1, Query: 1, BallRadius: radius,
+		Output: metalearn.OutputAveraged, Optimizer: &metalearn.SGD{LR: c.StepW(f.Alpha, T)}, Seed: seed}
 	obj := &Objective{Family: f, Batch: batch}
-	tr, err := metalearn.NewTrainer(s, obj, f, &metalearn.SGD{LR: c.StepW(f.Alpha, T)}, make([]float64, f.Dim()), seed, 1, 1)
+	tr, err := metalearn.NewTrainer(obj, f, make([]float64, f.Dim()), s)
 	if err != nil {
 		return 0, err
 	}

@@ -4,34 +4,18 @@ import (
 	"bytes"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/trmaml/trmaml/data/omniglot"
+	"github.com/trmaml/trmaml/internal/omniglottest"
 )
-
-// sharedDataRoot is ../shared/data beside the repository root.
-func sharedDataRoot(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("needs the shared Omniglot data (skipped with -short)")
-	}
-	root, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "data"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(root, "omniglot", "images_background.zip")); err != nil {
-		t.Fatalf("the shared Omniglot data is missing: %v", err)
-	}
-	return root
-}
 
 func TestDataOmniglotInfoAndVerify(t *testing.T) {
 	t.Parallel()
-	root := sharedDataRoot(t)
+	root := omniglottest.Root(t)
 	var out, errOut bytes.Buffer
 	if err := dispatch([]string{"data", "omniglot", "-dir", root, "-info"}, &out, &errOut); err != nil {
 		t.Fatalf("%v\n%s", err, errOut.String())
@@ -58,7 +42,7 @@ func TestDataOmniglotInfoAndVerify(t *testing.T) {
 
 func TestDataOmniglotDownload(t *testing.T) {
 	t.Parallel()
-	shared := filepath.Join(sharedDataRoot(t), "omniglot")
+	shared := filepath.Join(omniglottest.Root(t), "omniglot")
 	srv := httptest.NewServer(http.StripPrefix("/python/", http.FileServer(http.Dir(shared))))
 	defer srv.Close()
 	root := t.TempDir()

@@ -1,21 +1,3 @@
-// Command trmaml trains and evaluates MAML and Task-Robust MAML from YAML
-// experiment files.
-//
-//	trmaml train [-config FILE] [-seed N] [-out DIR]
-//	trmaml resume -run DIR [-override FIELD=VALUE]...
-//	trmaml seal -run DIR
-//	trmaml eval -run DIR [-seed N] [-set FIELD=VALUE]...
-//	trmaml experiment -config FILE -out DIR [-jobs N | -cell I | -list | -report | -slurm]
-//	trmaml status [-config FILE] DIR
-//	trmaml report -out DIR RUNDIR...
-//	trmaml plot -out DIR RUNDIR...
-//	trmaml compare -runs A B
-//	trmaml tradeoff -out DIR RUNDIR...
-//	trmaml theory -out DIR
-//	trmaml data omniglot [-dir DIR] [-verify] [-info]
-//
-// Without -config, train runs the built-in quick sinusoid experiment
-// (configs/sine_quick.yaml).
 package main
 
 import (

@@ -102,6 +102,10 @@ type Options struct {
 	CachePath string
 	// NoCache decodes without reading or writing a cache file.
 	NoCache bool
+	// Release is the content the data root must hold; nil means
+	// Published(). Set it (from Describe) to load other data in Omniglot's
+	// layout; the check is as strict as for the published release.
+	Release *Release
 }
 
 // CacheName is the cache file's name in the omniglot directory.
@@ -114,11 +118,14 @@ const maxSize = 512
 // Load reads the Omniglot dataset of data root root (which holds
 // omniglot/images_background.zip and omniglot/images_evaluation.zip, or the
 // extracted folders), checks it against the published content (counts per
-// set and SHA-256), and returns every image resized to opt.Size. The decoded
+// set and SHA-256; opt.Release names other content), and returns every image resized to opt.Size. The decoded
 // arrays are cached in one file keyed by the content hash and the resize
 // settings and rebuilt when either changes; failing to write the cache is
 // reported in Info.CacheErr, not as an error, so a read-only data root works.
 func Load(root string, opt Options) (*Dataset, error) {
+	if opt.Release != nil {
+		return load(root, opt, opt.Release.list(), opt.Release.ContentSHA256)
+	}
 	return load(root, opt, sets, ContentSHA256)
 }
 

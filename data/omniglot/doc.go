@@ -11,8 +11,10 @@
 // place; Verify checks a root; List reads the alphabets without decoding.
 //
 // Loading. Load checks the counts (964 characters / 19,280 images and
-// 659 / 13,180) and the content SHA-256, then decodes every 105x105 PNG,
-// shrinks it to Options.Size with Options.Resize (Bilinear by default:
+// 659 / 13,180) and the content SHA-256 of the published release, or of the
+// Release given in Options (Describe makes one for other data in the same
+// layout, such as the tests' synthetic fixture), then decodes every 105x105
+// PNG, shrinks it to Options.Size with Options.Resize (Bilinear by default:
 // x/image/draw's BiLinear kernel, a tent filter widened to the scale
 // factor, antialiased and non-negative; Lanczos and Nearest reproduce
 // Pillow's, the latter being what the paper's code feeds its network) and
@@ -24,8 +26,8 @@
 //
 // Tasks. NewTaskSet makes a Split (Train: the 25 largest background
 // alphabets, Validation: the 5 smallest, Test: the 20 evaluation alphabets)
-// into a metalearn.TaskSet whose Sample fills a batch row with the layout of
-// the CNN contract: Size*Size inputs per image, ink 1.0, background 0.0, and
+// into a metalearn.TaskSet whose Sample fills a batch row with the layout
+// graph.CNN reads: Size*Size inputs per image, ink 1.0, background 0.0, and
 // one-hot targets of length N. Mass carries the relative C(Z_i, N), so
 // MAML's empirical distribution draws alphabets by their number of distinct
 // N-character problems.

@@ -13,37 +13,15 @@ import (
 	"slices"
 	"sync"
 	"testing"
+
+	"github.com/trmaml/trmaml/internal/omniglottest"
 )
 
-// sharedRoot is the data root of the shared copy of Omniglot:
-// ../shared/data beside the repository root (the directory with go.mod).
-// Tests that need it fail when it is absent (CI has it), unless -short.
+// sharedRoot is the data root of the real Omniglot archives
+// (omniglottest.Root: the test skips when the machine has none).
 func sharedRoot(t testing.TB) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("needs the shared Omniglot data (skipped with -short)")
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's directory")
-		}
-		dir = parent
-	}
-	root := filepath.Join(dir, "..", "shared", "data")
-	for _, s := range sets {
-		if _, err := os.Stat(filepath.Join(root, Dir, s.name+".zip")); err != nil {
-			t.Fatalf("the shared Omniglot data is missing: %v (the tests read ../shared/data/omniglot beside the repository; run with -short to skip them)", err)
-		}
-	}
-	return root
+	return omniglottest.Root(t)
 }
 
 var shared struct {

@@ -14,6 +14,33 @@ func Verify(root string) error {
 	return err
 }
 
+// Describe reads the two sets of an Omniglot-format data root (same
+// layout, any alphabets and counts) and returns their Release, the content
+// Load then accepts through Options.Release. It checks the layout and that
+// every PNG is readable, not the content: describe only data you trust.
+func Describe(root string) (Release, error) {
+	dir := filepath.Join(root, Dir)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return Release{}, missingError(root, fmt.Sprintf("%s does not exist", dir))
+	}
+	var srcs []*source
+	var content [2]SetContent
+	for i, s := range sets {
+		src, err := openSource(dir, set{name: s.name})
+		if err != nil {
+			return Release{}, dataError(root, err)
+		}
+		content[i].Characters, content[i].Images = src.counts()
+		srcs = append(srcs, src)
+	}
+	all, perSet, err := contentSums(srcs)
+	if err != nil {
+		return Release{}, dataError(root, err)
+	}
+	content[0].SHA256, content[1].SHA256 = perSet[0], perSet[1]
+	return Release{Background: content[0], Evaluation: content[1], ContentSHA256: all}, nil
+}
+
 // List reads the alphabets of the data root with their character and image
 // counts and split, without decoding images or checking the content.
 func List(root string) ([]Alphabet, error) {

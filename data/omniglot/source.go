@@ -29,16 +29,53 @@ type set struct {
 // "images_background/Tifinagh/character55/0964_20.png").
 const ContentSHA256 = "b13150a8cb4a132a88b8e6fcc46cf10c8302ff6db261fe791b45f9eb768cc820"
 
-// sets are the two halves with their expected content. The per-set hashes
-// are the same definition restricted to one set; they were computed from the
-// copy whose combined hash is ContentSHA256 (every background path sorts
-// before every evaluation path, so the combined hash is the hash of the
-// background stream followed by the evaluation stream), and they let a
-// failed check name the file at fault.
-var sets = []set{
-	{"images_background", 964, 19280, "b38e1a99da123d983059b091375d7270c294113555d7036a950dc89b3250b80f"},
-	{"images_evaluation", 659, 13180, "4cee9ec535395b4f7eb89b9e352656aebf0972a41fe46139f4238eb23b022f8b"},
+// A Release is the content an Omniglot-format data root must hold for Load
+// to accept it: the counts and content hashes of its two sets. Load checks
+// the published dataset (Published) unless told otherwise; Describe makes
+// the Release of other data in the same layout (a subset, new drawings, a
+// test fixture), so that loading it is checked just as strictly.
+type Release struct {
+	Background SetContent // images_background
+	Evaluation SetContent // images_evaluation
+	// ContentSHA256 is the SHA-256 of both sets' PNGs concatenated in
+	// byte-wise sorted path order (every background path sorts first).
+	ContentSHA256 string
 }
+
+// SetContent is what one set of a Release holds.
+type SetContent struct {
+	Characters int    // character folders
+	Images     int    // PNG files
+	SHA256     string // of the set's PNGs concatenated in sorted path order
+}
+
+// Published is the Omniglot release of github.com/brendenlake/omniglot.
+// The per-set hashes were computed from the copy whose combined hash is
+// ContentSHA256 (every background path sorts before every evaluation path,
+// so the combined hash is the hash of the background stream followed by the
+// evaluation stream); they let a failed check name the file at fault.
+func Published() Release {
+	return Release{
+		Background:    SetContent{964, 19280, "b38e1a99da123d983059b091375d7270c294113555d7036a950dc89b3250b80f"},
+		Evaluation:    SetContent{659, 13180, "4cee9ec535395b4f7eb89b9e352656aebf0972a41fe46139f4238eb23b022f8b"},
+		ContentSHA256: ContentSHA256,
+	}
+}
+
+// setNames are the two sets' names, background first.
+var setNames = [2]string{"images_background", "images_evaluation"}
+
+// list gives the release's sets in order.
+func (r Release) list() []set {
+	return []set{
+		{setNames[0], r.Background.Characters, r.Background.Images, r.Background.SHA256},
+		{setNames[1], r.Evaluation.Characters, r.Evaluation.Images, r.Evaluation.SHA256},
+	}
+}
+
+// sets are the two halves of the published release with their expected
+// content.
+var sets = Published().list()
 
 // pngFile is one PNG of a source, addressed by its slash-separated path
 // inside the set ("images_background/ALPHABET/characterNN/NNNN_MM.png").

@@ -335,8 +335,8 @@ func TestMAMLDrawsAlphabetsByBinomial(t *testing.T) {
 	}
 	rec := &recording{ts, make([]int, ts.Len())}
 	const batch, steps = 25, 1000
-	tr, err := metalearn.NewTrainer(metalearn.Settings{Method: &metalearn.MAML{}, Iterations: steps, Batch: batch, Output: metalearn.OutputLast},
-		nullObjective{batch}, rec, &metalearn.SGD{}, []float64{0}, 5, 5, 5)
+	tr, err := metalearn.NewTrainer(nullObjective{batch}, rec, []float64{0}, metalearn.Settings{Method: &metalearn.MAML{}, Iterations: steps,
+		Batch: batch, Support: 5, Query: 5, Output: metalearn.OutputLast, Optimizer: &metalearn.SGD{}, Seed: 5})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,11 +7,12 @@ import (
 	"github.com/trmaml/trmaml/metalearn"
 )
 
-// DefaultBNEps is the batch-norm epsilon of CNN_CONTRACT.md.
+// DefaultBNEps is the batch-norm epsilon graph.NewCNN uses.
 const DefaultBNEps = 1e-5
 
 // CNN is MAML's convolutional classifier for Omniglot ("conv4" when Blocks
-// is 4), exactly as fixed by the CNN contract shared with graph/: Blocks
+// is 4), with the layout graph.CNN uses (graph's tests compare the two on
+// every parameter and pin the layout in TestCNNParamLayout): Blocks
 // blocks of [3x3 convolution with Filters filters, stride 1, zero padding 1
 // -> batch norm with the statistics of the current set -> ReLU -> 2x2 max-pool
 // with stride 2, floor], then a linear layer from the flattened last block
@@ -41,7 +42,7 @@ type CNN struct {
 	Blocks  int
 	Ways    int     // classes N
 	AdaptBN bool    // whether the inner loop also adapts BN scale and shift
-	Eps     float64 // batch-norm epsilon, positive; the contract's is DefaultBNEps
+	Eps     float64 // batch-norm epsilon, positive; graph.NewCNN's is DefaultBNEps
 }
 
 // Validate reports whether m describes a usable network: positive sizes, an

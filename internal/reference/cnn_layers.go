@@ -4,7 +4,7 @@ import "math"
 
 // The layers of the CNN, each a forward function and its hand-written
 // backward (adjoint) beside it. Image batches are n x h x w x c arrays stored
-// row-major in (point, h, w, c) order, the layout of CNN_CONTRACT.md; the
+// row-major in (point, h, w, c) order, the layout of graph.CNN; the
 // index of element (p, y, x, ch) is ((p*h+y)*w+x)*c+ch.
 
 // conv3x3 is the 3x3 convolution with stride 1 and zero padding 1 of n images

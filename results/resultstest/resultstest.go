@@ -1,5 +1,3 @@
-// Package resultstest writes small synthetic run directories, in the format
-// of trmaml train, for the tests of the packages that read them.
 package resultstest
 
 import (

@@ -1,19 +1,3 @@
-// Package vec holds the loops that dominate the CNN engine's time
-// outside the matrix products: per-channel affine maps, batch-norm moments,
-// 2x2 max-pool windows, ReLU and sums over rows. Activations are stored as
-// rows of f channels (one row per pixel), and the per-channel operands are
-// vectors of length f.
-//
-// Go does not vectorise loops, and at about 1 ns per element these loops
-// cost as much as the convolutions' matrix products (measured with pprof on
-// the Omniglot CNN). Built with GOEXPERIMENT=simd on amd64 and run on a CPU
-// with AVX2 and FMA, every function uses 8-lane vectors from the standard
-// library's simd/archsimd package; otherwise, for the tails of the
-// elementwise kernels that do not fill a vector, and for the whole of a row
-// kernel whose rows are not a multiple of 8 channels, it runs the plain Go
-// loops of generic.go, which the tests use as the reference; float64 always runs the plain loops (the
-// finite-difference tests). Results agree with the plain loops up to the
-// rounding of fused multiply-adds and of the order of float64 sums.
 package vec
 
 // SIMD reports whether the vector implementations are in use.
