@@ -110,6 +110,9 @@ func Resume(dir string, opts Options, sets ...string) (*rundir.Result, error) {
 		if err := override(dir, sealed, sets); err != nil {
 			return nil, err
 		}
+		if sealed, err = rundir.Verify(dir); err != nil {
+			return nil, err
+		}
 	}
 	s, err := loadSetup(dir, opts)
 	if err != nil {

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -451,4 +452,54 @@ func TestNonFiniteAtIterationZeroNamesScale(t *testing.T) {
 			t.Errorf("non-finite first evaluation: %v, want the scale's fields named", err)
 		}
 	}
+}
+
+// TestResumeOverride: resume -override extends an unfinished run, and the
+// change is recorded in the manifest and result.json; a field that may not
+// change mid-run, and any change to a finished run, are refused; a kill
+// between the override's two writes is completed by the same command.
+func TestResumeOverride(t *testing.T) {
+	t.Parallel()
+	c := tinyConfig()
+	c.Meta.Iterations = 20
+	stopped := func() string {
+		dir := filepath.Join(t.TempDir(), "run")
+		if _, err := Train(c, dir, Options{Context: &afterChecks{Context: context.Background(), n: 15}}); !errors.Is(err, ErrInterrupted) {
+			t.Fatalf("interrupted run: %v", err)
+		}
+		return dir
+	}
+	dir := stopped()
+	if _, err := Resume(dir, Options{}, "inner.alpha=0.5"); err == nil || !strings.Contains(err.Error(), "inner.alpha may not be changed here") {
+		t.Errorf("override of inner.alpha: %v, want a refusal", err)
+	}
+	res, err := Resume(dir, Options{}, "meta.iterations=30")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Iterations != 30 || !reflect.DeepEqual(res.Overrides, []string{"meta.iterations=30"}) {
+		t.Errorf("overridden run: %d iterations, overrides %v", res.Iterations, res.Overrides)
+	}
+	s, err := rundir.Verify(dir)
+	if err != nil || len(s.Overrides) != 1 || s.Overrides[0].Iteration != 15 || s.Config.Meta.Iterations != 30 {
+		t.Errorf("manifest after the override: %+v, %v", s, err)
+	}
+	if _, err := Resume(dir, Options{}, "meta.iterations=40"); err == nil || !strings.Contains(err.Error(), "finished run") {
+		t.Errorf("override of a finished run: %v, want a refusal", err)
+	}
+
+	// Killed after writing config.yaml, before sealing it.
+	dir = stopped()
+	c2 := c
+	c2.Meta.Iterations = 30
+	yml, _ := c2.Marshal()
+	os.WriteFile(filepath.Join(dir, rundir.ConfigFile), yml, 0o644)
+	if _, err := Resume(dir, Options{}); err == nil || !strings.Contains(err.Error(), "meta.iterations: 20 when sealed, now 30") {
+		t.Errorf("resume of the half-done override: %v, want the field named", err)
+	}
+	again, err := Resume(dir, Options{}, "meta.iterations=30")
+	if err != nil {
+		t.Fatalf("the same override again: %v", err)
+	}
+	sameResult(t, "override completed after a kill", again, res)
 }
