@@ -1,6 +1,10 @@
 package configs
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+	"slices"
+)
 
 // Upper bounds on the size fields. They lie far beyond what a real
 // experiment needs (the paper's settings are in parentheses) and keep every
@@ -97,20 +101,37 @@ func MLPMemory(c Config, in, out int, trainTasks float64) MemoryEstimate {
 }
 
 // checkMemory refuses a config whose estimate exceeds MaxMemory, naming the
-// field that sizes the largest part.
+// field that dominates it: the one whose smallest value would shrink the
+// estimate most.
 func (k *Checker) checkMemory(c Config, f Family) {
 	m := f.Memory(c)
 	if !(m.Total() > MaxMemory) {
 		return
 	}
-	field, part, v := "meta.batch", "the training graph", any(c.Meta.Batch)
-	if m.EvalGraph >= m.TrainGraph && m.EvalGraph >= m.Records {
-		field, part, v = "eval.batch", "the evaluation graph", c.Eval.Batch
-	} else if m.Records >= m.TrainGraph {
-		field, part, v = "eval.every", "the per-evaluation records", c.Eval.Every
+	field, v, least := "", any(nil), math.Inf(1)
+	for _, cand := range []struct {
+		name  string
+		value any
+		small func(*Config)
+	}{
+		{"model.hidden", c.Model.Hidden, func(c *Config) { c.Model.Hidden = slices.Repeat([]int{1}, len(c.Model.Hidden)) }},
+		{"model.cnn.filters", c.Model.CNN.Filters, func(c *Config) { c.Model.CNN.Filters = 1 }},
+		{"meta.batch", c.Meta.Batch, func(c *Config) { c.Meta.Batch = 1 }},
+		{"eval.batch", c.Eval.Batch, func(c *Config) { c.Eval.Batch = 1 }},
+		{"eval.query", c.Eval.Query, func(c *Config) { c.Eval.Query = 1 }},
+		{"task.query", c.Task.Query, func(c *Config) { c.Task.Query = 1 }},
+		{"inner.steps", c.Inner.Steps, func(c *Config) { c.Inner.Steps = 1 }},
+		{"eval.every", c.Eval.Every, func(c *Config) { c.Eval.Every = max(c.Meta.Iterations, 1) }},
+	} {
+		d := c
+		d.Model.Hidden = slices.Clone(c.Model.Hidden)
+		cand.small(&d)
+		if t := f.Memory(d).Total(); t < least {
+			field, v, least = cand.name, cand.value, t
+		}
 	}
-	k.fail(field, v, "the config needs about %s (training graph %s, evaluation graph %s, records %s), more than the limit of %s; the largest part is %s: make this field or the sizes it multiplies smaller",
-		gib(m.Total()), gib(m.TrainGraph), gib(m.EvalGraph), gib(m.Records), gib(MaxMemory), part)
+	k.fail(field, v, "the config needs about %s (training graph %s, evaluation graph %s, records %s), more than the limit of %s; %s dominates it: make it or the sizes it multiplies smaller",
+		gib(m.Total()), gib(m.TrainGraph), gib(m.EvalGraph), gib(m.Records), gib(MaxMemory), field)
 }
 
 func gib(b float64) string { return fmt.Sprintf("%.2f GiB", b/(1<<30)) }

@@ -32,7 +32,7 @@ func TestSizeBounds(t *testing.T) {
 		{"task:\n  sinusoid:\n    task_width: 1e-9\n", "x.yaml:3: task.sinusoid.task_width = 1e-09: makes 4.9e+09 meta-test tasks of test_amplitudes [0.1, 5]: at most 100000 are allowed"},
 		// Each within its bound, together beyond the memory limit.
 		{"eval:\n  batch: 10000\n  query: 100000\n", "x.yaml:2: eval.batch = 10000: the config needs about 2444.50 GiB"},
-		{"model:\n  hidden: [100000, 100000]\n", "x.yaml: eval.batch = 100: the config needs about 46201.45 GiB (training graph 15500.81 GiB"},
+		{"model:\n  hidden: [100000, 100000]\n", "x.yaml:2: model.hidden = [100000 100000]: the config needs about 46201.45 GiB (training graph 15500.81 GiB"},
 		{"meta:\n  iterations: 100000000\neval:\n  every: 1\n", "x.yaml:4: eval.every = 1: the config needs about 251.77 GiB"},
 	} {
 		_, err := Parse("x.yaml", []byte(tc.yaml))

@@ -2,6 +2,7 @@ package configs
 
 import (
 	"fmt"
+	"io"
 	"reflect"
 	"slices"
 	"strings"
@@ -59,6 +60,15 @@ type EvalFielder interface {
 	EvalFields() []string
 }
 
+// ScaleFielder is implemented by a family whose section sets the scale of
+// the inputs, so that a run whose first evaluation is not finite can name
+// those fields beside the model's and the learning rates.
+type ScaleFielder interface {
+	// ScaleFields names the section's fields that set the input scale,
+	// with their values, e.g. "task.sinusoid.x_min = -5".
+	ScaleFields(c Config) string
+}
+
 // EvalFields lists the fields that the registered families let an
 // evaluation change (EvalFielder).
 func EvalFields() []string {
@@ -83,6 +93,9 @@ type Env struct {
 	// of its published release, in the family's own type (Omniglot:
 	// *omniglot.Release, for a program's own data in Omniglot's layout).
 	Release any
+	// Warnings receives one line per problem that does not stop the run
+	// (an unwritable data cache); nil is os.Stderr.
+	Warnings io.Writer
 }
 
 // DataCache keeps data that families load (Omniglot's decoded images), so

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/trmaml/trmaml/configs"
+	"github.com/trmaml/trmaml/internal/atomicfile"
 	"github.com/trmaml/trmaml/internal/dirlock"
 	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/run"
@@ -290,6 +291,11 @@ func openOut(out string, jobs []Job) (*dirlock.Lock, error) {
 		lock.Release()
 		return nil, err
 	}
+	// The temporary files of a killed earlier write (of its report).
+	if _, err := atomicfile.CleanTemps(out); err != nil {
+		lock.Release()
+		return nil, err
+	}
 	return lock, nil
 }
 
@@ -359,7 +365,7 @@ func runJob(j Job, opts run.Options) error {
 	if err := sameConfig(j); err != nil {
 		return err
 	}
-	if fileExists(filepath.Join(j.Dir, rundir.ResultFile)) {
+	if finished(j.Dir) {
 		return nil
 	}
 	_, err := run.Resume(j.Dir, opts)
@@ -501,4 +507,15 @@ func (b *board) draw() {
 	}
 	fmt.Fprint(b.w, "\033[J")
 	b.drawn = len(active) + 1
+}
+
+// finished reports whether the run in dir is finished: its result.json
+// sealed (one written by a run killed before sealing it is finished by
+// resume).
+func finished(dir string) bool {
+	if !fileExists(filepath.Join(dir, rundir.ResultFile)) {
+		return false
+	}
+	s, err := rundir.Verify(dir)
+	return err == nil && s.Finished
 }

@@ -164,7 +164,13 @@ func TestRunGridResumes(t *testing.T) {
 	}
 
 	keep, _ := os.ReadFile(filepath.Join(jobs[0].Dir, rundir.MetricsFile))
-	os.Remove(filepath.Join(jobs[1].Dir, rundir.ResultFile)) // an interrupted run, checkpoint at its end
+	// An interrupted run, checkpoint at its end: killed before finishing.
+	os.Remove(filepath.Join(jobs[1].Dir, rundir.ResultFile))
+	os.Remove(filepath.Join(jobs[1].Dir, rundir.ModelFile))
+	os.Remove(filepath.Join(jobs[1].Dir, rundir.ManifestFile))
+	if err := rundir.Seal(jobs[1].Dir, false); err != nil {
+		t.Fatal(err)
+	}
 	if err := Run(out, jobs, 2, &log, false, run.Options{}); err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +202,7 @@ func TestRunRefusesChangedConfigAndRestartsUncheckpointed(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Only config.yaml left, as after a kill during the first evaluation.
-	for _, f := range []string{rundir.ResultFile, rundir.CheckpointFile, rundir.MetricsFile, rundir.PFile, rundir.ModelFile} {
+	for _, f := range []string{rundir.ResultFile, rundir.CheckpointFile, rundir.MetricsFile, rundir.PFile, rundir.ModelFile, rundir.ManifestFile} {
 		os.Remove(filepath.Join(jobs[0].Dir, f))
 	}
 	if err := Run(out, jobs, 1, &log, false, run.Options{}); err != nil {

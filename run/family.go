@@ -42,7 +42,7 @@ func newFamily(cfg configs.Config, opts Options) (*family, error) {
 	if err != nil {
 		return nil, err
 	}
-	sets, err := fam.Tasks(cfg, configs.Env{DataRoot: opts.DataRoot, Cache: opts.Datasets, Release: release(opts)})
+	sets, err := fam.Tasks(cfg, configs.Env{DataRoot: opts.DataRoot, Cache: opts.Datasets, Release: release(opts), Warnings: opts.Warnings})
 	if err != nil {
 		return nil, err
 	}

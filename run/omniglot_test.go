@@ -1,6 +1,7 @@
 package run
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	omniglottask "github.com/trmaml/trmaml/tasks/omniglot"
@@ -249,5 +250,25 @@ func TestOmniglotResizesMatch(t *testing.T) {
 		if omniglottask.Resizes[i] != string(r) {
 			t.Errorf("omniglottask.Resizes %v, omniglot.Resizes %v", omniglottask.Resizes, omniglot.Resizes)
 		}
+	}
+}
+
+// TestUnwritableCacheWarnsOnce: a data root whose decoded-image cache cannot
+// be written still loads, with one warning line naming the cache file.
+func TestUnwritableCacheWarnsOnce(t *testing.T) {
+	t.Parallel()
+	var warn bytes.Buffer
+	opts := fixtureOptions(t)
+	opts.Datasets, opts.Warnings = new(Datasets), &warn
+	dir := filepath.Join(opts.DataRoot, "omniglot")
+	// A directory where the cache file would go: unwritable even for root.
+	for _, name := range []string{"decoded.cache", "decoded-lanczos.cache", "decoded-nearest.cache"} {
+		os.MkdirAll(filepath.Join(dir, name), 0o755)
+	}
+	if _, err := Build(tinyOmniglot(t), opts); err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Count(warn.String(), "\n"); lines != 1 || !strings.Contains(warn.String(), filepath.Join(dir, "decoded")) {
+		t.Errorf("warnings %q, want one line naming the cache file", warn.String())
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 
 	"github.com/trmaml/trmaml/configs"
@@ -40,6 +41,9 @@ type Setup struct {
 	// model.json.
 	init   func(rng *rand.Rand) ([]float64, error)
 	record rundir.Model
+	// configHash is the SHA-256 of the run's config.yaml, which its
+	// checkpoints carry.
+	configHash string
 }
 
 // Options are the settings of a run that are not part of its config: where
@@ -62,6 +66,9 @@ type Options struct {
 	Datasets *Datasets
 	// Progress reports training; nil reports nothing.
 	Progress *Progress
+	// Warnings receives one line per problem that does not stop the run
+	// (an unwritable data cache); nil is os.Stderr.
+	Warnings io.Writer
 	// Context, if not nil, stops training between two iterations when it is
 	// done: the run checkpoints at the iteration it reached and returns
 	// ErrInterrupted.

@@ -14,6 +14,7 @@ import (
 	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/plots"
 	"github.com/trmaml/trmaml/results"
+	"github.com/trmaml/trmaml/rundir"
 )
 
 // dirList is a repeatable directory flag.
@@ -72,7 +73,7 @@ func loadGroups(paths []string, stderr io.Writer) ([]*results.Group, error) {
 // groupsAndOut parses the flags shared by report and plot (-runs DIR...,
 // positional run directories, a required -out DIR), loads the runs' groups
 // and creates the output directory.
-func groupsAndOut(name, outUsage string, args []string, stderr io.Writer) ([]*results.Group, string, error) {
+func groupsAndOut(name, outUsage string, args []string, stderr io.Writer) ([]*results.Group, string, func(), error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var runs dirList
@@ -80,16 +81,25 @@ func groupsAndOut(name, outUsage string, args []string, stderr io.Writer) ([]*re
 	out := fs.String("out", "", outUsage)
 	paths, err := parseRunArgs(fs, &runs, args)
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	if *out == "" {
-		return nil, "", fmt.Errorf("%s: -out DIR is required", name)
+		return nil, "", nil, fmt.Errorf("%s: -out DIR is required", name)
 	}
 	groups, err := loadGroups(paths, stderr)
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
-	return groups, *out, os.MkdirAll(*out, 0o755)
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return nil, "", nil, err
+	}
+	// Locked, so that two commands do not write one directory at once,
+	// and cleaned of the temporary files of a killed earlier write.
+	lock, err := rundir.Open(*out)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return groups, *out, lock.Release, nil
 }
 
 // reportCmd is "trmaml report [-runs DIR]... [-out DIR] [DIR...]": the
@@ -102,10 +112,11 @@ func groupsAndOut(name, outUsage string, args []string, stderr io.Writer) ([]*re
 // (mean over seeds with its 95% CI), and per_task_seeds.csv, every run's,
 // from which every statistic of the tables can be recomputed.
 func reportCmd(args []string, stdout, stderr io.Writer) error {
-	groups, out, err := groupsAndOut("report", "directory for the tables (required)", args, stderr)
+	groups, out, release, err := groupsAndOut("report", "directory for the tables (required)", args, stderr)
 	if err != nil {
 		return err
 	}
+	defer release()
 	parts := results.SplitByScore(groups)
 	for _, part := range parts {
 		var t interface {
@@ -163,10 +174,11 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 // orders). With runs of several metrics each file name starts with the
 // metric's name (mse_figure1.png, accuracy_figure1.png, ...).
 func plotCmd(args []string, stdout, stderr io.Writer) error {
-	groups, out, err := groupsAndOut("plot", "directory for the PNG files (required)", args, stderr)
+	groups, out, release, err := groupsAndOut("plot", "directory for the PNG files (required)", args, stderr)
 	if err != nil {
 		return err
 	}
+	defer release()
 	parts := results.SplitByScore(groups)
 	for _, part := range parts {
 		prefix := ""

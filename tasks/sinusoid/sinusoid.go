@@ -128,6 +128,13 @@ func (Family) PLR(c configs.Config) (float64, error) {
 
 func section(c configs.Config) *Config { return c.Task.Section(Name).(*Config) }
 
+// ScaleFields names the input range, which sets the scale of the inputs
+// (configs.ScaleFielder).
+func (Family) ScaleFields(c configs.Config) string {
+	s := section(c)
+	return fmt.Sprintf("task.sinusoid.x_min = %g, task.sinusoid.x_max = %g", s.XMin, s.XMax)
+}
+
 // Check implements configs.Family.
 func (Family) Check(c configs.Config, k *configs.Checker) {
 	s := section(c)

@@ -7,6 +7,7 @@ package load
 import (
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/data/omniglot"
@@ -50,6 +51,15 @@ func load(c configs.Config, env configs.Env) (*omniglot.Dataset, error) {
 				return nil, &configs.ConfigError{Field: "data.root", Problem: err.Error()}
 			}
 			return nil, err
+		}
+		if d.Info.CacheErr != nil {
+			// One line, once per loaded data set: the run is unaffected,
+			// but every start decodes the images again.
+			w := env.Warnings
+			if w == nil {
+				w = os.Stderr
+			}
+			fmt.Fprintf(w, "trmaml: warning: the decoded Omniglot cache %s cannot be written, so the images are decoded again on every start: %v\n", d.Info.CachePath, d.Info.CacheErr)
 		}
 		return d, nil
 	})
