@@ -1,6 +1,7 @@
-package configs
+package configs_test
 
 import (
+	. "github.com/trmaml/trmaml/configs"
 	"strings"
 	"testing"
 )
@@ -31,7 +32,7 @@ func TestSizeBounds(t *testing.T) {
 		{"task:\n  sinusoid:\n    task_width: 1e-9\n", "x.yaml:3: task.sinusoid.task_width = 1e-09: makes 4.9e+09 meta-test tasks of test_amplitudes [0.1, 5]: at most 100000 are allowed"},
 		// Each within its bound, together beyond the memory limit.
 		{"eval:\n  batch: 10000\n  query: 100000\n", "x.yaml:2: eval.batch = 10000: the config needs about 2444.50 GiB"},
-		{"model:\n  hidden: [100000, 100000]\n", "x.yaml: eval.batch = 100: the config needs about 46201.45 GiB (training graph 15500.81 GiB"},
+		{"model:\n  hidden: [100000, 100000]\n", "x.yaml:2: model.hidden = [100000 100000]: the config needs about 46201.45 GiB (training graph 15500.81 GiB"},
 		{"meta:\n  iterations: 100000000\neval:\n  every: 1\n", "x.yaml:4: eval.every = 1: the config needs about 251.77 GiB"},
 	} {
 		_, err := Parse("x.yaml", []byte(tc.yaml))
@@ -81,12 +82,12 @@ func TestMemoryEstimatePaperConfigs(t *testing.T) {
 			// The CNN's activations: the paper's Omniglot settings need 1.3
 			// GiB (5-way 1-shot) to 3.8 GiB (20-way 5-shot).
 			if m.Total() < 256<<20 || m.Total() > MaxMemory {
-				t.Errorf("%s: estimate %s, want between 0.25 GiB and the limit", name, gib(m.Total()))
+				t.Errorf("%s: estimate %s, want between 0.25 GiB and the limit", name, Gib(m.Total()))
 			}
 			continue
 		}
 		if m.Total() < 64<<20 || m.Total() > 1<<30 {
-			t.Errorf("%s: estimate %s, want between 64 MiB and 1 GiB", name, gib(m.Total()))
+			t.Errorf("%s: estimate %s, want between 64 MiB and 1 GiB", name, Gib(m.Total()))
 		}
 	}
 }
@@ -108,15 +109,15 @@ func TestKDerivedDefaults(t *testing.T) {
 			t.Errorf("%q: %v", tc.yaml, err)
 			continue
 		}
-		if c.TRMAML.PLR != tc.plr || c.CVaR.PLR != tc.plr || c.Entropic.PLR != 10*tc.plr {
-			t.Errorf("%q: p_lr %v, cvar %v, entropic %v, want %v, %v, %v", tc.yaml, c.TRMAML.PLR, c.CVaR.PLR, c.Entropic.PLR, tc.plr, tc.plr, 10*tc.plr)
+		if trmaml(c).PLR != tc.plr || cvar(c).PLR != tc.plr || entropic(c).PLR != 10*tc.plr {
+			t.Errorf("%q: p_lr %v, cvar %v, entropic %v, want %v, %v, %v", tc.yaml, trmaml(c).PLR, cvar(c).PLR, entropic(c).PLR, tc.plr, tc.plr, 10*tc.plr)
 		}
 		if c.Eval.Query != 1000 {
 			t.Errorf("%q: eval.query %d, want 1000 for every K", tc.yaml, c.Eval.Query)
 		}
 	}
-	if c, err := Parse("x.yaml", []byte("task:\n  support: 10\ncvar:\n  p_lr: 0.5\n")); err != nil || c.CVaR.PLR != 0.5 || c.Entropic.PLR != 2e-3 {
-		t.Errorf("stated cvar.p_lr: %+v %v", c.CVaR, err)
+	if c, err := Parse("x.yaml", []byte("task:\n  support: 10\ncvar:\n  p_lr: 0.5\n")); err != nil || cvar(c).PLR != 0.5 || entropic(c).PLR != 2e-3 {
+		t.Errorf("stated cvar.p_lr: %+v %v", *cvar(c), err)
 	}
 	_, err := Parse("x.yaml", []byte("algorithm: trmaml\ntask:\n  support: 7\n"))
 	if err == nil || !strings.Contains(err.Error(), "x.yaml: trmaml.p_lr = (not set): must be stated for task.support = 7") {
@@ -140,7 +141,7 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		if c.Memory().Total() > MaxMemory {
-			t.Fatalf("accepted a config estimated at %s", gib(c.Memory().Total()))
+			t.Fatalf("accepted a config estimated at %s", Gib(c.Memory().Total()))
 		}
 		out, err := c.Marshal()
 		if err != nil {

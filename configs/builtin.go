@@ -14,12 +14,15 @@ var builtin embed.FS
 
 // Builtin returns the built-in config name (its file name without .yaml),
 // loaded and validated like any file.
-func Builtin(name string) (Config, error) {
+func Builtin(name string) (Config, error) { return BuiltinWith(name, "", nil) }
+
+// BuiltinWith is Builtin with settings applied as ParseWith does.
+func BuiltinWith(name, from string, sets []Setting) (Config, error) {
 	data, err := builtin.ReadFile(name + ".yaml")
 	if err != nil {
 		return Config{}, fmt.Errorf("no built-in config %q (available: %s)", name, strings.Join(BuiltinNames(), ", "))
 	}
-	return Parse("configs/"+name+".yaml", data)
+	return ParseWith("configs/"+name+".yaml", data, from, sets)
 }
 
 // BuiltinNames lists the built-in configs, sorted.

@@ -4,12 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"github.com/trmaml/trmaml/metalearn"
 )
 
 // Config is one experiment: which meta-learning algorithm to run on which task
@@ -19,19 +20,11 @@ type Config struct {
 	// non-empty and use only [A-Za-z0-9_.-] so it is safe as a file name.
 	Name string `yaml:"name"`
 	// Algorithm is the meta-training objective and how the task
-	// distribution p is chosen, one of Algorithms:
-	//   - "maml": the average post-adaptation loss over the empirical
-	//     meta-training distribution (p fixed);
-	//   - "trmaml": the worst task's loss, Algorithm 1 (projected stochastic
-	//     ascent of p on the simplex; settings in trmaml);
-	//   - "trmaml_entropic": the same min-max with exponentiated-gradient
-	//     ascent of p (mirror ascent in the KL geometry; settings in
-	//     trmaml_entropic);
-	//   - "cvar": the CVaR of the task losses at level cvar.level, the
-	//     average over the worst fraction a of the tasks (projected ascent of
-	//     p on the capped simplex p_i <= 1/(a n); settings in cvar). Level 1
-	//     is the tasks' uniform average, level 1/n is TR-MAML.
-	// Each method reads only its own section; the others are ignored.
+	// distribution p is chosen: the name of a registered method
+	// (metalearn.MethodNames: "maml", "trmaml", "trmaml_entropic", "cvar"
+	// and any a program registers). Each method's settings are the config
+	// section of its name (e.g. trmaml: {p_lr}, cvar: {level, p_lr}); each
+	// method reads only its own section.
 	Algorithm string `yaml:"algorithm"`
 	// Order is "second" for the exact meta-gradient through the inner loop or
 	// "first" for the first-order approximation that drops second derivatives.
@@ -46,13 +39,10 @@ type Config struct {
 	Inner InnerConfig `yaml:"inner"`
 	// Meta is the outer loop over meta-batches.
 	Meta MetaConfig `yaml:"meta"`
-	// TRMAML holds the settings only TR-MAML uses; the other methods ignore
-	// them.
-	TRMAML TRMAMLConfig `yaml:"trmaml"`
-	// Entropic holds the settings of algorithm trmaml_entropic.
-	Entropic EntropicConfig `yaml:"trmaml_entropic"`
-	// CVaR holds the settings of algorithm cvar.
-	CVaR CVaRConfig `yaml:"cvar"`
+	// Methods holds the section of every registered method, keyed by its
+	// name: the method with its settings (metalearn.MethodInfo). In YAML
+	// each is a top-level key after meta.
+	Methods map[string]metalearn.Method `yaml:"-"`
 	// Eval is the periodic evaluation protocol.
 	Eval EvalConfig `yaml:"eval"`
 	// Data says where the task family's files are (Omniglot).
@@ -70,9 +60,10 @@ type DataConfig struct {
 
 // TaskConfig selects the task family and the size of each few-shot instance.
 type TaskConfig struct {
-	// Family is the task family: "sinusoid" (regression, the MLP of model,
-	// metric MSE) or "omniglot" (alphabets as N-way classification tasks,
-	// the CNN of model.cnn, metric accuracy).
+	// Family is the task family, the name of a registered Family (the
+	// built-in ones are the table of package tasks, e.g. "sinusoid":
+	// regression with the MLP of model, metric MSE; "omniglot": alphabets as
+	// N-way classification tasks, the CNN of model.cnn, metric accuracy).
 	Family string `yaml:"family"`
 	// Support is K >= 1, the number of support points the inner loop adapts
 	// on; for omniglot the number of support images per class (K-shot), so
@@ -81,92 +72,10 @@ type TaskConfig struct {
 	// Query is J >= 1, the number of query points the adapted model is scored
 	// on during meta-training; for omniglot per class (paper: 10).
 	Query int `yaml:"query"`
-	// Sinusoid configures the "sinusoid" family.
-	Sinusoid SinusoidConfig `yaml:"sinusoid"`
-	// Omniglot configures the "omniglot" family.
-	Omniglot OmniglotConfig `yaml:"omniglot"`
-}
-
-// OmniglotConfig configures Omniglot classification: each of the 25
-// meta-training and 20 meta-test alphabets is a task, an instance is an
-// N-way problem over N distinct characters of one alphabet.
-type OmniglotConfig struct {
-	// Ways is N >= 2, the classes of an instance; it may not exceed the
-	// characters of the smallest alphabet of a split (20, Angelic, among the
-	// meta-test alphabets), which the run refuses.
-	Ways int `yaml:"ways"`
-	// Rotate turns each character of an instance by a random multiple of 90
-	// degrees, the paper's augmentation.
-	Rotate bool `yaml:"rotate"`
-	// RotateEval says whether evaluation instances are rotated like
-	// training ones; a file that does not state it gets Rotate's value. The
-	// paper's code rotates meta-training instances only.
-	RotateEval bool `yaml:"rotate_eval"`
-	// ImageSize is the side the 105x105 drawings are shrunk to (paper: 28).
-	ImageSize int `yaml:"image_size"`
-	// Resize is how the drawings are shrunk: "bilinear" (antialiased, the
-	// default), "lanczos" (Pillow's LANCZOS on the grayscale drawing) or
-	// "nearest" (what Pillow does to the 1-bit PNGs whatever filter is
-	// asked, so what the paper's code trains and evaluates on).
-	Resize string `yaml:"resize"`
-}
-
-// OmniglotResizes lists the allowed values of task.omniglot.resize, the
-// default first (data/omniglot's Resizes).
-var OmniglotResizes = []string{"bilinear", "lanczos", "nearest"}
-
-// MaxDrawings is the number of drawings of every Omniglot character: an
-// instance's support and query images per class must fit in it.
-const MaxDrawings = 20
-
-// SinusoidConfig configures sinusoid regression: an instance draws an
-// amplitude A and a phase phi and samples points (x, A sin(x - phi)). A task is
-// an amplitude interval of width TaskWidth, so the task distribution can be
-// imbalanced between easy (small A) and hard (large A) tasks.
-type SinusoidConfig struct {
-	// PhaseMax bounds the phase, drawn uniformly from [0, PhaseMax]; it must
-	// lie in (0, 2pi]. It defaults to pi because the authors' code that
-	// produced the paper's table draws phases from [0, pi], while the paper's
-	// text says 2pi; 2pi stays available.
-	PhaseMax Radians `yaml:"phase_max"`
-	// XMin is the lower end of the input range; inputs are drawn uniformly
-	// from [XMin, XMax].
-	XMin float64 `yaml:"x_min"`
-	// XMax is the upper end of the input range; XMin < XMax.
-	XMax float64 `yaml:"x_max"`
-	// TaskWidth > 0 is the width of the amplitude interval that forms one
-	// task: the amplitude ranges below are split into tasks of this width.
-	TaskWidth float64 `yaml:"task_width"`
-	// TestAmplitudes is [lo, hi] with 0 < lo < hi: the amplitude range of the
-	// meta-test tasks.
-	TestAmplitudes [2]float64 `yaml:"test_amplitudes"`
-	// TrainAmplitudes is the non-empty list of amplitude ranges [lo, hi],
-	// lo < hi, of the meta-training tasks; each lies inside TestAmplitudes and
-	// no two overlap. Unequal ranges make an imbalanced task set.
-	TrainAmplitudes [][2]float64 `yaml:"train_amplitudes"`
-}
-
-// Radians is an angle in radians. In YAML it is a number or one of the strings
-// "pi" and "2pi", the two phase ranges worth naming; it is written back as a
-// number.
-type Radians float64
-
-// UnmarshalYAML accepts a number, "pi" or "2pi".
-func (r *Radians) UnmarshalYAML(n *yaml.Node) error {
-	var f float64
-	switch tag := n.ShortTag(); {
-	case n.Kind != yaml.ScalarNode:
-	case tag == "!!str" && n.Value == "pi":
-		*r = math.Pi
-		return nil
-	case tag == "!!str" && n.Value == "2pi":
-		*r = 2 * math.Pi
-		return nil
-	case (tag == "!!int" || tag == "!!float") && n.Decode(&f) == nil:
-		*r = Radians(f)
-		return nil
-	}
-	return fmt.Errorf("cannot use %s: want a number, \"pi\" or \"2pi\"", describe(n))
+	// Sections holds the section of every registered family, keyed by its
+	// name (a pointer to the family's type, Family.NewSection). In YAML
+	// each is a key under task.
+	Sections map[string]any `yaml:"-"`
 }
 
 // ModelConfig describes the network that is meta-learned: the fully
@@ -242,44 +151,6 @@ type MetaConfig struct {
 	Output string `yaml:"output"`
 }
 
-// TRMAMLConfig holds TR-MAML's extra settings.
-type TRMAMLConfig struct {
-	// PLR is eta_p >= 0, the step size of the ascent on the task distribution
-	// p, in Algorithm 1's convention (the n/C factor is inside g_p). Its
-	// good value depends on K, so a file that leaves it out gets the
-	// appendix's value for its task.support: 1e-4 at K = 5, 2e-4 at K = 10;
-	// for any other K the file must state it (Parse refuses it otherwise).
-	// It is derived even for MAML configs, which ignore it, because
-	// experiment grids turn a config into TR-MAML runs.
-	PLR float64 `yaml:"p_lr"`
-}
-
-// EntropicConfig holds the settings of entropic TR-MAML.
-type EntropicConfig struct {
-	// PLR is eta_p >= 0 of the exponentiated-gradient step
-	// p_i <- p_i exp(eta_p g_i) / Z, with Algorithm 1's g_p (n/C inside).
-	// It moves log p_i where TR-MAML's p_lr moves p_i, so comparable speeds
-	// need a larger value (roughly TR-MAML's divided by a typical weight).
-	// A file that leaves it out gets ten times its trmaml.p_lr (stated or
-	// derived from K), as the paper configs use.
-	PLR float64 `yaml:"p_lr"`
-}
-
-// CVaRConfig holds the settings of CVaR meta-learning.
-type CVaRConfig struct {
-	// Level is a in (0, 1]: p is restricted to p_i <= 1/(a n), so the
-	// objective is the mean loss of the worst fraction a of the n
-	// meta-training tasks.
-	Level float64 `yaml:"level"`
-	// PLR is eta_p >= 0 of the projected ascent, in TR-MAML's convention.
-	// A file that leaves it out gets its trmaml.p_lr (stated or derived from
-	// K), so level 1/n reproduces TR-MAML.
-	PLR float64 `yaml:"p_lr"`
-}
-
-// Algorithms lists the allowed values of Config.Algorithm.
-var Algorithms = []string{"maml", "trmaml", "trmaml_entropic", "cvar"}
-
 // EvalConfig is the evaluation protocol, run periodically during training.
 type EvalConfig struct {
 	// Every >= 1: evaluate (and checkpoint) every Every iterations, and at
@@ -310,31 +181,26 @@ type EvalConfig struct {
 	FinalInstances int `yaml:"final_instances"`
 }
 
-// Defaults returns the paper's sine K=5 MAML setting. Load and Parse decode a
+// Defaults returns the paper's sine K=5 MAML setting, with every registered
+// method's and family's section at its defaults. Load and Parse decode a
 // file over it, so a file need only state what differs, except for the
-// defaults that depend on K: trmaml.p_lr follows the file's task.support
-// (see TRMAMLConfig.PLR), trmaml_entropic.p_lr and cvar.p_lr follow
-// trmaml.p_lr. eval.query, 1000 held-out points, does not depend
-// on K (see EvalConfig.Query).
+// defaults that depend on the task family and its instance size, which
+// Parse fills from the family and the methods (Family.Defaults and PLR,
+// metalearn.MethodInfo.Defaults): trmaml.p_lr follows the family's
+// instance size, trmaml_entropic.p_lr and cvar.p_lr follow trmaml.p_lr.
+// eval.query, 1000 held-out points, does not depend on K (see
+// EvalConfig.Query).
 func Defaults() Config {
-	return Config{
+	c := Config{
 		Name:      "sine_k5_maml",
 		Algorithm: "maml",
 		Order:     "second",
 		Seed:      1,
 		Task: TaskConfig{
-			Family:  "sinusoid",
-			Support: 5,
-			Query:   5,
-			Sinusoid: SinusoidConfig{
-				PhaseMax:        math.Pi,
-				XMin:            -5,
-				XMax:            5,
-				TaskWidth:       0.01,
-				TestAmplitudes:  [2]float64{0.1, 5},
-				TrainAmplitudes: [][2]float64{{0.1, 1.05}, {4.95, 5}},
-			},
-			Omniglot: OmniglotConfig{Ways: 5, Rotate: true, ImageSize: 28, Resize: "bilinear", RotateEval: true},
+			Family:   "sinusoid",
+			Support:  5,
+			Query:    5,
+			Sections: map[string]any{},
 		},
 		Model: ModelConfig{
 			Hidden:     []int{40, 40},
@@ -354,9 +220,7 @@ func Defaults() Config {
 			BallRadius: 0,
 			Output:     "last",
 		},
-		TRMAML:   TRMAMLConfig{PLR: 1e-4},
-		Entropic: EntropicConfig{PLR: 1e-3},
-		CVaR:     CVaRConfig{Level: 0.1, PLR: 1e-4},
+		Methods: map[string]metalearn.Method{},
 		Eval: EvalConfig{
 			Every:          10000,
 			Instances:      5000,
@@ -365,6 +229,31 @@ func Defaults() Config {
 			Batch:          100,
 		},
 	}
+	for _, f := range families {
+		c.Task.Sections[f.Name()] = f.NewSection()
+	}
+	for _, m := range metalearn.Methods() {
+		c.Methods[m.Name] = m.New()
+	}
+	return c
+}
+
+// Clone returns a copy of c that shares no section with it, so that
+// changing a setting of the copy leaves c as it was.
+func (c Config) Clone() Config {
+	methods := make(map[string]metalearn.Method, len(c.Methods))
+	for k, m := range c.Methods {
+		methods[k] = metalearn.CopySettings(m)
+	}
+	sections := make(map[string]any, len(c.Task.Sections))
+	for k, s := range c.Task.Sections {
+		v := reflect.New(reflect.TypeOf(s).Elem())
+		v.Elem().Set(reflect.ValueOf(s).Elem())
+		sections[k] = v.Interface()
+	}
+	c.Methods, c.Task.Sections = methods, sections
+	c.Model.Hidden = slices.Clone(c.Model.Hidden)
+	return c
 }
 
 var validName = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
@@ -376,44 +265,21 @@ func (c Config) Validate() error { return errors.Join(c.validate()...) }
 
 // validate returns every range violation as a *fieldError.
 func (c Config) validate() []error {
-	var k checker
+	var k Checker
 	if !validName.MatchString(c.Name) {
 		k.fail("name", c.Name, "must be non-empty and use only A-Z a-z 0-9 _ . -")
 	}
-	k.oneOf("algorithm", c.Algorithm, Algorithms...)
+	k.oneOf("algorithm", c.Algorithm, metalearn.MethodNames()...)
 	k.oneOf("order", c.Order, "second", "first")
 
 	t := c.Task
-	k.oneOf("task.family", t.Family, Families...)
 	k.between("task.support", t.Support, 1, MaxPoints)
 	k.between("task.query", t.Query, 1, MaxPoints)
-	s := t.Sinusoid
-	p := float64(s.PhaseMax)
-	k.float("task.sinusoid.phase_max", p, p > 0 && p <= 2*math.Pi, "in (0, 2pi]")
-	k.float("task.sinusoid.x_min", s.XMin, true, "")
-	k.float("task.sinusoid.x_max", s.XMax, s.XMax > s.XMin, fmt.Sprintf("> x_min (%v)", s.XMin))
-	k.float("task.sinusoid.task_width", s.TaskWidth, s.TaskWidth > 0, "> 0")
-	lo, hi := s.TestAmplitudes[0], s.TestAmplitudes[1]
-	k.interval("task.sinusoid.test_amplitudes", s.TestAmplitudes, 0 < lo && lo < hi, "with 0 < lo < hi")
-	if n := taskCount(lo, hi, s.TaskWidth); s.TaskWidth > 0 && n > MaxTasks {
-		k.fail("task.sinusoid.task_width", s.TaskWidth, "makes %v meta-test tasks of test_amplitudes %s: at most %d are allowed", n, show(s.TestAmplitudes), MaxTasks)
-	}
-	if len(s.TrainAmplitudes) == 0 {
-		k.fail("task.sinusoid.train_amplitudes", s.TrainAmplitudes, "must be a non-empty list of [lo, hi] ranges")
-	}
-	inside := fmt.Sprintf("with lo < hi inside test_amplitudes %s", show(s.TestAmplitudes))
-	for i, a := range s.TrainAmplitudes {
-		path := fmt.Sprintf("task.sinusoid.train_amplitudes[%d]", i)
-		k.interval(path, a, a[0] < a[1] && a[0] >= lo && a[1] <= hi, inside)
-		for j, b := range s.TrainAmplitudes[:i] {
-			if a[0] < b[1] && b[0] < a[1] {
-				k.fail(path, a, "must not overlap train_amplitudes[%d] = %s", j, show(b))
-			}
-		}
-	}
-
-	if t.Family == "omniglot" {
-		k.omniglot(c)
+	fam, famErr := c.Family()
+	if famErr != nil {
+		k.fail("task.family", t.Family, "is not registered (registered: %s)", strings.Join(FamilyNames(), ", "))
+	} else {
+		fam.Check(c, &k)
 	}
 
 	m := c.Model
@@ -441,10 +307,13 @@ func (c Config) validate() []error {
 	k.float("meta.ball_radius", o.BallRadius, o.BallRadius >= 0, ">= 0 (0: unconstrained)")
 	k.oneOf("meta.output", o.Output, "last", "T1", "T2")
 
-	k.float("trmaml.p_lr", c.TRMAML.PLR, c.TRMAML.PLR >= 0, ">= 0")
-	k.float("trmaml_entropic.p_lr", c.Entropic.PLR, c.Entropic.PLR >= 0, ">= 0")
-	k.float("cvar.level", c.CVaR.Level, c.CVaR.Level > 0 && c.CVaR.Level <= 1, "in (0, 1]")
-	k.float("cvar.p_lr", c.CVaR.PLR, c.CVaR.PLR >= 0, ">= 0")
+	for _, info := range metalearn.Methods() {
+		if m := c.Methods[info.Name]; m != nil && info.Check != nil {
+			for _, e := range info.Check(m) {
+				k.fail(info.Name+"."+e.Key, e.Value, "%s", e.Rule)
+			}
+		}
+	}
 
 	e := c.Eval
 	k.between("eval.every", e.Every, 1, MaxIterations)
@@ -453,8 +322,8 @@ func (c Config) validate() []error {
 	k.between("eval.query", e.Query, 1, MaxEvalQuery)
 	k.between("eval.batch", e.Batch, 1, MaxBatch)
 	k.between("eval.final_instances", e.FinalInstances, 0, MaxInstances)
-	if len(k.errs) == 0 {
-		k.checkMemory(c)
+	if len(k.errs) == 0 && famErr == nil {
+		k.checkMemory(c, fam)
 	}
 	return k.errs
 }
@@ -464,28 +333,49 @@ type fieldError struct{ path, value, rule string }
 
 func (e *fieldError) Error() string { return e.path + " = " + e.value + ": " + e.rule }
 
-// checker collects the violations found by Validate.
-type checker struct{ errs []error }
+// Checker collects the violations found by Validate; a Family's Check
+// reports through its methods, each naming the field path.
+type Checker struct{ errs []error }
 
-func (k *checker) fail(path string, v any, rule string, args ...any) {
+// Fail reports that the field at path has value v, which breaks rule (a
+// format for args).
+func (k *Checker) Fail(path string, v any, rule string, args ...any) { k.fail(path, v, rule, args...) }
+
+// OneOf checks that v is one of allowed.
+func (k *Checker) OneOf(path, v string, allowed ...string) { k.oneOf(path, v, allowed...) }
+
+// Between checks lo <= v <= hi.
+func (k *Checker) Between(path string, v, lo, hi int) { k.between(path, v, lo, hi) }
+
+// Float checks that v is finite and that ok holds, which rule describes
+// ("> 0").
+func (k *Checker) Float(path string, v float64, ok bool, rule string) { k.float(path, v, ok, rule) }
+
+// Interval checks that a range [lo, hi] is finite and that ok holds, which
+// rule describes.
+func (k *Checker) Interval(path string, v [2]float64, ok bool, rule string) {
+	k.interval(path, v, ok, rule)
+}
+
+func (k *Checker) fail(path string, v any, rule string, args ...any) {
 	k.errs = append(k.errs, &fieldError{path, show(v), fmt.Sprintf(rule, args...)})
 }
 
-func (k *checker) oneOf(path, v string, allowed ...string) {
+func (k *Checker) oneOf(path, v string, allowed ...string) {
 	if !slices.Contains(allowed, v) {
 		k.fail(path, v, "must be one of %s", strings.Join(allowed, ", "))
 	}
 }
 
 // between checks lo <= v <= hi; hi is the field's upper bound (bounds.go).
-func (k *checker) between(path string, v, lo, hi int) {
+func (k *Checker) between(path string, v, lo, hi int) {
 	if v < lo || v > hi {
 		k.fail(path, v, "must be in [%d, %d]", lo, hi)
 	}
 }
 
 // float checks that v is finite and that ok holds, which rule describes.
-func (k *checker) float(path string, v float64, ok bool, rule string) {
+func (k *Checker) float(path string, v float64, ok bool, rule string) {
 	switch {
 	case !finite(v):
 		k.fail(path, v, "%s", strings.TrimSpace("must be a finite number "+rule))
@@ -495,7 +385,7 @@ func (k *checker) float(path string, v float64, ok bool, rule string) {
 }
 
 // interval checks that a range [lo, hi] is finite and that ok holds.
-func (k *checker) interval(path string, v [2]float64, ok bool, rule string) {
+func (k *Checker) interval(path string, v [2]float64, ok bool, rule string) {
 	switch {
 	case !finite(v[0]) || !finite(v[1]):
 		k.fail(path, v, "must be [lo, hi] of finite numbers %s", rule)

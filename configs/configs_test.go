@@ -1,6 +1,7 @@
-package configs
+package configs_test
 
 import (
+	. "github.com/trmaml/trmaml/configs"
 	"math"
 	"os"
 	"path/filepath"
@@ -22,7 +23,7 @@ func TestBuiltins(t *testing.T) {
 	for _, setting := range []string{"10way_1shot", "10way_5shot", "20way_1shot", "20way_5shot", "5way_1shot"} {
 		want = append(want, "omniglot_"+setting+"_maml", "omniglot_"+setting+"_trmaml")
 	}
-	want = append(want, "omniglot_quick")
+	want = append(want, "omniglot_quick", "linreg_skewed_maml", "linreg_skewed_trmaml")
 	slices.Sort(want)
 	if !slices.Equal(names, want) {
 		t.Fatalf("BuiltinNames() = %v, want %v", names, want)
@@ -42,25 +43,19 @@ func TestBuiltins(t *testing.T) {
 			// Every built-in states every field its family reads, so it must
 			// not depend on the defaults: decoding it over a zero Config gives
 			// the same result, but for the other family's sections.
-			data, err := builtin.ReadFile(name + ".yaml")
-			if err != nil {
-				t.Fatal(err)
+			zero, errs := DecodeOverZero(name)
+			for k, sec := range c.Task.Sections {
+				if k != c.Task.Family {
+					zero.Task.Sections[k] = sec
+				}
 			}
-			root, err := document(name, data)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var zero Config
-			d := decoder{file: name, lines: map[string]int{}}
-			d.decode(root, reflect.ValueOf(&zero).Elem(), "")
 			if c.Task.Family == "omniglot" {
-				zero.Task.Sinusoid = c.Task.Sinusoid
 				zero.Model.Hidden, zero.Model.Activation, zero.Model.Init, zero.Model.InitStd = c.Model.Hidden, c.Model.Activation, c.Model.Init, c.Model.InitStd
 			} else {
-				zero.Task.Omniglot, zero.Model.CNN = c.Task.Omniglot, c.Model.CNN
+				zero.Model.CNN = c.Model.CNN
 			}
-			if len(d.errs) > 0 || !reflect.DeepEqual(zero, c) {
-				t.Errorf("file is not fully explicit: %v\nover zero: %+v\nover defaults: %+v", d.errs, zero, c)
+			if len(errs) > 0 || !reflect.DeepEqual(zero, c) {
+				t.Errorf("file is not fully explicit: %v\nover zero: %+v\nover defaults: %+v", errs, zero, c)
 			}
 		})
 	}
@@ -90,15 +85,18 @@ func TestMarshalRoundTrip(t *testing.T) {
 	}
 	linear := Defaults()
 	linear.Model.Hidden = []int{}
-	linear.Task.Sinusoid.PhaseMax = 2 * math.Pi
+	sine(linear).PhaseMax = 2 * math.Pi
 	configs["linear"] = linear
 	for name, c := range configs {
 		data, err := c.Marshal()
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if !strings.Contains(string(data), "phase_max: ") || strings.Contains(string(data), "phase_max: pi") {
+		if c.Task.Family == "sinusoid" && (!strings.Contains(string(data), "phase_max: ") || strings.Contains(string(data), "phase_max: pi")) {
 			t.Errorf("%s: phase_max not written as a number:\n%s", name, data)
+		}
+		if strings.Count(string(data), "family: ") != 1 || !strings.Contains(string(data), "  "+c.Task.Family+":\n") {
+			t.Errorf("%s: want the section of family %s and no other:\n%s", name, c.Task.Family, data)
 		}
 		back, err := Parse(name+".yaml", data)
 		if err != nil {
@@ -151,7 +149,7 @@ func TestPhaseMax(t *testing.T) {
 			t.Errorf("phase_max %s: %v", tc.in, err)
 			continue
 		}
-		if got := float64(c.Task.Sinusoid.PhaseMax); got != tc.want {
+		if got := float64(sine(c).PhaseMax); got != tc.want {
 			t.Errorf("phase_max %s = %v, want %v", tc.in, got, tc.want)
 		}
 	}

@@ -11,16 +11,20 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/trmaml/trmaml/metalearn"
 	"gopkg.in/yaml.v3"
 )
 
 // Load reads the YAML file at path and decodes it like Parse.
-func Load(path string) (Config, error) {
+func Load(path string) (Config, error) { return LoadWith(path, "", nil) }
+
+// LoadWith reads the YAML file at path and decodes it like ParseWith.
+func LoadWith(path, from string, sets []Setting) (Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return Config{}, err
 	}
-	return Parse(path, data)
+	return ParseWith(path, data, from, sets)
 }
 
 // Parse decodes one YAML document over Defaults(), so it need only state what
@@ -29,52 +33,87 @@ func Load(path string) (Config, error) {
 // document is an error. Every error names name, the line when the value is in
 // the input, the field path and what is allowed; all validation errors are
 // reported, joined.
-func Parse(name string, data []byte) (Config, error) {
+func Parse(name string, data []byte) (Config, error) { return ParseWith(name, data, "", nil) }
+
+// Setting is a value for the config field at Path (dotted, e.g.
+// "cvar.level" or "inner.steps"), as a YAML node of the file it comes
+// from: an experiment's sweep.
+type Setting struct {
+	Path  string
+	Value *yaml.Node
+}
+
+// ParseWith is Parse with settings applied over the file as if it stated
+// them, before the defaults that depend on other fields are derived (so
+// trmaml.p_lr set here moves the p_lr of entropic TR-MAML and CVaR as it
+// would in the file). Each setting is decoded strictly into its field: a
+// path that names no field, or a value the field's type cannot hold, is an
+// error naming from (the file of the settings), the value's line and the
+// keys allowed.
+func ParseWith(name string, data []byte, from string, sets []Setting) (Config, error) {
 	c := Defaults()
 	d, err := decodeStrict(name, data, &c)
 	if err != nil {
 		return Config{}, err
 	}
-	if errs := append(c.deriveFromK(d.lines), c.validate()...); len(errs) > 0 {
+	over := &decoder{file: from, lines: d.lines}
+	for _, s := range sets {
+		over.decode(settingNode(s), reflect.ValueOf(&c).Elem(), "")
+	}
+	if len(over.errs) > 0 {
+		return Config{}, errors.Join(over.errs...)
+	}
+	if errs := append(c.resolveDefaults(d.lines), c.validate()...); len(errs) > 0 {
 		return Config{}, d.locate(errs)
 	}
 	return c, nil
 }
 
-// paperPLR is the appendix's eta_p for each K it reports.
-var paperPLR = map[int]float64{5: 1e-4, 10: 2e-4}
-
-// deriveFromK fills the step sizes of p that the file leaves out and whose
-// good value depends on K: trmaml.p_lr gets the paper's value for the
-// file's K (for a K the paper does not report, it must be stated);
-// trmaml_entropic.p_lr is ten times it and cvar.p_lr equals it, the
-// relations the paper configs use. set holds the field paths the file sets.
-func (c *Config) deriveFromK(set map[string]int) []error {
-	stated := func(path string) bool { _, ok := set[path]; return ok }
-	if c.Task.Family == "omniglot" {
-		if errs := c.deriveOmniglot(stated); errs != nil {
-			return errs
-		}
-	} else if !stated("trmaml.p_lr") {
-		v, ok := paperPLR[c.Task.Support]
-		if !ok {
-			if c.Task.Support < 1 || c.Task.Support > MaxPoints {
-				return nil // validate reports task.support
-			}
-			return []error{&fieldError{"trmaml.p_lr", "(not set)", fmt.Sprintf(
-				"must be stated for task.support = %d: the paper gives eta_p only for K = 5 (1e-4) and K = 10 (2e-4); "+
-					"experiment grids can turn any config into a TR-MAML run", c.Task.Support)}}
-		}
-		c.TRMAML.PLR = v
+// settingNode is the mapping {a: {b: value}} of the setting a.b = value.
+func settingNode(s Setting) *yaml.Node {
+	n := s.Value
+	keys := strings.Split(s.Path, ".")
+	for i := len(keys) - 1; i >= 0; i-- {
+		key := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: keys[i], Line: s.Value.Line}
+		n = &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{key, n}, Line: s.Value.Line}
 	}
-	if !stated("trmaml_entropic.p_lr") {
-		c.Entropic.PLR = 10 * c.TRMAML.PLR
-	}
-	if !stated("cvar.p_lr") {
-		c.CVaR.PLR = c.TRMAML.PLR
-	}
-	return nil
+	return n
 }
+
+// resolveDefaults fills the defaults that depend on the task family: the
+// family's own (Family.Defaults), then each method's in registration order
+// (metalearn.MethodInfo.Defaults), which may ask the family for its step
+// size of p. set holds the line of each field path the file sets.
+func (c *Config) resolveDefaults(set map[string]int) []error {
+	stated := func(path string) bool { _, ok := set[path]; return ok }
+	fam, err := c.Family()
+	if err != nil {
+		return nil // validate reports task.family
+	}
+	if errs := fam.Defaults(c, stated); len(errs) > 0 {
+		return errs
+	}
+	var errs []error
+	for _, info := range metalearn.Methods() {
+		m := c.Methods[info.Name]
+		if info.Defaults == nil || m == nil {
+			continue
+		}
+		err := info.Defaults(m, metalearn.MethodDefaults{
+			Stated: func(key string) bool { return stated(info.Name + "." + key) },
+			PLR:    func() (float64, error) { return fam.PLR(*c) },
+			Method: func(name string) metalearn.Method { return c.Methods[name] },
+		})
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
+
+// NotSet returns the error of a field the file must state because no
+// default fits, with the reason; Locate places it in the file.
+func NotSet(path, rule string) error { return &fieldError{path, "(not set)", rule} }
 
 // DecodeStrict decodes one YAML document of at most MaxFileBytes into v, a
 // pointer to a struct whose fields carry yaml tags, with the config loader's
@@ -128,6 +167,9 @@ func (c Config) Marshal() ([]byte, error) {
 	if err := n.Encode(c); err != nil {
 		return nil, err
 	}
+	if err := insertSections(&n, c); err != nil {
+		return nil, err
+	}
 	inlineLists(&n)
 	var b bytes.Buffer
 	enc := yaml.NewEncoder(&b)
@@ -139,6 +181,55 @@ func (c Config) Marshal() ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// insertSections adds the registered methods' sections after meta, in
+// registration order, and the section of c's family at the end of task
+// (the other families' sections are their defaults, which Parse restores).
+func insertSections(root *yaml.Node, c Config) error {
+	var methods []*yaml.Node
+	for _, info := range metalearn.Methods() {
+		if m := c.Methods[info.Name]; m != nil && len(taggedFields(reflect.TypeOf(m).Elem())) > 0 {
+			v, err := sectionNode(m)
+			if err != nil {
+				return err
+			}
+			methods = append(methods, &yaml.Node{Kind: yaml.ScalarNode, Value: info.Name}, v)
+		}
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		switch root.Content[i].Value {
+		case "meta":
+			root.Content = slices.Insert(root.Content, i+2, methods...)
+			i += len(methods)
+		case "task":
+			task := root.Content[i+1]
+			for _, f := range families {
+				if s := c.Task.Sections[f.Name()]; s != nil && f.Name() == c.Task.Family {
+					v, err := sectionNode(s)
+					if err != nil {
+						return err
+					}
+					task.Content = append(task.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: f.Name()}, v)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// sectionNode encodes the yaml-tagged fields of the struct s points to.
+func sectionNode(s any) (*yaml.Node, error) {
+	v := reflect.ValueOf(s).Elem()
+	n := &yaml.Node{Kind: yaml.MappingNode}
+	for _, f := range taggedFields(v.Type()) {
+		var val yaml.Node
+		if err := val.Encode(v.Field(f.index).Interface()); err != nil {
+			return nil, err
+		}
+		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: f.key}, &val)
+	}
+	return n, nil
 }
 
 // inlineLists sets flow style on every sequence under n; all lists of the
@@ -254,7 +345,7 @@ func (d *decoder) element(n *yaml.Node, v reflect.Value, path string, i int) {
 
 // mapping decodes the keys of n into the fields of struct v by their yaml tags.
 func (d *decoder) mapping(n *yaml.Node, v reflect.Value, path string) {
-	keys := fieldKeys(v.Type())
+	fields := taggedFields(v.Type())
 	seen := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]
@@ -267,17 +358,22 @@ func (d *decoder) mapping(n *yaml.Node, v reflect.Value, path string) {
 			continue
 		}
 		seen[k.Value] = k.Line
-		f := slices.Index(keys, k.Value)
+		f := slices.IndexFunc(fields, func(f taggedField) bool { return f.key == k.Value })
 		if f < 0 {
+			if s, ok := sections(v)[k.Value]; ok {
+				d.lines[p] = k.Line
+				d.decode(val, s, p)
+				continue
+			}
 			where := ""
 			if path != "" {
 				where = " in " + path
 			}
-			d.errorf(k.Line, "unknown field %q%s (allowed: %s)", k.Value, where, strings.Join(keys, ", "))
+			d.errorf(k.Line, "unknown field %q%s (allowed: %s)", k.Value, where, strings.Join(allowedKeys(v), ", "))
 			continue
 		}
 		d.lines[p] = k.Line
-		d.decode(val, v.Field(f), p)
+		d.decode(val, v.Field(fields[f].index), p)
 	}
 }
 
@@ -319,13 +415,80 @@ func accepts(k reflect.Kind, tag string) bool {
 	return false
 }
 
+// taggedField is a struct field that YAML sets: its key and index.
+type taggedField struct {
+	key   string
+	index int
+}
+
+// taggedFields lists the fields of struct type t with a yaml tag, in field
+// order; untagged fields (a method's run state) and "-" are not settable.
+func taggedFields(t reflect.Type) []taggedField {
+	var fs []taggedField
+	for i := range t.NumField() {
+		if key := t.Field(i).Tag.Get("yaml"); key != "" && key != "-" && t.Field(i).IsExported() {
+			fs = append(fs, taggedField{key, i})
+		}
+	}
+	return fs
+}
+
 // fieldKeys lists the yaml keys of struct type t in field order.
 func fieldKeys(t reflect.Type) []string {
-	keys := make([]string, t.NumField())
-	for i := range keys {
-		keys[i] = t.Field(i).Tag.Get("yaml")
+	var keys []string
+	for _, f := range taggedFields(t) {
+		keys = append(keys, f.key)
 	}
 	return keys
+}
+
+// sections returns the registered sections a struct value holds besides
+// its fields (a Config's methods, a TaskConfig's families), each the
+// addressable struct its key decodes into.
+func sections(v reflect.Value) map[string]reflect.Value {
+	out := map[string]reflect.Value{}
+	var m reflect.Value
+	switch v.Type() {
+	case reflect.TypeFor[Config]():
+		m = v.FieldByName("Methods")
+	case reflect.TypeFor[TaskConfig]():
+		m = v.FieldByName("Sections")
+	default:
+		return out
+	}
+	for it := m.MapRange(); it.Next(); {
+		e := it.Value()
+		if e.Kind() == reflect.Interface {
+			e = e.Elem()
+		}
+		out[it.Key().String()] = e.Elem()
+	}
+	return out
+}
+
+// allowedKeys lists the keys a struct value accepts: its fields, then its
+// registered sections in registration order.
+func allowedKeys(v reflect.Value) []string {
+	keys := fieldKeys(v.Type())
+	s := sections(v)
+	var names []string
+	switch v.Type() {
+	case reflect.TypeFor[Config]():
+		names = metalearn.MethodNames()
+	case reflect.TypeFor[TaskConfig]():
+		names = FamilyNames()
+	}
+	var present []string
+	for _, n := range names {
+		if sec, ok := s[n]; ok && len(taggedFields(sec.Type())) > 0 {
+			present = append(present, n)
+		}
+	}
+	at := len(keys) // a task's families after its fields; a config's methods after meta, where Marshal writes them
+	if i := slices.Index(keys, "meta"); i >= 0 && v.Type() == reflect.TypeFor[Config]() {
+		at = i + 1
+	}
+	return slices.Insert(keys, at, present...)
 }
 
 // describe names a YAML node for an error message, e.g. `"five" (string)`.

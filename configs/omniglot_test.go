@@ -1,6 +1,7 @@
-package configs
+package configs_test
 
 import (
+	. "github.com/trmaml/trmaml/configs"
 	"strings"
 	"testing"
 )
@@ -13,7 +14,7 @@ func TestOmniglotRefusals(t *testing.T) {
 		name, yaml string
 		want       []string // substrings of the error
 	}{
-		{"unknown family", "task:\n  family: mnist\n", []string{`x.yaml:2: task.family = "mnist": must be one of sinusoid, omniglot`}},
+		{"unknown family", "task:\n  family: mnist\n", []string{`x.yaml:2: task.family = "mnist": is not registered (registered: sinusoid, omniglot, linreg)`}},
 		{"one way", omniglotYAML + "  omniglot:\n    ways: 1\n",
 			[]string{`x.yaml:6: task.omniglot.ways = 1: must be in [2, 20]`}},
 		{"more ways than the smallest alphabet", omniglotYAML + "  omniglot:\n    ways: 21\n",
@@ -74,10 +75,10 @@ func TestOmniglotDerivedDefaults(t *testing.T) {
 			t.Fatalf("%q: %v", tc.yaml, err)
 		}
 		close := func(a, b float64) bool { return a == b || (a-b)/b < 1e-12 && (b-a)/b < 1e-12 }
-		if c.Eval.Query != tc.evalQuery || c.Eval.FinalInstances != tc.final || !close(c.TRMAML.PLR, tc.plr) ||
-			!close(c.Entropic.PLR, tc.entropic) || !close(c.CVaR.PLR, tc.cv) {
+		if c.Eval.Query != tc.evalQuery || c.Eval.FinalInstances != tc.final || !close(trmaml(c).PLR, tc.plr) ||
+			!close(entropic(c).PLR, tc.entropic) || !close(cvar(c).PLR, tc.cv) {
 			t.Errorf("%q: eval.query %d, final_instances %d, p_lr %v, entropic %v, cvar %v; want %d, %d, %v, %v, %v", tc.yaml,
-				c.Eval.Query, c.Eval.FinalInstances, c.TRMAML.PLR, c.Entropic.PLR, c.CVaR.PLR, tc.evalQuery, tc.final, tc.plr, tc.entropic, tc.cv)
+				c.Eval.Query, c.Eval.FinalInstances, trmaml(c).PLR, entropic(c).PLR, cvar(c).PLR, tc.evalQuery, tc.final, tc.plr, tc.entropic, tc.cv)
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 // allowed says which paths may be set at all. Errors name the -set they
 // come from and, for a path that is not allowed or does not exist, what is.
 func Override(c Config, sets []string, allowed func(path string) bool) (Config, error) {
+	c = c.Clone() // the sections are pointers: leave the caller's as they were
 	var errs []error
 	for _, set := range sets {
 		name := "-set " + set

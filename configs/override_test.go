@@ -1,6 +1,8 @@
-package configs
+package configs_test
 
 import (
+	. "github.com/trmaml/trmaml/configs"
+
 	"strings"
 	"testing"
 )
@@ -15,10 +17,13 @@ func TestOverride(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o := c.Task.Omniglot; o.Resize != "nearest" || o.RotateEval || !o.Rotate || c.Eval.FinalInstances != 40 {
+	if o := omni(c); o.Resize != "nearest" || o.RotateEval || !o.Rotate || c.Eval.FinalInstances != 40 {
 		t.Errorf("overrides not applied: %+v, eval %+v", o, c.Eval)
 	}
-	if c.Seed != base.Seed || c.Meta.Iterations != base.Meta.Iterations || c.Task.Omniglot.Ways != base.Task.Omniglot.Ways {
+	if omni(base).Resize == "nearest" {
+		t.Error("Override changed the config it was given")
+	}
+	if c.Seed != base.Seed || c.Meta.Iterations != base.Meta.Iterations || omni(c).Ways != omni(base).Ways {
 		t.Errorf("fields not set changed: %+v", c)
 	}
 	for _, tc := range []struct {

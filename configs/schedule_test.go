@@ -1,6 +1,7 @@
-package configs
+package configs_test
 
 import (
+	. "github.com/trmaml/trmaml/configs"
 	"strings"
 	"testing"
 )

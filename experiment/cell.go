@@ -38,6 +38,7 @@ const (
 	Interrupted State = "interrupted" // stopped without result or error: resume it
 	Failed      State = "failed"      // stopped on an error (FailedFile)
 	Finished    State = "finished"    // result.json written
+	Damaged     State = "damaged"     // refused by rundir.Verify: Detail names the file
 )
 
 // Cell is one cell of a grid and its state.
@@ -67,9 +68,13 @@ func Cells(jobs []Job) ([]Cell, error) {
 		if ck, err := rundir.ReadCheckpoint(filepath.Join(j.Dir, rundir.CheckpointFile)); err == nil {
 			c.Checkpoint = ck.State.Iteration
 		}
+		// A held directory is being written: its files may be between
+		// one save's writes, so only an idle one is verified.
+		var damaged error
+		if !held && fileExists(filepath.Join(j.Dir, rundir.ConfigFile)) {
+			_, damaged = rundir.Verify(j.Dir)
+		}
 		switch {
-		case fileExists(filepath.Join(j.Dir, rundir.ResultFile)):
-			c.State = Finished
 		case held:
 			c.State, c.Detail = Running, holder
 		case fileExists(filepath.Join(j.Dir, FailedFile)):
@@ -79,6 +84,10 @@ func Cells(jobs []Job) ([]Cell, error) {
 			}
 			lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
 			c.State, c.Detail = Failed, lines[len(lines)-1]
+		case damaged != nil:
+			c.State, c.Detail = Damaged, damaged.Error()
+		case finished(j.Dir):
+			c.State = Finished
 		case fileExists(filepath.Join(j.Dir, rundir.ConfigFile)):
 			c.State = Interrupted
 		}

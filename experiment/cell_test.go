@@ -85,7 +85,10 @@ func TestRunCellAndStates(t *testing.T) {
 	}
 	lock.Release()
 
-	os.Remove(filepath.Join(jobs[3].Dir, rundir.CheckpointFile)) // resumes from iteration 0
+	// Without checkpoint and manifest, as killed before the first save's
+	// seal: resumes from iteration 0.
+	os.Remove(filepath.Join(jobs[3].Dir, rundir.CheckpointFile))
+	os.Remove(filepath.Join(jobs[3].Dir, rundir.ManifestFile))
 	for _, i := range []int{0, 2, 3} {
 		if err := RunCell(out, jobs, i, run.Options{}); err != nil {
 			t.Fatal(err)

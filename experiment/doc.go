@@ -1,4 +1,4 @@
-// Package experiment runs a grid of training runs (algorithms x orders x
+// Package experiment runs a grid of training runs (algorithms x sweep axes x orders x
 // seeds over one base config) with a pool of workers, one line of progress
 // per active run and an overall ETA. Re-running an experiment resumes it:
 // finished runs are skipped and unfinished ones continue from their

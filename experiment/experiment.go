@@ -15,7 +15,9 @@ import (
 	"time"
 
 	"github.com/trmaml/trmaml/configs"
+	"github.com/trmaml/trmaml/internal/atomicfile"
 	"github.com/trmaml/trmaml/internal/dirlock"
+	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/run"
 	"github.com/trmaml/trmaml/rundir"
 	"github.com/trmaml/trmaml/slurm"
@@ -23,7 +25,8 @@ import (
 
 // Spec is an experiment file.
 type Spec struct {
-	// Name identifies the experiment; runs are named NAME-ALGORITHM-ORDER.
+	// Name identifies the experiment; runs are named NAME-VARIANT-ORDER
+	// (see Parse).
 	Name string `yaml:"name"`
 	// Base is the config every run starts from: a path relative to the
 	// experiment file, or the name of a built-in config.
@@ -32,9 +35,14 @@ type Spec struct {
 	Algorithms []string `yaml:"algorithms"`
 	Orders     []string `yaml:"orders"`
 	Seeds      []uint64 `yaml:"seeds"`
-	// CVaRLevels, if not empty, runs algorithm cvar once per level a in
-	// (0, 1] (overriding the base config's cvar.level); runs are named
-	// NAME-cvarA-ORDER.
+	// Sweep spans further axes of the grid: each key is a config field
+	// path, each value the list of values to run, as if the base config
+	// stated them (e.g. sweep: {cvar.level: [1, 0.5, 0.1], inner.steps: [1,
+	// 5]}). An axis under a method's section (cvar.level) applies to that
+	// method's runs only.
+	Sweep Sweep `yaml:"sweep"`
+	// CVaRLevels is the old spelling of sweep: {cvar.level: [...]}, refused
+	// with that rewrite.
 	CVaRLevels []float64 `yaml:"cvar_levels"`
 	// Iterations, if not zero, overrides the base config's meta.iterations.
 	Iterations int `yaml:"iterations"`
@@ -80,17 +88,13 @@ func Parse(path string, raw []byte, opts run.Options) (Spec, []configs.Config, e
 	}
 	check("name", spec.Name, spec.Name != "" && !strings.ContainsAny(spec.Name, `/\ `), "must be a non-empty name without slashes or spaces")
 	check("base", spec.Base, spec.Base != "", "must name a config file (relative to the experiment file) or a built-in config %v", configs.BuiltinNames())
-	check("algorithms", spec.Algorithms, len(spec.Algorithms) > 0 && allIn(spec.Algorithms, configs.Algorithms...), "must list some of %v", configs.Algorithms)
+	check("algorithms", spec.Algorithms, len(spec.Algorithms) > 0 && allIn(spec.Algorithms, metalearn.MethodNames()...), "must list some of the registered methods %v", metalearn.MethodNames())
 	check("orders", spec.Orders, len(spec.Orders) > 0 && allIn(spec.Orders, "second", "first"), "must list second and/or first")
 	check("seeds", spec.Seeds, len(spec.Seeds) > 0, "must list at least one seed")
 	check("algorithms", spec.Algorithms, unique(spec.Algorithms), "must not repeat an entry")
 	check("orders", spec.Orders, unique(spec.Orders), "must not repeat an entry")
 	check("seeds", spec.Seeds, unique(spec.Seeds), "must not repeat a seed (runs would share a directory)")
-	check("cvar_levels", spec.CVaRLevels, len(spec.CVaRLevels) == 0 || slices.Contains(spec.Algorithms, "cvar"), "needs cvar among the algorithms")
-	check("cvar_levels", spec.CVaRLevels, unique(spec.CVaRLevels), "must not repeat a level")
-	for _, a := range spec.CVaRLevels {
-		check("cvar_levels", spec.CVaRLevels, a > 0 && a <= 1, "each level must be in (0, 1], got %v", a)
-	}
+	check("cvar_levels", spec.CVaRLevels, len(spec.CVaRLevels) == 0, "is replaced by the general sweep axis: write instead\n    sweep: {cvar.level: %s}", flowList(spec.CVaRLevels))
 	check("iterations", spec.Iterations, spec.Iterations >= 0 && spec.Iterations <= configs.MaxIterations,
 		"must be in [0, %d] (0 keeps the base config's)", configs.MaxIterations)
 	for _, k := range slices.Sorted(maps.Keys(spec.Slurm)) {
@@ -101,37 +105,32 @@ func Parse(path string, raw []byte, opts run.Options) (Spec, []configs.Config, e
 	if len(errs) > 0 {
 		return Spec{}, nil, configs.Locate(path, lines, errs)
 	}
-	base, err := loadBase(path, spec.Base)
-	if err != nil {
+	if _, err := loadBase(path, spec.Base, nil); err != nil {
 		return Spec{}, nil, configs.Locate(path, lines, []error{configs.FieldError("base", spec.Base, err.Error())})
 	}
-	var methods []configs.Config // one per algorithm (and CVaR level)
-	for _, alg := range spec.Algorithms {
-		c := base
-		c.Algorithm = alg
-		if alg != "cvar" || len(spec.CVaRLevels) == 0 {
-			methods = append(methods, c)
-			continue
-		}
-		for _, a := range spec.CVaRLevels {
-			c.CVaR.Level = a
-			methods = append(methods, c)
-		}
-	}
 	var out []configs.Config
-	for _, m := range methods {
-		for _, order := range spec.Orders {
-			for _, seed := range spec.Seeds {
-				c := m
-				c.Name = fmt.Sprintf("%s-%s-%s", spec.Name, Variant(c), order)
-				c.Order, c.Seed = order, seed
-				if spec.Iterations > 0 {
-					c.Meta.Iterations = spec.Iterations
+	for _, alg := range spec.Algorithms {
+		axes := spec.Sweep.axesOf(alg)
+		for _, cell := range cells(axes) {
+			c, err := loadBase(path, spec.Base, cell)
+			if err != nil {
+				return Spec{}, nil, configs.Locate(path, lines, []error{configs.FieldError("base", spec.Base, err.Error())})
+			}
+			c.Algorithm = alg
+			variant := Variant(c) + cellLabel(axes, cell, alg)
+			for _, order := range spec.Orders {
+				for _, seed := range spec.Seeds {
+					c := c.Clone()
+					c.Name = fmt.Sprintf("%s-%s-%s", spec.Name, variant, order)
+					c.Order, c.Seed = order, seed
+					if spec.Iterations > 0 {
+						c.Meta.Iterations = spec.Iterations
+					}
+					if _, err := run.Build(c, opts); err != nil {
+						return Spec{}, nil, fmt.Errorf("%s: run %s seed %d: %w", path, c.Name, seed, err)
+					}
+					out = append(out, c)
 				}
-				if _, err := run.Build(c, opts); err != nil {
-					return Spec{}, nil, fmt.Errorf("%s: run %s seed %d: %w", path, c.Name, seed, err)
-				}
-				out = append(out, c)
 			}
 		}
 	}
@@ -141,7 +140,7 @@ func Parse(path string, raw []byte, opts run.Options) (Spec, []configs.Config, e
 // loadBase loads an experiment's base: a file relative to the experiment
 // file (a name with a slash or a .yaml suffix is always a file), or the name
 // of a built-in config.
-func loadBase(specPath, base string) (configs.Config, error) {
+func loadBase(specPath, base string, sets []configs.Setting) (configs.Config, error) {
 	if filepath.IsAbs(base) {
 		return configs.Config{}, fmt.Errorf("must be relative to the experiment file, not absolute")
 	}
@@ -151,11 +150,11 @@ func loadBase(specPath, base string) (configs.Config, error) {
 	case err == nil && st.IsDir():
 		return configs.Config{}, fmt.Errorf("%s is a directory, want a config file", p)
 	case err == nil:
-		return configs.Load(p)
+		return configs.LoadWith(p, specPath, sets)
 	case strings.ContainsAny(base, `/\`) || strings.HasSuffix(base, ".yaml"):
 		return configs.Config{}, fmt.Errorf("%s: no such file", p)
 	}
-	c, err := configs.Builtin(base)
+	c, err := configs.BuiltinWith(base, specPath, sets)
 	if err != nil {
 		return configs.Config{}, fmt.Errorf("no file %s and %v", p, err)
 	}
@@ -187,21 +186,34 @@ func fileExists(p string) bool {
 	return err == nil && !st.IsDir()
 }
 
-// Jobs places each config in its run directory under out, keeping the
-// order of the configs: job i is the grid's cell i.
+// Jobs places each config in its run directory under out,
+// VARIANT-ORDER-seedN (the run's name without the experiment's, see
+// Parse), keeping the order of the configs: job i is the grid's cell i.
 func Jobs(cfgs []configs.Config, out string) []Job {
 	jobs := make([]Job, len(cfgs))
 	for i, c := range cfgs {
-		jobs[i] = Job{Config: c, Dir: filepath.Join(out, fmt.Sprintf("%s-%s-seed%d", Variant(c), c.Order, c.Seed))}
+		jobs[i] = Job{Config: c, Dir: filepath.Join(out, fmt.Sprintf("%s-seed%d", cellName(c), c.Seed))}
 	}
 	return jobs
 }
 
+// cellName is VARIANT-ORDER, the part of a grid run's name NAME-VARIANT-ORDER
+// after the experiment's name: from the last "-ALGORITHM" on, since the
+// variant starts with the algorithm.
+func cellName(c configs.Config) string {
+	head := strings.TrimSuffix(c.Name, "-"+c.Order)
+	if i := strings.LastIndex(head, "-"+c.Algorithm); i >= 0 {
+		return c.Name[i+1:]
+	}
+	return Variant(c) + "-" + c.Order
+}
+
 // Variant names a run's method in run names and directories: the
-// algorithm, with the level for CVaR (e.g. "cvar0.05").
+// algorithm, with the value of the setting its method sweeps (for CVaR
+// the level, e.g. "cvar0.05"; metalearn.MethodInfo.Swept).
 func Variant(c configs.Config) string {
-	if c.Algorithm == "cvar" {
-		return "cvar" + strconv.FormatFloat(c.CVaR.Level, 'g', -1, 64)
+	if info, err := c.MethodInfo(); err == nil && info.Swept != "" {
+		return c.Algorithm + strconv.FormatFloat(c.Swept(), 'g', -1, 64)
 	}
 	return c.Algorithm
 }
@@ -279,6 +291,11 @@ func openOut(out string, jobs []Job) (*dirlock.Lock, error) {
 		lock.Release()
 		return nil, err
 	}
+	// The temporary files of a killed earlier write (of its report).
+	if _, err := atomicfile.CleanTemps(out); err != nil {
+		lock.Release()
+		return nil, err
+	}
 	return lock, nil
 }
 
@@ -348,7 +365,7 @@ func runJob(j Job, opts run.Options) error {
 	if err := sameConfig(j); err != nil {
 		return err
 	}
-	if fileExists(filepath.Join(j.Dir, rundir.ResultFile)) {
+	if finished(j.Dir) {
 		return nil
 	}
 	_, err := run.Resume(j.Dir, opts)
@@ -490,4 +507,15 @@ func (b *board) draw() {
 	}
 	fmt.Fprint(b.w, "\033[J")
 	b.drawn = len(active) + 1
+}
+
+// finished reports whether the run in dir is finished: its result.json
+// sealed (one written by a run killed before sealing it is finished by
+// resume).
+func finished(dir string) bool {
+	if !fileExists(filepath.Join(dir, rundir.ResultFile)) {
+		return false
+	}
+	s, err := rundir.Verify(dir)
+	return err == nil && s.Finished
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/trmaml/trmaml/metalearn"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,9 +40,10 @@ func TestLoadRefusals(t *testing.T) {
 	}{
 		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\ncolour: red\n", []string{"exp.yaml:6", "colour"}},
 		{"name: x\nbase: base.yaml\nalgorithms: [reptile]\norders: [second]\nseeds: [1]\n", []string{"exp.yaml:3", "algorithms", "trmaml_entropic", "cvar"}},
-		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\ncvar_levels: [0.5]\n", []string{"exp.yaml:6", "cvar_levels", "needs cvar"}},
-		{"name: x\nbase: base.yaml\nalgorithms: [cvar]\norders: [second]\nseeds: [1]\ncvar_levels: [0.5, 0]\n", []string{"exp.yaml:6", "cvar_levels", "(0, 1]"}},
-		{"name: x\nbase: base.yaml\nalgorithms: [cvar]\norders: [second]\nseeds: [1]\ncvar_levels: [0.5, 0.5]\n", []string{"exp.yaml:6", "repeat"}},
+		{"name: x\nbase: base.yaml\nalgorithms: [cvar]\norders: [second]\nseeds: [1]\nsweep: {cvar.level: [0.5, 0]}\n", []string{"cvar.level = 0", "(0, 1]"}},
+		{"name: x\nbase: base.yaml\nalgorithms: [cvar]\norders: [second]\nseeds: [1]\nsweep: {cvar.level: [0.5, 0.5]}\n", []string{"exp.yaml:6", "repeated"}},
+		{"name: x\nbase: base.yaml\nalgorithms: [cvar]\norders: [second]\nseeds: [1]\nsweep: {cvar.level: []}\n", []string{"exp.yaml:6", "non-empty list"}},
+		{"name: x\nbase: base.yaml\nalgorithms: [cvar]\norders: [second]\nseeds: [1]\nsweep: {nope.x: [1]}\n", []string{"exp.yaml:6", `unknown field "nope"`}},
 		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [third]\nseeds: [1]\n", []string{"exp.yaml:4", "orders"}},
 		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: []\n", []string{"exp.yaml:5", "seeds"}},
 		{"name: x\nbase: nosuch\nalgorithms: [maml]\norders: [second]\nseeds: [1]\n", []string{"exp.yaml:2", "base", "nosuch"}},
@@ -77,19 +79,24 @@ func TestLoadRefusals(t *testing.T) {
 	}
 }
 
-// TestLoadCVaRLevels: cvar_levels expands algorithm cvar into one run per
-// level, named and placed by level, beside the other algorithms.
-func TestLoadCVaRLevels(t *testing.T) {
+// TestSweep: a sweep axis under a method's section (cvar.level) expands
+// that method's runs only, named and placed by level as cvar_levels did;
+// an axis over a common field (inner.steps) multiplies every method's runs
+// and names them by its last key and value.
+func TestSweep(t *testing.T) {
 	t.Parallel()
 	dir := writeFiles(t, map[string]string{"base.yaml": tinyBase,
-		"exp.yaml": "name: x\nbase: base.yaml\nalgorithms: [maml, trmaml_entropic, cvar]\norders: [second]\nseeds: [1, 2]\ncvar_levels: [1, 0.05]\n"})
+		"exp.yaml":   "name: x\nbase: base.yaml\nalgorithms: [maml, trmaml_entropic, cvar]\norders: [second]\nseeds: [1, 2]\nsweep: {cvar.level: [1, 0.05]}\n",
+		"steps.yaml": "name: y\nbase: base.yaml\nalgorithms: [maml, cvar]\norders: [second]\nseeds: [1]\nsweep: {inner.steps: [1, 2], cvar.level: [0.5]}\n",
+		"old.yaml":   "name: x\nbase: base.yaml\nalgorithms: [cvar]\norders: [second]\nseeds: [1]\ncvar_levels: [1, 0.05]\n",
+		"bad.yaml":   "name: x\nbase: base.yaml\nalgorithms: [cvar]\norders: [second]\nseeds: [1]\nsweep:\n  cvar.levle: [1]\n  inner.steps: [1.5]\n"})
 	_, cfgs, err := Load(filepath.Join(dir, "exp.yaml"), run.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
 	for _, j := range Jobs(cfgs, "out") {
-		got = append(got, fmt.Sprintf("%s %s %s %g", filepath.Base(j.Dir), j.Config.Name, j.Config.Algorithm, j.Config.CVaR.Level))
+		got = append(got, fmt.Sprintf("%s %s %s %g", filepath.Base(j.Dir), j.Config.Name, j.Config.Algorithm, j.Config.Settings("cvar").(*metalearn.CVaR).Level))
 	}
 	want := []string{
 		"maml-second-seed1 x-maml-second maml 0.1", "maml-second-seed2 x-maml-second maml 0.1",
@@ -99,6 +106,30 @@ func TestLoadCVaRLevels(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("jobs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	_, cfgs, err = Load(filepath.Join(dir, "steps.yaml"), run.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = nil
+	for _, j := range Jobs(cfgs, "out") {
+		got = append(got, fmt.Sprintf("%s %d %g", filepath.Base(j.Dir), j.Config.Inner.Steps, j.Config.Settings("cvar").(*metalearn.CVaR).Level))
+	}
+	want = []string{"maml_steps1-second-seed1 1 0.1", "maml_steps2-second-seed1 2 0.1", "cvar0.5_steps1-second-seed1 1 0.5", "cvar0.5_steps2-second-seed1 2 0.5"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("jobs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	_, _, err = Load(filepath.Join(dir, "old.yaml"), run.Options{})
+	if err == nil || !strings.Contains(err.Error(), "old.yaml:6: cvar_levels") || !strings.Contains(err.Error(), "sweep: {cvar.level: [1, 0.05]}") {
+		t.Errorf("cvar_levels: error %v, want the rewrite", err)
+	}
+	_, _, err = Load(filepath.Join(dir, "bad.yaml"), run.Options{})
+	for _, w := range []string{`bad.yaml:7: unknown field "levle" in cvar (allowed: level, p_lr)`, "bad.yaml:8: inner.steps: cannot use \"1.5\" (float): want an integer"} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("bad sweep: error %v does not contain %q", err, w)
+		}
 	}
 }
 
@@ -133,7 +164,13 @@ func TestRunGridResumes(t *testing.T) {
 	}
 
 	keep, _ := os.ReadFile(filepath.Join(jobs[0].Dir, rundir.MetricsFile))
-	os.Remove(filepath.Join(jobs[1].Dir, rundir.ResultFile)) // an interrupted run, checkpoint at its end
+	// An interrupted run, checkpoint at its end: killed before finishing.
+	os.Remove(filepath.Join(jobs[1].Dir, rundir.ResultFile))
+	os.Remove(filepath.Join(jobs[1].Dir, rundir.ModelFile))
+	os.Remove(filepath.Join(jobs[1].Dir, rundir.ManifestFile))
+	if err := rundir.Seal(jobs[1].Dir, false); err != nil {
+		t.Fatal(err)
+	}
 	if err := Run(out, jobs, 2, &log, false, run.Options{}); err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +202,7 @@ func TestRunRefusesChangedConfigAndRestartsUncheckpointed(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Only config.yaml left, as after a kill during the first evaluation.
-	for _, f := range []string{rundir.ResultFile, rundir.CheckpointFile, rundir.MetricsFile, rundir.PFile, rundir.ModelFile} {
+	for _, f := range []string{rundir.ResultFile, rundir.CheckpointFile, rundir.MetricsFile, rundir.PFile, rundir.ModelFile, rundir.ManifestFile} {
 		os.Remove(filepath.Join(jobs[0].Dir, f))
 	}
 	if err := Run(out, jobs, 1, &log, false, run.Options{}); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/trmaml/trmaml/internal/omniglottest"
 	"github.com/trmaml/trmaml/run"
 	"github.com/trmaml/trmaml/rundir"
+	omniglottask "github.com/trmaml/trmaml/tasks/omniglot"
 )
 
 // TestOmniglotCPUGrids loads the CPU-scale Omniglot grids: every run is
@@ -32,8 +33,8 @@ func TestOmniglotCPUGrids(t *testing.T) {
 		}
 		seen := map[string]int{}
 		for _, c := range cfgs {
-			if c.Task.Family != "omniglot" || c.Task.Omniglot.Ways != grid.ways || c.Eval.FinalInstances != 5000 || c.Order != "second" {
-				t.Errorf("%s: family %s, %d-way, final instances %d, order %s", c.Name, c.Task.Family, c.Task.Omniglot.Ways, c.Eval.FinalInstances, c.Order)
+			if c.Task.Family != "omniglot" || omniglottask.Section(c).Ways != grid.ways || c.Eval.FinalInstances != 5000 || c.Order != "second" {
+				t.Errorf("%s: family %s, %d-way, final instances %d, order %s", c.Name, c.Task.Family, omniglottask.Section(c).Ways, c.Eval.FinalInstances, c.Order)
 			}
 			seen[c.Algorithm]++
 		}

@@ -1,6 +1,9 @@
 package metalearn
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // CVaR minimises the conditional value at risk of the task losses at level
 // a in (0, 1]: the average loss of the worst fraction a of the tasks,
@@ -11,9 +14,9 @@ import "fmt"
 // levels between trade average for worst-case performance.
 type CVaR struct {
 	// Level is a in (0, 1].
-	Level float64
+	Level float64 `yaml:"level"`
 	// PLR is eta_p >= 0, in TRMAML's convention; 0 keeps p uniform.
-	PLR float64
+	PLR float64 `yaml:"p_lr"`
 
 	ascent
 	upper   float64 // 1/(a n)
@@ -57,4 +60,29 @@ func (m *CVaR) Check(name string, p []float64) error {
 		}
 	}
 	return nil
+}
+
+// cvarInfo registers CVaR. Its level is swept (a curve of levels in the
+// trade-off figure, one run name per level); a file that leaves p_lr out
+// gets trmaml.p_lr, so level 1/n reproduces TR-MAML.
+var cvarInfo = MethodInfo{
+	Name: "cvar", Display: "CVaR", Swept: "level", SweptSymbol: "a",
+	New: func() Method { return &CVaR{Level: 0.1, PLR: 1e-4} },
+	Defaults: func(m Method, d MethodDefaults) error {
+		if !d.Stated("p_lr") {
+			m.(*CVaR).PLR = d.Method("trmaml").(*TRMAML).PLR
+		}
+		return nil
+	},
+	Check: func(m Method) []SettingError {
+		c := m.(*CVaR)
+		errs := checkPLR(c.PLR)
+		switch {
+		case math.IsNaN(c.Level) || math.IsInf(c.Level, 0):
+			errs = append([]SettingError{{"level", c.Level, "must be a finite number in (0, 1]"}}, errs...)
+		case !(c.Level > 0 && c.Level <= 1):
+			errs = append([]SettingError{{"level", c.Level, "must be in (0, 1]"}}, errs...)
+		}
+		return errs
+	},
 }

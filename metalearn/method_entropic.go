@@ -14,7 +14,7 @@ import "math"
 type EntropicTRMAML struct {
 	// PLR is eta_p >= 0, with the n/C factor inside g_p; 0 keeps p uniform.
 	// Its scale differs from TRMAML's: eta_p g_i changes log p_i, not p_i.
-	PLR float64
+	PLR float64 `yaml:"p_lr"`
 
 	ascent
 	logp []float64
@@ -58,4 +58,19 @@ func (m *EntropicTRMAML) Update(p []float64, tasks []int, losses []float64) {
 	for i := range p {
 		p[i] /= sum
 	}
+}
+
+// entropicInfo registers entropic TR-MAML. A file that leaves p_lr out gets
+// ten times trmaml.p_lr (stated or the family's), as the paper configs use:
+// it moves log p_i where TR-MAML moves p_i.
+var entropicInfo = MethodInfo{
+	Name: "trmaml_entropic", Display: "entropic TR-MAML",
+	New: func() Method { return &EntropicTRMAML{PLR: 1e-3} },
+	Defaults: func(m Method, d MethodDefaults) error {
+		if !d.Stated("p_lr") {
+			m.(*EntropicTRMAML).PLR = 10 * d.Method("trmaml").(*TRMAML).PLR
+		}
+		return nil
+	},
+	Check: func(m Method) []SettingError { return checkPLR(m.(*EntropicTRMAML).PLR) },
 }

@@ -65,3 +65,9 @@ func (m *MAML) Check(name string, p []float64) error {
 	}
 	return nil
 }
+
+// mamlInfo registers MAML: it has no settings.
+var mamlInfo = MethodInfo{
+	Name: "maml", Display: "MAML", FixedP: true,
+	New: func() Method { return &MAML{} },
+}

@@ -67,7 +67,8 @@ func TestAdversary(t *testing.T) {
 	// Masses spanning twelve decades (as C(Z_i, 20)) put (a) on a log axis.
 	specs := append(accuracySeeds("m", "maml", 1, 1.2), accuracySeeds("tr", "trmaml", 0.5, 0.7)...)
 	for i := range specs {
-		specs[i].Result.MetaTrain.Masses = []float64{1e-12, 1, 1e-6, 0.5, 1e-3}
+		st := specs[i].Result.MetaTrain
+		specs[i].Result.MetaTrain = resultstest.AccuracyStats(st.PerTask, st.Tasks, []float64{1e-12, 1, 1e-6, 0.5, 1e-3}, st.Instances)
 	}
 	if err := plots.Adversary(groupsOf(t, specs...), path); err != nil {
 		t.Fatal(err)

@@ -60,13 +60,13 @@ func Adversary(groups []*results.Group, path string) error {
 	}
 	pp := newPanel("(a) sampling distribution, final p", "probability", "")
 	samplingColor := grey
-	if i := slices.IndexFunc(groups, func(g *results.Group) bool { return g.Key.Algorithm == "maml" }); i >= 0 {
+	if i := slices.IndexFunc(groups, func(g *results.Group) bool { return !g.Key.MovesP() }); i >= 0 {
 		samplingColor = groupColor(i)
 	}
 	var robust []int
 	finalP := map[int][]results.Estimate{}
 	for gi, g := range groups {
-		if g.Key.Algorithm != "maml" {
+		if g.Key.MovesP() {
 			robust = append(robust, gi)
 			_, finalP[gi] = g.FinalP()
 		}

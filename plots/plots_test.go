@@ -2,6 +2,7 @@ package plots_test
 
 import (
 	"fmt"
+	"github.com/trmaml/trmaml/metalearn"
 	"image"
 	_ "image/png"
 	"math"
@@ -229,7 +230,7 @@ func TestWriteFails(t *testing.T) {
 func cvarSeeds(a float64, levels ...float64) []resultstest.Spec {
 	specs := seeds(fmt.Sprintf("cvar%g", a), "cvar", "second", levels...)
 	for i := range specs {
-		specs[i].Config.CVaR.Level = a
+		specs[i].Config.Settings("cvar").(*metalearn.CVaR).Level = a
 	}
 	return specs
 }

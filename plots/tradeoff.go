@@ -4,6 +4,7 @@ import (
 	"errors"
 	"image/color"
 	"math"
+	"slices"
 	"strconv"
 
 	"gonum.org/v1/plot"
@@ -11,6 +12,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/results"
 )
 
@@ -39,17 +41,10 @@ func CVaRTradeoff(groups []*results.Group, path string) error {
 	var legend []legendItem
 	for pi, st := range stats {
 		p := newPanel(titles[pi], "mean task loss (MSE)", "worst task loss (MSE)")
-		var cvarPath, others plotter.XYs
-		var cvarLabels []string
-		styles := map[string]struct {
-			col   color.RGBA
-			shape draw.GlyphDrawer
-		}{
-			"maml":            {groupColor(0), draw.BoxGlyph{}},
-			"trmaml":          {groupColor(1), draw.TriangleGlyph{}},
-			"trmaml_entropic": {groupColor(3), draw.PyramidGlyph{}},
-			"cvar":            {groupColor(2), draw.CircleGlyph{}},
-		}
+		var others plotter.XYs
+		paths := map[string]plotter.XYs{} // per method that sweeps a setting, over its values
+		pathLabels := map[string][]string{}
+		var pathOrder []string
 		seen := map[string]bool{}
 		xmax, ymax := 0.0, 0.0
 		for _, g := range groups {
@@ -63,10 +58,7 @@ func CVaRTradeoff(groups []*results.Group, path string) error {
 		p.X.Tick.Marker, p.Y.Tick.Marker = denseTicks{}, denseTicks{}
 		for _, g := range groups {
 			mean, worst := g.Final(st[0]), g.Final(st[1])
-			style, ok := styles[g.Key.Algorithm]
-			if !ok {
-				style.col, style.shape = groupColor(6), draw.CrossGlyph{}
-			}
+			style := methodStyle(g.Key.Algorithm)
 			pt := plotter.XYs{{X: mean.Mean, Y: worst.Mean}}
 			sc, err := plotter.NewScatter(pt)
 			if err != nil {
@@ -93,34 +85,38 @@ func CVaRTradeoff(groups []*results.Group, path string) error {
 				return err
 			}
 			p.Add(dots, xb, yb, sc)
-			if g.Key.Algorithm == "cvar" {
-				cvarPath = append(cvarPath, pt[0])
-				cvarLabels = append(cvarLabels, "a="+strconv.FormatFloat(g.Key.Level, 'g', -1, 64))
+			if sym := g.Key.SweptSymbol(); sym != "" {
+				if _, ok := paths[g.Key.Algorithm]; !ok {
+					pathOrder = append(pathOrder, g.Key.Algorithm)
+				}
+				paths[g.Key.Algorithm] = append(paths[g.Key.Algorithm], pt[0])
+				pathLabels[g.Key.Algorithm] = append(pathLabels[g.Key.Algorithm], sym+"="+strconv.FormatFloat(g.Key.Level, 'g', -1, 64))
 			} else {
 				others = append(others, pt[0])
 			}
 			if pi == 0 && !seen[g.Key.Algorithm] {
 				seen[g.Key.Algorithm] = true
 				name := results.AlgorithmName(g.Key.Algorithm)
-				if g.Key.Algorithm == "cvar" {
-					name += " at level a"
+				if sym := g.Key.SweptSymbol(); sym != "" {
+					name += " at " + sym
 				}
 				legend = append(legend, legendItem{name, []plot.Thumbnailer{sc}})
 			}
 		}
-		if len(cvarPath) > 1 {
-			l, err := plotter.NewLine(cvarPath)
-			if err != nil {
-				return err
+		for _, alg := range pathOrder {
+			path, labels := paths[alg], pathLabels[alg]
+			if len(path) > 1 {
+				l, err := plotter.NewLine(path)
+				if err != nil {
+					return err
+				}
+				l.Color, l.Width = faded(methodStyle(alg).col, 0.6), vg.Points(1)
+				p.Add(l)
 			}
-			l.Color, l.Width = faded(styles["cvar"].col, 0.6), vg.Points(1)
-			p.Add(l)
-		}
-		if len(cvarPath) > 0 {
 			sty := p.X.Tick.Label
 			sty.Font.Size = tickSize - 1
 			p.Add(&pointLabels{
-				XYs: cvarPath, Labels: cvarLabels, Avoid: others, Radius: markerRadius, Text: sty,
+				XYs: path, Labels: labels, Avoid: others, Radius: markerRadius, Text: sty,
 				Leader: draw.LineStyle{Color: color.Black, Width: vg.Points(0.7)},
 			})
 		}
@@ -137,3 +133,29 @@ const (
 	tradeoffHeight = 3.1 * vg.Inch
 	markerRadius   = 4 // points: the groups' markers
 )
+
+// glyphStyle is how a method's points look in the trade-off figure.
+type glyphStyle struct {
+	col   color.RGBA
+	shape draw.GlyphDrawer
+}
+
+// methodStyles are the styles of the registered methods, by registration
+// order (MAML, TR-MAML, entropic TR-MAML, CVaR, then any other).
+var methodStyles = []glyphStyle{
+	{groupColor(0), draw.BoxGlyph{}},
+	{groupColor(1), draw.TriangleGlyph{}},
+	{groupColor(3), draw.PyramidGlyph{}},
+	{groupColor(2), draw.CircleGlyph{}},
+	{groupColor(4), draw.CrossGlyph{}},
+	{groupColor(5), draw.PlusGlyph{}},
+}
+
+// methodStyle is the style of the registered method alg; unregistered
+// names and methods beyond the table share a neutral one.
+func methodStyle(alg string) glyphStyle {
+	if i := slices.Index(metalearn.MethodNames(), alg); i >= 0 && i < len(methodStyles) {
+		return methodStyles[i]
+	}
+	return glyphStyle{groupColor(6), draw.CrossGlyph{}}
+}

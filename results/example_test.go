@@ -2,6 +2,8 @@ package results_test
 
 import (
 	"fmt"
+	"github.com/trmaml/trmaml/metalearn"
+	"github.com/trmaml/trmaml/tasks/sinusoid"
 	"os"
 	"path/filepath"
 
@@ -24,12 +26,13 @@ func Example() {
 		c := configs.Defaults()
 		c.Name, c.Algorithm = "tiny", alg
 		// 9 meta-test tasks of amplitude width 0.5, 3 of them for training.
-		c.Task.Sinusoid.TaskWidth = 0.5
-		c.Task.Sinusoid.TestAmplitudes = [2]float64{0.5, 5}
-		c.Task.Sinusoid.TrainAmplitudes = [][2]float64{{0.5, 1.5}, {4.5, 5}}
+		sine := c.Task.Section(sinusoid.Name).(*sinusoid.Config)
+		sine.TaskWidth = 0.5
+		sine.TestAmplitudes = [2]float64{0.5, 5}
+		sine.TrainAmplitudes = [][2]float64{{0.5, 1.5}, {4.5, 5}}
 		c.Model.Hidden = []int{8}
 		c.Meta.Iterations, c.Meta.Batch = 30, 10
-		c.Meta.LR, c.TRMAML.PLR = 0.01, 0.05
+		c.Meta.LR, c.Settings("trmaml").(*metalearn.TRMAML).PLR = 0.01, 0.05
 		c.Eval.Every, c.Eval.Instances, c.Eval.TrainInstances, c.Eval.Batch = 10, 50, 30, 10
 		dir := filepath.Join(root, alg)
 		if _, err := run.Train(c, dir, run.Options{}); err != nil {

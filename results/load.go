@@ -10,6 +10,7 @@ import (
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/rundir"
+	_ "github.com/trmaml/trmaml/tasks" // the task families of the runs' configs
 )
 
 // Column is one per-evaluation column of metrics.csv (not to be confused
@@ -66,14 +67,19 @@ func (r *Run) FinalP() []float64 {
 	return r.P.Weights[len(r.P.Weights)-1]
 }
 
-// Load reads the run directory dir: config.yaml, metrics.csv, p.csv and
+// Load reads the finished run directory dir, verified against its
+// manifest (rundir.Verify): config.yaml, metrics.csv, p.csv and
 // result.json. Errors name the file and, where it applies, the line.
 func Load(dir string) (*Run, error) {
 	r := &Run{Dir: dir}
-	var err error
-	if r.Config, err = configs.Load(filepath.Join(dir, rundir.ConfigFile)); err != nil {
+	sealed, err := rundir.Verify(dir)
+	if err != nil {
 		return nil, err
 	}
+	if !sealed.Finished {
+		return nil, fmt.Errorf("%s: no sealed %s: the run is unfinished (trmaml resume -run %s finishes it)", dir, rundir.ResultFile, dir)
+	}
+	r.Config = sealed.Config
 	if err := r.loadMetrics(filepath.Join(dir, rundir.MetricsFile)); err != nil {
 		return nil, err
 	}

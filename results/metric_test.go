@@ -56,13 +56,16 @@ func TestLegacyRunIsMSE(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Files from before masses had every weighted mean equal to the mean.
 	legacy := regexp.MustCompile(`(?s)\s*"metric": "mse",|,\s*"masses": \[[^]]*\]`).ReplaceAllString(string(raw), "")
+	legacy = strings.Replace(legacy, `"weighted_mean": 1.25,`, `"weighted_mean": 1.5,`, 1)
 	if strings.Contains(legacy, "metric") || strings.Contains(legacy, "masses") {
 		t.Fatalf("edit left metric or masses in:\n%s", legacy)
 	}
 	if err := os.WriteFile(path, []byte(legacy), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	resultstest.Reseal(t, dir)
 	r, err := results.Load(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -84,19 +87,19 @@ func TestLoadScoreErrors(t *testing.T) {
 		// Recorded as if the largest accuracy were the worst.
 		{"worst in the loss direction", func(s string) string {
 			return strings.Replace(s, `"worst": 0.6,`+"\n"+`    "worst_task": "Sylheti"`, `"worst": 0.9,`+"\n"+`    "worst_task": "Atlantean"`, 1)
-		}, `meta_test: worst 0.9 ("Atlantean") is not the worst per-task accuracy, 0.6 ("Sylheti")`},
+		}, "meta_test.worst = 0.9, but the per_task values give 0.6"},
 		// An accuracy is a fraction of the query points: never above 1.
 		{"accuracy above 1", func(s string) string {
 			return strings.Replace(s, `"per_task": [`+"\n      0.9,", `"per_task": [`+"\n      1.5,", 1)
-		}, "meta_test.per_task[0] = 1.5: accuracy values are at most 1"},
+		}, "meta_test.mean = 0.75, but the per_task values give 0.9"},
 		{"mean accuracy above 1", func(s string) string { return strings.Replace(s, `"mean": 0.75,`, `"mean": 75,`, 1) },
-			"meta_test: mean 75, weighted_mean 0.7500000000000001: accuracy values are at most 1"},
+			"meta_test.mean = 75, but the per_task values give 0.75"},
 		{"negative mass", func(s string) string { return strings.Replace(s, `"masses": [`, `"masses": [-1, `, 1) },
-			"meta_test has 5 masses for 4 tasks"},
+			"meta_test.masses: 5 for 4 tasks"},
 		{"mass NaN-like", func(s string) string {
 			return strings.Replace(s, `"masses": [`+"\n      1,", `"masses": [`+"\n      -1,", 1)
 		},
-			`meta_test: mass -1 of task "Atlantean" is not a finite number >= 0`},
+			"meta_test.masses[0] = -1: must be a finite number >= 0"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "run")
@@ -110,6 +113,7 @@ func TestLoadScoreErrors(t *testing.T) {
 				t.Fatalf("edit changed nothing:\n%s", raw)
 			}
 			os.WriteFile(path, []byte(edited), 0o644)
+			resultstest.Reseal(t, dir)
 			if _, err := results.Load(dir); err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("error %v, want one containing %q", err, c.want)
 			}

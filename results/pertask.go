@@ -210,7 +210,7 @@ func writePerTaskTable(b *strings.Builder, groups []*Group, labels []string, set
 			return fmt.Errorf("results: PerTaskMarkdown: %s and %s have different %s tasks", groups[0].Key, g.Key, set)
 		}
 		values[gi] = other.Values
-		if set == MetaTrain && g.Key.Algorithm != "maml" {
+		if set == MetaTrain && g.Key.MovesP() {
 			_, p := g.FinalP()
 			pCols, ps = append(pCols, labels[gi]+" final p"), append(ps, p)
 		}
@@ -245,19 +245,25 @@ func writePerTaskTable(b *strings.Builder, groups []*Group, labels []string, set
 	return nil
 }
 
-// TaskNoun is what a task of groups is called in captions and on axes:
-// "alphabet" when every run is on Omniglot (whose tasks are alphabets),
-// "task" otherwise.
+// TaskNoun is what a task of groups is called in captions and on axes: the
+// noun of their task family (configs.Family.Noun, "alphabet" on Omniglot)
+// when every run shares it, "task" otherwise.
 func TaskNoun(groups []*Group) string {
+	noun := ""
 	for _, g := range groups {
 		for _, r := range g.Runs {
-			if r.Config.Task.Family != "omniglot" {
+			n := "task"
+			if f, err := r.Config.Family(); err == nil {
+				n = f.Noun()
+			}
+			if noun != "" && n != noun {
 				return "task"
 			}
+			noun = n
 		}
 	}
-	if len(groups) == 0 {
+	if noun == "" {
 		return "task"
 	}
-	return "alphabet"
+	return noun
 }

@@ -3,6 +3,7 @@ package results_test
 import (
 	"encoding/csv"
 	"fmt"
+	"github.com/trmaml/trmaml/metalearn"
 	"math"
 	"os"
 	"path/filepath"
@@ -191,6 +192,10 @@ func TestLoadErrors(t *testing.T) {
 			if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
 				t.Fatal(err)
 			}
+			// Sealed as edited, as a writer with a bug would: these are the
+			// checks beyond the manifest (TestLoadRefusesUnsealedEdits has
+			// the manifest's own).
+			resultstest.Reseal(t, dir)
 			_, err = results.Load(dir)
 			if err == nil {
 				t.Fatal("loaded a corrupt run")
@@ -274,7 +279,7 @@ func TestGroups(t *testing.T) {
 	}{
 		{results.MetaTestMean, 3}, {results.MetaTestWorst, 5}, {results.MetaTestStd, math.Sqrt(2)},
 		{results.MetaTestWeightedMean, 3}, {results.MetaTrainMean, 1.5}, {results.MetaTrainWorst, 3},
-		{results.MetaTrainStd, 1}, {results.MetaTrainWeightedMean, 1.25}, {results.MsPerIteration, 1},
+		{results.MetaTrainStd, math.Sqrt(1.125)}, {results.MetaTrainWeightedMean, 1.25}, {results.MsPerIteration, 1},
 	} {
 		e := tr.Final(c.f)
 		if !near(e.Mean, 2*c.scale, 1e-12) || !near(e.Half, h3*c.scale, 1e-3) || e.N != 3 {
@@ -338,7 +343,7 @@ func TestGroupErrors(t *testing.T) {
 
 	// Same name, algorithm, order and K but another eta_p: not one group.
 	changed := resultstest.New("a", "maml", "second", 2, 5, 1)
-	changed.Config.TRMAML.PLR *= 2
+	changed.Config.Settings("trmaml").(*metalearn.TRMAML).PLR *= 2
 	dirs, _, _ = results.Discover([]string{writeRuns(t, resultstest.New("a", "maml", "second", 1, 5, 1), changed)})
 	if runs, err = results.LoadAll(dirs); err != nil {
 		t.Fatal(err)

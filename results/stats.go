@@ -65,10 +65,11 @@ func Summarize(xs []float64) Estimate {
 type Key struct {
 	// Name is the config name without a trailing "-seedN" or "_seedN".
 	Name string
-	// Algorithm is one of configs.Algorithms; Order is "second" or
+	// Algorithm is a registered method's name; Order is "second" or
 	// "first".
 	Algorithm, Order string
-	// Level is the CVaR level a of algorithm "cvar", 0 for the others.
+	// Level is the value of the setting the method sweeps (CVaR's level a;
+	// metalearn.MethodInfo.Swept), 0 for methods that sweep none.
 	Level float64
 	// K is the number of support points.
 	K int
@@ -104,12 +105,9 @@ var seedSuffix = regexp.MustCompile(`[-_]seed\d+$`)
 // KeyOf returns the group key of r, from its config.
 func KeyOf(r *Run) Key {
 	c := r.Config
-	k := Key{Name: seedSuffix.ReplaceAllString(c.Name, ""), Algorithm: c.Algorithm, Order: c.Order, K: c.Task.Support}
-	if c.Algorithm == "cvar" {
-		k.Level = c.CVaR.Level
-	}
-	if c.Task.Family == "omniglot" {
-		k.Ways = c.Task.Omniglot.Ways
+	k := Key{Name: seedSuffix.ReplaceAllString(c.Name, ""), Algorithm: c.Algorithm, Order: c.Order, K: c.Task.Support, Level: c.Swept()}
+	if f, err := c.Family(); err == nil {
+		k.Ways = f.Ways(c)
 	}
 	return k
 }
@@ -118,36 +116,49 @@ func KeyOf(r *Run) Key {
 // or "omni (trmaml, second order, 5-way 1-shot)".
 func (k Key) String() string {
 	alg := k.Algorithm
-	if alg == "cvar" {
-		alg += " a=" + strconv.FormatFloat(k.Level, 'g', -1, 64)
+	if k.SweptSymbol() != "" {
+		alg += " " + k.SweptSymbol() + "=" + strconv.FormatFloat(k.Level, 'g', -1, 64)
 	}
 	return fmt.Sprintf("%s (%s, %s order, %s)", k.Name, alg, k.Order, k.Shots())
 }
 
 // Method is the display name of the key's method: AlgorithmName, with the
-// level for CVaR ("CVaR a=0.5").
+// value of the setting it sweeps ("CVaR a=0.5").
 func (k Key) Method() string {
-	if k.Algorithm == "cvar" {
-		return fmt.Sprintf("CVaR a=%s", strconv.FormatFloat(k.Level, 'g', -1, 64))
+	if s := k.SweptSymbol(); s != "" {
+		return fmt.Sprintf("%s %s=%s", AlgorithmName(k.Algorithm), s, strconv.FormatFloat(k.Level, 'g', -1, 64))
 	}
 	return AlgorithmName(k.Algorithm)
 }
 
-// AlgorithmName is the display name of a config algorithm: "MAML",
-// "TR-MAML", "entropic TR-MAML" or "CVaR"; other values are returned
-// unchanged.
+// SweptSymbol is how reports write the setting the key's method sweeps
+// (metalearn.MethodInfo.SweptSymbol, "a" for CVaR's level); "" for none.
+func (k Key) SweptSymbol() string {
+	info, ok := metalearn.LookupMethod(k.Algorithm)
+	switch {
+	case !ok || info.Swept == "":
+		return ""
+	case info.SweptSymbol != "":
+		return info.SweptSymbol
+	}
+	return info.Swept
+}
+
+// AlgorithmName is the display name of a registered method
+// (metalearn.MethodInfo.Display), e.g. "TR-MAML"; other values are
+// returned unchanged.
 func AlgorithmName(alg string) string {
-	switch alg {
-	case "maml":
-		return "MAML"
-	case "trmaml":
-		return "TR-MAML"
-	case "trmaml_entropic":
-		return "entropic TR-MAML"
-	case "cvar":
-		return "CVaR"
+	if info, ok := metalearn.LookupMethod(alg); ok {
+		return info.Display
 	}
 	return alg
+}
+
+// MovesP reports whether the key's method moves the task distribution p
+// (every registered method but those with a fixed p, such as MAML).
+func (k Key) MovesP() bool {
+	info, ok := metalearn.LookupMethod(k.Algorithm)
+	return ok && !info.FixedP
 }
 
 // Group is the runs of one Key, one per seed, in increasing seed order.

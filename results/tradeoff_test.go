@@ -1,6 +1,7 @@
 package results_test
 
 import (
+	"github.com/trmaml/trmaml/metalearn"
 	"strings"
 	"testing"
 
@@ -22,7 +23,7 @@ func TestTradeoffSeedsCSV(t *testing.T) {
 	}
 	cvar := func(seed uint64) resultstest.Spec {
 		s := resultstest.New("c", "cvar", "second", seed, 5, 1)
-		s.Config.CVaR.Level = 0.5
+		s.Config.Settings("cvar").(*metalearn.CVaR).Level = 0.5
 		return s
 	}
 	groups := loadGroups(t, writeRuns(t,

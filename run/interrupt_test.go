@@ -127,6 +127,7 @@ func TestResumeRefusesInconsistentPending(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(path, raw, 0o644)
+	reseal(t, dir)
 	if _, err := Resume(dir, Options{}); err == nil || !strings.Contains(err.Error(), "pending: evaluated 0 and batch_n 3 do not fit iteration 7") {
 		t.Errorf("got %v, want a refusal of the pending field", err)
 	}

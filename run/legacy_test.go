@@ -1,14 +1,17 @@
 package run
 
 import (
+	"errors"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/trmaml/trmaml/configs"
+	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/rundir"
 )
 
@@ -16,7 +19,8 @@ import (
 // of 30 by the code before the Method refactoring (testdata/legacy/*/
 // unfinished) and checks that they finish exactly as the uninterrupted runs
 // of that code did (testdata/legacy/*/want): old checkpoints keep working
-// and TR-MAML and MAML are reproduced bit for bit.
+// once sealed (trmaml seal; resume refuses them before), and TR-MAML and
+// MAML are reproduced bit for bit.
 func TestResumeLegacyCheckpoint(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{"trmaml-last", "trmaml-T2", "maml-T1"} {
@@ -25,6 +29,12 @@ func TestResumeLegacyCheckpoint(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "run")
 			if out, err := exec.Command("cp", "-r", filepath.Join(src, "unfinished"), dir).CombinedOutput(); err != nil {
 				t.Fatalf("%v: %s", err, out)
+			}
+			if _, err := Resume(dir, Options{}); !errors.Is(err, rundir.ErrUnsealed) || !strings.Contains(err.Error(), "trmaml seal -run "+dir) {
+				t.Fatalf("resume of an unsealed run: %v, want a refusal naming trmaml seal", err)
+			}
+			if err := rundir.SealExisting(dir); err != nil {
+				t.Fatal(err)
 			}
 			if _, err := Resume(dir, Options{}); err != nil {
 				t.Fatal(err)
@@ -57,9 +67,9 @@ func TestNewMethods(t *testing.T) {
 		cfg := tinyConfig()
 		cfg.Algorithm = c.alg
 		if c.level > 0 {
-			cfg.CVaR.Level = c.level
+			cfg.Settings("cvar").(*metalearn.CVaR).Level = c.level
 		}
-		cfg.CVaR.PLR, cfg.Entropic.PLR = 1e-2, 1e-1
+		cfg.Settings("cvar").(*metalearn.CVaR).PLR, cfg.Settings("trmaml_entropic").(*metalearn.EntropicTRMAML).PLR = 1e-2, 1e-1
 		var results []rundir.Result
 		for _, d := range []string{"a", "b"} {
 			dir := filepath.Join(t.TempDir(), d)
@@ -92,7 +102,7 @@ func TestNewMethods(t *testing.T) {
 			t.Errorf("entropic: p stayed uniform (largest weight %v)", top)
 		}
 	}
-	for _, alg := range configs.Algorithms {
+	for _, alg := range metalearn.MethodNames() {
 		cfg := configs.Defaults()
 		cfg.Algorithm = alg
 		if _, err := NewMethod(cfg); err != nil {

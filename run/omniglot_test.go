@@ -1,8 +1,10 @@
 package run
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	omniglottask "github.com/trmaml/trmaml/tasks/omniglot"
 	"math"
 	"os"
 	"path/filepath"
@@ -241,12 +243,32 @@ func testOmniglotResume(t *testing.T, opts Options) {
 // package's.
 func TestOmniglotResizesMatch(t *testing.T) {
 	t.Parallel()
-	if len(configs.OmniglotResizes) != len(omniglot.Resizes) {
-		t.Fatalf("configs.OmniglotResizes %v, omniglot.Resizes %v", configs.OmniglotResizes, omniglot.Resizes)
+	if len(omniglottask.Resizes) != len(omniglot.Resizes) {
+		t.Fatalf("omniglottask.Resizes %v, omniglot.Resizes %v", omniglottask.Resizes, omniglot.Resizes)
 	}
 	for i, r := range omniglot.Resizes {
-		if configs.OmniglotResizes[i] != string(r) {
-			t.Errorf("configs.OmniglotResizes %v, omniglot.Resizes %v", configs.OmniglotResizes, omniglot.Resizes)
+		if omniglottask.Resizes[i] != string(r) {
+			t.Errorf("omniglottask.Resizes %v, omniglot.Resizes %v", omniglottask.Resizes, omniglot.Resizes)
 		}
+	}
+}
+
+// TestUnwritableCacheWarnsOnce: a data root whose decoded-image cache cannot
+// be written still loads, with one warning line naming the cache file.
+func TestUnwritableCacheWarnsOnce(t *testing.T) {
+	t.Parallel()
+	var warn bytes.Buffer
+	opts := fixtureOptions(t)
+	opts.Datasets, opts.Warnings = new(Datasets), &warn
+	dir := filepath.Join(opts.DataRoot, "omniglot")
+	// A directory where the cache file would go: unwritable even for root.
+	for _, name := range []string{"decoded.cache", "decoded-lanczos.cache", "decoded-nearest.cache"} {
+		os.MkdirAll(filepath.Join(dir, name), 0o755)
+	}
+	if _, err := Build(tinyOmniglot(t), opts); err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Count(warn.String(), "\n"); lines != 1 || !strings.Contains(warn.String(), filepath.Join(dir, "decoded")) {
+		t.Errorf("warnings %q, want one line naming the cache file", warn.String())
 	}
 }

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 
 	"github.com/trmaml/trmaml/configs"
-	"github.com/trmaml/trmaml/data"
 	"github.com/trmaml/trmaml/data/omniglot"
 	"github.com/trmaml/trmaml/graph"
 	"github.com/trmaml/trmaml/metalearn"
@@ -41,6 +41,9 @@ type Setup struct {
 	// model.json.
 	init   func(rng *rand.Rand) ([]float64, error)
 	record rundir.Model
+	// configHash is the SHA-256 of the run's config.yaml, which its
+	// checkpoints carry.
+	configHash string
 }
 
 // Options are the settings of a run that are not part of its config: where
@@ -63,6 +66,9 @@ type Options struct {
 	Datasets *Datasets
 	// Progress reports training; nil reports nothing.
 	Progress *Progress
+	// Warnings receives one line per problem that does not stop the run
+	// (an unwritable data cache); nil is os.Stderr.
+	Warnings io.Writer
 	// Context, if not nil, stops training between two iterations when it is
 	// done: the run checkpoints at the iteration it reached and returns
 	// ErrInterrupted.
@@ -86,24 +92,7 @@ func (opts Options) context() context.Context {
 // ConfigError is a config that passes field-by-field validation but cannot
 // be built, such as too few evaluation instances for its task sets. It
 // names the field; the caller adds the file.
-type ConfigError struct {
-	Field, Problem string
-}
-
-func (e *ConfigError) Error() string { return e.Field + ": " + e.Problem }
-
-// family is what a task family contributes to a Setup: its task sets, the
-// model that fits them, and how a graph of it is built.
-type family struct {
-	train, test, evalTrain, evalTest metalearn.TaskSet
-	model                            graph.Model
-	init                             func(rng *rand.Rand) ([]float64, error)
-	record                           rundir.Model
-	loss                             graph.Loss
-	metric                           graph.Score // nil: the loss is the metric
-	inShape                          []int
-	support, query, evalQuery        int // points per instance
-}
+type ConfigError = configs.ConfigError
 
 // Build assembles a Setup from a config, refusing with a *ConfigError what
 // the task sets make impossible. It writes nothing; an Omniglot config loads
@@ -112,16 +101,7 @@ func Build(cfg configs.Config, opts Options) (*Setup, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	var f *family
-	var err error
-	switch cfg.Task.Family {
-	case "sinusoid":
-		f, err = sinusoidFamily(cfg)
-	case "omniglot":
-		f, err = omniglotFamily(cfg, opts)
-	default:
-		err = fmt.Errorf("run: task family %q is not available (allowed: %v)", cfg.Task.Family, configs.Families)
-	}
+	f, err := newFamily(cfg, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -188,33 +168,6 @@ func checkInstances(cfg configs.Config, train, test int) error {
 		}
 	}
 	return nil
-}
-
-// sinusoidFamily is sinusoid regression with the MLP of the model section.
-func sinusoidFamily(cfg configs.Config) (*family, error) {
-	sc := cfg.Task.Sinusoid
-	train, test, err := data.NewSinusoid(data.SinusoidSpec{
-		PhaseMax: float64(sc.PhaseMax), XMin: sc.XMin, XMax: sc.XMax, TaskWidth: sc.TaskWidth,
-		TestAmplitudes: sc.TestAmplitudes, TrainAmplitudes: sc.TrainAmplitudes,
-	})
-	if err != nil {
-		return nil, &ConfigError{Field: "task.sinusoid", Problem: err.Error()}
-	}
-	in, out := train.Dims()
-	sizes := append(append([]int{in}, cfg.Model.Hidden...), out)
-	mlp, err := graph.NewMLP(sizes, graph.Activation(cfg.Model.Activation))
-	if err != nil {
-		return nil, err
-	}
-	return &family{
-		train: train, test: test, evalTrain: train, evalTest: test, model: mlp,
-		init: func(rng *rand.Rand) ([]float64, error) {
-			return mlp.Init(graph.Init(cfg.Model.Init), cfg.Model.InitStd, rng)
-		},
-		record: rundir.Model{Sizes: mlp.Sizes, Activation: string(mlp.Activation)},
-		loss:   graph.MSELoss, inShape: []int{in},
-		support: cfg.Task.Support, query: cfg.Task.Query, evalQuery: cfg.Eval.Query,
-	}, nil
 }
 
 // evalRNG is the generator of the evaluation of one task set at a given

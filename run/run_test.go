@@ -152,7 +152,8 @@ func TestTrainStopsOnNonFinite(t *testing.T) {
 
 // unfinish turns the finished run of c in dir into an unfinished one of
 // iterations in all, as if stopped after its last checkpoint: the config
-// file asks for more, result.json is gone. It returns the edited config.
+// file asks for more, result.json is gone, and the directory is sealed so.
+// It returns the edited config.
 func unfinish(t *testing.T, c configs.Config, dir string, iterations int) configs.Config {
 	t.Helper()
 	c.Meta.Iterations = iterations
@@ -164,6 +165,12 @@ func unfinish(t *testing.T, c configs.Config, dir string, iterations int) config
 		t.Fatal(err)
 	}
 	if err := os.Remove(filepath.Join(dir, rundir.ResultFile)); err != nil {
+		t.Fatal(err)
+	}
+	// Sealed afresh, as trmaml seal would: this test is about what
+	// resume does with such a state, not about the manifest.
+	os.Remove(filepath.Join(dir, rundir.ManifestFile))
+	if err := rundir.SealExisting(dir); err != nil {
 		t.Fatal(err)
 	}
 	return c

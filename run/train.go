@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -43,12 +44,16 @@ func Train(cfg configs.Config, dir string, opts Options) (*rundir.Result, error)
 	if err := atomicfile.Write(filepath.Join(dir, rundir.ConfigFile), yml); err != nil {
 		return nil, err
 	}
-	return start(opts.context(), s, dir, opts.Progress)
+	if err := rundir.Seal(dir, false); err != nil {
+		return nil, err
+	}
+	s.configHash = rundir.HashBytes(yml)
+	return start(opts.context(), s, dir, opts.Progress, nil)
 }
 
 // start trains s from iteration 0 in dir, which holds its config.yaml and
 // nothing else that counts: the metric files are written afresh.
-func start(ctx context.Context, s *Setup, dir string, p *Progress) (*rundir.Result, error) {
+func start(ctx context.Context, s *Setup, dir string, p *Progress, overrides []string) (*rundir.Result, error) {
 	cfg := s.Config
 	w0, err := s.init(rand.New(rand.NewPCG(cfg.Seed, 0x696e6974)))
 	if err != nil {
@@ -58,6 +63,7 @@ func start(ctx context.Context, s *Setup, dir string, p *Progress) (*rundir.Resu
 	if err != nil {
 		return nil, err
 	}
+	ss.overrides = overrides
 	ss.metrics.WriteString(rundir.MetricsHeader)
 	ss.pcsv.WriteString(rundir.PHeader(taskNames(s.Train)))
 	if err := ss.record(); err != nil {
@@ -70,26 +76,57 @@ func start(ctx context.Context, s *Setup, dir string, p *Progress) (*rundir.Resu
 // finished run is identical to one that never stopped (but for timing),
 // however often it was interrupted (opts.Context). A
 // run stopped before its first checkpoint starts again from iteration 0
-// with the config in dir. It holds dir's lock, and first removes the
-// temporary files of writes a crash interrupted.
-func Resume(dir string, opts Options) (*rundir.Result, error) {
+// with the config in dir. It holds dir's lock, first removes the temporary
+// files of writes a crash interrupted, and verifies the directory against
+// its manifest (rundir.Verify). sets ("field=value", see ResumeOverridable)
+// change the config from the checkpoint on; the change is recorded in the
+// manifest and in result.json.
+func Resume(dir string, opts Options, sets ...string) (*rundir.Result, error) {
 	lock, err := rundir.Open(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer lock.Release()
+	ckPath := filepath.Join(dir, rundir.CheckpointFile)
+	sealed, err := rundir.Verify(dir)
+	var changed *rundir.ConfigChangedError
+	switch {
+	case errors.Is(err, rundir.ErrUnsealed) && !fileExists(ckPath) && len(sets) == 0:
+		// Killed between config.yaml and its first seal: nothing was
+		// trained, so the run starts from its config, as train would.
+		s, err := loadSetup(dir, opts)
+		if err != nil {
+			return nil, err
+		}
+		return start(opts.context(), s, dir, opts.Progress, nil)
+	case errors.As(err, &changed) && len(sets) > 0:
+		// Killed between writing the overridden config.yaml and sealing
+		// it: the same command completes it.
+		if sealed, err = completeOverride(dir, changed, sets); err != nil {
+			return nil, err
+		}
+	case err != nil:
+		return nil, err
+	case len(sets) > 0:
+		if err := override(dir, sealed, sets); err != nil {
+			return nil, err
+		}
+		if sealed, err = rundir.Verify(dir); err != nil {
+			return nil, err
+		}
+	}
 	s, err := loadSetup(dir, opts)
 	if err != nil {
 		return nil, err
 	}
-	ckPath := filepath.Join(dir, rundir.CheckpointFile)
 	if _, err := os.Stat(ckPath); errors.Is(err, os.ErrNotExist) {
-		return start(opts.context(), s, dir, opts.Progress)
+		return start(opts.context(), s, dir, opts.Progress, sealed.Sets())
 	}
 	ss, ck, err := restoreSession(s, dir)
 	if err != nil {
 		return nil, err
 	}
+	ss.overrides = sealed.Sets()
 	ss.trainDur = time.Duration(ck.TrainSeconds * float64(time.Second))
 	ss.evalDur = time.Duration(ck.EvalSeconds * float64(time.Second))
 	last, err := ck.LastRow()
@@ -109,14 +146,87 @@ func Resume(dir string, opts Options) (*rundir.Result, error) {
 	return ss.train(opts.context(), opts.Progress)
 }
 
+// ResumeOverridable says which config fields resume -override may change
+// mid-run: meta.iterations (to extend or shorten a run, down to its
+// checkpoint) and the evaluation protocol (eval.*). Everything else would
+// make the run's history and its continuation two different experiments.
+func ResumeOverridable(path string) bool {
+	return path == "meta.iterations" || strings.HasPrefix(path, "eval.")
+}
+
+// override changes the fields of sets in the sealed, unfinished run in dir:
+// config.yaml is rewritten, then the manifest records the change.
+func override(dir string, sealed *rundir.Sealed, sets []string) error {
+	if sealed.Finished {
+		return fmt.Errorf("%s is a finished run: -override changes unfinished runs only (train a new run with the changed config)", dir)
+	}
+	cfg, err := configs.Override(sealed.Config, sets, ResumeOverridable)
+	if err != nil {
+		return fmt.Errorf("%w (resume -override may change: meta.iterations, eval.*)", err)
+	}
+	it := 0
+	if ck, err := rundir.ReadCheckpoint(filepath.Join(dir, rundir.CheckpointFile)); err == nil {
+		it = ck.State.Iteration
+	}
+	if cfg.Meta.Iterations < it {
+		return fmt.Errorf("-override meta.iterations=%d: below the checkpoint's iteration %d", cfg.Meta.Iterations, it)
+	}
+	yml, err := cfg.Marshal()
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.Write(filepath.Join(dir, rundir.ConfigFile), yml); err != nil {
+		return err
+	}
+	return rundir.Seal(dir, false, rundir.Override{Iteration: it, Set: sets, Before: rundir.HashBytes([]byte(sealed.Manifest.Config))})
+}
+
+// completeOverride seals the config.yaml a killed override wrote, if it is
+// the sealed config with sets applied, and verifies dir again.
+func completeOverride(dir string, changed *rundir.ConfigChangedError, sets []string) (*rundir.Sealed, error) {
+	old, err := configs.Parse(changed.Path, changed.Sealed)
+	if err != nil {
+		return nil, changed
+	}
+	cfg, err := configs.Override(old, sets, ResumeOverridable)
+	if err != nil {
+		return nil, changed
+	}
+	if yml, err := cfg.Marshal(); err != nil || !bytes.Equal(yml, changed.Now) {
+		return nil, changed
+	}
+	// Seal only config.yaml's change: verify the rest first, under the
+	// old config, by restoring it for the check.
+	if err := atomicfile.Write(changed.Path, changed.Sealed); err != nil {
+		return nil, err
+	}
+	sealed, err := rundir.Verify(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := override(dir, sealed, sets); err != nil {
+		return nil, err
+	}
+	return rundir.Verify(dir)
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}
+
 // loadSetup builds the run of the config.yaml in dir, with the fields of
 // sets changed (see Evaluate); errors name the file.
 func loadSetup(dir string, opts Options, sets ...string) (*Setup, error) {
 	cfgPath := filepath.Join(dir, rundir.ConfigFile)
-	cfg, err := configs.Load(cfgPath)
+	yml, err := os.ReadFile(cfgPath)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s has no %s: not a run directory (or one killed before its config was written: start it again with train)", dir, rundir.ConfigFile)
 	}
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := configs.Parse(cfgPath, yml)
 	if err != nil {
 		return nil, err
 	}
@@ -129,6 +239,7 @@ func loadSetup(dir string, opts Options, sets ...string) (*Setup, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cfgPath, err)
 	}
+	s.configHash = rundir.HashBytes(yml)
 	return s, nil
 }
 
@@ -136,7 +247,11 @@ func loadSetup(dir string, opts Options, sets ...string) (*Setup, error) {
 // file and the field) a checkpoint that is damaged or does not fit s.
 func restoreSession(s *Setup, dir string) (*session, rundir.Checkpoint, error) {
 	ckPath := filepath.Join(dir, rundir.CheckpointFile)
-	ck, err := rundir.ReadCheckpoint(ckPath)
+	raw, err := os.ReadFile(ckPath)
+	if err != nil {
+		return nil, rundir.Checkpoint{}, fmt.Errorf("%s cannot be resumed: %w", dir, err)
+	}
+	ck, err := rundir.DecodeCheckpoint(ckPath, raw)
 	if err != nil {
 		return nil, rundir.Checkpoint{}, fmt.Errorf("%s cannot be resumed: %w", dir, err)
 	}
@@ -153,6 +268,7 @@ func restoreSession(s *Setup, dir string) (*session, rundir.Checkpoint, error) {
 	if err := ss.tr.Restore(ck.State); err != nil {
 		return nil, rundir.Checkpoint{}, fmt.Errorf("%s: %w (does it belong to this %s?)", ckPath, err, rundir.ConfigFile)
 	}
+	ss.prevCheckpoint = rundir.HashBytes(raw)
 	return ss, ck, nil
 }
 
@@ -168,6 +284,10 @@ type session struct {
 	batchSum, batchMax float64
 	batchN             int
 	p                  *Progress
+	// prevCheckpoint is the SHA-256 of the checkpoint file the next one
+	// replaces; overrides are the run's config changes (resume -override).
+	prevCheckpoint string
+	overrides      []string
 }
 
 func newSession(s *Setup, dir string, w0 []float64) (*session, error) {
@@ -202,6 +322,9 @@ func (ss *session) record() error {
 	tr := ss.tr
 	start := time.Now()
 	trainStats, testStats, err := ss.s.evaluate(tr.State.W, tr.State.Iteration, false)
+	if err != nil && tr.State.Iteration == 0 && errors.Is(err, metalearn.ErrNonFinite) {
+		return fmt.Errorf("%w; at iteration 0 nothing is trained yet, so the config's scale is to blame: %s", err, scaleFields(ss.s.Config))
+	}
 	if err != nil {
 		return err
 	}
@@ -236,11 +359,16 @@ func (ss *session) checkpoint(pd *rundir.Pending) error {
 	if err != nil {
 		return err
 	}
-	ck, err := rundir.EncodeCheckpoint(rundir.Checkpoint{State: snap, Optimizer: opt, TrainSeconds: ss.trainDur.Seconds(), EvalSeconds: ss.evalDur.Seconds(), Pending: pd})
+	ck, err := rundir.EncodeCheckpoint(rundir.Checkpoint{State: snap, Optimizer: opt, TrainSeconds: ss.trainDur.Seconds(), EvalSeconds: ss.evalDur.Seconds(), Pending: pd,
+		Seed: ss.s.Config.Seed, ConfigSHA256: ss.s.configHash, Previous: ss.prevCheckpoint})
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(filepath.Join(ss.dir, rundir.CheckpointFile), ck)
+	if err := atomicfile.Write(filepath.Join(ss.dir, rundir.CheckpointFile), ck); err != nil {
+		return err
+	}
+	ss.prevCheckpoint = rundir.HashBytes(ck)
+	return rundir.Seal(ss.dir, false)
 }
 
 // interrupt checkpoints the run at the current iteration, unless the
@@ -304,7 +432,7 @@ func (ss *session) train(ctx context.Context, p *Progress) (*rundir.Result, erro
 			TrainSeconds:   ss.trainDur.Seconds(), EvalSeconds: ss.evalDur.Seconds(),
 			Engine: graph.Engine(), Procs: runtime.GOMAXPROCS(0),
 		},
-		Metric: ss.s.Metric.Name,
+		Metric: ss.s.Metric.Name, Overrides: ss.overrides,
 	}
 	model := ss.s.record
 	model.W = w
@@ -317,14 +445,15 @@ func (ss *session) train(ctx context.Context, p *Progress) (*rundir.Result, erro
 	if err := rundir.WriteJSON(filepath.Join(ss.dir, rundir.ResultFile), res); err != nil {
 		return nil, err
 	}
-	return res, nil
+	return res, rundir.Seal(ss.dir, true)
 }
 
 // EvalOverridable says which config fields an evaluation may change (eval
-// -set): the evaluation protocol and how the images are prepared, never
-// what was trained.
+// -set): the evaluation protocol and the fields of how instances are
+// prepared that task families list (configs.EvalFields, e.g.
+// task.omniglot.resize), never what was trained.
 func EvalOverridable(path string) bool {
-	return strings.HasPrefix(path, "eval.") || path == "task.omniglot.resize" || path == "task.omniglot.rotate_eval"
+	return strings.HasPrefix(path, "eval.") || slices.Contains(configs.EvalFields(), path)
 }
 
 // Evaluate re-evaluates the solution saved in run directory dir with the
@@ -342,12 +471,16 @@ func Evaluate(dir string, evalSeed uint64, opts Options, sets ...string) (*rundi
 		return nil, err
 	}
 	defer lock.Release()
+	sealed, err := rundir.Verify(dir)
+	if err != nil {
+		return nil, err
+	}
 	s, err := loadSetup(dir, opts, sets...)
 	if err != nil {
 		return nil, err
 	}
 	cfg := s.Config
-	w, p, iterations, source, err := savedSolution(s, dir)
+	w, p, iterations, source, err := savedSolution(s, dir, sealed.Finished)
 	if err != nil {
 		return nil, err
 	}
@@ -380,9 +513,14 @@ func finalInstances(cfg configs.Config) int {
 
 // savedSolution returns the solution of the run in dir: model.json's, or,
 // when the run has none, the output rule's at its checkpoint.
-func savedSolution(s *Setup, dir string) (w, p []float64, iterations int, source string, err error) {
+func savedSolution(s *Setup, dir string, finished bool) (w, p []float64, iterations int, source string, err error) {
 	path := filepath.Join(dir, rundir.ModelFile)
 	model, err := rundir.ReadModel(path)
+	if !finished {
+		// A model.json the manifest does not seal is from a kill while
+		// finishing: the checkpoint is the run's state.
+		err = os.ErrNotExist
+	}
 	if errors.Is(err, os.ErrNotExist) {
 		ss, ck, err := restoreSession(s, dir)
 		if err != nil {
@@ -410,4 +548,17 @@ func taskNames(set metalearn.TaskSet) []string {
 		names[i] = set.Name(i)
 	}
 	return names
+}
+
+// scaleFields names the config fields, with their values, that set the
+// scale of the losses before training: the initial weights, the inputs and
+// the inner step.
+func scaleFields(c configs.Config) string {
+	f := fmt.Sprintf("model.init_std = %g, inner.alpha = %g, inner.steps = %d, meta.lr = %g", c.Model.InitStd, c.Inner.Alpha, c.Inner.Steps, c.Meta.LR)
+	if fam, err := c.Family(); err == nil {
+		if sf, ok := fam.(configs.ScaleFielder); ok {
+			f += ", " + sf.ScaleFields(c)
+		}
+	}
+	return f
 }

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -11,9 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/internal/dirlock"
 	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/rundir"
+	"github.com/trmaml/trmaml/tasks/sinusoid"
 )
 
 // sameResult compares two results but for timing.
@@ -165,11 +168,26 @@ func unfinished(t *testing.T) string {
 	os.WriteFile(filepath.Join(dir, rundir.ConfigFile), yml, 0o644)
 	os.Remove(filepath.Join(dir, rundir.ResultFile))
 	os.Remove(filepath.Join(dir, rundir.ModelFile))
+	os.Remove(filepath.Join(dir, rundir.ManifestFile))
+	if err := rundir.SealExisting(dir); err != nil {
+		t.Fatal(err)
+	}
 	return dir
 }
 
+// reseal seals dir as it is, as a bug that wrote inconsistent state and
+// sealed it would: the checks beyond the manifest must refuse it.
+func reseal(t *testing.T, dir string) {
+	t.Helper()
+	os.Remove(filepath.Join(dir, rundir.ManifestFile))
+	if err := rundir.Seal(dir, false); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // rehash rewrites the checkpoint in dir after edit changes its JSON object,
-// with a valid hash, as a bug writing inconsistent state would.
+// with a valid hash and the identity of the config.yaml beside it, as a bug
+// writing inconsistent state would.
 func rehash(t *testing.T, dir string, edit func(map[string]any)) {
 	t.Helper()
 	path := filepath.Join(dir, rundir.CheckpointFile)
@@ -179,6 +197,8 @@ func rehash(t *testing.T, dir string, edit func(map[string]any)) {
 		t.Fatal(err)
 	}
 	edit(m)
+	yml, _ := os.ReadFile(filepath.Join(dir, rundir.ConfigFile))
+	m["config_sha256"] = rundir.HashBytes(yml)
 	delete(m, "sha256")
 	b, _ := json.Marshal(m)
 	var ck rundir.Checkpoint
@@ -253,7 +273,7 @@ var damagedStateCases = []struct {
 	{"p outside the CVaR level's capped simplex", "checkpoint.json: state.P[0] = 1: above the cap 1/(a n) = ", func(t *testing.T, dir string) {
 		c := tinyConfig()
 		c.Meta.Iterations = 30
-		c.Algorithm, c.CVaR.Level = "cvar", 0.5
+		c.Algorithm, c.Settings("cvar").(*metalearn.CVaR).Level = "cvar", 0.5
 		yml, _ := c.Marshal()
 		os.WriteFile(filepath.Join(dir, rundir.ConfigFile), yml, 0o644)
 		rehash(t, dir, func(m map[string]any) {
@@ -270,6 +290,7 @@ var damagedStateCases = []struct {
 		c.Algorithm = "maml"
 		yml, _ := c.Marshal()
 		os.WriteFile(filepath.Join(dir, rundir.ConfigFile), yml, 0o644)
+		rehash(t, dir, func(map[string]any) {})
 	}},
 	{"short w", "checkpoint.json: state.W: 3 parameters, the model of config.yaml has 25", func(t *testing.T, dir string) {
 		rehash(t, dir, func(m map[string]any) { m["state"].(map[string]any)["W"] = []any{1, 2, 3} })
@@ -286,6 +307,7 @@ var damagedStateCases = []struct {
 		c.Model.Hidden = []int{4, 2}
 		yml, _ := c.Marshal()
 		os.WriteFile(filepath.Join(dir, rundir.ConfigFile), yml, 0o644)
+		rehash(t, dir, func(map[string]any) {})
 	}},
 	{"garbage metrics row", "metrics.csv:3: 2 fields, want 10", func(t *testing.T, dir string) {
 		p := filepath.Join(dir, rundir.MetricsFile)
@@ -316,12 +338,15 @@ var damagedStateCases = []struct {
 
 // TestResumeRefusesDamagedState: each damaged or mismatched state is
 // refused with the file and the field, and nothing is written; an undamaged
-// copy resumes.
+// copy resumes. Each is sealed after the damage, so that these are the
+// checks beyond the manifest (the damage suite, damage_test.go, covers the
+// manifest's own).
 func TestResumeRefusesDamagedState(t *testing.T) {
 	t.Parallel()
 	for _, c := range damagedStateCases {
 		dir := unfinished(t)
 		c.damage(t, dir)
+		reseal(t, dir)
 		before, _ := os.ReadFile(filepath.Join(dir, rundir.CheckpointFile))
 		_, err := Resume(dir, Options{})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -388,7 +413,7 @@ func FuzzDecodeCheckpoint(f *testing.F) {
 		f.Fatal(err)
 	}
 	opt, _ := json.Marshal(ss.opt)
-	valid, err := rundir.EncodeCheckpoint(rundir.Checkpoint{State: snap, Optimizer: opt})
+	valid, err := rundir.EncodeCheckpoint(rundir.Checkpoint{State: snap, Optimizer: opt, Seed: c.Seed, ConfigSHA256: "seed"})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -408,4 +433,74 @@ func FuzzDecodeCheckpoint(f *testing.F) {
 		}
 		ss.tr.Restore(ck.State)
 	})
+}
+
+// TestNonFiniteAtIterationZeroNamesScale: a valid config whose scale makes
+// the first evaluation overflow is refused naming the fields that set it.
+func TestNonFiniteAtIterationZeroNamesScale(t *testing.T) {
+	t.Parallel()
+	for _, edit := range []func(c *configs.Config){
+		func(c *configs.Config) { c.Model.InitStd = 1e200 },
+		func(c *configs.Config) { c.Task.Section("sinusoid").(*sinusoid.Config).XMin = -1e300 },
+	} {
+		c := tinyConfig()
+		edit(&c)
+		if err := c.Validate(); err != nil {
+			t.Skipf("the config is refused before training: %v", err)
+		}
+		_, err := Train(c, filepath.Join(t.TempDir(), "run"), Options{})
+		if !errors.Is(err, metalearn.ErrNonFinite) || !strings.Contains(err.Error(), "model.init_std = ") || !strings.Contains(err.Error(), "task.sinusoid.x_min = ") {
+			t.Errorf("non-finite first evaluation: %v, want the scale's fields named", err)
+		}
+	}
+}
+
+// TestResumeOverride: resume -override extends an unfinished run, and the
+// change is recorded in the manifest and result.json; a field that may not
+// change mid-run, and any change to a finished run, are refused; a kill
+// between the override's two writes is completed by the same command.
+func TestResumeOverride(t *testing.T) {
+	t.Parallel()
+	c := tinyConfig()
+	c.Meta.Iterations = 20
+	stopped := func() string {
+		dir := filepath.Join(t.TempDir(), "run")
+		if _, err := Train(c, dir, Options{Context: &afterChecks{Context: context.Background(), n: 15}}); !errors.Is(err, ErrInterrupted) {
+			t.Fatalf("interrupted run: %v", err)
+		}
+		return dir
+	}
+	dir := stopped()
+	if _, err := Resume(dir, Options{}, "inner.alpha=0.5"); err == nil || !strings.Contains(err.Error(), "inner.alpha may not be changed here") {
+		t.Errorf("override of inner.alpha: %v, want a refusal", err)
+	}
+	res, err := Resume(dir, Options{}, "meta.iterations=30")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Iterations != 30 || !reflect.DeepEqual(res.Overrides, []string{"meta.iterations=30"}) {
+		t.Errorf("overridden run: %d iterations, overrides %v", res.Iterations, res.Overrides)
+	}
+	s, err := rundir.Verify(dir)
+	if err != nil || len(s.Overrides) != 1 || s.Overrides[0].Iteration != 15 || s.Config.Meta.Iterations != 30 {
+		t.Errorf("manifest after the override: %+v, %v", s, err)
+	}
+	if _, err := Resume(dir, Options{}, "meta.iterations=40"); err == nil || !strings.Contains(err.Error(), "finished run") {
+		t.Errorf("override of a finished run: %v, want a refusal", err)
+	}
+
+	// Killed after writing config.yaml, before sealing it.
+	dir = stopped()
+	c2 := c
+	c2.Meta.Iterations = 30
+	yml, _ := c2.Marshal()
+	os.WriteFile(filepath.Join(dir, rundir.ConfigFile), yml, 0o644)
+	if _, err := Resume(dir, Options{}); err == nil || !strings.Contains(err.Error(), "meta.iterations: 20 when sealed, now 30") {
+		t.Errorf("resume of the half-done override: %v, want the field named", err)
+	}
+	again, err := Resume(dir, Options{}, "meta.iterations=30")
+	if err != nil {
+		t.Fatalf("the same override again: %v", err)
+	}
+	sameResult(t, "override completed after a kill", again, res)
 }

@@ -16,14 +16,21 @@ import (
 // Pending. The optimizer is kept raw: its concrete type comes from the config.
 // SHA256 is the hash of the file's JSON without it, so a damaged or edited
 // checkpoint (a changed weight, a zeroed p) is refused instead of resuming
-// silently into a different result. Checkpoints from before the hash
-// existed lack the key and are checked only structurally.
+// silently into a different result; a checkpoint without it is refused too.
+// Seed and ConfigSHA256 bind it to its run (the seed and the hash of
+// config.yaml it was written under), so that another run's or seed's
+// checkpoint is refused; Previous is the SHA-256 of the checkpoint file it
+// replaced, which lets Verify accept it when a kill came between it and the
+// manifest.
 type Checkpoint struct {
 	State        metalearn.State `json:"state"`
 	Optimizer    json.RawMessage `json:"optimizer"`
 	TrainSeconds float64         `json:"train_seconds"`
 	EvalSeconds  float64         `json:"eval_seconds"`
 	Pending      *Pending        `json:"pending,omitempty"`
+	Seed         uint64          `json:"seed"`
+	ConfigSHA256 string          `json:"config_sha256"`
+	Previous     string          `json:"previous_sha256,omitempty"`
 	SHA256       string          `json:"sha256,omitempty"`
 }
 
@@ -74,24 +81,32 @@ func EncodeCheckpoint(ck Checkpoint) ([]byte, error) {
 }
 
 // DecodeCheckpoint reads checkpoint JSON strictly (no unknown fields, no
-// trailing data) and verifies its hash; errors start with name.
+// trailing data) and verifies its hash and that it names its run; errors
+// start with name.
 func DecodeCheckpoint(name string, raw []byte) (Checkpoint, error) {
+	return decodeCheckpoint(name, raw, true)
+}
+
+// decodeCheckpoint is DecodeCheckpoint; without sealed, a checkpoint from
+// before hashes and identities (SealExisting) is accepted without them.
+func decodeCheckpoint(name string, raw []byte, sealed bool) (Checkpoint, error) {
 	var ck Checkpoint
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&ck); err != nil {
-		return Checkpoint{}, fmt.Errorf("%s: %w", name, err)
+		return Checkpoint{}, fmt.Errorf("%s: %w (the checkpoint is damaged)", name, err)
 	}
 	if dec.More() {
-		return Checkpoint{}, fmt.Errorf("%s: data after the checkpoint's JSON object", name)
+		return Checkpoint{}, fmt.Errorf("%s: data after the checkpoint's JSON object (the checkpoint is damaged)", name)
 	}
-	// A checkpoint written before checkpoints carried a hash has no sha256
-	// key at all; it is accepted, and checked only structurally (metalearn.Trainer.Restore).
 	var probe struct {
 		SHA256 *string `json:"sha256"`
 	}
 	json.Unmarshal(raw, &probe) // raw decoded above, so this cannot fail
-	if probe.SHA256 != nil {
+	switch {
+	case probe.SHA256 == nil && sealed:
+		return Checkpoint{}, fmt.Errorf("%s: sha256: missing: a checkpoint without its hash cannot be verified and is not resumed (one from before hashes existed is sealed by trmaml seal)", name)
+	case probe.SHA256 != nil:
 		h, err := ck.contentHash()
 		if err != nil {
 			return Checkpoint{}, fmt.Errorf("%s: %w", name, err)
@@ -99,6 +114,9 @@ func DecodeCheckpoint(name string, raw []byte) (Checkpoint, error) {
 		if h != ck.SHA256 {
 			return Checkpoint{}, fmt.Errorf("%s: sha256: does not match the content (the file was changed or damaged after it was written); refusing to resume from it", name)
 		}
+	}
+	if sealed && ck.ConfigSHA256 == "" {
+		return Checkpoint{}, fmt.Errorf("%s: config_sha256: missing: the checkpoint does not name its run", name)
 	}
 	if len(ck.Optimizer) == 0 || bytes.Equal(ck.Optimizer, []byte("null")) {
 		return Checkpoint{}, fmt.Errorf("%s: optimizer: missing", name)

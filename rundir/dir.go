@@ -18,6 +18,16 @@ var ErrExists = errors.New("run directory already exists and is not empty")
 // other than the lock and interrupted writes' temporary files (which it
 // removes).
 func Create(dir string) (*dirlock.Lock, error) {
+	// A directory another process is writing is reported as that, before
+	// any advice about its content (which would be to resume it).
+	// Acquire names the holder (waiting for one that just started).
+	if _, held, err := dirlock.Holder(dir); err == nil && held {
+		lock, err := dirlock.Acquire(dir)
+		if err != nil {
+			return nil, err
+		}
+		lock.Release()
+	}
 	if err := refuseContent(dir); err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 
 	"github.com/trmaml/trmaml/internal/atomicfile"
 	"github.com/trmaml/trmaml/metalearn"
@@ -173,12 +174,47 @@ func ReadResult(path string) (Result, error) {
 			return Result{}, fmt.Errorf("%s: final_p: %w", path, err)
 		}
 	}
+	metric, err := metalearn.MetricNamed(res.Metric)
+	if err != nil {
+		return Result{}, fmt.Errorf("%s: metric: %w", path, err)
+	}
 	for _, s := range sets {
 		if err := checkStats(s.stats); err != nil {
 			return Result{}, fmt.Errorf("%s: %s.%w", path, s.name, err)
 		}
+		if err := recompute(s.stats, metric); err != nil {
+			return Result{}, fmt.Errorf("%s: %s.%w", path, s.name, err)
+		}
 	}
 	return res, nil
+}
+
+// recompute refuses statistics that are not those of their per-task values
+// (an edited mean, or an edited per-task value under an unchanged mean): it
+// computes them again as the evaluation does (metalearn.NewTaskStats).
+func recompute(s Stats, m metalearn.Metric) error {
+	if len(s.Masses) != len(s.PerTask) {
+		return fmt.Errorf("masses: %d for %d tasks", len(s.Masses), len(s.PerTask))
+	}
+	for i, v := range s.Masses {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("masses[%d] = %v: must be a finite number >= 0", i, v)
+		}
+	}
+	want := metalearn.NewTaskStats(s.PerTask, nil, s.Masses, m)
+	for _, f := range []struct {
+		name      string
+		got, want float64
+	}{{"mean", s.Mean, want.Mean}, {"weighted_mean", s.WeightedMean, want.WeightedMean}, {"worst", s.Worst, want.Worst}, {"std", s.Std, want.Std}} {
+		if math.Abs(f.got-f.want) > 1e-12*max(1, math.Abs(f.want)) {
+			return fmt.Errorf("%s = %v, but the per_task values give %v: the file was edited or damaged", f.name, f.got, f.want)
+		}
+	}
+	// A tie may name another task with the same value.
+	if i := slices.Index(s.Tasks, s.WorstTask); i < 0 || s.PerTask[i] != want.Worst {
+		return fmt.Errorf("worst_task = %q, but the per_task values give %q: the file was edited or damaged", s.WorstTask, s.Tasks[want.WorstTask])
+	}
+	return nil
 }
 
 // checkStats refuses negative or non-finite statistics: every one is a

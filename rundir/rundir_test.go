@@ -3,6 +3,7 @@ package rundir
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -131,11 +132,11 @@ func TestResultDefaults(t *testing.T) {
 }
 
 // TestCheckpointHash: a checkpoint reads back as written; a changed value,
-// trailing data or a missing optimizer is refused; one from before the hash
-// existed (no sha256 key) is accepted.
+// trailing data, a missing optimizer or identity is refused; one from
+// before the hash existed (no sha256 key) is refused too.
 func TestCheckpointHash(t *testing.T) {
 	t.Parallel()
-	ck := Checkpoint{State: metalearn.State{Iteration: 3, W: []float64{0.5, -1}, P: []float64{1}}, Optimizer: json.RawMessage(`{"LR":0.1}`), TrainSeconds: 2}
+	ck := Checkpoint{State: metalearn.State{Iteration: 3, W: []float64{0.5, -1}, P: []float64{1}}, Optimizer: json.RawMessage(`{"LR":0.1}`), TrainSeconds: 2, Seed: 7, ConfigSHA256: "abc"}
 	raw, err := EncodeCheckpoint(ck)
 	if err != nil {
 		t.Fatal(err)
@@ -145,14 +146,23 @@ func TestCheckpointHash(t *testing.T) {
 		t.Fatalf("decoded %+v, %v", got, err)
 	}
 	legacy, _ := json.Marshal(ck) // SHA256 empty: omitted
-	if _, err := DecodeCheckpoint("c.json", legacy); err != nil {
+	if _, err := DecodeCheckpoint("c.json", legacy); err == nil || !strings.Contains(err.Error(), "c.json: sha256: missing") {
 		t.Errorf("checkpoint without a hash: %v", err)
 	}
+	anonymous := ck
+	anonymous.ConfigSHA256 = ""
+	raw2, _ := EncodeCheckpoint(anonymous)
+	if _, err := DecodeCheckpoint("c.json", raw2); err == nil || !strings.Contains(err.Error(), "c.json: config_sha256: missing") {
+		t.Errorf("checkpoint without its run's identity: %v", err)
+	}
+	noOpt := ck
+	noOpt.Optimizer = nil
+	rawNoOpt, _ := EncodeCheckpoint(noOpt)
 	for _, tt := range []struct{ name, data, want string }{
 		{"changed weight", strings.Replace(string(raw), "0.5", "0.6", 1), "c.json: sha256: does not match"},
 		{"trailing data", string(raw) + "{}", "c.json: data after"},
 		{"unknown field", `{"state":{},"optimizer":{},"extra":1}`, `c.json: json: unknown field "extra"`},
-		{"no optimizer", `{"state":{}}`, "c.json: optimizer: missing"},
+		{"no optimizer", string(rawNoOpt), "c.json: optimizer: missing"},
 	} {
 		if _, err := DecodeCheckpoint("c.json", []byte(tt.data)); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: error %v, want %q", tt.name, err, tt.want)
@@ -181,6 +191,9 @@ func TestCreateAndOpen(t *testing.T) {
 		t.Errorf("second holder: %v, want %v", err, dirlock.ErrHeld)
 	}
 	os.WriteFile(filepath.Join(dir, ConfigFile), nil, 0o644)
+	if _, err := Create(dir); !errors.Is(err, dirlock.ErrHeld) || strings.Contains(err.Error(), "resume") {
+		t.Errorf("a run directory another process is writing: %v, want it reported as in use, without advice to resume", err)
+	}
 	lock.Release()
 	if _, err := Create(dir); err == nil || !strings.Contains(err.Error(), "trmaml resume -run "+dir) {
 		t.Errorf("unfinished run: %v, want advice to resume", err)

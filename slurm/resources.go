@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/trmaml/trmaml/configs"
+	_ "github.com/trmaml/trmaml/tasks" // the task families of the configs it sizes
 )
 
 // Resources are one array task's requests.

@@ -2,7 +2,8 @@
 // experiment files.
 //
 //	trmaml train [-config FILE] [-seed N] [-out DIR]
-//	trmaml resume -run DIR
+//	trmaml resume -run DIR [-override FIELD=VALUE]...
+//	trmaml seal -run DIR
 //	trmaml eval -run DIR [-seed N] [-set FIELD=VALUE]...
 //	trmaml experiment -config FILE -out DIR [-jobs N | -cell I | -list | -report | -slurm]
 //	trmaml status [-config FILE] DIR

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -9,16 +10,42 @@ import (
 
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/experiment"
+	"github.com/trmaml/trmaml/metalearn"
 )
 
-// configSchema is every field of a config file with its type and default:
-// the types from the yaml tags of configs.Config, the defaults from the
-// YAML that configs.Defaults() marshals to, which must have the same fields.
+// configSchema is every field of a config file with its type and default.
+// The fields and types come from the yaml tags of configs.Config, of every
+// registered method's settings (a top-level section named after the
+// method) and of every registered task family's section (task.NAME); the
+// defaults are what a file that states nothing else resolves to, read back
+// from its marshalled YAML, which must hold the same fields.
 func configSchema(t *testing.T) map[string]schemaField {
 	t.Helper()
 	types := map[string]string{}
 	typeFields(reflect.TypeFor[configs.Config](), "", types)
-	defaults := marshalledFields(t, configs.Defaults())
+	for _, m := range metalearn.Methods() {
+		typeFields(reflect.TypeOf(m.New()).Elem(), m.Name, types)
+	}
+	families := configs.FamilyNames()
+	if len(families) < 2 {
+		t.Fatalf("registered task families: %v", families)
+	}
+	defaults := marshalledFields(t, resolved(t, "{}"))
+	for _, name := range families {
+		f, _ := configs.LookupFamily(name)
+		typeFields(reflect.TypeOf(f.NewSection()).Elem(), "task."+name, types)
+		// A family's section is written for the family's own configs only.
+		c, err := configs.Parse("defaults.yaml", []byte(fmt.Sprintf("task: {family: %s}\n", name)))
+		if err != nil {
+			c = configs.Defaults() // a family whose configs must state more
+			c.Task.Family = name
+		}
+		for path, v := range marshalledFields(t, c) {
+			if strings.HasPrefix(path, "task."+name+".") {
+				defaults[path] = v
+			}
+		}
+	}
 	fields := map[string]schemaField{}
 	for path, typ := range types {
 		d, ok := defaults[path]
@@ -29,10 +56,20 @@ func configSchema(t *testing.T) map[string]schemaField {
 	}
 	for path := range defaults {
 		if _, ok := types[path]; !ok {
-			t.Errorf("marshalled default %s is not a field of configs.Config", path)
+			t.Errorf("marshalled default %s is not a field of a config", path)
 		}
 	}
 	return fields
+}
+
+// resolved is the config a file with content src resolves to.
+func resolved(t *testing.T, src string) configs.Config {
+	t.Helper()
+	c, err := configs.Parse("defaults.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // typeFields adds the leaves of struct type st under prefix with their
@@ -55,10 +92,10 @@ func typeFields(st reflect.Type, prefix string, into map[string]string) {
 	}
 }
 
-// marshalledFields is every leaf of the YAML v marshals to, with its value.
-func marshalledFields(t *testing.T, v any) map[string]any {
+// marshalledFields is every leaf of c's YAML with its value.
+func marshalledFields(t *testing.T, c configs.Config) map[string]any {
 	t.Helper()
-	raw, err := yaml.Marshal(v)
+	raw, err := c.Marshal()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,7 +56,9 @@ func exitCode(err error) int {
 
 const usage = `usage:
   trmaml train [-config FILE] [-seed N] [-out DIR]   meta-train into a new run directory
-  trmaml resume -run DIR                             finish an interrupted run (from its checkpoint, or from the start)
+  trmaml resume -run DIR [-override F=V]...          finish an interrupted run (from its checkpoint, or from the start);
+                                                     -override changes meta.iterations or eval.* from the checkpoint on
+  trmaml seal -run DIR                               seal a run directory written before manifests (check its files first)
   trmaml eval -run DIR [-seed N] [-set F=V]...       re-evaluate a run (evaluation.json; under -set changes evaluation-F=V.json)
   trmaml experiment -config FILE -out DIR [-jobs N]  run (or resume) a grid of runs, e.g. configs/experiments/quick.yaml
       ... -cell I | -list | -report                  train or resume cell I only; list the cells and their states; only the table and figures
@@ -93,6 +95,8 @@ func dispatchContext(ctx context.Context, args []string, stdout, stderr io.Write
 		return resume(ctx, args[1:], stdout, stderr)
 	case "eval":
 		return evaluate(args[1:], stdout, stderr)
+	case "seal":
+		return sealCmd(args[1:], stdout, stderr)
 	case "experiment":
 		return experimentCmd(ctx, args[1:], stdout, stderr)
 	case "status":
@@ -168,6 +172,8 @@ func resume(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs := flag.NewFlagSet("resume", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dir := fs.String("run", "", "unfinished run directory")
+	var sets setFlags
+	fs.Var(&sets, "override", "change `FIELD=VALUE` from the checkpoint on (repeatable): meta.iterations, eval.*; recorded in manifest.json and result.json")
 	opts := dataFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -176,11 +182,35 @@ func resume(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return errors.New("resume: give exactly -run DIR")
 	}
 	opts.Progress, opts.Context = run.NewProgress(stderr, isTerminal(stderr)), ctx
-	res, err := run.Resume(*dir, *opts)
+	res, err := run.Resume(*dir, *opts, sets...)
 	if err != nil {
 		return err
 	}
 	printResult(stdout, res)
+	return nil
+}
+
+// sealCmd seals a run directory written before run directories carried a
+// manifest, trusting its files as they are.
+func sealCmd(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("seal", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("run", "", "run directory without manifest.json")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *dir == "" || fs.NArg() > 0 {
+		return errors.New("seal: give exactly -run DIR")
+	}
+	lock, err := rundir.Open(*dir)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	if err := rundir.SealExisting(*dir); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "sealed %s: %s now holds the hashes of its files as they are\n", *dir, filepath.Join(*dir, rundir.ManifestFile))
 	return nil
 }
 

@@ -11,8 +11,10 @@ import (
 	"text/tabwriter"
 
 	"github.com/trmaml/trmaml/internal/atomicfile"
+	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/plots"
 	"github.com/trmaml/trmaml/results"
+	"github.com/trmaml/trmaml/rundir"
 )
 
 // dirList is a repeatable directory flag.
@@ -71,7 +73,7 @@ func loadGroups(paths []string, stderr io.Writer) ([]*results.Group, error) {
 // groupsAndOut parses the flags shared by report and plot (-runs DIR...,
 // positional run directories, a required -out DIR), loads the runs' groups
 // and creates the output directory.
-func groupsAndOut(name, outUsage string, args []string, stderr io.Writer) ([]*results.Group, string, error) {
+func groupsAndOut(name, outUsage string, args []string, stderr io.Writer) ([]*results.Group, string, func(), error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var runs dirList
@@ -79,16 +81,25 @@ func groupsAndOut(name, outUsage string, args []string, stderr io.Writer) ([]*re
 	out := fs.String("out", "", outUsage)
 	paths, err := parseRunArgs(fs, &runs, args)
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	if *out == "" {
-		return nil, "", fmt.Errorf("%s: -out DIR is required", name)
+		return nil, "", nil, fmt.Errorf("%s: -out DIR is required", name)
 	}
 	groups, err := loadGroups(paths, stderr)
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
-	return groups, *out, os.MkdirAll(*out, 0o755)
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return nil, "", nil, err
+	}
+	// Locked, so that two commands do not write one directory at once,
+	// and cleaned of the temporary files of a killed earlier write.
+	lock, err := rundir.Open(*out)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return groups, *out, lock.Release, nil
 }
 
 // reportCmd is "trmaml report [-runs DIR]... [-out DIR] [DIR...]": the
@@ -101,10 +112,11 @@ func groupsAndOut(name, outUsage string, args []string, stderr io.Writer) ([]*re
 // (mean over seeds with its 95% CI), and per_task_seeds.csv, every run's,
 // from which every statistic of the tables can be recomputed.
 func reportCmd(args []string, stdout, stderr io.Writer) error {
-	groups, out, err := groupsAndOut("report", "directory for the tables (required)", args, stderr)
+	groups, out, release, err := groupsAndOut("report", "directory for the tables (required)", args, stderr)
 	if err != nil {
 		return err
 	}
+	defer release()
 	parts := results.SplitByScore(groups)
 	for _, part := range parts {
 		var t interface {
@@ -162,10 +174,11 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 // orders). With runs of several metrics each file name starts with the
 // metric's name (mse_figure1.png, accuracy_figure1.png, ...).
 func plotCmd(args []string, stdout, stderr io.Writer) error {
-	groups, out, err := groupsAndOut("plot", "directory for the PNG files (required)", args, stderr)
+	groups, out, release, err := groupsAndOut("plot", "directory for the PNG files (required)", args, stderr)
 	if err != nil {
 		return err
 	}
+	defer release()
 	parts := results.SplitByScore(groups)
 	for _, part := range parts {
 		prefix := ""
@@ -214,7 +227,7 @@ func plotPart(groups []*results.Group, out, prefix string, stdout io.Writer) err
 		}
 	}
 
-	if tr := preferSecondOrder(filter(groups, func(g *results.Group) bool { return g.Key.Algorithm == "trmaml" })); len(tr) > 0 && !classification {
+	if tr := preferSecondOrder(filter(groups, func(g *results.Group) bool { return g.Key.Algorithm == robustMethod(groups) })); len(tr) > 0 && !classification {
 		tasks, _ := tr[0].FinalP()
 		path := filepath.Join(out, prefix+"p_weights.png")
 		if err := written(path, plots.PWeights(tr, results.HardTasks(tasks), path)); err != nil {
@@ -328,4 +341,19 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t\n", nameWidth, r[0], r[1], r[2], r[3])
 	}
 	return tw.Flush()
+}
+
+// robustMethod is the method whose task weights the p_weights figure
+// shows: the first registered method among groups that moves p and sweeps
+// no setting (TR-MAML among the built-in ones), "" if none.
+func robustMethod(groups []*results.Group) string {
+	for _, info := range metalearn.Methods() {
+		if info.FixedP || info.Swept != "" {
+			continue
+		}
+		if slices.ContainsFunc(groups, func(g *results.Group) bool { return g.Key.Algorithm == info.Name }) {
+			return info.Name
+		}
+	}
+	return ""
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"github.com/trmaml/trmaml/internal/dirlock"
 	"image"
 	_ "image/png"
 	"os"
@@ -101,7 +102,7 @@ func TestReportCmd(t *testing.T) {
 		t.Errorf("table.csv has %d lines, want a header and 3 rows:\n%s", lines, csvData)
 	}
 	var files []string
-	entries, _ := os.ReadDir(out)
+	entries := outputs(out)
 	for _, e := range entries {
 		files = append(files, e.Name())
 	}
@@ -121,9 +122,16 @@ func TestPlotCmd(t *testing.T) {
 	t.Parallel()
 	root := paperLikeRuns(t)
 	out := filepath.Join(t.TempDir(), "figs")
+	// The temporary file of a plot killed while writing Figure 1.
+	os.MkdirAll(out, 0o755)
+	stray := filepath.Join(out, ".figure1.png.tmp123456")
+	os.WriteFile(stray, []byte("half a PNG"), 0o644)
 	var stdout, stderr bytes.Buffer
 	if err := plotCmd([]string{"-out", out, root}, &stdout, &stderr); err != nil {
 		t.Fatalf("plot: %v\n%s", err, stderr.String())
+	}
+	if _, err := os.Stat(stray); !os.IsNotExist(err) {
+		t.Error("the killed plot's temporary file outlived the re-run")
 	}
 	for _, name := range []string{"figure1.png", "p_weights.png", "orders.png"} {
 		path := filepath.Join(out, name)
@@ -148,7 +156,8 @@ func TestPlotCmd(t *testing.T) {
 	if err := plotCmd([]string{"-out", out2, only}, &stdout, &stderr); err != nil {
 		t.Fatal(err)
 	}
-	if entries, _ := os.ReadDir(out2); len(entries) != 1 || entries[0].Name() != "figure1.png" {
+	entries := outputs(out2)
+	if len(entries) != 1 || entries[0].Name() != "figure1.png" {
 		t.Errorf("MAML-only plot wrote %v, want figure1.png", entries)
 	}
 }
@@ -247,7 +256,7 @@ func TestReportAccuracyRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	var names []string
-	entries, _ := os.ReadDir(mixed)
+	entries := outputs(mixed)
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
@@ -268,7 +277,7 @@ func TestPlotAccuracyRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	var names []string
-	entries, _ := os.ReadDir(out)
+	entries := outputs(out)
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
@@ -282,11 +291,18 @@ func TestPlotAccuracyRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	names = nil
-	entries, _ = os.ReadDir(mixed)
+	entries = outputs(mixed)
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
 	if want := []string{"accuracy_adversary.png", "accuracy_figure1.png", "mse_figure1.png", "mse_p_weights.png"}; !slices.Equal(names, want) {
 		t.Errorf("mixed plot wrote %q, want %q", names, want)
 	}
+}
+
+// outputs lists what a command wrote into dir: its entries but the lock
+// (package dirlock), which stays once a command has held the directory.
+func outputs(dir string) []os.DirEntry {
+	entries, _ := os.ReadDir(dir)
+	return slices.DeleteFunc(entries, func(e os.DirEntry) bool { return e.Name() == dirlock.Name })
 }

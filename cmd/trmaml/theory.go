@@ -14,6 +14,7 @@ import (
 
 	"github.com/trmaml/trmaml/internal/atomicfile"
 	"github.com/trmaml/trmaml/plots"
+	"github.com/trmaml/trmaml/rundir"
 	"github.com/trmaml/trmaml/theory"
 )
 
@@ -46,6 +47,11 @@ func theoryCmd(args []string, stdout, stderr io.Writer) error {
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
+	lock, err := rundir.Open(*out) // locked, and cleaned of a killed write's temporary files
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
 	f, R := theory.DefaultFamily(), theory.DefaultRadius
 	start := time.Now()
 	s, err := f.Saddle(R)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/trmaml/trmaml/metalearn"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,9 +54,9 @@ func TestTradeoffCommand(t *testing.T) {
 			resultstest.New("c1", "cvar", "second", seed, 5, 0.92),
 		} {
 			if s.Config.Name == "c1" {
-				s.Config.CVaR.Level = 0.1
+				s.Config.Settings("cvar").(*metalearn.CVaR).Level = 0.1
 			} else {
-				s.Config.CVaR.Level = 0.5
+				s.Config.Settings("cvar").(*metalearn.CVaR).Level = 0.5
 			}
 			if err := s.Write(filepath.Join(root, fmt.Sprintf("%s-seed%d", s.Config.Name, seed))); err != nil {
 				t.Fatal(err)

@@ -18,10 +18,11 @@ import (
 // run's own values (and how long it stayed on the initial plateau) in
 // cvar_seeds.csv.
 func tradeoffCmd(args []string, stdout, stderr io.Writer) error {
-	groups, out, err := groupsAndOut("tradeoff", "directory for cvar_tradeoff.png, cvar_table.md, cvar_table.csv and cvar_seeds.csv (required)", args, stderr)
+	groups, out, release, err := groupsAndOut("tradeoff", "directory for cvar_tradeoff.png, cvar_table.md, cvar_table.csv and cvar_seeds.csv (required)", args, stderr)
 	if err != nil {
 		return err
 	}
+	defer release()
 	// The figure and table are of MSE (their axes and caption say so):
 	// refuse rather than mislabel runs of another metric.
 	for _, g := range groups {

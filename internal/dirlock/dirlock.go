@@ -13,6 +13,10 @@ import (
 // Name is the lock file inside a locked directory.
 const Name = ".lock"
 
+// nameWait is how long Acquire waits for the holder of a lock to write its
+// name before refusing without it.
+const nameWait = 2 * time.Second
+
 // Lock is a held directory lock.
 type Lock struct{ f *os.File }
 
@@ -20,26 +24,39 @@ type Lock struct{ f *os.File }
 // the lock.
 var ErrHeld = errors.New("in use by another process")
 
-// Acquire takes the lock of dir, which must exist, without waiting: if
-// another process (or another Acquire in this one) holds it, the error
-// wraps ErrHeld and names the holder.
+// Acquire takes the lock of dir, which must exist, without waiting for a
+// holder to finish: if another process (or another Acquire in this one)
+// holds it, the error wraps ErrHeld and names the holder. A holder writes
+// its name just after taking the lock (and clears it just before giving it
+// up), so a lock found held without a name is tried again for up to
+// nameWait: the holder is then named, or the lock was free after all.
 func Acquire(dir string) (*Lock, error) {
 	path := filepath.Join(dir, Name)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("locking %s: %w", dir, err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		holder, _ := os.ReadFile(path)
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			h := strings.TrimSpace(string(holder))
-			if h == "" {
-				h = "a process that has not yet written its name"
-			}
-			return nil, fmt.Errorf("%s is %w: %s (wait for it to finish, or use another directory)", dir, ErrHeld, h)
+	deadline := time.Now().Add(nameWait)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			break
 		}
-		return nil, fmt.Errorf("locking %s: %w", dir, err)
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("locking %s: %w", dir, err)
+		}
+		holder, _ := os.ReadFile(path)
+		h := strings.TrimSpace(string(holder))
+		if h == "" && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+			continue
+		}
+		f.Close()
+		if h == "" {
+			h = fmt.Sprintf("a process that has held it for %v without writing its name into %s", nameWait, path)
+		}
+		return nil, fmt.Errorf("%s is %w: %s (wait for it to finish, or use another directory)", dir, ErrHeld, h)
 	}
 	host, _ := os.Hostname()
 	info := fmt.Sprintf("pid %d on %s, %q, since %s\n", os.Getpid(), host, strings.Join(os.Args, " "), time.Now().UTC().Format(time.RFC3339))

@@ -4,8 +4,11 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func TestSecondHolderRefusedWithName(t *testing.T) {
@@ -90,4 +93,31 @@ func TestHolder(t *testing.T) {
 		t.Fatalf("Acquire after Holder: %v", err)
 	}
 	l.Release()
+}
+
+// TestJustStartedHolderNamed: a holder that has taken the lock but not yet
+// written its name is waited for, and named, instead of being reported as
+// nameless.
+func TestJustStartedHolderNamed(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	f, err := os.OpenFile(filepath.Join(dir, Name), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		f.WriteAt([]byte("pid 4242 on host, \"trmaml train\", since now\n"), 0)
+		close(done)
+	}()
+	_, err = Acquire(dir)
+	<-done
+	if !errors.Is(err, ErrHeld) || !strings.Contains(err.Error(), "pid 4242") {
+		t.Errorf("lock taken by a holder that wrote its name late: %v, want it named", err)
+	}
 }

@@ -1,6 +1,7 @@
 package resultstest
 
 import (
+	"github.com/trmaml/trmaml/tasks/omniglot"
 	"math"
 
 	"github.com/trmaml/trmaml/configs"
@@ -54,7 +55,8 @@ func NewAccuracy(name, algorithm, order string, seed uint64, k int, level float6
 		panic(err) // an embedded file: a broken build, not a test input
 	}
 	cfg.Name, cfg.Algorithm, cfg.Order, cfg.Seed = name, algorithm, order, seed
-	cfg.Task.Support, cfg.Task.Omniglot.Ways = k, Ways
+	cfg.Task.Support = k
+	cfg.Task.Section(omniglot.Name).(*omniglot.Config).Ways = Ways
 	cfg.Meta.Iterations, cfg.Eval.Every = 200, 100
 	s.Config = cfg
 	s.Metrics, s.P = nil, nil

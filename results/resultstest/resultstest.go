@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"testing"
 
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/rundir"
@@ -44,7 +45,10 @@ var (
 // worst 5*level; metric column c of row r is level*(r+1)*(c+1) but elapsed
 // seconds are 10*r*level and the batch columns of row 0 are empty. p is
 // uniform for MAML; for TR-MAML it moves to the two hard tasks, ending at
-// (0.1, 0.1, 0.4, 0.4).
+// (0.1, 0.1, 0.4, 0.4). The meta-training per-task losses are
+// level * (0.5, 0.5, 2, 3) with masses (5, 5, 3, 3): mean 1.5*level,
+// weighted mean 1.25*level. The statistics are those of the per-task
+// values, as result.json's reader requires.
 func New(name, algorithm, order string, seed uint64, k int, level float64) Spec {
 	cfg := configs.Defaults()
 	cfg.Name, cfg.Algorithm, cfg.Order, cfg.Seed = name, algorithm, order, seed
@@ -81,7 +85,7 @@ func New(name, algorithm, order string, seed uint64, k int, level float64) Spec 
 		},
 		MetaTrain: rundir.Stats{
 			Mean: 1.5 * level, WeightedMean: 1.25 * level, Worst: 3 * level, WorstTask: TrainTasks[3],
-			Std: level, Instances: 40, PerTask: train, Tasks: TrainTasks, Masses: ones(len(TrainTasks)),
+			Std: level * math.Sqrt(1.125), Instances: 40, PerTask: train, Tasks: TrainTasks, Masses: []float64{5, 5, 3, 3},
 		},
 		Timing: rundir.Timing{MsPerIteration: level, TrainSeconds: 0.2 * level, EvalSeconds: 1},
 	}
@@ -144,5 +148,16 @@ func (s Spec) Write(dir string) error {
 			return fmt.Errorf("resultstest: %w", err)
 		}
 	}
-	return nil
+	return rundir.Seal(dir, true)
+}
+
+// Reseal seals dir as it now is, after a test edited its files: as a writer
+// with a bug would have written and sealed them, so that the test reaches
+// the checks beyond the manifest.
+func Reseal(t testing.TB, dir string) {
+	t.Helper()
+	os.Remove(filepath.Join(dir, rundir.ManifestFile))
+	if err := rundir.Seal(dir, true); err != nil {
+		t.Fatal(err)
+	}
 }

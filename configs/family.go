@@ -1,0 +1,240 @@
+package configs
+
+import (
+	"fmt"
+	"io"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/trmaml/trmaml/metalearn"
+)
+
+// Family is a task family: where its tasks come from and everything about
+// a config that depends on them. A family is one package that registers one
+// Family with RegisterFamily (see package tasks for the table of the
+// built-in ones); nothing else in the framework knows its name. Its config
+// section is task.<Name>, decoded strictly into NewSection's type.
+type Family interface {
+	// Name is the value of task.family and the key of the family's
+	// section under task.
+	Name() string
+	// NewSection returns the section's defaults: a pointer to a struct
+	// whose fields carry yaml tags.
+	NewSection() any
+	// Noun is what one task is called in captions, headers and on axes,
+	// e.g. "task" or "alphabet".
+	Noun() string
+	// Model is the kind of network the family's tasks take: "mlp"
+	// (regression with the MLP of model.hidden and the squared error) or
+	// "cnn" (classification with the CNN of model.cnn, softmax cross-entropy
+	// and accuracy).
+	Model() string
+	// Ways is N of N-way classification (tables then name the setting
+	// "N-way K-shot"), 0 for regression.
+	Ways(c Config) int
+	// Defaults fills the fields outside the section that the file leaves
+	// out and whose default differs for this family; stated reports
+	// whether the file sets a field path. It runs before validation.
+	Defaults(c *Config, stated func(path string) bool) []error
+	// PLR is the family's step size eta_p of TR-MAML at c's instance size
+	// (the paper's appendix values), or an error (FieldError for
+	// trmaml.p_lr) asking the file to state it.
+	PLR(c Config) (float64, error)
+	// Check validates the section and the fields whose range depends on
+	// the family, with k's helpers.
+	Check(c Config, k *Checker)
+	// Memory estimates the memory a run of c needs, from its sizes alone.
+	Memory(c Config) MemoryEstimate
+	// Tasks builds the task sets of c. Errors a config could have caused
+	// are *ConfigError, naming the field.
+	Tasks(c Config, env Env) (*TaskSets, error)
+}
+
+// EvalFielder is implemented by a family whose section has fields that an
+// evaluation of a trained solution may change (trmaml eval -set): how
+// instances are prepared, never what was trained.
+type EvalFielder interface {
+	// EvalFields lists their paths, e.g. "task.omniglot.resize".
+	EvalFields() []string
+}
+
+// ScaleFielder is implemented by a family whose section sets the scale of
+// the inputs, so that a run whose first evaluation is not finite can name
+// those fields beside the model's and the learning rates.
+type ScaleFielder interface {
+	// ScaleFields names the section's fields that set the input scale,
+	// with their values, e.g. "task.sinusoid.x_min = -5".
+	ScaleFields(c Config) string
+}
+
+// EvalFields lists the fields that the registered families let an
+// evaluation change (EvalFielder).
+func EvalFields() []string {
+	var paths []string
+	for _, f := range families {
+		if e, ok := f.(EvalFielder); ok {
+			paths = append(paths, e.EvalFields()...)
+		}
+	}
+	return paths
+}
+
+// Env is what a family's Tasks may need beyond the config: where the data
+// lies is a property of the machine, not of the experiment.
+type Env struct {
+	// DataRoot, if not empty, overrides the config's data.root.
+	DataRoot string
+	// Cache, if not nil, keeps the data a family loads for the runs given
+	// the same cache; nil loads it for each run.
+	Cache *DataCache
+	// Release, if not nil, describes the data the family must find instead
+	// of its published release, in the family's own type (Omniglot:
+	// *omniglot.Release, for a program's own data in Omniglot's layout).
+	Release any
+	// Warnings receives one line per problem that does not stop the run
+	// (an unwritable data cache); nil is os.Stderr.
+	Warnings io.Writer
+}
+
+// DataCache keeps data that families load (Omniglot's decoded images), so
+// that the runs of one experiment load it once. The zero value is empty and
+// ready; it is safe for concurrent use.
+type DataCache struct {
+	mu sync.Mutex
+	m  map[any]any
+}
+
+// Load returns the value of key, calling load the first time (and every
+// time on a nil cache); a failed load is not kept. Loads are serialised, so
+// two runs never load the same data at once.
+func (c *DataCache) Load(key any, load func() (any, error)) (any, error) {
+	if c == nil {
+		return load()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if v, ok := c.m[key]; ok {
+		return v, nil
+	}
+	v, err := load()
+	if err != nil {
+		return nil, err
+	}
+	if c.m == nil {
+		c.m = map[any]any{}
+	}
+	c.m[key] = v
+	return v, nil
+}
+
+// TaskSets are a family's task sets for one config and the points of one
+// instance of each.
+type TaskSets struct {
+	Train, Test metalearn.TaskSet
+	// EvalTrain and EvalTest are the sets evaluation draws from: Train and
+	// Test, or twins with another query size when evaluation scores on
+	// another number of points than training.
+	EvalTrain, EvalTest metalearn.TaskSet
+	// Support, Query and EvalQuery are the points of a training instance's
+	// support and query sets and of an evaluated instance's query set.
+	Support, Query, EvalQuery int
+}
+
+// ConfigError is a config that passes field-by-field validation but cannot
+// be built, such as too few evaluation instances for its task sets. It
+// names the field; the caller adds the file.
+type ConfigError struct {
+	Field, Problem string
+}
+
+func (e *ConfigError) Error() string { return e.Field + ": " + e.Problem }
+
+// families is the table of registered task families, in registration
+// order.
+var families []Family
+
+// RegisterFamily adds a task family (call it from the family package's init
+// function). It panics on a name registered twice or a section that is not
+// a pointer to a struct: both are programming errors.
+func RegisterFamily(f Family) {
+	if _, ok := LookupFamily(f.Name()); ok {
+		panic(fmt.Sprintf("configs: task family %q registered twice", f.Name()))
+	}
+	checkSectionType(f.Name(), f.NewSection())
+	families = append(families, f)
+}
+
+// LookupFamily returns the registered family called name.
+func LookupFamily(name string) (Family, bool) {
+	i := slices.IndexFunc(families, func(f Family) bool { return f.Name() == name })
+	if i < 0 {
+		return nil, false
+	}
+	return families[i], true
+}
+
+// FamilyNamed returns the registered family called name, or an error that
+// names it and lists the registered ones.
+func FamilyNamed(name string) (Family, error) {
+	if f, ok := LookupFamily(name); ok {
+		return f, nil
+	}
+	return nil, fmt.Errorf("task family %q is not registered (registered: %s)", name, strings.Join(FamilyNames(), ", "))
+}
+
+// FamilyNames lists the registered families in registration order.
+func FamilyNames() []string {
+	names := make([]string, len(families))
+	for i, f := range families {
+		names[i] = f.Name()
+	}
+	return names
+}
+
+// checkSectionType panics unless a section is a pointer to a struct, what
+// the strict decoder and Marshal handle.
+func checkSectionType(name string, s any) {
+	if t := reflect.TypeOf(s); t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+		panic(fmt.Sprintf("configs: task family %q: NewSection must return a pointer to a struct, got %T", name, s))
+	}
+}
+
+// Family returns the registered family of c's task.family; Parse and
+// Validate have refused any other.
+func (c Config) Family() (Family, error) { return FamilyNamed(c.Task.Family) }
+
+// Section returns c's section of the registered family name (a pointer to
+// its type), or nil. A family reads its own settings through it.
+func (t TaskConfig) Section(name string) any { return t.Sections[name] }
+
+// Settings returns the configured settings of the registered method name
+// (a pointer to the method's type), or nil.
+func (c Config) Settings(name string) metalearn.Method { return c.Methods[name] }
+
+// NewMethod returns a fresh metalearn.Method of c's algorithm with the
+// settings of its section.
+func (c Config) NewMethod() (metalearn.Method, error) {
+	info, err := metalearn.MethodNamed(c.Algorithm)
+	if err != nil {
+		return nil, err
+	}
+	if m := c.Methods[info.Name]; m != nil {
+		return metalearn.CopySettings(m), nil
+	}
+	return info.New(), nil
+}
+
+// MethodInfo returns the registration of c's algorithm.
+func (c Config) MethodInfo() (metalearn.MethodInfo, error) { return metalearn.MethodNamed(c.Algorithm) }
+
+// Swept is the value of the setting that tells runs of c's method apart
+// (CVaR's level), 0 when the method sweeps none.
+func (c Config) Swept() float64 {
+	info, ok := metalearn.LookupMethod(c.Algorithm)
+	if !ok {
+		return 0
+	}
+	return info.SweptValue(c.Methods[info.Name])
+}

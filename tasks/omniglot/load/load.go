@@ -1,0 +1,106 @@
+// Package load is the data side of the Omniglot task family: it reads the
+// drawings (package data/omniglot) and builds the task sets. Importing it
+// installs it in package tasks/omniglot; run imports it, the readers of run
+// directories need not.
+package load
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/trmaml/trmaml/configs"
+	"github.com/trmaml/trmaml/data/omniglot"
+	"github.com/trmaml/trmaml/metalearn"
+	family "github.com/trmaml/trmaml/tasks/omniglot"
+)
+
+func init() { family.SetLoader(tasks) }
+
+type datasetKey struct {
+	dir     string
+	size    int
+	resize  omniglot.Resize
+	content string // the release's content hash
+}
+
+// load returns the dataset of the resolved data root, from env.Cache when
+// another run loaded it.
+func load(c configs.Config, env configs.Env) (*omniglot.Dataset, error) {
+	root, err := omniglot.ResolveRoot(env.DataRoot, c.Data.Root)
+	if err != nil {
+		return nil, err
+	}
+	var release *omniglot.Release
+	if env.Release != nil {
+		r, ok := env.Release.(*omniglot.Release)
+		if !ok {
+			return nil, fmt.Errorf("tasks/omniglot: data release of type %T, want *omniglot.Release", env.Release)
+		}
+		release = r
+	}
+	key := datasetKey{root.Dir, family.Section(c).ImageSize, omniglot.Resize(family.Section(c).Resize), omniglot.ContentSHA256}
+	if release != nil {
+		key.content = release.ContentSHA256
+	}
+	d, err := env.Cache.Load(key, func() (any, error) {
+		d, err := omniglot.Load(root.Dir, omniglot.Options{Size: key.size, Resize: key.resize, Release: release})
+		if err != nil {
+			err = root.Annotate(err)
+			if errors.Is(err, omniglot.ErrMissing) {
+				return nil, &configs.ConfigError{Field: "data.root", Problem: err.Error()}
+			}
+			return nil, err
+		}
+		if d.Info.CacheErr != nil {
+			// One line, once per loaded data set: the run is unaffected,
+			// but every start decodes the images again.
+			w := env.Warnings
+			if w == nil {
+				w = os.Stderr
+			}
+			fmt.Fprintf(w, "trmaml: warning: the decoded Omniglot cache %s cannot be written, so the images are decoded again on every start: %v\n", d.Info.CachePath, d.Info.CacheErr)
+		}
+		return d, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return d.(*omniglot.Dataset), nil
+}
+
+// tasks builds the task sets of c: the alphabets of the two splits, N-way
+// K-shot; an instance's points are ways times the per-class counts.
+func tasks(c configs.Config, env configs.Env) (*configs.TaskSets, error) {
+	d, err := load(c, env)
+	if err != nil {
+		return nil, err
+	}
+	oc, t := family.Section(c), c.Task
+	sets := func(queries int, rotate bool) (train, test metalearn.TaskSet, err error) {
+		spec := omniglot.Spec{Ways: oc.Ways, Shots: t.Support, Queries: queries, Rotate: rotate}
+		tr, err := omniglot.NewTaskSet(d, omniglot.Train, spec)
+		if err != nil {
+			return nil, nil, &configs.ConfigError{Field: "task.omniglot.ways", Problem: err.Error()}
+		}
+		te, err := omniglot.NewTaskSet(d, omniglot.Test, spec)
+		if err != nil {
+			return nil, nil, &configs.ConfigError{Field: "task.omniglot.ways", Problem: err.Error()}
+		}
+		return tr, te, nil
+	}
+	train, test, err := sets(t.Query, oc.Rotate)
+	if err != nil {
+		return nil, err
+	}
+	evalTrain, evalTest := train, test
+	if c.Eval.Query != t.Query || oc.RotateEval != oc.Rotate {
+		if evalTrain, evalTest, err = sets(c.Eval.Query, oc.RotateEval); err != nil {
+			return nil, err
+		}
+	}
+	return &configs.TaskSets{
+		Train: train, Test: test, EvalTrain: evalTrain, EvalTest: evalTest,
+		Support: oc.Ways * t.Support, Query: oc.Ways * t.Query, EvalQuery: oc.Ways * c.Eval.Query,
+	}, nil
+}
