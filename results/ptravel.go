@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"reflect"
 	"strings"
+
+	"github.com/trmaml/trmaml/metalearn"
 )
 
 // PTravel summarises how far a run's task distribution p moved over
@@ -95,4 +98,37 @@ func PTravelMarkdown(runs []*Run, stepSize func(*Run) string) (string, error) {
 			t.Run, stepSize(r), t.Iterations, t.Final, t.Max, at(t.Half), at(t.Most), t.Effective, t.Tasks, t.Top, t.TopWeight, t.TopRatio)
 	}
 	return b.String(), nil
+}
+
+// MovingP returns the runs of groups whose method moves p (TR-MAML and its
+// variants, not MAML), in group order.
+func MovingP(groups []*Group) []*Run {
+	var runs []*Run
+	for _, g := range groups {
+		for _, r := range g.Runs {
+			if info, ok := metalearn.LookupMethod(r.Config.Algorithm); ok && !info.FixedP {
+				runs = append(runs, r)
+			}
+		}
+	}
+	return runs
+}
+
+// StepP is r's step size of p: the p_lr setting of its method's section,
+// or "" for a method without one.
+func StepP(r *Run) string {
+	m := r.Config.Settings(r.Config.Algorithm)
+	if m == nil {
+		return ""
+	}
+	v := reflect.Indirect(reflect.ValueOf(m))
+	if v.Kind() != reflect.Struct {
+		return ""
+	}
+	for i := range v.NumField() {
+		if v.Type().Field(i).Tag.Get("yaml") == "p_lr" && v.Field(i).CanFloat() {
+			return fmt.Sprintf("%g", v.Field(i).Float())
+		}
+	}
+	return ""
 }

@@ -28,8 +28,8 @@ type Checkpoint struct {
 	TrainSeconds float64         `json:"train_seconds"`
 	EvalSeconds  float64         `json:"eval_seconds"`
 	Pending      *Pending        `json:"pending,omitempty"`
-	Seed         uint64          `json:"seed"`
-	ConfigSHA256 string          `json:"config_sha256"`
+	Seed         uint64          `json:"seed,omitempty"`
+	ConfigSHA256 string          `json:"config_sha256,omitempty"`
 	Previous     string          `json:"previous_sha256,omitempty"`
 	SHA256       string          `json:"sha256,omitempty"`
 }

@@ -2,6 +2,8 @@ package rundir
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"math"
@@ -218,5 +220,35 @@ func TestKeepRows(t *testing.T) {
 	buf.Reset()
 	if err := KeepRows(path, header, 3, 15, &buf); err == nil || !strings.Contains(err.Error(), "p.csv:4: iteration 20 out of order") {
 		t.Errorf("no row for the checkpoint: %v", err)
+	}
+}
+
+// TestHashedCheckpointBeforeIdentity: a checkpoint written with its hash
+// but before checkpoints named their run (no seed, no config_sha256) keeps
+// a valid hash, so trmaml seal can bind it to its run; a changed one is
+// still refused.
+func TestHashedCheckpointBeforeIdentity(t *testing.T) {
+	old := struct {
+		State        metalearn.State `json:"state"`
+		Optimizer    json.RawMessage `json:"optimizer"`
+		TrainSeconds float64         `json:"train_seconds"`
+		EvalSeconds  float64         `json:"eval_seconds"`
+	}{metalearn.State{Iteration: 7, W: []float64{0.5, -1}}, json.RawMessage(`{"lr":0.001}`), 3, 1}
+	body, err := json.Marshal(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(body)
+	raw := append(body[:len(body)-1:len(body)-1], []byte(`,"sha256":"`+hex.EncodeToString(sum[:])+`"}`)...)
+	ck, err := decodeCheckpoint("checkpoint.json", raw, false)
+	if err != nil || ck.State.Iteration != 7 {
+		t.Fatalf("old hashed checkpoint: %+v, %v", ck, err)
+	}
+	if _, err := DecodeCheckpoint("checkpoint.json", raw); err == nil {
+		t.Error("an old checkpoint is resumed without being sealed")
+	}
+	changed := bytes.Replace(raw, []byte(`0.5`), []byte(`0.6`), 1)
+	if _, err := decodeCheckpoint("checkpoint.json", changed, false); err == nil || !strings.Contains(err.Error(), "sha256: does not match") {
+		t.Errorf("changed old checkpoint: %v", err)
 	}
 }

@@ -109,8 +109,9 @@ func groupsAndOut(name, outUsage string, args []string, stderr io.Writer) ([]*re
 // Table 2's meta-training and meta-test layout for accuracy runs; with runs
 // of both metrics, table_mse.* and table_accuracy.*), per_task.md and
 // per_task.csv, every group's final value on every task with its name
-// (mean over seeds with its 95% CI), and per_task_seeds.csv, every run's,
-// from which every statistic of the tables can be recomputed.
+// (mean over seeds with its 95% CI), per_task_seeds.csv, every run's, from
+// which every statistic of the tables can be recomputed, and, when a run's
+// method moves p, p_travel.md: how far and when p moved from its start.
 func reportCmd(args []string, stdout, stderr io.Writer) error {
 	groups, out, release, err := groupsAndOut("report", "directory for the tables (required)", args, stderr)
 	if err != nil {
@@ -161,6 +162,17 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "per-task values written to %s (Markdown: per_task.md), each seed's to %s\n", perTask, perRun)
+	if moving := results.MovingP(groups); len(moving) > 0 {
+		travel, err := results.PTravelMarkdown(moving, results.StepP)
+		if err != nil {
+			return err
+		}
+		path := filepath.Join(out, "p_travel.md")
+		if err := atomicfile.Write(path, []byte(travel)); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "how far p moved from its start in each run: %s\n", path)
+	}
 	return nil
 }
 

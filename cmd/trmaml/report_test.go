@@ -106,8 +106,16 @@ func TestReportCmd(t *testing.T) {
 	for _, e := range entries {
 		files = append(files, e.Name())
 	}
-	if want := []string{"per_task.csv", "per_task.md", "per_task_seeds.csv", "table.csv", "table.md"}; !slices.Equal(files, want) {
+	if want := []string{"p_travel.md", "per_task.csv", "per_task.md", "per_task_seeds.csv", "table.csv", "table.md"}; !slices.Equal(files, want) {
 		t.Errorf("output directory holds %q, want %q", files, want)
+	}
+	travel, err := os.ReadFile(filepath.Join(out, "p_travel.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One row per TR-MAML seed, none for MAML, whose p does not move.
+	if rows := strings.Count(string(travel), "_trmaml-seed"); rows != 3 || strings.Contains(string(travel), "_maml-seed") {
+		t.Errorf("p_travel.md has %d TR-MAML rows, want 3 and no MAML row:\n%s", rows, travel)
 	}
 
 	if err := reportCmd([]string{"-runs", root}, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "-out") {
@@ -260,7 +268,7 @@ func TestReportAccuracyRuns(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if want := []string{"per_task.csv", "per_task_accuracy.md", "per_task_mse.md", "per_task_seeds.csv",
+	if want := []string{"p_travel.md", "per_task.csv", "per_task_accuracy.md", "per_task_mse.md", "per_task_seeds.csv",
 		"table_accuracy.csv", "table_accuracy.md", "table_mse.csv", "table_mse.md"}; !slices.Equal(names, want) {
 		t.Errorf("mixed report wrote %q, want %q", names, want)
 	}
