@@ -324,3 +324,20 @@ func TestCLIDocsListScripts(t *testing.T) {
 		t.Errorf("docs/cli.md lists scripts/%s, which does not exist", name)
 	}
 }
+
+// TestConfigDocsListGrids checks that docs/configs.md names every
+// experiment grid of configs/experiments (the *_base.yaml files there are
+// the grids' base configs).
+func TestConfigDocsListGrids(t *testing.T) {
+	grids, err := filepath.Glob(filepath.Join("..", "..", "configs", "experiments", "*.yaml"))
+	if err != nil || len(grids) == 0 {
+		t.Fatalf("no experiment files found: %v", err)
+	}
+	page := docsPage(t, "configs.md")
+	for _, g := range grids {
+		name := filepath.Base(g)
+		if !strings.HasSuffix(name, "_base.yaml") && !strings.Contains(page, "`"+name+"`") {
+			t.Errorf("docs/configs.md does not name the experiment grid configs/experiments/%s", name)
+		}
+	}
+}
