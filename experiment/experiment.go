@@ -21,6 +21,7 @@ import (
 	"github.com/trmaml/trmaml/run"
 	"github.com/trmaml/trmaml/rundir"
 	"github.com/trmaml/trmaml/slurm"
+	"gopkg.in/yaml.v3"
 )
 
 // Spec is an experiment file.
@@ -97,9 +98,10 @@ func Parse(path string, raw []byte, opts run.Options) (Spec, []configs.Config, e
 	check("cvar_levels", spec.CVaRLevels, len(spec.CVaRLevels) == 0, "is replaced by the general sweep axis: write instead\n    sweep: {cvar.level: %s}", flowList(spec.CVaRLevels))
 	check("iterations", spec.Iterations, spec.Iterations >= 0 && spec.Iterations <= configs.MaxIterations,
 		"must be in [0, %d] (0 keeps the base config's)", configs.MaxIterations)
+	slurmLines(raw, lines)
 	for _, k := range slices.Sorted(maps.Keys(spec.Slurm)) {
 		if err := slurm.CheckOption(k, spec.Slurm[k]); err != nil {
-			errs = append(errs, configs.FieldError("slurm", k, err.Error()))
+			errs = append(errs, configs.FieldError("slurm."+k, spec.Slurm[k], err.Error()))
 		}
 	}
 	if len(errs) > 0 {
@@ -135,6 +137,25 @@ func Parse(path string, raw []byte, opts run.Options) (Spec, []configs.Config, e
 		}
 	}
 	return spec, out, nil
+}
+
+// slurmLines adds the line of each key of the slurm: section to lines, as
+// slurm.KEY, so that a refused sbatch option is reported at its own line:
+// the strict decoder hands the section to slurm.Options whole and records
+// only the section's.
+func slurmLines(raw []byte, lines map[string]int) {
+	var doc yaml.Node
+	if yaml.Unmarshal(raw, &doc) != nil || len(doc.Content) == 0 {
+		return
+	}
+	root := doc.Content[0]
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if m := root.Content[i+1]; root.Content[i].Value == "slurm" && m.Kind == yaml.MappingNode {
+			for j := 0; j+1 < len(m.Content); j += 2 {
+				lines["slurm."+m.Content[j].Value] = m.Content[j].Line
+			}
+		}
+	}
 }
 
 // loadBase loads an experiment's base: a file relative to the experiment

@@ -62,6 +62,13 @@ func TestLoadRefusals(t *testing.T) {
 		{"name: x\nbase: other.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\n", []string{"exp.yaml:2", "other.yaml: no such file"}},
 		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\niterations: 200000000\n", []string{"exp.yaml:6", "iterations = 200000000: must be in [0, 100000000]"}},
 		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\nname: y\n", []string{"exp.yaml:6", "duplicate key"}},
+		// The slurm: section passes sbatch long options through, checked
+		// like every other field.
+		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\nslurm:\n  partition: cpu\n  partiton: gpu\n", []string{"exp.yaml:8", "slurm", `"partiton" is not an sbatch long option`}},
+		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\nslurm: {time: \"1:00:00\"}\n", []string{"exp.yaml:6", "--time is set by trmaml: use -time"}},
+		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\nslurm: {partition: [a, b]}\n", []string{"exp.yaml:6", "partition", "want a single value"}},
+		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\nslurm: [partition]\n", []string{"exp.yaml:6", "mapping of sbatch long options"}},
+		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\nslurm: {qos: \"-high\"}\n", []string{"exp.yaml:6", "not starting with -"}},
 	}
 	for _, c := range cases {
 		dir := writeFiles(t, map[string]string{"exp.yaml": c.body, "base.yaml": tinyBase})
