@@ -14,14 +14,24 @@ import (
 	"github.com/trmaml/trmaml/slurm"
 )
 
-// fakeSbatch puts an sbatch script with the given body first on PATH.
+// fakeSbatch makes PATH an sbatch script with the given body and nothing
+// else: no real sbatch, squeue or sacct of the machine is called.
 func fakeSbatch(t *testing.T, body string) {
 	t.Helper()
+	fakeCommands(t, map[string]string{"sbatch": body})
+}
+
+// fakeCommands makes PATH a directory of shell scripts, name to body, and
+// nothing else.
+func fakeCommands(t *testing.T, bodies map[string]string) {
+	t.Helper()
 	bin := t.TempDir()
-	if err := os.WriteFile(filepath.Join(bin, "sbatch"), []byte("#!/bin/sh\n"+body), 0o755); err != nil {
-		t.Fatal(err)
+	for name, body := range bodies {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"+body), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
-	t.Setenv("PATH", bin+":/usr/bin:/bin")
+	t.Setenv("PATH", bin)
 }
 
 // TestSlurmSubmitRefusals: -slurm without sbatch, with a refusing sbatch
@@ -140,5 +150,72 @@ func TestStatus(t *testing.T) {
 	stdout.Reset()
 	if err := dispatch([]string{"status", grid[0].Dir}, &stdout, &stderr); err != nil || !strings.Contains(stdout.String(), "1 cells: 1 finished") {
 		t.Errorf("status of a run directory: %v\n%s", err, stdout.String())
+	}
+}
+
+// TestStatusSlurmStates: trmaml status shows each cell's Slurm state from
+// the jobs -slurm recorded, the later array's for a cell submitted twice,
+// from squeue (which also lists ended jobs for a while) and, for the jobs
+// squeue no longer knows, from sacct; and the report job's. A new -slurm
+// leaves out the cells Slurm has queued or running, and resubmits the
+// cancelled one.
+func TestStatusSlurmStates(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "exp.yaml")
+	os.WriteFile(filepath.Join(dir, "base.yaml"), []byte("name: small\nmodel: {hidden: [8]}\nmeta: {iterations: 20, batch: 10}\neval: {every: 10, instances: 490, train_instances: 100, batch: 245, query: 5}\n"), 0o644)
+	os.WriteFile(spec, []byte("name: s\nbase: base.yaml\nalgorithms: [maml]\norders: [first]\nseeds: [1, 2, 3, 4, 5]\n"), 0o644)
+	out := filepath.Join(dir, "out")
+	_, cfgs, err := experiment.Load(spec, run.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := experiment.RunCell(out, experiment.Jobs(cfgs, out), 2, run.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	sched := filepath.Join(out, experiment.SchedulerDir)
+	os.MkdirAll(sched, 0o755)
+	// Array 7 ran cells 0-4 and has left squeue; array 9, after it, has
+	// cells 0, 1 and 3 (3 is pending again after a requeue).
+	os.WriteFile(filepath.Join(sched, jobsFile), []byte("config "+spec+"\narray 7 0-4\nreport 8\narray 9 0-1,3\nreport 10\n"), 0o644)
+	args := filepath.Join(dir, "args")
+	fakeCommands(t, map[string]string{
+		"squeue": "echo \"squeue $*\" >>" + args + "\necho '9_0 RUNNING'; echo '9_1 PENDING'; echo '9_3 PENDING'; echo '10 PENDING'\n",
+		"sacct":  "echo \"sacct $*\" >>" + args + "\necho '7_0|COMPLETED'; echo '7_1|FAILED'; echo '7_2|COMPLETED'; echo '7_3|TIMEOUT'; echo '7_4|CANCELLED by 1000'; echo '8|COMPLETED'\n",
+	})
+	var stdout, stderr bytes.Buffer
+	if err := dispatch([]string{"status", out}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"maml-first-seed1             not started  [slurm: RUNNING]",
+		"maml-first-seed2             not started  [slurm: PENDING]",
+		"maml-first-seed3             finished     [slurm: COMPLETED]",
+		"maml-first-seed4             not started  [slurm: PENDING]",
+		"maml-first-seed5             not started  [slurm: CANCELLED]",
+		"report job 10: PENDING",
+	} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("status: want %q in\n%s", want, stdout.String())
+		}
+	}
+	calls := mustRead(t, args)
+	if !strings.Contains(calls, "squeue -h -r -t all -j 7,9,10 ") || !strings.Contains(calls, "sacct -n -X -P -j 7 ") {
+		t.Errorf("want squeue asked for every job, sacct for those squeue does not know:\n%s", calls)
+	}
+	// Resubmission: cells 0, 1 and 3 are queued, 2 finished: only 4.
+	fakeCommands(t, map[string]string{
+		"squeue": "echo '9_0 RUNNING'; echo '9_1 PENDING'; echo '9_3 PENDING'\n",
+		"sacct":  "echo '7_4|CANCELLED by 1000'\n",
+		"sbatch": "echo 11\n",
+	})
+	stdout.Reset()
+	if err := dispatch([]string{"experiment", "-config", spec, "-out", out, "-slurm"}, &stdout, &stderr); err != nil || !strings.Contains(stdout.String(), "submitting cells 4 (1 of 5)") {
+		t.Errorf("resubmission: %v\n%s", err, stdout.String())
+	}
+	// Without squeue and sacct the states are unknown, and said to be.
+	fakeCommands(t, nil)
+	stdout.Reset()
+	if err := dispatch([]string{"status", out}, &stdout, &stderr); err != nil || strings.Contains(stdout.String(), "[slurm:") || !strings.Contains(stdout.String(), "report job 11: state unknown") {
+		t.Errorf("status without squeue and sacct: %v\n%s", err, stdout.String())
 	}
 }

@@ -70,7 +70,8 @@ func statusCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	sched := slurmStates(filepath.Join(dir, experiment.SchedulerDir))
+	schedDir := filepath.Join(dir, experiment.SchedulerDir)
+	sched, report := slurmStates(schedDir)
 	counts := map[experiment.State]int{}
 	for _, c := range cells {
 		counts[c.State]++
@@ -90,6 +91,12 @@ func statusCmd(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	fmt.Fprintf(stdout, "%d cells: %s\n", len(cells), strings.Join(parts, ", "))
+	if ids := submittedJobs(schedDir)["report"]; len(ids) > 0 && len(grid) > 1 {
+		if report == "" {
+			report = "state unknown to squeue and sacct"
+		}
+		fmt.Fprintf(stdout, "report job %s: %s (table and figures in %s)\n", ids[len(ids)-1], report, dir)
+	}
 	return nil
 }
 
@@ -131,7 +138,7 @@ func cellDetail(c experiment.Cell) string {
 			return fmt.Sprintf("before its first evaluation after iteration 0 (of %d)", total)
 		}
 		eta := time.Duration(elapsed / float64(it) * float64(total-it) * float64(time.Second)).Round(time.Second)
-		return fmt.Sprintf("iteration %d/%d (last evaluation), meta-test mean %s worst %s, ETA %s", it, total, test[0], test[1], eta)
+		return fmt.Sprintf("iteration %d/%d (last evaluation), meta-test mean %.4g worst %.4g, ETA %s", it, total, test[0], test[1], eta)
 	case experiment.Interrupted:
 		if c.Checkpoint < 0 {
 			return "before its first checkpoint: resumes from iteration 0"
@@ -145,7 +152,7 @@ func cellDetail(c experiment.Cell) string {
 
 // lastMetrics reads metrics.csv's last row: iteration, elapsed seconds and
 // the meta-test mean and worst.
-func lastMetrics(dir string) (it int, elapsed float64, test [2]string, ok bool) {
+func lastMetrics(dir string) (it int, elapsed float64, test [2]float64, ok bool) {
 	raw, err := os.ReadFile(filepath.Join(dir, rundir.MetricsFile))
 	if err != nil {
 		return 0, 0, test, false
@@ -157,5 +164,7 @@ func lastMetrics(dir string) (it int, elapsed float64, test [2]string, ok bool) 
 	}
 	it, err1 := strconv.Atoi(f[0])
 	elapsed, err2 := strconv.ParseFloat(f[1], 64)
-	return it, elapsed, [2]string{f[7], f[8]}, err1 == nil && err2 == nil
+	mean, err3 := strconv.ParseFloat(f[7], 64)
+	worst, err4 := strconv.ParseFloat(f[8], 64)
+	return it, elapsed, [2]float64{mean, worst}, errors.Join(err1, err2, err3, err4) == nil
 }
