@@ -19,15 +19,18 @@ func ExampleRange() {
 }
 
 // The default requests of one cell of the paper's 20-way 1-shot Omniglot
-// grid: 2 CPUs, the memory estimate with its margin, and the estimated
-// 13.5 hours of training with the evaluations, times 1.5, plus 10 minutes.
+// grid, whose training graph does 120 GFLOP per iteration
+// (graph.Objective.FLOPs), in the fast build: 2 CPUs, the memory estimate
+// with its margin, and 60,000 iterations of 1.2 s with the evaluations,
+// times 1.5, plus 10 minutes.
 func ExampleEstimate() {
 	c, err := configs.Builtin("omniglot_20way_1shot_maml")
 	if err != nil {
 		panic(err)
 	}
-	r := slurm.Estimate(c, 0)
+	cpus := slurm.DefaultCPUs(c)
+	r := slurm.Estimate(c, slurm.SecondsPerIteration(c, 120e9, cpus, true), false)
 	fmt.Printf("--cpus-per-task=%d --mem=%dM --time=%s\n", r.CPUs, r.MemMiB, slurm.FormatTime(r.Time))
 	// Output:
-	// --cpus-per-task=2 --mem=5632M --time=0-20:55:00
+	// --cpus-per-task=2 --mem=5632M --time=1-06:54:00
 }

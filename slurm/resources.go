@@ -32,16 +32,39 @@ const (
 	timeSlack  = 10 * time.Minute
 )
 
-// secondsPerTrainByte is the estimated wall-clock seconds of one training
-// iteration per byte of the training graph (configs MemoryEstimate
-// TrainGraph) on 2 cores, from the measured Omniglot paper-scale runs: 20-way
-// 1-shot, 0.81 s per iteration with a 2617 MB graph (5-way 1-shot, 0.17 s
-// with 665 MB, is then over-estimated by a fifth, on the safe side).
-const secondsPerTrainByte = 0.81 / 2617e6
+// FLOPsPerCPUSecond is the training arithmetic one CPU does per second in
+// the fast build (OpenBLAS, SIMD loops), counted as graph.Objective.FLOPs
+// counts it (the matrix products and convolutions of one training call).
+// Measured on the paper's five Omniglot settings (64 filters, meta-batch 8,
+// second order), from the CPU time of 2 and of 7 or 12 iterations on one
+// core of an AMD EPYC with AVX-512 (OpenBLAS Cooperlake kernels) shared
+// with other work: 50 to 66 GFLOP per CPU-second; the smallest, rounded
+// down. The 5-way setting's 0.24 s per iteration on 2 quiet cores of the
+// same machine class (docs/performance.md) is 63 per CPU.
+const FLOPsPerCPUSecond = 50e9
+
+// pureGoSlowdown is how much longer the default build (gonum's pure-Go
+// BLAS) takes over the CNN's arithmetic than the fast build: about 3 times
+// the CPU time (docs/getting-started.md).
+const pureGoSlowdown = 3
 
 // minSecondsPerIteration is the floor of the per-iteration estimate: the
-// small sine graphs cost more than their bytes say.
+// small sine graphs cost more than their arithmetic says (1.2 to 3.1 ms
+// per iteration measured on the quick grid's cells).
 const minSecondsPerIteration = 0.002
+
+// SecondsPerIteration estimates the wall-clock seconds of one training
+// iteration of c whose graph does flops of arithmetic
+// (graph.Objective.FLOPs), on cpus CPUs of the fast build (fastBuild) or
+// of the default build: the meta-batch's instances run in parallel, so up
+// to meta.batch CPUs share the work; at least minSecondsPerIteration.
+func SecondsPerIteration(c configs.Config, flops float64, cpus int, fastBuild bool) float64 {
+	secs := flops / FLOPsPerCPUSecond / float64(max(1, min(cpus, c.Meta.Batch)))
+	if !fastBuild {
+		secs *= pureGoSlowdown
+	}
+	return max(minSecondsPerIteration, secs)
+}
 
 // DefaultCPUs is the CPUs a task of config c asks for: 2 for the CNN of the
 // omniglot family, whose convolutions use both (the measured timings are on
@@ -53,39 +76,35 @@ func DefaultCPUs(c configs.Config) int {
 	return 1
 }
 
-// Estimate returns the default resources of a task training config c.
-// measured, if positive, is the measured wall-clock seconds per iteration,
-// evaluations included, of a run like it (a finished cell of the same grid),
-// used instead of the estimate from the graph's size.
-func Estimate(c configs.Config, measured float64) Resources {
+// Estimate returns the default resources of a task training c, one
+// iteration of which takes perIteration seconds: measured on finished runs
+// like it, evaluations included (measured), or estimated
+// (SecondsPerIteration).
+func Estimate(c configs.Config, perIteration float64, measured bool) Resources {
 	mem := int(math.Ceil(c.Memory().Total() * memMargin / (1 << 20)))
 	return Resources{
 		CPUs:   DefaultCPUs(c),
 		MemMiB: max(minMemMiB, roundUp(mem, 64)),
-		Time:   EstimateTime(c, measured),
+		Time:   EstimateTime(c, perIteration, measured),
 	}
 }
 
-// EstimateTime is the --time of a task training c: the iterations times the
-// seconds per iteration (measured, or estimated from the training graph's
-// size) plus the evaluations (every eval.every iterations, and the final
-// one; an evaluated instance costs about half a training instance, forward
-// and inner step without the meta-gradient), times timeMargin plus
-// timeSlack, rounded up to whole minutes.
-func EstimateTime(c configs.Config, measured float64) time.Duration {
-	var secs float64
-	if measured > 0 {
-		secs = measured * float64(c.Meta.Iterations)
-	} else {
-		perIter := max(minSecondsPerIteration, c.Memory().TrainGraph*secondsPerTrainByte)
-		perInstance := perIter / float64(c.Meta.Batch) / 2
+// EstimateTime is the --time of a task training c at perIteration seconds
+// per iteration: the iterations times perIteration plus, unless the time
+// was measured with them, the evaluations (every eval.every iterations, and
+// the final one; an evaluated instance costs about half a training
+// instance, forward and inner step without the meta-gradient), times
+// timeMargin plus timeSlack, rounded up to whole minutes.
+func EstimateTime(c configs.Config, perIteration float64, measured bool) time.Duration {
+	secs := perIteration * float64(c.Meta.Iterations)
+	if !measured {
+		perInstance := perIteration / float64(c.Meta.Batch) / 2
 		evals := float64(c.Meta.Iterations/max(1, c.Eval.Every) + 1)
 		final := float64(c.Eval.Instances + c.Eval.TrainInstances)
 		if c.Eval.FinalInstances > 0 {
 			final = 2 * float64(c.Eval.FinalInstances)
 		}
-		secs = perIter*float64(c.Meta.Iterations) +
-			perInstance*(evals*float64(c.Eval.Instances+c.Eval.TrainInstances)+final)
+		secs += perInstance * (evals*float64(c.Eval.Instances+c.Eval.TrainInstances) + final)
 	}
 	d := time.Duration(secs*timeMargin*float64(time.Second)) + timeSlack
 	return d.Truncate(time.Minute) + time.Minute

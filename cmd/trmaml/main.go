@@ -285,7 +285,7 @@ func experimentCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	grid := experiment.Jobs(cfgs, *out)
 	switch {
 	case sf.submit:
-		return submitSlurm(sf, spec, *path, *out, grid, opts.DataRoot, stdout)
+		return submitSlurm(sf, spec, *path, *out, grid, *opts, stdout)
 	case *list:
 		return listCells(grid, stdout)
 	case *reportOnly:

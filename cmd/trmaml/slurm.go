@@ -16,7 +16,9 @@ import (
 	"time"
 
 	"github.com/trmaml/trmaml/experiment"
+	"github.com/trmaml/trmaml/graph"
 	"github.com/trmaml/trmaml/internal/atomicfile"
+	"github.com/trmaml/trmaml/run"
 	"github.com/trmaml/trmaml/rundir"
 	"github.com/trmaml/trmaml/slurm"
 )
@@ -56,11 +58,11 @@ const jobsFile = "jobs.txt"
 // submitSlurm writes DIR/slurm/array.sbatch and report.sbatch for the cells
 // of grid that are neither finished, nor running, nor queued by an earlier
 // submission, and submits them (unless -dry-run).
-func submitSlurm(f slurmFlags, spec experiment.Spec, specPath, out string, grid []experiment.Job, dataRoot string, stdout io.Writer) error {
+func submitSlurm(f slurmFlags, spec experiment.Spec, specPath, out string, grid []experiment.Job, opts run.Options, stdout io.Writer) error {
 	if f.cpus < 0 || f.memMiB < 0 || f.time < 0 || f.maxRunning < 0 {
 		return errors.New("experiment: -cpus, -mem, -time and -max-running must not be negative")
 	}
-	opts, err := slurm.Merge(spec.Slurm, f.sbatch)
+	sbatchOpts, err := slurm.Merge(spec.Slurm, f.sbatch)
 	if err != nil {
 		return fmt.Errorf("experiment -sbatch: %w", err)
 	}
@@ -112,13 +114,27 @@ func submitSlurm(f slurmFlags, spec experiment.Spec, specPath, out string, grid 
 		fmt.Fprintf(stdout, "nothing to submit: every cell of %s is finished, running or queued (trmaml status %s)\n", out, out)
 		return nil
 	}
+	// The array's tasks ask for the most any of its cells needs: the time
+	// per iteration measured on the grid's finished cells, else estimated
+	// from each cell's training arithmetic on the task's CPUs in this
+	// build, which the tasks run.
 	var res slurm.Resources
 	for _, i := range todo {
-		r := slurm.Estimate(grid[i].Config, measured)
-		res = slurm.Resources{CPUs: max(res.CPUs, r.CPUs), MemMiB: max(res.MemMiB, r.MemMiB), Time: max(res.Time, r.Time)}
-	}
-	if f.cpus > 0 {
-		res.CPUs = f.cpus
+		c := grid[i].Config
+		cpus := slurm.DefaultCPUs(c)
+		if f.cpus > 0 {
+			cpus = f.cpus
+		}
+		perIter := measured
+		if measured == 0 {
+			s, err := run.Build(c, opts)
+			if err != nil {
+				return err
+			}
+			perIter = slurm.SecondsPerIteration(c, s.Objective.FLOPs(), cpus, graph.BLASCore() != "")
+		}
+		r := slurm.Estimate(c, perIter, measured > 0)
+		res = slurm.Resources{CPUs: max(res.CPUs, cpus), MemMiB: max(res.MemMiB, r.MemMiB), Time: max(res.Time, r.Time)}
 	}
 	if f.memMiB > 0 {
 		res.MemMiB = f.memMiB
@@ -131,14 +147,14 @@ func submitSlurm(f slurmFlags, spec experiment.Spec, specPath, out string, grid 
 		maxRunning = min(f.maxRunning, len(todo))
 	}
 	var extra []string
-	if dataRoot != "" {
-		abs, err := filepath.Abs(dataRoot)
+	if opts.DataRoot != "" {
+		abs, err := filepath.Abs(opts.DataRoot)
 		if err != nil {
 			return err
 		}
 		extra = []string{"-data", abs}
 	}
-	job := slurm.Job{Name: spec.Name, Trmaml: exe, Config: absSpec, Out: absOut, ExtraArgs: extra, Options: opts}
+	job := slurm.Job{Name: spec.Name, Trmaml: exe, Config: absSpec, Out: absOut, ExtraArgs: extra, Options: sbatchOpts}
 	logs := filepath.Join(absOut, experiment.SchedulerDir, "logs")
 	if err := os.MkdirAll(logs, 0o755); err != nil {
 		return err
