@@ -33,6 +33,13 @@ func states(t *testing.T, jobs []Job) []State {
 // done context), failed (a damaged checkpoint, with its error), running (a
 // held lock); out-of-range cells are refused; the cells' results equal a
 // whole-grid Run's.
+// stopBeforeTraining is a context that stops training before its first
+// iteration (Err) but no evaluation (its Done is Background's, nil): a run
+// under it checkpoints at iteration 0 and is interrupted.
+type stopBeforeTraining struct{ context.Context }
+
+func (stopBeforeTraining) Err() error { return context.Canceled }
+
 func TestRunCellAndStates(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
 		"exp.yaml":  "name: g\nbase: base.yaml\nalgorithms: [maml, trmaml]\norders: [second]\nseeds: [1, 2]\n",
@@ -55,10 +62,11 @@ func TestRunCellAndStates(t *testing.T) {
 	if err := RunCell(out, jobs, 1, run.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	done, cancel := context.WithCancel(context.Background())
-	cancel()
+	// Stopped before their first iteration, after the evaluation at
+	// iteration 0 (a done context's Done would stop that evaluation, and
+	// the run before its first checkpoint).
 	for _, i := range []int{2, 3} {
-		if err := RunCell(out, jobs, i, run.Options{Context: done}); !errors.Is(err, run.ErrInterrupted) {
+		if err := RunCell(out, jobs, i, run.Options{Context: stopBeforeTraining{context.Background()}}); !errors.Is(err, run.ErrInterrupted) {
 			t.Fatalf("cell %d under a done context: %v, want run.ErrInterrupted", i, err)
 		}
 	}

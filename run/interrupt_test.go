@@ -132,3 +132,102 @@ func TestResumeRefusesInconsistentPending(t *testing.T) {
 		t.Errorf("got %v, want a refusal of the pending field", err)
 	}
 }
+
+// doneFrom is a context whose Done channel is closed from its k-th call
+// on, and whose Err stays nil: each evaluation asks for Done once, the
+// training loop only for Err, so a run under it is stopped inside its k-th
+// evaluation (the one at iteration 0 being the first, the final one after
+// the last iteration's the last), and nowhere else.
+type doneFrom struct {
+	context.Context
+	k      int
+	closed chan struct{}
+}
+
+func newDoneFrom(k int) *doneFrom {
+	c := &doneFrom{Context: context.Background(), k: k, closed: make(chan struct{})}
+	close(c.closed)
+	return c
+}
+
+func (c *doneFrom) Done() <-chan struct{} {
+	if c.k--; c.k <= 0 {
+		return c.closed
+	}
+	return make(chan struct{})
+}
+
+func (c *doneFrom) Err() error { return nil }
+
+// TestInterruptInEvaluation stops runs inside an evaluation (at iteration
+// 0, before the first checkpoint; at iteration 10, with the batches since
+// iteration 0 pending; in the final evaluation; and at iteration 20 twice,
+// the resumed evaluation stopped again): each returns ErrInterrupted at
+// once, with its checkpoint at that iteration (none at iteration 0) and
+// its directory unlocked, and the resumed run, which first does the
+// evaluation it was stopped in, ends as the uninterrupted run did.
+func TestInterruptInEvaluation(t *testing.T) {
+	c := tinyConfig() // 30 iterations, evaluated at 0, 10, 20, 30, then the final evaluation
+	fullDir := filepath.Join(t.TempDir(), "full")
+	full, err := Train(c, fullDir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(dir, f string) string {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	for _, tc := range []struct {
+		stops   []int // the evaluation each attempt is stopped in, counted in that attempt
+		at      int   // the checkpoint's iteration after the last stop (-1: none)
+		pending int   // its pending batches
+	}{
+		{[]int{1}, -1, 0},
+		{[]int{2}, 10, 10},
+		{[]int{5}, 30, 0},
+		{[]int{3, 1}, 20, 10},
+	} {
+		dir := filepath.Join(t.TempDir(), "run")
+		for k, n := range tc.stops {
+			var err error
+			if k == 0 {
+				_, err = Train(c, dir, Options{Context: newDoneFrom(n)})
+			} else {
+				_, err = Resume(dir, Options{Context: newDoneFrom(n)})
+			}
+			if !errors.Is(err, ErrInterrupted) {
+				t.Fatalf("stops %v: got %v, want ErrInterrupted", tc.stops, err)
+			}
+		}
+		ck, err := rundir.ReadCheckpoint(filepath.Join(dir, rundir.CheckpointFile))
+		switch {
+		case tc.at < 0 && !errors.Is(err, os.ErrNotExist):
+			t.Errorf("stops %v: a checkpoint (%v) where none was due", tc.stops, err)
+		case tc.at >= 0 && err != nil:
+			t.Fatal(err)
+		case tc.at >= 0 && (ck.State.Iteration != tc.at || (ck.Pending == nil) != (tc.pending == 0) || (ck.Pending != nil && ck.Pending.BatchN != tc.pending)):
+			t.Errorf("stops %v: checkpoint at iteration %d, pending %+v; want %d with %d pending batches", tc.stops, ck.State.Iteration, ck.Pending, tc.at, tc.pending)
+		}
+		lock, err := dirlock.Acquire(dir)
+		if err != nil {
+			t.Fatalf("stops %v: the interrupted run kept its lock: %v", tc.stops, err)
+		}
+		lock.Release()
+		res, err := Resume(dir, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameResult(t, "run resumed after a stopped evaluation", res, full)
+		for _, f := range []string{rundir.ModelFile, rundir.PFile} {
+			if read(dir, f) != read(fullDir, f) {
+				t.Errorf("stops %v: %s differs from the uninterrupted run's", tc.stops, f)
+			}
+		}
+		if got, want := withoutElapsed(read(dir, rundir.MetricsFile)), withoutElapsed(read(fullDir, rundir.MetricsFile)); got != want {
+			t.Errorf("stops %v: metrics.csv\n%s\nwant\n%s", tc.stops, got, want)
+		}
+	}
+}

@@ -195,20 +195,38 @@ func newStats(s metalearn.TaskStats, set metalearn.TaskSet) rundir.Stats {
 	}
 }
 
+// errEvaluationStopped is returned (wrapped) by an evaluation whose context
+// was done: the caller checkpoints and returns ErrInterrupted.
+var errEvaluationStopped = errors.New("evaluation stopped")
+
 // evaluate measures w on both task sets with the evaluation generators of
 // the given iteration: with eval.instances and eval.train_instances during
-// training, with eval.final_instances (if set) for a final solution.
-func (s *Setup) evaluate(w []float64, iteration int, final bool) (train, test rundir.Stats, err error) {
+// training, with eval.final_instances (if set) for a final solution. When
+// ctx is done it stops before its next batch of instances and returns
+// errEvaluationStopped (the final evaluation of a paper-scale 20-way run
+// takes tens of minutes, longer than Slurm's warning before a time limit).
+func (s *Setup) evaluate(ctx context.Context, w []float64, iteration int, final bool) (train, test rundir.Stats, err error) {
 	cfg := s.Config
 	trainN, testN := cfg.Eval.TrainInstances, cfg.Eval.Instances
 	if final && cfg.Eval.FinalInstances > 0 {
 		trainN, testN = cfg.Eval.FinalInstances, cfg.Eval.FinalInstances
 	}
-	tr, err := s.Evaluator.EvaluateScore(w, s.EvalTrain, trainN, evalRNG(cfg.Seed, iteration, "train"), s.Metric, s.Score)
+	score := s.Score
+	if done := ctx.Done(); done != nil {
+		score = func(w []float64, b *metalearn.Batch, out []float64) error {
+			select {
+			case <-done:
+				return errEvaluationStopped
+			default:
+				return s.Score(w, b, out)
+			}
+		}
+	}
+	tr, err := s.Evaluator.EvaluateScore(w, s.EvalTrain, trainN, evalRNG(cfg.Seed, iteration, "train"), s.Metric, score)
 	if err != nil {
 		return rundir.Stats{}, rundir.Stats{}, fmt.Errorf("evaluating on the meta-training tasks: %w", err)
 	}
-	te, err := s.Evaluator.EvaluateScore(w, s.EvalTest, testN, evalRNG(cfg.Seed, iteration, "test"), s.Metric, s.Score)
+	te, err := s.Evaluator.EvaluateScore(w, s.EvalTest, testN, evalRNG(cfg.Seed, iteration, "test"), s.Metric, score)
 	if err != nil {
 		return rundir.Stats{}, rundir.Stats{}, fmt.Errorf("evaluating on the meta-test tasks: %w", err)
 	}

@@ -66,7 +66,10 @@ func start(ctx context.Context, s *Setup, dir string, p *Progress, overrides []s
 	ss.overrides = overrides
 	ss.metrics.WriteString(rundir.MetricsHeader)
 	ss.pcsv.WriteString(rundir.PHeader(taskNames(s.Train)))
-	if err := ss.record(); err != nil {
+	ss.ctx, ss.p = ctx, p
+	if err := ss.record(); errors.Is(err, errEvaluationStopped) {
+		return nil, ss.interrupt() // before the first checkpoint: resume starts again
+	} else if err != nil {
 		return nil, err
 	}
 	return ss.train(ctx, p)
@@ -142,6 +145,18 @@ func Resume(dir string, opts Options, sets ...string) (*rundir.Result, error) {
 	}
 	if err := rundir.KeepRows(filepath.Join(dir, rundir.PFile), rundir.PHeader(taskNames(s.Train)), 1+s.Train.Len(), last, &ss.pcsv); err != nil {
 		return nil, err
+	}
+	// A run interrupted in an evaluation has its checkpoint at that
+	// evaluation's iteration with the batches before it pending: the
+	// evaluation is done first.
+	cfg, it := s.Config, ck.State.Iteration
+	if ss.batchN > 0 && (it%cfg.Eval.Every == 0 || it == cfg.Meta.Iterations) {
+		ss.ctx, ss.p = opts.context(), opts.Progress
+		if err := ss.record(); errors.Is(err, errEvaluationStopped) {
+			return nil, ss.interrupt()
+		} else if err != nil {
+			return nil, err
+		}
 	}
 	return ss.train(opts.context(), opts.Progress)
 }
@@ -284,6 +299,8 @@ type session struct {
 	batchSum, batchMax float64
 	batchN             int
 	p                  *Progress
+	// ctx stops the evaluations (nil: never).
+	ctx context.Context
 	// prevCheckpoint is the SHA-256 of the checkpoint file the next one
 	// replaces; overrides are the run's config changes (resume -override).
 	prevCheckpoint string
@@ -321,7 +338,11 @@ func newSession(s *Setup, dir string, w0 []float64) (*session, error) {
 func (ss *session) record() error {
 	tr := ss.tr
 	start := time.Now()
-	trainStats, testStats, err := ss.s.evaluate(tr.State.W, tr.State.Iteration, false)
+	ctx := ss.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	trainStats, testStats, err := ss.s.evaluate(ctx, tr.State.W, tr.State.Iteration, false)
 	if err != nil && tr.State.Iteration == 0 && errors.Is(err, metalearn.ErrNonFinite) {
 		return fmt.Errorf("%w; at iteration 0 nothing is trained yet, so the config's scale is to blame: %s", err, scaleFields(ss.s.Config))
 	}
@@ -391,7 +412,7 @@ func (ss *session) interrupt() error {
 // the final evaluation, and returns ss.interrupt's error.
 func (ss *session) train(ctx context.Context, p *Progress) (*rundir.Result, error) {
 	cfg, tr := ss.s.Config, ss.tr
-	ss.p = p
+	ss.p, ss.ctx = p, ctx
 	p.Start(fmt.Sprintf("%s seed %d", cfg.Name, cfg.Seed), tr.State.Iteration, cfg.Meta.Iterations)
 	var recordErr error
 	last := time.Now()
@@ -409,6 +430,8 @@ func (ss *session) train(ctx context.Context, p *Progress) (*rundir.Result, erro
 	})
 	p.Done()
 	switch {
+	case errors.Is(recordErr, errEvaluationStopped):
+		return nil, ss.interrupt()
 	case recordErr != nil:
 		return nil, err
 	case ctx.Err() != nil:
@@ -419,8 +442,10 @@ func (ss *session) train(ctx context.Context, p *Progress) (*rundir.Result, erro
 
 	w, pFinal := tr.Solution()
 	start := time.Now()
-	trainStats, testStats, err := ss.s.evaluate(w, cfg.Meta.Iterations, true)
-	if err != nil {
+	trainStats, testStats, err := ss.s.evaluate(ctx, w, cfg.Meta.Iterations, true)
+	if errors.Is(err, errEvaluationStopped) {
+		return nil, ss.interrupt() // the checkpoint of the last iteration is there
+	} else if err != nil {
 		return nil, err
 	}
 	ss.evalDur += time.Since(start)
@@ -488,7 +513,7 @@ func Evaluate(dir string, evalSeed uint64, opts Options, sets ...string) (*rundi
 		s.Config.Seed = evalSeed
 	}
 	start := time.Now()
-	trainStats, testStats, err := s.evaluate(w, iterations, true)
+	trainStats, testStats, err := s.evaluate(context.Background(), w, iterations, true)
 	if err != nil {
 		return nil, err
 	}

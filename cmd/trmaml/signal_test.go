@@ -64,8 +64,8 @@ func writeSignalGrid(t *testing.T, dir, seeds string) string {
 }
 
 // TestSignalCheckpointsAndResumes sends each of SIGUSR1, SIGTERM and SIGINT
-// to `trmaml experiment -cell 0` mid-run, SIGTERM to the whole-grid
-// `trmaml experiment` and SIGINT to `trmaml train`: each exits with status
+// to `trmaml experiment -cell 0` mid-run, and SIGINT (Ctrl-C) to the
+// whole-grid `trmaml experiment` and to `trmaml train`: each exits with status
 // 75, saying the iteration it stopped at, where its checkpoint is; the same
 // command (resume after train) then finishes the run with the
 // uninterrupted run's result.json and metrics (but for wall-clock time).
@@ -93,8 +93,9 @@ func TestSignalCheckpointsAndResumes(t *testing.T) {
 		{sig: syscall.SIGUSR1},
 		{sig: syscall.SIGTERM},
 		{sig: syscall.SIGINT},
-		// The whole-grid command and train/resume stop the same way.
-		{sig: syscall.SIGTERM, start: func(out string) []string {
+		// The whole-grid command and train/resume stop the same way on
+		// Ctrl-C.
+		{sig: syscall.SIGINT, start: func(out string) []string {
 			return []string{"experiment", "-config", spec, "-out", out, "-jobs", "1"}
 		}},
 		{sig: syscall.SIGINT,

@@ -113,6 +113,12 @@ func TestSlurmSubmitRefusals(t *testing.T) {
 	}
 }
 
+// stopBeforeTraining is a context that stops training before its first
+// iteration (Err) but no evaluation (its Done is Background's, nil).
+type stopBeforeTraining struct{ context.Context }
+
+func (stopBeforeTraining) Err() error { return context.Canceled }
+
 // TestStatus: trmaml status shows each cell's state and details, for an
 // experiment directory (with -config, or from the run directories there)
 // and for one run directory.
@@ -130,9 +136,10 @@ func TestStatus(t *testing.T) {
 	if err := experiment.RunCell(out, grid, 0, run.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	done, cancel := context.WithCancel(context.Background())
-	cancel()
-	experiment.RunCell(out, grid, 1, run.Options{Context: done})
+	// Stopped before its first iteration, after the evaluation at iteration
+	// 0 (its Done is nil: a done context would stop that evaluation, and the
+	// run before its first checkpoint).
+	experiment.RunCell(out, grid, 1, run.Options{Context: stopBeforeTraining{context.Background()}})
 	var stdout, stderr bytes.Buffer
 	if err := dispatch([]string{"status", "-config", spec, out}, &stdout, &stderr); err != nil {
 		t.Fatal(err)
