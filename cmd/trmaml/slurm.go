@@ -98,12 +98,16 @@ func submitSlurm(f slurmFlags, spec experiment.Spec, specPath, out string, grid 
 	dir := filepath.Join(out, experiment.SchedulerDir)
 	queued := queuedCells(dir)
 	var todo []int
-	measured := 0.0 // seconds per iteration of the slowest finished cell
+	// Seconds per iteration of the slowest finished cell of each training
+	// graph size: a cell's time is measured when a cell of the same shape
+	// (another seed or method of the same setting) has finished.
+	measured := map[float64]float64{}
 	for _, c := range cells {
 		switch {
 		case c.State == experiment.Finished:
 			if r, err := readResult(c.Job.Dir); err == nil && r.Iterations > 0 {
-				measured = max(measured, (r.Timing.TrainSeconds+r.Timing.EvalSeconds)/float64(r.Iterations))
+				shape := c.Job.Config.Memory().TrainGraph
+				measured[shape] = max(measured[shape], (r.Timing.TrainSeconds+r.Timing.EvalSeconds)/float64(r.Iterations))
 			}
 		case c.State == experiment.Running || queued[c.Index]:
 		default:
@@ -115,9 +119,9 @@ func submitSlurm(f slurmFlags, spec experiment.Spec, specPath, out string, grid 
 		return nil
 	}
 	// The array's tasks ask for the most any of its cells needs: the time
-	// per iteration measured on the grid's finished cells, else estimated
-	// from each cell's training arithmetic on the task's CPUs in this
-	// build, which the tasks run.
+	// per iteration measured on a finished cell of the same shape, else
+	// estimated from the cell's training arithmetic on the task's CPUs in
+	// this build, which the tasks run.
 	var res slurm.Resources
 	for _, i := range todo {
 		c := grid[i].Config
@@ -125,15 +129,15 @@ func submitSlurm(f slurmFlags, spec experiment.Spec, specPath, out string, grid 
 		if f.cpus > 0 {
 			cpus = f.cpus
 		}
-		perIter := measured
-		if measured == 0 {
+		perIter := measured[c.Memory().TrainGraph]
+		if perIter == 0 {
 			s, err := run.Build(c, opts)
 			if err != nil {
 				return err
 			}
 			perIter = slurm.SecondsPerIteration(c, s.Objective.FLOPs(), cpus, graph.BLASCore() != "")
 		}
-		r := slurm.Estimate(c, perIter, measured > 0)
+		r := slurm.Estimate(c, perIter, measured[c.Memory().TrainGraph] > 0)
 		res = slurm.Resources{CPUs: max(res.CPUs, cpus), MemMiB: max(res.MemMiB, r.MemMiB), Time: max(res.Time, r.Time)}
 	}
 	if f.memMiB > 0 {
