@@ -102,6 +102,7 @@ func Parse(path string, raw []byte, opts run.Options) (Spec, []configs.Config, e
 			errs = append(errs, configs.FieldError("slurm", k, err.Error()))
 		}
 	}
+	errs = append(errs, spec.Sweep.check(spec, lines)...)
 	if len(errs) > 0 {
 		return Spec{}, nil, configs.Locate(path, lines, errs)
 	}
@@ -133,6 +134,9 @@ func Parse(path string, raw []byte, opts run.Options) (Spec, []configs.Config, e
 				}
 			}
 		}
+	}
+	if errs := spec.Sweep.checkRead(out, lines); len(errs) > 0 {
+		return Spec{}, nil, configs.Locate(path, lines, errs)
 	}
 	return spec, out, nil
 }

@@ -133,6 +133,42 @@ func TestSweep(t *testing.T) {
 	}
 }
 
+// TestSweepRefusesAxesNoRunReads: an axis over a field the experiment file
+// sets itself, over a method that is not run or over another task family's
+// section would be overwritten or ignored, leaving runs that differ only
+// in their names; each is refused at its line, naming what to write.
+func TestSweepRefusesAxesNoRunReads(t *testing.T) {
+	t.Parallel()
+	head := "name: x\nbase: base.yaml\nalgorithms: [maml, trmaml]\norders: [second]\nseeds: [1]\n"
+	cases := []struct{ body, want string }{
+		{"sweep: {seed: [1, 2]}\n", `exp.yaml:6: sweep.seed = [1, 2]: is set by the experiment file itself: list the seeds under seeds`},
+		{"sweep: {algorithm: [cvar]}\n", `exp.yaml:6: sweep.algorithm = [cvar]: is set by the experiment file itself: list the methods under algorithms`},
+		{"sweep: {order: [first]}\n", `exp.yaml:6: sweep.order = [first]: is set by the experiment file itself: list the orders under orders`},
+		{"sweep: {name: [a, b]}\n", `exp.yaml:6: sweep.name = [a, b]: is set by the experiment file itself`},
+		{"iterations: 30\nsweep:\n  inner.steps: [1, 2]\n  meta.iterations: [10, 20]\n", `exp.yaml:9: sweep.meta.iterations = [10, 20]: would be overridden by iterations: 30`},
+		{"sweep: {cvar.level: [0.5, 0.1]}\n", `exp.yaml:6: sweep.cvar.level = [0.5, 0.1]: is a setting of cvar, which is not among algorithms [maml trmaml]`},
+		{"sweep: {task.linreg.tasks: [[{theta: [1], variances: [1], noise: 0, mass: 1}]]}\n", `exp.yaml:6: sweep.task.linreg.tasks = [theta1_variances1_noise0_mass1]: is a setting of task family linreg, and the runs are of sinusoid`},
+		// linreg runs read their tasks, the sinusoid runs do not: both of
+		// those would be the same run twice.
+		{"sweep:\n  task.family: [sinusoid, linreg]\n  task.linreg.tasks: [[{theta: [1], variances: [1], noise: 0, mass: 1}], [{theta: [2], variances: [1], noise: 0, mass: 1}]]\n",
+			`exp.yaml:6: sweep = "x-maml_familysinusoid_taskstheta2_variances1_noise0_mass1-second": is the same run as x-maml_familysinusoid_taskstheta1_variances1_noise0_mass1-second (seed 1)`},
+	}
+	for _, c := range cases {
+		dir := writeFiles(t, map[string]string{"exp.yaml": head + c.body, "base.yaml": tinyBase})
+		_, _, err := Load(filepath.Join(dir, "exp.yaml"), run.Options{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.body, err, c.want)
+		}
+	}
+	// The same axes where runs read them are accepted.
+	for _, body := range []string{"sweep: {inner.steps: [1, 2], trmaml.p_lr: [1.0e-4, 2.0e-4]}\n", "sweep: {meta.iterations: [10, 20]}\n"} {
+		dir := writeFiles(t, map[string]string{"exp.yaml": head + body, "base.yaml": tinyBase})
+		if _, _, err := Load(filepath.Join(dir, "exp.yaml"), run.Options{}); err != nil {
+			t.Errorf("%s: %v", body, err)
+		}
+	}
+}
+
 // TestRunGridResumes runs a 2x1x2 grid with two workers, then re-runs it:
 // finished runs are skipped untouched and an unfinished one is resumed.
 func TestRunGridResumes(t *testing.T) {
