@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/trmaml/trmaml/metalearn"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/internal/dirlock"
+	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/run"
 	"github.com/trmaml/trmaml/rundir"
 )
@@ -250,6 +251,54 @@ func TestRunRefusesChangedConfigAndRestartsUncheckpointed(t *testing.T) {
 	jobs[0].Config.Meta.Iterations = 40
 	if err := Run(out, jobs, 1, &log, false, run.Options{}); err == nil || !strings.Contains(err.Error(), "different config") {
 		t.Fatalf("edited experiment: error %v, want a refusal", err)
+	}
+}
+
+// TestSameConfigComparesWhatRunsRead: a run directory continues under a
+// job whose config differs only in the sections of other methods and
+// families (an ablation base file replaced by a sweep leaves cvar's and
+// entropic TR-MAML's p_lr elsewhere in a TR-MAML run); a change in its
+// own method's or family's section, or in a common field, is refused.
+func TestSameConfigComparesWhatRunsRead(t *testing.T) {
+	t.Parallel()
+	dir := writeFiles(t, map[string]string{"base.yaml": tinyBase,
+		"exp.yaml": "name: g\nbase: base.yaml\nalgorithms: [trmaml]\norders: [second]\nseeds: [1]\n"})
+	_, cfgs, err := Load(filepath.Join(dir, "exp.yaml"), run.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := Jobs(cfgs, filepath.Join(dir, "out"))[0]
+	raw, err := job.Config.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(job.Dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(job.Dir, rundir.ConfigFile), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name   string
+		edit   func(c *configs.Config)
+		refuse bool
+	}{
+		{"unchanged", func(*configs.Config) {}, false},
+		{"cvar.p_lr", func(c *configs.Config) { c.Settings("cvar").(*metalearn.CVaR).PLR *= 2 }, false},
+		{"trmaml_entropic.p_lr", func(c *configs.Config) { c.Settings("trmaml_entropic").(*metalearn.EntropicTRMAML).PLR *= 2 }, false},
+		{"task.linreg", func(c *configs.Config) { c.Task.Sections["linreg"] = configs.Defaults().Task.Sections["sinusoid"] }, false},
+		{"trmaml.p_lr", func(c *configs.Config) { c.Settings("trmaml").(*metalearn.TRMAML).PLR *= 2 }, true},
+		{"task.sinusoid", func(c *configs.Config) { c.Task.Sections["sinusoid"] = configs.Defaults().Task.Sections["linreg"] }, true},
+		{"inner.steps", func(c *configs.Config) { c.Inner.Steps++ }, true},
+	}
+	for _, tc := range cases {
+		j := job
+		j.Config = job.Config.Clone()
+		tc.edit(&j.Config)
+		err := sameConfig(j)
+		if got := err != nil; got != tc.refuse {
+			t.Errorf("%s changed: error %v, want refused %v", tc.name, err, tc.refuse)
+		}
 	}
 }
 
