@@ -14,7 +14,7 @@ func TestOmniglotRefusals(t *testing.T) {
 		name, yaml string
 		want       []string // substrings of the error
 	}{
-		{"unknown family", "task:\n  family: mnist\n", []string{`x.yaml:2: task.family = "mnist": is not registered (registered: sinusoid, omniglot, linreg)`}},
+		{"unknown family", "task:\n  family: mnist\n", []string{`x.yaml:2: task.family = "mnist": is not registered (registered: sinusoid, omniglot, linreg`}},
 		{"one way", omniglotYAML + "  omniglot:\n    ways: 1\n",
 			[]string{`x.yaml:6: task.omniglot.ways = 1: must be in [2, 20]`}},
 		{"more ways than the smallest alphabet", omniglotYAML + "  omniglot:\n    ways: 21\n",
