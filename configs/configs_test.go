@@ -16,12 +16,14 @@ import (
 )
 
 func TestDefaultsValidate(t *testing.T) {
+	t.Parallel()
 	if err := Defaults().Validate(); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func TestBuiltins(t *testing.T) {
+	t.Parallel()
 	names := BuiltinNames()
 	// The paper's settings and the quick runs the docs and scripts name;
 	// a new config file needs no change here.
@@ -155,6 +157,7 @@ func experimentMethods(t *testing.T) map[string]map[string]bool {
 }
 
 func TestDefaultsMatchPaperFile(t *testing.T) {
+	t.Parallel()
 	c, err := Builtin("sine_k5_maml")
 	if err != nil {
 		t.Fatal(err)
@@ -165,6 +168,7 @@ func TestDefaultsMatchPaperFile(t *testing.T) {
 }
 
 func TestMarshalRoundTrip(t *testing.T) {
+	t.Parallel()
 	configs := map[string]Config{"defaults": Defaults()}
 	for _, name := range BuiltinNames() {
 		c, err := Builtin(name)
@@ -199,6 +203,7 @@ func TestMarshalRoundTrip(t *testing.T) {
 }
 
 func TestLoad(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "x.yaml")
 	if err := os.WriteFile(path, []byte("algorithm: trmaml\ninner:\n  steps: 3\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -225,6 +230,7 @@ func TestLoad(t *testing.T) {
 }
 
 func TestPhaseMax(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in   string
 		want float64
@@ -246,6 +252,7 @@ func TestPhaseMax(t *testing.T) {
 }
 
 func TestRefusals(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		yaml string

@@ -10,6 +10,7 @@ import (
 const omniglotYAML = "task:\n  family: omniglot\n  support: 1\n  query: 10\n"
 
 func TestOmniglotRefusals(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, yaml string
 		want       []string // substrings of the error
@@ -58,6 +59,7 @@ func TestOmniglotRefusals(t *testing.T) {
 // eval.query = task.query, the paper's 5,000 final instances and eta_p for
 // its ways in Algorithm 1's convention; a sinusoid file keeps its defaults.
 func TestOmniglotDerivedDefaults(t *testing.T) {
+	t.Parallel()
 	const small = "model:\n  cnn:\n    filters: 4\nmeta:\n  batch: 2\n" // within the memory limit at eval.batch 100
 	for _, tc := range []struct {
 		yaml              string
