@@ -43,9 +43,9 @@ const secondsPerTrainByte = 0.81 / 2617e6
 // small sine graphs cost more than their bytes say.
 const minSecondsPerIteration = 0.002
 
-// DefaultCPUs is the CPUs a task of config c asks for: 2 for a family
-// trained with the CNN (configs.Family.Model), whose convolutions use both
-// (the measured timings are on 2 cores), 1 for the small MLPs.
+// DefaultCPUs is the CPUs a task of config c asks for: 2 for the CNN of the
+// families that train it (configs.Family.Model), whose convolutions use
+// both (the measured timings are on 2 cores), 1 for the small MLPs.
 func DefaultCPUs(c configs.Config) int {
 	if fam, err := c.Family(); err == nil && fam.Model() == "cnn" {
 		return 2

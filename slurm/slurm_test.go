@@ -41,14 +41,12 @@ var testJob = Job{
 // 7-8 with at most 3 running, the signal, requeue and trap lines, quoted
 // paths, passed-through options, and the report's dependency.
 func TestScriptsGolden(t *testing.T) {
-	t.Parallel()
 	r := Resources{CPUs: 2, MemMiB: 2048, Time: 26*time.Hour + 5*time.Minute}
 	golden(t, "array.sbatch", ArrayScript(testJob, []int{0, 1, 2, 5, 7, 8}, 3, r, "/scratch/me/runs/quick/slurm/logs"))
 	golden(t, "report.sbatch", ReportScript(testJob, "4242", ReportResources, "/scratch/me/runs/quick/slurm/logs"))
 }
 
 func TestRangeAndFormatTime(t *testing.T) {
-	t.Parallel()
 	for _, c := range []struct {
 		cells []int
 		want  string
@@ -79,7 +77,6 @@ func TestRangeAndFormatTime(t *testing.T) {
 // TestEstimate checks the resource arithmetic against hand computations
 // from the configs' memory estimates and the documented constants.
 func TestEstimate(t *testing.T) {
-	t.Parallel()
 	for _, name := range []string{"sine_quick", "omniglot_5way_1shot_maml", "omniglot_20way_1shot_maml"} {
 		c, err := configs.Builtin(name)
 		if err != nil {
@@ -120,7 +117,6 @@ func TestEstimate(t *testing.T) {
 // TestOptionRefusals: only sbatch long options pass, not those the scripts
 // set, nor values that would break the script.
 func TestOptionRefusals(t *testing.T) {
-	t.Parallel()
 	for _, c := range []struct{ name, value, want string }{
 		{"partition", "gpu", ""},
 		{"exclusive", "", ""},
@@ -152,7 +148,6 @@ func TestOptionRefusals(t *testing.T) {
 }
 
 func TestOptionsYAML(t *testing.T) {
-	t.Parallel()
 	var o Options
 	if err := yaml.Unmarshal([]byte("partition: gpu\nnodes: 1\nexclusive:\n"), &o); err != nil || o["partition"] != "gpu" || o["nodes"] != "1" || o["exclusive"] != "" || len(o) != 3 {
 		t.Errorf("got %v, %v", o, err)
