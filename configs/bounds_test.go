@@ -11,6 +11,7 @@ import (
 // file, line, field and the allowed range, and accepts it at the bound when
 // that fits in memory.
 func TestSizeBounds(t *testing.T) {
+	t.Parallel()
 	const huge = "9223372036854775807"
 	for _, tc := range []struct{ yaml, want string }{
 		{"task:\n  support: 10001\n", "x.yaml:2: task.support = 10001: must be in [1, 10000]"},
@@ -55,6 +56,7 @@ func TestSizeBounds(t *testing.T) {
 // TestHugeInputRefusedBeforeDecoding: a file beyond MaxFileBytes (a 50 MB
 // list of hidden sizes took the loader to 6.6 GB) is refused from its size.
 func TestHugeInputRefusedBeforeDecoding(t *testing.T) {
+	t.Parallel()
 	data := []byte("model:\n  hidden: [" + strings.Repeat("1, ", 1<<20) + "1]\n")
 	_, err := Parse("x.yaml", data)
 	if err == nil || !strings.Contains(err.Error(), "x.yaml: 3145749 bytes: a file may have at most 65536") {
@@ -72,6 +74,7 @@ func TestHugeInputRefusedBeforeDecoding(t *testing.T) {
 // (about 0.32 GiB, dominated by scoring 100 instances on 1000 points) well
 // under the limit, so the limit refuses only configs far from the paper.
 func TestMemoryEstimatePaperConfigs(t *testing.T) {
+	t.Parallel()
 	for _, name := range BuiltinNames() {
 		c, err := Builtin(name)
 		if err != nil {
@@ -95,6 +98,7 @@ func TestMemoryEstimatePaperConfigs(t *testing.T) {
 // TestKDerivedDefaults: trmaml.p_lr follows K when left out, and must be
 // stated for a K the paper does not report; eval.query does not depend on K.
 func TestKDerivedDefaults(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		yaml string
 		plr  float64

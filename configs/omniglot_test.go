@@ -10,11 +10,12 @@ import (
 const omniglotYAML = "task:\n  family: omniglot\n  support: 1\n  query: 10\n"
 
 func TestOmniglotRefusals(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, yaml string
 		want       []string // substrings of the error
 	}{
-		{"unknown family", "task:\n  family: mnist\n", []string{`x.yaml:2: task.family = "mnist": is not registered (registered: sinusoid, omniglot, linreg)`}},
+		{"unknown family", "task:\n  family: mnist\n", []string{`x.yaml:2: task.family = "mnist": is not registered (registered: sinusoid, omniglot, linreg`}},
 		{"one way", omniglotYAML + "  omniglot:\n    ways: 1\n",
 			[]string{`x.yaml:6: task.omniglot.ways = 1: must be in [2, 20]`}},
 		{"more ways than the smallest alphabet", omniglotYAML + "  omniglot:\n    ways: 21\n",
@@ -58,6 +59,7 @@ func TestOmniglotRefusals(t *testing.T) {
 // eval.query = task.query, the paper's 5,000 final instances and eta_p for
 // its ways in Algorithm 1's convention; a sinusoid file keeps its defaults.
 func TestOmniglotDerivedDefaults(t *testing.T) {
+	t.Parallel()
 	const small = "model:\n  cnn:\n    filters: 4\nmeta:\n  batch: 2\n" // within the memory limit at eval.batch 100
 	for _, tc := range []struct {
 		yaml              string

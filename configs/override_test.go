@@ -8,6 +8,7 @@ import (
 )
 
 func TestOverride(t *testing.T) {
+	t.Parallel()
 	base, err := Builtin("omniglot_quick")
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 )
 
 func TestMetaSchedule(t *testing.T) {
+	t.Parallel()
 	c, err := Parse("x.yaml", []byte("meta:\n  lr: 1.0e-3\n  schedule: cosine\n  lr_min: 1.0e-6\n"))
 	if err != nil {
 		t.Fatal(err)

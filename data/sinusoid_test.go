@@ -20,6 +20,7 @@ func paperSpec() SinusoidSpec {
 }
 
 func TestNewSinusoidCounts(t *testing.T) {
+	t.Parallel()
 	coarse := paperSpec()
 	coarse.TaskWidth = 0.05
 	overlap := paperSpec()
@@ -117,6 +118,7 @@ func TestNewSinusoidCounts(t *testing.T) {
 }
 
 func TestNewSinusoidErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		modify func(*SinusoidSpec)
@@ -178,6 +180,7 @@ func fitSinusoid(x, y []float64) (a, b float64) {
 }
 
 func TestSinusoidSample(t *testing.T) {
+	t.Parallel()
 	wide := paperSpec()
 	wide.PhaseMax, wide.XMin, wide.XMax = 2*math.Pi, 0, 1
 	tests := []struct {
@@ -243,6 +246,7 @@ func checkInstance(t *testing.T, spec SinusoidSpec, set *SinusoidTasks, i int, b
 // TestSinusoidAmplitudeFromPeaks checks the amplitude without a model fit:
 // with many points over a full period the largest |y| approaches a.
 func TestSinusoidAmplitudeFromPeaks(t *testing.T) {
+	t.Parallel()
 	train, _, err := NewSinusoid(paperSpec())
 	if err != nil {
 		t.Fatal(err)
@@ -267,6 +271,7 @@ func TestSinusoidAmplitudeFromPeaks(t *testing.T) {
 }
 
 func TestSinusoidDeterministic(t *testing.T) {
+	t.Parallel()
 	train, _, err := NewSinusoid(paperSpec())
 	if err != nil {
 		t.Fatal(err)

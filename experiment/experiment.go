@@ -104,6 +104,7 @@ func Parse(path string, raw []byte, opts run.Options) (Spec, []configs.Config, e
 			errs = append(errs, configs.FieldError("slurm."+k, spec.Slurm[k], err.Error()))
 		}
 	}
+	errs = append(errs, spec.Sweep.check(spec, lines)...)
 	if len(errs) > 0 {
 		return Spec{}, nil, configs.Locate(path, lines, errs)
 	}
@@ -135,6 +136,9 @@ func Parse(path string, raw []byte, opts run.Options) (Spec, []configs.Config, e
 				}
 			}
 		}
+	}
+	if errs := spec.Sweep.checkRead(out, lines); len(errs) > 0 {
+		return Spec{}, nil, configs.Locate(path, lines, errs)
 	}
 	return spec, out, nil
 }
@@ -395,7 +399,11 @@ func runJob(j Job, opts run.Options) error {
 }
 
 // sameConfig refuses a run directory of j made from another config than
-// j's; a directory without config is fine.
+// j's; a directory without config is fine. The settings of the methods
+// and task families a run does not use are not compared: its config.yaml
+// carries them, but the run never reads them, so a rewritten experiment
+// file that leaves them elsewhere (an ablation base file replaced by a
+// sweep) still continues the runs it made.
 func sameConfig(j Job) error {
 	cfgPath := filepath.Join(j.Dir, rundir.ConfigFile)
 	if !fileExists(cfgPath) {
@@ -405,11 +413,20 @@ func sameConfig(j Job) error {
 	if err != nil {
 		return err
 	}
-	if !reflect.DeepEqual(stored, j.Config) {
+	if !reflect.DeepEqual(readSettings(stored), readSettings(j.Config)) {
 		return fmt.Errorf("%s was made from a different config than the experiment now gives; "+
 			"use a new -out or restore the experiment file", j.Dir)
 	}
 	return nil
+}
+
+// readSettings is c without the sections of the methods other than its
+// algorithm and of the task families other than its own.
+func readSettings(c configs.Config) configs.Config {
+	c = c.Clone()
+	maps.DeleteFunc(c.Methods, func(name string, _ metalearn.Method) bool { return name != c.Algorithm })
+	maps.DeleteFunc(c.Task.Sections, func(name string, _ any) bool { return name != c.Task.Family })
+	return c
 }
 
 // board lays out one status line per active run and an overall line.

@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/trmaml/trmaml/metalearn"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/internal/dirlock"
+	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/run"
 	"github.com/trmaml/trmaml/rundir"
 )
@@ -140,6 +141,42 @@ func TestSweep(t *testing.T) {
 	}
 }
 
+// TestSweepRefusesAxesNoRunReads: an axis over a field the experiment file
+// sets itself, over a method that is not run or over another task family's
+// section would be overwritten or ignored, leaving runs that differ only
+// in their names; each is refused at its line, naming what to write.
+func TestSweepRefusesAxesNoRunReads(t *testing.T) {
+	t.Parallel()
+	head := "name: x\nbase: base.yaml\nalgorithms: [maml, trmaml]\norders: [second]\nseeds: [1]\n"
+	cases := []struct{ body, want string }{
+		{"sweep: {seed: [1, 2]}\n", `exp.yaml:6: sweep.seed = [1, 2]: is set by the experiment file itself: list the seeds under seeds`},
+		{"sweep: {algorithm: [cvar]}\n", `exp.yaml:6: sweep.algorithm = [cvar]: is set by the experiment file itself: list the methods under algorithms`},
+		{"sweep: {order: [first]}\n", `exp.yaml:6: sweep.order = [first]: is set by the experiment file itself: list the orders under orders`},
+		{"sweep: {name: [a, b]}\n", `exp.yaml:6: sweep.name = [a, b]: is set by the experiment file itself`},
+		{"iterations: 30\nsweep:\n  inner.steps: [1, 2]\n  meta.iterations: [10, 20]\n", `exp.yaml:9: sweep.meta.iterations = [10, 20]: would be overridden by iterations: 30`},
+		{"sweep: {cvar.level: [0.5, 0.1]}\n", `exp.yaml:6: sweep.cvar.level = [0.5, 0.1]: is a setting of cvar, which is not among algorithms [maml trmaml]`},
+		{"sweep: {task.linreg.tasks: [[{theta: [1], variances: [1], noise: 0, mass: 1}]]}\n", `exp.yaml:6: sweep.task.linreg.tasks = [theta1_variances1_noise0_mass1]: is a setting of task family linreg, and the runs are of sinusoid`},
+		// linreg runs read their tasks, the sinusoid runs do not: both of
+		// those would be the same run twice.
+		{"sweep:\n  task.family: [sinusoid, linreg]\n  task.linreg.tasks: [[{theta: [1], variances: [1], noise: 0, mass: 1}], [{theta: [2], variances: [1], noise: 0, mass: 1}]]\n",
+			`exp.yaml:6: sweep = "x-maml_familysinusoid_taskstheta2_variances1_noise0_mass1-second": is the same run as x-maml_familysinusoid_taskstheta1_variances1_noise0_mass1-second (seed 1)`},
+	}
+	for _, c := range cases {
+		dir := writeFiles(t, map[string]string{"exp.yaml": head + c.body, "base.yaml": tinyBase})
+		_, _, err := Load(filepath.Join(dir, "exp.yaml"), run.Options{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.body, err, c.want)
+		}
+	}
+	// The same axes where runs read them are accepted.
+	for _, body := range []string{"sweep: {inner.steps: [1, 2], trmaml.p_lr: [1.0e-4, 2.0e-4]}\n", "sweep: {meta.iterations: [10, 20]}\n"} {
+		dir := writeFiles(t, map[string]string{"exp.yaml": head + body, "base.yaml": tinyBase})
+		if _, _, err := Load(filepath.Join(dir, "exp.yaml"), run.Options{}); err != nil {
+			t.Errorf("%s: %v", body, err)
+		}
+	}
+}
+
 // TestRunGridResumes runs a 2x1x2 grid with two workers, then re-runs it:
 // finished runs are skipped untouched and an unfinished one is resumed.
 func TestRunGridResumes(t *testing.T) {
@@ -221,6 +258,54 @@ func TestRunRefusesChangedConfigAndRestartsUncheckpointed(t *testing.T) {
 	jobs[0].Config.Meta.Iterations = 40
 	if err := Run(out, jobs, 1, &log, false, run.Options{}); err == nil || !strings.Contains(err.Error(), "different config") {
 		t.Fatalf("edited experiment: error %v, want a refusal", err)
+	}
+}
+
+// TestSameConfigComparesWhatRunsRead: a run directory continues under a
+// job whose config differs only in the sections of other methods and
+// families (an ablation base file replaced by a sweep leaves cvar's and
+// entropic TR-MAML's p_lr elsewhere in a TR-MAML run); a change in its
+// own method's or family's section, or in a common field, is refused.
+func TestSameConfigComparesWhatRunsRead(t *testing.T) {
+	t.Parallel()
+	dir := writeFiles(t, map[string]string{"base.yaml": tinyBase,
+		"exp.yaml": "name: g\nbase: base.yaml\nalgorithms: [trmaml]\norders: [second]\nseeds: [1]\n"})
+	_, cfgs, err := Load(filepath.Join(dir, "exp.yaml"), run.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := Jobs(cfgs, filepath.Join(dir, "out"))[0]
+	raw, err := job.Config.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(job.Dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(job.Dir, rundir.ConfigFile), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name   string
+		edit   func(c *configs.Config)
+		refuse bool
+	}{
+		{"unchanged", func(*configs.Config) {}, false},
+		{"cvar.p_lr", func(c *configs.Config) { c.Settings("cvar").(*metalearn.CVaR).PLR *= 2 }, false},
+		{"trmaml_entropic.p_lr", func(c *configs.Config) { c.Settings("trmaml_entropic").(*metalearn.EntropicTRMAML).PLR *= 2 }, false},
+		{"task.linreg", func(c *configs.Config) { c.Task.Sections["linreg"] = configs.Defaults().Task.Sections["sinusoid"] }, false},
+		{"trmaml.p_lr", func(c *configs.Config) { c.Settings("trmaml").(*metalearn.TRMAML).PLR *= 2 }, true},
+		{"task.sinusoid", func(c *configs.Config) { c.Task.Sections["sinusoid"] = configs.Defaults().Task.Sections["linreg"] }, true},
+		{"inner.steps", func(c *configs.Config) { c.Inner.Steps++ }, true},
+	}
+	for _, tc := range cases {
+		j := job
+		j.Config = job.Config.Clone()
+		tc.edit(&j.Config)
+		err := sameConfig(j)
+		if got := err != nil; got != tc.refuse {
+			t.Errorf("%s changed: error %v, want refused %v", tc.name, err, tc.refuse)
+		}
 	}
 }
 

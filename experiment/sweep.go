@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,10 +19,12 @@ type Sweep struct {
 	Axes []Axis
 }
 
-// Axis is one swept field: its dotted path and its values as YAML nodes.
+// Axis is one swept field: its dotted path, its values as YAML nodes, and
+// the line of its key in the experiment file.
 type Axis struct {
 	Path   string
 	Values []*yaml.Node
+	Line   int
 }
 
 // UnmarshalYAML reads a mapping from field paths to non-empty lists of
@@ -50,9 +53,92 @@ func (s *Sweep) UnmarshalYAML(n *yaml.Node) error {
 				seen[label] = true
 			}
 		}
-		s.Axes = append(s.Axes, Axis{Path: path, Values: v.Content})
+		s.Axes = append(s.Axes, Axis{Path: path, Values: v.Content, Line: k.Line})
 	}
 	return nil
+}
+
+// gridFields are the config fields that an experiment file sets through
+// keys of its own, with the key to use instead of a sweep axis: a swept
+// value would be overwritten, leaving runs that differ only in their names.
+var gridFields = map[string]string{
+	"name":      "runs are named after the experiment and their cell",
+	"algorithm": "list the methods under algorithms",
+	"order":     "list the orders under orders",
+	"seed":      "list the seeds under seeds",
+}
+
+// check refuses axes that could not change a run: the fields the
+// experiment sets itself (gridFields, and meta.iterations when iterations
+// is set) and the settings of a method that no run of algorithms uses.
+// Each error names the axis as sweep.PATH, which lines places.
+func (s Sweep) check(spec Spec, lines map[string]int) []error {
+	var errs []error
+	for _, a := range s.Axes {
+		key := "sweep." + a.Path
+		lines[key] = a.Line
+		section, _, _ := strings.Cut(a.Path, ".")
+		if use, ok := gridFields[a.Path]; ok {
+			errs = append(errs, configs.FieldError(key, axisValues(a.Values), "is set by the experiment file itself: "+use))
+		}
+		if a.Path == "meta.iterations" && spec.Iterations > 0 {
+			errs = append(errs, configs.FieldError(key, axisValues(a.Values), fmt.Sprintf("would be overridden by iterations: %d: remove one of the two", spec.Iterations)))
+		}
+		if _, isMethod := metalearn.LookupMethod(section); isMethod && !slices.Contains(spec.Algorithms, section) {
+			errs = append(errs, configs.FieldError(key, axisValues(a.Values), fmt.Sprintf("is a setting of %s, which is not among algorithms %v: no run would read it", section, spec.Algorithms)))
+		}
+	}
+	return errs
+}
+
+// checkRead refuses, after expansion, an axis under the section of a task
+// family that no run of the grid has (task.linreg.tasks over sinusoid
+// runs), and two runs that would be the same run under different names,
+// which an axis the runs do not read produces.
+func (s Sweep) checkRead(cfgs []configs.Config, lines map[string]int) []error {
+	var errs []error
+	families := map[string]bool{}
+	for _, c := range cfgs {
+		families[c.Task.Family] = true
+	}
+	for _, a := range s.Axes {
+		parts := strings.SplitN(a.Path, ".", 3)
+		if len(parts) < 3 || parts[0] != "task" || families[parts[1]] {
+			continue
+		}
+		if _, ok := configs.LookupFamily(parts[1]); ok {
+			errs = append(errs, configs.FieldError("sweep."+a.Path, axisValues(a.Values),
+				fmt.Sprintf("is a setting of task family %s, and the runs are of %s: no run would read it", parts[1], strings.Join(slices.Sorted(maps.Keys(families)), ", "))))
+		}
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	seen := map[string]string{}
+	for _, c := range cfgs {
+		named := c.Name
+		c.Name = ""
+		raw, err := c.Marshal()
+		if err != nil {
+			return []error{err}
+		}
+		if other, ok := seen[string(raw)]; ok {
+			return []error{configs.FieldError("sweep", named, fmt.Sprintf("is the same run as %s (seed %d): a swept field is not read by these runs", other, c.Seed))}
+		}
+		seen[string(raw)] = named
+	}
+	return nil
+}
+
+// axisValues writes an axis's values as a YAML flow list in errors.
+type axisValues []*yaml.Node
+
+func (v axisValues) String() string {
+	parts := make([]string, len(v))
+	for i, n := range v {
+		parts[i] = valueLabel(n)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
 }
 
 // axesOf returns the axes that apply to runs of algorithm alg: all but
@@ -106,9 +192,17 @@ func cellLabel(axes []Axis, cell []configs.Setting, alg string) string {
 }
 
 // valueLabel writes a swept value compactly and as a valid config name:
-// numbers as Go formats them (2.5e-06), lists joined by "x", any other
-// character than A-Z a-z 0-9 _ . - as "_".
+// numbers as Go formats them (2.5e-06), lists joined by "x", mappings (the
+// entries of a list of structs, e.g. linreg's tasks) as KEYVALUE joined by
+// "_", any other character than A-Z a-z 0-9 _ . - as "_".
 func valueLabel(n *yaml.Node) string {
+	if n.Kind == yaml.MappingNode {
+		var parts []string
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			parts = append(parts, valueLabel(n.Content[i])+valueLabel(n.Content[i+1]))
+		}
+		return strings.Join(parts, "_")
+	}
 	if n.Kind == yaml.SequenceNode {
 		parts := make([]string, len(n.Content))
 		for i, e := range n.Content {

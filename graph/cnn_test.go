@@ -39,6 +39,7 @@ func randomImages(rng *rand.Rand, tasks, ways, shots, queries, h, w, c int) *met
 // internal/reference: per block kernel (3,3,Cin,F) as (9*Cin, F), bias,
 // scale, shift; then the linear layer from the flattened last block.
 func TestCNNParamLayout(t *testing.T) {
+	t.Parallel()
 	m, err := NewCNN(28, 28, 1, 64, 4, 5, false)
 	if err != nil {
 		t.Fatal(err)
@@ -70,6 +71,7 @@ func TestCNNParamLayout(t *testing.T) {
 // (gorgonia's SoftMax, MaxPool2D, Conv2d by input, BatchNorm, InverseSqrt,
 // ...): the guard would refuse to build it, and this names the op if so.
 func TestCNNGraphAvoidsBrokenGorgoniaOps(t *testing.T) {
+	t.Parallel()
 	m, err := NewCNN(6, 6, 1, 2, 2, 2, false)
 	if err != nil {
 		t.Fatal(err)
@@ -183,6 +185,7 @@ func TestCNNMetaGradient(t *testing.T) {
 
 // TestAccuracy checks the metric on hand-made logits, ties included.
 func TestAccuracy(t *testing.T) {
+	t.Parallel()
 	pred := []float64{
 		1, 2, 0, // -> 1
 		3, 3, 1, // tie -> 0
@@ -207,6 +210,7 @@ var _ gorgonia.Op = (*op)(nil)
 // batch-norm scales and shifts are drawn with both signs (a negative scale
 // turns the pooling's maxima into minima of the raw activations).
 func TestCNNFloat32(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 5))
 	m, err := NewCNN(9, 7, 1, 16, 2, 3, false)
 	if err != nil {
@@ -252,6 +256,7 @@ func TestCNNFloat32(t *testing.T) {
 // large values: measured 84% (54% before the fusion, which computed more
 // large values and held more memory).
 func TestBuffersRecycled(t *testing.T) {
+	t.Parallel()
 	m, err := NewCNN(16, 16, 1, 8, 2, 3, false)
 	if err != nil {
 		t.Fatal(err)
@@ -309,6 +314,7 @@ func TestBuffersRecycled(t *testing.T) {
 // own set: the pool grows by less than a tenth of the evaluation graph's own
 // large buffers.
 func TestShareBuffers(t *testing.T) {
+	t.Parallel()
 	m, err := NewCNN(16, 16, 1, 8, 2, 3, false)
 	if err != nil {
 		t.Fatal(err)

@@ -188,6 +188,7 @@ func (p mamlToy) metaGrad(g *gorgonia.ExprGraph, grad gradFunc, w0 []float64) ([
 // If the first assertion ever fails, gorgonia has been fixed and the
 // workaround (Graph.Grad instead of gorgonia.Grad) can be reconsidered.
 func TestGorgoniaNestedGradIsWrong(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(11, 3))
 	p := mamlToy{m: 5, n: 3, alpha: 0.3}
 	p.xs, p.xq = gtRandom(rng, p.m*p.n, 1), gtRandom(rng, p.m*p.n, 1)
@@ -470,6 +471,7 @@ func gtHessVec(f func([]float64) float64, w, v []float64, h float64) []float64 {
 // grad Phi(w) = u - alpha*H(w) u with u = grad f(w'), w' = w - alpha*grad f(w),
 // gradients by central differences and H u by mixed central differences.
 func TestGradMatchesFiniteDifferencesPerOp(t *testing.T) {
+	t.Parallel()
 	const alpha = 0.2
 	for ci, c := range gtOpCases {
 		t.Run(c.name, func(t *testing.T) {
@@ -667,6 +669,7 @@ func gtSoftmaxRows(w []float64, log bool) []float64 {
 // a plain gradient (checked for value too, for SoftMax, LogSoftMax and Slice)
 // nor first-order MAML, whose inner gradient sits behind StopGradient.
 func TestGradRefusesBrokenOps(t *testing.T) {
+	t.Parallel()
 	const alpha = 0.1
 	for ci, c := range gtRefusalCases {
 		t.Run(c.name, func(t *testing.T) {
@@ -786,6 +789,7 @@ func TestGradRefusesBrokenOps(t *testing.T) {
 // not broadcast the max back). If this test fails, upstream changed and
 // LogSumExp can be reconsidered.
 func TestGorgoniaLogSumExpIsWrong(t *testing.T) {
+	t.Parallel()
 	x := []float64{0.1, 0.5, -0.3, 1, 2, 3}
 	t.Run("vector", func(t *testing.T) {
 		g := gorgonia.NewGraph()
@@ -838,6 +842,7 @@ func TestGorgoniaLogSumExpIsWrong(t *testing.T) {
 // depend on w, and one that depends on w directly too gets only the direct
 // term.
 func TestStopGradient(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(4, 4))
 	w0 := gtRandom(rng, 6, 1)
 	shape := tensor.Shape{2, 3}
@@ -928,6 +933,7 @@ func TestStopGradient(t *testing.T) {
 // must fail with an error naming the op instead of silently dropping the
 // terms that pass through it (it returned a wrong gradient before).
 func TestGradRefusesOpsWithoutSymDiff(t *testing.T) {
+	t.Parallel()
 	g := New()
 	w, _ := gtInput(g.ExprGraph, "w", tensor.Shape{4}, []float64{0.3, 0.1, -0.2, 0.25})
 	a, _ := gtInput(g.ExprGraph, "a", tensor.Shape{4}, []float64{1, -2, 0.5, 3})

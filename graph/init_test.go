@@ -9,6 +9,7 @@ import (
 )
 
 func TestInit(t *testing.T) {
+	t.Parallel()
 	mlp, err := NewMLP([]int{1, 40, 40, 1}, ReLU)
 	if err != nil {
 		t.Fatal(err)

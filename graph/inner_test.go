@@ -11,6 +11,7 @@ import (
 // TestInnerStepErrors checks the errors of the exported inner-loop pieces
 // and of a Spec that mixes Spec.Inner with the default loop's fields.
 func TestInnerStepErrors(t *testing.T) {
+	t.Parallel()
 	g := New()
 	node := func(name string, shape ...int) *gorgonia.Node {
 		return gorgonia.NewTensor(g.ExprGraph, tensor.Float64, len(shape), gorgonia.WithShape(shape...), gorgonia.WithName(name))

@@ -11,6 +11,7 @@ import (
 // alone (run looks the score up with metalearn.MetricNamed): the pairs
 // must keep naming the same quantity.
 func TestNamesMatchMetrics(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		want metalearn.Metric

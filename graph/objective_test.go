@@ -76,6 +76,7 @@ func firstOrderReference(m reference.MLP, w []float64, b *metalearn.Batch, weigh
 // plain-Go first-order gradient. It also checks that the two orders differ
 // clearly, so that dropping the second-order terms cannot pass.
 func TestMetaGradientMatchesFiniteDifferences(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		sizes []int
@@ -148,6 +149,7 @@ func TestMetaGradientMatchesFiniteDifferences(t *testing.T) {
 // TestObjectiveRebindsInputs checks that new data and parameters are picked
 // up by the compiled tape on every call.
 func TestObjectiveRebindsInputs(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	sizes := []int{1, 5, 1}
 	mlp, _ := NewMLP(sizes, Tanh)

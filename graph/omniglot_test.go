@@ -20,6 +20,7 @@ import (
 // the paper's Omniglot runs adapt with several), on the synthetic fixture
 // and on the real archives when the machine has them.
 func TestCNNOnOmniglot(t *testing.T) {
+	t.Parallel()
 	t.Run("fixture", func(t *testing.T) {
 		fx := omniglottest.WriteFixture(t, 1)
 		rel, err := omniglot.Describe(fx.Root)

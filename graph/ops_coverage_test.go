@@ -72,6 +72,7 @@ func declaredKernels(t *testing.T) map[string]string {
 // without a row (whose first and second derivatives would go unchecked)
 // fails here. The kernels are found in the source, not listed by hand.
 func TestOpsTableCoversEveryKernel(t *testing.T) {
+	t.Parallel()
 	declared := declaredKernels(t)
 	if len(declared) < 10 {
 		t.Fatalf("found only %d kernel types in the source: %v", len(declared), declared)

@@ -472,6 +472,7 @@ var opRows = func() []opRow {
 // gradients come from Graph.Grad; the second goes through the SymDiff of
 // every SymDiff the first used.
 func TestOpsNestedFiniteDifferences(t *testing.T) {
+	t.Parallel()
 	for ri, row := range opRows {
 		t.Run(row.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(ri), 29))
@@ -605,6 +606,7 @@ func TestOpsNestedFiniteDifferences(t *testing.T) {
 // derivatives, in float32 and compares with the float64 results: the same
 // kernels serve both dtypes.
 func TestOpsFloat32(t *testing.T) {
+	t.Parallel()
 	for ri, row := range opRows {
 		t.Run(row.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(ri), 31))

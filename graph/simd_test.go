@@ -8,6 +8,7 @@ import (
 )
 
 func TestCPUInfo(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, tc := range []struct {
 		name, text, model string

@@ -92,6 +92,7 @@ func checkProjection(t *testing.T, q, p []float64, u, tol float64) {
 }
 
 func TestProjectCappedSimplexBruteForce(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 6))
 	type tc struct {
 		q []float64
@@ -144,6 +145,7 @@ func TestProjectCappedSimplexBruteForce(t *testing.T) {
 // TestProjectCappedSimplexExtremes: huge entries (>= 2^53, where adding a
 // threshold of order 1 is lost), tiny ones, and large n.
 func TestProjectCappedSimplexExtremes(t *testing.T) {
+	t.Parallel()
 	big := math.Ldexp(1, 60)
 	cases := []struct {
 		q, want []float64
@@ -188,6 +190,7 @@ func TestProjectCappedSimplexExtremes(t *testing.T) {
 // distribution, level 1/n (cap 1) is exactly ProjectSimplex, and a cap below
 // 1 that does not bind agrees with ProjectSimplex.
 func TestProjectCappedSimplexLimits(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	for n := 1; n <= 300; n++ {
 		q := make([]float64, n)

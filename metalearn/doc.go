@@ -32,8 +32,10 @@
 // and continues bit for bit after Restore.
 //
 // The Examples show each piece working: ExampleTrainer (TR-MAML against
-// MAML on sinusoid tasks), ExampleMethod (a Method of one's own, ChaseWorst,
-// with a hand-written Step loop) and ExampleEvaluator. Package run drives
+// MAML on sinusoid tasks), ExampleTrainer_Snapshot (stopped through its
+// context, checkpointed, resumed bit for bit), ExampleMethod (a Method of
+// one's own, ChaseWorst, with a hand-written Step loop) and
+// ExampleEvaluator. Package run drives
 // the Trainer from a config file into a run directory (package rundir),
 // which package results reads; its Example trains, loads and tabulates two
 // runs.

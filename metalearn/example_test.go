@@ -2,9 +2,11 @@ package metalearn_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/trmaml/trmaml/data"
 	"github.com/trmaml/trmaml/graph"
@@ -86,6 +88,84 @@ func ExampleTrainer() {
 	// before training: meta-test worst-task loss 184.8
 	// *metalearn.TRMAML: p of amplitude [4.5,5.0) 1.00; meta-test mean loss 5.0, worst-task 12.7
 	// *metalearn.MAML: p of amplitude [4.5,5.0) 0.25; meta-test mean loss 5.5, worst-task 14.3
+}
+
+// Stopping a Trainer through its context and resuming it from a
+// checkpoint: Snapshot (the State) and the Optimizer's exported fields are
+// all a run needs, here through JSON as a file would hold them. A new
+// Trainer with the same Settings, given the optimizer's fields and the
+// restored State, finishes exactly as the run that never stopped.
+func ExampleTrainer_Snapshot() {
+	train, _, model := sinusoid()
+	w0, err := model.Init(graph.He, 0, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		panic(err)
+	}
+	settings := func() metalearn.Settings {
+		return metalearn.Settings{
+			Method:     &metalearn.TRMAML{PLR: 0.0005},
+			Iterations: 200,
+			Optimizer:  metalearn.NewAdam(0.01, len(w0)),
+			Schedule:   metalearn.Cosine{Max: 0.01, Min: 0.001, Iterations: 200},
+			Seed:       1,
+		}
+	}
+	newTrainer := func(s metalearn.Settings) *metalearn.Trainer {
+		tr, err := metalearn.NewTrainer(objective(model, 4, true), train, w0, s)
+		if err != nil {
+			panic(err)
+		}
+		return tr
+	}
+
+	// The run that is never stopped.
+	full := newTrainer(settings())
+	if err := full.Run(context.Background(), nil); err != nil {
+		panic(err)
+	}
+
+	// A run stopped after 80 iterations (a signal handler would cancel).
+	ctx, cancel := context.WithCancel(context.Background())
+	tr := newTrainer(settings())
+	err = tr.Run(ctx, func(metalearn.StepStats) error {
+		if tr.State.Iteration == 80 {
+			cancel()
+		}
+		return nil
+	})
+	fmt.Println("stopped:", err, "at iteration", tr.State.Iteration)
+	state, err := tr.Snapshot()
+	if err != nil {
+		panic(err)
+	}
+	savedState, _ := json.Marshal(state)
+	savedOptimizer, _ := json.Marshal(tr.Settings.Optimizer)
+
+	// Resumed from the checkpoint.
+	s := settings()
+	if err := json.Unmarshal(savedOptimizer, s.Optimizer); err != nil {
+		panic(err)
+	}
+	var restored metalearn.State
+	if err := json.Unmarshal(savedState, &restored); err != nil {
+		panic(err)
+	}
+	resumed := newTrainer(s)
+	if err := resumed.Restore(restored); err != nil {
+		panic(err)
+	}
+	if err := resumed.Run(context.Background(), nil); err != nil {
+		panic(err)
+	}
+	sameBits := func(a, b []float64) bool {
+		return slices.EqualFunc(a, b, func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) })
+	}
+	w1, p1 := full.Solution()
+	w2, p2 := resumed.Solution()
+	fmt.Println("resumed run equals the uninterrupted one bit for bit:", sameBits(w1, w2) && sameBits(p1, p2))
+	// Output:
+	// stopped: context canceled at iteration 80
+	// resumed run equals the uninterrupted one bit for bit: true
 }
 
 // ChaseWorst is a Method of one's own: after each iteration it moves p a

@@ -9,6 +9,7 @@ import (
 // on quadTasks, recorded with the code before the Method refactoring, so that
 // the reshaped driver is proven to reproduce TR-MAML and MAML bit for bit.
 func TestGoldenTrajectories(t *testing.T) {
+	t.Parallel()
 	q, alpha := newQuad()
 	q.mass = []float64{1, 2, 3}
 	cases := []struct {

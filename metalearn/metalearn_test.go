@@ -65,6 +65,7 @@ func newQuad() (quadTasks, float64) {
 // c3) / (sqrt(k1) + sqrt(k3)), with p* = (k3 (c3-w*), 0, k1 (w*-c1)) / sum;
 // MAML reaches the average-loss minimiser sum_i k_i c_i / sum_i k_i.
 func TestTrainerConvergesToClosedForm(t *testing.T) {
+	t.Parallel()
 	q, alpha := newQuad()
 	k := []float64{q.k(0, alpha), q.k(1, alpha), q.k(2, alpha)}
 	r1, r3 := math.Sqrt(k[0]), math.Sqrt(k[2])
@@ -113,6 +114,7 @@ func TestTrainerConvergesToClosedForm(t *testing.T) {
 // TestTrainerDeterministicAndResumable: the same seed gives the same run,
 // and a run restored from a snapshot continues exactly as the original.
 func TestTrainerDeterministicAndResumable(t *testing.T) {
+	t.Parallel()
 	q, alpha := newQuad()
 	obj := quadObjective{q: q, alpha: alpha, tasks: 2}
 	run := func(steps int, from *State) (*Trainer, State) {
@@ -165,6 +167,7 @@ func (o nanObjective) Losses(w []float64, b *Batch, weights, losses, grad []floa
 }
 
 func TestTrainerStopsOnNonFinite(t *testing.T) {
+	t.Parallel()
 	q, alpha := newQuad()
 	s := Settings{Method: &MAML{}, Iterations: 10, Batch: 2, Output: OutputLast}
 	s.Optimizer, s.Seed = &SGD{LR: 0.1}, 1
@@ -181,6 +184,7 @@ func TestTrainerStopsOnNonFinite(t *testing.T) {
 }
 
 func TestSettingsRefused(t *testing.T) {
+	t.Parallel()
 	q, alpha := newQuad()
 	good := Settings{Method: &MAML{}, Iterations: 10, Batch: 2, Output: OutputLast, Optimizer: &SGD{LR: 0.1}, Seed: 1}
 	for name, mutate := range map[string]func(*Settings){
@@ -219,6 +223,7 @@ type unshaped struct{ Objective }
 // TestSettingsDefaults: the zero fields of Settings mean the documented
 // defaults.
 func TestSettingsDefaults(t *testing.T) {
+	t.Parallel()
 	q, alpha := newQuad()
 	tr, err := NewTrainer(quadObjective{q, alpha, 2}, q, []float64{0}, Settings{Iterations: 10})
 	if err != nil {
@@ -239,6 +244,7 @@ func TestSettingsDefaults(t *testing.T) {
 // TestEvaluateClosedForm: per-task losses are deterministic for quadTasks, so
 // the statistics must equal the closed form, and every task is measured.
 func TestEvaluateClosedForm(t *testing.T) {
+	t.Parallel()
 	q, alpha := newQuad()
 	q.mass = []float64{1, 1, 2}
 	ev := NewEvaluator(quadObjective{q, alpha, 4}, 1, 1, 1, 1)
@@ -284,6 +290,7 @@ func TestEvaluateClosedForm(t *testing.T) {
 // TestRestoreRefusesMismatchedState: a checkpoint saved under another
 // output rule or size is refused with an error, never a panic.
 func TestRestoreRefusesMismatchedState(t *testing.T) {
+	t.Parallel()
 	q, alpha := newQuad()
 	obj := quadObjective{q: q, alpha: alpha, tasks: 2}
 	base := Settings{Method: &TRMAML{}, Iterations: 10, Batch: 2, Output: OutputLast}
@@ -327,6 +334,7 @@ func TestRestoreRefusesMismatchedState(t *testing.T) {
 // from a run (zeroed or negative p, non-finite numbers, an optimizer state
 // of the wrong size or step count) are refused with the field's name.
 func TestRestoreRefusesDamagedState(t *testing.T) {
+	t.Parallel()
 	q, alpha := newQuad()
 	obj := quadObjective{q: q, alpha: alpha, tasks: 2}
 	s := Settings{Method: &TRMAML{PLR: 0.05}, Iterations: 10, Batch: 2, Output: OutputAveraged}
@@ -396,6 +404,7 @@ func (o *overflowOptimizer) Step(w, grad []float64) {
 // non-finite stops training, naming the iteration, instead of saving an
 // infinite state into the next checkpoint.
 func TestTrainerStopsOnNonFiniteOptimizerState(t *testing.T) {
+	t.Parallel()
 	q, alpha := newQuad()
 	s := Settings{Method: &MAML{}, Iterations: 10, Batch: 2, Output: OutputLast}
 	s.Optimizer, s.Seed = &overflowOptimizer{SGD{LR: 0.1}}, 1

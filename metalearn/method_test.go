@@ -71,6 +71,7 @@ func trainQuad(t *testing.T, q quadTasks, alpha float64, m Method, iterations in
 // golden-section search on that convex function; level 1 is the plain
 // average of the tasks and level 1/3 is TR-MAML's min-max point.
 func TestCVaRConvergesToClosedForm(t *testing.T) {
+	t.Parallel()
 	q, alpha := newQuad()
 	for _, a := range []float64{1, 0.75, 0.5, 0.4, 1.0 / 3} {
 		obj := func(w float64) float64 { return cvarValue(quadLosses(q, alpha, w), a) }
@@ -96,6 +97,7 @@ func TestCVaRConvergesToClosedForm(t *testing.T) {
 // TestEntropicConvergesToClosedForm: entropic TR-MAML reaches the same
 // min-max point as TR-MAML (the closed form of TestTrainerConvergesToClosedForm).
 func TestEntropicConvergesToClosedForm(t *testing.T) {
+	t.Parallel()
 	q, alpha := newQuad()
 	k1, k3 := q.k(0, alpha), q.k(2, alpha)
 	r1, r3 := math.Sqrt(k1), math.Sqrt(k3)
@@ -119,6 +121,7 @@ func TestEntropicConvergesToClosedForm(t *testing.T) {
 // large enough to overflow exp without the log-domain shift still gives a
 // distribution (all weight on the largest exponent).
 func TestEntropicUpdate(t *testing.T) {
+	t.Parallel()
 	m := &EntropicTRMAML{PLR: 0.1}
 	p, err := m.Init([]float64{1, 1, 1, 1}, 2)
 	if err != nil {
@@ -153,6 +156,7 @@ func TestEntropicUpdate(t *testing.T) {
 // weight 1/C; the ascent methods draw uniformly with weight (n/C) p_i, so
 // both estimate sum_i p_i grad F_i without bias.
 func TestMethodDraws(t *testing.T) {
+	t.Parallel()
 	masses := []float64{1, 2, 5}
 	rng := rand.New(rand.NewPCG(1, 2))
 	const draws = 200000
@@ -198,6 +202,7 @@ func TestMethodDraws(t *testing.T) {
 // TestCVaRLevelOneOverNIsTRMAML: at level 1/n the capped simplex is the whole
 // simplex, and a CVaR run is TR-MAML's bit for bit.
 func TestCVaRLevelOneOverNIsTRMAML(t *testing.T) {
+	t.Parallel()
 	q, alpha := newQuad()
 	a, _ := trainQuad(t, q, alpha, &TRMAML{PLR: 0.05}, 500)
 	b, _ := trainQuad(t, q, alpha, &CVaR{Level: 1.0 / 3, PLR: 0.05}, 500)
@@ -212,6 +217,7 @@ func TestCVaRLevelOneOverNIsTRMAML(t *testing.T) {
 // rounding), the empirical distribution for MAML. Anything else is refused
 // with the field and the entry.
 func TestRestoreChecksFeasibleP(t *testing.T) {
+	t.Parallel()
 	q, alpha := newQuad()
 	q.mass = []float64{1, 1, 2} // MAML's p = (1/4, 1/4, 1/2)
 	obj := quadObjective{q: q, alpha: alpha, tasks: 2}
@@ -280,6 +286,7 @@ func TestRestoreChecksFeasibleP(t *testing.T) {
 // p (T1) or kept p (T2) outside the feasible set is still refused, naming
 // its field.
 func TestRestoreChecksAveragedAndKeptP(t *testing.T) {
+	t.Parallel()
 	q, alpha := newQuad()
 	obj := quadObjective{q: q, alpha: alpha, tasks: 2}
 	feasible := []float64{0.5, 0.5, 0}

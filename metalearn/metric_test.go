@@ -10,6 +10,7 @@ import (
 )
 
 func TestMetricWorst(t *testing.T) {
+	t.Parallel()
 	nan := math.NaN()
 	for _, c := range []struct {
 		m    Metric
@@ -30,6 +31,7 @@ func TestMetricWorst(t *testing.T) {
 }
 
 func TestMetricNamedAndLabels(t *testing.T) {
+	t.Parallel()
 	for _, m := range Metrics {
 		got, err := MetricNamed(m.Name)
 		if err != nil || got != m {
@@ -51,6 +53,7 @@ func TestMetricNamedAndLabels(t *testing.T) {
 }
 
 func TestNewTaskStatsDirection(t *testing.T) {
+	t.Parallel()
 	per := []float64{0.9, 0.5, 0.7}
 	mass := []float64{2, 1, 1}
 	acc := NewTaskStats(per, []int{1, 1, 1}, mass, Accuracy)
@@ -70,6 +73,7 @@ func TestNewTaskStatsDirection(t *testing.T) {
 // the statistics are those of the accuracies, the worst task is the least
 // accurate, and the instances are those Evaluate draws.
 func TestEvaluateScore(t *testing.T) {
+	t.Parallel()
 	q, alpha := newQuad()
 	q.mass = []float64{1, 1, 2}
 	ev := NewEvaluator(quadObjective{q, alpha, 4}, 1, 1, 1, 1)

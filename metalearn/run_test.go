@@ -30,6 +30,7 @@ func (c *stopAfter) Err() error {
 // an uninterrupted run, for every output rule, with Adam and a cosine
 // schedule.
 func TestRunStopsAndResumesBitForBit(t *testing.T) {
+	t.Parallel()
 	q, alpha := newQuad()
 	q.mass = []float64{1, 2, 3}
 	const T = 40
@@ -113,6 +114,7 @@ func TestRunStopsAndResumesBitForBit(t *testing.T) {
 // TestRunStopsOnCallbackError: an error of Run's callback stops it after
 // that iteration and is returned as is.
 func TestRunStopsOnCallbackError(t *testing.T) {
+	t.Parallel()
 	q, alpha := newQuad()
 	tr, err := NewTrainer(quadObjective{q, alpha, 2}, q, []float64{3}, Settings{Iterations: 10})
 	if err != nil {
@@ -134,6 +136,7 @@ func TestRunStopsOnCallbackError(t *testing.T) {
 // with gradient g moves w by -lr_t g) and leaves the optimizer at its base
 // rate.
 func TestScheduleInStep(t *testing.T) {
+	t.Parallel()
 	q, alpha := newQuad()
 	q.a, q.c = []float64{1, 1, 1}, []float64{1, 1, 1}
 	sched := Cosine{Max: 0.3, Min: 0.1, Iterations: 4}

@@ -6,6 +6,7 @@ import (
 )
 
 func TestCosineSchedule(t *testing.T) {
+	t.Parallel()
 	c := Cosine{Max: 1e-3, Min: 1e-6, Iterations: 60000}
 	for _, tc := range []struct {
 		t    int
@@ -34,6 +35,7 @@ func TestCosineSchedule(t *testing.T) {
 }
 
 func TestNewSchedule(t *testing.T) {
+	t.Parallel()
 	s, err := NewSchedule("constant", 0.01, 0, 100)
 	if err != nil || s.LR(0) != 0.01 || s.LR(99) != 0.01 {
 		t.Errorf("constant: %v, %v", s, err)
@@ -53,6 +55,7 @@ func TestNewSchedule(t *testing.T) {
 // TestScheduleStep: the optimizer steps with the schedule's rate, keeps its
 // base rate between steps, and nothing else of its state changes.
 func TestScheduleStep(t *testing.T) {
+	t.Parallel()
 	s := Cosine{Max: 0.5, Min: 0.1, Iterations: 2}
 	o := &SGD{LR: 123}
 	w := []float64{1}

@@ -46,6 +46,7 @@ func bruteSimplex(q []float64) []float64 {
 }
 
 func TestProjectSimplex(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	cases := [][]float64{
 		{0.2, 0.3, 0.5},   // already on the simplex
@@ -93,6 +94,7 @@ func TestProjectSimplex(t *testing.T) {
 }
 
 func TestProjectBall(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		w      []float64
 		radius float64
@@ -116,6 +118,7 @@ func TestProjectBall(t *testing.T) {
 // TestAdamMatchesTensorFlowForm checks two steps against the hand-computed
 // TensorFlow-1 update.
 func TestAdamMatchesTensorFlowForm(t *testing.T) {
+	t.Parallel()
 	o := NewAdam(0.1, 1)
 	w := []float64{1}
 	o.Step(w, []float64{2})
@@ -130,6 +133,7 @@ func TestAdamMatchesTensorFlowForm(t *testing.T) {
 // algorithm returned its input (an entry >= 2^53: v + (1 - v) rounds to 0) or
 // overflowed (sums beyond MaxFloat64).
 func TestProjectSimplexExtremes(t *testing.T) {
+	t.Parallel()
 	const big = math.MaxFloat64
 	for _, tc := range []struct{ q, want []float64 }{
 		{[]float64{1 << 53, 0}, []float64{1, 0}},

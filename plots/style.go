@@ -89,14 +89,22 @@ func (iterationTicks) Ticks(min, max float64) []plot.Tick {
 	}
 	for i := range ts {
 		if ts[i].Label != "" && ts[i].Value != 0 {
-			ts[i].Label = strconv.FormatFloat(ts[i].Value/1000, 'g', -1, 64) + "k"
+			ts[i].Label = tickLabel(ts[i].Value/1000) + "k"
 		}
 	}
 	return ts
 }
 
-// plainTicks are gonum's default ticks labelled in the shortest form
-// ("75", not "75.00").
+// tickLabel writes a tick's value in the shortest form ("75", not
+// "75.00"), rounded to 12 significant digits first: gonum computes ticks
+// as multiples of a step, so 3 * 0.1 would otherwise be written
+// 0.30000000000000004.
+func tickLabel(v float64) string {
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 12, 64), 64)
+	return strconv.FormatFloat(r, 'g', -1, 64)
+}
+
+// plainTicks are gonum's default ticks labelled by tickLabel.
 type plainTicks struct{}
 
 // Ticks implements plot.Ticker.
@@ -104,7 +112,7 @@ func (plainTicks) Ticks(min, max float64) []plot.Tick {
 	ts := plot.DefaultTicks{}.Ticks(min, max)
 	for i := range ts {
 		if ts[i].Label != "" {
-			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', -1, 64)
+			ts[i].Label = tickLabel(ts[i].Value)
 		}
 	}
 	return ts
@@ -125,7 +133,7 @@ func (denseTicks) Ticks(min, max float64) []plot.Tick {
 		return ts
 	}
 	for i := range ts {
-		ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', -1, 64)
+		ts[i].Label = tickLabel(ts[i].Value)
 	}
 	return ts
 }

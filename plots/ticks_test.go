@@ -47,6 +47,10 @@ func TestDenseTicks(t *testing.T) {
 	}{
 		{0, 2.79, []string{"0", "0.5", "1", "1.5", "2", "2.5"}},
 		{0, 9.9, []string{"0", "3", "6", "9"}}, // ten ticks: only the major ones
+		// Multiples of a step that floats do not hold exactly (3 * 0.1).
+		{0, 0.37, []string{"0", "0.1", "0.2", "0.3"}},
+		{0, 1.3, []string{"0", "0.4", "0.8", "1.2"}},
+		{0, 3.3e-5, []string{"0", "1e-05", "2e-05", "3e-05"}},
 	} {
 		ticks := (denseTicks{}).Ticks(c.lo, c.hi)
 		slices.SortFunc(ticks, func(a, b plot.Tick) int { return cmp.Compare(a.Value, b.Value) })

@@ -24,6 +24,13 @@ func movesP(algorithm string) bool {
 	return !ok || !info.FixedP
 }
 
-// cvarLevel is the swept setting that result.json records as cvar_level:
-// the config's CVaR level for algorithm cvar, 0 (omitted) for the others.
-func cvarLevel(cfg configs.Config) float64 { return cfg.Swept() }
+// cvarLevel is what result.json records as cvar_level: the level of a
+// CVaR run, 0 (omitted) for the others. The field is CVaR's alone: another
+// method's swept setting (metalearn.MethodInfo.Swept) is in config.yaml,
+// which is where reports read it from.
+func cvarLevel(cfg configs.Config) float64 {
+	if m, ok := cfg.Settings(cfg.Algorithm).(*metalearn.CVaR); ok {
+		return m.Level
+	}
+	return 0
+}

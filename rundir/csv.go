@@ -68,8 +68,10 @@ func fmtBatch(v float64) string {
 	return fmtF(v)
 }
 
-// Metrics is metrics.csv as read.
-type Metrics struct {
+// MetricsTable is metrics.csv as read: its rows (MetricsRow as written)
+// by column. (metalearn.Metrics, a different thing, lists the kinds of
+// score, MSE and accuracy.)
+type MetricsTable struct {
 	// Iterations are the iterations of the evaluations, one per row,
 	// increasing.
 	Iterations []int
@@ -81,8 +83,8 @@ type Metrics struct {
 // ReadMetrics reads the metrics.csv at path, refusing (with the file and
 // line) a wrong header, iterations out of order and values that are not
 // finite numbers >= 0.
-func ReadMetrics(path string) (Metrics, error) {
-	var m Metrics
+func ReadMetrics(path string) (MetricsTable, error) {
+	var m MetricsTable
 	want := strings.Split(strings.TrimSpace(MetricsHeader), ",")
 	header := func(rec []string) error {
 		if !slices.Equal(rec, want) {
@@ -117,7 +119,7 @@ func ReadMetrics(path string) (Metrics, error) {
 		return nil
 	}
 	if err := readCSV(path, header, row); err != nil {
-		return Metrics{}, err
+		return MetricsTable{}, err
 	}
 	return m, nil
 }

@@ -67,10 +67,10 @@ func SecondsPerIteration(c configs.Config, flops float64, cpus int, fastBuild bo
 }
 
 // DefaultCPUs is the CPUs a task of config c asks for: 2 for the CNN of the
-// omniglot family, whose convolutions use both (the measured timings are on
-// 2 cores), 1 for the small sine MLP.
+// families that train it (configs.Family.Model), whose convolutions use
+// both (the measured timings are on 2 cores), 1 for the small MLPs.
 func DefaultCPUs(c configs.Config) int {
-	if c.Task.Family == "omniglot" {
+	if fam, err := c.Family(); err == nil && fam.Model() == "cnn" {
 		return 2
 	}
 	return 1

@@ -11,6 +11,7 @@ import (
 // through it that Objective runs agree with the closed-form quadratic F_i
 // and with central finite differences of it.
 func TestObjectiveMatchesClosedForm(t *testing.T) {
+	t.Parallel()
 	f := DefaultFamily()
 	obj := &Objective{Family: f, Batch: f.Len()}
 	b := metalearn.NewBatch(f.Len(), 1, 1, 1, 1)
@@ -52,6 +53,7 @@ func TestObjectiveMatchesClosedForm(t *testing.T) {
 // worst losses are equal), and no point of a fine grid over the ball has a
 // lower worst-task loss.
 func TestSaddleCertified(t *testing.T) {
+	t.Parallel()
 	f := DefaultFamily()
 	s, err := f.Saddle(DefaultRadius)
 	if err != nil {
@@ -92,6 +94,7 @@ func TestSaddleCertified(t *testing.T) {
 // (slope about -0.2, steepening): its gap must decrease at every step of T and
 // fall faster over the last step than over the first.
 func TestTheorem1Rate(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a few seconds")
 	}
@@ -129,6 +132,7 @@ func TestTheorem1Rate(t *testing.T) {
 }
 
 func TestLogGrid(t *testing.T) {
+	t.Parallel()
 	got := LogGrid(100, 100000, 1)
 	want := []int{100, 1000, 10000, 100000}
 	if len(got) != len(want) {

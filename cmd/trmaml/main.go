@@ -220,7 +220,7 @@ func evaluate(args []string, stdout, stderr io.Writer) error {
 	dir := fs.String("run", "", "run directory written by trmaml train")
 	seed := fs.Uint64("seed", 0, "evaluation seed (default: the run's own, reproducing result.json)")
 	var sets setFlags
-	fs.Var(&sets, "set", "evaluate under a changed `FIELD=VALUE` (repeatable): eval.* fields, task.omniglot.resize, task.omniglot.rotate_eval; written to evaluation-CHANGES.json")
+	fs.Var(&sets, "set", "evaluate under a changed `FIELD=VALUE` (repeatable): eval.* fields, "+strings.Join(configs.EvalFields(), ", ")+"; written to evaluation-CHANGES.json")
 	opts := dataFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return err

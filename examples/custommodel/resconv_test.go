@@ -55,6 +55,7 @@ func relErr(got, want []float64) float64 {
 // evaluated by the same graph without its gradient), and that first order
 // differs clearly, so dropping second-order terms cannot pass.
 func TestResConvMetaGradient(t *testing.T) {
+	t.Parallel()
 	const tasks, ways, shots, queries = 2, 2, 2, 3
 	for _, steps := range []int{1, 2} {
 		rng := rand.New(rand.NewPCG(uint64(steps), 17))
@@ -126,6 +127,7 @@ func (m softmaxHead) Forward(x *gorgonia.Node, p gorgonia.Nodes) (*gorgonia.Node
 // a wrong nested derivative gets a clear error naming the op instead of a
 // wrong meta-gradient.
 func TestUnsafeOpRefused(t *testing.T) {
+	t.Parallel()
 	_, err := graph.NewObjective(graph.Spec{Model: softmaxHead{3, 2}, Loss: graph.MSELoss, Tasks: 2, Support: 3, Query: 3,
 		InShape: []int{3}, OutDim: 2, Inner: graph.InnerSGD{Steps: 1, Alpha: 0.1}, MetaGradient: true})
 	var unsupported *graph.UnsupportedOpError

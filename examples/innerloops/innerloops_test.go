@@ -43,6 +43,7 @@ func images(rng *rand.Rand, tasks, shots, queries, pixels int) *metalearn.Batch 
 // full two-level objective, and that the loop's own meta-parameters (the
 // step sizes) get a nonzero meta-gradient.
 func TestLoopsMetaGradient(t *testing.T) {
+	t.Parallel()
 	mlp, err := graph.NewMLP([]int{1, 6, 5, 1}, graph.Tanh)
 	if err != nil {
 		t.Fatal(err)
@@ -117,6 +118,7 @@ func TestLoopsMetaGradient(t *testing.T) {
 // MAML's objective: the same losses and meta-gradient, bit for bit, as
 // graph.InnerSGD, first and second order.
 func TestANILWholeModelIsMAML(t *testing.T) {
+	t.Parallel()
 	mlp, err := graph.NewMLP([]int{1, 5, 1}, graph.ReLU)
 	if err != nil {
 		t.Fatal(err)
@@ -150,6 +152,7 @@ func TestANILWholeModelIsMAML(t *testing.T) {
 
 // TestLoopErrors checks the one-line errors of bad loop settings.
 func TestLoopErrors(t *testing.T) {
+	t.Parallel()
 	mlp, _ := graph.NewMLP([]int{1, 4, 1}, graph.Tanh)
 	base := graph.Spec{Model: mlp, Loss: graph.MSELoss, Tasks: 1, Support: 2, Query: 2, InShape: []int{1}, OutDim: 1}
 	cases := []struct {

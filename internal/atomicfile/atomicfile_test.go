@@ -9,6 +9,7 @@ import (
 )
 
 func TestWrite(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "f.txt")
 	for _, content := range []string{"first", "second"} {
@@ -42,6 +43,7 @@ func TestWrite(t *testing.T) {
 // TestCleanTemps: the temporary files of interrupted writes (as os.CreateTemp
 // names them) are removed, and nothing else is.
 func TestCleanTemps(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	keep := []string{"checkpoint.json", ".lock", ".x.tmp", "a.tmp123", ".b.tmpx1", ".tmp1"}
 	stray := []string{".checkpoint.json.tmp2837461", ".metrics.csv.tmp1"}

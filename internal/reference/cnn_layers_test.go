@@ -11,6 +11,7 @@ import (
 // channel i shifted by (kh-1, kw-1) into output channel o, with zeros where
 // the shifted pixel lies outside the image.
 func TestConv3x3DeltaKernels(t *testing.T) {
+	t.Parallel()
 	const n, h, w, cin, f = 2, 4, 5, 2, 3
 	rng := rand.New(rand.NewPCG(21, 1))
 	in := randVec(rng, n*h*w*cin, 1)
@@ -49,6 +50,7 @@ func TestConv3x3DeltaKernels(t *testing.T) {
 // and column of a 3x5 image are dropped even where they hold the largest
 // values.
 func TestMaxPool2TiesAndFloor(t *testing.T) {
+	t.Parallel()
 	in := []float64{
 		2, 1, 3, 5, 9,
 		2, 2, 3, 4, 9,
@@ -85,6 +87,7 @@ func TestMaxPool2TiesAndFloor(t *testing.T) {
 // output has mean 0 and biased variance var/(var+eps), i.e. 1 up to eps;
 // with scale g and shift b the mean is b and the variance g^2 times that.
 func TestBatchNormStatistics(t *testing.T) {
+	t.Parallel()
 	const m, f = 13, 3
 	rng := rand.New(rand.NewPCG(23, 1))
 	z := make([]float64, m*f)
@@ -128,6 +131,7 @@ func TestBatchNormStatistics(t *testing.T) {
 }
 
 func TestSoftmaxCrossEntropy(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		classes   int
@@ -165,6 +169,7 @@ func TestSoftmaxCrossEntropy(t *testing.T) {
 // central differences of s(v) = sum_k c_k * layer(v)_k for random weights c,
 // with respect to each input of the layer.
 func TestLayerAdjoints(t *testing.T) {
+	t.Parallel()
 	const n, h, w, cin, f = 2, 5, 3, 2, 3
 	rng := rand.New(rand.NewPCG(29, 1))
 	in := randVec(rng, n*h*w*cin, 1)

@@ -52,6 +52,7 @@ func randImageBatch(rng *rand.Rand, m CNN, tasks, support, query int) *metalearn
 }
 
 func TestCNNValidate(t *testing.T) {
+	t.Parallel()
 	ok := CNN{H: 28, W: 28, C: 1, Filters: 64, Blocks: 4, Ways: 5, Eps: DefaultBNEps}
 	tests := []struct {
 		name string
@@ -85,6 +86,7 @@ func TestCNNValidate(t *testing.T) {
 }
 
 func TestCNNLayout(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		m    CNN
@@ -125,6 +127,7 @@ func TestCNNLayout(t *testing.T) {
 }
 
 func TestCNNAdaptedMask(t *testing.T) {
+	t.Parallel()
 	for _, adaptBN := range []bool{false, true} {
 		m := CNN{H: 4, W: 4, C: 1, Filters: 2, Blocks: 1, Ways: 2, AdaptBN: adaptBN}
 		mask := m.Adapted()
@@ -142,6 +145,7 @@ func TestCNNAdaptedMask(t *testing.T) {
 }
 
 func TestCNNLossGradMatchesCentralDiff(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		m    CNN
@@ -189,6 +193,7 @@ func metaCase(adaptBN bool, seed uint64) (CNN, []float64, *metalearn.Batch, []fl
 // v -> sum_t weights[t] * Loss(v + delta_t; query t), where the inner-loop
 // displacement delta_t = Adapt(w) - w is held constant.
 func TestCNNFirstOrderMetaGradDefinition(t *testing.T) {
+	t.Parallel()
 	for _, adaptBN := range []bool{false, true} {
 		for _, steps := range []int{0, 1, 2} {
 			m, w, b, weights := metaCase(adaptBN, uint64(steps))
@@ -228,6 +233,7 @@ func TestCNNFirstOrderMetaGradDefinition(t *testing.T) {
 // this check tells first from second order: CNNFirstOrderMetaGrad equals it
 // without inner steps and differs measurably with them.
 func TestCNNMetaGrad(t *testing.T) {
+	t.Parallel()
 	for _, adaptBN := range []bool{false, true} {
 		for _, steps := range []int{0, 1, 2} {
 			m, w, b, weights := metaCase(adaptBN, uint64(steps))
@@ -254,6 +260,7 @@ func TestCNNMetaGrad(t *testing.T) {
 }
 
 func TestCNNMetaObjective(t *testing.T) {
+	t.Parallel()
 	m, w, b, weights := metaCase(false, 7)
 	const alpha, steps = 0.4, 2
 	w0 := append([]float64(nil), w...)
@@ -292,6 +299,7 @@ func TestCNNMetaObjective(t *testing.T) {
 // except the conv biases: batch norm subtracts the channel mean, so the loss
 // does not depend on them and their gradient is zero up to rounding.
 func TestCNNAdaptTouchesOnlyAdapted(t *testing.T) {
+	t.Parallel()
 	for _, adaptBN := range []bool{false, true} {
 		m, w, b, _ := metaCase(adaptBN, 3)
 		sx, sy, _, _ := b.Row(0)
@@ -323,6 +331,7 @@ func TestCNNAdaptTouchesOnlyAdapted(t *testing.T) {
 // features are relu(beta of the last block) at every position, whatever the
 // input: logits[j] = b_lin[j] + sum_{pos,f} relu(beta[f]) * W_lin[pos*F+f][j].
 func TestCNNZeroKernels(t *testing.T) {
+	t.Parallel()
 	m := CNN{H: 9, W: 12, C: 2, Filters: 3, Blocks: 2, Ways: 3, Eps: DefaultBNEps}
 	rng := rand.New(rand.NewPCG(17, 1))
 	w := randCNNParams(rng, m)
@@ -358,6 +367,7 @@ func TestCNNZeroKernels(t *testing.T) {
 // TestCNNUniformLogits: with a zero linear layer every logit is 0, so the
 // cross-entropy is log N and the prediction is class 0 (first maximum).
 func TestCNNUniformLogits(t *testing.T) {
+	t.Parallel()
 	for _, ways := range []int{2, 5, 20} {
 		m := CNN{H: 8, W: 8, C: 1, Filters: 2, Blocks: 3, Ways: ways, Eps: DefaultBNEps}
 		rng := rand.New(rand.NewPCG(19, uint64(ways)))
@@ -388,6 +398,7 @@ func TestCNNUniformLogits(t *testing.T) {
 // window maximum and channel 1 minus the window minimum, normalised with the
 // image's own mean and biased variance.
 func TestCNNForwardLayout(t *testing.T) {
+	t.Parallel()
 	m := CNN{H: 4, W: 4, C: 1, Filters: 2, Blocks: 1, Ways: 8, Eps: DefaultBNEps}
 	img := []float64{
 		0.1, 0.9, 0.4, 0.3,
@@ -435,6 +446,7 @@ func TestCNNForwardLayout(t *testing.T) {
 // v, (grad(w + h v) - grad(w - h v)) / 2h, for random directions, AdaptBN
 // irrelevant (the Hessian is of the plain loss).
 func TestCNNHessVec(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		m    CNN
@@ -477,6 +489,7 @@ func TestCNNHessVec(t *testing.T) {
 // symmetrically, so permuting the points permutes the logits (to rounding),
 // while a point's logits change when the rest of the set changes.
 func TestCNNSetStatistics(t *testing.T) {
+	t.Parallel()
 	m := CNN{H: 7, W: 6, C: 2, Filters: 3, Blocks: 2, Ways: 3, Eps: DefaultBNEps}
 	rng := rand.New(rand.NewPCG(37, 1))
 	w := randCNNParams(rng, m)

@@ -34,6 +34,7 @@ func relErr(a, b []float64) float64 {
 }
 
 func TestValidate(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		m    MLP
@@ -55,6 +56,7 @@ func TestValidate(t *testing.T) {
 }
 
 func TestNumParams(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		sizes []int
 		want  int
@@ -72,6 +74,7 @@ func TestNumParams(t *testing.T) {
 }
 
 func TestForwardShapes(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, sizes := range [][]int{{1, 40, 40, 1}, {2, 5, 4, 3}, {3, 2}} {
 		m := MLP{Sizes: sizes, Activation: "tanh"}
@@ -93,6 +96,7 @@ func TestForwardShapes(t *testing.T) {
 // TestForwardLayout pins the flat parameter layout (row-major W, then b) and
 // that the output layer is linear.
 func TestForwardLayout(t *testing.T) {
+	t.Parallel()
 	// One linear layer 2->3: W = [[1,2,3],[4,5,6]], b = [10,20,30].
 	lin := MLP{Sizes: []int{2, 3}, Activation: "relu"}
 	w := []float64{1, 2, 3, 4, 5, 6, 10, 20, 30}
@@ -125,6 +129,7 @@ func TestForwardLayout(t *testing.T) {
 }
 
 func TestLossGradMatchesCentralDiff(t *testing.T) {
+	t.Parallel()
 	for _, act := range activations {
 		t.Run(act, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(3, 4))
@@ -172,6 +177,7 @@ func linearAdapted(W, c, a float64, sx, qx []float64, alpha float64, steps int) 
 }
 
 func TestAdaptedLossLinearClosedForm(t *testing.T) {
+	t.Parallel()
 	m := MLP{Sizes: []int{1, 1}, Activation: "relu"}
 	targets := func(a float64, x []float64) []float64 {
 		y := make([]float64, len(x))
@@ -214,6 +220,7 @@ func TestAdaptedLossLinearClosedForm(t *testing.T) {
 }
 
 func TestMetaObjective(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 6))
 	m := MLP{Sizes: []int{1, 8, 1}, Activation: "softplus"}
 	w := randVec(rng, m.NumParams(), 0.5)
@@ -258,6 +265,7 @@ func TestMetaObjective(t *testing.T) {
 }
 
 func TestCentralDiffQuadratic(t *testing.T) {
+	t.Parallel()
 	// f(w) = w0^2 + 3 w0 w1 - w1^3 has gradient (2 w0 + 3 w1, 3 w0 - 3 w1^2).
 	f := func(w []float64) float64 { return w[0]*w[0] + 3*w[0]*w[1] - w[1]*w[1]*w[1] }
 	w := []float64{0.7, -1.3}

@@ -31,6 +31,7 @@ func load(t *testing.T, name string) configs.Config {
 // TR-MAML's worst task must be clearly better, and TR-MAML must have moved p
 // towards task 1.
 func TestTRMAMLWorstTaskBelowMAML(t *testing.T) {
+	t.Parallel()
 	results := map[string]*rundir.Result{}
 	for _, alg := range []string{"maml", "trmaml"} {
 		r, err := run.Train(load(t, "linreg_skewed_"+alg), t.TempDir(), run.Options{})
@@ -57,6 +58,7 @@ func TestTRMAMLWorstTaskBelowMAML(t *testing.T) {
 // gives w' = (2 alpha / K) sum y x and b' = (2 alpha / K) sum y, whatever the
 // parameter layout, and the query loss is the MSE of that model.
 func TestAdaptedLossClosedForm(t *testing.T) {
+	t.Parallel()
 	c := load(t, "linreg_skewed_maml")
 	s, err := run.Build(c, run.Options{})
 	if err != nil {
@@ -102,6 +104,7 @@ func TestAdaptedLossClosedForm(t *testing.T) {
 
 // TestRefusals: the section is checked field by field, in the file's terms.
 func TestRefusals(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ yaml, want string }{
 		{"task:\n  family: linreg\n  linreg:\n    tasks: []\n", "task.linreg.tasks = \"an empty list\": must list at least one task"},
 		{"task:\n  family: linreg\n  linreg:\n    tasks: [{theta: [1, 2], variances: [1], noise: 0, mass: 1}]\n", "task.linreg.tasks[0].variances"},

@@ -12,6 +12,7 @@ import (
 // width that is not, and lengths with and without a tail. Without the SIMD
 // build (GOEXPERIMENT=simd) or an AVX2 CPU there is nothing to compare.
 func TestSIMDMatchesPlain(t *testing.T) {
+	t.Parallel()
 	if !SIMD() {
 		t.Skip("SIMD kernels not built (GOEXPERIMENT=simd on amd64) or no AVX2+FMA")
 	}
@@ -119,6 +120,7 @@ func wide(v []float32) []float64 {
 // Gather picks by position, and Scatter is Gather's adjoint (zeros
 // elsewhere).
 func TestPoolWindow(t *testing.T) {
+	t.Parallel()
 	x00 := []float32{1, 5, 2, 0, 3, -1, 7, 4, 9}
 	x01 := []float32{2, 5, 2, 0, 1, -2, 1, 4, 1}
 	x10 := []float32{0, 1, 3, 0, 3, -3, 1, 4, 1}
