@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/trmaml/trmaml/configs"
@@ -251,10 +252,50 @@ func verifyCheckpoint(dir string, s *Sealed, sum FileSum) error {
 	if err != nil {
 		return err
 	}
-	if HashBytes(raw) != sum.SHA256 && (s.Finished || ck.Previous != sum.SHA256) {
-		return fmt.Errorf("%s: does not match %s (sha256 %.12s…, sealed %.12s…): it was changed, damaged or copied from another run; restore it from a copy of the run", path, ManifestFile, HashBytes(raw), sum.SHA256)
+	if HashBytes(raw) != sum.SHA256 {
+		if s.Finished || ck.Previous != sum.SHA256 {
+			return fmt.Errorf("%s: does not match %s (sha256 %.12s…, sealed %.12s…): it was changed, damaged or copied from another run; restore it from a copy of the run", path, ManifestFile, HashBytes(raw), sum.SHA256)
+		}
+		if err := successorRows(dir, path, ck); err != nil {
+			return err
+		}
 	}
 	return CheckIdentity(path, ck, s)
+}
+
+// successorRows refuses a checkpoint newer than the sealed one unless the
+// metric files hold the row of its last evaluation: a save writes that row
+// before the checkpoint, so a kill between the checkpoint and the manifest
+// leaves it there. Without it the checkpoint was copied in (say, the last
+// checkpoint of a finished copy of the run), and it is blamed, not the
+// metric files.
+func successorRows(dir, path string, ck Checkpoint) error {
+	last, err := ck.LastRow()
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	for _, name := range []string{MetricsFile, PFile} {
+		raw, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		if !hasRow(raw, last) {
+			return fmt.Errorf("%s: iteration %d, newer than the checkpoint sealed in %s, but %s has no row for its evaluation at iteration %d, which a save writes first: the checkpoint was copied in from elsewhere (another copy of the run?); restore the sealed checkpoint", path, ck.State.Iteration, ManifestFile, name, last)
+		}
+	}
+	return nil
+}
+
+// hasRow reports whether the CSV content raw has a complete line for
+// iteration it.
+func hasRow(raw []byte, it int) bool {
+	prefix := []byte(strconv.Itoa(it) + ",")
+	for line := range bytes.Lines(raw) {
+		if bytes.HasPrefix(line, prefix) && bytes.HasSuffix(line, []byte("\n")) {
+			return true
+		}
+	}
+	return false
 }
 
 // CheckIdentity refuses a checkpoint of another run: another seed, or a
