@@ -209,6 +209,9 @@ func Verify(dir string) (*Sealed, error) {
 		switch f.Name {
 		case ConfigFile:
 			if HashBytes(raw) != f.SHA256 {
+				if foreignManifest(dir, m, raw) {
+					return nil, fmt.Errorf("%s: seals another %s than the directory's, and the checkpoint agrees with the directory's while %s does not match the manifest: the manifest is from another run or damaged; restore it from a copy of the run", filepath.Join(dir, ManifestFile), ConfigFile, MetricsFile)
+				}
 				return nil, configChanged(path, []byte(m.Config), raw)
 			}
 			continue
@@ -238,6 +241,31 @@ func Verify(dir string) (*Sealed, error) {
 		}
 	}
 	return s, nil
+}
+
+// foreignManifest reports whether m, whose config differs from config.yaml
+// (content cfg), is the odd file out rather than config.yaml: the
+// checkpoint, which carries the hash of the config.yaml it was written
+// under inside its own hash, names cfg, and metrics.csv is not the sealed
+// one either. An edited config.yaml has neither (the checkpoint names the
+// sealed config), so it is still blamed.
+func foreignManifest(dir string, m *Manifest, cfg []byte) bool {
+	ck, err := ReadCheckpoint(filepath.Join(dir, CheckpointFile))
+	if err != nil || ck.ConfigSHA256 != HashBytes(cfg) {
+		return false
+	}
+	sum, ok := m.Sum(MetricsFile)
+	if !ok {
+		return false
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, MetricsFile))
+	if err != nil {
+		return false
+	}
+	if _, finished := m.Sum(ResultFile); !finished && int64(len(raw)) > sum.Bytes {
+		raw = raw[:sum.Bytes]
+	}
+	return HashBytes(raw) != sum.SHA256
 }
 
 // verifyCheckpoint checks checkpoint.json against its sealed sum and the
