@@ -169,10 +169,25 @@ type ConfigChangedError struct {
 func (e *ConfigChangedError) Error() string {
 	what := strings.Join(e.Changes, "; ")
 	if len(e.Changes) == 0 {
-		what = "the content differs and is not a valid config"
+		what = "the content differs and is not a valid config; " + firstDifference(e.Sealed, e.Now)
 	}
 	return fmt.Sprintf("%s: changed since the run sealed it in %s: %s (restore it; fields that may change mid-run are changed with trmaml resume -run %s -override FIELD=VALUE, see docs/run-directory.md)",
 		e.Path, ManifestFile, what, filepath.Dir(e.Path))
+}
+
+// firstDifference names the first line where now differs from sealed, for
+// a config.yaml that can no longer be compared field by field.
+func firstDifference(sealed, now []byte) string {
+	a, b := strings.Split(string(sealed), "\n"), strings.Split(string(now), "\n")
+	for i := range a {
+		switch {
+		case i >= len(b):
+			return fmt.Sprintf("the file ends before line %d, sealed %q", i+1, a[i])
+		case a[i] != b[i]:
+			return fmt.Sprintf("line %d: sealed %q, now %q", i+1, a[i], b[i])
+		}
+	}
+	return fmt.Sprintf("line %d: sealed the end of the file, now %q", len(a)+1, b[len(a)])
 }
 
 // Verify checks the run directory dir against its manifest and returns it:
