@@ -1,6 +1,7 @@
 package results
 
 import (
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -153,9 +154,11 @@ func (r *Run) matchConfig(path string) error {
 }
 
 // Discover lists the run directories under paths: a path holding
-// result.json is a run directory; any other directory is searched
-// recursively. Directories that hold metrics.csv but no result.json
-// (unfinished or failed runs) are returned in unfinished, not in dirs.
+// result.json, or whose manifest seals one, is a finished run directory
+// (Load refuses it if result.json is then missing: it was deleted); any
+// other directory is searched recursively. Directories that hold
+// metrics.csv or a manifest but no result.json (unfinished or failed runs)
+// are returned in unfinished, not in dirs.
 func Discover(paths []string) (dirs, unfinished []string, err error) {
 	for _, root := range paths {
 		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -165,11 +168,11 @@ func Discover(paths []string) (dirs, unfinished []string, err error) {
 			if !d.IsDir() {
 				return nil
 			}
-			if exists(filepath.Join(path, rundir.ResultFile)) {
+			if exists(filepath.Join(path, rundir.ResultFile)) || sealsResult(path) {
 				dirs = append(dirs, path)
 				return filepath.SkipDir
 			}
-			if exists(filepath.Join(path, rundir.MetricsFile)) {
+			if exists(filepath.Join(path, rundir.MetricsFile)) || exists(filepath.Join(path, rundir.ManifestFile)) {
 				unfinished = append(unfinished, path)
 				return filepath.SkipDir
 			}
@@ -180,6 +183,22 @@ func Discover(paths []string) (dirs, unfinished []string, err error) {
 		}
 	}
 	return dirs, unfinished, nil
+}
+
+// sealsResult reports whether the manifest in dir seals a result.json: the
+// run finished, whatever is left of its files. An unreadable manifest
+// says nothing here (Load names it when the run is loaded).
+func sealsResult(dir string) bool {
+	raw, err := os.ReadFile(filepath.Join(dir, rundir.ManifestFile))
+	if err != nil {
+		return false
+	}
+	var m rundir.Manifest
+	if json.Unmarshal(raw, &m) != nil {
+		return false
+	}
+	_, ok := m.Sum(rundir.ResultFile)
+	return ok
 }
 
 func exists(path string) bool {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/trmaml/trmaml/results"
 	"github.com/trmaml/trmaml/results/resultstest"
+	"github.com/trmaml/trmaml/rundir"
 )
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
@@ -219,13 +220,39 @@ func TestDiscover(t *testing.T) {
 	if err := resultstest.New("c", "maml", "second", 1, 5, 1).Write(unfinished); err != nil {
 		t.Fatal(err)
 	}
+	// Unfinished: no result.json, none sealed (a manifest of a save
+	// before the end); one without metrics.csv is still a run.
 	os.Remove(filepath.Join(unfinished, "result.json"))
+	os.Remove(filepath.Join(unfinished, rundir.ManifestFile))
+	if err := rundir.Seal(unfinished, false); err != nil {
+		t.Fatal(err)
+	}
+	noMetrics := filepath.Join(root, "nested", "d-seed1")
+	if err := resultstest.New("d", "maml", "second", 1, 5, 1).Write(noMetrics); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(noMetrics, "result.json"))
+	os.Remove(filepath.Join(noMetrics, rundir.ManifestFile))
+	if err := rundir.Seal(noMetrics, false); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(noMetrics, rundir.MetricsFile))
+	// A finished run whose result.json was deleted is still finished,
+	// and loading it names the missing file.
+	deleted := filepath.Join(root, "e-seed1")
+	if err := resultstest.New("e", "maml", "second", 1, 5, 1).Write(deleted); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(deleted, "result.json"))
 	dirs, skipped, err := results.Discover([]string{root})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(dirs) != 2 || !slices.Equal(skipped, []string{unfinished}) {
+	if len(dirs) != 3 || !slices.Contains(dirs, deleted) || !slices.Equal(skipped, []string{unfinished, noMetrics}) {
 		t.Errorf("Discover: runs %v, unfinished %v", dirs, skipped)
+	}
+	if _, err := results.Load(deleted); err == nil || !strings.Contains(err.Error(), "result.json: missing") {
+		t.Errorf("Load of a finished run without its result.json: %v", err)
 	}
 	// A run directory given directly is itself the run.
 	if dirs, _, _ := results.Discover(dirs[:1]); len(dirs) != 1 {

@@ -108,9 +108,18 @@ var damageCommands = []command{
 		}
 		return s.Finished, nil
 	}},
-	// report, plot, compare and tradeoff read through results.Load.
+	// report, plot and tradeoff find runs with results.Discover, which
+	// skips unfinished ones, and read them through results.Load, as
+	// compare does.
 	{"report", func(dir string) (any, error) {
-		r, err := results.Load(dir)
+		dirs, unfinished, err := results.Discover([]string{dir})
+		if err != nil {
+			return nil, err
+		}
+		if len(dirs) == 0 {
+			return fmt.Sprintf("skipping unfinished %q", unfinished), nil
+		}
+		r, err := results.Load(dirs[0])
 		if err != nil {
 			return nil, err
 		}
@@ -138,12 +147,14 @@ var damageCommands = []command{
 
 // TestDamageSuite damages each file of a finished and of an unfinished run
 // directory in each way (damages), and runs each command that reads a run
-// directory on the damaged copy: each must refuse it naming the damaged
-// file (or manifest.json, against which the damage was found), or give the
-// undamaged directory's output. Among the rows are the cases of issue 19: a
+// directory on the damaged copy: each must refuse it blaming the damaged
+// file ("DIR/FILE: ..."; for a deleted manifest, "DIR has no
+// manifest.json"), or give the undamaged directory's output. Among the rows are the cases of issue 19: a
 // truncated config.yaml that is still valid YAML, another seed's
 // checkpoint, a foreign or deleted row of metrics.csv or p.csv, an edited
-// result.json or model.json, a deleted checkpoint hash (a cut).
+// result.json or model.json, a deleted checkpoint hash (a cut), the
+// checkpoint of a finished copy of the unfinished run, a finished run's
+// deleted result.json (which report must not skip as unfinished).
 func TestDamageSuite(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -166,6 +177,19 @@ func TestDamageSuite(t *testing.T) {
 		}
 		runs[fmt.Sprintf("finished-%d", seed)], runs[fmt.Sprintf("unfinished-%d", seed)] = fin, unf
 	}
+	// A copy of the unfinished run, finished: its last checkpoint names
+	// the unfinished run's as its predecessor.
+	finishedCopy := filepath.Join(root, "finished-copy")
+	if err := copyRunFiles(runs["unfinished-1"], finishedCopy); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Resume(finishedCopy, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	copyCheckpoint, err := os.ReadFile(filepath.Join(finishedCopy, rundir.CheckpointFile))
+	if err != nil {
+		t.Fatal(err)
+	}
 	cells, refused, work := 0, 0, t.TempDir()
 	for _, kind := range []string{"finished", "unfinished"} {
 		src, other := runs[kind+"-1"], runs[kind+"-2"]
@@ -177,7 +201,11 @@ func TestDamageSuite(t *testing.T) {
 				continue // model.json and result.json of the unfinished run
 			}
 			otherRaw, _ := os.ReadFile(filepath.Join(other, name))
-			for _, d := range damages(name, raw) {
+			ds := damages(name, raw)
+			if kind == "unfinished" && name == rundir.CheckpointFile {
+				ds = append(ds, damage{"the checkpoint of a finished copy of the run", func(_, _ []byte) []byte { return copyCheckpoint }})
+			}
+			for _, d := range ds {
 				var damaged []byte
 				if d.do != nil {
 					if damaged = d.do(raw, otherRaw); damaged == nil || bytes.Equal(damaged, raw) {
@@ -196,7 +224,7 @@ func TestDamageSuite(t *testing.T) {
 					cells++
 					switch got := got[i]; {
 					case got == want[i]:
-					case strings.HasPrefix(got, "refused: ") && (strings.Contains(got, name) || strings.Contains(got, rundir.ManifestFile)):
+					case strings.HasPrefix(got, "refused: ") && (strings.Contains(got, "DIR/"+name+":") || strings.Contains(got, "DIR has no "+name)):
 						refused++
 					default:
 						t.Errorf("%s run, %s %s, %s: %s\nundamaged: %s", kind, name, d.name, cmd.name, got, want[i])

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/trmaml/trmaml/configs"
@@ -168,10 +169,25 @@ type ConfigChangedError struct {
 func (e *ConfigChangedError) Error() string {
 	what := strings.Join(e.Changes, "; ")
 	if len(e.Changes) == 0 {
-		what = "the content differs and is not a valid config"
+		what = "the content differs and is not a valid config; " + firstDifference(e.Sealed, e.Now)
 	}
 	return fmt.Sprintf("%s: changed since the run sealed it in %s: %s (restore it; fields that may change mid-run are changed with trmaml resume -run %s -override FIELD=VALUE, see docs/run-directory.md)",
 		e.Path, ManifestFile, what, filepath.Dir(e.Path))
+}
+
+// firstDifference names the first line where now differs from sealed, for
+// a config.yaml that can no longer be compared field by field.
+func firstDifference(sealed, now []byte) string {
+	a, b := strings.Split(string(sealed), "\n"), strings.Split(string(now), "\n")
+	for i := range a {
+		switch {
+		case i >= len(b):
+			return fmt.Sprintf("the file ends before line %d, sealed %q", i+1, a[i])
+		case a[i] != b[i]:
+			return fmt.Sprintf("line %d: sealed %q, now %q", i+1, a[i], b[i])
+		}
+	}
+	return fmt.Sprintf("line %d: sealed the end of the file, now %q", len(a)+1, b[len(a)])
 }
 
 // Verify checks the run directory dir against its manifest and returns it:
@@ -208,6 +224,9 @@ func Verify(dir string) (*Sealed, error) {
 		switch f.Name {
 		case ConfigFile:
 			if HashBytes(raw) != f.SHA256 {
+				if foreignManifest(dir, m, raw) {
+					return nil, fmt.Errorf("%s: seals another %s than the directory's, and the checkpoint agrees with the directory's while %s does not match the manifest: the manifest is from another run or damaged; restore it from a copy of the run", filepath.Join(dir, ManifestFile), ConfigFile, MetricsFile)
+				}
 				return nil, configChanged(path, []byte(m.Config), raw)
 			}
 			continue
@@ -239,6 +258,31 @@ func Verify(dir string) (*Sealed, error) {
 	return s, nil
 }
 
+// foreignManifest reports whether m, whose config differs from config.yaml
+// (content cfg), is the odd file out rather than config.yaml: the
+// checkpoint, which carries the hash of the config.yaml it was written
+// under inside its own hash, names cfg, and metrics.csv is not the sealed
+// one either. An edited config.yaml has neither (the checkpoint names the
+// sealed config), so it is still blamed.
+func foreignManifest(dir string, m *Manifest, cfg []byte) bool {
+	ck, err := ReadCheckpoint(filepath.Join(dir, CheckpointFile))
+	if err != nil || ck.ConfigSHA256 != HashBytes(cfg) {
+		return false
+	}
+	sum, ok := m.Sum(MetricsFile)
+	if !ok {
+		return false
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, MetricsFile))
+	if err != nil {
+		return false
+	}
+	if _, finished := m.Sum(ResultFile); !finished && int64(len(raw)) > sum.Bytes {
+		raw = raw[:sum.Bytes]
+	}
+	return HashBytes(raw) != sum.SHA256
+}
+
 // verifyCheckpoint checks checkpoint.json against its sealed sum and the
 // run's identity.
 func verifyCheckpoint(dir string, s *Sealed, sum FileSum) error {
@@ -251,10 +295,50 @@ func verifyCheckpoint(dir string, s *Sealed, sum FileSum) error {
 	if err != nil {
 		return err
 	}
-	if HashBytes(raw) != sum.SHA256 && (s.Finished || ck.Previous != sum.SHA256) {
-		return fmt.Errorf("%s: does not match %s (sha256 %.12s…, sealed %.12s…): it was changed, damaged or copied from another run; restore it from a copy of the run", path, ManifestFile, HashBytes(raw), sum.SHA256)
+	if HashBytes(raw) != sum.SHA256 {
+		if s.Finished || ck.Previous != sum.SHA256 {
+			return fmt.Errorf("%s: does not match %s (sha256 %.12s…, sealed %.12s…): it was changed, damaged or copied from another run; restore it from a copy of the run", path, ManifestFile, HashBytes(raw), sum.SHA256)
+		}
+		if err := successorRows(dir, path, ck); err != nil {
+			return err
+		}
 	}
 	return CheckIdentity(path, ck, s)
+}
+
+// successorRows refuses a checkpoint newer than the sealed one unless the
+// metric files hold the row of its last evaluation: a save writes that row
+// before the checkpoint, so a kill between the checkpoint and the manifest
+// leaves it there. Without it the checkpoint was copied in (say, the last
+// checkpoint of a finished copy of the run), and it is blamed, not the
+// metric files.
+func successorRows(dir, path string, ck Checkpoint) error {
+	last, err := ck.LastRow()
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	for _, name := range []string{MetricsFile, PFile} {
+		raw, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		if !hasRow(raw, last) {
+			return fmt.Errorf("%s: iteration %d, newer than the checkpoint sealed in %s, but %s has no row for its evaluation at iteration %d, which a save writes first: the checkpoint was copied in from elsewhere (another copy of the run?); restore the sealed checkpoint", path, ck.State.Iteration, ManifestFile, name, last)
+		}
+	}
+	return nil
+}
+
+// hasRow reports whether the CSV content raw has a complete line for
+// iteration it.
+func hasRow(raw []byte, it int) bool {
+	prefix := []byte(strconv.Itoa(it) + ",")
+	for line := range bytes.Lines(raw) {
+		if bytes.HasPrefix(line, prefix) && bytes.HasSuffix(line, []byte("\n")) {
+			return true
+		}
+	}
+	return false
 }
 
 // CheckIdentity refuses a checkpoint of another run: another seed, or a

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/trmaml/trmaml/results/resultstest"
+	"github.com/trmaml/trmaml/rundir"
 )
 
 // writeSynthetic writes synthetic run directories NAME-seedN under root.
@@ -67,7 +68,13 @@ func TestReportCmd(t *testing.T) {
 	root := paperLikeRuns(t)
 	unfinished := filepath.Join(root, "crashed-seed1")
 	writeSynthetic(t, root, resultstest.New("crashed", "maml", "second", 1, 5, 1))
-	os.Remove(filepath.Join(unfinished, "result.json"))
+	// Killed before its end: no result.json, none sealed. (A sealed
+	// result.json that is missing is damage, refused by report.)
+	os.Remove(filepath.Join(unfinished, rundir.ResultFile))
+	os.Remove(filepath.Join(unfinished, rundir.ManifestFile))
+	if err := rundir.Seal(unfinished, false); err != nil {
+		t.Fatal(err)
+	}
 
 	out := filepath.Join(t.TempDir(), "report")
 	var stdout, stderr bytes.Buffer

@@ -19,7 +19,8 @@ import (
 // statusCmd prints the state of every cell of an experiment directory, or
 // of one run directory: finished, running (last evaluated iteration, its
 // meta-test values, ETA), interrupted (checkpoint iteration), failed (last
-// error line) or not started, with the Slurm state of its array task when
+// error line), damaged (the manifest check's refusal, naming the file) or
+// not started, with the Slurm state of its array task when
 // squeue knows it.
 func statusCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("status", flag.ContinueOnError)
@@ -45,6 +46,13 @@ func statusCmd(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		grid = []experiment.Job{{Config: cfg, Dir: dir}}
+	} else if _, err := os.Stat(filepath.Join(dir, rundir.ManifestFile)); err == nil {
+		// A sealed run directory whose config.yaml is gone: the
+		// manifest check names it.
+		if _, err := rundir.Verify(dir); err != nil {
+			return err
+		}
+		return fmt.Errorf("status: %s: %s is missing", dir, rundir.ConfigFile)
 	} else {
 		schedDir := filepath.Join(dir, experiment.SchedulerDir)
 		path := *spec
@@ -85,7 +93,7 @@ func statusCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, strings.TrimRight(line, " "))
 	}
 	var parts []string
-	for _, s := range []experiment.State{experiment.Finished, experiment.Running, experiment.Interrupted, experiment.Failed, experiment.NotStarted} {
+	for _, s := range []experiment.State{experiment.Finished, experiment.Running, experiment.Interrupted, experiment.Failed, experiment.Damaged, experiment.NotStarted} {
 		if counts[s] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
 		}
@@ -144,7 +152,7 @@ func cellDetail(c experiment.Cell) string {
 			return "before its first checkpoint: resumes from iteration 0"
 		}
 		return fmt.Sprintf("checkpoint at iteration %d/%d", c.Checkpoint, total)
-	case experiment.Failed:
+	case experiment.Failed, experiment.Damaged:
 		return c.Detail
 	}
 	return ""

@@ -28,8 +28,10 @@ var ErrHeld = errors.New("in use by another process")
 // holder to finish: if another process (or another Acquire in this one)
 // holds it, the error wraps ErrHeld and names the holder. A holder writes
 // its name just after taking the lock (and clears it just before giving it
-// up), so a lock found held without a name is tried again for up to
-// nameWait: the holder is then named, or the lock was free after all.
+// up), so a lock found held without a name, or with the name of a process
+// of this host that is gone (a killed holder's, not yet replaced), is tried
+// again for up to nameWait: the holder is then named, or the lock was free
+// after all.
 func Acquire(dir string) (*Lock, error) {
 	path := filepath.Join(dir, Name)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
@@ -48,7 +50,7 @@ func Acquire(dir string) (*Lock, error) {
 		}
 		holder, _ := os.ReadFile(path)
 		h := strings.TrimSpace(string(holder))
-		if h == "" && time.Now().Before(deadline) {
+		if (h == "" || gone(h)) && time.Now().Before(deadline) {
 			time.Sleep(5 * time.Millisecond)
 			continue
 		}
@@ -66,6 +68,21 @@ func Acquire(dir string) (*Lock, error) {
 		f.WriteAt([]byte(info), 0)
 	}
 	return &Lock{f: f}, nil
+}
+
+// gone reports whether holder, the content of a held lock file, names a
+// process of this host that no longer exists: the name a killed holder
+// left, read after a new holder took the lock and before it wrote its own.
+func gone(holder string) bool {
+	var pid int
+	var host string
+	if _, err := fmt.Sscanf(holder, "pid %d on %s", &pid, &host); err != nil || pid <= 0 {
+		return false
+	}
+	if h, err := os.Hostname(); err != nil || h != strings.TrimSuffix(host, ",") {
+		return false
+	}
+	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 }
 
 // Release gives the lock up. The file stays: removing it would let a

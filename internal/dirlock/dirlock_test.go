@@ -2,6 +2,7 @@ package dirlock
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -119,5 +120,47 @@ func TestJustStartedHolderNamed(t *testing.T) {
 	<-done
 	if !errors.Is(err, ErrHeld) || !strings.Contains(err.Error(), "pid 4242") {
 		t.Errorf("lock taken by a holder that wrote its name late: %v, want it named", err)
+	}
+}
+
+// TestKilledHolderNameNotBlamed: the lock file still holds the name of a
+// killed holder when a new holder takes the lock; a refusal in the moment
+// before the new holder writes its own name names the new holder, not the
+// dead one.
+func TestKilledHolderNameNotBlamed(t *testing.T) {
+	t.Parallel()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Skip("cannot start a process:", err)
+	}
+	host, _ := os.Hostname()
+	dir := t.TempDir()
+	path := filepath.Join(dir, Name)
+	stale := fmt.Sprintf("pid %d on %s, \"trmaml train\", since then\n", dead.Process.Pid, host)
+	if err := os.WriteFile(path, []byte(stale), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !gone(stale) || gone(fmt.Sprintf("pid %d on %s, \"x\", since now", os.Getpid(), host)) || gone(fmt.Sprintf("pid %d on another-host-%s, \"x\"", dead.Process.Pid, host)) {
+		t.Fatal("gone: a dead pid of this host not gone, or a live or foreign one gone")
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		f.Truncate(0)
+		f.WriteAt([]byte("pid 4242 on host, \"trmaml train\", since now\n"), 0)
+		close(done)
+	}()
+	_, err = Acquire(dir)
+	<-done
+	if !errors.Is(err, ErrHeld) || !strings.Contains(err.Error(), "pid 4242") {
+		t.Errorf("a new holder behind a killed one's name: %v, want the new holder named", err)
 	}
 }
