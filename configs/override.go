@@ -12,13 +12,14 @@ import (
 // Override returns c with each "field.path=value" of sets applied. A value
 // is YAML (a number, true, a word, [1, 2]) decoded into its field as
 // strictly as in a config file, and the result is validated as a whole;
-// allowed says which paths may be set at all. Errors name the -set they
-// come from and, for a path that is not allowed or does not exist, what is.
-func Override(c Config, sets []string, allowed func(path string) bool) (Config, error) {
+// allowed says which paths may be set at all. Errors name the flag and the
+// setting they come from ("-set F=V", "-override F=V") and, for a path that
+// is not allowed or does not exist, what is.
+func Override(c Config, flag string, sets []string, allowed func(path string) bool) (Config, error) {
 	c = c.Clone() // the sections are pointers: leave the caller's as they were
 	var errs []error
 	for _, set := range sets {
-		name := "-set " + set
+		name := flag + " " + set
 		path, value, ok := strings.Cut(set, "=")
 		if !ok || path == "" {
 			errs = append(errs, fmt.Errorf("%s: want FIELD=VALUE, e.g. task.omniglot.resize=nearest", name))
@@ -50,7 +51,7 @@ func Override(c Config, sets []string, allowed func(path string) bool) (Config, 
 		return Config{}, errors.Join(errs...)
 	}
 	if errs := c.validate(); len(errs) > 0 {
-		d := decoder{file: "-set", lines: map[string]int{}}
+		d := decoder{file: flag, lines: map[string]int{}}
 		return Config{}, d.locate(errs)
 	}
 	return c, nil

@@ -14,7 +14,7 @@ func TestOverride(t *testing.T) {
 		t.Fatal(err)
 	}
 	evalOnly := func(p string) bool { return strings.HasPrefix(p, "eval.") || strings.HasPrefix(p, "task.omniglot.") }
-	c, err := Override(base, []string{"task.omniglot.resize=nearest", "task.omniglot.rotate_eval=false", "eval.final_instances=40"}, evalOnly)
+	c, err := Override(base, "-set", []string{"task.omniglot.resize=nearest", "task.omniglot.rotate_eval=false", "eval.final_instances=40"}, evalOnly)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,9 +37,19 @@ func TestOverride(t *testing.T) {
 		{"seed=3", `-set seed=3: seed may not be changed here`},
 		{"eval.every", `-set eval.every: want FIELD=VALUE`},
 	} {
-		_, err := Override(base, []string{tc.set}, evalOnly)
+		_, err := Override(base, "-set", []string{tc.set}, evalOnly)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want %q", tc.set, err, tc.want)
 		}
+	}
+}
+
+// TestOverrideNamesItsFlag: resume's refusals say -override, not eval's -set.
+func TestOverrideNamesItsFlag(t *testing.T) {
+	t.Parallel()
+	base := Defaults()
+	_, err := Override(base, "-override", []string{"seed=3"}, func(string) bool { return false })
+	if err == nil || !strings.HasPrefix(err.Error(), "-override seed=3: seed may not be changed here") {
+		t.Fatalf("error %v, want it to start with -override seed=3", err)
 	}
 }

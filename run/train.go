@@ -175,7 +175,7 @@ func override(dir string, sealed *rundir.Sealed, sets []string) error {
 	if sealed.Finished {
 		return fmt.Errorf("%s is a finished run: -override changes unfinished runs only (train a new run with the changed config)", dir)
 	}
-	cfg, err := configs.Override(sealed.Config, sets, ResumeOverridable)
+	cfg, err := configs.Override(sealed.Config, "-override", sets, ResumeOverridable)
 	if err != nil {
 		return fmt.Errorf("%w (resume -override may change: meta.iterations, eval.*)", err)
 	}
@@ -203,7 +203,7 @@ func completeOverride(dir string, changed *rundir.ConfigChangedError, sets []str
 	if err != nil {
 		return nil, changed
 	}
-	cfg, err := configs.Override(old, sets, ResumeOverridable)
+	cfg, err := configs.Override(old, "-override", sets, ResumeOverridable)
 	if err != nil {
 		return nil, changed
 	}
@@ -246,7 +246,7 @@ func loadSetup(dir string, opts Options, sets ...string) (*Setup, error) {
 		return nil, err
 	}
 	if len(sets) > 0 {
-		if cfg, err = configs.Override(cfg, sets, EvalOverridable); err != nil {
+		if cfg, err = configs.Override(cfg, "-set", sets, EvalOverridable); err != nil {
 			return nil, err
 		}
 	}
