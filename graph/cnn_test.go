@@ -96,6 +96,7 @@ func TestCNNGraphAvoidsBrokenGorgoniaOps(t *testing.T) {
 type cnnCase struct {
 	name    string
 	chunked bool // one image per convolution chunk
+	wino    bool // every convolution on the Winograd path
 	h, w    int
 	steps   int
 	adaptBN bool
@@ -110,10 +111,11 @@ type cnnCase struct {
 // second-order terms cannot pass.
 func TestCNNMetaGradient(t *testing.T) {
 	cases := []cnnCase{
-		{"one step", false, 6, 5, 1, false, 0.4},
-		{"two steps", false, 6, 5, 2, false, 0.3},
-		{"two steps, convolution in chunks of one image", true, 6, 5, 2, false, 0.3},
-		{"two steps, BN adapted", false, 5, 6, 2, true, 0.3},
+		{"one step", false, false, 6, 5, 1, false, 0.4},
+		{"two steps", false, false, 6, 5, 2, false, 0.3},
+		{"two steps, convolution in chunks of one image", true, false, 6, 5, 2, false, 0.3},
+		{"two steps, BN adapted", false, false, 5, 6, 2, true, 0.3},
+		{"two steps, Winograd convolution", false, true, 6, 5, 2, false, 0.3},
 	}
 	const tasks, ways, shots, queries, c, filters, blocks = 2, 2, 2, 3, 1, 3, 2
 	for ci, cc := range cases {
@@ -122,6 +124,10 @@ func TestCNNMetaGradient(t *testing.T) {
 			if cc.chunked {
 				defer func(v int) { chunkValues = v }(chunkValues)
 				chunkValues = 1
+			}
+			if cc.wino {
+				defer func(v bool) { winogradAlways = v }(winogradAlways)
+				winogradAlways = true
 			}
 			m, err := NewCNN(cc.h, cc.w, c, filters, blocks, ways, cc.adaptBN)
 			if err != nil {

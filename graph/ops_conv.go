@@ -45,7 +45,9 @@ func (g imageGeom) images(s tensor.Shape) (int, error) {
 //	convK(x, G) = im2col(x)ᵀ G           -> (T, 9*C, F)
 //
 // Each is bilinear and the derivatives of each are the other two, so the
-// family is closed under differentiation.
+// family is closed under differentiation. conv and convT compute their
+// values with Winograd's F(2x2, 3x3) instead where it is cheaper
+// (winograd.go); their derivatives are the same ops either way.
 
 // convGeom is the image size of a convolution and the shape of its image
 // tensor.
@@ -96,6 +98,10 @@ func (k convKernel) forward(a *args) { call(a, k, forwardConv[float64], forwardC
 
 func forwardConv[T float](k convKernel, out []T, in [][]T, s []tensor.Shape) {
 	F := s[1][2]
+	if useWinograd(k.g.H, k.g.W, k.g.pixelsPerTask()/(k.g.H*k.g.W), k.g.C, F) {
+		winogradConv(k.g, F, in[0], in[1], false, out)
+		return
+	}
 	eachChunk(k.g, func(t, img, imgs int, cols, pad []T) {
 		x := in[0][t*k.g.perTask():]
 		im2colChunk(k.g.imageGeom, x, img, imgs, cols, pad)
@@ -131,6 +137,10 @@ func (k convTKernel) forward(a *args) { call(a, k, forwardConvT[float64], forwar
 
 func forwardConvT[T float](k convTKernel, out []T, in [][]T, s []tensor.Shape) {
 	F := s[1][2]
+	if useWinograd(k.g.H, k.g.W, k.g.pixelsPerTask()/(k.g.H*k.g.W), F, k.g.C) {
+		winogradConv(k.g, F, in[0], in[1], true, out)
+		return
+	}
 	eachChunk(k.g, func(t, img, imgs int, cols, pad []T) {
 		rows := imgs * k.g.H * k.g.W
 		g := in[0][(t*k.g.pixelsPerTask()+img*k.g.H*k.g.W)*F:]

@@ -471,8 +471,11 @@ var opRows = func() []opRow {
 // gradient, for fixed random s) against central differences of h. Both
 // gradients come from Graph.Grad; the second goes through the SymDiff of
 // every SymDiff the first used.
-func TestOpsNestedFiniteDifferences(t *testing.T) {
-	for ri, row := range opRows {
+func TestOpsNestedFiniteDifferences(t *testing.T) { checkNested(t, opRows) }
+
+// checkNested is TestOpsNestedFiniteDifferences on the given rows.
+func checkNested(t *testing.T, rows []opRow) {
+	for ri, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(ri), 29))
 			draw := row.draw
@@ -604,8 +607,11 @@ func TestOpsNestedFiniteDifferences(t *testing.T) {
 // TestOpsFloat32 runs every op of the table, value and first and second
 // derivatives, in float32 and compares with the float64 results: the same
 // kernels serve both dtypes.
-func TestOpsFloat32(t *testing.T) {
-	for ri, row := range opRows {
+func TestOpsFloat32(t *testing.T) { checkFloat32(t, opRows) }
+
+// checkFloat32 is TestOpsFloat32 on the given rows.
+func checkFloat32(t *testing.T, rows []opRow) {
+	for ri, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(ri), 31))
 			draw := row.draw
@@ -663,4 +669,29 @@ func TestOpsFloat32(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestOpsWinograd runs the harness on convolutions forced onto the
+// Winograd path (winograd.go), which the table's few channels do not take:
+// even and odd image sizes (tiles overhanging the image), one and several
+// channels, conv and convT. Their derivatives are the exact im2col ops.
+func TestOpsWinograd(t *testing.T) {
+	defer func(v bool) { winogradAlways = v }(winogradAlways)
+	winogradAlways = true
+	var rows []opRow
+	for _, d := range []struct{ n, h, w, c, f int }{{2, 4, 6, 2, 3}, {1, 5, 3, 3, 2}, {2, 3, 3, 1, 2}, {1, 7, 2, 2, 1}} {
+		g := imageGeom{H: d.h, W: d.w, C: d.c}
+		x := tensor.Shape{2, d.n, d.h * d.w * d.c}
+		name := fmt.Sprintf("%d images %dx%dx%d, %d filters", d.n, d.h, d.w, d.c, d.f)
+		rows = append(rows,
+			opRow{name: "conv " + name, in: []tensor.Shape{x, {2, 9 * d.c, d.f}},
+				build: two(func(x, k *gorgonia.Node) (*gorgonia.Node, error) { return conv(x, k, g) }),
+				value: func(in [][]float64) []float64 { return naiveConv(in[0], in[1], 2, d.n, d.h, d.w, d.c, d.f) }},
+			opRow{name: "convT " + name, in: []tensor.Shape{{2, d.n * d.h * d.w, d.f}, {2, 9 * d.c, d.f}},
+				build: two(func(g, k *gorgonia.Node) (*gorgonia.Node, error) {
+					return apply(convTKernel{convGeom{imageGeom{H: d.h, W: d.w, C: d.c}, x}}, g, k)
+				})})
+	}
+	checkNested(t, rows)
+	checkFloat32(t, rows)
 }

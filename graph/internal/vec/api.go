@@ -17,6 +17,9 @@ type kernels struct {
 	mask          func(dst, x, v []float32)
 	poolArgScaled func(dst, x00, x01, x10, x11, s []float32)
 	addAtScaled   func(o0, o1, o2, o3, pos, g, u []float32)
+	winogradIn    func(dst []float32, stride int, r0, r1, r2, r3 []float32, c int)
+	winogradOut   func(y0, y1, m []float32, stride, c int)
+	winogradK     func(dst *[16][]float32, src *[9][]float32)
 }
 
 // impl runs float32: the plain loops, replaced at init by the SIMD kernels
@@ -26,7 +29,8 @@ var (
 	useSIMD = false
 	plain   = kernels{affineGo[float32], affine2Go[float32], addToGo[float32], sumRowsGo[float32],
 		momentsGo[float32], dotCenteredGo[float32], gatherGo[float32],
-		scatterGo[float32], reluGo[float32], maskGo[float32], poolArgScaledGo[float32], addAtScaledGo[float32]}
+		scatterGo[float32], reluGo[float32], maskGo[float32], poolArgScaledGo[float32], addAtScaledGo[float32],
+		winogradInGo[float32], winogradOutGo[float32], winogradKernelGo[float32]}
 )
 
 // f32 returns s as []float32 if T is float32.
@@ -169,4 +173,46 @@ func Mask[T Float](dst, x, v []T) {
 		return
 	}
 	maskGo(dst, x, v)
+}
+
+// The transforms of Winograd's F(2x2, 3x3) convolution (Lavin and Gray,
+// 2016): a 3x3 convolution of a 4x4 input tile d gives a 2x2 output tile
+// Aᵀ [(G k Gᵀ) ⊙ (Bᵀ d B)] A, with
+//
+//	Bᵀ = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1]
+//	Aᵀ = [1 1 1 0; 0 1 -1 -1]
+//
+// applied per channel to tiles of pixels of c channels each.
+
+// WinogradIn sets dst (16 rows of c values, row 4r+s at (4r+s)*stride) to
+// Bᵀ d B for the 4x4 tile d whose rows r0..r3 each hold 4 pixels of c
+// channels.
+func WinogradIn[T Float](dst []T, stride int, r0, r1, r2, r3 []T, c int) {
+	if d, ok := f32(dst); ok {
+		impl.winogradIn(d, stride, as32(r0), as32(r1), as32(r2), as32(r3), c)
+		return
+	}
+	winogradInGo(dst, stride, r0, r1, r2, r3, c)
+}
+
+// WinogradOut sets the two output rows y0 and y1 of a 2x2 tile (2 pixels of
+// c channels each) to Aᵀ m A, m being 16 rows of c values (row 4r+s at
+// (4r+s)*stride).
+func WinogradOut[T Float](y0, y1, m []T, stride, c int) {
+	if d, ok := f32(y0); ok {
+		impl.winogradOut(d, as32(y1), as32(m), stride, c)
+		return
+	}
+	winogradOutGo(y0, y1, m, stride, c)
+}
+
+// WinogradKernel sets dst[4a+b] to (G k Gᵀ)[a][b] for the 3x3 kernel k whose
+// entry (kh, kw) is src[3kh+kw], element by element over rows of equal
+// length, with G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1].
+func WinogradKernel[T Float](dst *[16][]T, src *[9][]T) {
+	if _, ok := f32(dst[0]); ok {
+		impl.winogradK(any(dst).(*[16][]float32), any(src).(*[9][]float32))
+		return
+	}
+	winogradKernelGo(dst, src)
 }

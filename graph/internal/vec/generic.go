@@ -142,3 +142,54 @@ func maskGo[T Float](dst, x, v []T) {
 		}
 	}
 }
+
+func winogradInGo[T Float](dst []T, stride int, r0, r1, r2, r3 []T, c int) {
+	rows := [4][]T{r0[:4*c], r1[:4*c], r2[:4*c], r3[:4*c]}
+	dst = dst[:15*stride+c]
+	for ch := 0; ch < c; ch++ {
+		var u [4][4]T // d B, row by row
+		for r, row := range rows {
+			d0, d1, d2, d3 := row[ch], row[c+ch], row[2*c+ch], row[3*c+ch]
+			u[r] = [4]T{d0 - d2, d1 + d2, d2 - d1, d1 - d3}
+		}
+		for s := 0; s < 4; s++ { // Bᵀ (d B), column by column
+			dst[s*stride+ch] = u[0][s] - u[2][s]
+			dst[(4+s)*stride+ch] = u[1][s] + u[2][s]
+			dst[(8+s)*stride+ch] = u[2][s] - u[1][s]
+			dst[(12+s)*stride+ch] = u[1][s] - u[3][s]
+		}
+	}
+}
+
+func winogradOutGo[T Float](y0, y1, m []T, stride, c int) {
+	y0, y1, m = y0[:2*c], y1[:2*c], m[:15*stride+c]
+	for ch := 0; ch < c; ch++ {
+		var z [4][2]T // m A, row by row
+		for r := 0; r < 4; r++ {
+			m0, m1, m2, m3 := m[4*r*stride+ch], m[(4*r+1)*stride+ch], m[(4*r+2)*stride+ch], m[(4*r+3)*stride+ch]
+			z[r] = [2]T{m0 + m1 + m2, m1 - m2 - m3}
+		}
+		y0[ch] = z[0][0] + z[1][0] + z[2][0]
+		y0[c+ch] = z[0][1] + z[1][1] + z[2][1]
+		y1[ch] = z[1][0] - z[2][0] - z[3][0]
+		y1[c+ch] = z[1][1] - z[2][1] - z[3][1]
+	}
+}
+
+func winogradKernelGo[T Float](dst *[16][]T, src *[9][]T) {
+	n := len(dst[0])
+	for i := 0; i < n; i++ {
+		var t [3][4]T // k Gᵀ
+		for kh := 0; kh < 3; kh++ {
+			g0, g1, g2 := src[3*kh][i], src[3*kh+1][i], src[3*kh+2][i]
+			t[kh] = [4]T{g0, (g0 + g1 + g2) / 2, (g0 - g1 + g2) / 2, g2}
+		}
+		for b := 0; b < 4; b++ { // G (k Gᵀ)
+			g0, g1, g2 := t[0][b], t[1][b], t[2][b]
+			dst[b][i] = g0
+			dst[4+b][i] = (g0 + g1 + g2) / 2
+			dst[8+b][i] = (g0 - g1 + g2) / 2
+			dst[12+b][i] = g2
+		}
+	}
+}

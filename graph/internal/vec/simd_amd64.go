@@ -7,7 +7,8 @@ import "simd/archsimd"
 func init() {
 	if archsimd.X86.AVX2() && archsimd.X86.FMA() {
 		impl = kernels{affineSIMD, affine2SIMD, addToSIMD, sumRowsSIMD, momentsSIMD, dotCenteredSIMD,
-			gatherSIMD, scatterSIMD, reluSIMD, maskSIMD, poolArgScaledSIMD, addAtScaledSIMD}
+			gatherSIMD, scatterSIMD, reluSIMD, maskSIMD, poolArgScaledSIMD, addAtScaledSIMD,
+			winogradInSIMD, winogradOutSIMD, winogradKernelSIMD}
 		useSIMD = true
 	}
 }
@@ -188,4 +189,92 @@ func addAtScaledSIMD(o0, o1, o2, o3, pos, g, u []float32) {
 		load(o3[i:]).Add(v.Masked(p.Equal(three))).StoreSlice(o3[i:])
 	}
 	addAtScaledGo(o0[n:], o1[n:], o2[n:], o3[n:], pos[n:], g[n:], u[n:])
+}
+
+func winogradInSIMD(dst []float32, stride int, r0, r1, r2, r3 []float32, c int) {
+	if c%8 != 0 {
+		winogradInGo(dst, stride, r0, r1, r2, r3, c)
+		return
+	}
+	r0, r1, r2, r3, dst = r0[:4*c], r1[:4*c], r2[:4*c], r3[:4*c], dst[:15*stride+c]
+	for ch := 0; ch < c; ch += 8 {
+		// d B for the four rows, then Bᵀ over them.
+		rowB := func(r []float32) (f32x8, f32x8, f32x8, f32x8) {
+			d0, d1, d2, d3 := load(r[ch:]), load(r[c+ch:]), load(r[2*c+ch:]), load(r[3*c+ch:])
+			return d0.Sub(d2), d1.Add(d2), d2.Sub(d1), d1.Sub(d3)
+		}
+		a0, a1, a2, a3 := rowB(r0)
+		b0, b1, b2, b3 := rowB(r1)
+		c0, c1, c2, c3 := rowB(r2)
+		a0.Sub(c0).StoreSlice(dst[ch:])
+		a1.Sub(c1).StoreSlice(dst[stride+ch:])
+		a2.Sub(c2).StoreSlice(dst[2*stride+ch:])
+		a3.Sub(c3).StoreSlice(dst[3*stride+ch:])
+		b0.Add(c0).StoreSlice(dst[4*stride+ch:])
+		b1.Add(c1).StoreSlice(dst[5*stride+ch:])
+		b2.Add(c2).StoreSlice(dst[6*stride+ch:])
+		b3.Add(c3).StoreSlice(dst[7*stride+ch:])
+		c0.Sub(b0).StoreSlice(dst[8*stride+ch:])
+		c1.Sub(b1).StoreSlice(dst[9*stride+ch:])
+		c2.Sub(b2).StoreSlice(dst[10*stride+ch:])
+		c3.Sub(b3).StoreSlice(dst[11*stride+ch:])
+		d0, d1, d2, d3 := rowB(r3)
+		b0.Sub(d0).StoreSlice(dst[12*stride+ch:])
+		b1.Sub(d1).StoreSlice(dst[13*stride+ch:])
+		b2.Sub(d2).StoreSlice(dst[14*stride+ch:])
+		b3.Sub(d3).StoreSlice(dst[15*stride+ch:])
+	}
+}
+
+func winogradOutSIMD(y0, y1, m []float32, stride, c int) {
+	if c%8 != 0 {
+		winogradOutGo(y0, y1, m, stride, c)
+		return
+	}
+	y0, y1, m = y0[:2*c], y1[:2*c], m[:15*stride+c]
+	for ch := 0; ch < c; ch += 8 {
+		// m A for the four rows, then Aᵀ over them.
+		rowA := func(r int) (f32x8, f32x8) {
+			m0, m1, m2, m3 := load(m[4*r*stride+ch:]), load(m[(4*r+1)*stride+ch:]), load(m[(4*r+2)*stride+ch:]), load(m[(4*r+3)*stride+ch:])
+			return m0.Add(m1).Add(m2), m1.Sub(m2).Sub(m3)
+		}
+		z00, z01 := rowA(0)
+		z10, z11 := rowA(1)
+		z20, z21 := rowA(2)
+		z30, z31 := rowA(3)
+		z00.Add(z10).Add(z20).StoreSlice(y0[ch:])
+		z01.Add(z11).Add(z21).StoreSlice(y0[c+ch:])
+		z10.Sub(z20).Sub(z30).StoreSlice(y1[ch:])
+		z11.Sub(z21).Sub(z31).StoreSlice(y1[c+ch:])
+	}
+}
+
+func winogradKernelSIMD(dst *[16][]float32, src *[9][]float32) {
+	n := len(dst[0]) &^ 7
+	half := archsimd.BroadcastFloat32x8(0.5)
+	for i := 0; i < n; i += 8 {
+		var t [3][4]f32x8 // k Gᵀ
+		for kh := 0; kh < 3; kh++ {
+			g0, g1, g2 := load(src[3*kh][i:]), load(src[3*kh+1][i:]), load(src[3*kh+2][i:])
+			t[kh] = [4]f32x8{g0, g0.Add(g1).Add(g2).Mul(half), g0.Sub(g1).Add(g2).Mul(half), g2}
+		}
+		for b := 0; b < 4; b++ { // G (k Gᵀ)
+			g0, g1, g2 := t[0][b], t[1][b], t[2][b]
+			g0.StoreSlice(dst[b][i:])
+			g0.Add(g1).Add(g2).Mul(half).StoreSlice(dst[4+b][i:])
+			g0.Sub(g1).Add(g2).Mul(half).StoreSlice(dst[8+b][i:])
+			g2.StoreSlice(dst[12+b][i:])
+		}
+	}
+	if n < len(dst[0]) {
+		var d [16][]float32
+		var s [9][]float32
+		for e := range d {
+			d[e] = dst[e][n:]
+		}
+		for e := range s {
+			s[e] = src[e][n:]
+		}
+		winogradKernelGo(&d, &s)
+	}
 }
