@@ -45,9 +45,9 @@ func (g imageGeom) images(s tensor.Shape) (int, error) {
 //	convK(x, G) = im2col(x)ᵀ G           -> (T, 9*C, F)
 //
 // Each is bilinear and the derivatives of each are the other two, so the
-// family is closed under differentiation. conv and convT compute their
-// values with Winograd's F(2x2, 3x3) instead where it is cheaper
-// (winograd.go); their derivatives are the same ops either way.
+// family is closed under differentiation. All three compute their values
+// with Winograd's F(2x2, 3x3) instead where it is cheaper (winograd.go);
+// their derivatives are the same ops either way.
 
 // convGeom is the image size of a convolution and the shape of its image
 // tensor.
@@ -179,6 +179,10 @@ func (k convKKernel) forward(a *args) { call(a, k, forwardConvK[float64], forwar
 // (eachChunk runs the chunks of a task on one goroutine, in order).
 func forwardConvK[T float](k convKKernel, out []T, in [][]T, s []tensor.Shape) {
 	F := s[1][2]
+	if useWinograd(k.g.H, k.g.W, k.g.pixelsPerTask()/(k.g.H*k.g.W), k.g.C, F) {
+		winogradConvK(k.g, F, in[0], in[1], out)
+		return
+	}
 	eachChunk(k.g, func(t, img, imgs int, cols, pad []T) {
 		im2colChunk(k.g.imageGeom, in[0][t*k.g.perTask():], img, imgs, cols, pad)
 		rows := imgs * k.g.H * k.g.W

@@ -674,7 +674,7 @@ func checkFloat32(t *testing.T, rows []opRow) {
 // TestOpsWinograd runs the harness on convolutions forced onto the
 // Winograd path (winograd.go), which the table's few channels do not take:
 // even and odd image sizes (tiles overhanging the image), one and several
-// channels, conv and convT. Their derivatives are the exact im2col ops.
+// channels, conv, convT and convK.
 func TestOpsWinograd(t *testing.T) {
 	defer func(v bool) { winogradAlways = v }(winogradAlways)
 	winogradAlways = true
@@ -690,6 +690,10 @@ func TestOpsWinograd(t *testing.T) {
 			opRow{name: "convT " + name, in: []tensor.Shape{{2, d.n * d.h * d.w, d.f}, {2, 9 * d.c, d.f}},
 				build: two(func(g, k *gorgonia.Node) (*gorgonia.Node, error) {
 					return apply(convTKernel{convGeom{imageGeom{H: d.h, W: d.w, C: d.c}, x}}, g, k)
+				})},
+			opRow{name: "convK " + name, in: []tensor.Shape{x, {2, d.n * d.h * d.w, d.f}},
+				build: two(func(x0, g *gorgonia.Node) (*gorgonia.Node, error) {
+					return apply(convKKernel{convGeom{imageGeom{H: d.h, W: d.w, C: d.c}, x}}, x0, g)
 				})})
 	}
 	checkNested(t, rows)

@@ -6,27 +6,28 @@ import (
 	"github.com/trmaml/trmaml/graph/internal/vec"
 )
 
-// Winograd's F(2x2, 3x3) convolution (Lavin and Gray, 2016) computes conv
-// and convT forward with 16 products of (tiles x Cin) by (Cin x Cout) per
-// 2x2 output tile instead of im2col's 36 multiplications per tile and
-// channel pair: 2.25 times fewer FLOPs on even image sizes (1.7 times at
-// 7x7, 1.3 at 3x3, where tiles overhang the image), the bulk of the
-// CNN's forward pass. Only the forward computations change: the derivatives
-// of conv and convT are the same ops as before, so the nested
-// finite-difference harness checks these forwards against the exact im2col
-// ops of their derivatives.
+// Winograd's F(2x2, 3x3) convolution (Lavin and Gray, 2016) computes the
+// values of conv and convT with 16 products of (tiles x Cin) by (Cin x
+// Cout) per 2x2 output tile instead of im2col's 36 multiplications per tile
+// and channel pair: 2.25 times fewer FLOPs on even image sizes (1.7 times
+// at 7x7, 1.3 at 3x3, where tiles overhang the image). convK, conv's
+// adjoint in its kernels, runs the same transforms' adjoints with 16
+// products of (Cin x tiles) by (tiles x Cout). Only the values change: the
+// derivatives of the three ops are the same ops as before, so the nested
+// finite-difference harness checks each op's values against its
+// derivatives, and conv's also against a plain loop.
 //
 // convT(G, K) is itself a 3x3 convolution of G (F channels) with padding
 // 1, by the kernel rotated by 180 degrees with its channel axes swapped;
 // rotating k turns G k Gᵀ into the same matrix with rows and columns 0 and 3
 // swapped, so both ops share one kernel transform.
 
-// winogradMin is the fewest input and output channels for which conv and
-// convT take the Winograd path: with fewer (the first block's one channel)
+// winogradMin is the fewest input and output channels for which conv,
+// convT and convK take the Winograd path: with fewer (the first block's one channel)
 // the products are too thin.
 const winogradMin = 16
 
-// winogradAlways makes every conv and convT take the Winograd path, for
+// winogradAlways makes every conv, convT and convK take the Winograd path, for
 // tests on small images and few channels.
 var winogradAlways = false
 
@@ -97,23 +98,9 @@ func winogradTask[T float](H, W, C, F, n int, x, k []T, transposed bool, out []T
 	if transposed {
 		rot = 16 * C * F
 	}
-	sizes := [...]int{16 * C * F, (2*th + 2) * pw, per * th * tw * 16 * cin, per * th * tw * 16 * cout, 4 * cout, rot}
-	total := 0
-	for _, s := range sizes {
-		total += s
-	}
-	bp, ok := winogradScratch.Get().(*[]T)
-	if !ok || cap(*bp) < total {
-		// One size for every layer (the chunks' values are bounded), so
-		// that a buffer from the pool fits the next call.
-		buf := make([]T, max(total, 2*winogradValues+1<<17+1<<14))
-		bp = &buf
-	}
-	buf := (*bp)[:total]
-	var parts [len(sizes)][]T
-	for i, s := range sizes {
-		parts[i], buf = buf[:s:s], buf[s:]
-	}
+	sizes := []int{16 * C * F, (2*th + 2) * pw, per * th * tw * 16 * cin, per * th * tw * 16 * cout, 4 * cout, rot}
+	var parts [6][]T
+	bp := winogradBuffers(sizes, parts[:])
 	u, pad, v, m, tmp := parts[0], parts[1], parts[2], parts[3], parts[4]
 	clear(pad) // the border stays zero; each image overwrites the interior
 	winogradKernels(k, C, F, u)
@@ -135,19 +122,7 @@ func winogradTask[T float](H, W, C, F, n int, x, k []T, transposed bool, out []T
 		imgs := min(per, n-img)
 		tiles := imgs * th * tw
 		// v and m hold 16 matrices of tiles x cin and tiles x cout.
-		for i := 0; i < imgs; i++ {
-			im := x[(img+i)*H*W*cin:][:H*W*cin]
-			for y := 0; y < H; y++ {
-				copy(pad[(y+1)*pw+cin:], im[y*W*cin:(y+1)*W*cin])
-			}
-			for ty := 0; ty < th; ty++ {
-				for tx := 0; tx < tw; tx++ {
-					t := (i*th+ty)*tw + tx
-					p := 2*ty*pw + 2*tx*cin
-					vec.WinogradIn(v[t*cin:], tiles*cin, pad[p:], pad[p+pw:], pad[p+2*pw:], pad[p+3*pw:], cin)
-				}
-			}
-		}
+		winogradInputs(H, W, cin, x[img*H*W*cin:], imgs, pad, v)
 		for e := 0; e < 16; e++ {
 			ve, me := v[e*tiles*cin:], m[e*tiles*cout:]
 			gemm(false, false, tiles, cout, cin, ve, u[e*C*F:], 0, me)
@@ -174,6 +149,123 @@ func winogradTask[T float](H, W, C, F, n int, x, k []T, transposed bool, out []T
 		}
 	}
 	winogradScratch.Put(bp)
+}
+
+// winogradInputs sets v (16 matrices of tiles x c, tiles = imgs * the
+// tiles of an image) to the transformed input tiles of imgs images of H x W
+// x c in x, through pad, a zero-bordered image of (2*th+2) rows of
+// (2*tw+2)*c values whose border is zero.
+func winogradInputs[T float](H, W, c int, x []T, imgs int, pad, v []T) {
+	th, tw := (H+1)/2, (W+1)/2
+	pw := (2*tw + 2) * c
+	tiles := imgs * th * tw
+	for i := 0; i < imgs; i++ {
+		im := x[i*H*W*c:][:H*W*c]
+		for y := 0; y < H; y++ {
+			copy(pad[(y+1)*pw+c:], im[y*W*c:(y+1)*W*c])
+		}
+		for ty := 0; ty < th; ty++ {
+			for tx := 0; tx < tw; tx++ {
+				t := (i*th+ty)*tw + tx
+				p := 2*ty*pw + 2*tx*c
+				vec.WinogradIn(v[t*c:], tiles*c, pad[p:], pad[p+pw:], pad[p+2*pw:], pad[p+3*pw:], c)
+			}
+		}
+	}
+}
+
+// winogradBuffers returns scratch slices of the given sizes from
+// winogradScratch and the pointer to put back.
+func winogradBuffers[T float](sizes []int, parts [][]T) *[]T {
+	total := 0
+	for _, s := range sizes {
+		total += s
+	}
+	bp, ok := winogradScratch.Get().(*[]T)
+	if !ok || cap(*bp) < total {
+		// One size for every layer (the chunks' values are bounded), so
+		// that a buffer from the pool fits the next call.
+		buf := make([]T, max(total, 2*winogradValues+1<<17+1<<14))
+		bp = &buf
+	}
+	buf := (*bp)[:total]
+	for i, s := range sizes {
+		parts[i], buf = buf[:s:s], buf[s:]
+	}
+	return bp
+}
+
+// winogradKTask sets out (9*C x F, one task) to convK(x, g): the sum over
+// the pixels of n images of H x W of the 3x3 patches of x (C channels, zero
+// padding 1) times g (F channels), as the adjoint of the Winograd forward:
+// with V the transformed input tiles and A g Aᵀ the 4x4 transforms of the
+// 2x2 tiles of g, the 16 sums S = sum over tiles of Vᵀ (A g Aᵀ) are 16
+// products of (C x tiles) by (tiles x F), and out = Gᵀ S G per channel
+// pair.
+func winogradKTask[T float](H, W, C, F, n int, x, g []T, out []T) {
+	th, tw := (H+1)/2, (W+1)/2
+	per := max(1, min(n, winogradValues/(th*tw*16*max(C, F))))
+	sizes := []int{16 * C * F, (2*th + 2) * (2*tw + 2) * C, per * th * tw * 16 * C, per * th * tw * 16 * F, 4 * F}
+	var parts [5][]T
+	bp := winogradBuffers(sizes, parts[:])
+	s, pad, v, gt, tmp := parts[0], parts[1], parts[2], parts[3], parts[4]
+	clear(pad)
+	for img := 0; img < n; img += per {
+		imgs := min(per, n-img)
+		tiles := imgs * th * tw
+		winogradInputs(H, W, C, x[img*H*W*C:], imgs, pad, v)
+		for i := 0; i < imgs; i++ {
+			gi := g[(img+i)*H*W*F:][:H*W*F]
+			for ty := 0; ty < th; ty++ {
+				for tx := 0; tx < tw; tx++ {
+					t := (i*th+ty)*tw + tx
+					y, xx := 2*ty, 2*tx
+					if y+1 < H && xx+1 < W {
+						vec.WinogradGrad(gt[t*F:], tiles*F, gi[(y*W+xx)*F:], gi[((y+1)*W+xx)*F:], F)
+						continue
+					}
+					// A tile overhanging the image: zeros outside.
+					clear(tmp)
+					for dy := 0; dy < 2 && y+dy < H; dy++ {
+						for dx := 0; dx < 2 && xx+dx < W; dx++ {
+							copy(tmp[(2*dy+dx)*F:][:F], gi[((y+dy)*W+xx+dx)*F:])
+						}
+					}
+					vec.WinogradGrad(gt[t*F:], tiles*F, tmp, tmp[2*F:], F)
+				}
+			}
+		}
+		var beta T
+		if img > 0 {
+			beta = 1
+		}
+		for e := 0; e < 16; e++ {
+			gemm(true, false, C, F, tiles, v[e*tiles*C:], gt[e*tiles*F:], beta, s[e*C*F:])
+		}
+	}
+	out = out[:9*C*F]
+	var src [16][]T
+	var dst [9][]T
+	for c := 0; c < C; c++ {
+		for e := range src {
+			src[e] = s[(e*C+c)*F:][:F]
+		}
+		for i := range dst {
+			dst[i] = out[(i*C+c)*F:][:F]
+		}
+		vec.WinogradKernelT(&dst, &src)
+	}
+	winogradScratch.Put(bp)
+}
+
+// winogradConvK runs winogradKTask for every task of a convK of geometry g
+// (x the images, gr the values at every pixel, F channels), on several
+// goroutines.
+func winogradConvK[T float](g convGeom, F int, x, gr []T, out []T) {
+	n := g.pixelsPerTask() / (g.H * g.W)
+	parallelTasks(g.x[0], 1<<20, func(t int) {
+		winogradKTask(g.H, g.W, g.C, F, n, x[t*n*g.H*g.W*g.C:], gr[t*n*g.H*g.W*F:], out[t*9*g.C*F:])
+	})
 }
 
 // winogradConv runs winogradTask for every task of a conv (x the images,

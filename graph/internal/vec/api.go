@@ -20,6 +20,8 @@ type kernels struct {
 	winogradIn    func(dst []float32, stride int, r0, r1, r2, r3 []float32, c int)
 	winogradOut   func(y0, y1, m []float32, stride, c int)
 	winogradK     func(dst *[16][]float32, src *[9][]float32)
+	winogradGrad  func(dst []float32, stride int, g0, g1 []float32, c int)
+	winogradKT    func(dst *[9][]float32, src *[16][]float32)
 }
 
 // impl runs float32: the plain loops, replaced at init by the SIMD kernels
@@ -30,7 +32,8 @@ var (
 	plain   = kernels{affineGo[float32], affine2Go[float32], addToGo[float32], sumRowsGo[float32],
 		momentsGo[float32], dotCenteredGo[float32], gatherGo[float32],
 		scatterGo[float32], reluGo[float32], maskGo[float32], poolArgScaledGo[float32], addAtScaledGo[float32],
-		winogradInGo[float32], winogradOutGo[float32], winogradKernelGo[float32]}
+		winogradInGo[float32], winogradOutGo[float32], winogradKernelGo[float32],
+		winogradGradGo[float32], winogradKernelTGo[float32]}
 )
 
 // f32 returns s as []float32 if T is float32.
@@ -215,4 +218,26 @@ func WinogradKernel[T Float](dst *[16][]T, src *[9][]T) {
 		return
 	}
 	winogradKernelGo(dst, src)
+}
+
+// WinogradGrad sets dst (16 rows of c values, row 4r+s at (4r+s)*stride)
+// to A g Aᵀ for the 2x2 tile g whose rows g0 and g1 each hold 2 pixels of c
+// channels: the adjoint of WinogradOut.
+func WinogradGrad[T Float](dst []T, stride int, g0, g1 []T, c int) {
+	if d, ok := f32(dst); ok {
+		impl.winogradGrad(d, stride, as32(g0), as32(g1), c)
+		return
+	}
+	winogradGradGo(dst, stride, g0, g1, c)
+}
+
+// WinogradKernelT sets dst[3i+j] to (Gᵀ S G)[i][j] for the 4x4 matrix S
+// whose entry (a, b) is src[4a+b], element by element over rows of equal
+// length: the adjoint of WinogradKernel.
+func WinogradKernelT[T Float](dst *[9][]T, src *[16][]T) {
+	if _, ok := f32(dst[0]); ok {
+		impl.winogradKT(any(dst).(*[9][]float32), any(src).(*[16][]float32))
+		return
+	}
+	winogradKernelTGo(dst, src)
 }

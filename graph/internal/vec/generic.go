@@ -193,3 +193,34 @@ func winogradKernelGo[T Float](dst *[16][]T, src *[9][]T) {
 		}
 	}
 }
+
+func winogradGradGo[T Float](dst []T, stride int, g0, g1 []T, c int) {
+	g0, g1, dst = g0[:2*c], g1[:2*c], dst[:15*stride+c]
+	for ch := 0; ch < c; ch++ {
+		a, b, e, f := g0[ch], g0[c+ch], g1[ch], g1[c+ch]                  // the tile [a b; e f]
+		rows := [4][2]T{{a, b}, {a + e, b + f}, {a - e, b - f}, {-e, -f}} // A g
+		for r, h := range rows {                                          // (A g) Aᵀ
+			dst[4*r*stride+ch] = h[0]
+			dst[(4*r+1)*stride+ch] = h[0] + h[1]
+			dst[(4*r+2)*stride+ch] = h[0] - h[1]
+			dst[(4*r+3)*stride+ch] = -h[1]
+		}
+	}
+}
+
+func winogradKernelTGo[T Float](dst *[9][]T, src *[16][]T) {
+	n := len(dst[0])
+	for i := 0; i < n; i++ {
+		var t [4][3]T // S G
+		for a := 0; a < 4; a++ {
+			s0, s1, s2, s3 := src[4*a][i], src[4*a+1][i], src[4*a+2][i], src[4*a+3][i]
+			t[a] = [3]T{s0 + (s1+s2)/2, (s1 - s2) / 2, (s1+s2)/2 + s3}
+		}
+		for j := 0; j < 3; j++ { // Gᵀ (S G)
+			t0, t1, t2, t3 := t[0][j], t[1][j], t[2][j], t[3][j]
+			dst[j][i] = t0 + (t1+t2)/2
+			dst[3+j][i] = (t1 - t2) / 2
+			dst[6+j][i] = (t1+t2)/2 + t3
+		}
+	}
+}

@@ -8,7 +8,7 @@ func init() {
 	if archsimd.X86.AVX2() && archsimd.X86.FMA() {
 		impl = kernels{affineSIMD, affine2SIMD, addToSIMD, sumRowsSIMD, momentsSIMD, dotCenteredSIMD,
 			gatherSIMD, scatterSIMD, reluSIMD, maskSIMD, poolArgScaledSIMD, addAtScaledSIMD,
-			winogradInSIMD, winogradOutSIMD, winogradKernelSIMD}
+			winogradInSIMD, winogradOutSIMD, winogradKernelSIMD, winogradGradSIMD, winogradKernelTSIMD}
 		useSIMD = true
 	}
 }
@@ -276,5 +276,55 @@ func winogradKernelSIMD(dst *[16][]float32, src *[9][]float32) {
 			s[e] = src[e][n:]
 		}
 		winogradKernelGo(&d, &s)
+	}
+}
+
+func winogradGradSIMD(dst []float32, stride int, g0, g1 []float32, c int) {
+	if c%8 != 0 {
+		winogradGradGo(dst, stride, g0, g1, c)
+		return
+	}
+	g0, g1, dst = g0[:2*c], g1[:2*c], dst[:15*stride+c]
+	zero := archsimd.BroadcastFloat32x8(0)
+	for ch := 0; ch < c; ch += 8 {
+		a, b, e, f := load(g0[ch:]), load(g0[c+ch:]), load(g1[ch:]), load(g1[c+ch:])
+		rows := [4][2]f32x8{{a, b}, {a.Add(e), b.Add(f)}, {a.Sub(e), b.Sub(f)}, {zero.Sub(e), zero.Sub(f)}}
+		for r, h := range rows {
+			h[0].StoreSlice(dst[4*r*stride+ch:])
+			h[0].Add(h[1]).StoreSlice(dst[(4*r+1)*stride+ch:])
+			h[0].Sub(h[1]).StoreSlice(dst[(4*r+2)*stride+ch:])
+			zero.Sub(h[1]).StoreSlice(dst[(4*r+3)*stride+ch:])
+		}
+	}
+}
+
+func winogradKernelTSIMD(dst *[9][]float32, src *[16][]float32) {
+	n := len(dst[0]) &^ 7
+	half := archsimd.BroadcastFloat32x8(0.5)
+	for i := 0; i < n; i += 8 {
+		var t [4][3]f32x8 // S G
+		for a := 0; a < 4; a++ {
+			s0, s1, s2, s3 := load(src[4*a][i:]), load(src[4*a+1][i:]), load(src[4*a+2][i:]), load(src[4*a+3][i:])
+			p := s1.Add(s2).Mul(half)
+			t[a] = [3]f32x8{s0.Add(p), s1.Sub(s2).Mul(half), p.Add(s3)}
+		}
+		for j := 0; j < 3; j++ { // Gᵀ (S G)
+			t0, t1, t2, t3 := t[0][j], t[1][j], t[2][j], t[3][j]
+			p := t1.Add(t2).Mul(half)
+			t0.Add(p).StoreSlice(dst[j][i:])
+			t1.Sub(t2).Mul(half).StoreSlice(dst[3+j][i:])
+			p.Add(t3).StoreSlice(dst[6+j][i:])
+		}
+	}
+	if n < len(dst[0]) {
+		var d [9][]float32
+		var s [16][]float32
+		for e := range d {
+			d[e] = dst[e][n:]
+		}
+		for e := range s {
+			s[e] = src[e][n:]
+		}
+		winogradKernelTGo(&d, &s)
 	}
 }

@@ -104,6 +104,30 @@ func TestSIMDMatchesPlain(t *testing.T) {
 					}
 					return wide(out)
 				}},
+				{"winogradGrad", 0, func(k kernels) []float64 {
+					d := make([]float32, 16*f)
+					k.winogradGrad(d, f, a32(2*f, x), a32(2*f, y), f)
+					return wide(d)
+				}},
+				{"winogradKernelT", 0, func(k kernels) []float64 {
+					var src [16][]float32
+					var dst [9][]float32
+					for e := range src {
+						src[e] = make([]float32, n)
+						for i := range src[e] {
+							src[e][i] = y[(i+e)%n]
+						}
+					}
+					var out []float32
+					for e := range dst {
+						dst[e] = make([]float32, n)
+					}
+					k.winogradKT(&dst, &src)
+					for e := range dst {
+						out = append(out, dst[e]...)
+					}
+					return wide(out)
+				}},
 				{"winogradOut", 0, func(k kernels) []float64 {
 					y0, y1 := make([]float32, 2*f), make([]float32, 2*f)
 					k.winogradOut(y0, y1, a32(16*f, x11), f, f)
@@ -249,6 +273,56 @@ func TestWinogradTransforms(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestWinogradAdjoints checks that WinogradGrad and WinogradKernelT are the
+// adjoints of WinogradOut and WinogradKernel: <T(a), b> = <a, T*(b)>.
+func TestWinogradAdjoints(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	rnd := func(n int) []float32 {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = float32(r.NormFloat64())
+		}
+		return v
+	}
+	dot := func(a, b []float32) float64 {
+		s := 0.0
+		for i := range a {
+			s += float64(a[i]) * float64(b[i])
+		}
+		return s
+	}
+	for _, c := range []int{1, 8, 24} {
+		m, g := rnd(16*c), rnd(4*c)
+		y := make([]float32, 4*c)
+		WinogradOut(y, y[2*c:], m, c, c)
+		gm := make([]float32, 16*c)
+		WinogradGrad(gm, c, g, g[2*c:], c)
+		if a, b := dot(y, g), dot(m, gm); math.Abs(a-b) > 1e-4*(1+math.Abs(a)) {
+			t.Errorf("c=%d: <Out(m), g> = %v, <m, Grad(g)> = %v", c, a, b)
+		}
+		var k, kt [9][]float32
+		var u, s [16][]float32
+		for i := range k {
+			k[i], kt[i] = rnd(c), make([]float32, c)
+		}
+		for e := range u {
+			u[e], s[e] = make([]float32, c), rnd(c)
+		}
+		WinogradKernel(&u, &k)
+		WinogradKernelT(&kt, &s)
+		a, b := 0.0, 0.0
+		for e := range u {
+			a += dot(u[e], s[e])
+		}
+		for i := range k {
+			b += dot(k[i], kt[i])
+		}
+		if math.Abs(a-b) > 1e-4*(1+math.Abs(a)) {
+			t.Errorf("c=%d: <Kernel(k), s> = %v, <k, KernelT(s)> = %v", c, a, b)
 		}
 	}
 }
