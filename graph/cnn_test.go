@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -208,23 +209,39 @@ var _ gorgonia.Op = (*op)(nil)
 // TestCNNFloat32 builds the same objective in float32 and checks its losses,
 // accuracies and second-order meta-gradient against float64. Its 16
 // filters fill two 8-lane vectors per pixel, so the SIMD build runs its
-// vector kernels here (internal/vec) on every float32 op; the 9x7 images
-// leave an odd last row and column out of the pooling windows, and the
-// batch-norm scales and shifts are drawn with both signs (a negative scale
-// turns the pooling's maxima into minima of the raw activations).
+// vector kernels here (internal/vec) on every float32 op; 9x7 images leave
+// an odd last row and column out of the pooling windows, 8x8 ones are all
+// windows (the one-pass batch-norm backward of ops_bnpool.go); every
+// convolution runs once as im2col and once on the Winograd path
+// (winograd.go). The batch-norm scales and shifts are drawn with both signs
+// (a negative scale turns the pooling's maxima into minima of the raw
+// activations).
 func TestCNNFloat32(t *testing.T) {
+	for _, c := range []struct {
+		h, w int
+		wino bool
+	}{{9, 7, false}, {8, 8, false}, {9, 7, true}, {8, 8, true}} {
+		t.Run(fmt.Sprintf("%dx%d, Winograd %v", c.h, c.w, c.wino), func(t *testing.T) {
+			defer func(v bool) { winogradAlways = v }(winogradAlways)
+			winogradAlways = c.wino
+			cnnFloat32(t, c.h, c.w)
+		})
+	}
+}
+
+func cnnFloat32(t *testing.T, h, w int) {
 	rng := rand.New(rand.NewPCG(5, 5))
-	m, err := NewCNN(9, 7, 1, 16, 2, 3, false)
+	m, err := NewCNN(h, w, 1, 16, 2, 3, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := randomImages(rng, 3, 3, 1, 2, 9, 7, 1)
-	w := m.Init(rng)
+	b := randomImages(rng, 3, 3, 1, 2, h, w, 1)
+	wt := m.Init(rng)
 	off, cin := 0, m.C
 	for l := 0; l < m.Blocks; l++ {
 		off += 9*cin*m.Filters + m.Filters // kernel and conv bias
 		for i := off; i < off+2*m.Filters; i++ {
-			w[i] = math.Copysign(0.5+rng.Float64(), rng.NormFloat64()) // gamma, beta
+			wt[i] = math.Copysign(0.5+rng.Float64(), rng.NormFloat64()) // gamma, beta
 		}
 		off, cin = off+2*m.Filters, m.Filters
 	}
@@ -236,8 +253,8 @@ func TestCNNFloat32(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		losses[k], acc[k], grads[k] = make([]float64, 3), make([]float64, 3), make([]float64, len(w))
-		if err := obj.LossesMetric(w, b, weights, losses[k], acc[k], grads[k]); err != nil {
+		losses[k], acc[k], grads[k] = make([]float64, 3), make([]float64, 3), make([]float64, len(wt))
+		if err := obj.LossesMetric(wt, b, weights, losses[k], acc[k], grads[k]); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -358,6 +358,28 @@ func (p poolGeom) eachWindow(xs tensor.Shape, f func(t, o, p00, c int)) {
 	})
 }
 
+// eachRow calls f(t, o, p0, wo) for every task t and row of windows of
+// images of shape xs (T, N*H*W, C), with o the offset of the row's wo*C
+// outputs and p0 that of its first window's top-left pixel, both in the
+// whole tensor (the windows' top pixels are the 2*wo*C values from p0, their
+// bottom ones the same from p0 + W*C); the tasks run on several goroutines.
+func (p poolGeom) eachRow(xs tensor.Shape, f func(t, o, p0, wo int)) {
+	c := xs[2]
+	per := xs[1] * c
+	n := xs[1] / (p.H * p.W)
+	Ho, Wo := p.H/2, p.W/2
+	parallelTasks(xs[0], per, func(t int) {
+		o := t * n * Ho * Wo * c
+		for img := 0; img < n; img++ {
+			base := t*per + img*p.H*p.W*c
+			for y := 0; y < Ho; y++ {
+				f(t, o, base+2*y*p.W*c, Wo)
+				o += Wo * c
+			}
+		}
+	})
+}
+
 // gatherPoolKernel picks v (image shape) at the window positions a (pooled
 // shape).
 type gatherPoolKernel struct{ p poolGeom }

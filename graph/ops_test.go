@@ -442,6 +442,19 @@ var opRows = func() []opRow {
 				g := naiveScatterPool(in[0], in[3], len(in[1]), 5, 5, 3)
 				return naiveBNBack(in[1], in[2], g, in[4], in[5], 2, 50, 3, 1e-3)
 			}},
+		opRow{name: "bnBackPool of 4x6 images (one pass)", in: []tensor.Shape{{2, 2 * 2 * 3, 3}, {2, 2 * 4 * 6, 3}, {2, 3}, {2, 2 * 2 * 3, 3}, {2, 3}, {2, 3}},
+			draw: positionsFirst, positions: true,
+			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) {
+				st, err := bnStats(in[1], 1e-3)
+				if err != nil {
+					return nil, err
+				}
+				return bnBackPool(in[0], in[1], st, in[2], in[3], in[4], in[5], poolGeom{4, 6})
+			},
+			value: func(in [][]float64) []float64 {
+				g := naiveScatterPool(in[0], in[3], len(in[1]), 4, 6, 3)
+				return naiveBNBack(in[1], in[2], g, in[4], in[5], 2, 48, 3, 1e-3)
+			}},
 		opRow{name: "softmax cross-entropy", in: []tensor.Shape{{2, 3, 4}, {2, 3, 4}},
 			draw: func(rng *rand.Rand, i, n int) []float64 {
 				if i == 0 {

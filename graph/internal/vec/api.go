@@ -22,6 +22,8 @@ type kernels struct {
 	winogradK     func(dst *[16][]float32, src *[9][]float32)
 	winogradGrad  func(dst []float32, stride int, g0, g1 []float32, c int)
 	winogradKT    func(dst *[9][]float32, src *[16][]float32)
+	backPoolRow   func(o0, o1, z0, z1, pos, g, u, v, w []float32)
+	gatherAffRow  func(dst, pos, z0, z1, a, c []float32)
 }
 
 // impl runs float32: the plain loops, replaced at init by the SIMD kernels
@@ -33,7 +35,7 @@ var (
 		momentsGo[float32], dotCenteredGo[float32], gatherGo[float32],
 		scatterGo[float32], reluGo[float32], maskGo[float32], poolArgScaledGo[float32], addAtScaledGo[float32],
 		winogradInGo[float32], winogradOutGo[float32], winogradKernelGo[float32],
-		winogradGradGo[float32], winogradKernelTGo[float32]}
+		winogradGradGo[float32], winogradKernelTGo[float32], backPoolRowGo[float32], gatherAffineRowGo[float32]}
 )
 
 // f32 returns s as []float32 if T is float32.
@@ -240,4 +242,36 @@ func WinogradKernelT[T Float](dst *[9][]T, src *[16][]T) {
 		return
 	}
 	winogradKernelTGo(dst, src)
+}
+
+// The pooling kernels on a row of 2x2 windows: n = len(pos)/c windows side
+// by side, the top pixels of window j at z0[2jc : 2jc+2c] and the bottom
+// ones at z1[2jc : 2jc+2c] (two image rows of c channels per pixel).
+
+// BackPoolRow sets the image rows o0 and o1 to z*v + w per channel (c =
+// len(u) channels) and adds g*u at each window's position pos (0..3,
+// dy*2+dx): Affine followed by AddAtScaled, in one pass.
+func BackPoolRow[T Float](o0, o1, z0, z1, pos, g, u, v, w []T) {
+	if len(u) == 0 {
+		return
+	}
+	if d, ok := f32(o0); ok {
+		impl.backPoolRow(d, as32(o1), as32(z0), as32(z1), as32(pos), as32(g), as32(u), as32(v), as32(w))
+		return
+	}
+	backPoolRowGo(o0, o1, z0, z1, pos, g, u, v, w)
+}
+
+// GatherAffineRow sets dst (a row of pooled values, len(a) channels) to
+// the window entries at pos times a plus c per channel: Gather followed by
+// Affine, in one pass.
+func GatherAffineRow[T Float](dst, pos, z0, z1, a, c []T) {
+	if len(a) == 0 {
+		return
+	}
+	if d, ok := f32(dst); ok {
+		impl.gatherAffRow(d, as32(pos), as32(z0), as32(z1), as32(a), as32(c))
+		return
+	}
+	gatherAffineRowGo(dst, pos, z0, z1, a, c)
 }

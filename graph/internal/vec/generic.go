@@ -224,3 +224,42 @@ func winogradKernelTGo[T Float](dst *[9][]T, src *[16][]T) {
 		}
 	}
 }
+
+func backPoolRowGo[T Float](o0, o1, z0, z1, pos, g, u, v, w []T) {
+	c := len(u)
+	n := len(pos) / c
+	o0, o1, z0, z1, g = o0[:2*n*c], o1[:2*n*c], z0[:2*n*c], z1[:2*n*c], g[:n*c]
+	v, w = v[:c], w[:c]
+	for j := 0; j < n; j++ {
+		for ch := 0; ch < c; ch++ {
+			i, a := j*c+ch, 2*j*c+ch
+			b := a + c
+			y := [4]T{z0[a]*v[ch] + w[ch], z0[b]*v[ch] + w[ch], z1[a]*v[ch] + w[ch], z1[b]*v[ch] + w[ch]}
+			y[int(pos[i])&3] += g[i] * u[ch]
+			o0[a], o0[b], o1[a], o1[b] = y[0], y[1], y[2], y[3]
+		}
+	}
+}
+
+func gatherAffineRowGo[T Float](dst, pos, z0, z1, a, c []T) {
+	f := len(a)
+	n := len(dst) / f
+	z0, z1, pos, c = z0[:2*n*f], z1[:2*n*f], pos[:n*f], c[:f]
+	for j := 0; j < n; j++ {
+		for ch := 0; ch < f; ch++ {
+			i, p := j*f+ch, 2*j*f+ch
+			var x T
+			switch pos[i] {
+			case 0:
+				x = z0[p]
+			case 1:
+				x = z0[p+f]
+			case 2:
+				x = z1[p]
+			default:
+				x = z1[p+f]
+			}
+			dst[i] = x*a[ch] + c[ch]
+		}
+	}
+}

@@ -8,7 +8,8 @@ func init() {
 	if archsimd.X86.AVX2() && archsimd.X86.FMA() {
 		impl = kernels{affineSIMD, affine2SIMD, addToSIMD, sumRowsSIMD, momentsSIMD, dotCenteredSIMD,
 			gatherSIMD, scatterSIMD, reluSIMD, maskSIMD, poolArgScaledSIMD, addAtScaledSIMD,
-			winogradInSIMD, winogradOutSIMD, winogradKernelSIMD, winogradGradSIMD, winogradKernelTSIMD}
+			winogradInSIMD, winogradOutSIMD, winogradKernelSIMD, winogradGradSIMD, winogradKernelTSIMD,
+			backPoolRowSIMD, gatherAffineRowSIMD}
 		useSIMD = true
 	}
 }
@@ -326,5 +327,52 @@ func winogradKernelTSIMD(dst *[9][]float32, src *[16][]float32) {
 			s[e] = src[e][n:]
 		}
 		winogradKernelTGo(&d, &s)
+	}
+}
+
+func backPoolRowSIMD(o0, o1, z0, z1, pos, g, u, v, w []float32) {
+	c := len(u)
+	if c%8 != 0 {
+		backPoolRowGo(o0, o1, z0, z1, pos, g, u, v, w)
+		return
+	}
+	n := len(pos) / c
+	o0, o1, z0, z1, g = o0[:2*n*c], o1[:2*n*c], z0[:2*n*c], z1[:2*n*c], g[:n*c]
+	v, w = v[:c], w[:c]
+	zero, one := archsimd.BroadcastFloat32x8(0), archsimd.BroadcastFloat32x8(1)
+	two, three := archsimd.BroadcastFloat32x8(2), archsimd.BroadcastFloat32x8(3)
+	for j := 0; j < n; j++ {
+		for ch := 0; ch < c; ch += 8 {
+			i, a := j*c+ch, 2*j*c+ch
+			b := a + c
+			vv, ww := load(v[ch:]), load(w[ch:])
+			p, gu := load(pos[i:]), load(g[i:]).Mul(load(u[ch:]))
+			load(z0[a:]).MulAdd(vv, ww).Add(gu.Masked(p.Equal(zero))).StoreSlice(o0[a:])
+			load(z0[b:]).MulAdd(vv, ww).Add(gu.Masked(p.Equal(one))).StoreSlice(o0[b:])
+			load(z1[a:]).MulAdd(vv, ww).Add(gu.Masked(p.Equal(two))).StoreSlice(o1[a:])
+			load(z1[b:]).MulAdd(vv, ww).Add(gu.Masked(p.Equal(three))).StoreSlice(o1[b:])
+		}
+	}
+}
+
+func gatherAffineRowSIMD(dst, pos, z0, z1, a, c []float32) {
+	f := len(a)
+	if f%8 != 0 {
+		gatherAffineRowGo(dst, pos, z0, z1, a, c)
+		return
+	}
+	n := len(dst) / f
+	z0, z1, pos, c = z0[:2*n*f], z1[:2*n*f], pos[:n*f], c[:f]
+	one, two, three := archsimd.BroadcastFloat32x8(1), archsimd.BroadcastFloat32x8(2), archsimd.BroadcastFloat32x8(3)
+	for j := 0; j < n; j++ {
+		for ch := 0; ch < f; ch += 8 {
+			i, q := j*f+ch, 2*j*f+ch
+			p := load(pos[i:])
+			x := load(z0[q:])
+			x = load(z0[q+f:]).Merge(x, p.Equal(one))
+			x = load(z1[q:]).Merge(x, p.Equal(two))
+			x = load(z1[q+f:]).Merge(x, p.Equal(three))
+			x.MulAdd(load(a[ch:]), load(c[ch:])).StoreSlice(dst[i:])
+		}
 	}
 }

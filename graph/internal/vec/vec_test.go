@@ -104,6 +104,16 @@ func TestSIMDMatchesPlain(t *testing.T) {
 					}
 					return wide(out)
 				}},
+				{"backPoolRow", 1e-6, func(k kernels) []float64 {
+					o0, o1 := make([]float32, 2*n), make([]float32, 2*n)
+					k.backPoolRow(o0, o1, a32(2*n, x), a32(2*n, y), pos, x11, a, b, c)
+					return wide(append(o0, o1...))
+				}},
+				{"gatherAffineRow", 1e-6, func(k kernels) []float64 {
+					d := make([]float32, n)
+					k.gatherAffRow(d, pos, append(append([]float32(nil), x...), x01...), append(append([]float32(nil), x10...), y...), a, c)
+					return wide(d)
+				}},
 				{"winogradGrad", 0, func(k kernels) []float64 {
 					d := make([]float32, 16*f)
 					k.winogradGrad(d, f, a32(2*f, x), a32(2*f, y), f)
