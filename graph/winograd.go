@@ -56,24 +56,36 @@ func useWinograd(H, W, n, cin, cout int) bool {
 	return cin >= winogradMin && cout >= winogradMin && 20*tiles+400 < 9*n*H*W
 }
 
-// winogradKernels sets u (16 matrices of C x F, e = 4a+b) to G k Gᵀ of the
-// 3x3 kernel of every channel pair of k (9*C x F, rows in (kh, kw, c)
-// order), with G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1], a row of F
-// filters at a time.
-func winogradKernels[T float](k []T, C, F int, u []T) {
-	k, u = k[:9*C*F], u[:16*C*F]
+// winogradKernels sets u (16 matrices of C x F, e = 4a+b, matrix e from
+// u[e*us]) to G k Gᵀ of the 3x3 kernel of every channel pair of k (9*C x F,
+// rows in (kh, kw, c) order), with G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2;
+// 0 0 1], a row of F filters at a time. The nine rows of a channel are
+// first copied next to each other into row (9*F values): read in place,
+// they lie C*F values apart, a multiple of 4 KB at 64 channels, and with
+// the sixteen rows written (us should not be such a multiple either) they
+// overflow the ways of the L1 cache that their addresses map to.
+func winogradKernels[T float](k []T, C, F int, u []T, us int, row []T) {
+	k, row = k[:9*C*F], row[:9*F]
 	var src [9][]T
 	var dst [16][]T
+	for i := range src {
+		src[i] = row[i*F : (i+1)*F]
+	}
 	for c := 0; c < C; c++ {
 		for i := range src {
-			src[i] = k[(i*C+c)*F:][:F]
+			copy(src[i], k[(i*C+c)*F:][:F])
 		}
 		for e := range dst {
-			dst[e] = u[(e*C+c)*F:][:F]
+			dst[e] = u[e*us+c*F:][:F]
 		}
 		vec.WinogradKernel(&dst, &src)
 	}
 }
+
+// winogradStride is the distance between the 16 transformed kernel
+// matrices of C x F values: C*F and 16 more, so that at 64 channels
+// their rows do not lie a multiple of 4 KB apart (see winogradKernels).
+func winogradStride(C, F int) int { return C*F + 16 }
 
 // rotated maps the index e = 4a+b of a transformed kernel to that of the
 // kernel rotated by 180 degrees: a and b with 0 and 3 swapped.
@@ -96,20 +108,21 @@ func winogradTask[T float](H, W, C, F, n int, x, k []T, transposed bool, out []T
 	pw := (2*tw + 2) * cin // a padded row
 	rot := 0               // convT's rotated, transposed kernels
 	if transposed {
-		rot = 16 * C * F
+		rot = 16 * winogradStride(C, F)
 	}
-	sizes := []int{16 * C * F, (2*th + 2) * pw, per * th * tw * 16 * cin, per * th * tw * 16 * cout, 4 * cout, rot}
+	us := winogradStride(C, F)
+	sizes := []int{16 * us, (2*th + 2) * pw, per * th * tw * 16 * cin, per * th * tw * 16 * cout, max(4*cout, 9*F), rot}
 	var parts [6][]T
 	bp := winogradBuffers(sizes, parts[:])
 	u, pad, v, m, tmp := parts[0], parts[1], parts[2], parts[3], parts[4]
 	clear(pad) // the border stays zero; each image overwrites the interior
-	winogradKernels(k, C, F, u)
+	winogradKernels(k, C, F, u, us, tmp)
 	if transposed {
 		// The products take the kernels as cin x cout = F x C matrices:
 		// NN products run faster than NT ones (measured).
 		ut := parts[5]
 		for e := 0; e < 16; e++ {
-			src, dst := u[rotated(e)*C*F:][:C*F], ut[e*C*F:][:C*F]
+			src, dst := u[rotated(e)*us:][:C*F], ut[e*us:][:C*F]
 			for c := 0; c < C; c++ {
 				for f, v := range src[c*F : (c+1)*F] {
 					dst[f*C+c] = v
@@ -125,7 +138,7 @@ func winogradTask[T float](H, W, C, F, n int, x, k []T, transposed bool, out []T
 		winogradInputs(H, W, cin, x[img*H*W*cin:], imgs, pad, v)
 		for e := 0; e < 16; e++ {
 			ve, me := v[e*tiles*cin:], m[e*tiles*cout:]
-			gemm(false, false, tiles, cout, cin, ve, u[e*C*F:], 0, me)
+			gemm(false, false, tiles, cout, cin, ve, u[e*us:], 0, me)
 		}
 		for i := 0; i < imgs; i++ {
 			o := out[(img+i)*H*W*cout:][:H*W*cout]
@@ -205,7 +218,8 @@ func winogradBuffers[T float](sizes []int, parts [][]T) *[]T {
 func winogradKTask[T float](H, W, C, F, n int, x, g []T, out []T) {
 	th, tw := (H+1)/2, (W+1)/2
 	per := max(1, min(n, winogradValues/(th*tw*16*max(C, F))))
-	sizes := []int{16 * C * F, (2*th + 2) * (2*tw + 2) * C, per * th * tw * 16 * C, per * th * tw * 16 * F, 4 * F}
+	us := winogradStride(C, F)
+	sizes := []int{16 * us, (2*th + 2) * (2*tw + 2) * C, per * th * tw * 16 * C, per * th * tw * 16 * F, 9 * F}
 	var parts [5][]T
 	bp := winogradBuffers(sizes, parts[:])
 	s, pad, v, gt, tmp := parts[0], parts[1], parts[2], parts[3], parts[4]
@@ -225,7 +239,7 @@ func winogradKTask[T float](H, W, C, F, n int, x, g []T, out []T) {
 						continue
 					}
 					// A tile overhanging the image: zeros outside.
-					clear(tmp)
+					clear(tmp[:4*F])
 					for dy := 0; dy < 2 && y+dy < H; dy++ {
 						for dx := 0; dx < 2 && xx+dx < W; dx++ {
 							copy(tmp[(2*dy+dx)*F:][:F], gi[((y+dy)*W+xx+dx)*F:])
@@ -240,20 +254,25 @@ func winogradKTask[T float](H, W, C, F, n int, x, g []T, out []T) {
 			beta = 1
 		}
 		for e := 0; e < 16; e++ {
-			gemm(true, false, C, F, tiles, v[e*tiles*C:], gt[e*tiles*F:], beta, s[e*C*F:])
+			gemm(true, false, C, F, tiles, v[e*tiles*C:], gt[e*tiles*F:], beta, s[e*us:])
 		}
 	}
+	// Gᵀ S G per channel into tmp, then to out's rows (as in
+	// winogradKernels, for the cache).
 	out = out[:9*C*F]
 	var src [16][]T
 	var dst [9][]T
+	for i := range dst {
+		dst[i] = tmp[i*F : (i+1)*F]
+	}
 	for c := 0; c < C; c++ {
 		for e := range src {
-			src[e] = s[(e*C+c)*F:][:F]
-		}
-		for i := range dst {
-			dst[i] = out[(i*C+c)*F:][:F]
+			src[e] = s[e*us+c*F:][:F]
 		}
 		vec.WinogradKernelT(&dst, &src)
+		for i := range dst {
+			copy(out[(i*C+c)*F:][:F], dst[i])
+		}
 	}
 	winogradScratch.Put(bp)
 }
