@@ -301,15 +301,19 @@ func winogradGradSIMD(dst []float32, stride int, g0, g1 []float32, c int) {
 	}
 	g0, g1, dst = g0[:2*c], g1[:2*c], dst[:15*stride+c]
 	zero := archsimd.BroadcastFloat32x8(0)
+	// Row r of A g is (h0, h1); row r of (A g) Aᵀ is (h0, h0+h1, h0-h1, -h1).
+	row := func(d []float32, h0, h1 f32x8) {
+		h0.StoreSlice(d)
+		h0.Add(h1).StoreSlice(d[stride:])
+		h0.Sub(h1).StoreSlice(d[2*stride:])
+		zero.Sub(h1).StoreSlice(d[3*stride:])
+	}
 	for ch := 0; ch < c; ch += 8 {
 		a, b, e, f := load(g0[ch:]), load(g0[c+ch:]), load(g1[ch:]), load(g1[c+ch:])
-		rows := [4][2]f32x8{{a, b}, {a.Add(e), b.Add(f)}, {a.Sub(e), b.Sub(f)}, {zero.Sub(e), zero.Sub(f)}}
-		for r, h := range rows {
-			h[0].StoreSlice(dst[4*r*stride+ch:])
-			h[0].Add(h[1]).StoreSlice(dst[(4*r+1)*stride+ch:])
-			h[0].Sub(h[1]).StoreSlice(dst[(4*r+2)*stride+ch:])
-			zero.Sub(h[1]).StoreSlice(dst[(4*r+3)*stride+ch:])
-		}
+		row(dst[ch:], a, b)
+		row(dst[4*stride+ch:], a.Add(e), b.Add(f))
+		row(dst[8*stride+ch:], a.Sub(e), b.Sub(f))
+		row(dst[12*stride+ch:], zero.Sub(e), zero.Sub(f))
 	}
 }
 
