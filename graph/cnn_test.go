@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -98,6 +99,7 @@ func TestCNNGraphAvoidsBrokenGorgoniaOps(t *testing.T) {
 type cnnCase struct {
 	name    string
 	chunked bool // one image per convolution chunk
+	wino    bool // every convolution on the Winograd path
 	h, w    int
 	steps   int
 	adaptBN bool
@@ -112,10 +114,11 @@ type cnnCase struct {
 // second-order terms cannot pass.
 func TestCNNMetaGradient(t *testing.T) {
 	cases := []cnnCase{
-		{"one step", false, 6, 5, 1, false, 0.4},
-		{"two steps", false, 6, 5, 2, false, 0.3},
-		{"two steps, convolution in chunks of one image", true, 6, 5, 2, false, 0.3},
-		{"two steps, BN adapted", false, 5, 6, 2, true, 0.3},
+		{"one step", false, false, 6, 5, 1, false, 0.4},
+		{"two steps", false, false, 6, 5, 2, false, 0.3},
+		{"two steps, convolution in chunks of one image", true, false, 6, 5, 2, false, 0.3},
+		{"two steps, BN adapted", false, false, 5, 6, 2, true, 0.3},
+		{"two steps, Winograd convolution", false, true, 6, 5, 2, false, 0.3},
 	}
 	const tasks, ways, shots, queries, c, filters, blocks = 2, 2, 2, 3, 1, 3, 2
 	for ci, cc := range cases {
@@ -124,6 +127,10 @@ func TestCNNMetaGradient(t *testing.T) {
 			if cc.chunked {
 				defer func(v int) { chunkValues = v }(chunkValues)
 				chunkValues = 1
+			}
+			if cc.wino {
+				defer func(v bool) { winogradAlways = v }(winogradAlways)
+				winogradAlways = true
 			}
 			m, err := NewCNN(cc.h, cc.w, c, filters, blocks, ways, cc.adaptBN)
 			if err != nil {
@@ -205,24 +212,39 @@ var _ gorgonia.Op = (*op)(nil)
 // TestCNNFloat32 builds the same objective in float32 and checks its losses,
 // accuracies and second-order meta-gradient against float64. Its 16
 // filters fill two 8-lane vectors per pixel, so the SIMD build runs its
-// vector kernels here (internal/vec) on every float32 op; the 9x7 images
-// leave an odd last row and column out of the pooling windows, and the
-// batch-norm scales and shifts are drawn with both signs (a negative scale
-// turns the pooling's maxima into minima of the raw activations).
+// vector kernels here (internal/vec) on every float32 op; 9x7 images leave
+// an odd last row and column out of the pooling windows, 8x8 ones are all
+// windows (the one-pass batch-norm backward of ops_bnpool.go); every
+// convolution runs once as im2col and once on the Winograd path
+// (winograd.go). The batch-norm scales and shifts are drawn with both signs
+// (a negative scale turns the pooling's maxima into minima of the raw
+// activations).
 func TestCNNFloat32(t *testing.T) {
-	t.Parallel()
+	for _, c := range []struct {
+		h, w int
+		wino bool
+	}{{9, 7, false}, {8, 8, false}, {9, 7, true}, {8, 8, true}} {
+		t.Run(fmt.Sprintf("%dx%d, Winograd %v", c.h, c.w, c.wino), func(t *testing.T) {
+			defer func(v bool) { winogradAlways = v }(winogradAlways)
+			winogradAlways = c.wino
+			cnnFloat32(t, c.h, c.w)
+		})
+	}
+}
+
+func cnnFloat32(t *testing.T, h, w int) {
 	rng := rand.New(rand.NewPCG(5, 5))
-	m, err := NewCNN(9, 7, 1, 16, 2, 3, false)
+	m, err := NewCNN(h, w, 1, 16, 2, 3, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := randomImages(rng, 3, 3, 1, 2, 9, 7, 1)
-	w := m.Init(rng)
+	b := randomImages(rng, 3, 3, 1, 2, h, w, 1)
+	wt := m.Init(rng)
 	off, cin := 0, m.C
 	for l := 0; l < m.Blocks; l++ {
 		off += 9*cin*m.Filters + m.Filters // kernel and conv bias
 		for i := off; i < off+2*m.Filters; i++ {
-			w[i] = math.Copysign(0.5+rng.Float64(), rng.NormFloat64()) // gamma, beta
+			wt[i] = math.Copysign(0.5+rng.Float64(), rng.NormFloat64()) // gamma, beta
 		}
 		off, cin = off+2*m.Filters, m.Filters
 	}
@@ -234,8 +256,8 @@ func TestCNNFloat32(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		losses[k], acc[k], grads[k] = make([]float64, 3), make([]float64, 3), make([]float64, len(w))
-		if err := obj.LossesMetric(w, b, weights, losses[k], acc[k], grads[k]); err != nil {
+		losses[k], acc[k], grads[k] = make([]float64, 3), make([]float64, 3), make([]float64, len(wt))
+		if err := obj.LossesMetric(wt, b, weights, losses[k], acc[k], grads[k]); err != nil {
 			t.Fatal(err)
 		}
 	}

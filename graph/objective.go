@@ -261,8 +261,10 @@ func (o *Objective) Tasks() int { return o.spec.Tasks }
 func (o *Objective) BatchShape() (support, query int) { return o.spec.Support, o.spec.Query }
 
 // FLOPs is the floating-point work of the matrix products and convolutions
-// of one call (2 m n k per product), the bulk of a large model's arithmetic:
-// divided by the time of a call it gives the achieved GFLOP/s.
+// of one call (2 m n k per product, a convolution counted as its im2col
+// product even where Winograd's algorithm does less), the bulk of a large
+// model's arithmetic: divided by the time of a call it gives the achieved
+// (for convolutions, effective) GFLOP/s.
 func (o *Objective) FLOPs() float64 {
 	total := 0.0
 	for _, s := range o.prog.steps {

@@ -211,7 +211,11 @@ func (o *op) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 	return o.buf, nil
 }
 
-// flops is the work of a product or convolution op, 0 for the others.
+// flops is the work of a product or convolution op, 0 for the others. A
+// convolution counts as its im2col product even where it runs as Winograd's
+// (winograd.go), with up to 2.25 times fewer multiplications: FLOPs per
+// second are then effective ones, comparable across builds and with other
+// implementations of the same convolutions.
 func (o *op) flops() float64 {
 	switch k := o.k.(type) {
 	case bmmKernel:

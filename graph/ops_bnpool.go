@@ -157,25 +157,25 @@ func (k gatherBNKernel) forward(a *args) {
 	call(a, k, forwardGatherBN[float64], forwardGatherBN[float32])
 }
 
-// forwardGatherBN gathers z at the positions, then maps every pooled row to
-// z * s + o with s = gamma * inv and o = beta - mu * s.
+// forwardGatherBN maps every pooled entry to z * s + o at its position,
+// with s = gamma * inv and o = beta - mu * s.
 func forwardGatherBN[T float](k gatherBNKernel, out []T, in [][]T, s []tensor.Shape) {
 	pos, z, st, gamma := in[0], in[1], in[2], in[3]
 	if k.shift {
 		gamma = in[4]
 	}
-	k.p.eachWindow(s[1], func(t, o, p00, c int) {
-		x00, x01, x10, x11 := windowRows(z, p00, k.p.W, c)
-		vec.Gather(out[o:o+c], pos[o:o+c], x00, x01, x10, x11)
-	})
-	f, per := s[1][2], s[0][1]*s[0][2]
-	parallelTasks(s[0][0], per, func(t int) {
+	f, wc := s[1][2], k.p.W*s[1][2]
+	affine := make([][2][]T, s[0][0]) // per task: the scale and offset
+	for t := range affine {
 		var beta []T
 		if k.shift {
 			beta = in[5]
 		}
-		sc, off := bnAffine(st, gamma, beta, t, f)
-		vec.Affine(out[t*per:(t+1)*per], out[t*per:(t+1)*per], sc, off)
+		affine[t][0], affine[t][1] = bnAffine(st, gamma, beta, t, f)
+	}
+	// One pass: the window entries at the positions, scaled and shifted.
+	k.p.eachRow(s[1], func(t, o, p0, wo int) {
+		vec.GatherAffineRow(out[o:o+wo*f], pos[o:o+wo*f], z[p0:p0+2*wo*f], z[p0+wc:p0+wc+2*wo*f], affine[t][0], affine[t][1])
 	})
 }
 
@@ -281,8 +281,31 @@ func (k bnBackPoolKernel) forward(a *args) {
 }
 
 // forwardBNBackPool writes z * v + w per channel, v = -u*inv*c/M and
-// w = -u*(a/M) - mu*v with u = gamma*inv, then adds g * u at the positions.
+// w = -u*(a/M) - mu*v with u = gamma*inv, and adds g * u at the positions,
+// in one pass over the rows of windows when the windows cover the images.
 func forwardBNBackPool[T float](k bnBackPoolKernel, out []T, in [][]T, s []tensor.Shape) {
+	pos, z, st, gamma, g, a, c := in[0], in[1], in[2], in[3], in[4], in[5], in[6]
+	m, f := s[1][1], s[1][2]
+	if k.p.H%2 == 0 && k.p.W%2 == 0 { // every pixel in a window: one pass
+		coef := make([][3][]T, s[1][0])
+		for t := range coef {
+			coef[t][0], coef[t][1], coef[t][2] = bnBackCoefficients(st, gamma, a, c, t, f, m)
+		}
+		wc := k.p.W * f
+		k.p.eachRow(s[1], func(t, o, p0, wo int) {
+			n := 2 * wo * f
+			vec.BackPoolRow(out[p0:p0+n], out[p0+wc:p0+wc+n], z[p0:p0+n], z[p0+wc:p0+wc+n],
+				pos[o:o+wo*f], g[o:o+wo*f], coef[t][0], coef[t][1], coef[t][2])
+		})
+		return
+	}
+	forwardBNBackPoolTwoPass(k, out, in, s)
+}
+
+// forwardBNBackPoolTwoPass is forwardBNBackPool as an affine pass over every
+// pixel (those of an odd last row or column too) and a pass over the
+// windows.
+func forwardBNBackPoolTwoPass[T float](k bnBackPoolKernel, out []T, in [][]T, s []tensor.Shape) {
 	pos, z, st, gamma, g, a, c := in[0], in[1], in[2], in[3], in[4], in[5], in[6]
 	m, f := s[1][1], s[1][2]
 	us := make([][]T, s[1][0])

@@ -442,6 +442,19 @@ var opRows = func() []opRow {
 				g := naiveScatterPool(in[0], in[3], len(in[1]), 5, 5, 3)
 				return naiveBNBack(in[1], in[2], g, in[4], in[5], 2, 50, 3, 1e-3)
 			}},
+		opRow{name: "bnBackPool of 4x6 images (one pass)", in: []tensor.Shape{{2, 2 * 2 * 3, 3}, {2, 2 * 4 * 6, 3}, {2, 3}, {2, 2 * 2 * 3, 3}, {2, 3}, {2, 3}},
+			draw: positionsFirst, positions: true,
+			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) {
+				st, err := bnStats(in[1], 1e-3)
+				if err != nil {
+					return nil, err
+				}
+				return bnBackPool(in[0], in[1], st, in[2], in[3], in[4], in[5], poolGeom{4, 6})
+			},
+			value: func(in [][]float64) []float64 {
+				g := naiveScatterPool(in[0], in[3], len(in[1]), 4, 6, 3)
+				return naiveBNBack(in[1], in[2], g, in[4], in[5], 2, 48, 3, 1e-3)
+			}},
 		opRow{name: "softmax cross-entropy", in: []tensor.Shape{{2, 3, 4}, {2, 3, 4}},
 			draw: func(rng *rand.Rand, i, n int) []float64 {
 				if i == 0 {
@@ -473,7 +486,12 @@ var opRows = func() []opRow {
 // every SymDiff the first used.
 func TestOpsNestedFiniteDifferences(t *testing.T) {
 	t.Parallel()
-	for ri, row := range opRows {
+	checkNested(t, opRows)
+}
+
+// checkNested is TestOpsNestedFiniteDifferences on the given rows.
+func checkNested(t *testing.T, rows []opRow) {
+	for ri, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(ri), 29))
 			draw := row.draw
@@ -607,7 +625,12 @@ func TestOpsNestedFiniteDifferences(t *testing.T) {
 // kernels serve both dtypes.
 func TestOpsFloat32(t *testing.T) {
 	t.Parallel()
-	for ri, row := range opRows {
+	checkFloat32(t, opRows)
+}
+
+// checkFloat32 is TestOpsFloat32 on the given rows.
+func checkFloat32(t *testing.T, rows []opRow) {
+	for ri, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(ri), 31))
 			draw := row.draw
@@ -665,4 +688,33 @@ func TestOpsFloat32(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestOpsWinograd runs the harness on convolutions forced onto the
+// Winograd path (winograd.go), which the table's few channels do not take:
+// even and odd image sizes (tiles overhanging the image), one and several
+// channels, conv, convT and convK.
+func TestOpsWinograd(t *testing.T) {
+	defer func(v bool) { winogradAlways = v }(winogradAlways)
+	winogradAlways = true
+	var rows []opRow
+	for _, d := range []struct{ n, h, w, c, f int }{{2, 4, 6, 2, 3}, {1, 5, 3, 3, 2}, {2, 3, 3, 1, 2}, {1, 7, 2, 2, 1}} {
+		g := imageGeom{H: d.h, W: d.w, C: d.c}
+		x := tensor.Shape{2, d.n, d.h * d.w * d.c}
+		name := fmt.Sprintf("%d images %dx%dx%d, %d filters", d.n, d.h, d.w, d.c, d.f)
+		rows = append(rows,
+			opRow{name: "conv " + name, in: []tensor.Shape{x, {2, 9 * d.c, d.f}},
+				build: two(func(x, k *gorgonia.Node) (*gorgonia.Node, error) { return conv(x, k, g) }),
+				value: func(in [][]float64) []float64 { return naiveConv(in[0], in[1], 2, d.n, d.h, d.w, d.c, d.f) }},
+			opRow{name: "convT " + name, in: []tensor.Shape{{2, d.n * d.h * d.w, d.f}, {2, 9 * d.c, d.f}},
+				build: two(func(g, k *gorgonia.Node) (*gorgonia.Node, error) {
+					return apply(convTKernel{convGeom{imageGeom{H: d.h, W: d.w, C: d.c}, x}}, g, k)
+				})},
+			opRow{name: "convK " + name, in: []tensor.Shape{x, {2, d.n * d.h * d.w, d.f}},
+				build: two(func(x0, g *gorgonia.Node) (*gorgonia.Node, error) {
+					return apply(convKKernel{convGeom{imageGeom{H: d.h, W: d.w, C: d.c}, x}}, x0, g)
+				})})
+	}
+	checkNested(t, rows)
+	checkFloat32(t, rows)
 }

@@ -17,6 +17,13 @@ type kernels struct {
 	mask          func(dst, x, v []float32)
 	poolArgScaled func(dst, x00, x01, x10, x11, s []float32)
 	addAtScaled   func(o0, o1, o2, o3, pos, g, u []float32)
+	winogradIn    func(dst []float32, stride int, r0, r1, r2, r3 []float32, c int)
+	winogradOut   func(y0, y1, m []float32, stride, c int)
+	winogradK     func(dst *[16][]float32, src *[9][]float32)
+	winogradGrad  func(dst []float32, stride int, g0, g1 []float32, c int)
+	winogradKT    func(dst *[9][]float32, src *[16][]float32)
+	backPoolRow   func(o0, o1, z0, z1, pos, g, u, v, w []float32)
+	gatherAffRow  func(dst, pos, z0, z1, a, c []float32)
 }
 
 // impl runs float32: the plain loops, replaced at init by the SIMD kernels
@@ -26,7 +33,9 @@ var (
 	useSIMD = false
 	plain   = kernels{affineGo[float32], affine2Go[float32], addToGo[float32], sumRowsGo[float32],
 		momentsGo[float32], dotCenteredGo[float32], gatherGo[float32],
-		scatterGo[float32], reluGo[float32], maskGo[float32], poolArgScaledGo[float32], addAtScaledGo[float32]}
+		scatterGo[float32], reluGo[float32], maskGo[float32], poolArgScaledGo[float32], addAtScaledGo[float32],
+		winogradInGo[float32], winogradOutGo[float32], winogradKernelGo[float32],
+		winogradGradGo[float32], winogradKernelTGo[float32], backPoolRowGo[float32], gatherAffineRowGo[float32]}
 )
 
 // f32 returns s as []float32 if T is float32.
@@ -169,4 +178,100 @@ func Mask[T Float](dst, x, v []T) {
 		return
 	}
 	maskGo(dst, x, v)
+}
+
+// The transforms of Winograd's F(2x2, 3x3) convolution (Lavin and Gray,
+// 2016): a 3x3 convolution of a 4x4 input tile d gives a 2x2 output tile
+// Aᵀ [(G k Gᵀ) ⊙ (Bᵀ d B)] A, with
+//
+//	Bᵀ = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1]
+//	Aᵀ = [1 1 1 0; 0 1 -1 -1]
+//
+// applied per channel to tiles of pixels of c channels each.
+
+// WinogradIn sets dst (16 rows of c values, row 4r+s at (4r+s)*stride) to
+// Bᵀ d B for the 4x4 tile d whose rows r0..r3 each hold 4 pixels of c
+// channels.
+func WinogradIn[T Float](dst []T, stride int, r0, r1, r2, r3 []T, c int) {
+	if d, ok := f32(dst); ok {
+		impl.winogradIn(d, stride, as32(r0), as32(r1), as32(r2), as32(r3), c)
+		return
+	}
+	winogradInGo(dst, stride, r0, r1, r2, r3, c)
+}
+
+// WinogradOut sets the two output rows y0 and y1 of a 2x2 tile (2 pixels of
+// c channels each) to Aᵀ m A, m being 16 rows of c values (row 4r+s at
+// (4r+s)*stride).
+func WinogradOut[T Float](y0, y1, m []T, stride, c int) {
+	if d, ok := f32(y0); ok {
+		impl.winogradOut(d, as32(y1), as32(m), stride, c)
+		return
+	}
+	winogradOutGo(y0, y1, m, stride, c)
+}
+
+// WinogradKernel sets dst[4a+b] to (G k Gᵀ)[a][b] for the 3x3 kernel k whose
+// entry (kh, kw) is src[3kh+kw], element by element over rows of equal
+// length, with G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1].
+func WinogradKernel[T Float](dst *[16][]T, src *[9][]T) {
+	if _, ok := f32(dst[0]); ok {
+		impl.winogradK(any(dst).(*[16][]float32), any(src).(*[9][]float32))
+		return
+	}
+	winogradKernelGo(dst, src)
+}
+
+// WinogradGrad sets dst (16 rows of c values, row 4r+s at (4r+s)*stride)
+// to A g Aᵀ for the 2x2 tile g whose rows g0 and g1 each hold 2 pixels of c
+// channels: the adjoint of WinogradOut.
+func WinogradGrad[T Float](dst []T, stride int, g0, g1 []T, c int) {
+	if d, ok := f32(dst); ok {
+		impl.winogradGrad(d, stride, as32(g0), as32(g1), c)
+		return
+	}
+	winogradGradGo(dst, stride, g0, g1, c)
+}
+
+// WinogradKernelT sets dst[3i+j] to (Gᵀ S G)[i][j] for the 4x4 matrix S
+// whose entry (a, b) is src[4a+b], element by element over rows of equal
+// length: the adjoint of WinogradKernel.
+func WinogradKernelT[T Float](dst *[9][]T, src *[16][]T) {
+	if _, ok := f32(dst[0]); ok {
+		impl.winogradKT(any(dst).(*[9][]float32), any(src).(*[16][]float32))
+		return
+	}
+	winogradKernelTGo(dst, src)
+}
+
+// The pooling kernels on a row of 2x2 windows: n = len(pos)/c windows side
+// by side, the top pixels of window j at z0[2jc : 2jc+2c] and the bottom
+// ones at z1[2jc : 2jc+2c] (two image rows of c channels per pixel).
+
+// BackPoolRow sets the image rows o0 and o1 to z*v + w per channel (c =
+// len(u) channels) and adds g*u at each window's position pos (0..3,
+// dy*2+dx): Affine followed by AddAtScaled, in one pass.
+func BackPoolRow[T Float](o0, o1, z0, z1, pos, g, u, v, w []T) {
+	if len(u) == 0 {
+		return
+	}
+	if d, ok := f32(o0); ok {
+		impl.backPoolRow(d, as32(o1), as32(z0), as32(z1), as32(pos), as32(g), as32(u), as32(v), as32(w))
+		return
+	}
+	backPoolRowGo(o0, o1, z0, z1, pos, g, u, v, w)
+}
+
+// GatherAffineRow sets dst (a row of pooled values, len(a) channels) to
+// the window entries at pos times a plus c per channel: Gather followed by
+// Affine, in one pass.
+func GatherAffineRow[T Float](dst, pos, z0, z1, a, c []T) {
+	if len(a) == 0 {
+		return
+	}
+	if d, ok := f32(dst); ok {
+		impl.gatherAffRow(d, as32(pos), as32(z0), as32(z1), as32(a), as32(c))
+		return
+	}
+	gatherAffineRowGo(dst, pos, z0, z1, a, c)
 }

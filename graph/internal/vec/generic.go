@@ -142,3 +142,124 @@ func maskGo[T Float](dst, x, v []T) {
 		}
 	}
 }
+
+func winogradInGo[T Float](dst []T, stride int, r0, r1, r2, r3 []T, c int) {
+	rows := [4][]T{r0[:4*c], r1[:4*c], r2[:4*c], r3[:4*c]}
+	dst = dst[:15*stride+c]
+	for ch := 0; ch < c; ch++ {
+		var u [4][4]T // d B, row by row
+		for r, row := range rows {
+			d0, d1, d2, d3 := row[ch], row[c+ch], row[2*c+ch], row[3*c+ch]
+			u[r] = [4]T{d0 - d2, d1 + d2, d2 - d1, d1 - d3}
+		}
+		for s := 0; s < 4; s++ { // Bᵀ (d B), column by column
+			dst[s*stride+ch] = u[0][s] - u[2][s]
+			dst[(4+s)*stride+ch] = u[1][s] + u[2][s]
+			dst[(8+s)*stride+ch] = u[2][s] - u[1][s]
+			dst[(12+s)*stride+ch] = u[1][s] - u[3][s]
+		}
+	}
+}
+
+func winogradOutGo[T Float](y0, y1, m []T, stride, c int) {
+	y0, y1, m = y0[:2*c], y1[:2*c], m[:15*stride+c]
+	for ch := 0; ch < c; ch++ {
+		var z [4][2]T // m A, row by row
+		for r := 0; r < 4; r++ {
+			m0, m1, m2, m3 := m[4*r*stride+ch], m[(4*r+1)*stride+ch], m[(4*r+2)*stride+ch], m[(4*r+3)*stride+ch]
+			z[r] = [2]T{m0 + m1 + m2, m1 - m2 - m3}
+		}
+		y0[ch] = z[0][0] + z[1][0] + z[2][0]
+		y0[c+ch] = z[0][1] + z[1][1] + z[2][1]
+		y1[ch] = z[1][0] - z[2][0] - z[3][0]
+		y1[c+ch] = z[1][1] - z[2][1] - z[3][1]
+	}
+}
+
+func winogradKernelGo[T Float](dst *[16][]T, src *[9][]T) {
+	n := len(dst[0])
+	for i := 0; i < n; i++ {
+		var t [3][4]T // k Gᵀ
+		for kh := 0; kh < 3; kh++ {
+			g0, g1, g2 := src[3*kh][i], src[3*kh+1][i], src[3*kh+2][i]
+			t[kh] = [4]T{g0, (g0 + g1 + g2) / 2, (g0 - g1 + g2) / 2, g2}
+		}
+		for b := 0; b < 4; b++ { // G (k Gᵀ)
+			g0, g1, g2 := t[0][b], t[1][b], t[2][b]
+			dst[b][i] = g0
+			dst[4+b][i] = (g0 + g1 + g2) / 2
+			dst[8+b][i] = (g0 - g1 + g2) / 2
+			dst[12+b][i] = g2
+		}
+	}
+}
+
+func winogradGradGo[T Float](dst []T, stride int, g0, g1 []T, c int) {
+	g0, g1, dst = g0[:2*c], g1[:2*c], dst[:15*stride+c]
+	for ch := 0; ch < c; ch++ {
+		a, b, e, f := g0[ch], g0[c+ch], g1[ch], g1[c+ch]                  // the tile [a b; e f]
+		rows := [4][2]T{{a, b}, {a + e, b + f}, {a - e, b - f}, {-e, -f}} // A g
+		for r, h := range rows {                                          // (A g) Aᵀ
+			dst[4*r*stride+ch] = h[0]
+			dst[(4*r+1)*stride+ch] = h[0] + h[1]
+			dst[(4*r+2)*stride+ch] = h[0] - h[1]
+			dst[(4*r+3)*stride+ch] = -h[1]
+		}
+	}
+}
+
+func winogradKernelTGo[T Float](dst *[9][]T, src *[16][]T) {
+	n := len(dst[0])
+	for i := 0; i < n; i++ {
+		var t [4][3]T // S G
+		for a := 0; a < 4; a++ {
+			s0, s1, s2, s3 := src[4*a][i], src[4*a+1][i], src[4*a+2][i], src[4*a+3][i]
+			t[a] = [3]T{s0 + (s1+s2)/2, (s1 - s2) / 2, (s1+s2)/2 + s3}
+		}
+		for j := 0; j < 3; j++ { // Gᵀ (S G)
+			t0, t1, t2, t3 := t[0][j], t[1][j], t[2][j], t[3][j]
+			dst[j][i] = t0 + (t1+t2)/2
+			dst[3+j][i] = (t1 - t2) / 2
+			dst[6+j][i] = (t1+t2)/2 + t3
+		}
+	}
+}
+
+func backPoolRowGo[T Float](o0, o1, z0, z1, pos, g, u, v, w []T) {
+	c := len(u)
+	n := len(pos) / c
+	o0, o1, z0, z1, g = o0[:2*n*c], o1[:2*n*c], z0[:2*n*c], z1[:2*n*c], g[:n*c]
+	v, w = v[:c], w[:c]
+	for j := 0; j < n; j++ {
+		for ch := 0; ch < c; ch++ {
+			i, a := j*c+ch, 2*j*c+ch
+			b := a + c
+			y := [4]T{z0[a]*v[ch] + w[ch], z0[b]*v[ch] + w[ch], z1[a]*v[ch] + w[ch], z1[b]*v[ch] + w[ch]}
+			y[int(pos[i])&3] += g[i] * u[ch]
+			o0[a], o0[b], o1[a], o1[b] = y[0], y[1], y[2], y[3]
+		}
+	}
+}
+
+func gatherAffineRowGo[T Float](dst, pos, z0, z1, a, c []T) {
+	f := len(a)
+	n := len(dst) / f
+	z0, z1, pos, c = z0[:2*n*f], z1[:2*n*f], pos[:n*f], c[:f]
+	for j := 0; j < n; j++ {
+		for ch := 0; ch < f; ch++ {
+			i, p := j*f+ch, 2*j*f+ch
+			var x T
+			switch pos[i] {
+			case 0:
+				x = z0[p]
+			case 1:
+				x = z0[p+f]
+			case 2:
+				x = z1[p]
+			default:
+				x = z1[p+f]
+			}
+			dst[i] = x*a[ch] + c[ch]
+		}
+	}
+}

@@ -7,7 +7,9 @@ import "simd/archsimd"
 func init() {
 	if archsimd.X86.AVX2() && archsimd.X86.FMA() {
 		impl = kernels{affineSIMD, affine2SIMD, addToSIMD, sumRowsSIMD, momentsSIMD, dotCenteredSIMD,
-			gatherSIMD, scatterSIMD, reluSIMD, maskSIMD, poolArgScaledSIMD, addAtScaledSIMD}
+			gatherSIMD, scatterSIMD, reluSIMD, maskSIMD, poolArgScaledSIMD, addAtScaledSIMD,
+			winogradInSIMD, winogradOutSIMD, winogradKernelSIMD, winogradGradSIMD, winogradKernelTSIMD,
+			backPoolRowSIMD, gatherAffineRowSIMD}
 		useSIMD = true
 	}
 }
@@ -69,20 +71,11 @@ func sumRowsSIMD(dst, x []float32) {
 	}
 }
 
-// addWide adds the 8 float32 lanes of v, widened to float64, to acc[0:8].
-func addWide(acc []float64, v f32x8) {
-	lo, hi := archsimd.LoadFloat64x4Slice(acc), archsimd.LoadFloat64x4Slice(acc[4:])
-	lo.Add(v.GetLo().ConvertToFloat64()).StoreSlice(acc)
-	hi.Add(v.GetHi().ConvertToFloat64()).StoreSlice(acc[4:])
-}
-
-// addWideSquares adds the squares of the 8 lanes of v, widened to float64
-// before squaring, to acc[0:8].
-func addWideSquares(acc []float64, v f32x8) {
-	l, h := v.GetLo().ConvertToFloat64(), v.GetHi().ConvertToFloat64()
-	l.MulAdd(l, archsimd.LoadFloat64x4Slice(acc)).StoreSlice(acc)
-	h.MulAdd(h, archsimd.LoadFloat64x4Slice(acc[4:])).StoreSlice(acc[4:])
-}
+// rowBlock is the rows of a block that momentsSIMD and dotCenteredSIMD
+// sum in registers before adding to the float64 accumulators in memory
+// (32 rows of 64 channels: 8 KB, in the L1 cache while each 8-channel
+// column of the block is summed).
+const rowBlock = 32
 
 func momentsSIMD(sum, sq []float64, x, shift []float32) {
 	f := len(shift)
@@ -90,12 +83,24 @@ func momentsSIMD(sum, sq []float64, x, shift []float32) {
 		momentsGo(sum, sq, x, shift)
 		return
 	}
-	for p := 0; p+f <= len(x); p += f {
-		xs := x[p : p+f]
+	rows := len(x) / f
+	sum, sq = sum[:f], sq[:f]
+	zero := archsimd.BroadcastFloat64x4(0)
+	for r0 := 0; r0 < rows; r0 += rowBlock {
+		block := x[r0*f : min(rows, r0+rowBlock)*f]
 		for i := 0; i < f; i += 8 {
-			d := load(xs[i:]).Sub(load(shift[i:]))
-			addWide(sum[i:], d)
-			addWideSquares(sq[i:], d)
+			sh := load(shift[i:])
+			sl, sh4, ql, qh := zero, zero, zero, zero
+			for p := i; p < len(block); p += f {
+				d := load(block[p:]).Sub(sh)
+				l, h := d.GetLo().ConvertToFloat64(), d.GetHi().ConvertToFloat64()
+				sl, sh4 = sl.Add(l), sh4.Add(h)
+				ql, qh = l.MulAdd(l, ql), h.MulAdd(h, qh)
+			}
+			archsimd.LoadFloat64x4Slice(sum[i:]).Add(sl).StoreSlice(sum[i:])
+			archsimd.LoadFloat64x4Slice(sum[i+4:]).Add(sh4).StoreSlice(sum[i+4:])
+			archsimd.LoadFloat64x4Slice(sq[i:]).Add(ql).StoreSlice(sq[i:])
+			archsimd.LoadFloat64x4Slice(sq[i+4:]).Add(qh).StoreSlice(sq[i+4:])
 		}
 	}
 }
@@ -106,10 +111,21 @@ func dotCenteredSIMD(acc []float64, g, z, mu []float32) {
 		dotCenteredGo(acc, g, z, mu)
 		return
 	}
-	for p := 0; p+f <= len(z); p += f {
-		zs, gs := z[p:p+f], g[p:p+f]
+	rows := len(z) / f
+	acc = acc[:f]
+	zero := archsimd.BroadcastFloat64x4(0)
+	for r0 := 0; r0 < rows; r0 += rowBlock {
+		n := min(rows, r0+rowBlock) * f
+		zb, gb := z[r0*f:n], g[r0*f:n]
 		for i := 0; i < f; i += 8 {
-			addWide(acc[i:], load(gs[i:]).Mul(load(zs[i:]).Sub(load(mu[i:]))))
+			m := load(mu[i:])
+			al, ah := zero, zero
+			for p := i; p < len(zb); p += f {
+				v := load(gb[p:]).Mul(load(zb[p:]).Sub(m))
+				al, ah = al.Add(v.GetLo().ConvertToFloat64()), ah.Add(v.GetHi().ConvertToFloat64())
+			}
+			archsimd.LoadFloat64x4Slice(acc[i:]).Add(al).StoreSlice(acc[i:])
+			archsimd.LoadFloat64x4Slice(acc[i+4:]).Add(ah).StoreSlice(acc[i+4:])
 		}
 	}
 }
@@ -188,4 +204,193 @@ func addAtScaledSIMD(o0, o1, o2, o3, pos, g, u []float32) {
 		load(o3[i:]).Add(v.Masked(p.Equal(three))).StoreSlice(o3[i:])
 	}
 	addAtScaledGo(o0[n:], o1[n:], o2[n:], o3[n:], pos[n:], g[n:], u[n:])
+}
+
+func winogradInSIMD(dst []float32, stride int, r0, r1, r2, r3 []float32, c int) {
+	if c%8 != 0 {
+		winogradInGo(dst, stride, r0, r1, r2, r3, c)
+		return
+	}
+	r0, r1, r2, r3, dst = r0[:4*c], r1[:4*c], r2[:4*c], r3[:4*c], dst[:15*stride+c]
+	for ch := 0; ch < c; ch += 8 {
+		// d B for the four rows, then Bᵀ over them.
+		rowB := func(r []float32) (f32x8, f32x8, f32x8, f32x8) {
+			d0, d1, d2, d3 := load(r[ch:]), load(r[c+ch:]), load(r[2*c+ch:]), load(r[3*c+ch:])
+			return d0.Sub(d2), d1.Add(d2), d2.Sub(d1), d1.Sub(d3)
+		}
+		a0, a1, a2, a3 := rowB(r0)
+		b0, b1, b2, b3 := rowB(r1)
+		c0, c1, c2, c3 := rowB(r2)
+		a0.Sub(c0).StoreSlice(dst[ch:])
+		a1.Sub(c1).StoreSlice(dst[stride+ch:])
+		a2.Sub(c2).StoreSlice(dst[2*stride+ch:])
+		a3.Sub(c3).StoreSlice(dst[3*stride+ch:])
+		b0.Add(c0).StoreSlice(dst[4*stride+ch:])
+		b1.Add(c1).StoreSlice(dst[5*stride+ch:])
+		b2.Add(c2).StoreSlice(dst[6*stride+ch:])
+		b3.Add(c3).StoreSlice(dst[7*stride+ch:])
+		c0.Sub(b0).StoreSlice(dst[8*stride+ch:])
+		c1.Sub(b1).StoreSlice(dst[9*stride+ch:])
+		c2.Sub(b2).StoreSlice(dst[10*stride+ch:])
+		c3.Sub(b3).StoreSlice(dst[11*stride+ch:])
+		d0, d1, d2, d3 := rowB(r3)
+		b0.Sub(d0).StoreSlice(dst[12*stride+ch:])
+		b1.Sub(d1).StoreSlice(dst[13*stride+ch:])
+		b2.Sub(d2).StoreSlice(dst[14*stride+ch:])
+		b3.Sub(d3).StoreSlice(dst[15*stride+ch:])
+	}
+}
+
+func winogradOutSIMD(y0, y1, m []float32, stride, c int) {
+	if c%8 != 0 {
+		winogradOutGo(y0, y1, m, stride, c)
+		return
+	}
+	y0, y1, m = y0[:2*c], y1[:2*c], m[:15*stride+c]
+	for ch := 0; ch < c; ch += 8 {
+		// m A for the four rows, then Aᵀ over them.
+		rowA := func(r int) (f32x8, f32x8) {
+			m0, m1, m2, m3 := load(m[4*r*stride+ch:]), load(m[(4*r+1)*stride+ch:]), load(m[(4*r+2)*stride+ch:]), load(m[(4*r+3)*stride+ch:])
+			return m0.Add(m1).Add(m2), m1.Sub(m2).Sub(m3)
+		}
+		z00, z01 := rowA(0)
+		z10, z11 := rowA(1)
+		z20, z21 := rowA(2)
+		z30, z31 := rowA(3)
+		z00.Add(z10).Add(z20).StoreSlice(y0[ch:])
+		z01.Add(z11).Add(z21).StoreSlice(y0[c+ch:])
+		z10.Sub(z20).Sub(z30).StoreSlice(y1[ch:])
+		z11.Sub(z21).Sub(z31).StoreSlice(y1[c+ch:])
+	}
+}
+
+func winogradKernelSIMD(dst *[16][]float32, src *[9][]float32) {
+	n := len(dst[0]) &^ 7
+	half := archsimd.BroadcastFloat32x8(0.5)
+	for i := 0; i < n; i += 8 {
+		var t [3][4]f32x8 // k Gᵀ
+		for kh := 0; kh < 3; kh++ {
+			g0, g1, g2 := load(src[3*kh][i:]), load(src[3*kh+1][i:]), load(src[3*kh+2][i:])
+			t[kh] = [4]f32x8{g0, g0.Add(g1).Add(g2).Mul(half), g0.Sub(g1).Add(g2).Mul(half), g2}
+		}
+		for b := 0; b < 4; b++ { // G (k Gᵀ)
+			g0, g1, g2 := t[0][b], t[1][b], t[2][b]
+			g0.StoreSlice(dst[b][i:])
+			g0.Add(g1).Add(g2).Mul(half).StoreSlice(dst[4+b][i:])
+			g0.Sub(g1).Add(g2).Mul(half).StoreSlice(dst[8+b][i:])
+			g2.StoreSlice(dst[12+b][i:])
+		}
+	}
+	if n < len(dst[0]) {
+		var d [16][]float32
+		var s [9][]float32
+		for e := range d {
+			d[e] = dst[e][n:]
+		}
+		for e := range s {
+			s[e] = src[e][n:]
+		}
+		winogradKernelGo(&d, &s)
+	}
+}
+
+func winogradGradSIMD(dst []float32, stride int, g0, g1 []float32, c int) {
+	if c%8 != 0 {
+		winogradGradGo(dst, stride, g0, g1, c)
+		return
+	}
+	g0, g1, dst = g0[:2*c], g1[:2*c], dst[:15*stride+c]
+	zero := archsimd.BroadcastFloat32x8(0)
+	// Row r of A g is (h0, h1); row r of (A g) Aᵀ is (h0, h0+h1, h0-h1, -h1).
+	row := func(d []float32, h0, h1 f32x8) {
+		h0.StoreSlice(d)
+		h0.Add(h1).StoreSlice(d[stride:])
+		h0.Sub(h1).StoreSlice(d[2*stride:])
+		zero.Sub(h1).StoreSlice(d[3*stride:])
+	}
+	for ch := 0; ch < c; ch += 8 {
+		a, b, e, f := load(g0[ch:]), load(g0[c+ch:]), load(g1[ch:]), load(g1[c+ch:])
+		row(dst[ch:], a, b)
+		row(dst[4*stride+ch:], a.Add(e), b.Add(f))
+		row(dst[8*stride+ch:], a.Sub(e), b.Sub(f))
+		row(dst[12*stride+ch:], zero.Sub(e), zero.Sub(f))
+	}
+}
+
+func winogradKernelTSIMD(dst *[9][]float32, src *[16][]float32) {
+	n := len(dst[0]) &^ 7
+	half := archsimd.BroadcastFloat32x8(0.5)
+	for i := 0; i < n; i += 8 {
+		var t [4][3]f32x8 // S G
+		for a := 0; a < 4; a++ {
+			s0, s1, s2, s3 := load(src[4*a][i:]), load(src[4*a+1][i:]), load(src[4*a+2][i:]), load(src[4*a+3][i:])
+			p := s1.Add(s2).Mul(half)
+			t[a] = [3]f32x8{s0.Add(p), s1.Sub(s2).Mul(half), p.Add(s3)}
+		}
+		for j := 0; j < 3; j++ { // Gᵀ (S G)
+			t0, t1, t2, t3 := t[0][j], t[1][j], t[2][j], t[3][j]
+			p := t1.Add(t2).Mul(half)
+			t0.Add(p).StoreSlice(dst[j][i:])
+			t1.Sub(t2).Mul(half).StoreSlice(dst[3+j][i:])
+			p.Add(t3).StoreSlice(dst[6+j][i:])
+		}
+	}
+	if n < len(dst[0]) {
+		var d [9][]float32
+		var s [16][]float32
+		for e := range d {
+			d[e] = dst[e][n:]
+		}
+		for e := range s {
+			s[e] = src[e][n:]
+		}
+		winogradKernelTGo(&d, &s)
+	}
+}
+
+func backPoolRowSIMD(o0, o1, z0, z1, pos, g, u, v, w []float32) {
+	c := len(u)
+	if c%8 != 0 {
+		backPoolRowGo(o0, o1, z0, z1, pos, g, u, v, w)
+		return
+	}
+	n := len(pos) / c
+	o0, o1, z0, z1, g = o0[:2*n*c], o1[:2*n*c], z0[:2*n*c], z1[:2*n*c], g[:n*c]
+	v, w = v[:c], w[:c]
+	zero, one := archsimd.BroadcastFloat32x8(0), archsimd.BroadcastFloat32x8(1)
+	two, three := archsimd.BroadcastFloat32x8(2), archsimd.BroadcastFloat32x8(3)
+	for j := 0; j < n; j++ {
+		for ch := 0; ch < c; ch += 8 {
+			i, a := j*c+ch, 2*j*c+ch
+			b := a + c
+			vv, ww := load(v[ch:]), load(w[ch:])
+			p, gu := load(pos[i:]), load(g[i:]).Mul(load(u[ch:]))
+			load(z0[a:]).MulAdd(vv, ww).Add(gu.Masked(p.Equal(zero))).StoreSlice(o0[a:])
+			load(z0[b:]).MulAdd(vv, ww).Add(gu.Masked(p.Equal(one))).StoreSlice(o0[b:])
+			load(z1[a:]).MulAdd(vv, ww).Add(gu.Masked(p.Equal(two))).StoreSlice(o1[a:])
+			load(z1[b:]).MulAdd(vv, ww).Add(gu.Masked(p.Equal(three))).StoreSlice(o1[b:])
+		}
+	}
+}
+
+func gatherAffineRowSIMD(dst, pos, z0, z1, a, c []float32) {
+	f := len(a)
+	if f%8 != 0 {
+		gatherAffineRowGo(dst, pos, z0, z1, a, c)
+		return
+	}
+	n := len(dst) / f
+	z0, z1, pos, c = z0[:2*n*f], z1[:2*n*f], pos[:n*f], c[:f]
+	one, two, three := archsimd.BroadcastFloat32x8(1), archsimd.BroadcastFloat32x8(2), archsimd.BroadcastFloat32x8(3)
+	for j := 0; j < n; j++ {
+		for ch := 0; ch < f; ch += 8 {
+			i, q := j*f+ch, 2*j*f+ch
+			p := load(pos[i:])
+			x := load(z0[q:])
+			x = load(z0[q+f:]).Merge(x, p.Equal(one))
+			x = load(z1[q:]).Merge(x, p.Equal(two))
+			x = load(z1[q+f:]).Merge(x, p.Equal(three))
+			x.MulAdd(load(a[ch:]), load(c[ch:])).StoreSlice(dst[i:])
+		}
+	}
 }

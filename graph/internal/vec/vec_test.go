@@ -81,6 +81,69 @@ func TestSIMDMatchesPlain(t *testing.T) {
 				}},
 				{"relu", 0, func(k kernels) []float64 { d := make([]float32, n); k.relu(d, withNaN); return wide(d) }},
 				{"mask", 0, func(k kernels) []float64 { d := make([]float32, n); k.mask(d, x, y); return wide(d) }},
+				{"winogradIn", 0, func(k kernels) []float64 {
+					d := make([]float32, 16*f)
+					k.winogradIn(d, f, a32(4*f, x), a32(4*f, y), a32(4*f, x01), a32(4*f, x10), f)
+					return wide(d)
+				}},
+				{"winogradKernel", 0, func(k kernels) []float64 {
+					var src [9][]float32
+					var dst [16][]float32
+					for e := range src {
+						src[e] = make([]float32, n)
+						for i := range src[e] {
+							src[e][i] = x[(i+e)%n]
+						}
+					}
+					var out []float32
+					for e := range dst {
+						dst[e] = make([]float32, n)
+					}
+					k.winogradK(&dst, &src)
+					for e := range dst {
+						out = append(out, dst[e]...)
+					}
+					return wide(out)
+				}},
+				{"backPoolRow", 1e-6, func(k kernels) []float64 {
+					o0, o1 := make([]float32, 2*n), make([]float32, 2*n)
+					k.backPoolRow(o0, o1, a32(2*n, x), a32(2*n, y), pos, x11, a, b, c)
+					return wide(append(o0, o1...))
+				}},
+				{"gatherAffineRow", 1e-6, func(k kernels) []float64 {
+					d := make([]float32, n)
+					k.gatherAffRow(d, pos, append(append([]float32(nil), x...), x01...), append(append([]float32(nil), x10...), y...), a, c)
+					return wide(d)
+				}},
+				{"winogradGrad", 0, func(k kernels) []float64 {
+					d := make([]float32, 16*f)
+					k.winogradGrad(d, f, a32(2*f, x), a32(2*f, y), f)
+					return wide(d)
+				}},
+				{"winogradKernelT", 0, func(k kernels) []float64 {
+					var src [16][]float32
+					var dst [9][]float32
+					for e := range src {
+						src[e] = make([]float32, n)
+						for i := range src[e] {
+							src[e][i] = y[(i+e)%n]
+						}
+					}
+					var out []float32
+					for e := range dst {
+						dst[e] = make([]float32, n)
+					}
+					k.winogradKT(&dst, &src)
+					for e := range dst {
+						out = append(out, dst[e]...)
+					}
+					return wide(out)
+				}},
+				{"winogradOut", 0, func(k kernels) []float64 {
+					y0, y1 := make([]float32, 2*f), make([]float32, 2*f)
+					k.winogradOut(y0, y1, a32(16*f, x11), f, f)
+					return wide(append(y0, y1...))
+				}},
 			}
 			for _, tc := range cases {
 				got, want := tc.run(impl), tc.run(plain)
@@ -167,6 +230,111 @@ func TestPoolWindow(t *testing.T) {
 			if o[k][i] != w {
 				t.Fatalf("Scatter row %d entry %d = %v, want %v", k, i, o[k][i], w)
 			}
+		}
+	}
+}
+
+// TestWinogradTransforms checks that the input and output transforms with
+// the kernel transform G k Gᵀ compute a 3x3 correlation of a 4x4 tile, one
+// channel.
+func TestWinogradTransforms(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, c := range []int{1, 8, 16} {
+		d := make([]float32, 16*c) // 4 rows of 4 pixels of c channels
+		for i := range d {
+			d[i] = float32(r.NormFloat64())
+		}
+		var k [3][3]float64
+		for i := range k {
+			for j := range k[i] {
+				k[i][j] = r.NormFloat64()
+			}
+		}
+		// G k Gᵀ
+		G := [4][3]float64{{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}}
+		var u [4][4]float64
+		for a := 0; a < 4; a++ {
+			for b := 0; b < 4; b++ {
+				for i := 0; i < 3; i++ {
+					for j := 0; j < 3; j++ {
+						u[a][b] += G[a][i] * G[b][j] * k[i][j]
+					}
+				}
+			}
+		}
+		v := make([]float32, 16*c+16*3)
+		WinogradIn(v, c+3, d, d[4*c:], d[8*c:], d[12*c:], c) // rows 3 apart
+		for e := 0; e < 16; e++ {
+			for ch := 0; ch < c; ch++ {
+				v[e*(c+3)+ch] *= float32(u[e/4][e%4])
+			}
+		}
+		y := make([]float32, 4*c)
+		WinogradOut(y, y[2*c:], v, c+3, c)
+		for oy := 0; oy < 2; oy++ {
+			for ox := 0; ox < 2; ox++ {
+				for ch := 0; ch < c; ch++ {
+					want := 0.0
+					for i := 0; i < 3; i++ {
+						for j := 0; j < 3; j++ {
+							want += k[i][j] * float64(d[((oy+i)*4+ox+j)*c+ch])
+						}
+					}
+					if got := float64(y[(oy*2+ox)*c+ch]); math.Abs(got-want) > 1e-5*(1+math.Abs(want)) {
+						t.Errorf("c=%d: output (%d, %d) channel %d = %v, want %v", c, oy, ox, ch, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestWinogradAdjoints checks that WinogradGrad and WinogradKernelT are the
+// adjoints of WinogradOut and WinogradKernel: <T(a), b> = <a, T*(b)>.
+func TestWinogradAdjoints(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	rnd := func(n int) []float32 {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = float32(r.NormFloat64())
+		}
+		return v
+	}
+	dot := func(a, b []float32) float64 {
+		s := 0.0
+		for i := range a {
+			s += float64(a[i]) * float64(b[i])
+		}
+		return s
+	}
+	for _, c := range []int{1, 8, 24} {
+		m, g := rnd(16*c), rnd(4*c)
+		y := make([]float32, 4*c)
+		WinogradOut(y, y[2*c:], m, c, c)
+		gm := make([]float32, 16*c)
+		WinogradGrad(gm, c, g, g[2*c:], c)
+		if a, b := dot(y, g), dot(m, gm); math.Abs(a-b) > 1e-4*(1+math.Abs(a)) {
+			t.Errorf("c=%d: <Out(m), g> = %v, <m, Grad(g)> = %v", c, a, b)
+		}
+		var k, kt [9][]float32
+		var u, s [16][]float32
+		for i := range k {
+			k[i], kt[i] = rnd(c), make([]float32, c)
+		}
+		for e := range u {
+			u[e], s[e] = make([]float32, c), rnd(c)
+		}
+		WinogradKernel(&u, &k)
+		WinogradKernelT(&kt, &s)
+		a, b := 0.0, 0.0
+		for e := range u {
+			a += dot(u[e], s[e])
+		}
+		for i := range k {
+			b += dot(k[i], kt[i])
+		}
+		if math.Abs(a-b) > 1e-4*(1+math.Abs(a)) {
+			t.Errorf("c=%d: <Kernel(k), s> = %v, <k, KernelT(s)> = %v", c, a, b)
 		}
 	}
 }
