@@ -345,15 +345,23 @@ func TestConfigDocsListGrids(t *testing.T) {
 }
 
 // TestConfigDocsListBuiltins checks that docs/configs.md's table of
-// built-in configs (the rows "| `NAME.yaml`, ... | setting |", with shell
-// braces for families of files) names every config trmaml embeds, and
-// only those.
+// built-in configs (in its section "How a file is read", the rows
+// "| `NAME.yaml`, ... | setting |", with shell braces for families of
+// files) names every config trmaml embeds, and only those.
 func TestConfigDocsListBuiltins(t *testing.T) {
 	builtins := configs.BuiltinNames()
 	if len(builtins) < 5 {
 		t.Fatalf("found only %v built-in configs", builtins)
 	}
 	page := docsPage(t, "configs.md")
+	start := strings.Index(page, "\n## How a file is read\n")
+	if start < 0 {
+		t.Fatal(`docs/configs.md has no section "## How a file is read"`)
+	}
+	page = page[start+1:]
+	if end := strings.Index(page[3:], "\n## "); end >= 0 {
+		page = page[:end+3]
+	}
 	documented := map[string]bool{}
 	row := regexp.MustCompile("(?m)^\\| (`[a-z0-9_{},]+\\.yaml`(?:, `[a-z0-9_{},]+\\.yaml`)*) \\|")
 	for _, m := range row.FindAllStringSubmatch(page, -1) {
