@@ -14,6 +14,8 @@ import (
 	"unicode"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/trmaml/trmaml/configs"
 )
 
 // The reference pages docs/cli.md and docs/configs.md are checked against
@@ -340,4 +342,57 @@ func TestConfigDocsListGrids(t *testing.T) {
 			t.Errorf("docs/configs.md does not name the experiment grid configs/experiments/%s", name)
 		}
 	}
+}
+
+// TestConfigDocsListBuiltins checks that docs/configs.md's table of
+// built-in configs (in its section "How a file is read", the rows
+// "| `NAME.yaml`, ... | setting |", with shell braces for families of
+// files) names every config trmaml embeds, and only those.
+func TestConfigDocsListBuiltins(t *testing.T) {
+	builtins := configs.BuiltinNames()
+	if len(builtins) < 5 {
+		t.Fatalf("found only %v built-in configs", builtins)
+	}
+	page := docsPage(t, "configs.md")
+	start := strings.Index(page, "\n## How a file is read\n")
+	if start < 0 {
+		t.Fatal(`docs/configs.md has no section "## How a file is read"`)
+	}
+	page = page[start+1:]
+	if end := strings.Index(page[3:], "\n## "); end >= 0 {
+		page = page[:end+3]
+	}
+	documented := map[string]bool{}
+	row := regexp.MustCompile("(?m)^\\| (`[a-z0-9_{},]+\\.yaml`(?:, `[a-z0-9_{},]+\\.yaml`)*) \\|")
+	for _, m := range row.FindAllStringSubmatch(page, -1) {
+		for _, file := range regexp.MustCompile("`([^`]+)\\.yaml`").FindAllStringSubmatch(m[1], -1) {
+			for _, name := range expandBraces(file[1]) {
+				documented[name] = true
+			}
+		}
+	}
+	for _, name := range builtins {
+		if !documented[name] {
+			t.Errorf("docs/configs.md: the built-in config %s.yaml is not in the table of built-in configs", name)
+		}
+		delete(documented, name)
+	}
+	for name := range documented {
+		t.Errorf("docs/configs.md lists the built-in config %s.yaml, which trmaml does not embed", name)
+	}
+}
+
+// expandBraces expands shell braces: "a_{b,c}_{d,e}" is a_b_d, a_b_e,
+// a_c_d, a_c_e.
+func expandBraces(s string) []string {
+	open := strings.Index(s, "{")
+	end := strings.Index(s, "}")
+	if open < 0 || end < open {
+		return []string{s}
+	}
+	var out []string
+	for _, alt := range strings.Split(s[open+1:end], ",") {
+		out = append(out, expandBraces(s[:open]+alt+s[end+1:])...)
+	}
+	return out
 }
