@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Kill-at-random-moments check (issue 9): trains a short config once without
+# Kill-at-random-moments check: trains a short config once without
 # interruption, then N times starts the same run, kills it with SIGKILL at a
 # random moment (1 to 3 times, also during resumes), finishes it with
 # `trmaml resume` (or `trmaml train` again if the kill came before config.yaml

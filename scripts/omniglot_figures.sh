@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Omniglot table and figures of finished experiment grids (issue 8):
+# The Omniglot table and figures of finished experiment grids:
 #   scripts/omniglot_figures.sh RUNSDIR [RUNSDIR...] OUTDIR
 # e.g.
 #   nice -n 19 scripts/omniglot_figures.sh runs/omniglot_cpu_5way docs

@@ -62,8 +62,9 @@ const usage = `usage:
   trmaml eval -run DIR [-seed N] [-set F=V]...       re-evaluate a run (evaluation.json; under -set changes evaluation-F=V.json)
   trmaml experiment -config FILE -out DIR [-jobs N]  run (or resume) a grid of runs, e.g. configs/experiments/quick.yaml
       ... -cell I | -list | -report                  train or resume cell I only; list the cells and their states; only the table and figures
-      ... -slurm [-dry-run] [-cpus N] [-mem MiB] [-time D] [-sbatch NAME=VALUE]  submit the unfinished cells to Slurm (docs/cluster.md)
-  trmaml status [-config FILE] DIR                   each cell of an experiment (or one run): finished, running, interrupted, failed, not started
+      ... -slurm [-dry-run] [-cpus N] [-mem MiB] [-time D] [-max-running N] [-sbatch NAME=VALUE]
+                                                     submit the unfinished cells to Slurm (docs/cluster.md)
+  trmaml status [-config FILE] [-data DIR] DIR       each cell of an experiment (or one run): finished, running, interrupted, failed, not started
   trmaml report -out DIR RUNDIR...                   the paper's tables (Markdown, CSV), mean +- 95%% CI over seeds, per-task values (per_task.*)
   trmaml plot -out DIR RUNDIR...                     Figure 1, p-weights or adversary, first- vs second-order figures (PNG)
   trmaml compare -runs A B                           two runs side by side
@@ -124,7 +125,7 @@ func dispatchContext(ctx context.Context, args []string, stdout, stderr io.Write
 func train(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	path := fs.String("config", "", "experiment YAML file (default: the built-in sine_quick)")
+	path := fs.String("config", "", "config YAML file, e.g. configs/sine_k5_trmaml.yaml (default: the built-in sine_quick)")
 	seed := fs.Uint64("seed", 0, "random seed, overriding the config's")
 	out := fs.String("out", "", "new run directory (default: runs/NAME-seedN, or runs/NAME-seedN-2, ... if taken)")
 	opts := dataFlag(fs)
