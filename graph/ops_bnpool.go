@@ -99,9 +99,9 @@ func forwardPoolArgBN[T float](k poolArgBNKernel, out []T, in [][]T, s []tensor.
 	for t := range scales {
 		scales[t] = channelScale(st, gamma, t, f)
 	}
-	k.p.eachWindow(s[0], func(t, o, p00, c int) {
-		x00, x01, x10, x11 := windowRows(z, p00, k.p.W, c)
-		vec.PoolArgScaled(out[o:o+c], x00, x01, x10, x11, scales[t])
+	wc := k.p.W * f
+	k.p.eachRow(s[0], func(t, o, p0, wo int) {
+		vec.PoolArgRow(out[o:o+wo*f], z[p0:p0+2*wo*f], z[p0+wc:p0+wc+2*wo*f], scales[t])
 	})
 }
 
@@ -220,21 +220,21 @@ func (k bnDotPoolKernel) forward(a *args) {
 	call(a, k, forwardBNDotPool[float64], forwardBNDotPool[float32])
 }
 
-// forwardBNDotPool gathers each window's z at its positions into a
-// scratch row and adds g * (z - mu) to its task's float64 sums (the windows
-// of a task run in order on one goroutine).
+// forwardBNDotPool adds g * (z - mu) at the positions to its task's float64
+// sums, a row of windows at a time (the rows of a task run in order on one
+// goroutine).
 func forwardBNDotPool[T float](k bnDotPoolKernel, out []T, in [][]T, s []tensor.Shape) {
 	pos, z, st, g := in[0], in[1], in[2], in[3]
 	tasks, f := s[1][0], s[1][2]
-	acc, row := make([][]float64, tasks), make([][]T, tasks)
+	acc := make([][]float64, tasks)
 	for t := range acc {
-		acc[t], row[t] = make([]float64, f), make([]T, f)
+		acc[t] = make([]float64, f)
 	}
-	k.p.eachWindow(s[1], func(t, o, p00, c int) {
-		x00, x01, x10, x11 := windowRows(z, p00, k.p.W, c)
-		vec.Gather(row[t], pos[o:o+c], x00, x01, x10, x11)
+	wc := k.p.W * f
+	k.p.eachRow(s[1], func(t, o, p0, wo int) {
 		mu, _ := taskStats(st, t, f)
-		vec.DotCentered(acc[t], g[o:o+c], row[t], mu)
+		n := wo * f
+		vec.GatherDotRow(acc[t], pos[o:o+n], z[p0:p0+2*n], z[p0+wc:p0+wc+2*n], g[o:o+n], mu)
 	})
 	for t := range acc {
 		_, inv := taskStats(st, t, f)

@@ -24,6 +24,8 @@ type kernels struct {
 	winogradKT    func(dst *[9][]float32, src *[16][]float32)
 	backPoolRow   func(o0, o1, z0, z1, pos, g, u, v, w []float32)
 	gatherAffRow  func(dst, pos, z0, z1, a, c []float32)
+	poolArgRow    func(dst, z0, z1, s []float32)
+	gatherDotRow  func(acc []float64, pos, z0, z1, g, mu []float32)
 }
 
 // impl runs float32: the plain loops, replaced at init by the SIMD kernels
@@ -31,11 +33,15 @@ type kernels struct {
 var (
 	impl    = plain
 	useSIMD = false
-	plain   = kernels{affineGo[float32], affine2Go[float32], addToGo[float32], sumRowsGo[float32],
+	// simdSets is every SIMD set the CPU runs (AVX2, then with the
+	// AVX-512 kernels if it has them), impl the last, for the tests.
+	simdSets []kernels
+	plain    = kernels{affineGo[float32], affine2Go[float32], addToGo[float32], sumRowsGo[float32],
 		momentsGo[float32], dotCenteredGo[float32], gatherGo[float32],
 		scatterGo[float32], reluGo[float32], maskGo[float32], poolArgScaledGo[float32], addAtScaledGo[float32],
 		winogradInGo[float32], winogradOutGo[float32], winogradKernelGo[float32],
-		winogradGradGo[float32], winogradKernelTGo[float32], backPoolRowGo[float32], gatherAffineRowGo[float32]}
+		winogradGradGo[float32], winogradKernelTGo[float32], backPoolRowGo[float32], gatherAffineRowGo[float32],
+		poolArgRowGo[float32], gatherDotRowGo[float32]}
 )
 
 // f32 returns s as []float32 if T is float32.
@@ -274,4 +280,33 @@ func GatherAffineRow[T Float](dst, pos, z0, z1, a, c []T) {
 		return
 	}
 	gatherAffineRowGo(dst, pos, z0, z1, a, c)
+}
+
+// PoolArgRow sets dst (a row of pooled values, len(s) channels) to the
+// position 0..3 of the first maximum of s times each window's four entries:
+// PoolArgScaled on a row of windows.
+func PoolArgRow[T Float](dst, z0, z1, s []T) {
+	if len(s) == 0 {
+		return
+	}
+	if d, ok := f32(dst); ok {
+		impl.poolArgRow(d, as32(z0), as32(z1), as32(s))
+		return
+	}
+	poolArgRowGo(dst, z0, z1, s)
+}
+
+// GatherDotRow adds, per channel i (len(mu) channels), the sum over the
+// row's windows of g*(z-mu) with z the window's entry at pos to acc[i], in
+// float64 (each product in T), window after window: Gather followed by
+// DotCentered, in one pass.
+func GatherDotRow[T Float](acc []float64, pos, z0, z1, g, mu []T) {
+	if len(mu) == 0 {
+		return
+	}
+	if p, ok := f32(pos); ok {
+		impl.gatherDotRow(acc, p, as32(z0), as32(z1), as32(g), as32(mu))
+		return
+	}
+	gatherDotRowGo(acc, pos, z0, z1, g, mu)
 }

@@ -263,3 +263,36 @@ func gatherAffineRowGo[T Float](dst, pos, z0, z1, a, c []T) {
 		}
 	}
 }
+
+func poolArgRowGo[T Float](dst, z0, z1, s []T) {
+	f := len(s)
+	n := len(dst) / f
+	z0, z1 = z0[:2*n*f], z1[:2*n*f]
+	for j := 0; j < n; j++ {
+		q := 2 * j * f
+		poolArgScaledGo(dst[j*f:(j+1)*f], z0[q:q+f], z0[q+f:q+2*f], z1[q:q+f], z1[q+f:q+2*f], s)
+	}
+}
+
+func gatherDotRowGo[T Float](acc []float64, pos, z0, z1, g, mu []T) {
+	f := len(mu)
+	n := len(pos) / f
+	z0, z1, g, acc = z0[:2*n*f], z1[:2*n*f], g[:n*f], acc[:f]
+	for j := 0; j < n; j++ {
+		for ch := 0; ch < f; ch++ {
+			i, p := j*f+ch, 2*j*f+ch
+			var x T
+			switch pos[i] {
+			case 0:
+				x = z0[p]
+			case 1:
+				x = z0[p+f]
+			case 2:
+				x = z1[p]
+			default:
+				x = z1[p+f]
+			}
+			acc[ch] += float64(g[i] * (x - mu[ch]))
+		}
+	}
+}
