@@ -16,6 +16,7 @@ func init() {
 			impl.moments, impl.dotCentered = moments512, dotCentered512
 			impl.poolArgRow, impl.gatherDotRow = poolArgRow512, gatherDotRow512
 			impl.gatherAffRow, impl.backPoolRow = gatherAffineRow512, backPoolRow512
+			impl.winogradIn, impl.winogradOut, impl.winogradGrad = winogradIn512, winogradOut512, winogradGrad512
 			simdSets = append(simdSets, impl)
 		}
 	}
@@ -637,5 +638,86 @@ func backPoolRow512(o0, o1, z0, z1, pos, g, u, v, w []float32) {
 			load16(z1[a:]).MulAdd(vv, ww).Add(gu.Masked(p.Equal(two))).StoreSlice(o1[a:])
 			load16(z1[b:]).MulAdd(vv, ww).Add(gu.Masked(p.Equal(three))).StoreSlice(o1[b:])
 		}
+	}
+}
+
+func winogradIn512(dst []float32, stride int, r0, r1, r2, r3 []float32, c int) {
+	if c%16 != 0 {
+		winogradInSIMD(dst, stride, r0, r1, r2, r3, c)
+		return
+	}
+	r0, r1, r2, r3, dst = r0[:4*c], r1[:4*c], r2[:4*c], r3[:4*c], dst[:15*stride+c]
+	for ch := 0; ch < c; ch += 16 {
+		// d B for the four rows, then Bᵀ over them (winogradInSIMD's).
+		rowB := func(r []float32) (f32x16, f32x16, f32x16, f32x16) {
+			d0, d1, d2, d3 := load16(r[ch:]), load16(r[c+ch:]), load16(r[2*c+ch:]), load16(r[3*c+ch:])
+			return d0.Sub(d2), d1.Add(d2), d2.Sub(d1), d1.Sub(d3)
+		}
+		a0, a1, a2, a3 := rowB(r0)
+		b0, b1, b2, b3 := rowB(r1)
+		c0, c1, c2, c3 := rowB(r2)
+		a0.Sub(c0).StoreSlice(dst[ch:])
+		a1.Sub(c1).StoreSlice(dst[stride+ch:])
+		a2.Sub(c2).StoreSlice(dst[2*stride+ch:])
+		a3.Sub(c3).StoreSlice(dst[3*stride+ch:])
+		b0.Add(c0).StoreSlice(dst[4*stride+ch:])
+		b1.Add(c1).StoreSlice(dst[5*stride+ch:])
+		b2.Add(c2).StoreSlice(dst[6*stride+ch:])
+		b3.Add(c3).StoreSlice(dst[7*stride+ch:])
+		c0.Sub(b0).StoreSlice(dst[8*stride+ch:])
+		c1.Sub(b1).StoreSlice(dst[9*stride+ch:])
+		c2.Sub(b2).StoreSlice(dst[10*stride+ch:])
+		c3.Sub(b3).StoreSlice(dst[11*stride+ch:])
+		d0, d1, d2, d3 := rowB(r3)
+		b0.Sub(d0).StoreSlice(dst[12*stride+ch:])
+		b1.Sub(d1).StoreSlice(dst[13*stride+ch:])
+		b2.Sub(d2).StoreSlice(dst[14*stride+ch:])
+		b3.Sub(d3).StoreSlice(dst[15*stride+ch:])
+	}
+}
+
+func winogradOut512(y0, y1, m []float32, stride, c int) {
+	if c%16 != 0 {
+		winogradOutSIMD(y0, y1, m, stride, c)
+		return
+	}
+	y0, y1, m = y0[:2*c], y1[:2*c], m[:15*stride+c]
+	for ch := 0; ch < c; ch += 16 {
+		// m A for the four rows, then Aᵀ over them (winogradOutSIMD's).
+		rowA := func(r int) (f32x16, f32x16) {
+			m0, m1, m2, m3 := load16(m[4*r*stride+ch:]), load16(m[(4*r+1)*stride+ch:]), load16(m[(4*r+2)*stride+ch:]), load16(m[(4*r+3)*stride+ch:])
+			return m0.Add(m1).Add(m2), m1.Sub(m2).Sub(m3)
+		}
+		z00, z01 := rowA(0)
+		z10, z11 := rowA(1)
+		z20, z21 := rowA(2)
+		z30, z31 := rowA(3)
+		z00.Add(z10).Add(z20).StoreSlice(y0[ch:])
+		z01.Add(z11).Add(z21).StoreSlice(y0[c+ch:])
+		z10.Sub(z20).Sub(z30).StoreSlice(y1[ch:])
+		z11.Sub(z21).Sub(z31).StoreSlice(y1[c+ch:])
+	}
+}
+
+func winogradGrad512(dst []float32, stride int, g0, g1 []float32, c int) {
+	if c%16 != 0 {
+		winogradGradSIMD(dst, stride, g0, g1, c)
+		return
+	}
+	g0, g1, dst = g0[:2*c], g1[:2*c], dst[:15*stride+c]
+	zero := archsimd.BroadcastFloat32x16(0)
+	// winogradGradSIMD's rows.
+	row := func(d []float32, h0, h1 f32x16) {
+		h0.StoreSlice(d)
+		h0.Add(h1).StoreSlice(d[stride:])
+		h0.Sub(h1).StoreSlice(d[2*stride:])
+		zero.Sub(h1).StoreSlice(d[3*stride:])
+	}
+	for ch := 0; ch < c; ch += 16 {
+		a, b, e, f := load16(g0[ch:]), load16(g0[c+ch:]), load16(g1[ch:]), load16(g1[c+ch:])
+		row(dst[ch:], a, b)
+		row(dst[4*stride+ch:], a.Add(e), b.Add(f))
+		row(dst[8*stride+ch:], a.Sub(e), b.Sub(f))
+		row(dst[12*stride+ch:], zero.Sub(e), zero.Sub(f))
 	}
 }
