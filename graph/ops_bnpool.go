@@ -16,6 +16,7 @@ import (
 //
 //	poolArgBN(z, st, gamma)            = the first-maximum positions of y
 //	gatherBN(A, z, st, b, gamma, beta) = y at A, the max-pool of y
+//	maxPoolBN(z, st, b, gamma, beta)   = gatherBN at A = poolArgBN(z, st, gamma), one pass
 //	gatherBNScale(A, z, st, gamma)     = gamma * zhat at A
 //	bnDotPool(A, z, st, g)             = sum over the pooled rows of g * zhat at A   (T, F)
 //	bnBackPool(A, z, st, gamma, g, a, c) = bnBack(z, st, gamma, scatterPool(A, g), a, c)
@@ -195,6 +196,74 @@ func (k gatherBNKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.N
 	}
 	db := b.do(scale(sumG, 0))
 	return gorgonia.Nodes{nil, dz, nil, db, dGamma, sumG}, b.err
+}
+
+// maxPoolBNKernel is gatherBN at poolArgBN's positions, in one pass over z
+// without storing the positions: the forward pass needs only the values,
+// and the gradient builds the positions (poolArgBN) for gatherBN's
+// derivative. The evaluation, which takes no gradient at the query images,
+// reads z twice (statistics, this) instead of three times.
+type maxPoolBNKernel struct{ p poolGeom }
+
+// maxPoolBN returns the max-pool of y = gamma * zhat + beta, with a zero
+// gradient for the conv bias b that z implicitly carries:
+// gatherBN(poolArgBN(z, st, gamma), z, st, b, gamma, beta), value for value.
+func maxPoolBN(z, st, b, gamma, beta *gorgonia.Node, p poolGeom) (*gorgonia.Node, error) {
+	return apply(maxPoolBNKernel{p}, z, st, b, gamma, beta)
+}
+
+func (k maxPoolBNKernel) name() string { return "maxPoolBN(" + k.p.String() + ")" }
+func (k maxPoolBNKernel) differentiable() []bool {
+	return []bool{true, false, true, true, true}
+}
+
+func (k maxPoolBNKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 5 {
+		return nil, shapeErr("activations, statistics, bias, scale and shift", in)
+	}
+	o, err := k.p.outShape(in[0])
+	if err != nil {
+		return nil, err
+	}
+	// The checks of the gather, with the positions' shape in front.
+	if err := bnPoolShapes(k.p, append([]tensor.Shape{o}, in...), 6, []int{3, 4, 5}, nil); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+func (k maxPoolBNKernel) forward(a *args) {
+	call(a, k, forwardMaxPoolBN[float64], forwardMaxPoolBN[float32])
+}
+
+// forwardMaxPoolBN maps, a row of windows at a time, each window's entry
+// at the first maximum of s*z to z*s + o (s = gamma * inv, o = beta - mu*s):
+// poolArgBN's positions and gatherBN's values.
+func forwardMaxPoolBN[T float](k maxPoolBNKernel, out []T, in [][]T, s []tensor.Shape) {
+	z, st, gamma, beta := in[0], in[1], in[3], in[4]
+	f, wc := s[0][2], k.p.W*s[0][2]
+	affine := make([][2][]T, s[0][0]) // per task: the scale and offset
+	for t := range affine {
+		affine[t][0], affine[t][1] = bnAffine(st, gamma, beta, t, f)
+	}
+	k.p.eachRow(s[0], func(t, o, p0, wo int) {
+		n := wo * f
+		vec.MaxAffineRow(out[o:o+n], z[p0:p0+2*n], z[p0+wc:p0+wc+2*n], affine[t][0], affine[t][1])
+	})
+}
+
+// grad: gatherBN's at the positions poolArgBN(z, st, gamma).
+func (k maxPoolBNKernel) grad(in gorgonia.Nodes, out, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	z, st, b, gamma, beta := in[0], in[1], in[2], in[3], in[4]
+	pos, err := poolArgBN(z, st, gamma, k.p)
+	if err != nil {
+		return nil, err
+	}
+	d, err := gatherBNKernel{k.p, true}.grad(gorgonia.Nodes{pos, z, st, b, gamma, beta}, out, g)
+	if err != nil {
+		return nil, err
+	}
+	return d[1:], nil
 }
 
 // bnDotPoolKernel is the sum over the pooled rows of g * zhat at A.

@@ -401,6 +401,27 @@ var opRows = func() []opRow {
 				}
 				return naiveMaxPool(naiveBatchNorm(z, in[2], in[3], 2, 50, 3, 1e-3), 4, 5, 5, 3)
 			}},
+		opRow{name: "maxPoolBN (one op)", in: []tensor.Shape{{2, 2 * 5 * 5, 3}, {2, 3}, {2, 3}, {2, 3}},
+			draw: func(rng *rand.Rand, i, n int) []float64 {
+				if i == 0 {
+					return distinct(rng, i, n)
+				}
+				return awayFromZero(rng, i, n) // gamma of both signs
+			},
+			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) {
+				st, err := bnStats(in[0], 1e-3)
+				if err != nil {
+					return nil, err
+				}
+				return maxPoolBN(in[0], st, in[1], in[2], in[3], pool55)
+			},
+			value: func(in [][]float64) []float64 {
+				z := append([]float64(nil), in[0]...)
+				for i := range z {
+					z[i] += in[1][(i/150)*3+i%3]
+				}
+				return naiveMaxPool(naiveBatchNorm(z, in[2], in[3], 2, 50, 3, 1e-3), 4, 5, 5, 3)
+			}},
 		opRow{name: "gatherBNScale", in: []tensor.Shape{{2, 2 * 2 * 2, 3}, {2, 2 * 5 * 5, 3}, {2, 3}}, draw: positionsFirst, positions: true,
 			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) {
 				st, err := bnStats(in[1], 1e-3)

@@ -26,6 +26,7 @@ type kernels struct {
 	gatherAffRow  func(dst, pos, z0, z1, a, c []float32)
 	poolArgRow    func(dst, z0, z1, s []float32)
 	gatherDotRow  func(acc []float64, pos, z0, z1, g, mu []float32)
+	maxAffRow     func(dst, z0, z1, a, c []float32)
 }
 
 // impl runs float32: the plain loops, replaced at init by the SIMD kernels
@@ -41,7 +42,7 @@ var (
 		scatterGo[float32], reluGo[float32], maskGo[float32], poolArgScaledGo[float32], addAtScaledGo[float32],
 		winogradInGo[float32], winogradOutGo[float32], winogradKernelGo[float32],
 		winogradGradGo[float32], winogradKernelTGo[float32], backPoolRowGo[float32], gatherAffineRowGo[float32],
-		poolArgRowGo[float32], gatherDotRowGo[float32]}
+		poolArgRowGo[float32], gatherDotRowGo[float32], maxAffineRowGo[float32]}
 )
 
 // f32 returns s as []float32 if T is float32.
@@ -309,4 +310,19 @@ func GatherDotRow[T Float](acc []float64, pos, z0, z1, g, mu []T) {
 		return
 	}
 	gatherDotRowGo(acc, pos, z0, z1, g, mu)
+}
+
+// MaxAffineRow sets dst (a row of pooled values, len(a) channels) to x*a +
+// c per channel, x the window's entry at the first maximum of a times its
+// four entries: GatherAffineRow at PoolArgRow's positions, in one pass and
+// with the same values.
+func MaxAffineRow[T Float](dst, z0, z1, a, c []T) {
+	if len(a) == 0 {
+		return
+	}
+	if d, ok := f32(dst); ok {
+		impl.maxAffRow(d, as32(z0), as32(z1), as32(a), as32(c))
+		return
+	}
+	maxAffineRowGo(dst, z0, z1, a, c)
 }

@@ -296,3 +296,28 @@ func gatherDotRowGo[T Float](acc []float64, pos, z0, z1, g, mu []T) {
 		}
 	}
 }
+
+func maxAffineRowGo[T Float](dst, z0, z1, a, c []T) {
+	f := len(a)
+	n := len(dst) / f
+	z0, z1, c = z0[:2*n*f], z1[:2*n*f], c[:f]
+	for j := 0; j < n; j++ {
+		for ch := 0; ch < f; ch++ {
+			i, p := j*f+ch, 2*j*f+ch
+			x00, x01, x10, x11 := z0[p], z0[p+f], z1[p], z1[p+f]
+			sv := a[ch]
+			v00, v01, v10, v11 := x00*sv, x01*sv, x10*sv, x11*sv
+			m := max(max(v00, v01), max(v10, v11))
+			x := x11 // poolArgScaledGo's choice: the first entry equal to m, else the last
+			switch {
+			case v00 == m:
+				x = x00
+			case v01 == m:
+				x = x01
+			case v10 == m:
+				x = x10
+			}
+			dst[i] = x*a[ch] + c[ch]
+		}
+	}
+}

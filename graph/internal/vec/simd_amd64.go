@@ -9,13 +9,13 @@ func init() {
 		impl = kernels{affineSIMD, affine2SIMD, addToSIMD, sumRowsSIMD, momentsSIMD, dotCenteredSIMD,
 			gatherSIMD, scatterSIMD, reluSIMD, maskSIMD, poolArgScaledSIMD, addAtScaledSIMD,
 			winogradInSIMD, winogradOutSIMD, winogradKernelSIMD, winogradGradSIMD, winogradKernelTSIMD,
-			backPoolRowSIMD, gatherAffineRowSIMD, poolArgRowSIMD, gatherDotRowSIMD}
+			backPoolRowSIMD, gatherAffineRowSIMD, poolArgRowSIMD, gatherDotRowSIMD, maxAffineRowSIMD}
 		useSIMD = true
 		simdSets = append(simdSets, impl)
 		if archsimd.X86.AVX512() {
 			impl.moments, impl.dotCentered = moments512, dotCentered512
 			impl.poolArgRow, impl.gatherDotRow = poolArgRow512, gatherDotRow512
-			impl.gatherAffRow, impl.backPoolRow = gatherAffineRow512, backPoolRow512
+			impl.gatherAffRow, impl.backPoolRow, impl.maxAffRow = gatherAffineRow512, backPoolRow512, maxAffineRow512
 			impl.winogradIn, impl.winogradOut, impl.winogradGrad = winogradIn512, winogradOut512, winogradGrad512
 			simdSets = append(simdSets, impl)
 		}
@@ -719,5 +719,54 @@ func winogradGrad512(dst []float32, stride int, g0, g1 []float32, c int) {
 		row(dst[4*stride+ch:], a.Add(e), b.Add(f))
 		row(dst[8*stride+ch:], a.Sub(e), b.Sub(f))
 		row(dst[12*stride+ch:], zero.Sub(e), zero.Sub(f))
+	}
+}
+
+// maxAffineRowSIMD picks, per channel, the first entry whose scaled value
+// is the window's maximum (the last if none is, as with a NaN), as
+// poolArgScaledSIMD's positions do, and maps it as gatherAffineRowSIMD.
+func maxAffineRowSIMD(dst, z0, z1, a, c []float32) {
+	f := len(a)
+	if f%8 != 0 {
+		maxAffineRowGo(dst, z0, z1, a, c)
+		return
+	}
+	n := len(dst) / f
+	z0, z1, dst, c = z0[:2*n*f], z1[:2*n*f], dst[:n*f], c[:f]
+	for j := 0; j < n; j++ {
+		for ch := 0; ch < f; ch += 8 {
+			sv := load(a[ch:])
+			i, q := j*f+ch, 2*j*f+ch
+			x00, x01, x10, x11 := load(z0[q:]), load(z0[q+f:]), load(z1[q:]), load(z1[q+f:])
+			v00, v01, v10, v11 := x00.Mul(sv), x01.Mul(sv), x10.Mul(sv), x11.Mul(sv)
+			m := v00.Max(v01).Max(v10.Max(v11))
+			x := x10.Merge(x11, v10.Equal(m))
+			x = x01.Merge(x, v01.Equal(m))
+			x = x00.Merge(x, v00.Equal(m))
+			x.MulAdd(sv, load(c[ch:])).StoreSlice(dst[i:])
+		}
+	}
+}
+
+func maxAffineRow512(dst, z0, z1, a, c []float32) {
+	f := len(a)
+	if f%16 != 0 {
+		maxAffineRowSIMD(dst, z0, z1, a, c)
+		return
+	}
+	n := len(dst) / f
+	z0, z1, dst, c = z0[:2*n*f], z1[:2*n*f], dst[:n*f], c[:f]
+	for j := 0; j < n; j++ {
+		for ch := 0; ch < f; ch += 16 {
+			sv := load16(a[ch:])
+			i, q := j*f+ch, 2*j*f+ch
+			x00, x01, x10, x11 := load16(z0[q:]), load16(z0[q+f:]), load16(z1[q:]), load16(z1[q+f:])
+			v00, v01, v10, v11 := x00.Mul(sv), x01.Mul(sv), x10.Mul(sv), x11.Mul(sv)
+			m := v00.Max(v01).Max(v10.Max(v11))
+			x := x10.Merge(x11, v10.Equal(m))
+			x = x01.Merge(x, v01.Equal(m))
+			x = x00.Merge(x, v00.Equal(m))
+			x.MulAdd(sv, load16(c[ch:])).StoreSlice(dst[i:])
+		}
 	}
 }

@@ -120,6 +120,19 @@ func TestSIMDMatchesPlain(t *testing.T) {
 					k.poolArgRow(d, windowRow(x, x01, f), windowRow(x10, x11, f), a32(f, a))
 					return wide(d)
 				}},
+				{"maxAffineRow", 1e-6, func(k kernels) []float64 {
+					d, pos, g := make([]float32, n), make([]float32, n), make([]float32, n)
+					z0, z1 := windowRow(x, x01, f), windowRow(x10, x11, f)
+					k.maxAffRow(d, z0, z1, a, c)
+					k.poolArgRow(pos, z0, z1, a)
+					k.gatherAffRow(g, pos, z0, z1, a, c)
+					for i := range d { // the gather at the window search's positions
+						if d[i] != g[i] {
+							return []float64{math.NaN()}
+						}
+					}
+					return wide(d)
+				}},
 				{"gatherDotRow", 1e-12, func(k kernels) []float64 {
 					acc := make([]float64, f)
 					for e := range acc {
