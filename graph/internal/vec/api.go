@@ -27,6 +27,8 @@ type kernels struct {
 	poolArgRow    func(dst, z0, z1, s []float32)
 	gatherDotRow  func(acc []float64, pos, z0, z1, g, mu []float32)
 	maxAffRow     func(dst, z0, z1, a, c []float32)
+	backPoolMax   func(o0, o1, z0, z1, g, u, v, w []float32)
+	gatherDotMax  func(acc []float64, z0, z1, g, s, mu []float32)
 }
 
 // impl runs float32: the plain loops, replaced at init by the SIMD kernels
@@ -42,7 +44,8 @@ var (
 		scatterGo[float32], reluGo[float32], maskGo[float32], poolArgScaledGo[float32], addAtScaledGo[float32],
 		winogradInGo[float32], winogradOutGo[float32], winogradKernelGo[float32],
 		winogradGradGo[float32], winogradKernelTGo[float32], backPoolRowGo[float32], gatherAffineRowGo[float32],
-		poolArgRowGo[float32], gatherDotRowGo[float32], maxAffineRowGo[float32]}
+		poolArgRowGo[float32], gatherDotRowGo[float32], maxAffineRowGo[float32],
+		backPoolMaxRowGo[float32], gatherDotMaxRowGo[float32]}
 )
 
 // f32 returns s as []float32 if T is float32.
@@ -325,4 +328,30 @@ func MaxAffineRow[T Float](dst, z0, z1, a, c []T) {
 		return
 	}
 	maxAffineRowGo(dst, z0, z1, a, c)
+}
+
+// BackPoolMaxRow is BackPoolRow at PoolArgRow(z0, z1, u)'s positions,
+// found in the same pass (len(g)/len(u) windows).
+func BackPoolMaxRow[T Float](o0, o1, z0, z1, g, u, v, w []T) {
+	if len(u) == 0 {
+		return
+	}
+	if d, ok := f32(o0); ok {
+		impl.backPoolMax(d, as32(o1), as32(z0), as32(z1), as32(g), as32(u), as32(v), as32(w))
+		return
+	}
+	backPoolMaxRowGo(o0, o1, z0, z1, g, u, v, w)
+}
+
+// GatherDotMaxRow is GatherDotRow at PoolArgRow(z0, z1, s)'s positions,
+// found in the same pass (len(g)/len(mu) windows).
+func GatherDotMaxRow[T Float](acc []float64, z0, z1, g, s, mu []T) {
+	if len(mu) == 0 {
+		return
+	}
+	if p, ok := f32(g); ok {
+		impl.gatherDotMax(acc, as32(z0), as32(z1), p, as32(s), as32(mu))
+		return
+	}
+	gatherDotMaxRowGo(acc, z0, z1, g, s, mu)
 }

@@ -321,3 +321,39 @@ func maxAffineRowGo[T Float](dst, z0, z1, a, c []T) {
 		}
 	}
 }
+
+// firstMax is poolArgScaledGo's position for one window and scale.
+func firstMax[T Float](x00, x01, x10, x11, s T) int {
+	v00, v01, v10, v11 := x00*s, x01*s, x10*s, x11*s
+	m := max(max(v00, v01), max(v10, v11))
+	return b2i(v00 != m) * (1 + b2i(v01 != m)*(1+b2i(v10 != m)))
+}
+
+func backPoolMaxRowGo[T Float](o0, o1, z0, z1, g, u, v, w []T) {
+	c := len(u)
+	n := len(g) / c
+	o0, o1, z0, z1 = o0[:2*n*c], o1[:2*n*c], z0[:2*n*c], z1[:2*n*c]
+	v, w = v[:c], w[:c]
+	for j := 0; j < n; j++ {
+		for ch := 0; ch < c; ch++ {
+			i, a := j*c+ch, 2*j*c+ch
+			b := a + c
+			y := [4]T{z0[a]*v[ch] + w[ch], z0[b]*v[ch] + w[ch], z1[a]*v[ch] + w[ch], z1[b]*v[ch] + w[ch]}
+			y[firstMax(z0[a], z0[b], z1[a], z1[b], u[ch])] += g[i] * u[ch]
+			o0[a], o0[b], o1[a], o1[b] = y[0], y[1], y[2], y[3]
+		}
+	}
+}
+
+func gatherDotMaxRowGo[T Float](acc []float64, z0, z1, g, s, mu []T) {
+	f := len(mu)
+	n := len(g) / f
+	z0, z1, acc = z0[:2*n*f], z1[:2*n*f], acc[:f]
+	for j := 0; j < n; j++ {
+		for ch := 0; ch < f; ch++ {
+			i, p := j*f+ch, 2*j*f+ch
+			x := [4]T{z0[p], z0[p+f], z1[p], z1[p+f]}
+			acc[ch] += float64(g[i] * (x[firstMax(x[0], x[1], x[2], x[3], s[ch])] - mu[ch]))
+		}
+	}
+}

@@ -9,7 +9,8 @@ func init() {
 		impl = kernels{affineSIMD, affine2SIMD, addToSIMD, sumRowsSIMD, momentsSIMD, dotCenteredSIMD,
 			gatherSIMD, scatterSIMD, reluSIMD, maskSIMD, poolArgScaledSIMD, addAtScaledSIMD,
 			winogradInSIMD, winogradOutSIMD, winogradKernelSIMD, winogradGradSIMD, winogradKernelTSIMD,
-			backPoolRowSIMD, gatherAffineRowSIMD, poolArgRowSIMD, gatherDotRowSIMD, maxAffineRowSIMD}
+			backPoolRowSIMD, gatherAffineRowSIMD, poolArgRowSIMD, gatherDotRowSIMD, maxAffineRowSIMD,
+			backPoolMaxRowSIMD, gatherDotMaxRowSIMD}
 		useSIMD = true
 		simdSets = append(simdSets, impl)
 		if archsimd.X86.AVX512() {
@@ -17,6 +18,7 @@ func init() {
 			impl.poolArgRow, impl.gatherDotRow = poolArgRow512, gatherDotRow512
 			impl.gatherAffRow, impl.backPoolRow, impl.maxAffRow = gatherAffineRow512, backPoolRow512, maxAffineRow512
 			impl.winogradIn, impl.winogradOut, impl.winogradGrad = winogradIn512, winogradOut512, winogradGrad512
+			impl.backPoolMax, impl.gatherDotMax = backPoolMaxRow512, gatherDotMaxRow512
 			simdSets = append(simdSets, impl)
 		}
 	}
@@ -767,6 +769,124 @@ func maxAffineRow512(dst, z0, z1, a, c []float32) {
 			x = x01.Merge(x, v01.Equal(m))
 			x = x00.Merge(x, v00.Equal(m))
 			x.MulAdd(sv, load16(c[ch:])).StoreSlice(dst[i:])
+		}
+	}
+}
+
+// posMax8 and posMax16 are poolArgScaledSIMD's positions of a window's
+// four entries scaled by s.
+func posMax8(x00, x01, x10, x11, s f32x8) f32x8 {
+	one := archsimd.BroadcastFloat32x8(1)
+	v00, v01, v10, v11 := x00.Mul(s), x01.Mul(s), x10.Mul(s), x11.Mul(s)
+	m := v00.Max(v01).Max(v10.Max(v11))
+	n0, n1, n2 := one.Masked(v00.NotEqual(m)), one.Masked(v01.NotEqual(m)), one.Masked(v10.NotEqual(m))
+	return n0.Mul(n1.MulAdd(n2.Add(one), one))
+}
+
+func posMax16(x00, x01, x10, x11, s f32x16) f32x16 {
+	one := archsimd.BroadcastFloat32x16(1)
+	v00, v01, v10, v11 := x00.Mul(s), x01.Mul(s), x10.Mul(s), x11.Mul(s)
+	m := v00.Max(v01).Max(v10.Max(v11))
+	n0, n1, n2 := one.Masked(v00.NotEqual(m)), one.Masked(v01.NotEqual(m)), one.Masked(v10.NotEqual(m))
+	return n0.Mul(n1.MulAdd(n2.Add(one), one))
+}
+
+func backPoolMaxRowSIMD(o0, o1, z0, z1, g, u, v, w []float32) {
+	c := len(u)
+	if c%8 != 0 {
+		backPoolMaxRowGo(o0, o1, z0, z1, g, u, v, w)
+		return
+	}
+	n := len(g) / c
+	o0, o1, z0, z1, g = o0[:2*n*c], o1[:2*n*c], z0[:2*n*c], z1[:2*n*c], g[:n*c]
+	v, w = v[:c], w[:c]
+	zero, one := archsimd.BroadcastFloat32x8(0), archsimd.BroadcastFloat32x8(1)
+	two, three := archsimd.BroadcastFloat32x8(2), archsimd.BroadcastFloat32x8(3)
+	for j := 0; j < n; j++ {
+		for ch := 0; ch < c; ch += 8 {
+			i, a := j*c+ch, 2*j*c+ch
+			b := a + c
+			vv, ww, uu := load(v[ch:]), load(w[ch:]), load(u[ch:])
+			x00, x01, x10, x11 := load(z0[a:]), load(z0[b:]), load(z1[a:]), load(z1[b:])
+			p, gu := posMax8(x00, x01, x10, x11, uu), load(g[i:]).Mul(uu)
+			x00.MulAdd(vv, ww).Add(gu.Masked(p.Equal(zero))).StoreSlice(o0[a:])
+			x01.MulAdd(vv, ww).Add(gu.Masked(p.Equal(one))).StoreSlice(o0[b:])
+			x10.MulAdd(vv, ww).Add(gu.Masked(p.Equal(two))).StoreSlice(o1[a:])
+			x11.MulAdd(vv, ww).Add(gu.Masked(p.Equal(three))).StoreSlice(o1[b:])
+		}
+	}
+}
+
+func backPoolMaxRow512(o0, o1, z0, z1, g, u, v, w []float32) {
+	c := len(u)
+	if c%16 != 0 {
+		backPoolMaxRowSIMD(o0, o1, z0, z1, g, u, v, w)
+		return
+	}
+	n := len(g) / c
+	o0, o1, z0, z1, g = o0[:2*n*c], o1[:2*n*c], z0[:2*n*c], z1[:2*n*c], g[:n*c]
+	v, w = v[:c], w[:c]
+	zero, one := archsimd.BroadcastFloat32x16(0), archsimd.BroadcastFloat32x16(1)
+	two, three := archsimd.BroadcastFloat32x16(2), archsimd.BroadcastFloat32x16(3)
+	for j := 0; j < n; j++ {
+		for ch := 0; ch < c; ch += 16 {
+			i, a := j*c+ch, 2*j*c+ch
+			b := a + c
+			vv, ww, uu := load16(v[ch:]), load16(w[ch:]), load16(u[ch:])
+			x00, x01, x10, x11 := load16(z0[a:]), load16(z0[b:]), load16(z1[a:]), load16(z1[b:])
+			p, gu := posMax16(x00, x01, x10, x11, uu), load16(g[i:]).Mul(uu)
+			x00.MulAdd(vv, ww).Add(gu.Masked(p.Equal(zero))).StoreSlice(o0[a:])
+			x01.MulAdd(vv, ww).Add(gu.Masked(p.Equal(one))).StoreSlice(o0[b:])
+			x10.MulAdd(vv, ww).Add(gu.Masked(p.Equal(two))).StoreSlice(o1[a:])
+			x11.MulAdd(vv, ww).Add(gu.Masked(p.Equal(three))).StoreSlice(o1[b:])
+		}
+	}
+}
+
+func gatherDotMaxRowSIMD(acc []float64, z0, z1, g, s, mu []float32) {
+	f := len(mu)
+	if f%8 != 0 {
+		gatherDotMaxRowGo(acc, z0, z1, g, s, mu)
+		return
+	}
+	n := len(g) / f
+	z0, z1, g, acc = z0[:2*n*f], z1[:2*n*f], g[:n*f], acc[:f]
+	one, two, three := archsimd.BroadcastFloat32x8(1), archsimd.BroadcastFloat32x8(2), archsimd.BroadcastFloat32x8(3)
+	for j := 0; j < n; j++ {
+		for ch := 0; ch < f; ch += 8 {
+			i, q := j*f+ch, 2*j*f+ch
+			x00, x01, x10, x11 := load(z0[q:]), load(z0[q+f:]), load(z1[q:]), load(z1[q+f:])
+			p := posMax8(x00, x01, x10, x11, load(s[ch:]))
+			x := x01.Merge(x00, p.Equal(one))
+			x = x10.Merge(x, p.Equal(two))
+			x = x11.Merge(x, p.Equal(three))
+			v := load(g[i:]).Mul(x.Sub(load(mu[ch:])))
+			archsimd.LoadFloat64x4Slice(acc[ch:]).Add(v.GetLo().ConvertToFloat64()).StoreSlice(acc[ch:])
+			archsimd.LoadFloat64x4Slice(acc[ch+4:]).Add(v.GetHi().ConvertToFloat64()).StoreSlice(acc[ch+4:])
+		}
+	}
+}
+
+func gatherDotMaxRow512(acc []float64, z0, z1, g, s, mu []float32) {
+	f := len(mu)
+	if f%16 != 0 {
+		gatherDotMaxRowSIMD(acc, z0, z1, g, s, mu)
+		return
+	}
+	n := len(g) / f
+	z0, z1, g, acc = z0[:2*n*f], z1[:2*n*f], g[:n*f], acc[:f]
+	one, two, three := archsimd.BroadcastFloat32x16(1), archsimd.BroadcastFloat32x16(2), archsimd.BroadcastFloat32x16(3)
+	for j := 0; j < n; j++ {
+		for ch := 0; ch < f; ch += 16 {
+			i, q := j*f+ch, 2*j*f+ch
+			x00, x01, x10, x11 := load16(z0[q:]), load16(z0[q+f:]), load16(z1[q:]), load16(z1[q+f:])
+			p := posMax16(x00, x01, x10, x11, load16(s[ch:]))
+			x := x01.Merge(x00, p.Equal(one))
+			x = x10.Merge(x, p.Equal(two))
+			x = x11.Merge(x, p.Equal(three))
+			v := load16(g[i:]).Mul(x.Sub(load16(mu[ch:])))
+			archsimd.LoadFloat64x8Slice(acc[ch:]).Add(v.GetLo().ConvertToFloat64()).StoreSlice(acc[ch:])
+			archsimd.LoadFloat64x8Slice(acc[ch+8:]).Add(v.GetHi().ConvertToFloat64()).StoreSlice(acc[ch+8:])
 		}
 	}
 }

@@ -133,6 +133,34 @@ func TestSIMDMatchesPlain(t *testing.T) {
 					}
 					return wide(d)
 				}},
+				{"backPoolMaxRow", 1e-6, func(k kernels) []float64 {
+					z0, z1 := windowRow(x, x01, f), windowRow(x10, x11, f)
+					o0, o1 := make([]float32, 2*n), make([]float32, 2*n)
+					k.backPoolMax(o0, o1, z0, z1, y, a, b, c)
+					p, q0, q1 := make([]float32, n), make([]float32, 2*n), make([]float32, 2*n)
+					k.poolArgRow(p, z0, z1, a)
+					k.backPoolRow(q0, q1, z0, z1, p, y, a, b, c)
+					for i := range o0 { // BackPoolRow at the window search's positions
+						if o0[i] != q0[i] || o1[i] != q1[i] {
+							return []float64{math.NaN()}
+						}
+					}
+					return wide(append(o0, o1...))
+				}},
+				{"gatherDotMaxRow", 1e-12, func(k kernels) []float64 {
+					z0, z1 := windowRow(x, x01, f), windowRow(x10, x11, f)
+					acc, want := make([]float64, f), make([]float64, f)
+					k.gatherDotMax(acc, z0, z1, y, a, c)
+					p := make([]float32, n)
+					k.poolArgRow(p, z0, z1, a)
+					k.gatherDotRow(want, p, z0, z1, y, c)
+					for i := range acc { // GatherDotRow at the window search's positions
+						if acc[i] != want[i] {
+							return []float64{math.NaN()}
+						}
+					}
+					return acc
+				}},
 				{"gatherDotRow", 1e-12, func(k kernels) []float64 {
 					acc := make([]float64, f)
 					for e := range acc {
