@@ -144,11 +144,7 @@ func batchNormMaxPool(z, b, gamma, beta *gorgonia.Node, eps float64, p poolGeom)
 	if err != nil {
 		return nil, err
 	}
-	pos, err := poolArgBN(z, st, gamma, p)
-	if err != nil {
-		return nil, err
-	}
-	return gatherBN(pos, z, st, b, gamma, beta, p)
+	return maxPoolBN(z, st, b, gamma, beta, p)
 }
 
 // Init returns freshly initialised flat parameters drawn from rng: conv

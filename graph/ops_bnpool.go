@@ -16,6 +16,8 @@ import (
 //
 //	poolArgBN(z, st, gamma)            = the first-maximum positions of y
 //	gatherBN(A, z, st, b, gamma, beta) = y at A, the max-pool of y
+//	maxPoolBN(z, st, b, gamma, beta)   = gatherBN at A = poolArgBN(z, st, gamma), one pass
+//	bnDotMax, bnBackMax                = bnDotPool, bnBackPool at that A, found in their pass
 //	gatherBNScale(A, z, st, gamma)     = gamma * zhat at A
 //	bnDotPool(A, z, st, g)             = sum over the pooled rows of g * zhat at A   (T, F)
 //	bnBackPool(A, z, st, gamma, g, a, c) = bnBack(z, st, gamma, scatterPool(A, g), a, c)
@@ -99,9 +101,9 @@ func forwardPoolArgBN[T float](k poolArgBNKernel, out []T, in [][]T, s []tensor.
 	for t := range scales {
 		scales[t] = channelScale(st, gamma, t, f)
 	}
-	k.p.eachWindow(s[0], func(t, o, p00, c int) {
-		x00, x01, x10, x11 := windowRows(z, p00, k.p.W, c)
-		vec.PoolArgScaled(out[o:o+c], x00, x01, x10, x11, scales[t])
+	wc := k.p.W * f
+	k.p.eachRow(s[0], func(t, o, p0, wo int) {
+		vec.PoolArgRow(out[o:o+wo*f], z[p0:p0+2*wo*f], z[p0+wc:p0+wc+2*wo*f], scales[t])
 	})
 }
 
@@ -197,6 +199,202 @@ func (k gatherBNKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.N
 	return gorgonia.Nodes{nil, dz, nil, db, dGamma, sumG}, b.err
 }
 
+// maxPoolBNKernel is gatherBN at poolArgBN's positions, in one pass over z
+// without storing the positions: the forward pass needs only the values,
+// and the gradient builds the positions (poolArgBN) for gatherBN's
+// derivative. The evaluation, which takes no gradient at the query images,
+// reads z twice (statistics, this) instead of three times.
+type maxPoolBNKernel struct{ p poolGeom }
+
+// maxPoolBN returns the max-pool of y = gamma * zhat + beta, with a zero
+// gradient for the conv bias b that z implicitly carries:
+// gatherBN(poolArgBN(z, st, gamma), z, st, b, gamma, beta), value for value.
+func maxPoolBN(z, st, b, gamma, beta *gorgonia.Node, p poolGeom) (*gorgonia.Node, error) {
+	return apply(maxPoolBNKernel{p}, z, st, b, gamma, beta)
+}
+
+func (k maxPoolBNKernel) name() string { return "maxPoolBN(" + k.p.String() + ")" }
+func (k maxPoolBNKernel) differentiable() []bool {
+	return []bool{true, false, true, true, true}
+}
+
+func (k maxPoolBNKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 5 {
+		return nil, shapeErr("activations, statistics, bias, scale and shift", in)
+	}
+	o, err := k.p.outShape(in[0])
+	if err != nil {
+		return nil, err
+	}
+	// The checks of the gather, with the positions' shape in front.
+	if err := bnPoolShapes(k.p, append([]tensor.Shape{o}, in...), 6, []int{3, 4, 5}, nil); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+func (k maxPoolBNKernel) forward(a *args) {
+	call(a, k, forwardMaxPoolBN[float64], forwardMaxPoolBN[float32])
+}
+
+// forwardMaxPoolBN maps, a row of windows at a time, each window's entry
+// at the first maximum of s*z to z*s + o (s = gamma * inv, o = beta - mu*s):
+// poolArgBN's positions and gatherBN's values.
+func forwardMaxPoolBN[T float](k maxPoolBNKernel, out []T, in [][]T, s []tensor.Shape) {
+	z, st, gamma, beta := in[0], in[1], in[3], in[4]
+	f, wc := s[0][2], k.p.W*s[0][2]
+	affine := make([][2][]T, s[0][0]) // per task: the scale and offset
+	for t := range affine {
+		affine[t][0], affine[t][1] = bnAffine(st, gamma, beta, t, f)
+	}
+	k.p.eachRow(s[0], func(t, o, p0, wo int) {
+		n := wo * f
+		vec.MaxAffineRow(out[o:o+n], z[p0:p0+2*n], z[p0+wc:p0+wc+2*n], affine[t][0], affine[t][1])
+	})
+}
+
+// grad: gatherBN's, with bnDotPool and bnBackPool at the positions of
+// the maxima of gamma * zhat, which they find themselves (bnDotMax,
+// bnBackMax): the first-order gradient reads z twice, not three times.
+func (k maxPoolBNKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	z, st, gamma := in[0], in[1], in[3]
+	b := &chain{}
+	dGamma := b.do(apply(bnDotMaxKernel{k.p}, z, st, gamma, g))
+	sumG := b.do(sumMid(g))
+	dz := b.do(apply(bnBackMaxKernel{k.p}, z, st, gamma, g, sumG, dGamma))
+	db := b.do(scale(sumG, 0))
+	return gorgonia.Nodes{dz, nil, db, dGamma, sumG}, b.err
+}
+
+// bnDotMaxKernel is bnDotPool(poolArgBN(z, st, gamma), z, st, g), the
+// positions found in the same pass; inputs z, st, gamma, g.
+type bnDotMaxKernel struct{ p poolGeom }
+
+func (k bnDotMaxKernel) name() string { return "bnDotMax(" + k.p.String() + ")" }
+
+// differentiable: gamma too, with a zero derivative (the positions depend
+// on it only through its sign), as the conv bias in gatherBN.
+func (k bnDotMaxKernel) differentiable() []bool { return []bool{true, false, true, true} }
+
+func (k bnDotMaxKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 4 {
+		return nil, shapeErr("activations, statistics, scale and pooled gradient", in)
+	}
+	o, err := k.p.outShape(in[0])
+	if err != nil {
+		return nil, err
+	}
+	if err := bnPoolShapes(k.p, append([]tensor.Shape{o}, in...), 5, []int{3}, []int{4}); err != nil {
+		return nil, err
+	}
+	return tensor.Shape{in[0][0], in[0][2]}, nil
+}
+
+func (k bnDotMaxKernel) forward(a *args) {
+	call(a, k, forwardBNDotMax[float64], forwardBNDotMax[float32])
+}
+
+func forwardBNDotMax[T float](k bnDotMaxKernel, out []T, in [][]T, s []tensor.Shape) {
+	z, st, gamma, g := in[0], in[1], in[2], in[3]
+	tasks, f := s[0][0], s[0][2]
+	acc, scales := make([][]float64, tasks), make([][]T, tasks)
+	for t := range acc {
+		acc[t], scales[t] = make([]float64, f), channelScale(st, gamma, t, f)
+	}
+	wc := k.p.W * f
+	k.p.eachRow(s[0], func(t, o, p0, wo int) {
+		mu, _ := taskStats(st, t, f)
+		n := wo * f
+		vec.GatherDotMaxRow(acc[t], z[p0:p0+2*n], z[p0+wc:p0+wc+2*n], g[o:o+n], scales[t], mu)
+	})
+	for t := range acc {
+		_, inv := taskStats(st, t, f)
+		for i, v := range acc[t] {
+			out[t*f+i] = T(v) * inv[i]
+		}
+	}
+}
+
+// grad: bnDotPool's at the positions poolArgBN(z, st, gamma).
+func (k bnDotMaxKernel) grad(in gorgonia.Nodes, out, h *gorgonia.Node) (gorgonia.Nodes, error) {
+	z, st, gamma, g := in[0], in[1], in[2], in[3]
+	pos, err := poolArgBN(z, st, gamma, k.p)
+	if err != nil {
+		return nil, err
+	}
+	d, err := bnDotPoolKernel{k.p}.grad(gorgonia.Nodes{pos, z, st, g}, out, h)
+	if err != nil {
+		return nil, err
+	}
+	dGamma, err := scale(h, 0)
+	return gorgonia.Nodes{d[1], nil, dGamma, d[3]}, err
+}
+
+// bnBackMaxKernel is bnBackPool(poolArgBN(z, st, gamma), z, st, gamma, g,
+// a, c), the positions found in the same pass; inputs z, st, gamma, g, a, c.
+type bnBackMaxKernel struct{ p poolGeom }
+
+func (k bnBackMaxKernel) name() string { return "bnBackMax(" + k.p.String() + ")" }
+func (k bnBackMaxKernel) differentiable() []bool {
+	return []bool{true, false, true, true, true, true}
+}
+
+func (k bnBackMaxKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 6 {
+		return nil, shapeErr("activations, statistics, scale, pooled gradient and two (T, F) sums", in)
+	}
+	o, err := k.p.outShape(in[0])
+	if err != nil {
+		return nil, err
+	}
+	if err := bnPoolShapes(k.p, append([]tensor.Shape{o}, in...), 7, []int{3, 5, 6}, []int{4}); err != nil {
+		return nil, err
+	}
+	return in[0].Clone(), nil
+}
+
+func (k bnBackMaxKernel) forward(a *args) {
+	call(a, k, forwardBNBackMax[float64], forwardBNBackMax[float32])
+}
+
+// forwardBNBackMax is forwardBNBackPool with the positions found in its
+// pass (when the windows cover the images; else found first).
+func forwardBNBackMax[T float](k bnBackMaxKernel, out []T, in [][]T, s []tensor.Shape) {
+	z, st, gamma, g, a, c := in[0], in[1], in[2], in[3], in[4], in[5]
+	m, f := s[0][1], s[0][2]
+	o, _ := k.p.outShape(s[0])
+	if k.p.H%2 != 0 || k.p.W%2 != 0 {
+		pos := make([]T, o.TotalSize())
+		forwardPoolArgBN(poolArgBNKernel(k), pos, [][]T{z, st, gamma}, s[:3])
+		forwardBNBackPoolTwoPass(bnBackPoolKernel(k), out, [][]T{pos, z, st, gamma, g, a, c}, append([]tensor.Shape{o}, s...))
+		return
+	}
+	coef := make([][3][]T, s[0][0])
+	for t := range coef {
+		coef[t][0], coef[t][1], coef[t][2] = bnBackCoefficients(st, gamma, a, c, t, f, m)
+	}
+	wc := k.p.W * f
+	k.p.eachRow(s[0], func(t, o, p0, wo int) {
+		n := 2 * wo * f
+		vec.BackPoolMaxRow(out[p0:p0+n], out[p0+wc:p0+wc+n], z[p0:p0+n], z[p0+wc:p0+wc+n],
+			g[o:o+wo*f], coef[t][0], coef[t][1], coef[t][2])
+	})
+}
+
+// grad: bnBackPool's at the positions poolArgBN(z, st, gamma).
+func (k bnBackMaxKernel) grad(in gorgonia.Nodes, out, h *gorgonia.Node) (gorgonia.Nodes, error) {
+	z, st, gamma, g, a, c := in[0], in[1], in[2], in[3], in[4], in[5]
+	pos, err := poolArgBN(z, st, gamma, k.p)
+	if err != nil {
+		return nil, err
+	}
+	d, err := bnBackPoolKernel{k.p}.grad(gorgonia.Nodes{pos, z, st, gamma, g, a, c}, out, h)
+	if err != nil {
+		return nil, err
+	}
+	return d[1:], nil
+}
+
 // bnDotPoolKernel is the sum over the pooled rows of g * zhat at A.
 type bnDotPoolKernel struct{ p poolGeom }
 
@@ -220,21 +418,21 @@ func (k bnDotPoolKernel) forward(a *args) {
 	call(a, k, forwardBNDotPool[float64], forwardBNDotPool[float32])
 }
 
-// forwardBNDotPool gathers each window's z at its positions into a
-// scratch row and adds g * (z - mu) to its task's float64 sums (the windows
-// of a task run in order on one goroutine).
+// forwardBNDotPool adds g * (z - mu) at the positions to its task's float64
+// sums, a row of windows at a time (the rows of a task run in order on one
+// goroutine).
 func forwardBNDotPool[T float](k bnDotPoolKernel, out []T, in [][]T, s []tensor.Shape) {
 	pos, z, st, g := in[0], in[1], in[2], in[3]
 	tasks, f := s[1][0], s[1][2]
-	acc, row := make([][]float64, tasks), make([][]T, tasks)
+	acc := make([][]float64, tasks)
 	for t := range acc {
-		acc[t], row[t] = make([]float64, f), make([]T, f)
+		acc[t] = make([]float64, f)
 	}
-	k.p.eachWindow(s[1], func(t, o, p00, c int) {
-		x00, x01, x10, x11 := windowRows(z, p00, k.p.W, c)
-		vec.Gather(row[t], pos[o:o+c], x00, x01, x10, x11)
+	wc := k.p.W * f
+	k.p.eachRow(s[1], func(t, o, p0, wo int) {
 		mu, _ := taskStats(st, t, f)
-		vec.DotCentered(acc[t], g[o:o+c], row[t], mu)
+		n := wo * f
+		vec.GatherDotRow(acc[t], pos[o:o+n], z[p0:p0+2*n], z[p0+wc:p0+wc+2*n], g[o:o+n], mu)
 	})
 	for t := range acc {
 		_, inv := taskStats(st, t, f)

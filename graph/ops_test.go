@@ -97,6 +97,28 @@ func naivePoolIndex(k, a, h, w, c int) int {
 	return ((i*h+2*y+a/2)*w+2*xx+a%2)*c + ch
 }
 
+// naivePoolArg returns the first-maximum positions of y's n windows.
+func naivePoolArg(y []float64, n, h, w, c int) []float64 {
+	pos := make([]float64, n)
+	for k := range pos {
+		for a := 1; a < 4; a++ {
+			if y[naivePoolIndex(k, a, h, w, c)] > y[naivePoolIndex(k, int(pos[k]), h, w, c)] {
+				pos[k] = float64(a)
+			}
+		}
+	}
+	return pos
+}
+
+// zFirst draws distinct values for input 0 (activations without ties in
+// a window) and values away from zero for the others.
+func zFirst(rng *rand.Rand, i, n int) []float64 {
+	if i == 0 {
+		return distinct(rng, i, n)
+	}
+	return awayFromZero(rng, i, n)
+}
+
 // naiveGatherPool picks x at the pooled positions pos.
 func naiveGatherPool(pos, x []float64, h, w, c int) []float64 {
 	out := make([]float64, len(pos))
@@ -400,6 +422,71 @@ var opRows = func() []opRow {
 					z[i] += in[1][(i/150)*3+i%3]
 				}
 				return naiveMaxPool(naiveBatchNorm(z, in[2], in[3], 2, 50, 3, 1e-3), 4, 5, 5, 3)
+			}},
+		opRow{name: "maxPoolBN (one op)", in: []tensor.Shape{{2, 2 * 5 * 5, 3}, {2, 3}, {2, 3}, {2, 3}},
+			draw: func(rng *rand.Rand, i, n int) []float64 {
+				if i == 0 {
+					return distinct(rng, i, n)
+				}
+				return awayFromZero(rng, i, n) // gamma of both signs
+			},
+			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) {
+				st, err := bnStats(in[0], 1e-3)
+				if err != nil {
+					return nil, err
+				}
+				return maxPoolBN(in[0], st, in[1], in[2], in[3], pool55)
+			},
+			value: func(in [][]float64) []float64 {
+				z := append([]float64(nil), in[0]...)
+				for i := range z {
+					z[i] += in[1][(i/150)*3+i%3]
+				}
+				return naiveMaxPool(naiveBatchNorm(z, in[2], in[3], 2, 50, 3, 1e-3), 4, 5, 5, 3)
+			}},
+		opRow{name: "bnDotMax", in: []tensor.Shape{{2, 2 * 5 * 5, 3}, {2, 3}, {2, 2 * 2 * 2, 3}}, draw: zFirst,
+			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) {
+				st, err := bnStats(in[0], 1e-3)
+				if err != nil {
+					return nil, err
+				}
+				return apply(bnDotMaxKernel{pool55}, in[0], st, in[1], in[2])
+			},
+			value: func(in [][]float64) []float64 {
+				pos := naivePoolArg(naiveBatchNorm(in[0], in[1], make([]float64, 6), 2, 50, 3, 1e-3), 48, 5, 5, 3)
+				zhat := naiveBatchNorm(in[0], []float64{1, 1, 1, 1, 1, 1}, make([]float64, 6), 2, 50, 3, 1e-3)
+				g := naiveScatterPool(pos, in[2], len(zhat), 5, 5, 3)
+				out := make([]float64, 6)
+				for i, v := range zhat {
+					out[(i/150)*3+i%3] += v * g[i]
+				}
+				return out
+			}},
+		opRow{name: "bnBackMax", in: []tensor.Shape{{2, 2 * 5 * 5, 3}, {2, 3}, {2, 2 * 2 * 2, 3}, {2, 3}, {2, 3}}, draw: zFirst,
+			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) {
+				st, err := bnStats(in[0], 1e-3)
+				if err != nil {
+					return nil, err
+				}
+				return apply(bnBackMaxKernel{pool55}, in[0], st, in[1], in[2], in[3], in[4])
+			},
+			value: func(in [][]float64) []float64 {
+				pos := naivePoolArg(naiveBatchNorm(in[0], in[1], make([]float64, 6), 2, 50, 3, 1e-3), 48, 5, 5, 3)
+				g := naiveScatterPool(pos, in[2], len(in[0]), 5, 5, 3)
+				return naiveBNBack(in[0], in[1], g, in[3], in[4], 2, 50, 3, 1e-3)
+			}},
+		opRow{name: "bnBackMax of 4x6 images (one pass)", in: []tensor.Shape{{2, 2 * 4 * 6, 3}, {2, 3}, {2, 2 * 2 * 3, 3}, {2, 3}, {2, 3}}, draw: zFirst,
+			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) {
+				st, err := bnStats(in[0], 1e-3)
+				if err != nil {
+					return nil, err
+				}
+				return apply(bnBackMaxKernel{poolGeom{4, 6}}, in[0], st, in[1], in[2], in[3], in[4])
+			},
+			value: func(in [][]float64) []float64 {
+				pos := naivePoolArg(naiveBatchNorm(in[0], in[1], make([]float64, 6), 2, 48, 3, 1e-3), 72, 4, 6, 3)
+				g := naiveScatterPool(pos, in[2], len(in[0]), 4, 6, 3)
+				return naiveBNBack(in[0], in[1], g, in[3], in[4], 2, 48, 3, 1e-3)
 			}},
 		opRow{name: "gatherBNScale", in: []tensor.Shape{{2, 2 * 2 * 2, 3}, {2, 2 * 5 * 5, 3}, {2, 3}}, draw: positionsFirst, positions: true,
 			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) {

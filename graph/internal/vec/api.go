@@ -24,6 +24,11 @@ type kernels struct {
 	winogradKT    func(dst *[9][]float32, src *[16][]float32)
 	backPoolRow   func(o0, o1, z0, z1, pos, g, u, v, w []float32)
 	gatherAffRow  func(dst, pos, z0, z1, a, c []float32)
+	poolArgRow    func(dst, z0, z1, s []float32)
+	gatherDotRow  func(acc []float64, pos, z0, z1, g, mu []float32)
+	maxAffRow     func(dst, z0, z1, a, c []float32)
+	backPoolMax   func(o0, o1, z0, z1, g, u, v, w []float32)
+	gatherDotMax  func(acc []float64, z0, z1, g, s, mu []float32)
 }
 
 // impl runs float32: the plain loops, replaced at init by the SIMD kernels
@@ -31,11 +36,16 @@ type kernels struct {
 var (
 	impl    = plain
 	useSIMD = false
-	plain   = kernels{affineGo[float32], affine2Go[float32], addToGo[float32], sumRowsGo[float32],
+	// simdSets is every SIMD set the CPU runs (AVX2, then with the
+	// AVX-512 kernels if it has them), impl the last, for the tests.
+	simdSets []kernels
+	plain    = kernels{affineGo[float32], affine2Go[float32], addToGo[float32], sumRowsGo[float32],
 		momentsGo[float32], dotCenteredGo[float32], gatherGo[float32],
 		scatterGo[float32], reluGo[float32], maskGo[float32], poolArgScaledGo[float32], addAtScaledGo[float32],
 		winogradInGo[float32], winogradOutGo[float32], winogradKernelGo[float32],
-		winogradGradGo[float32], winogradKernelTGo[float32], backPoolRowGo[float32], gatherAffineRowGo[float32]}
+		winogradGradGo[float32], winogradKernelTGo[float32], backPoolRowGo[float32], gatherAffineRowGo[float32],
+		poolArgRowGo[float32], gatherDotRowGo[float32], maxAffineRowGo[float32],
+		backPoolMaxRowGo[float32], gatherDotMaxRowGo[float32]}
 )
 
 // f32 returns s as []float32 if T is float32.
@@ -274,4 +284,74 @@ func GatherAffineRow[T Float](dst, pos, z0, z1, a, c []T) {
 		return
 	}
 	gatherAffineRowGo(dst, pos, z0, z1, a, c)
+}
+
+// PoolArgRow sets dst (a row of pooled values, len(s) channels) to the
+// position 0..3 of the first maximum of s times each window's four entries:
+// PoolArgScaled on a row of windows.
+func PoolArgRow[T Float](dst, z0, z1, s []T) {
+	if len(s) == 0 {
+		return
+	}
+	if d, ok := f32(dst); ok {
+		impl.poolArgRow(d, as32(z0), as32(z1), as32(s))
+		return
+	}
+	poolArgRowGo(dst, z0, z1, s)
+}
+
+// GatherDotRow adds, per channel i (len(mu) channels), the sum over the
+// row's windows of g*(z-mu) with z the window's entry at pos to acc[i], in
+// float64 (each product in T), window after window: Gather followed by
+// DotCentered, in one pass.
+func GatherDotRow[T Float](acc []float64, pos, z0, z1, g, mu []T) {
+	if len(mu) == 0 {
+		return
+	}
+	if p, ok := f32(pos); ok {
+		impl.gatherDotRow(acc, p, as32(z0), as32(z1), as32(g), as32(mu))
+		return
+	}
+	gatherDotRowGo(acc, pos, z0, z1, g, mu)
+}
+
+// MaxAffineRow sets dst (a row of pooled values, len(a) channels) to x*a +
+// c per channel, x the window's entry at the first maximum of a times its
+// four entries: GatherAffineRow at PoolArgRow's positions, in one pass and
+// with the same values.
+func MaxAffineRow[T Float](dst, z0, z1, a, c []T) {
+	if len(a) == 0 {
+		return
+	}
+	if d, ok := f32(dst); ok {
+		impl.maxAffRow(d, as32(z0), as32(z1), as32(a), as32(c))
+		return
+	}
+	maxAffineRowGo(dst, z0, z1, a, c)
+}
+
+// BackPoolMaxRow is BackPoolRow at PoolArgRow(z0, z1, u)'s positions,
+// found in the same pass (len(g)/len(u) windows).
+func BackPoolMaxRow[T Float](o0, o1, z0, z1, g, u, v, w []T) {
+	if len(u) == 0 {
+		return
+	}
+	if d, ok := f32(o0); ok {
+		impl.backPoolMax(d, as32(o1), as32(z0), as32(z1), as32(g), as32(u), as32(v), as32(w))
+		return
+	}
+	backPoolMaxRowGo(o0, o1, z0, z1, g, u, v, w)
+}
+
+// GatherDotMaxRow is GatherDotRow at PoolArgRow(z0, z1, s)'s positions,
+// found in the same pass (len(g)/len(mu) windows).
+func GatherDotMaxRow[T Float](acc []float64, z0, z1, g, s, mu []T) {
+	if len(mu) == 0 {
+		return
+	}
+	if p, ok := f32(g); ok {
+		impl.gatherDotMax(acc, as32(z0), as32(z1), p, as32(s), as32(mu))
+		return
+	}
+	gatherDotMaxRowGo(acc, z0, z1, g, s, mu)
 }

@@ -263,3 +263,97 @@ func gatherAffineRowGo[T Float](dst, pos, z0, z1, a, c []T) {
 		}
 	}
 }
+
+func poolArgRowGo[T Float](dst, z0, z1, s []T) {
+	f := len(s)
+	n := len(dst) / f
+	z0, z1 = z0[:2*n*f], z1[:2*n*f]
+	for j := 0; j < n; j++ {
+		q := 2 * j * f
+		poolArgScaledGo(dst[j*f:(j+1)*f], z0[q:q+f], z0[q+f:q+2*f], z1[q:q+f], z1[q+f:q+2*f], s)
+	}
+}
+
+func gatherDotRowGo[T Float](acc []float64, pos, z0, z1, g, mu []T) {
+	f := len(mu)
+	n := len(pos) / f
+	z0, z1, g, acc = z0[:2*n*f], z1[:2*n*f], g[:n*f], acc[:f]
+	for j := 0; j < n; j++ {
+		for ch := 0; ch < f; ch++ {
+			i, p := j*f+ch, 2*j*f+ch
+			var x T
+			switch pos[i] {
+			case 0:
+				x = z0[p]
+			case 1:
+				x = z0[p+f]
+			case 2:
+				x = z1[p]
+			default:
+				x = z1[p+f]
+			}
+			acc[ch] += float64(g[i] * (x - mu[ch]))
+		}
+	}
+}
+
+func maxAffineRowGo[T Float](dst, z0, z1, a, c []T) {
+	f := len(a)
+	n := len(dst) / f
+	z0, z1, c = z0[:2*n*f], z1[:2*n*f], c[:f]
+	for j := 0; j < n; j++ {
+		for ch := 0; ch < f; ch++ {
+			i, p := j*f+ch, 2*j*f+ch
+			x00, x01, x10, x11 := z0[p], z0[p+f], z1[p], z1[p+f]
+			sv := a[ch]
+			v00, v01, v10, v11 := x00*sv, x01*sv, x10*sv, x11*sv
+			m := max(max(v00, v01), max(v10, v11))
+			x := x11 // poolArgScaledGo's choice: the first entry equal to m, else the last
+			switch {
+			case v00 == m:
+				x = x00
+			case v01 == m:
+				x = x01
+			case v10 == m:
+				x = x10
+			}
+			dst[i] = x*a[ch] + c[ch]
+		}
+	}
+}
+
+// firstMax is poolArgScaledGo's position for one window and scale.
+func firstMax[T Float](x00, x01, x10, x11, s T) int {
+	v00, v01, v10, v11 := x00*s, x01*s, x10*s, x11*s
+	m := max(max(v00, v01), max(v10, v11))
+	return b2i(v00 != m) * (1 + b2i(v01 != m)*(1+b2i(v10 != m)))
+}
+
+func backPoolMaxRowGo[T Float](o0, o1, z0, z1, g, u, v, w []T) {
+	c := len(u)
+	n := len(g) / c
+	o0, o1, z0, z1 = o0[:2*n*c], o1[:2*n*c], z0[:2*n*c], z1[:2*n*c]
+	v, w = v[:c], w[:c]
+	for j := 0; j < n; j++ {
+		for ch := 0; ch < c; ch++ {
+			i, a := j*c+ch, 2*j*c+ch
+			b := a + c
+			y := [4]T{z0[a]*v[ch] + w[ch], z0[b]*v[ch] + w[ch], z1[a]*v[ch] + w[ch], z1[b]*v[ch] + w[ch]}
+			y[firstMax(z0[a], z0[b], z1[a], z1[b], u[ch])] += g[i] * u[ch]
+			o0[a], o0[b], o1[a], o1[b] = y[0], y[1], y[2], y[3]
+		}
+	}
+}
+
+func gatherDotMaxRowGo[T Float](acc []float64, z0, z1, g, s, mu []T) {
+	f := len(mu)
+	n := len(g) / f
+	z0, z1, acc = z0[:2*n*f], z1[:2*n*f], acc[:f]
+	for j := 0; j < n; j++ {
+		for ch := 0; ch < f; ch++ {
+			i, p := j*f+ch, 2*j*f+ch
+			x := [4]T{z0[p], z0[p+f], z1[p], z1[p+f]}
+			acc[ch] += float64(g[i] * (x[firstMax(x[0], x[1], x[2], x[3], s[ch])] - mu[ch]))
+		}
+	}
+}

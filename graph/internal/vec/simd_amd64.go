@@ -9,8 +9,18 @@ func init() {
 		impl = kernels{affineSIMD, affine2SIMD, addToSIMD, sumRowsSIMD, momentsSIMD, dotCenteredSIMD,
 			gatherSIMD, scatterSIMD, reluSIMD, maskSIMD, poolArgScaledSIMD, addAtScaledSIMD,
 			winogradInSIMD, winogradOutSIMD, winogradKernelSIMD, winogradGradSIMD, winogradKernelTSIMD,
-			backPoolRowSIMD, gatherAffineRowSIMD}
+			backPoolRowSIMD, gatherAffineRowSIMD, poolArgRowSIMD, gatherDotRowSIMD, maxAffineRowSIMD,
+			backPoolMaxRowSIMD, gatherDotMaxRowSIMD}
 		useSIMD = true
+		simdSets = append(simdSets, impl)
+		if archsimd.X86.AVX512() {
+			impl.moments, impl.dotCentered = moments512, dotCentered512
+			impl.poolArgRow, impl.gatherDotRow = poolArgRow512, gatherDotRow512
+			impl.gatherAffRow, impl.backPoolRow, impl.maxAffRow = gatherAffineRow512, backPoolRow512, maxAffineRow512
+			impl.winogradIn, impl.winogradOut, impl.winogradGrad = winogradIn512, winogradOut512, winogradGrad512
+			impl.backPoolMax, impl.gatherDotMax = backPoolMaxRow512, gatherDotMaxRow512
+			simdSets = append(simdSets, impl)
+		}
 	}
 }
 
@@ -85,24 +95,30 @@ func momentsSIMD(sum, sq []float64, x, shift []float32) {
 	}
 	rows := len(x) / f
 	sum, sq = sum[:f], sq[:f]
-	zero := archsimd.BroadcastFloat64x4(0)
 	for r0 := 0; r0 < rows; r0 += rowBlock {
 		block := x[r0*f : min(rows, r0+rowBlock)*f]
 		for i := 0; i < f; i += 8 {
-			sh := load(shift[i:])
-			sl, sh4, ql, qh := zero, zero, zero, zero
-			for p := i; p < len(block); p += f {
-				d := load(block[p:]).Sub(sh)
-				l, h := d.GetLo().ConvertToFloat64(), d.GetHi().ConvertToFloat64()
-				sl, sh4 = sl.Add(l), sh4.Add(h)
-				ql, qh = l.MulAdd(l, ql), h.MulAdd(h, qh)
-			}
-			archsimd.LoadFloat64x4Slice(sum[i:]).Add(sl).StoreSlice(sum[i:])
-			archsimd.LoadFloat64x4Slice(sum[i+4:]).Add(sh4).StoreSlice(sum[i+4:])
-			archsimd.LoadFloat64x4Slice(sq[i:]).Add(ql).StoreSlice(sq[i:])
-			archsimd.LoadFloat64x4Slice(sq[i+4:]).Add(qh).StoreSlice(sq[i+4:])
+			momentsColumn(sum, sq, block, shift, i, f)
 		}
 	}
+}
+
+// momentsColumn adds the moments of channels i..i+7 of the rows of block
+// (f channels each) to sum and sq.
+func momentsColumn(sum, sq []float64, block, shift []float32, i, f int) {
+	zero := archsimd.BroadcastFloat64x4(0)
+	sh := load(shift[i:])
+	sl, sh4, ql, qh := zero, zero, zero, zero
+	for p := i; p < len(block); p += f {
+		d := load(block[p:]).Sub(sh)
+		l, h := d.GetLo().ConvertToFloat64(), d.GetHi().ConvertToFloat64()
+		sl, sh4 = sl.Add(l), sh4.Add(h)
+		ql, qh = l.MulAdd(l, ql), h.MulAdd(h, qh)
+	}
+	archsimd.LoadFloat64x4Slice(sum[i:]).Add(sl).StoreSlice(sum[i:])
+	archsimd.LoadFloat64x4Slice(sum[i+4:]).Add(sh4).StoreSlice(sum[i+4:])
+	archsimd.LoadFloat64x4Slice(sq[i:]).Add(ql).StoreSlice(sq[i:])
+	archsimd.LoadFloat64x4Slice(sq[i+4:]).Add(qh).StoreSlice(sq[i+4:])
 }
 
 func dotCenteredSIMD(acc []float64, g, z, mu []float32) {
@@ -113,21 +129,27 @@ func dotCenteredSIMD(acc []float64, g, z, mu []float32) {
 	}
 	rows := len(z) / f
 	acc = acc[:f]
-	zero := archsimd.BroadcastFloat64x4(0)
 	for r0 := 0; r0 < rows; r0 += rowBlock {
 		n := min(rows, r0+rowBlock) * f
 		zb, gb := z[r0*f:n], g[r0*f:n]
 		for i := 0; i < f; i += 8 {
-			m := load(mu[i:])
-			al, ah := zero, zero
-			for p := i; p < len(zb); p += f {
-				v := load(gb[p:]).Mul(load(zb[p:]).Sub(m))
-				al, ah = al.Add(v.GetLo().ConvertToFloat64()), ah.Add(v.GetHi().ConvertToFloat64())
-			}
-			archsimd.LoadFloat64x4Slice(acc[i:]).Add(al).StoreSlice(acc[i:])
-			archsimd.LoadFloat64x4Slice(acc[i+4:]).Add(ah).StoreSlice(acc[i+4:])
+			dotColumn(acc, gb, zb, mu, i, f)
 		}
 	}
+}
+
+// dotColumn adds the sums of g*(z-mu) of channels i..i+7 of the rows of
+// gb and zb (f channels each) to acc.
+func dotColumn(acc []float64, gb, zb, mu []float32, i, f int) {
+	zero := archsimd.BroadcastFloat64x4(0)
+	m := load(mu[i:])
+	al, ah := zero, zero
+	for p := i; p < len(zb); p += f {
+		v := load(gb[p:]).Mul(load(zb[p:]).Sub(m))
+		al, ah = al.Add(v.GetLo().ConvertToFloat64()), ah.Add(v.GetHi().ConvertToFloat64())
+	}
+	archsimd.LoadFloat64x4Slice(acc[i:]).Add(al).StoreSlice(acc[i:])
+	archsimd.LoadFloat64x4Slice(acc[i+4:]).Add(ah).StoreSlice(acc[i+4:])
 }
 
 func gatherSIMD(dst, pos, r0, r1, r2, r3 []float32) {
@@ -391,6 +413,480 @@ func gatherAffineRowSIMD(dst, pos, z0, z1, a, c []float32) {
 			x = load(z1[q:]).Merge(x, p.Equal(two))
 			x = load(z1[q+f:]).Merge(x, p.Equal(three))
 			x.MulAdd(load(a[ch:]), load(c[ch:])).StoreSlice(dst[i:])
+		}
+	}
+}
+
+// The AVX-512 sums: 32 channels of a row at a time, widened to float64 in
+// one instruction per 8 channels and summed in independent registers, the
+// rows of each block in momentsSIMD's and dotCenteredSIMD's order, so the
+// results are theirs bit for bit; the channels past a multiple of 32 take
+// their column loops.
+
+type f64x8 = archsimd.Float64x8
+
+// addF64x8 adds v[j] to a[8j : 8j+8].
+func addF64x8(a []float64, v *[4]f64x8) {
+	for j := range v {
+		archsimd.LoadFloat64x8Slice(a[8*j:]).Add(v[j]).StoreSlice(a[8*j:])
+	}
+}
+
+func moments512(sum, sq []float64, x, shift []float32) {
+	f := len(shift)
+	if f%8 != 0 {
+		momentsGo(sum, sq, x, shift)
+		return
+	}
+	wide, rows := f&^31, len(x)/f
+	sum, sq = sum[:f], sq[:f]
+	zero := archsimd.BroadcastFloat64x8(0)
+	for r0 := 0; r0 < rows; r0 += rowBlock {
+		block := x[r0*f : min(rows, r0+rowBlock)*f]
+		for i := 0; i < wide; i += 32 {
+			ha, hb, hc, hd := load(shift[i:]), load(shift[i+8:]), load(shift[i+16:]), load(shift[i+24:])
+			s0, s1, s2, s3 := zero, zero, zero, zero
+			q0, q1, q2, q3 := zero, zero, zero, zero
+			col := block[i:]
+			for p := 0; p+32 <= len(col); p += f {
+				a := load(col[p:]).Sub(ha).ConvertToFloat64()
+				b := load(col[p+8:]).Sub(hb).ConvertToFloat64()
+				c := load(col[p+16:]).Sub(hc).ConvertToFloat64()
+				d := load(col[p+24:]).Sub(hd).ConvertToFloat64()
+				s0, s1, s2, s3 = s0.Add(a), s1.Add(b), s2.Add(c), s3.Add(d)
+				q0, q1, q2, q3 = a.MulAdd(a, q0), b.MulAdd(b, q1), c.MulAdd(c, q2), d.MulAdd(d, q3)
+			}
+			addF64x8(sum[i:], &[4]f64x8{s0, s1, s2, s3})
+			addF64x8(sq[i:], &[4]f64x8{q0, q1, q2, q3})
+		}
+		for i := wide; i < f; i += 8 {
+			momentsColumn(sum, sq, block, shift, i, f)
+		}
+	}
+}
+
+func dotCentered512(acc []float64, g, z, mu []float32) {
+	f := len(mu)
+	if f%8 != 0 {
+		dotCenteredGo(acc, g, z, mu)
+		return
+	}
+	wide, rows := f&^31, len(z)/f
+	acc = acc[:f]
+	zero := archsimd.BroadcastFloat64x8(0)
+	for r0 := 0; r0 < rows; r0 += rowBlock {
+		n := min(rows, r0+rowBlock) * f
+		zb, gb := z[r0*f:n], g[r0*f:n]
+		for i := 0; i < wide; i += 32 {
+			ma, mb, mc, md := load(mu[i:]), load(mu[i+8:]), load(mu[i+16:]), load(mu[i+24:])
+			s0, s1, s2, s3 := zero, zero, zero, zero
+			zc, gc := zb[i:], gb[i:len(zb)]
+			for p := 0; p+32 <= len(zc); p += f {
+				s0 = s0.Add(load(gc[p:]).Mul(load(zc[p:]).Sub(ma)).ConvertToFloat64())
+				s1 = s1.Add(load(gc[p+8:]).Mul(load(zc[p+8:]).Sub(mb)).ConvertToFloat64())
+				s2 = s2.Add(load(gc[p+16:]).Mul(load(zc[p+16:]).Sub(mc)).ConvertToFloat64())
+				s3 = s3.Add(load(gc[p+24:]).Mul(load(zc[p+24:]).Sub(md)).ConvertToFloat64())
+			}
+			addF64x8(acc[i:], &[4]f64x8{s0, s1, s2, s3})
+		}
+		for i := wide; i < f; i += 8 {
+			dotColumn(acc, gb, zb, mu, i, f)
+		}
+	}
+}
+
+func poolArgRowSIMD(dst, z0, z1, s []float32) {
+	f := len(s)
+	if f%8 != 0 {
+		poolArgRowGo(dst, z0, z1, s)
+		return
+	}
+	n := len(dst) / f
+	z0, z1, dst = z0[:2*n*f], z1[:2*n*f], dst[:n*f]
+	one := archsimd.BroadcastFloat32x8(1)
+	for j := 0; j < n; j++ {
+		for ch := 0; ch < f; ch += 8 {
+			sv := load(s[ch:])
+			i, q := j*f+ch, 2*j*f+ch
+			v00, v01 := load(z0[q:]).Mul(sv), load(z0[q+f:]).Mul(sv)
+			v10, v11 := load(z1[q:]).Mul(sv), load(z1[q+f:]).Mul(sv)
+			m := v00.Max(v01).Max(v10.Max(v11))
+			n0, n1, n2 := one.Masked(v00.NotEqual(m)), one.Masked(v01.NotEqual(m)), one.Masked(v10.NotEqual(m))
+			n0.Mul(n1.MulAdd(n2.Add(one), one)).StoreSlice(dst[i:])
+		}
+	}
+}
+
+// gatherDotRowSIMD goes through the windows in order (the images' order in
+// memory: going down a column of channels instead misses the cache at
+// every window) and adds to the sums in memory, in DotCentered's order.
+func gatherDotRowSIMD(acc []float64, pos, z0, z1, g, mu []float32) {
+	f := len(mu)
+	if f%8 != 0 {
+		gatherDotRowGo(acc, pos, z0, z1, g, mu)
+		return
+	}
+	n := len(pos) / f
+	z0, z1, pos, g, acc = z0[:2*n*f], z1[:2*n*f], pos[:n*f], g[:n*f], acc[:f]
+	one, two, three := archsimd.BroadcastFloat32x8(1), archsimd.BroadcastFloat32x8(2), archsimd.BroadcastFloat32x8(3)
+	for j := 0; j < n; j++ {
+		for ch := 0; ch < f; ch += 8 {
+			m := load(mu[ch:])
+			i, q := j*f+ch, 2*j*f+ch
+			p := load(pos[i:])
+			x := load(z0[q:])
+			x = load(z0[q+f:]).Merge(x, p.Equal(one))
+			x = load(z1[q:]).Merge(x, p.Equal(two))
+			x = load(z1[q+f:]).Merge(x, p.Equal(three))
+			v := load(g[i:]).Mul(x.Sub(m))
+			archsimd.LoadFloat64x4Slice(acc[ch:]).Add(v.GetLo().ConvertToFloat64()).StoreSlice(acc[ch:])
+			archsimd.LoadFloat64x4Slice(acc[ch+4:]).Add(v.GetHi().ConvertToFloat64()).StoreSlice(acc[ch+4:])
+		}
+	}
+}
+
+// The AVX-512 row kernels: 16 channels at a time, with mask registers for
+// the window positions; rows of other widths take the AVX2 kernels.
+
+type f32x16 = archsimd.Float32x16
+
+func load16(s []float32) f32x16 { return archsimd.LoadFloat32x16Slice(s) }
+
+func poolArgRow512(dst, z0, z1, s []float32) {
+	f := len(s)
+	if f%16 != 0 {
+		poolArgRowSIMD(dst, z0, z1, s)
+		return
+	}
+	n := len(dst) / f
+	z0, z1, dst = z0[:2*n*f], z1[:2*n*f], dst[:n*f]
+	one := archsimd.BroadcastFloat32x16(1)
+	for j := 0; j < n; j++ {
+		for ch := 0; ch < f; ch += 16 {
+			sv := load16(s[ch:])
+			i, q := j*f+ch, 2*j*f+ch
+			v00, v01 := load16(z0[q:]).Mul(sv), load16(z0[q+f:]).Mul(sv)
+			v10, v11 := load16(z1[q:]).Mul(sv), load16(z1[q+f:]).Mul(sv)
+			m := v00.Max(v01).Max(v10.Max(v11))
+			n0, n1, n2 := one.Masked(v00.NotEqual(m)), one.Masked(v01.NotEqual(m)), one.Masked(v10.NotEqual(m))
+			n0.Mul(n1.MulAdd(n2.Add(one), one)).StoreSlice(dst[i:])
+		}
+	}
+}
+
+// gather16 returns the 16 entries at the positions p of the window rows at
+// q of z0 and z1 (f channels per pixel).
+func gather16(z0, z1 []float32, q, f int, p f32x16) f32x16 {
+	one, two, three := archsimd.BroadcastFloat32x16(1), archsimd.BroadcastFloat32x16(2), archsimd.BroadcastFloat32x16(3)
+	x := load16(z0[q:])
+	x = load16(z0[q+f:]).Merge(x, p.Equal(one))
+	x = load16(z1[q:]).Merge(x, p.Equal(two))
+	return load16(z1[q+f:]).Merge(x, p.Equal(three))
+}
+
+func gatherDotRow512(acc []float64, pos, z0, z1, g, mu []float32) {
+	f := len(mu)
+	if f%16 != 0 {
+		gatherDotRowSIMD(acc, pos, z0, z1, g, mu)
+		return
+	}
+	n := len(pos) / f
+	z0, z1, pos, g, acc = z0[:2*n*f], z1[:2*n*f], pos[:n*f], g[:n*f], acc[:f]
+	for j := 0; j < n; j++ {
+		for ch := 0; ch < f; ch += 16 {
+			i, q := j*f+ch, 2*j*f+ch
+			v := load16(g[i:]).Mul(gather16(z0, z1, q, f, load16(pos[i:])).Sub(load16(mu[ch:])))
+			archsimd.LoadFloat64x8Slice(acc[ch:]).Add(v.GetLo().ConvertToFloat64()).StoreSlice(acc[ch:])
+			archsimd.LoadFloat64x8Slice(acc[ch+8:]).Add(v.GetHi().ConvertToFloat64()).StoreSlice(acc[ch+8:])
+		}
+	}
+}
+
+func gatherAffineRow512(dst, pos, z0, z1, a, c []float32) {
+	f := len(a)
+	if f%16 != 0 {
+		gatherAffineRowSIMD(dst, pos, z0, z1, a, c)
+		return
+	}
+	n := len(dst) / f
+	z0, z1, pos, c = z0[:2*n*f], z1[:2*n*f], pos[:n*f], c[:f]
+	for j := 0; j < n; j++ {
+		for ch := 0; ch < f; ch += 16 {
+			i, q := j*f+ch, 2*j*f+ch
+			gather16(z0, z1, q, f, load16(pos[i:])).MulAdd(load16(a[ch:]), load16(c[ch:])).StoreSlice(dst[i:])
+		}
+	}
+}
+
+func backPoolRow512(o0, o1, z0, z1, pos, g, u, v, w []float32) {
+	c := len(u)
+	if c%16 != 0 {
+		backPoolRowSIMD(o0, o1, z0, z1, pos, g, u, v, w)
+		return
+	}
+	n := len(pos) / c
+	o0, o1, z0, z1, g = o0[:2*n*c], o1[:2*n*c], z0[:2*n*c], z1[:2*n*c], g[:n*c]
+	v, w = v[:c], w[:c]
+	zero, one := archsimd.BroadcastFloat32x16(0), archsimd.BroadcastFloat32x16(1)
+	two, three := archsimd.BroadcastFloat32x16(2), archsimd.BroadcastFloat32x16(3)
+	for j := 0; j < n; j++ {
+		for ch := 0; ch < c; ch += 16 {
+			i, a := j*c+ch, 2*j*c+ch
+			b := a + c
+			vv, ww := load16(v[ch:]), load16(w[ch:])
+			p, gu := load16(pos[i:]), load16(g[i:]).Mul(load16(u[ch:]))
+			load16(z0[a:]).MulAdd(vv, ww).Add(gu.Masked(p.Equal(zero))).StoreSlice(o0[a:])
+			load16(z0[b:]).MulAdd(vv, ww).Add(gu.Masked(p.Equal(one))).StoreSlice(o0[b:])
+			load16(z1[a:]).MulAdd(vv, ww).Add(gu.Masked(p.Equal(two))).StoreSlice(o1[a:])
+			load16(z1[b:]).MulAdd(vv, ww).Add(gu.Masked(p.Equal(three))).StoreSlice(o1[b:])
+		}
+	}
+}
+
+func winogradIn512(dst []float32, stride int, r0, r1, r2, r3 []float32, c int) {
+	if c%16 != 0 {
+		winogradInSIMD(dst, stride, r0, r1, r2, r3, c)
+		return
+	}
+	r0, r1, r2, r3, dst = r0[:4*c], r1[:4*c], r2[:4*c], r3[:4*c], dst[:15*stride+c]
+	for ch := 0; ch < c; ch += 16 {
+		// d B for the four rows, then Bᵀ over them (winogradInSIMD's).
+		rowB := func(r []float32) (f32x16, f32x16, f32x16, f32x16) {
+			d0, d1, d2, d3 := load16(r[ch:]), load16(r[c+ch:]), load16(r[2*c+ch:]), load16(r[3*c+ch:])
+			return d0.Sub(d2), d1.Add(d2), d2.Sub(d1), d1.Sub(d3)
+		}
+		a0, a1, a2, a3 := rowB(r0)
+		b0, b1, b2, b3 := rowB(r1)
+		c0, c1, c2, c3 := rowB(r2)
+		a0.Sub(c0).StoreSlice(dst[ch:])
+		a1.Sub(c1).StoreSlice(dst[stride+ch:])
+		a2.Sub(c2).StoreSlice(dst[2*stride+ch:])
+		a3.Sub(c3).StoreSlice(dst[3*stride+ch:])
+		b0.Add(c0).StoreSlice(dst[4*stride+ch:])
+		b1.Add(c1).StoreSlice(dst[5*stride+ch:])
+		b2.Add(c2).StoreSlice(dst[6*stride+ch:])
+		b3.Add(c3).StoreSlice(dst[7*stride+ch:])
+		c0.Sub(b0).StoreSlice(dst[8*stride+ch:])
+		c1.Sub(b1).StoreSlice(dst[9*stride+ch:])
+		c2.Sub(b2).StoreSlice(dst[10*stride+ch:])
+		c3.Sub(b3).StoreSlice(dst[11*stride+ch:])
+		d0, d1, d2, d3 := rowB(r3)
+		b0.Sub(d0).StoreSlice(dst[12*stride+ch:])
+		b1.Sub(d1).StoreSlice(dst[13*stride+ch:])
+		b2.Sub(d2).StoreSlice(dst[14*stride+ch:])
+		b3.Sub(d3).StoreSlice(dst[15*stride+ch:])
+	}
+}
+
+func winogradOut512(y0, y1, m []float32, stride, c int) {
+	if c%16 != 0 {
+		winogradOutSIMD(y0, y1, m, stride, c)
+		return
+	}
+	y0, y1, m = y0[:2*c], y1[:2*c], m[:15*stride+c]
+	for ch := 0; ch < c; ch += 16 {
+		// m A for the four rows, then Aᵀ over them (winogradOutSIMD's).
+		rowA := func(r int) (f32x16, f32x16) {
+			m0, m1, m2, m3 := load16(m[4*r*stride+ch:]), load16(m[(4*r+1)*stride+ch:]), load16(m[(4*r+2)*stride+ch:]), load16(m[(4*r+3)*stride+ch:])
+			return m0.Add(m1).Add(m2), m1.Sub(m2).Sub(m3)
+		}
+		z00, z01 := rowA(0)
+		z10, z11 := rowA(1)
+		z20, z21 := rowA(2)
+		z30, z31 := rowA(3)
+		z00.Add(z10).Add(z20).StoreSlice(y0[ch:])
+		z01.Add(z11).Add(z21).StoreSlice(y0[c+ch:])
+		z10.Sub(z20).Sub(z30).StoreSlice(y1[ch:])
+		z11.Sub(z21).Sub(z31).StoreSlice(y1[c+ch:])
+	}
+}
+
+func winogradGrad512(dst []float32, stride int, g0, g1 []float32, c int) {
+	if c%16 != 0 {
+		winogradGradSIMD(dst, stride, g0, g1, c)
+		return
+	}
+	g0, g1, dst = g0[:2*c], g1[:2*c], dst[:15*stride+c]
+	zero := archsimd.BroadcastFloat32x16(0)
+	// winogradGradSIMD's rows.
+	row := func(d []float32, h0, h1 f32x16) {
+		h0.StoreSlice(d)
+		h0.Add(h1).StoreSlice(d[stride:])
+		h0.Sub(h1).StoreSlice(d[2*stride:])
+		zero.Sub(h1).StoreSlice(d[3*stride:])
+	}
+	for ch := 0; ch < c; ch += 16 {
+		a, b, e, f := load16(g0[ch:]), load16(g0[c+ch:]), load16(g1[ch:]), load16(g1[c+ch:])
+		row(dst[ch:], a, b)
+		row(dst[4*stride+ch:], a.Add(e), b.Add(f))
+		row(dst[8*stride+ch:], a.Sub(e), b.Sub(f))
+		row(dst[12*stride+ch:], zero.Sub(e), zero.Sub(f))
+	}
+}
+
+// maxAffineRowSIMD picks, per channel, the first entry whose scaled value
+// is the window's maximum (the last if none is, as with a NaN), as
+// poolArgScaledSIMD's positions do, and maps it as gatherAffineRowSIMD.
+func maxAffineRowSIMD(dst, z0, z1, a, c []float32) {
+	f := len(a)
+	if f%8 != 0 {
+		maxAffineRowGo(dst, z0, z1, a, c)
+		return
+	}
+	n := len(dst) / f
+	z0, z1, dst, c = z0[:2*n*f], z1[:2*n*f], dst[:n*f], c[:f]
+	for j := 0; j < n; j++ {
+		for ch := 0; ch < f; ch += 8 {
+			sv := load(a[ch:])
+			i, q := j*f+ch, 2*j*f+ch
+			x00, x01, x10, x11 := load(z0[q:]), load(z0[q+f:]), load(z1[q:]), load(z1[q+f:])
+			v00, v01, v10, v11 := x00.Mul(sv), x01.Mul(sv), x10.Mul(sv), x11.Mul(sv)
+			m := v00.Max(v01).Max(v10.Max(v11))
+			x := x10.Merge(x11, v10.Equal(m))
+			x = x01.Merge(x, v01.Equal(m))
+			x = x00.Merge(x, v00.Equal(m))
+			x.MulAdd(sv, load(c[ch:])).StoreSlice(dst[i:])
+		}
+	}
+}
+
+func maxAffineRow512(dst, z0, z1, a, c []float32) {
+	f := len(a)
+	if f%16 != 0 {
+		maxAffineRowSIMD(dst, z0, z1, a, c)
+		return
+	}
+	n := len(dst) / f
+	z0, z1, dst, c = z0[:2*n*f], z1[:2*n*f], dst[:n*f], c[:f]
+	for j := 0; j < n; j++ {
+		for ch := 0; ch < f; ch += 16 {
+			sv := load16(a[ch:])
+			i, q := j*f+ch, 2*j*f+ch
+			x00, x01, x10, x11 := load16(z0[q:]), load16(z0[q+f:]), load16(z1[q:]), load16(z1[q+f:])
+			v00, v01, v10, v11 := x00.Mul(sv), x01.Mul(sv), x10.Mul(sv), x11.Mul(sv)
+			m := v00.Max(v01).Max(v10.Max(v11))
+			x := x10.Merge(x11, v10.Equal(m))
+			x = x01.Merge(x, v01.Equal(m))
+			x = x00.Merge(x, v00.Equal(m))
+			x.MulAdd(sv, load16(c[ch:])).StoreSlice(dst[i:])
+		}
+	}
+}
+
+// posMax8 and posMax16 are poolArgScaledSIMD's positions of a window's
+// four entries scaled by s.
+func posMax8(x00, x01, x10, x11, s f32x8) f32x8 {
+	one := archsimd.BroadcastFloat32x8(1)
+	v00, v01, v10, v11 := x00.Mul(s), x01.Mul(s), x10.Mul(s), x11.Mul(s)
+	m := v00.Max(v01).Max(v10.Max(v11))
+	n0, n1, n2 := one.Masked(v00.NotEqual(m)), one.Masked(v01.NotEqual(m)), one.Masked(v10.NotEqual(m))
+	return n0.Mul(n1.MulAdd(n2.Add(one), one))
+}
+
+func posMax16(x00, x01, x10, x11, s f32x16) f32x16 {
+	one := archsimd.BroadcastFloat32x16(1)
+	v00, v01, v10, v11 := x00.Mul(s), x01.Mul(s), x10.Mul(s), x11.Mul(s)
+	m := v00.Max(v01).Max(v10.Max(v11))
+	n0, n1, n2 := one.Masked(v00.NotEqual(m)), one.Masked(v01.NotEqual(m)), one.Masked(v10.NotEqual(m))
+	return n0.Mul(n1.MulAdd(n2.Add(one), one))
+}
+
+func backPoolMaxRowSIMD(o0, o1, z0, z1, g, u, v, w []float32) {
+	c := len(u)
+	if c%8 != 0 {
+		backPoolMaxRowGo(o0, o1, z0, z1, g, u, v, w)
+		return
+	}
+	n := len(g) / c
+	o0, o1, z0, z1, g = o0[:2*n*c], o1[:2*n*c], z0[:2*n*c], z1[:2*n*c], g[:n*c]
+	v, w = v[:c], w[:c]
+	zero, one := archsimd.BroadcastFloat32x8(0), archsimd.BroadcastFloat32x8(1)
+	two, three := archsimd.BroadcastFloat32x8(2), archsimd.BroadcastFloat32x8(3)
+	for j := 0; j < n; j++ {
+		for ch := 0; ch < c; ch += 8 {
+			i, a := j*c+ch, 2*j*c+ch
+			b := a + c
+			vv, ww, uu := load(v[ch:]), load(w[ch:]), load(u[ch:])
+			x00, x01, x10, x11 := load(z0[a:]), load(z0[b:]), load(z1[a:]), load(z1[b:])
+			p, gu := posMax8(x00, x01, x10, x11, uu), load(g[i:]).Mul(uu)
+			x00.MulAdd(vv, ww).Add(gu.Masked(p.Equal(zero))).StoreSlice(o0[a:])
+			x01.MulAdd(vv, ww).Add(gu.Masked(p.Equal(one))).StoreSlice(o0[b:])
+			x10.MulAdd(vv, ww).Add(gu.Masked(p.Equal(two))).StoreSlice(o1[a:])
+			x11.MulAdd(vv, ww).Add(gu.Masked(p.Equal(three))).StoreSlice(o1[b:])
+		}
+	}
+}
+
+func backPoolMaxRow512(o0, o1, z0, z1, g, u, v, w []float32) {
+	c := len(u)
+	if c%16 != 0 {
+		backPoolMaxRowSIMD(o0, o1, z0, z1, g, u, v, w)
+		return
+	}
+	n := len(g) / c
+	o0, o1, z0, z1, g = o0[:2*n*c], o1[:2*n*c], z0[:2*n*c], z1[:2*n*c], g[:n*c]
+	v, w = v[:c], w[:c]
+	zero, one := archsimd.BroadcastFloat32x16(0), archsimd.BroadcastFloat32x16(1)
+	two, three := archsimd.BroadcastFloat32x16(2), archsimd.BroadcastFloat32x16(3)
+	for j := 0; j < n; j++ {
+		for ch := 0; ch < c; ch += 16 {
+			i, a := j*c+ch, 2*j*c+ch
+			b := a + c
+			vv, ww, uu := load16(v[ch:]), load16(w[ch:]), load16(u[ch:])
+			x00, x01, x10, x11 := load16(z0[a:]), load16(z0[b:]), load16(z1[a:]), load16(z1[b:])
+			p, gu := posMax16(x00, x01, x10, x11, uu), load16(g[i:]).Mul(uu)
+			x00.MulAdd(vv, ww).Add(gu.Masked(p.Equal(zero))).StoreSlice(o0[a:])
+			x01.MulAdd(vv, ww).Add(gu.Masked(p.Equal(one))).StoreSlice(o0[b:])
+			x10.MulAdd(vv, ww).Add(gu.Masked(p.Equal(two))).StoreSlice(o1[a:])
+			x11.MulAdd(vv, ww).Add(gu.Masked(p.Equal(three))).StoreSlice(o1[b:])
+		}
+	}
+}
+
+func gatherDotMaxRowSIMD(acc []float64, z0, z1, g, s, mu []float32) {
+	f := len(mu)
+	if f%8 != 0 {
+		gatherDotMaxRowGo(acc, z0, z1, g, s, mu)
+		return
+	}
+	n := len(g) / f
+	z0, z1, g, acc = z0[:2*n*f], z1[:2*n*f], g[:n*f], acc[:f]
+	one, two, three := archsimd.BroadcastFloat32x8(1), archsimd.BroadcastFloat32x8(2), archsimd.BroadcastFloat32x8(3)
+	for j := 0; j < n; j++ {
+		for ch := 0; ch < f; ch += 8 {
+			i, q := j*f+ch, 2*j*f+ch
+			x00, x01, x10, x11 := load(z0[q:]), load(z0[q+f:]), load(z1[q:]), load(z1[q+f:])
+			p := posMax8(x00, x01, x10, x11, load(s[ch:]))
+			x := x01.Merge(x00, p.Equal(one))
+			x = x10.Merge(x, p.Equal(two))
+			x = x11.Merge(x, p.Equal(three))
+			v := load(g[i:]).Mul(x.Sub(load(mu[ch:])))
+			archsimd.LoadFloat64x4Slice(acc[ch:]).Add(v.GetLo().ConvertToFloat64()).StoreSlice(acc[ch:])
+			archsimd.LoadFloat64x4Slice(acc[ch+4:]).Add(v.GetHi().ConvertToFloat64()).StoreSlice(acc[ch+4:])
+		}
+	}
+}
+
+func gatherDotMaxRow512(acc []float64, z0, z1, g, s, mu []float32) {
+	f := len(mu)
+	if f%16 != 0 {
+		gatherDotMaxRowSIMD(acc, z0, z1, g, s, mu)
+		return
+	}
+	n := len(g) / f
+	z0, z1, g, acc = z0[:2*n*f], z1[:2*n*f], g[:n*f], acc[:f]
+	one, two, three := archsimd.BroadcastFloat32x16(1), archsimd.BroadcastFloat32x16(2), archsimd.BroadcastFloat32x16(3)
+	for j := 0; j < n; j++ {
+		for ch := 0; ch < f; ch += 16 {
+			i, q := j*f+ch, 2*j*f+ch
+			x00, x01, x10, x11 := load16(z0[q:]), load16(z0[q+f:]), load16(z1[q:]), load16(z1[q+f:])
+			p := posMax16(x00, x01, x10, x11, load16(s[ch:]))
+			x := x01.Merge(x00, p.Equal(one))
+			x = x10.Merge(x, p.Equal(two))
+			x = x11.Merge(x, p.Equal(three))
+			v := load16(g[i:]).Mul(x.Sub(load16(mu[ch:])))
+			archsimd.LoadFloat64x8Slice(acc[ch:]).Add(v.GetLo().ConvertToFloat64()).StoreSlice(acc[ch:])
+			archsimd.LoadFloat64x8Slice(acc[ch+8:]).Add(v.GetHi().ConvertToFloat64()).StoreSlice(acc[ch+8:])
 		}
 	}
 }

@@ -32,7 +32,7 @@ func TestSIMDMatchesPlain(t *testing.T) {
 		}
 		return v
 	}
-	for _, f := range []int{8, 64, 5} {
+	for _, f := range []int{8, 64, 40, 5} {
 		for _, rows := range []int{1, 3, 50} {
 			n := f * rows
 			name := fmt.Sprintf("f=%d,rows=%d", f, rows)
@@ -115,6 +115,60 @@ func TestSIMDMatchesPlain(t *testing.T) {
 					k.gatherAffRow(d, pos, append(append([]float32(nil), x...), x01...), append(append([]float32(nil), x10...), y...), a, c)
 					return wide(d)
 				}},
+				{"poolArgRow", 0, func(k kernels) []float64 {
+					d := make([]float32, n)
+					k.poolArgRow(d, windowRow(x, x01, f), windowRow(x10, x11, f), a32(f, a))
+					return wide(d)
+				}},
+				{"maxAffineRow", 1e-6, func(k kernels) []float64 {
+					d, pos, g := make([]float32, n), make([]float32, n), make([]float32, n)
+					z0, z1 := windowRow(x, x01, f), windowRow(x10, x11, f)
+					k.maxAffRow(d, z0, z1, a, c)
+					k.poolArgRow(pos, z0, z1, a)
+					k.gatherAffRow(g, pos, z0, z1, a, c)
+					for i := range d { // the gather at the window search's positions
+						if d[i] != g[i] {
+							return []float64{math.NaN()}
+						}
+					}
+					return wide(d)
+				}},
+				{"backPoolMaxRow", 1e-6, func(k kernels) []float64 {
+					z0, z1 := windowRow(x, x01, f), windowRow(x10, x11, f)
+					o0, o1 := make([]float32, 2*n), make([]float32, 2*n)
+					k.backPoolMax(o0, o1, z0, z1, y, a, b, c)
+					p, q0, q1 := make([]float32, n), make([]float32, 2*n), make([]float32, 2*n)
+					k.poolArgRow(p, z0, z1, a)
+					k.backPoolRow(q0, q1, z0, z1, p, y, a, b, c)
+					for i := range o0 { // BackPoolRow at the window search's positions
+						if o0[i] != q0[i] || o1[i] != q1[i] {
+							return []float64{math.NaN()}
+						}
+					}
+					return wide(append(o0, o1...))
+				}},
+				{"gatherDotMaxRow", 1e-12, func(k kernels) []float64 {
+					z0, z1 := windowRow(x, x01, f), windowRow(x10, x11, f)
+					acc, want := make([]float64, f), make([]float64, f)
+					k.gatherDotMax(acc, z0, z1, y, a, c)
+					p := make([]float32, n)
+					k.poolArgRow(p, z0, z1, a)
+					k.gatherDotRow(want, p, z0, z1, y, c)
+					for i := range acc { // GatherDotRow at the window search's positions
+						if acc[i] != want[i] {
+							return []float64{math.NaN()}
+						}
+					}
+					return acc
+				}},
+				{"gatherDotRow", 1e-12, func(k kernels) []float64 {
+					acc := make([]float64, f)
+					for e := range acc {
+						acc[e] = float64(b[e])
+					}
+					k.gatherDotRow(acc, pos, windowRow(x, x01, f), windowRow(x10, y, f), x11, c)
+					return acc
+				}},
 				{"winogradGrad", 0, func(k kernels) []float64 {
 					d := make([]float32, 16*f)
 					k.winogradGrad(d, f, a32(2*f, x), a32(2*f, y), f)
@@ -146,19 +200,31 @@ func TestSIMDMatchesPlain(t *testing.T) {
 				}},
 			}
 			for _, tc := range cases {
-				got, want := tc.run(impl), tc.run(plain)
-				for i := range want {
-					if math.IsNaN(want[i]) && math.IsNaN(got[i]) {
-						continue
-					}
-					if d := math.Abs(got[i] - want[i]); !(d <= tc.tol*(1+math.Abs(want[i]))) { // a lone NaN fails
-						t.Errorf("%s %s: entry %d is %v with SIMD, %v with the plain loop", tc.op, name, i, got[i], want[i])
-						break
+				for si, set := range simdSets {
+					got, want := tc.run(set), tc.run(plain)
+					for i := range want {
+						if math.IsNaN(want[i]) && math.IsNaN(got[i]) {
+							continue
+						}
+						if d := math.Abs(got[i] - want[i]); !(d <= tc.tol*(1+math.Abs(want[i]))) { // a lone NaN fails
+							t.Errorf("%s %s: entry %d is %v with SIMD set %d, %v with the plain loop", tc.op, name, i, got[i], si, want[i])
+							break
+						}
 					}
 				}
 			}
 		}
 	}
+}
+
+// windowRow interleaves the left and right pixels of a row of windows:
+// window j's f channels of left, then of right.
+func windowRow(left, right []float32, f int) []float32 {
+	var v []float32
+	for j := 0; j+f <= len(left); j += f {
+		v = append(append(v, left[j:j+f]...), right[j:j+f]...)
+	}
+	return v
 }
 
 // a32 repeats the row a (per-channel values, some negative) to length n.
@@ -335,6 +401,38 @@ func TestWinogradAdjoints(t *testing.T) {
 		}
 		if math.Abs(a-b) > 1e-4*(1+math.Abs(a)) {
 			t.Errorf("c=%d: <Kernel(k), s> = %v, <k, KernelT(s)> = %v", c, a, b)
+		}
+	}
+}
+
+// TestSIMDSumsAgree checks that every SIMD set's float64 sums are those of
+// the first (AVX2) set bit for bit: the AVX-512 kernels keep each channel's
+// order of summation.
+func TestSIMDSumsAgree(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, f := range []int{8, 32, 40, 64, 96} {
+		n := f * 77 // more than two blocks of rows, the last partial
+		x, g, mu := make([]float32, n), make([]float32, n), make([]float32, f)
+		for i := range x {
+			x[i], g[i] = float32(r.NormFloat64()), float32(r.NormFloat64())
+		}
+		for i := range mu {
+			mu[i] = float32(r.NormFloat64())
+		}
+		run := func(k kernels) []float64 {
+			sum, sq, acc := make([]float64, f), make([]float64, f), make([]float64, f)
+			k.moments(sum, sq, x, mu)
+			k.dotCentered(acc, g, x, mu)
+			return append(append(sum, sq...), acc...)
+		}
+		for si := 1; si < len(simdSets); si++ {
+			want, got := run(simdSets[0]), run(simdSets[si])
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("f=%d: sum %d is %v with SIMD set %d, %v with set 0", f, i, got[i], si, want[i])
+				}
+			}
 		}
 	}
 }
