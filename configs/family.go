@@ -1,6 +1,7 @@
 package configs
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"reflect"
@@ -67,6 +68,28 @@ type ScaleFielder interface {
 	// ScaleFields names the section's fields that set the input scale,
 	// with their values, e.g. "task.sinusoid.x_min = -5".
 	ScaleFields(c Config) string
+}
+
+// DataCommander is implemented by a family whose data is fetched once per
+// machine before its runs, with its own download.
+type DataCommander interface {
+	// DataCommand runs "trmaml data NAME" with the arguments after NAME:
+	// it parses its own flags (on -h it prints its usage to stderr and
+	// returns flag.ErrHelp), then fetches, checks or describes the data. ctx
+	// is done when the user interrupts.
+	DataCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+// DataFamilies lists the registered families that fetch data
+// (DataCommander), in registration order.
+func DataFamilies() []string {
+	var names []string
+	for _, f := range families {
+		if _, ok := f.(DataCommander); ok {
+			names = append(names, f.Name())
+		}
+	}
+	return names
 }
 
 // EvalFields lists the fields that the registered families let an

@@ -26,15 +26,6 @@ type family struct {
 	support, query, evalQuery        int // points per instance
 }
 
-// release is the data release of opts for configs.Env: nil unless set, so
-// that families tell "not set" from a typed nil.
-func release(opts Options) any {
-	if opts.DataRelease == nil {
-		return nil
-	}
-	return opts.DataRelease
-}
-
 // newFamily builds the task sets of cfg's registered family and the model
 // of the kind the family names (configs.Family.Model).
 func newFamily(cfg configs.Config, opts Options) (*family, error) {
@@ -42,7 +33,7 @@ func newFamily(cfg configs.Config, opts Options) (*family, error) {
 	if err != nil {
 		return nil, err
 	}
-	sets, err := fam.Tasks(cfg, configs.Env{DataRoot: opts.DataRoot, Cache: opts.Datasets, Release: release(opts), Warnings: opts.Warnings})
+	sets, err := fam.Tasks(cfg, configs.Env{DataRoot: opts.DataRoot, Cache: opts.Datasets, Release: opts.DataRelease, Warnings: opts.Warnings})
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 
 	"github.com/trmaml/trmaml/configs"
-	"github.com/trmaml/trmaml/data/omniglot"
 	"github.com/trmaml/trmaml/graph"
 	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/rundir"
@@ -55,11 +54,12 @@ type Options struct {
 	// is a property of the machine, not of the experiment, so a run moved to
 	// another machine resumes with that machine's DataRoot.
 	DataRoot string
-	// DataRelease, if not nil, is the content the Omniglot data root must
-	// hold instead of the published dataset (omniglot.Published): a program
+	// DataRelease, if not nil, is the content the data root must hold
+	// instead of the family's published dataset, in the family's own type
+	// (configs.Env.Release). Omniglot takes an *omniglot.Release: a program
 	// that trains on its own data in Omniglot's layout sets it from
 	// omniglot.Describe, as the tests do for their synthetic fixture.
-	DataRelease *omniglot.Release
+	DataRelease any
 	// Datasets, if not nil, keeps the data sets loaded by the runs given it,
 	// so that the runs of an experiment load them once; nil loads them for
 	// each run.

@@ -2,88 +2,42 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"text/tabwriter"
+	"strings"
 
-	"github.com/trmaml/trmaml/data/omniglot"
+	"github.com/trmaml/trmaml/configs"
 )
 
-const dataUsage = `usage: trmaml data omniglot [-dir DIR] [-verify] [-info] [-url URL]
-Downloads the Omniglot archives into DIR/omniglot (resuming an interrupted download and verifying
-the content before moving them into place); -verify checks an existing data root, -info lists the
-alphabets with their character counts and split. DIR defaults to $TRMAML_DATA, else the per-user
-cache directory (%s).
+const dataUsage = `usage: trmaml data NAME [flags]
+Fetches the data of task family NAME, once per machine; NAME is one of: %s.
+"trmaml data NAME -h" lists its flags.
 `
 
-// dataCmd runs "trmaml data omniglot".
+// dataCmd runs "trmaml data NAME": the data command of the registered
+// family NAME (configs.DataCommander).
 func dataCmd(args []string, stdout, stderr io.Writer) error {
-	def, _ := omniglot.DefaultRoot()
-	if len(args) == 0 || args[0] != "omniglot" {
-		fmt.Fprintf(stderr, dataUsage, def)
-		if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+	known := strings.Join(configs.DataFamilies(), ", ")
+	var cmd configs.DataCommander
+	if len(args) > 0 {
+		if f, ok := configs.LookupFamily(args[0]); ok {
+			cmd, _ = f.(configs.DataCommander)
+		}
+	}
+	if cmd == nil {
+		fmt.Fprintf(stderr, dataUsage, known)
+		switch {
+		case len(args) == 0:
+			return fmt.Errorf("data: missing dataset name (known: %s)", known)
+		case args[0] == "-h" || args[0] == "-help" || args[0] == "--help":
 			return flag.ErrHelp
 		}
-		if len(args) == 0 {
-			return errors.New("data: missing dataset name (omniglot)")
-		}
-		return fmt.Errorf("data: unknown dataset %q (known: omniglot)", args[0])
-	}
-	fs := flag.NewFlagSet("data omniglot", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprintf(stderr, dataUsage, def); fs.PrintDefaults() }
-	dir := fs.String("dir", "", "data root that holds omniglot/ (default: $"+omniglot.EnvRoot+", else "+def+")")
-	verify := fs.Bool("verify", false, "check the data root's archives (counts and content SHA-256) instead of downloading")
-	info := fs.Bool("info", false, "print every alphabet's character count and split instead of downloading")
-	url := fs.String("url", omniglot.CanonicalBaseURL, "base URL of images_background.zip and images_evaluation.zip")
-	if err := fs.Parse(args[1:]); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("data omniglot: unexpected arguments %v", fs.Args())
-	}
-	root, err := omniglot.ResolveRoot(*dir, "")
-	if err != nil {
-		return err
-	}
-	switch {
-	case *info:
-		return root.Annotate(printOmniglotInfo(stdout, root.Dir))
-	case *verify:
-		if err := omniglot.Verify(root.Dir); err != nil {
-			return root.Annotate(err)
-		}
-		fmt.Fprintf(stdout, "%s: Omniglot verified (964 + 659 characters, 19,280 + 13,180 images, content SHA-256 %s)\n",
-			root.Dir, omniglot.ContentSHA256)
-		return nil
+		return fmt.Errorf("data: unknown dataset %q (known: %s)", args[0], known)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	fmt.Fprintf(stdout, "downloading Omniglot from %s into %s (data root from %s)\n", *url, root.Dir, root.Source)
-	return root.Annotate(omniglot.Download(ctx, root.Dir, omniglot.DownloadOptions{BaseURL: *url, Progress: stderr}))
-}
-
-// printOmniglotInfo lists the alphabets by split with their counts.
-func printOmniglotInfo(w io.Writer, root string) error {
-	alphabets, err := omniglot.List(root)
-	if err != nil {
-		return err
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "split\talphabet\tcharacters\timages\t\n")
-	for _, s := range omniglot.Splits {
-		n, chars, images := 0, 0, 0
-		for _, a := range alphabets {
-			if a.Split == s {
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t\n", s, a.Name, a.Characters, a.Images)
-				n, chars, images = n+1, chars+a.Characters, images+a.Images
-			}
-		}
-		fmt.Fprintf(tw, "%s total\t%d alphabets\t%d\t%d\t\n", s, n, chars, images)
-	}
-	return tw.Flush()
+	return cmd.DataCommand(ctx, args[1:], stdout, stderr)
 }

@@ -66,7 +66,8 @@ func TestDataOmniglotErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"data"}, "missing dataset name"},
-		{[]string{"data", "mnist"}, `unknown dataset "mnist"`},
+		{[]string{"data", "mnist"}, `unknown dataset "mnist" (known: omniglot)`},
+		{[]string{"data", "sinusoid"}, `unknown dataset "sinusoid" (known: omniglot)`}, // a family without data
 		{[]string{"data", "omniglot", "-verify", "extra"}, "unexpected arguments"},
 		{[]string{"data", "omniglot", "-verify"}, "fetch them with: trmaml data omniglot -dir " + empty + " (data root from $TRMAML_DATA)"},
 		{[]string{"data", "omniglot", "-info", "-dir", filepath.Join(empty, "x")}, "omniglot data missing in data root " + filepath.Join(empty, "x")},

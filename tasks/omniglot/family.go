@@ -7,7 +7,9 @@
 package omniglot
 
 import (
+	"context"
 	"fmt"
+	"io"
 
 	"github.com/trmaml/trmaml/configs"
 )
@@ -226,4 +228,23 @@ func (Family) Tasks(c configs.Config, env configs.Env) (*configs.TaskSets, error
 		return nil, fmt.Errorf("tasks/omniglot: no data loader: import github.com/trmaml/trmaml/tasks/omniglot/load")
 	}
 	return loader(c, env)
+}
+
+// dataCommand is the family's "trmaml data omniglot", the downloader:
+// package tasks/omniglot/load installs it, like the loader.
+var dataCommand func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+
+// SetDataCommand installs the family's data command; package
+// tasks/omniglot/load calls it from its init function.
+func SetDataCommand(f func(ctx context.Context, args []string, stdout, stderr io.Writer) error) {
+	dataCommand = f
+}
+
+// DataCommand implements configs.DataCommander with the installed
+// command: it downloads, verifies or lists the Omniglot archives.
+func (Family) DataCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if dataCommand == nil {
+		return fmt.Errorf("tasks/omniglot: no data command: import github.com/trmaml/trmaml/tasks/omniglot/load")
+	}
+	return dataCommand(ctx, args, stdout, stderr)
 }

@@ -1,7 +1,7 @@
 // Package load is the data side of the Omniglot task family: it reads the
-// drawings (package data/omniglot) and builds the task sets. Importing it
-// installs it in package tasks/omniglot; run imports it, the readers of run
-// directories need not.
+// drawings (package data/omniglot) and builds the task sets, and downloads
+// them (trmaml data omniglot). Importing it installs both in package
+// tasks/omniglot; run imports it, the readers of run directories need not.
 package load
 
 import (
@@ -15,7 +15,10 @@ import (
 	family "github.com/trmaml/trmaml/tasks/omniglot"
 )
 
-func init() { family.SetLoader(tasks) }
+func init() {
+	family.SetLoader(tasks)
+	family.SetDataCommand(dataCommand)
+}
 
 type datasetKey struct {
 	dir     string
