@@ -503,22 +503,29 @@ func (b *board) start() (stop func()) {
 	return func() { close(done); <-finished }
 }
 
-// overallLocked is the experiment's status line; b.mu must be held.
+// overallLocked is the experiment's status line; b.mu must be held. Its ETA
+// comes from the iterations this process ran, so runs finished or
+// checkpointed by an earlier call do not make a resumed grid look fast.
 func (b *board) overallLocked() string {
-	total, doneIters := 0, 0
+	total, doneIters, here := 0, 0, 0
 	for i, j := range b.jobs {
 		total += j.Config.Meta.Iterations
+		reached := 0
 		switch b.state[i] {
 		case "done", "failed":
-			doneIters += j.Config.Meta.Iterations
+			reached = j.Config.Meta.Iterations
 		case "running", "interrupted":
-			doneIters += b.progs[i].Iteration()
+			reached = b.progs[i].Iteration()
+		}
+		doneIters += reached
+		if from, started := b.progs[i].Resumed(); started {
+			here += reached - from
 		}
 	}
 	elapsed := time.Since(b.started)
 	eta := "?"
-	if doneIters > 0 {
-		eta = (time.Duration(float64(total-doneIters)/float64(doneIters)*elapsed.Seconds()) * time.Second).Round(time.Second).String()
+	if here > 0 {
+		eta = (time.Duration(float64(total-doneIters)/float64(here)*elapsed.Seconds()) * time.Second).Round(time.Second).String()
 	}
 	return fmt.Sprintf("experiment: %d/%d iterations over %d runs, elapsed %s, ETA %s",
 		doneIters, total, len(b.jobs), elapsed.Round(time.Second), eta)

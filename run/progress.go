@@ -58,6 +58,15 @@ func (p *Progress) Start(name string, done, total int) {
 	p.iter.Store(int64(done))
 }
 
+// Resumed is the iteration Start was given (where this process began the
+// run) and whether Start was called at all: a finished run is not started.
+func (p *Progress) Resumed() (done int, started bool) {
+	if p == nil {
+		return 0, false
+	}
+	return p.startIter, p.total > 0
+}
+
 // Iteration is the last finished iteration, safe to read from any goroutine.
 func (p *Progress) Iteration() int {
 	if p == nil {
