@@ -1,0 +1,81 @@
+package graph
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"gorgonia.org/tensor"
+)
+
+// unfused hides the CNN's forwardValues: an evaluation objective of it
+// builds the query pass from the four ops per block, as before convBlock.
+type unfused struct {
+	Model
+	AdaptedParams
+}
+
+// TestEvalQueryPassFused: an objective without a meta-gradient runs the
+// CNN's first block on the query images as one convBlock op, and its losses
+// and accuracies are those of the same objective built from the unfused
+// blocks. With the chunks of the im2col path (default chunkValues) the
+// products and the sums see the same values in the same order, so the
+// losses agree to the last bit; with one image per chunk the batch-norm sums
+// may run in another order (the vec kernels sum blocks of rows), bounded
+// below (measured: still equal).
+func TestEvalQueryPassFused(t *testing.T) {
+	for _, c := range []struct {
+		dt     tensor.Dtype
+		chunk  int  // chunkValues; 0: the default
+		exact  bool // same summation order: bit for bit
+		maxRel float64
+	}{
+		{tensor.Float32, 0, true, 0},
+		{tensor.Float32, 1, false, 1e-5},
+		{tensor.Float64, 0, true, 0},
+		{tensor.Float64, 1, false, 1e-12},
+	} {
+		t.Run(fmt.Sprintf("%v, chunkValues %d", c.dt, c.chunk), func(t *testing.T) {
+			if c.chunk > 0 {
+				defer func(v int) { chunkValues = v }(chunkValues)
+				chunkValues = c.chunk
+			}
+			rng := rand.New(rand.NewPCG(7, 7))
+			m, err := NewCNN(28, 28, 1, 32, 4, 5, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := randomImages(rng, 4, 5, 1, 10, 28, 28, 1)
+			w := m.Init(rng)
+			var losses, acc [2][]float64
+			for k, model := range []Model{m, unfused{m, m}} {
+				obj, err := NewObjective(Spec{Model: model, Loss: SoftmaxCrossEntropy, Score: Accuracy, Tasks: 4, Support: 5, Query: 50,
+					InShape: m.InShape(), OutDim: 5, Steps: 1, Alpha: 0.4, Dtype: c.dt})
+				if err != nil {
+					t.Fatal(err)
+				}
+				fused := false
+				for _, s := range obj.prog.steps {
+					if o, ok := s.op.(*op); ok {
+						_, isBlock := o.k.(convBlockKernel)
+						fused = fused || isBlock
+					}
+				}
+				if fused != (k == 0) {
+					t.Fatalf("model %d: convBlock in the program %v, want %v", k, fused, k == 0)
+				}
+				losses[k], acc[k] = make([]float64, 4), make([]float64, 4)
+				if err := obj.LossesMetric(w, b, nil, losses[k], acc[k], nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			d := relErr(losses[0], losses[1])
+			t.Logf("losses %v, accuracies %v, relative difference %.3g", losses[0], acc[0], d)
+			if !reflect.DeepEqual(acc[0], acc[1]) || d > c.maxRel || (c.exact && !reflect.DeepEqual(losses[0], losses[1])) {
+				t.Errorf("fused: losses %v, accuracies %v; unfused: %v, %v (relative difference %.3g, at most %.3g)",
+					losses[0], acc[0], losses[1], acc[1], d, c.maxRel)
+			}
+		})
+	}
+}
