@@ -26,26 +26,29 @@ type unfused struct {
 // per chunk: the bound is for that order of the sums.
 func TestEvalQueryPassFused(t *testing.T) {
 	for _, c := range []struct {
-		dt     tensor.Dtype
-		chunk  int // chunkValues; 0: the default
-		maxRel float64
+		h, w, blocks int
+		dt           tensor.Dtype
+		chunk        int // chunkValues; 0: the default
+		maxRel       float64
 	}{
-		{tensor.Float32, 0, 1e-6},
-		{tensor.Float32, 1, 1e-6},
-		{tensor.Float64, 0, 1e-14},
-		{tensor.Float64, 1, 1e-14},
+		{28, 28, 4, tensor.Float32, 0, 1e-6},
+		{28, 28, 4, tensor.Float32, 1, 1e-6},
+		{28, 28, 4, tensor.Float64, 0, 1e-14},
+		{28, 28, 4, tensor.Float64, 1, 1e-14},
+		{9, 7, 2, tensor.Float32, 0, 1e-6}, // odd sizes: the pool drops a row and a column
+		{9, 7, 2, tensor.Float64, 1, 1e-14},
 	} {
-		t.Run(fmt.Sprintf("%v, chunkValues %d", c.dt, c.chunk), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%dx%d, %v, chunkValues %d", c.h, c.w, c.dt, c.chunk), func(t *testing.T) {
 			if c.chunk > 0 {
 				defer func(v int) { chunkValues = v }(chunkValues)
 				chunkValues = c.chunk
 			}
 			rng := rand.New(rand.NewPCG(7, 7))
-			m, err := NewCNN(28, 28, 1, 32, 4, 5, false)
+			m, err := NewCNN(c.h, c.w, 1, 32, c.blocks, 5, false)
 			if err != nil {
 				t.Fatal(err)
 			}
-			b := randomImages(rng, 4, 5, 1, 10, 28, 28, 1)
+			b := randomImages(rng, 4, 5, 1, 10, c.h, c.w, 1)
 			w := m.Init(rng)
 			var losses, acc [2][]float64
 			for k, model := range []Model{m, unfused{m, m}} {
