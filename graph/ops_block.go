@@ -17,8 +17,10 @@ import (
 // into a buffer that stays in the cache, twice: once for the statistics,
 // once for the pool. Recomputing is cheap only for thin patches (the first
 // block's one channel: 9 products per value), so the CNN uses it only there
-// (CNN.fuses). Its values are those of the four ops: the same products of
-// the same chunks, the same kernels for the sums, the affine map and ReLU.
+// (CNN.fuses). Its values are those of the four ops: the same chunks, the
+// same nine products per value of one channel added in the BLAS's order
+// (vec.Conv1; with more channels, or without the SIMD kernels, the same
+// im2col product), the same kernels for the sums, the affine map and ReLU.
 // Its derivative is the four ops' derivatives (it builds z and the
 // statistics again), so a graph that differentiates it stays exact but
 // gains nothing.
@@ -56,10 +58,10 @@ func (k convBlockKernel) forward(a *args) {
 	call(a, k, forwardConvBlock[float64], forwardConvBlock[float32])
 }
 
-// forwardConvBlock runs, per task, the chunks of conv's im2col path twice:
-// first into the channel sums of bnStats (z minus the task's first row,
-// accumulated chunk after chunk), then, with the statistics, into
-// maxPoolBN's row kernel and ReLU.
+// forwardConvBlock computes, per task, z for the chunks of conv's im2col
+// path twice: first into the channel sums of bnStats (z minus the task's
+// first row, accumulated chunk after chunk), then, with the statistics,
+// into maxPoolBN's row kernel and ReLU.
 func forwardConvBlock[T float](k convBlockKernel, out []T, in [][]T, s []tensor.Shape) {
 	x, kern, gamma, beta := in[0], in[1], in[3], in[4]
 	g, F := k.g, s[1][2]
