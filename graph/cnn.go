@@ -89,6 +89,23 @@ func (m CNN) Adapted() []bool {
 
 // Forward implements Model: x (T, N, H*W*C) to logits (T, N, Ways).
 func (m CNN) Forward(x *gorgonia.Node, params gorgonia.Nodes) (*gorgonia.Node, error) {
+	return m.forward(x, params, false)
+}
+
+// forwardValues implements valueModel: Forward with the blocks that fuses
+// allows as one convBlock op each, for graphs that take no derivative of
+// the result.
+func (m CNN) forwardValues(x *gorgonia.Node, params gorgonia.Nodes) (*gorgonia.Node, error) {
+	return m.forward(x, params, true)
+}
+
+// fuses reports whether a block with cin input channels runs as one
+// convBlock op in forwardValues: when its convolution takes the im2col path
+// with thin patches (9*cin below 2*Filters, as the first block's one
+// channel), cheap enough to compute twice instead of storing its output.
+func (m CNN) fuses(cin int) bool { return 9*cin < 2*m.Filters }
+
+func (m CNN) forward(x *gorgonia.Node, params gorgonia.Nodes, values bool) (*gorgonia.Node, error) {
 	if len(params) != 4*m.Blocks+2 {
 		return nil, fmt.Errorf("graph: CNN with %d blocks needs %d parameter nodes, got %d", m.Blocks, 4*m.Blocks+2, len(params))
 	}
@@ -100,7 +117,13 @@ func (m CNN) Forward(x *gorgonia.Node, params gorgonia.Nodes) (*gorgonia.Node, e
 	H, W, C := m.H, m.W, m.C
 	for l := 0; l < m.Blocks; l++ {
 		p := params[4*l : 4*l+4]
-		z, err := m.block(h, imageGeom{H, W, C}, p[0], p[1], p[2], p[3])
+		var z *gorgonia.Node
+		var err error
+		if values && m.fuses(C) {
+			z, err = convBlock(h, p[0], p[1], p[2], p[3], imageGeom{H, W, C}, m.Eps)
+		} else {
+			z, err = m.block(h, imageGeom{H, W, C}, p[0], p[1], p[2], p[3])
+		}
 		if err != nil {
 			return nil, fmt.Errorf("graph: CNN block %d: %w", l+1, err)
 		}

@@ -213,7 +213,11 @@ func NewObjective(spec Spec) (*Objective, error) {
 		return nil, fmt.Errorf("graph: the inner loop returned %d parameter tensors, the model has %d", len(theta), len(shapes))
 	}
 
-	pred, err := spec.Model.Forward(qx, theta)
+	forward := spec.Model.Forward
+	if v, ok := spec.Model.(valueModel); ok && !spec.MetaGradient {
+		forward = v.forwardValues // nothing differentiates the query pass
+	}
+	pred, err := forward(qx, theta)
 	if err != nil {
 		return nil, err
 	}
@@ -249,6 +253,14 @@ func NewObjective(spec Spec) (*Objective, error) {
 		o.predOut = idx[len(idx)-1]
 	}
 	return o, nil
+}
+
+// valueModel is implemented by models with a cheaper forward pass for
+// graphs that take no derivative of it (same inputs, same values up to the
+// order of float sums): NewObjective uses it for the query pass of an
+// objective without a meta-gradient.
+type valueModel interface {
+	forwardValues(x *gorgonia.Node, params gorgonia.Nodes) (*gorgonia.Node, error)
 }
 
 // NumParams implements metalearn.Objective.

@@ -65,14 +65,20 @@ func forwardBNStats[T float](k bnStatsKernel, out []T, in [][]T, s []tensor.Shap
 		zt := z[t*m*f : (t+1)*m*f]
 		shift, sum, sq := zt[:f], make([]float64, f), make([]float64, f)
 		vec.Moments(sum, sq, zt, shift)
-		mu, inv := taskStats(out, t, f)
-		for i := range sum {
-			mean := sum[i] / float64(m)
-			v := max(sq[i]/float64(m)-mean*mean, 0)
-			mu[i] = T(float64(shift[i]) + mean)
-			inv[i] = T(1 / math.Sqrt(v+k.eps))
-		}
+		setStats(out, t, sum, sq, shift, m, k.eps)
 	})
+}
+
+// setStats sets the mean and inverse deviation of task t in st (T, 2, F)
+// from the sums over m rows of z - shift and of its squares.
+func setStats[T float](st []T, t int, sum, sq []float64, shift []T, m int, eps float64) {
+	mu, inv := taskStats(st, t, len(shift))
+	for i := range sum {
+		mean := sum[i] / float64(m)
+		v := max(sq[i]/float64(m)-mean*mean, 0)
+		mu[i] = T(float64(shift[i]) + mean)
+		inv[i] = T(1 / math.Sqrt(v+eps))
+	}
 }
 
 // taskStats returns the mean and inverse deviation of the f channels of

@@ -226,8 +226,7 @@ var chunkValues = 1 << 18
 // in 10-16 ms. Tasks run on several goroutines; the chunks of one task run
 // in order on one goroutine.
 func eachChunk[T float](g convGeom, F int, fn func(t, img, imgs int, cols, pad []T)) {
-	n := g.pixelsPerTask() / (g.H * g.W)
-	per := max(1, min(n, chunkValues/(g.H*g.W*max(9*g.C, 2*F))))
+	n, per := g.pixelsPerTask()/(g.H*g.W), g.chunkImages(F)
 	size, padSize := per*g.H*g.W*9*g.C, (g.H+2)*(g.W+2)*g.C
 	parallelTasks(g.x[0], 1<<20, func(t int) {
 		bp, ok := scratch.Get().(*[]T)
@@ -247,6 +246,13 @@ func eachChunk[T float](g convGeom, F int, fn func(t, img, imgs int, cols, pad [
 		}
 		scratch.Put(bp) // a pointer: a slice in an interface would allocate per Put
 	})
+}
+
+// chunkImages is the number of images of eachChunk's chunks of a
+// convolution to F channels.
+func (g convGeom) chunkImages(F int) int {
+	n := g.pixelsPerTask() / (g.H * g.W)
+	return max(1, min(n, chunkValues/(g.H*g.W*max(9*g.C, 2*F))))
 }
 
 // scratch holds pointers to patch buffers for reuse across calls (both

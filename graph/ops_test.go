@@ -444,6 +444,21 @@ var opRows = func() []opRow {
 				}
 				return naiveMaxPool(naiveBatchNorm(z, in[2], in[3], 2, 50, 3, 1e-3), 4, 5, 5, 3)
 			}},
+		opRow{name: "convBlock (a CNN block in one op)", in: []tensor.Shape{{2, 3, 4 * 4}, {2, 9, 3}, {2, 3}, {2, 3}, {2, 3}},
+			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) {
+				return convBlock(in[0], in[1], in[2], in[3], in[4], imageGeom{H: 4, W: 4, C: 1}, 1e-3)
+			},
+			value: func(in [][]float64) []float64 {
+				z := naiveConv(in[0], in[1], 2, 3, 4, 4, 1, 3)
+				for i := range z {
+					z[i] += in[2][(i/144)*3+i%3]
+				}
+				y := naiveMaxPool(naiveBatchNorm(z, in[3], in[4], 2, 48, 3, 1e-3), 6, 4, 4, 3)
+				for i, v := range y {
+					y[i] = max(v, 0)
+				}
+				return y
+			}},
 		opRow{name: "bnDotMax", in: []tensor.Shape{{2, 2 * 5 * 5, 3}, {2, 3}, {2, 2 * 2 * 2, 3}}, draw: zFirst,
 			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) {
 				st, err := bnStats(in[0], 1e-3)

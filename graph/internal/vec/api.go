@@ -29,6 +29,7 @@ type kernels struct {
 	maxAffRow     func(dst, z0, z1, a, c []float32)
 	backPoolMax   func(o0, o1, z0, z1, g, u, v, w []float32)
 	gatherDotMax  func(acc []float64, z0, z1, g, s, mu []float32)
+	conv1         func(dst, pad []float32, h, w int, k []float32)
 }
 
 // impl runs float32: the plain loops, replaced at init by the SIMD kernels
@@ -45,7 +46,7 @@ var (
 		winogradInGo[float32], winogradOutGo[float32], winogradKernelGo[float32],
 		winogradGradGo[float32], winogradKernelTGo[float32], backPoolRowGo[float32], gatherAffineRowGo[float32],
 		poolArgRowGo[float32], gatherDotRowGo[float32], maxAffineRowGo[float32],
-		backPoolMaxRowGo[float32], gatherDotMaxRowGo[float32]}
+		backPoolMaxRowGo[float32], gatherDotMaxRowGo[float32], conv1Go[float32]}
 )
 
 // f32 returns s as []float32 if T is float32.
@@ -354,4 +355,21 @@ func GatherDotMaxRow[T Float](acc []float64, z0, z1, g, s, mu []T) {
 		return
 	}
 	gatherDotMaxRowGo(acc, z0, z1, g, s, mu)
+}
+
+// Conv1 sets dst (h x w pixels of f = len(k)/9 channels, row-major) to the
+// 3x3 convolution of a one-channel image, given as pad, the image with a
+// border of zeros ((h+2) x (w+2) values): pixel (y, x) of dst is the sum
+// over kh, kw of pad[(y+kh)*(w+2)+x+kw] * k[(3*kh+kw)*f:][:f], the nine
+// products added in that order (that of im2col's columns and of the
+// BLAS's sum over them), from the first product on.
+func Conv1[T Float](dst, pad []T, h, w int, k []T) {
+	if len(k) < 9 {
+		return
+	}
+	if d, ok := f32(dst); ok {
+		impl.conv1(d, as32(pad), h, w, as32(k))
+		return
+	}
+	conv1Go(dst, pad, h, w, k)
 }

@@ -357,3 +357,22 @@ func gatherDotMaxRowGo[T Float](acc []float64, z0, z1, g, s, mu []T) {
 		}
 	}
 }
+
+func conv1Go[T Float](dst, pad []T, h, w int, k []T) {
+	f, pw := len(k)/9, w+2
+	k = k[:9*f]
+	for y := 0; y < h; y++ {
+		r0, r1, r2 := pad[y*pw:(y+1)*pw], pad[(y+1)*pw:(y+2)*pw], pad[(y+2)*pw:(y+3)*pw]
+		for x := 0; x < w; x++ {
+			in := [9]T{r0[x], r0[x+1], r0[x+2], r1[x], r1[x+1], r1[x+2], r2[x], r2[x+1], r2[x+2]}
+			d := dst[(y*w+x)*f:][:f]
+			for ch := range d {
+				acc := in[0] * k[ch]
+				for i := 1; i < 9; i++ {
+					acc += in[i] * k[i*f+ch]
+				}
+				d[ch] = acc
+			}
+		}
+	}
+}

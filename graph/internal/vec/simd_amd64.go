@@ -10,7 +10,7 @@ func init() {
 			gatherSIMD, scatterSIMD, reluSIMD, maskSIMD, poolArgScaledSIMD, addAtScaledSIMD,
 			winogradInSIMD, winogradOutSIMD, winogradKernelSIMD, winogradGradSIMD, winogradKernelTSIMD,
 			backPoolRowSIMD, gatherAffineRowSIMD, poolArgRowSIMD, gatherDotRowSIMD, maxAffineRowSIMD,
-			backPoolMaxRowSIMD, gatherDotMaxRowSIMD}
+			backPoolMaxRowSIMD, gatherDotMaxRowSIMD, conv1SIMD}
 		useSIMD = true
 		simdSets = append(simdSets, impl)
 		if archsimd.X86.AVX512() {
@@ -19,6 +19,7 @@ func init() {
 			impl.gatherAffRow, impl.backPoolRow, impl.maxAffRow = gatherAffineRow512, backPoolRow512, maxAffineRow512
 			impl.winogradIn, impl.winogradOut, impl.winogradGrad = winogradIn512, winogradOut512, winogradGrad512
 			impl.backPoolMax, impl.gatherDotMax = backPoolMaxRow512, gatherDotMaxRow512
+			impl.conv1 = conv1512
 			simdSets = append(simdSets, impl)
 		}
 	}
@@ -887,6 +888,146 @@ func gatherDotMaxRow512(acc []float64, z0, z1, g, s, mu []float32) {
 			v := load16(g[i:]).Mul(x.Sub(load16(mu[ch:])))
 			archsimd.LoadFloat64x8Slice(acc[ch:]).Add(v.GetLo().ConvertToFloat64()).StoreSlice(acc[ch:])
 			archsimd.LoadFloat64x8Slice(acc[ch+8:]).Add(v.GetHi().ConvertToFloat64()).StoreSlice(acc[ch+8:])
+		}
+	}
+}
+
+// conv1Width bounds the padded rows of conv1SIMD and conv1512 (images of
+// up to 64 columns), whose vectors of spread values live on the stack.
+const conv1Width = 66
+
+// conv1SIMD and conv1512 are conv1Go for whole vectors of channels: every
+// value of three padded rows is spread over a vector once (a ring of rows,
+// one new row per output row), the nine kernel vectors of 8 or 16
+// channels stay in registers for a row, and four pixels' chains of nine
+// products run interleaved, each in conv1Go's order. The loads go through
+// array pointers, whose constant bounds need no checks in the loop.
+func conv1SIMD(dst, pad []float32, h, w int, k []float32) {
+	f, pw := len(k)/9, w+2
+	if f%8 != 0 || pw > conv1Width {
+		conv1Go(dst, pad, h, w, k)
+		return
+	}
+	var ring [3][conv1Width * 8]float32 // three padded rows, each value spread over a vector
+	spread := func(e *[conv1Width * 8]float32, r []float32) {
+		for i, v := range r[:pw] {
+			archsimd.BroadcastFloat32x8(v).Store((*[8]float32)(e[8*i:]))
+		}
+	}
+	spread(&ring[0], pad[:pw])
+	spread(&ring[1], pad[pw:2*pw])
+	for y := 0; y < h; y++ {
+		spread(&ring[(y+2)%3], pad[(y+2)*pw:(y+3)*pw])
+		e0, e1, e2 := ring[y%3][:pw*8], ring[(y+1)%3][:pw*8], ring[(y+2)%3][:pw*8]
+		row := dst[y*w*f : (y+1)*w*f]
+		for ch := 0; ch < f; ch += 8 {
+			w0, w1, w2 := archsimd.LoadFloat32x8Slice(k[ch:]), archsimd.LoadFloat32x8Slice(k[f+ch:]), archsimd.LoadFloat32x8Slice(k[2*f+ch:])
+			w3, w4, w5 := archsimd.LoadFloat32x8Slice(k[3*f+ch:]), archsimd.LoadFloat32x8Slice(k[4*f+ch:]), archsimd.LoadFloat32x8Slice(k[5*f+ch:])
+			w6, w7, w8 := archsimd.LoadFloat32x8Slice(k[6*f+ch:]), archsimd.LoadFloat32x8Slice(k[7*f+ch:]), archsimd.LoadFloat32x8Slice(k[8*f+ch:])
+			x := 0
+			for ; x+4 <= w; x += 4 { // four pixels' chains interleaved
+				o := 8 * x
+				q0, q1, q2 := (*[6 * 8]float32)(e0[o:]), (*[6 * 8]float32)(e1[o:]), (*[6 * 8]float32)(e2[o:])
+				v0, v1, v2 := archsimd.LoadFloat32x8((*[8]float32)(q0[0:8])), archsimd.LoadFloat32x8((*[8]float32)(q0[8:16])), archsimd.LoadFloat32x8((*[8]float32)(q0[16:24]))
+				v3, v4, v5 := archsimd.LoadFloat32x8((*[8]float32)(q0[24:32])), archsimd.LoadFloat32x8((*[8]float32)(q0[32:40])), archsimd.LoadFloat32x8((*[8]float32)(q0[40:48]))
+				a0, a1, a2, a3 := v0.Mul(w0), v1.Mul(w0), v2.Mul(w0), v3.Mul(w0)
+				a0, a1, a2, a3 = v1.MulAdd(w1, a0), v2.MulAdd(w1, a1), v3.MulAdd(w1, a2), v4.MulAdd(w1, a3)
+				a0, a1, a2, a3 = v2.MulAdd(w2, a0), v3.MulAdd(w2, a1), v4.MulAdd(w2, a2), v5.MulAdd(w2, a3)
+				v0, v1, v2 = archsimd.LoadFloat32x8((*[8]float32)(q1[0:8])), archsimd.LoadFloat32x8((*[8]float32)(q1[8:16])), archsimd.LoadFloat32x8((*[8]float32)(q1[16:24]))
+				v3, v4, v5 = archsimd.LoadFloat32x8((*[8]float32)(q1[24:32])), archsimd.LoadFloat32x8((*[8]float32)(q1[32:40])), archsimd.LoadFloat32x8((*[8]float32)(q1[40:48]))
+				a0, a1, a2, a3 = v0.MulAdd(w3, a0), v1.MulAdd(w3, a1), v2.MulAdd(w3, a2), v3.MulAdd(w3, a3)
+				a0, a1, a2, a3 = v1.MulAdd(w4, a0), v2.MulAdd(w4, a1), v3.MulAdd(w4, a2), v4.MulAdd(w4, a3)
+				a0, a1, a2, a3 = v2.MulAdd(w5, a0), v3.MulAdd(w5, a1), v4.MulAdd(w5, a2), v5.MulAdd(w5, a3)
+				v0, v1, v2 = archsimd.LoadFloat32x8((*[8]float32)(q2[0:8])), archsimd.LoadFloat32x8((*[8]float32)(q2[8:16])), archsimd.LoadFloat32x8((*[8]float32)(q2[16:24]))
+				v3, v4, v5 = archsimd.LoadFloat32x8((*[8]float32)(q2[24:32])), archsimd.LoadFloat32x8((*[8]float32)(q2[32:40])), archsimd.LoadFloat32x8((*[8]float32)(q2[40:48]))
+				a0, a1, a2, a3 = v0.MulAdd(w6, a0), v1.MulAdd(w6, a1), v2.MulAdd(w6, a2), v3.MulAdd(w6, a3)
+				a0, a1, a2, a3 = v1.MulAdd(w7, a0), v2.MulAdd(w7, a1), v3.MulAdd(w7, a2), v4.MulAdd(w7, a3)
+				a0, a1, a2, a3 = v2.MulAdd(w8, a0), v3.MulAdd(w8, a1), v4.MulAdd(w8, a2), v5.MulAdd(w8, a3)
+				out := row[x*f+ch:]
+				a0.Store((*[8]float32)(out))
+				a1.Store((*[8]float32)(out[f:]))
+				a2.Store((*[8]float32)(out[2*f:]))
+				a3.Store((*[8]float32)(out[3*f:]))
+			}
+			for ; x < w; x++ {
+				o := 8 * x
+				q0, q1, q2 := (*[3 * 8]float32)(e0[o:]), (*[3 * 8]float32)(e1[o:]), (*[3 * 8]float32)(e2[o:])
+				a := archsimd.LoadFloat32x8((*[8]float32)(q0[0:8])).Mul(w0)
+				a = archsimd.LoadFloat32x8((*[8]float32)(q0[8:16])).MulAdd(w1, a)
+				a = archsimd.LoadFloat32x8((*[8]float32)(q0[16:24])).MulAdd(w2, a)
+				a = archsimd.LoadFloat32x8((*[8]float32)(q1[0:8])).MulAdd(w3, a)
+				a = archsimd.LoadFloat32x8((*[8]float32)(q1[8:16])).MulAdd(w4, a)
+				a = archsimd.LoadFloat32x8((*[8]float32)(q1[16:24])).MulAdd(w5, a)
+				a = archsimd.LoadFloat32x8((*[8]float32)(q2[0:8])).MulAdd(w6, a)
+				a = archsimd.LoadFloat32x8((*[8]float32)(q2[8:16])).MulAdd(w7, a)
+				a = archsimd.LoadFloat32x8((*[8]float32)(q2[16:24])).MulAdd(w8, a)
+				a.Store((*[8]float32)(row[x*f+ch:]))
+			}
+		}
+	}
+}
+
+func conv1512(dst, pad []float32, h, w int, k []float32) {
+	f, pw := len(k)/9, w+2
+	if f%16 != 0 || pw > conv1Width {
+		conv1SIMD(dst, pad, h, w, k)
+		return
+	}
+	var ring [3][conv1Width * 16]float32 // three padded rows, each value spread over a vector
+	spread := func(e *[conv1Width * 16]float32, r []float32) {
+		for i, v := range r[:pw] {
+			archsimd.BroadcastFloat32x16(v).Store((*[16]float32)(e[16*i:]))
+		}
+	}
+	spread(&ring[0], pad[:pw])
+	spread(&ring[1], pad[pw:2*pw])
+	for y := 0; y < h; y++ {
+		spread(&ring[(y+2)%3], pad[(y+2)*pw:(y+3)*pw])
+		e0, e1, e2 := ring[y%3][:pw*16], ring[(y+1)%3][:pw*16], ring[(y+2)%3][:pw*16]
+		row := dst[y*w*f : (y+1)*w*f]
+		for ch := 0; ch < f; ch += 16 {
+			w0, w1, w2 := archsimd.LoadFloat32x16Slice(k[ch:]), archsimd.LoadFloat32x16Slice(k[f+ch:]), archsimd.LoadFloat32x16Slice(k[2*f+ch:])
+			w3, w4, w5 := archsimd.LoadFloat32x16Slice(k[3*f+ch:]), archsimd.LoadFloat32x16Slice(k[4*f+ch:]), archsimd.LoadFloat32x16Slice(k[5*f+ch:])
+			w6, w7, w8 := archsimd.LoadFloat32x16Slice(k[6*f+ch:]), archsimd.LoadFloat32x16Slice(k[7*f+ch:]), archsimd.LoadFloat32x16Slice(k[8*f+ch:])
+			x := 0
+			for ; x+4 <= w; x += 4 { // four pixels' chains interleaved
+				o := 16 * x
+				q0, q1, q2 := (*[6 * 16]float32)(e0[o:]), (*[6 * 16]float32)(e1[o:]), (*[6 * 16]float32)(e2[o:])
+				v0, v1, v2 := archsimd.LoadFloat32x16((*[16]float32)(q0[0:16])), archsimd.LoadFloat32x16((*[16]float32)(q0[16:32])), archsimd.LoadFloat32x16((*[16]float32)(q0[32:48]))
+				v3, v4, v5 := archsimd.LoadFloat32x16((*[16]float32)(q0[48:64])), archsimd.LoadFloat32x16((*[16]float32)(q0[64:80])), archsimd.LoadFloat32x16((*[16]float32)(q0[80:96]))
+				a0, a1, a2, a3 := v0.Mul(w0), v1.Mul(w0), v2.Mul(w0), v3.Mul(w0)
+				a0, a1, a2, a3 = v1.MulAdd(w1, a0), v2.MulAdd(w1, a1), v3.MulAdd(w1, a2), v4.MulAdd(w1, a3)
+				a0, a1, a2, a3 = v2.MulAdd(w2, a0), v3.MulAdd(w2, a1), v4.MulAdd(w2, a2), v5.MulAdd(w2, a3)
+				v0, v1, v2 = archsimd.LoadFloat32x16((*[16]float32)(q1[0:16])), archsimd.LoadFloat32x16((*[16]float32)(q1[16:32])), archsimd.LoadFloat32x16((*[16]float32)(q1[32:48]))
+				v3, v4, v5 = archsimd.LoadFloat32x16((*[16]float32)(q1[48:64])), archsimd.LoadFloat32x16((*[16]float32)(q1[64:80])), archsimd.LoadFloat32x16((*[16]float32)(q1[80:96]))
+				a0, a1, a2, a3 = v0.MulAdd(w3, a0), v1.MulAdd(w3, a1), v2.MulAdd(w3, a2), v3.MulAdd(w3, a3)
+				a0, a1, a2, a3 = v1.MulAdd(w4, a0), v2.MulAdd(w4, a1), v3.MulAdd(w4, a2), v4.MulAdd(w4, a3)
+				a0, a1, a2, a3 = v2.MulAdd(w5, a0), v3.MulAdd(w5, a1), v4.MulAdd(w5, a2), v5.MulAdd(w5, a3)
+				v0, v1, v2 = archsimd.LoadFloat32x16((*[16]float32)(q2[0:16])), archsimd.LoadFloat32x16((*[16]float32)(q2[16:32])), archsimd.LoadFloat32x16((*[16]float32)(q2[32:48]))
+				v3, v4, v5 = archsimd.LoadFloat32x16((*[16]float32)(q2[48:64])), archsimd.LoadFloat32x16((*[16]float32)(q2[64:80])), archsimd.LoadFloat32x16((*[16]float32)(q2[80:96]))
+				a0, a1, a2, a3 = v0.MulAdd(w6, a0), v1.MulAdd(w6, a1), v2.MulAdd(w6, a2), v3.MulAdd(w6, a3)
+				a0, a1, a2, a3 = v1.MulAdd(w7, a0), v2.MulAdd(w7, a1), v3.MulAdd(w7, a2), v4.MulAdd(w7, a3)
+				a0, a1, a2, a3 = v2.MulAdd(w8, a0), v3.MulAdd(w8, a1), v4.MulAdd(w8, a2), v5.MulAdd(w8, a3)
+				out := row[x*f+ch:]
+				a0.Store((*[16]float32)(out))
+				a1.Store((*[16]float32)(out[f:]))
+				a2.Store((*[16]float32)(out[2*f:]))
+				a3.Store((*[16]float32)(out[3*f:]))
+			}
+			for ; x < w; x++ {
+				o := 16 * x
+				q0, q1, q2 := (*[3 * 16]float32)(e0[o:]), (*[3 * 16]float32)(e1[o:]), (*[3 * 16]float32)(e2[o:])
+				a := archsimd.LoadFloat32x16((*[16]float32)(q0[0:16])).Mul(w0)
+				a = archsimd.LoadFloat32x16((*[16]float32)(q0[16:32])).MulAdd(w1, a)
+				a = archsimd.LoadFloat32x16((*[16]float32)(q0[32:48])).MulAdd(w2, a)
+				a = archsimd.LoadFloat32x16((*[16]float32)(q1[0:16])).MulAdd(w3, a)
+				a = archsimd.LoadFloat32x16((*[16]float32)(q1[16:32])).MulAdd(w4, a)
+				a = archsimd.LoadFloat32x16((*[16]float32)(q1[32:48])).MulAdd(w5, a)
+				a = archsimd.LoadFloat32x16((*[16]float32)(q2[0:16])).MulAdd(w6, a)
+				a = archsimd.LoadFloat32x16((*[16]float32)(q2[16:32])).MulAdd(w7, a)
+				a = archsimd.LoadFloat32x16((*[16]float32)(q2[32:48])).MulAdd(w8, a)
+				a.Store((*[16]float32)(row[x*f+ch:]))
+			}
 		}
 	}
 }

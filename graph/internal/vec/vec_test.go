@@ -193,6 +193,12 @@ func TestSIMDMatchesPlain(t *testing.T) {
 					}
 					return wide(out)
 				}},
+				{"conv1", 1e-5, func(k kernels) []float64 {
+					h, w := 3, rows+2 // w: 3, 5 (a tail of pixels) and 52 (four-pixel blocks)
+					d := make([]float32, h*w*f)
+					k.conv1(d, a32((h+2)*(w+2), y), h, w, a32(9*f, x10))
+					return wide(d)
+				}},
 				{"winogradOut", 0, func(k kernels) []float64 {
 					y0, y1 := make([]float32, 2*f), make([]float32, 2*f)
 					k.winogradOut(y0, y1, a32(16*f, x11), f, f)
