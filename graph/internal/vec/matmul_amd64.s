@@ -1,0 +1,114 @@
+//go:build goexperiment.simd
+
+#include "textflag.h"
+
+// func rowsKernel(k int, a *[6]*float64, acs int, b *float64, ldb int, mask0, mask1 uint8, c *float64, ldc int)
+//
+// c[r*ldc : r*ldc+16] = sum over p < k (k >= 1) of a[r][p*acs] * b[p*ldb :
+// p*ldb+16] for the 6 rows r, the columns of b read and of c written
+// under mask0 (the first 8) and mask1 (the next 8), b zero where masked
+// off. acs, ldb and ldc count elements. With mask1 zero only the first 8
+// columns are computed, in half the multiply-adds.
+TEXT ·rowsKernel(SB), NOSPLIT, $0-64
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), BX
+	MOVQ 0(BX), SI
+	MOVQ 8(BX), R8
+	MOVQ 16(BX), R9
+	MOVQ 24(BX), R10
+	MOVQ 32(BX), R11
+	MOVQ 40(BX), R12
+	MOVQ acs+16(FP), AX
+	SHLQ $3, AX
+	MOVQ b+24(FP), DI
+	MOVQ ldb+32(FP), DX
+	SHLQ $3, DX
+	MOVBQZX mask0+40(FP), BX
+	KMOVB BX, K1
+	MOVBQZX mask1+41(FP), BX
+	KMOVB BX, K2
+	XORQ R13, R13
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	VPXORQ Z5, Z5, Z5
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z7, Z7, Z7
+	VPXORQ Z8, Z8, Z8
+	VPXORQ Z9, Z9, Z9
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	KORTESTB K2, K2
+	JEQ loop8
+
+loop:
+	VMOVUPD.Z (DI), K1, Z12
+	VMOVUPD.Z 64(DI), K2, Z13
+	VBROADCASTSD (SI)(R13*1), Z14
+	VBROADCASTSD (R8)(R13*1), Z15
+	VBROADCASTSD (R9)(R13*1), Z16
+	VBROADCASTSD (R10)(R13*1), Z17
+	VBROADCASTSD (R11)(R13*1), Z18
+	VBROADCASTSD (R12)(R13*1), Z19
+	VFMADD231PD Z12, Z14, Z0
+	VFMADD231PD Z13, Z14, Z1
+	VFMADD231PD Z12, Z15, Z2
+	VFMADD231PD Z13, Z15, Z3
+	VFMADD231PD Z12, Z16, Z4
+	VFMADD231PD Z13, Z16, Z5
+	VFMADD231PD Z12, Z17, Z6
+	VFMADD231PD Z13, Z17, Z7
+	VFMADD231PD Z12, Z18, Z8
+	VFMADD231PD Z13, Z18, Z9
+	VFMADD231PD Z12, Z19, Z10
+	VFMADD231PD Z13, Z19, Z11
+	ADDQ AX, R13
+	ADDQ DX, DI
+	DECQ CX
+	JNE loop
+
+store:
+	MOVQ c+48(FP), BX
+	MOVQ ldc+56(FP), DX
+	SHLQ $3, DX
+	VMOVUPD Z0, K1, (BX)
+	VMOVUPD Z1, K2, 64(BX)
+	ADDQ DX, BX
+	VMOVUPD Z2, K1, (BX)
+	VMOVUPD Z3, K2, 64(BX)
+	ADDQ DX, BX
+	VMOVUPD Z4, K1, (BX)
+	VMOVUPD Z5, K2, 64(BX)
+	ADDQ DX, BX
+	VMOVUPD Z6, K1, (BX)
+	VMOVUPD Z7, K2, 64(BX)
+	ADDQ DX, BX
+	VMOVUPD Z8, K1, (BX)
+	VMOVUPD Z9, K2, 64(BX)
+	ADDQ DX, BX
+	VMOVUPD Z10, K1, (BX)
+	VMOVUPD Z11, K2, 64(BX)
+	VZEROUPPER
+	RET
+
+loop8:
+	VMOVUPD.Z (DI), K1, Z12
+	VBROADCASTSD (SI)(R13*1), Z14
+	VBROADCASTSD (R8)(R13*1), Z15
+	VBROADCASTSD (R9)(R13*1), Z16
+	VBROADCASTSD (R10)(R13*1), Z17
+	VBROADCASTSD (R11)(R13*1), Z18
+	VBROADCASTSD (R12)(R13*1), Z19
+	VFMADD231PD Z12, Z14, Z0
+	VFMADD231PD Z12, Z15, Z2
+	VFMADD231PD Z12, Z16, Z4
+	VFMADD231PD Z12, Z17, Z6
+	VFMADD231PD Z12, Z18, Z8
+	VFMADD231PD Z12, Z19, Z10
+	ADDQ AX, R13
+	ADDQ DX, DI
+	DECQ CX
+	JNE loop8
+	JMP store
