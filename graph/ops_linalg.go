@@ -8,7 +8,6 @@ import (
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/blas/gonum"
-	vecf "gonum.org/v1/gonum/floats"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -236,14 +235,7 @@ func (k axpyKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
 func (k axpyKernel) forward(a *args) { call(a, k, forwardAxpy[float64], forwardAxpy[float32]) }
 
 func forwardAxpy[T float](k axpyKernel, out []T, in [][]T, _ []tensor.Shape) {
-	if o, ok := any(out).([]float64); ok {
-		vecf.AddScaledTo(o, any(in[0]).([]float64), k.k, any(in[1]).([]float64))
-		return
-	}
-	x, y, c := in[0], in[1][:len(in[0])], T(k.k)
-	for i, v := range x {
-		out[i] = v + c*y[i]
-	}
+	vec.AddScaled(out, in[0], in[1], T(k.k))
 }
 
 func (k axpyKernel) grad(_ gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
@@ -271,10 +263,7 @@ func (k scaleKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
 func (k scaleKernel) forward(a *args) { call(a, k, forwardScale[float64], forwardScale[float32]) }
 
 func forwardScale[T float](k scaleKernel, out []T, in [][]T, _ []tensor.Shape) {
-	c := T(k.k)
-	for i, v := range in[0] {
-		out[i] = c * v
-	}
+	vec.Scale(out, in[0], T(k.k))
 }
 
 func (k scaleKernel) grad(_ gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
@@ -356,13 +345,6 @@ func (k addNKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
 func (k addNKernel) forward(a *args) { call(a, k, forwardAddN[float64], forwardAddN[float32]) }
 
 func forwardAddN[T float](k addNKernel, out []T, in [][]T, _ []tensor.Shape) {
-	if o, ok := any(out).([]float64); ok {
-		vecf.AddTo(o, any(in[0]).([]float64), any(in[1]).([]float64))
-		for _, x := range in[2:] {
-			vecf.Add(o, any(x).([]float64))
-		}
-		return
-	}
 	copy(out, in[0])
 	for _, x := range in[1:] {
 		vec.AddTo(out, x)

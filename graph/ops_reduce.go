@@ -68,9 +68,7 @@ func forwardSumFirst[T float](_ sumFirstKernel, out []T, in [][]T, s []tensor.Sh
 	x := in[0]
 	copy(out, x[:len(out)])
 	for t := 1; t < s[0][0]; t++ {
-		for i, v := range x[t*len(out) : (t+1)*len(out)] {
-			out[i] += v
-		}
+		vec.AddTo(out, x[t*len(out):(t+1)*len(out)])
 	}
 }
 
