@@ -51,26 +51,33 @@ func matMulRows512(m, k, n int, a []float64, ars, acs int, b []float64, ldb int,
 	}
 }
 
-// matMulDots512 computes c = A Bᵀ as its transpose B Aᵀ with
-// matMulRows512, which needs the rows of its right operand contiguous: A
-// (few rows in few-shot learning) is transposed into a scratch buffer
-// first, and the result back out of one.
+// dotsKernel (matmul_amd64.s) sets c[i*ldc+q] to the dot product of row i
+// of A and b[q] for i < m and the 8 rows q, stored where bit q of mask is
+// set; see the assembly.
+//
+//go:noescape
+func dotsKernel(m, k int, a *float64, lda int, b *[8]*float64, mask uint8, c *float64, ldc int)
+
+// matMulDots512 computes c = A Bᵀ in blocks of 8 columns of c (8 rows of
+// B) with dotsKernel; a last block of fewer repeats its last row of B and
+// stores only its own columns.
 func matMulDots512(m, k, n int, a []float64, lda int, b []float64, ldb int, c []float64) {
-	var scratch [512]float64
-	s := scratch[:]
-	if k*m+n*m > len(s) {
-		s = make([]float64, k*m+n*m)
+	if m == 0 || n == 0 {
+		return
 	}
-	at, ct := s[:k*m], s[k*m:k*m+n*m]
-	for i := range m {
-		for p, v := range a[i*lda : i*lda+k] {
-			at[p*m+i] = v
-		}
+	if k == 0 {
+		clear(c[:m*n])
+		return
 	}
-	matMulRows512(n, k, m, b, ldb, 1, at, m, ct)
-	for j := range n {
-		for i, v := range ct[j*m : (j+1)*m] {
-			c[i*n+j] = v
+	_ = a[(m-1)*lda+k-1] // the last value of A the kernel reads
+	_ = b[(n-1)*ldb+k-1] // of B
+	_ = c[m*n-1]         // and of c it writes
+	var rows [8]*float64
+	for j := 0; j < n; j += 8 {
+		w := min(8, n-j)
+		for q := range rows {
+			rows[q] = &b[(j+min(q, w-1))*ldb]
 		}
+		dotsKernel(m, k, &a[0], lda, &rows, uint8(1<<w-1), &c[j], n)
 	}
 }

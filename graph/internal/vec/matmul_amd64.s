@@ -112,3 +112,115 @@ loop8:
 	DECQ CX
 	JNE loop8
 	JMP store
+
+// func dotsKernel(m, k int, a *float64, lda int, b *[8]*float64, mask uint8, c *float64, ldc int)
+//
+// c[i*ldc+q] = sum over p < k of a[i*lda+p] * b[q][p] for i < m (m >= 1)
+// and the 8 rows q of b, stored where bit q of mask is set. Per row of a:
+// the 8 dot products in 8 registers along p (a masked vector at the end),
+// then their lanes summed in one transposing tree (unpack, then 256- and
+// 128-bit lane shuffles) into one vector of the 8 sums.
+TEXT ·dotsKernel(SB), NOSPLIT, $0-64
+	MOVQ b+32(FP), AX
+	MOVQ 0(AX), BX
+	MOVQ 8(AX), SI
+	MOVQ 16(AX), DI
+	MOVQ 24(AX), R8
+	MOVQ 32(AX), R9
+	MOVQ 40(AX), R10
+	MOVQ 48(AX), R11
+	MOVQ 56(AX), R12
+	MOVBQZX mask+40(FP), AX
+	KMOVB AX, K1
+	MOVQ k+8(FP), CX
+	ANDQ $7, CX
+	MOVL $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVB AX, K2
+	MOVQ a+16(FP), AX
+	MOVQ c+48(FP), DX
+
+row:
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	VPXORQ Z5, Z5, Z5
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z7, Z7, Z7
+	XORQ R13, R13
+	MOVQ k+8(FP), CX
+
+full:
+	CMPQ CX, $8
+	JLT tail
+	VMOVUPD (AX)(R13*1), Z8
+	VFMADD231PD (BX)(R13*1), Z8, Z0
+	VFMADD231PD (SI)(R13*1), Z8, Z1
+	VFMADD231PD (DI)(R13*1), Z8, Z2
+	VFMADD231PD (R8)(R13*1), Z8, Z3
+	VFMADD231PD (R9)(R13*1), Z8, Z4
+	VFMADD231PD (R10)(R13*1), Z8, Z5
+	VFMADD231PD (R11)(R13*1), Z8, Z6
+	VFMADD231PD (R12)(R13*1), Z8, Z7
+	ADDQ $64, R13
+	SUBQ $8, CX
+	JMP full
+
+tail:
+	TESTQ CX, CX
+	JEQ reduce
+	VMOVUPD.Z (AX)(R13*1), K2, Z8
+	VMOVUPD.Z (BX)(R13*1), K2, Z9
+	VFMADD231PD Z9, Z8, Z0
+	VMOVUPD.Z (SI)(R13*1), K2, Z9
+	VFMADD231PD Z9, Z8, Z1
+	VMOVUPD.Z (DI)(R13*1), K2, Z9
+	VFMADD231PD Z9, Z8, Z2
+	VMOVUPD.Z (R8)(R13*1), K2, Z9
+	VFMADD231PD Z9, Z8, Z3
+	VMOVUPD.Z (R9)(R13*1), K2, Z9
+	VFMADD231PD Z9, Z8, Z4
+	VMOVUPD.Z (R10)(R13*1), K2, Z9
+	VFMADD231PD Z9, Z8, Z5
+	VMOVUPD.Z (R11)(R13*1), K2, Z9
+	VFMADD231PD Z9, Z8, Z6
+	VMOVUPD.Z (R12)(R13*1), K2, Z9
+	VFMADD231PD Z9, Z8, Z7
+
+reduce:
+	// Pairs: Z10 = [s0 s1] partial sums per 128-bit lane, and so on.
+	VUNPCKLPD Z1, Z0, Z8
+	VUNPCKHPD Z1, Z0, Z9
+	VADDPD Z9, Z8, Z10
+	VUNPCKLPD Z3, Z2, Z8
+	VUNPCKHPD Z3, Z2, Z9
+	VADDPD Z9, Z8, Z11
+	VUNPCKLPD Z5, Z4, Z8
+	VUNPCKHPD Z5, Z4, Z9
+	VADDPD Z9, Z8, Z12
+	VUNPCKLPD Z7, Z6, Z8
+	VUNPCKHPD Z7, Z6, Z9
+	VADDPD Z9, Z8, Z13
+	// Lanes 0+1 and 2+3 of each pair of vectors, twice.
+	VSHUFF64X2 $0x88, Z11, Z10, Z8
+	VSHUFF64X2 $0xDD, Z11, Z10, Z9
+	VADDPD Z9, Z8, Z10
+	VSHUFF64X2 $0x88, Z13, Z12, Z8
+	VSHUFF64X2 $0xDD, Z13, Z12, Z9
+	VADDPD Z9, Z8, Z12
+	VSHUFF64X2 $0x88, Z12, Z10, Z8
+	VSHUFF64X2 $0xDD, Z12, Z10, Z9
+	VADDPD Z9, Z8, Z8
+	VMOVUPD Z8, K1, (DX)
+
+	MOVQ lda+24(FP), CX
+	LEAQ (AX)(CX*8), AX
+	MOVQ ldc+56(FP), CX
+	LEAQ (DX)(CX*8), DX
+	DECQ m+0(FP)
+	JNE row
+	VZEROUPPER
+	RET
