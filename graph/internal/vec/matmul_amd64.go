@@ -10,18 +10,21 @@ func init() {
 	}
 }
 
-// rowsKernel (matmul_amd64.s) sets 6 rows of 16 columns of c to the
-// product of 6 rows of A (a[r] points at row r's first value) and k rows of
-// B, in registers; see the assembly for the layout.
+// rowsKernel (matmul_amd64.s) sets 6 rows of c (c[r] points at row r's
+// first value) to the product of 6 rows of A (likewise) and k rows of n
+// columns of B; see the assembly.
 //
 //go:noescape
-func rowsKernel(k int, a *[6]*float64, acs int, b *float64, ldb int, mask0, mask1 uint8, c *float64, ldc int)
+func rowsKernel(k int, a *[6]*float64, acs int, b *float64, ldb, n int, c *[6]*float64)
 
-// matMulRows512 computes c in blocks of 6 rows by 16 columns (masked at
-// the right edge) with rowsKernel: per row of B, two loads, six broadcasts
-// and twelve fused multiply-adds. A last block of fewer rows repeats its
-// first row in the others and goes through a scratch block.
+// matMulRows512 computes c in blocks of 6 rows with rowsKernel: per row of
+// B and 16 columns, two loads, six broadcasts and twelve fused
+// multiply-adds. A last block of fewer rows repeats its last row, which
+// then stores the same values twice.
 func matMulRows512(m, k, n int, a []float64, ars, acs int, b []float64, ldb int, c []float64) {
+	if m == 0 || n == 0 {
+		return
+	}
 	if k == 0 {
 		clear(c[:m*n])
 		return
@@ -29,25 +32,13 @@ func matMulRows512(m, k, n int, a []float64, ars, acs int, b []float64, ldb int,
 	_ = a[(m-1)*ars+(k-1)*acs] // the last value of A the kernel reads
 	_ = b[(k-1)*ldb+n-1]       // of B
 	_ = c[m*n-1]               // and of c it writes
-	var rows [6]*float64
-	var out [6 * 16]float64
+	var ar, cr [6]*float64
 	for i := 0; i < m; i += 6 {
-		nr := min(6, m-i)
-		for r := range rows {
-			rows[r] = &a[(i+min(r, nr-1))*ars]
+		for r := range ar {
+			ir := min(i+r, m-1)
+			ar[r], cr[r] = &a[ir*ars], &c[ir*n]
 		}
-		for j := 0; j < n; j += 16 {
-			w := min(16, n-j)
-			m0, m1 := uint8(1<<min(w, 8)-1), uint8(1<<max(w-8, 0)-1)
-			if nr == 6 {
-				rowsKernel(k, &rows, acs, &b[j], ldb, m0, m1, &c[i*n+j], n)
-				continue
-			}
-			rowsKernel(k, &rows, acs, &b[j], ldb, m0, m1, &out[0], 16)
-			for r := range nr {
-				copy(c[(i+r)*n+j:(i+r)*n+j+w], out[16*r:])
-			}
-		}
+		rowsKernel(k, &ar, acs, &b[0], ldb, n, &cr)
 	}
 }
 

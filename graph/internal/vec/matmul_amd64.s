@@ -2,15 +2,13 @@
 
 #include "textflag.h"
 
-// func rowsKernel(k int, a *[6]*float64, acs int, b *float64, ldb int, mask0, mask1 uint8, c *float64, ldc int)
+// func rowsKernel(k int, a *[6]*float64, acs int, b *float64, ldb, n int, c *[6]*float64)
 //
-// c[r*ldc : r*ldc+16] = sum over p < k (k >= 1) of a[r][p*acs] * b[p*ldb :
-// p*ldb+16] for the 6 rows r, the columns of b read and of c written
-// under mask0 (the first 8) and mask1 (the next 8), b zero where masked
-// off. acs, ldb and ldc count elements. With mask1 zero only the first 8
-// columns are computed, in half the multiply-adds.
-TEXT ·rowsKernel(SB), NOSPLIT, $0-64
-	MOVQ k+0(FP), CX
+// c[r][j] = sum over p < k (k >= 1) of a[r][p*acs] * b[p*ldb+j] for the 6
+// rows r and j < n, 16 columns at a time in 12 registers, the last block's
+// columns under masks (the second 8 skipped, with half the multiply-adds,
+// when it has 8 or fewer). acs and ldb count elements.
+TEXT ·rowsKernel(SB), NOSPLIT, $8-56
 	MOVQ a+8(FP), BX
 	MOVQ 0(BX), SI
 	MOVQ 8(BX), R8
@@ -20,14 +18,30 @@ TEXT ·rowsKernel(SB), NOSPLIT, $0-64
 	MOVQ 40(BX), R12
 	MOVQ acs+16(FP), AX
 	SHLQ $3, AX
-	MOVQ b+24(FP), DI
 	MOVQ ldb+32(FP), DX
 	SHLQ $3, DX
-	MOVBQZX mask0+40(FP), BX
-	KMOVB BX, K1
-	MOVBQZX mask1+41(FP), BX
-	KMOVB BX, K2
+	MOVQ $0, j-8(SP)
+
+block:
+	// Masks of the block's width min(16, n-j): K1 the first 8 columns,
+	// K2 the next 8.
+	MOVQ n+40(FP), CX
+	SUBQ j-8(SP), CX
+	CMPQ CX, $16
+	JLE width
+	MOVQ $16, CX
+
+width:
+	MOVL $1, R13
+	SHLQ CX, R13
+	DECQ R13
+	KMOVW R13, K1
+	KSHIFTRW $8, K1, K2
+	MOVQ j-8(SP), R13
+	MOVQ b+24(FP), DI
+	LEAQ (DI)(R13*8), DI
 	XORQ R13, R13
+	MOVQ k+0(FP), CX
 	VPXORQ Z0, Z0, Z0
 	VPXORQ Z1, Z1, Z1
 	VPXORQ Z2, Z2, Z2
@@ -71,25 +85,29 @@ loop:
 
 store:
 	MOVQ c+48(FP), BX
-	MOVQ ldc+56(FP), DX
-	SHLQ $3, DX
-	VMOVUPD Z0, K1, (BX)
-	VMOVUPD Z1, K2, 64(BX)
-	ADDQ DX, BX
-	VMOVUPD Z2, K1, (BX)
-	VMOVUPD Z3, K2, 64(BX)
-	ADDQ DX, BX
-	VMOVUPD Z4, K1, (BX)
-	VMOVUPD Z5, K2, 64(BX)
-	ADDQ DX, BX
-	VMOVUPD Z6, K1, (BX)
-	VMOVUPD Z7, K2, 64(BX)
-	ADDQ DX, BX
-	VMOVUPD Z8, K1, (BX)
-	VMOVUPD Z9, K2, 64(BX)
-	ADDQ DX, BX
-	VMOVUPD Z10, K1, (BX)
-	VMOVUPD Z11, K2, 64(BX)
+	MOVQ j-8(SP), R13
+	MOVQ 0(BX), CX
+	VMOVUPD Z0, K1, (CX)(R13*8)
+	VMOVUPD Z1, K2, 64(CX)(R13*8)
+	MOVQ 8(BX), CX
+	VMOVUPD Z2, K1, (CX)(R13*8)
+	VMOVUPD Z3, K2, 64(CX)(R13*8)
+	MOVQ 16(BX), CX
+	VMOVUPD Z4, K1, (CX)(R13*8)
+	VMOVUPD Z5, K2, 64(CX)(R13*8)
+	MOVQ 24(BX), CX
+	VMOVUPD Z6, K1, (CX)(R13*8)
+	VMOVUPD Z7, K2, 64(CX)(R13*8)
+	MOVQ 32(BX), CX
+	VMOVUPD Z8, K1, (CX)(R13*8)
+	VMOVUPD Z9, K2, 64(CX)(R13*8)
+	MOVQ 40(BX), CX
+	VMOVUPD Z10, K1, (CX)(R13*8)
+	VMOVUPD Z11, K2, 64(CX)(R13*8)
+	ADDQ $16, R13
+	MOVQ R13, j-8(SP)
+	CMPQ R13, n+40(FP)
+	JLT block
 	VZEROUPPER
 	RET
 
