@@ -345,8 +345,8 @@ func (k addNKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
 func (k addNKernel) forward(a *args) { call(a, k, forwardAddN[float64], forwardAddN[float32]) }
 
 func forwardAddN[T float](k addNKernel, out []T, in [][]T, _ []tensor.Shape) {
-	copy(out, in[0])
-	for _, x := range in[1:] {
+	vec.AddScaled(out, in[0], in[1], 1) // x + 1*y is x + y exactly
+	for _, x := range in[2:] {
 		vec.AddTo(out, x)
 	}
 }
