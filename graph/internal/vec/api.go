@@ -104,6 +104,13 @@ func SumRows[T Float](dst, x []T) {
 		impl.sumRows(d, as32(x))
 		return
 	}
+	if d, ok := any(dst).([]float64); ok {
+		x := any(x).([]float64)
+		for p := 0; p+len(d) <= len(x); p += len(d) {
+			impl64.addTo(d, x[p:p+len(d)])
+		}
+		return
+	}
 	sumRowsGo(dst, x)
 }
 
