@@ -345,7 +345,12 @@ func (k addNKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
 func (k addNKernel) forward(a *args) { call(a, k, forwardAddN[float64], forwardAddN[float32]) }
 
 func forwardAddN[T float](k addNKernel, out []T, in [][]T, _ []tensor.Shape) {
-	vec.AddScaled(out, in[0], in[1], 1) // x + 1*y is x + y exactly
+	if _, ok := any(out).([]float64); ok {
+		vec.AddScaled(out, in[0], in[1], 1) // one pass: x + 1*y is x + y exactly
+	} else { // float32's AddScaled is a plain loop, its AddTo a vector one
+		copy(out, in[0])
+		vec.AddTo(out, in[1])
+	}
 	for _, x := range in[2:] {
 		vec.AddTo(out, x)
 	}
