@@ -8,7 +8,6 @@ import (
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/blas/gonum"
-	vecf "gonum.org/v1/gonum/floats"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -82,11 +81,11 @@ func (k bmmKernel) forward(a *args) {
 
 // gemm sets c (m, n) to op(a) op(b) for one task, where a and b are stored
 // row-major with lda and ldb columns. Large products go to the registered
-// BLAS (blas64.Use). For the small shapes of few-shot regression,
-// matrix-vector and rank-one kernels beat a general Dgemm (about twice as
-// fast for 5x40x40): a single product when c is a column, rank-one updates
-// when the inner size is the smallest, one matrix-vector product per row of c
-// else.
+// BLAS (blas64.Use). The small shapes of few-shot regression (5x40x40 and
+// smaller) cost less than a BLAS call: with AVX-512 they run on vec's
+// kernels (c as combinations of the rows of op(b), or as dot products of
+// rows when b is transposed), else on gonum's matrix-vector and rank-one
+// kernels (twice as fast as a general Dgemm at 5x40x40).
 func (k bmmKernel) gemm(m, kk, n int, a []float64, lda int, b []float64, ldb int, c []float64) {
 	ta, tb := blas.NoTrans, blas.NoTrans
 	if k.transA {
@@ -97,6 +96,9 @@ func (k bmmKernel) gemm(m, kk, n int, a []float64, lda int, b []float64, ldb int
 	}
 	if m*kk*n >= bigProduct {
 		blas64.Implementation().Dgemm(ta, tb, m, n, kk, 1, a, lda, b, ldb, 0, c, n)
+		return
+	}
+	if vec.MatMulSIMD() && k.smallSIMD(m, kk, n, a, lda, b, ldb, c) {
 		return
 	}
 	var impl gonum.Implementation
@@ -133,6 +135,32 @@ func (k bmmKernel) gemm(m, kk, n int, a []float64, lda int, b []float64, ldb int
 			impl.Dgemv(tb, br, bc, 1, b, ldb, x, incX, 0, c[i*n:(i+1)*n], 1)
 		}
 	}
+}
+
+// smallSIMD runs gemm's small product on vec's kernels and reports whether
+// it could: every case but both operands transposed, which the MLP's
+// graphs never have. A column c (n = 1) is stored as the row cᵀ = op(b)ᵀ
+// op(a)ᵀ, a vector-matrix product when a is transposed; b with one row per
+// inner index (not transposed, or kk = 1) gives c's rows as combinations of
+// b's; a transposed b makes c the dot products of rows of a and b.
+func (k bmmKernel) smallSIMD(m, kk, n int, a []float64, lda int, b []float64, ldb int, c []float64) bool {
+	ars, acs := lda, 1
+	if k.transA {
+		ars, acs = 1, lda
+	}
+	switch {
+	case n == 1 && k.transA: // b is a vector either way (ldb 1, or one row)
+		vec.MatMulRows(1, kk, m, b, 0, 1, a, lda, c)
+	case n == 1:
+		vec.MatMulDots(m, kk, 1, a, lda, b, 0, c)
+	case !k.transB || kk == 1:
+		vec.MatMulRows(m, kk, n, a, ars, acs, b, ldb, c)
+	case !k.transA:
+		vec.MatMulDots(m, kk, n, a, lda, b, ldb, c)
+	default:
+		return false
+	}
+	return true
 }
 
 // gemm sets c (m, n) to op(a) op(b) + beta c with the registered BLAS, for
@@ -207,14 +235,7 @@ func (k axpyKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
 func (k axpyKernel) forward(a *args) { call(a, k, forwardAxpy[float64], forwardAxpy[float32]) }
 
 func forwardAxpy[T float](k axpyKernel, out []T, in [][]T, _ []tensor.Shape) {
-	if o, ok := any(out).([]float64); ok {
-		vecf.AddScaledTo(o, any(in[0]).([]float64), k.k, any(in[1]).([]float64))
-		return
-	}
-	x, y, c := in[0], in[1][:len(in[0])], T(k.k)
-	for i, v := range x {
-		out[i] = v + c*y[i]
-	}
+	vec.AddScaled(out, in[0], in[1], T(k.k))
 }
 
 func (k axpyKernel) grad(_ gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
@@ -242,10 +263,7 @@ func (k scaleKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
 func (k scaleKernel) forward(a *args) { call(a, k, forwardScale[float64], forwardScale[float32]) }
 
 func forwardScale[T float](k scaleKernel, out []T, in [][]T, _ []tensor.Shape) {
-	c := T(k.k)
-	for i, v := range in[0] {
-		out[i] = c * v
-	}
+	vec.Scale(out, in[0], T(k.k))
 }
 
 func (k scaleKernel) grad(_ gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
@@ -327,15 +345,13 @@ func (k addNKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
 func (k addNKernel) forward(a *args) { call(a, k, forwardAddN[float64], forwardAddN[float32]) }
 
 func forwardAddN[T float](k addNKernel, out []T, in [][]T, _ []tensor.Shape) {
-	if o, ok := any(out).([]float64); ok {
-		vecf.AddTo(o, any(in[0]).([]float64), any(in[1]).([]float64))
-		for _, x := range in[2:] {
-			vecf.Add(o, any(x).([]float64))
-		}
-		return
+	if _, ok := any(out).([]float64); ok {
+		vec.AddScaled(out, in[0], in[1], 1) // one pass: x + 1*y is x + y exactly
+	} else { // float32's AddScaled is a plain loop, its AddTo a vector one
+		copy(out, in[0])
+		vec.AddTo(out, in[1])
 	}
-	copy(out, in[0])
-	for _, x := range in[1:] {
+	for _, x := range in[2:] {
 		vec.AddTo(out, x)
 	}
 }

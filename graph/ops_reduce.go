@@ -68,9 +68,7 @@ func forwardSumFirst[T float](_ sumFirstKernel, out []T, in [][]T, s []tensor.Sh
 	x := in[0]
 	copy(out, x[:len(out)])
 	for t := 1; t < s[0][0]; t++ {
-		for i, v := range x[t*len(out) : (t+1)*len(out)] {
-			out[i] += v
-		}
+		vec.AddTo(out, x[t*len(out):(t+1)*len(out)])
 	}
 }
 
@@ -113,10 +111,7 @@ func addBiasTask[T float](h, b, out []T, n, w, t int) {
 	bt := b[t*w : (t+1)*w]
 	for p := 0; p < n; p++ {
 		off := (t*n + p) * w
-		src, dst := h[off:off+w], out[off:off+w]
-		for i, v := range bt {
-			dst[i] = src[i] + v
-		}
+		vec.AddScaled(out[off:off+w], h[off:off+w], bt, 1) // h + 1*b is h + b exactly
 	}
 }
 

@@ -89,6 +89,10 @@ func AddTo[T Float](dst, src []T) {
 		impl.addTo(d, as32(src))
 		return
 	}
+	if d, ok := any(dst).([]float64); ok {
+		impl64.addTo(d, any(src).([]float64))
+		return
+	}
 	addToGo(dst, src)
 }
 
@@ -99,6 +103,13 @@ func SumRows[T Float](dst, x []T) {
 	}
 	if d, ok := f32(dst); ok {
 		impl.sumRows(d, as32(x))
+		return
+	}
+	if d, ok := any(dst).([]float64); ok {
+		x := any(x).([]float64)
+		for p := 0; p+len(d) <= len(x); p += len(d) {
+			impl64.addTo(d, x[p:p+len(d)])
+		}
 		return
 	}
 	sumRowsGo(dst, x)
@@ -178,6 +189,10 @@ func Relu[T Float](dst, x []T) {
 		impl.relu(d, as32(x))
 		return
 	}
+	if d, ok := any(dst).([]float64); ok {
+		impl64.relu(d, any(x).([]float64))
+		return
+	}
 	reluGo(dst, x)
 }
 
@@ -188,7 +203,31 @@ func Mask[T Float](dst, x, v []T) {
 		impl.mask(d, as32(x), as32(v))
 		return
 	}
+	if d, ok := any(dst).([]float64); ok {
+		impl64.mask(d, any(x).([]float64), any(v).([]float64))
+		return
+	}
 	maskGo(dst, x, v)
+}
+
+// AddScaled sets dst to x + k*y element by element (a multiplication and
+// an addition, not fused, in every implementation); len(x), len(y) >=
+// len(dst).
+func AddScaled[T Float](dst, x, y []T, k T) {
+	if d, ok := any(dst).([]float64); ok {
+		impl64.addScaled(d, any(x).([]float64), any(y).([]float64), float64(k))
+		return
+	}
+	addScaledGo(dst, x, y, k)
+}
+
+// Scale sets dst to k*x element by element; len(x) >= len(dst).
+func Scale[T Float](dst, x []T, k T) {
+	if d, ok := any(dst).([]float64); ok {
+		impl64.scale(d, any(x).([]float64), float64(k))
+		return
+	}
+	scaleGo(dst, x, k)
 }
 
 // The transforms of Winograd's F(2x2, 3x3) convolution (Lavin and Gray,

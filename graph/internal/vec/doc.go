@@ -11,7 +11,11 @@
 // library's simd/archsimd package; otherwise, for the tails of the
 // elementwise kernels that do not fill a vector, and for the whole of a row
 // kernel whose rows are not a multiple of 8 channels, it runs the plain Go
-// loops of generic.go, which the tests use as the reference; float64 always runs the plain loops (the
-// finite-difference tests). Results agree with the plain loops up to the
-// rounding of fused multiply-adds and of the order of float64 sums.
+// loops of generic.go, which the tests use as the reference. Float64 runs
+// the plain loops except for the float64 graphs of small models (the sine
+// MLP): the small matrix products (matmul.go, an assembly micro-kernel) and
+// a few elementwise loops (f64.go) use AVX-512 where the CPU has it.
+// Results agree with the plain loops up to the rounding of fused
+// multiply-adds and of the order of float64 sums; the float64 elementwise
+// loops agree bit for bit.
 package vec
