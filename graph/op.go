@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"hash"
 	"hash/fnv"
+	"runtime"
+	"unsafe"
 
 	"github.com/chewxy/hm"
 	"gorgonia.org/gorgonia"
@@ -256,7 +258,13 @@ func (o *op) SymDiff(in gorgonia.Nodes, out, g *gorgonia.Node) (gorgonia.Nodes, 
 
 // bufferPool recycles tensors by dtype and size between the ops of one
 // program, so that the peak memory of a run is that of the values alive at
-// once, not of all values. A nil pool allocates.
+// once, not of all values. A nil pool allocates on Go's heap.
+//
+// The pool's own float buffers live outside Go's heap (offHeapDense): the
+// pool, not the garbage collector, manages them, and the collector's target
+// (a percentage of the live heap) would otherwise grow with the
+// activations, leaving room for tens of megabytes of garbage beside a graph
+// of a few hundred.
 type bufferPool struct {
 	free map[poolKey][]*tensor.Dense
 }
@@ -267,17 +275,43 @@ type poolKey struct {
 }
 
 func (p *bufferPool) get(dt tensor.Dtype, shape tensor.Shape) *tensor.Dense {
+	if p == nil {
+		return tensor.New(tensor.WithShape(shape.Clone()...), tensor.Of(dt))
+	}
 	key := poolKey{dt, shape.TotalSize()}
-	if p != nil {
-		if l := p.free[key]; len(l) > 0 {
-			t := l[len(l)-1]
-			p.free[key] = l[:len(l)-1]
-			if err := t.Reshape(shape...); err == nil {
-				return t
-			}
+	if l := p.free[key]; len(l) > 0 {
+		t := l[len(l)-1]
+		p.free[key] = l[:len(l)-1]
+		if err := t.Reshape(shape...); err == nil {
+			return t
 		}
 	}
-	return tensor.New(tensor.WithShape(shape.Clone()...), tensor.Of(dt))
+	var t *tensor.Dense
+	switch dt {
+	case tensor.Float32:
+		t = offHeapDense[float32](shape)
+	case tensor.Float64:
+		t = offHeapDense[float64](shape)
+	}
+	if t == nil {
+		t = tensor.New(tensor.WithShape(shape.Clone()...), tensor.Of(dt))
+	}
+	return t
+}
+
+// offHeapDense returns a zeroed tensor of shape backed by memory mapped
+// outside Go's heap, unmapped once the tensor is unreachable, or nil if
+// the mapping fails. Nothing may keep a slice of its data beyond the
+// tensor itself: the collector does not see such a slice.
+func offHeapDense[E float32 | float64](shape tensor.Shape) *tensor.Dense {
+	n := shape.TotalSize()
+	mem, ok := mapMemory(n * int(unsafe.Sizeof(E(0))))
+	if !ok {
+		return nil
+	}
+	t := tensor.New(tensor.WithShape(shape.Clone()...), tensor.WithBacking(unsafe.Slice((*E)(unsafe.Pointer(unsafe.SliceData(mem))), n)))
+	runtime.AddCleanup(t, unmapMemory, mem)
+	return t
 }
 
 func (p *bufferPool) put(t *tensor.Dense) {

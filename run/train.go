@@ -380,15 +380,12 @@ func (ss *session) checkpoint(pd *rundir.Pending) error {
 	if err != nil {
 		return err
 	}
-	ck, err := rundir.EncodeCheckpoint(rundir.Checkpoint{State: snap, Optimizer: opt, TrainSeconds: ss.trainDur.Seconds(), EvalSeconds: ss.evalDur.Seconds(), Pending: pd,
+	sum, err := rundir.WriteCheckpoint(filepath.Join(ss.dir, rundir.CheckpointFile), rundir.Checkpoint{State: snap, Optimizer: opt, TrainSeconds: ss.trainDur.Seconds(), EvalSeconds: ss.evalDur.Seconds(), Pending: pd,
 		Seed: ss.s.Config.Seed, ConfigSHA256: ss.s.configHash, Previous: ss.prevCheckpoint})
 	if err != nil {
 		return err
 	}
-	if err := atomicfile.Write(filepath.Join(ss.dir, rundir.CheckpointFile), ck); err != nil {
-		return err
-	}
-	ss.prevCheckpoint = rundir.HashBytes(ck)
+	ss.prevCheckpoint = sum
 	return rundir.Seal(ss.dir, false)
 }
 

@@ -6,8 +6,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 
+	"github.com/trmaml/trmaml/internal/atomicfile"
 	"github.com/trmaml/trmaml/metalearn"
 )
 
@@ -61,23 +63,86 @@ func (ck Checkpoint) LastRow() (int, error) {
 
 // contentHash is the hex SHA-256 of ck's JSON without its SHA256 field.
 func (ck Checkpoint) contentHash() (string, error) {
+	return writeContent(io.Discard, ck)
+}
+
+// writeContent writes ck's JSON without its SHA256 field to w, all but the
+// closing brace, and returns the hex SHA-256 of that JSON (brace included).
+// The JSON is json.Marshal's, encoded once and never copied: a checkpoint's
+// weights and optimizer state make it megabytes.
+func writeContent(w io.Writer, ck Checkpoint) (string, error) {
 	ck.SHA256 = ""
-	b, err := json.Marshal(ck)
-	if err != nil {
+	h := sha256.New()
+	t := &tailWriter{w: io.MultiWriter(w, h)}
+	if err := json.NewEncoder(t).Encode(ck); err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), nil
+	if string(t.tail) != "}\n" { // Encode ends the object with a newline
+		return "", fmt.Errorf("checkpoint JSON ends in %q", t.tail)
+	}
+	h.Write(t.tail[:1])
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// writeCheckpoint writes ck's JSON with its hash to w: SHA256 is the last
+// field, so it is the content's JSON with the hash added before the brace.
+func writeCheckpoint(w io.Writer, ck Checkpoint) error {
+	sum, err := writeContent(w, ck)
+	if err == nil {
+		_, err = io.WriteString(w, `,"sha256":"`+sum+`"}`)
+	}
+	return err
+}
+
+// tailWriter writes to w all but the last two bytes written to it, which
+// it keeps in tail.
+type tailWriter struct {
+	w    io.Writer
+	tail []byte
+}
+
+func (t *tailWriter) Write(p []byte) (int, error) {
+	if len(p) >= 2 {
+		if _, err := t.w.Write(t.tail); err != nil {
+			return 0, err
+		}
+		if _, err := t.w.Write(p[:len(p)-2]); err != nil {
+			return 0, err
+		}
+		t.tail = append(t.tail[:0], p[len(p)-2:]...)
+		return len(p), nil
+	}
+	t.tail = append(t.tail, p...)
+	if extra := len(t.tail) - 2; extra > 0 {
+		if _, err := t.w.Write(t.tail[:extra]); err != nil {
+			return 0, err
+		}
+		t.tail = append(t.tail[:0], t.tail[extra:]...)
+	}
+	return len(p), nil
 }
 
 // EncodeCheckpoint returns the JSON of ck with its hash.
 func EncodeCheckpoint(ck Checkpoint) ([]byte, error) {
-	h, err := ck.contentHash()
-	if err != nil {
+	var b bytes.Buffer
+	if err := writeCheckpoint(&b, ck); err != nil {
 		return nil, err
 	}
-	ck.SHA256 = h
-	return json.Marshal(ck)
+	return b.Bytes(), nil
+}
+
+// WriteCheckpoint writes the JSON of ck with its hash to path (replacing
+// it atomically) and returns the file's SHA-256. Unlike EncodeCheckpoint,
+// it holds no copy of the JSON beside the encoder's buffer.
+func WriteCheckpoint(path string, ck Checkpoint) (string, error) {
+	h := sha256.New()
+	err := atomicfile.WriteFunc(path, func(w io.Writer) error {
+		return writeCheckpoint(io.MultiWriter(w, h), ck)
+	})
+	if err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // DecodeCheckpoint reads checkpoint JSON strictly (no unknown fields, no

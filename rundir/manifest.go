@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -100,7 +101,7 @@ func Seal(dir string, finished bool, add ...Override) error {
 		if !finished && (name == ModelFile || name == ResultFile) {
 			continue
 		}
-		raw, err := os.ReadFile(filepath.Join(dir, name))
+		n, sum, err := sumFile(filepath.Join(dir, name))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -108,15 +109,35 @@ func Seal(dir string, finished bool, add ...Override) error {
 			return err
 		}
 		if name == ConfigFile {
+			raw, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil {
+				return err
+			}
 			m.Config = string(raw)
 		}
-		m.Files = append(m.Files, FileSum{Name: name, Bytes: int64(len(raw)), SHA256: HashBytes(raw)})
+		m.Files = append(m.Files, FileSum{Name: name, Bytes: n, SHA256: sum})
 	}
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
 	}
 	return atomicfile.Write(filepath.Join(dir, ManifestFile), append(b, '\n'))
+}
+
+// sumFile returns the size and hex SHA-256 of the file at path, read in
+// pieces rather than whole (a checkpoint is megabytes).
+func sumFile(path string) (int64, string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return 0, "", err
+	}
+	return n, hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // ErrUnsealed is returned (wrapped) by Verify for a run directory without a
@@ -457,11 +478,7 @@ func SealExisting(dir string) error {
 			return err
 		}
 		ck.Seed, ck.ConfigSHA256 = cfg.Seed, HashBytes(yml)
-		enc, err := EncodeCheckpoint(ck)
-		if err != nil {
-			return err
-		}
-		if err := atomicfile.Write(ckPath, enc); err != nil {
+		if _, err := WriteCheckpoint(ckPath, ck); err != nil {
 			return err
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {

@@ -252,3 +252,77 @@ func TestHashedCheckpointBeforeIdentity(t *testing.T) {
 		t.Errorf("changed old checkpoint: %v", err)
 	}
 }
+
+// TestEncodeCheckpointIsMarshal: the one-pass encoder writes what
+// json.Marshal does for the checkpoint with its hash set, the hash being
+// that of json.Marshal's encoding without it; WriteCheckpoint writes the
+// same bytes and returns their SHA-256. The legacy runs' checkpoints
+// supply real optimizer states and weights.
+func TestEncodeCheckpointIsMarshal(t *testing.T) {
+	t.Parallel()
+	cks := []Checkpoint{
+		{State: metalearn.State{Iteration: 3, W: []float64{0.5, -1e-300, math.MaxFloat64}, P: []float64{1}}, Optimizer: json.RawMessage(`{"LR": 0.1}`), TrainSeconds: 2, Seed: 7, ConfigSHA256: "<&>"},
+		{State: metalearn.State{}, Optimizer: json.RawMessage(`null`), Pending: &Pending{Evaluated: 1, BatchSum: 0.25, BatchN: 2}, Previous: "abc"},
+		{},
+	}
+	paths, err := filepath.Glob(filepath.Join(legacy, "*", "*", CheckpointFile))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("legacy checkpoints: %v, %v", paths, err)
+	}
+	for _, p := range paths {
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ck, err := decodeCheckpoint(p, raw, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cks = append(cks, ck)
+	}
+	dir := t.TempDir()
+	for i, ck := range cks {
+		ck.SHA256 = "stale"
+		ref := ck
+		ref.SHA256 = ""
+		content, err := json.Marshal(ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(content)
+		ref.SHA256 = hex.EncodeToString(sum[:])
+		want, _ := json.Marshal(ref)
+
+		got, err := EncodeCheckpoint(ck)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("checkpoint %d: EncodeCheckpoint gave %.200q (%v), want %.200q", i, got, err, want)
+		}
+		path := filepath.Join(dir, CheckpointFile)
+		fileSum, err := WriteCheckpoint(path, ck)
+		written, _ := os.ReadFile(path)
+		if wantSum := sha256.Sum256(want); err != nil || !bytes.Equal(written, want) || fileSum != hex.EncodeToString(wantSum[:]) {
+			t.Errorf("checkpoint %d: WriteCheckpoint wrote %.200q, sum %s (%v)", i, written, fileSum, err)
+		}
+	}
+}
+
+// TestTailWriter: whatever the pieces it is written in, all but the last
+// two bytes pass through, in order.
+func TestTailWriter(t *testing.T) {
+	t.Parallel()
+	data := []byte(`{"a":[1,2,3]}` + "\n")
+	for _, piece := range []int{1, 2, 3, 5, len(data)} {
+		var out bytes.Buffer
+		w := &tailWriter{w: &out}
+		for rest := data; len(rest) > 0; {
+			n := min(piece, len(rest))
+			if k, err := w.Write(rest[:n]); k != n || err != nil {
+				t.Fatalf("pieces of %d: Write returned %d, %v", piece, k, err)
+			}
+			rest = rest[n:]
+		}
+		if out.String() != string(data[:len(data)-2]) || string(w.tail) != "}\n" {
+			t.Errorf("pieces of %d: passed %q, kept %q", piece, out.String(), w.tail)
+		}
+	}
+}
