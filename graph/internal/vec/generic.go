@@ -70,9 +70,30 @@ func dotCenteredGo[T Float](acc []float64, g, z, mu []T) {
 func poolArgScaledGo[T Float](dst, x00, x01, x10, x11, s []T) {
 	x00, x01, x10, x11, s = x00[:len(dst)], x01[:len(dst)], x10[:len(dst)], x11[:len(dst)], s[:len(dst)]
 	for i, sv := range s {
-		v00, v01, v10, v11 := x00[i]*sv, x01[i]*sv, x10[i]*sv, x11[i]*sv
-		m := max(max(v00, v01), max(v10, v11))
-		dst[i] = T(b2i(v00 != m) * (1 + b2i(v01 != m)*(1+b2i(v10 != m))))
+		dst[i] = T(firstMax(x00[i], x01[i], x10[i], x11[i], sv))
+	}
+}
+
+// firstMax is the position (0-3) in a 2x2 window of the first entry whose
+// product with s is the window's maximum, the last one if none compares
+// equal (NaN).
+func firstMax[T Float](x00, x01, x10, x11, s T) int {
+	v00, v01, v10, v11 := x00*s, x01*s, x10*s, x11*s
+	m := max(max(v00, v01), max(v10, v11))
+	return b2i(v00 != m) * (1 + b2i(v01 != m)*(1+b2i(v10 != m)))
+}
+
+// atPos is the entry of a 2x2 window at a position poolArgScaledGo gave.
+func atPos[T Float](pos, x00, x01, x10, x11 T) T {
+	switch pos {
+	case 0:
+		return x00
+	case 1:
+		return x01
+	case 2:
+		return x10
+	default:
+		return x11
 	}
 }
 
@@ -248,17 +269,7 @@ func gatherAffineRowGo[T Float](dst, pos, z0, z1, a, c []T) {
 	for j := 0; j < n; j++ {
 		for ch := 0; ch < f; ch++ {
 			i, p := j*f+ch, 2*j*f+ch
-			var x T
-			switch pos[i] {
-			case 0:
-				x = z0[p]
-			case 1:
-				x = z0[p+f]
-			case 2:
-				x = z1[p]
-			default:
-				x = z1[p+f]
-			}
+			x := atPos(pos[i], z0[p], z0[p+f], z1[p], z1[p+f])
 			dst[i] = x*a[ch] + c[ch]
 		}
 	}
@@ -281,17 +292,7 @@ func gatherDotRowGo[T Float](acc []float64, pos, z0, z1, g, mu []T) {
 	for j := 0; j < n; j++ {
 		for ch := 0; ch < f; ch++ {
 			i, p := j*f+ch, 2*j*f+ch
-			var x T
-			switch pos[i] {
-			case 0:
-				x = z0[p]
-			case 1:
-				x = z0[p+f]
-			case 2:
-				x = z1[p]
-			default:
-				x = z1[p+f]
-			}
+			x := atPos(pos[i], z0[p], z0[p+f], z1[p], z1[p+f])
 			acc[ch] += float64(g[i] * (x - mu[ch]))
 		}
 	}
@@ -304,29 +305,10 @@ func maxAffineRowGo[T Float](dst, z0, z1, a, c []T) {
 	for j := 0; j < n; j++ {
 		for ch := 0; ch < f; ch++ {
 			i, p := j*f+ch, 2*j*f+ch
-			x00, x01, x10, x11 := z0[p], z0[p+f], z1[p], z1[p+f]
-			sv := a[ch]
-			v00, v01, v10, v11 := x00*sv, x01*sv, x10*sv, x11*sv
-			m := max(max(v00, v01), max(v10, v11))
-			x := x11 // poolArgScaledGo's choice: the first entry equal to m, else the last
-			switch {
-			case v00 == m:
-				x = x00
-			case v01 == m:
-				x = x01
-			case v10 == m:
-				x = x10
-			}
-			dst[i] = x*a[ch] + c[ch]
+			x := [4]T{z0[p], z0[p+f], z1[p], z1[p+f]}
+			dst[i] = x[firstMax(x[0], x[1], x[2], x[3], a[ch])]*a[ch] + c[ch]
 		}
 	}
-}
-
-// firstMax is poolArgScaledGo's position for one window and scale.
-func firstMax[T Float](x00, x01, x10, x11, s T) int {
-	v00, v01, v10, v11 := x00*s, x01*s, x10*s, x11*s
-	m := max(max(v00, v01), max(v10, v11))
-	return b2i(v00 != m) * (1 + b2i(v01 != m)*(1+b2i(v10 != m)))
 }
 
 func backPoolMaxRowGo[T Float](o0, o1, z0, z1, g, u, v, w []T) {
