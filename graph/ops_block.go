@@ -71,12 +71,7 @@ func forwardConvBlock[T float](k convBlockKernel, out []T, in [][]T, s []tensor.
 	st := make([]T, 2*g.x[0]*F)
 	cs, ps, zs := per*H*W*9*C, (H+2)*(W+2)*C, per*H*W*F
 	parallelTasks(g.x[0], n*H*W*F, func(t int) {
-		bp, ok := scratch.Get().(*[]T)
-		if !ok || cap(*bp) < cs+ps+zs {
-			buf := make([]T, cs+ps+zs)
-			bp = &buf
-		}
-		buf := (*bp)[:cs+ps+zs]
+		bp, buf := pooledSlice[T](&scratch, cs+ps+zs, 0)
 		cols, pad, z := buf[:cs], buf[cs:cs+ps], buf[cs+ps:]
 		clear(pad) // im2col writes only the interior
 		xt, kt := x[t*g.perTask():], kern[t*9*C*F:][:9*C*F]

@@ -229,12 +229,7 @@ func eachChunk[T float](g convGeom, F int, fn func(t, img, imgs int, cols, pad [
 	n, per := g.pixelsPerTask()/(g.H*g.W), g.chunkImages(F)
 	size, padSize := per*g.H*g.W*9*g.C, (g.H+2)*(g.W+2)*g.C
 	parallelTasks(g.x[0], 1<<20, func(t int) {
-		bp, ok := scratch.Get().(*[]T)
-		if !ok || cap(*bp) < size+padSize {
-			buf := make([]T, size+padSize)
-			bp = &buf
-		}
-		buf := (*bp)[:size+padSize]
+		bp, buf := pooledSlice[T](&scratch, size+padSize, 0)
 		cols, pad := buf[:size], buf[size:size+padSize]
 		// im2col writes only pad's interior and relies on a zero border;
 		// col2im writes the border too and clears pad itself per image. An
@@ -259,6 +254,18 @@ func (g convGeom) chunkImages(F int) int {
 // float types: a buffer of the wrong type or size is dropped and a new one
 // made).
 var scratch sync.Pool
+
+// pooledSlice returns n values of a buffer from p, a new one of max(n,
+// alloc) values if p's is of the wrong type or too small, and the pointer
+// to put back (a pointer: a slice in an interface would allocate per Put).
+func pooledSlice[T float](p *sync.Pool, n, alloc int) (*[]T, []T) {
+	bp, ok := p.Get().(*[]T)
+	if !ok || cap(*bp) < n {
+		buf := make([]T, max(n, alloc))
+		bp = &buf
+	}
+	return bp, (*bp)[:n]
+}
 
 // im2colChunk writes the patches of images img..img+imgs-1 of x (one task)
 // into cols, one row of 9*C values per pixel. Each image is first copied

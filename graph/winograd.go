@@ -194,14 +194,9 @@ func winogradBuffers[T float](sizes []int, parts [][]T) *[]T {
 	for _, s := range sizes {
 		total += s
 	}
-	bp, ok := winogradScratch.Get().(*[]T)
-	if !ok || cap(*bp) < total {
-		// One size for every layer (the chunks' values are bounded), so
-		// that a buffer from the pool fits the next call.
-		buf := make([]T, max(total, 2*winogradValues+1<<17+1<<14))
-		bp = &buf
-	}
-	buf := (*bp)[:total]
+	// One size for every layer (the chunks' values are bounded), so that a
+	// buffer from the pool fits the next call.
+	bp, buf := pooledSlice[T](&winogradScratch, total, 2*winogradValues+1<<17+1<<14)
 	for i, s := range sizes {
 		parts[i], buf = buf[:s:s], buf[s:]
 	}
