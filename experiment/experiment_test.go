@@ -231,14 +231,7 @@ func TestRunGridResumes(t *testing.T) {
 // one that stopped before its first checkpoint is started over.
 func TestRunRefusesChangedConfigAndRestartsUncheckpointed(t *testing.T) {
 	t.Parallel()
-	dir := writeFiles(t, map[string]string{
-		"exp.yaml":  "name: g\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\n",
-		"base.yaml": tinyBase,
-	})
-	_, cfgs, err := Load(filepath.Join(dir, "exp.yaml"), run.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, cfgs := oneRunGrid(t)
 	out := filepath.Join(dir, "out")
 	jobs := Jobs(cfgs, out)
 	var log bytes.Buffer
@@ -314,14 +307,7 @@ func TestSameConfigComparesWhatRunsRead(t *testing.T) {
 // process is writing is refused before anything is written.
 func TestRunRefusesForeignAndBusyDirectories(t *testing.T) {
 	t.Parallel()
-	dir := writeFiles(t, map[string]string{
-		"exp.yaml":  "name: g\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\n",
-		"base.yaml": tinyBase,
-	})
-	_, cfgs, err := Load(filepath.Join(dir, "exp.yaml"), run.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, cfgs := oneRunGrid(t)
 	var log bytes.Buffer
 
 	runDir := filepath.Join(dir, "finished")
@@ -370,4 +356,19 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// oneRunGrid writes a grid of one tiny MAML run (exp.yaml on tinyBase) into
+// a new directory and returns the directory and the grid's config.
+func oneRunGrid(t *testing.T) (string, []configs.Config) {
+	t.Helper()
+	dir := writeFiles(t, map[string]string{
+		"exp.yaml":  "name: g\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\n",
+		"base.yaml": tinyBase,
+	})
+	_, cfgs, err := Load(filepath.Join(dir, "exp.yaml"), run.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, cfgs
 }

@@ -15,14 +15,7 @@ import (
 // looks like one is kept.
 func TestRunCleansStaleTemps(t *testing.T) {
 	t.Parallel()
-	dir := writeFiles(t, map[string]string{
-		"exp.yaml":  "name: g\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\n",
-		"base.yaml": tinyBase,
-	})
-	_, cfgs, err := Load(filepath.Join(dir, "exp.yaml"), run.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, cfgs := oneRunGrid(t)
 	out := filepath.Join(dir, "out")
 	os.MkdirAll(out, 0o755)
 	stale := []string{".figure1.png.tmp3120957", ".p_weights.png.tmp88", ".table.md.tmp1"}
