@@ -67,6 +67,8 @@ func start(ctx context.Context, s *Setup, dir string, p *Progress, overrides []s
 	ss.metrics.WriteString(rundir.MetricsHeader)
 	ss.pcsv.WriteString(rundir.PHeader(taskNames(s.Train)))
 	ss.ctx, ss.p = ctx, p
+	ss.cpu = newCPUMeter(nil, true)
+	defer ss.cpu.stop()
 	if err := ss.record(); errors.Is(err, errEvaluationStopped) {
 		return nil, ss.interrupt() // before the first checkpoint: resume starts again
 	} else if err != nil {
@@ -132,6 +134,8 @@ func Resume(dir string, opts Options, sets ...string) (*rundir.Result, error) {
 	ss.overrides = sealed.Sets()
 	ss.trainDur = time.Duration(ck.TrainSeconds * float64(time.Second))
 	ss.evalDur = time.Duration(ck.EvalSeconds * float64(time.Second))
+	ss.cpu = newCPUMeter(ck.CPU, false)
+	defer ss.cpu.stop()
 	last, err := ck.LastRow()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ckPath, err)
@@ -296,6 +300,7 @@ type session struct {
 	tr                 *metalearn.Trainer
 	metrics, pcsv      bytes.Buffer
 	trainDur, evalDur  time.Duration
+	cpu                *cpuMeter
 	batchSum, batchMax float64
 	batchN             int
 	p                  *Progress
@@ -350,6 +355,7 @@ func (ss *session) record() error {
 		return err
 	}
 	ss.evalDur += time.Since(start)
+	ss.cpu.eval()
 	row := rundir.MetricsRow{Iteration: tr.State.Iteration, Elapsed: ss.trainDur + ss.evalDur,
 		BatchMean: math.NaN(), BatchWorst: math.NaN(), Train: trainStats, Test: testStats}
 	if ss.batchN > 0 {
@@ -380,7 +386,7 @@ func (ss *session) checkpoint(pd *rundir.Pending) error {
 	if err != nil {
 		return err
 	}
-	sum, err := rundir.WriteCheckpoint(filepath.Join(ss.dir, rundir.CheckpointFile), rundir.Checkpoint{State: snap, Optimizer: opt, TrainSeconds: ss.trainDur.Seconds(), EvalSeconds: ss.evalDur.Seconds(), Pending: pd,
+	sum, err := rundir.WriteCheckpoint(filepath.Join(ss.dir, rundir.CheckpointFile), rundir.Checkpoint{State: snap, Optimizer: opt, TrainSeconds: ss.trainDur.Seconds(), EvalSeconds: ss.evalDur.Seconds(), CPU: ss.cpu.times(), Pending: pd,
 		Seed: ss.s.Config.Seed, ConfigSHA256: ss.s.configHash, Previous: ss.prevCheckpoint})
 	if err != nil {
 		return err
@@ -415,6 +421,7 @@ func (ss *session) train(ctx context.Context, p *Progress) (*rundir.Result, erro
 	last := time.Now()
 	err := tr.Run(ctx, func(st metalearn.StepStats) error {
 		ss.trainDur += time.Since(last)
+		ss.cpu.train()
 		ss.batchSum += st.MeanLoss
 		ss.batchMax = max(ss.batchMax, st.MaxLoss)
 		ss.batchN++
@@ -423,6 +430,7 @@ func (ss *session) train(ctx context.Context, p *Progress) (*rundir.Result, erro
 			recordErr = ss.record()
 		}
 		last = time.Now()
+		ss.cpu.skip()
 		return recordErr
 	})
 	p.Done()
@@ -439,6 +447,7 @@ func (ss *session) train(ctx context.Context, p *Progress) (*rundir.Result, erro
 
 	w, pFinal := tr.Solution()
 	start := time.Now()
+	ss.cpu.skip()
 	trainStats, testStats, err := ss.s.evaluate(ctx, w, cfg.Meta.Iterations, true)
 	if errors.Is(err, errEvaluationStopped) {
 		return nil, ss.interrupt() // the checkpoint of the last iteration is there
@@ -446,13 +455,14 @@ func (ss *session) train(ctx context.Context, p *Progress) (*rundir.Result, erro
 		return nil, err
 	}
 	ss.evalDur += time.Since(start)
+	ss.cpu.eval()
 	res := &rundir.Result{
 		Name: cfg.Name, Algorithm: cfg.Algorithm, CVaRLevel: cvarLevel(cfg), Order: cfg.Order, Seed: cfg.Seed, Iterations: cfg.Meta.Iterations,
 		Output: cfg.Meta.Output, MetaTest: testStats, MetaTrain: trainStats,
 		Timing: rundir.Timing{
 			MsPerIteration: ss.trainDur.Seconds() * 1000 / float64(cfg.Meta.Iterations),
 			TrainSeconds:   ss.trainDur.Seconds(), EvalSeconds: ss.evalDur.Seconds(),
-			Engine: graph.Engine(), Procs: runtime.GOMAXPROCS(0),
+			Engine: graph.Engine(), Procs: runtime.GOMAXPROCS(0), CPU: ss.cpu.times(),
 		},
 		Metric: ss.s.Metric.Name, Overrides: ss.overrides,
 	}
@@ -510,15 +520,18 @@ func Evaluate(dir string, evalSeed uint64, opts Options, sets ...string) (*rundi
 		s.Config.Seed = evalSeed
 	}
 	start := time.Now()
+	cpu := newCPUMeter(nil, true)
+	defer cpu.stop()
 	trainStats, testStats, err := s.evaluate(context.Background(), w, iterations, true)
 	if err != nil {
 		return nil, err
 	}
+	cpu.eval()
 	res := &rundir.Result{
 		Name: cfg.Name, Algorithm: cfg.Algorithm, CVaRLevel: cvarLevel(cfg), Order: cfg.Order, Seed: s.Config.Seed, Iterations: iterations,
 		Output: cfg.Meta.Output, MetaTest: testStats, MetaTrain: trainStats, FinalP: p, Source: source,
 		Timing: rundir.Timing{EvalSeconds: time.Since(start).Seconds(), Engine: graph.Engine(), Procs: runtime.GOMAXPROCS(0),
-			EvalInstances: finalInstances(cfg)},
+			EvalInstances: finalInstances(cfg), CPU: cpu.times()},
 		Metric: s.Metric.Name, Overrides: sets,
 	}
 	return res, rundir.WriteJSON(filepath.Join(dir, rundir.EvalFileFor(sets)), res)

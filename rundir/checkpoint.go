@@ -29,11 +29,14 @@ type Checkpoint struct {
 	Optimizer    json.RawMessage `json:"optimizer"`
 	TrainSeconds float64         `json:"train_seconds"`
 	EvalSeconds  float64         `json:"eval_seconds"`
-	Pending      *Pending        `json:"pending,omitempty"`
-	Seed         uint64          `json:"seed,omitempty"`
-	ConfigSHA256 string          `json:"config_sha256,omitempty"`
-	Previous     string          `json:"previous_sha256,omitempty"`
-	SHA256       string          `json:"sha256,omitempty"`
+	// CPU is the processor time so far (nil in checkpoints written before
+	// the field: the run's total is then unknown).
+	CPU          *CPUTime `json:"cpu,omitempty"`
+	Pending      *Pending `json:"pending,omitempty"`
+	Seed         uint64   `json:"seed,omitempty"`
+	ConfigSHA256 string   `json:"config_sha256,omitempty"`
+	Previous     string   `json:"previous_sha256,omitempty"`
+	SHA256       string   `json:"sha256,omitempty"`
 }
 
 // Pending is the training since the last evaluation of a checkpoint taken

@@ -40,9 +40,10 @@ type Result struct {
 	Timing    Timing   `json:"timing"`
 }
 
-// Timing is the wall-clock cost of a run, the one part of result.json that
-// differs between identical runs, and what it was measured on: the engine of
-// the build (graph.Engine) and GOMAXPROCS of the run's last segment.
+// Timing is the cost of a run in wall-clock and processor time, the one
+// part of result.json that differs between identical runs, and what it was
+// measured on: the engine of the build (graph.Engine) and GOMAXPROCS of the
+// run's last segment.
 type Timing struct {
 	MsPerIteration float64 `json:"ms_per_iteration"`
 	TrainSeconds   float64 `json:"train_seconds"`
@@ -52,6 +53,22 @@ type Timing struct {
 	// EvalInstances is the number of task instances evaluation.json's
 	// EvalSeconds measured (both splits), for its instances per second.
 	EvalInstances int `json:"eval_instances,omitempty"`
+	// CPU is the processor time the run cost; absent where it was not
+	// measured (a run resumed from a checkpoint written before the field,
+	// or a platform without getrusage).
+	CPU *CPUTime `json:"cpu,omitempty"`
+}
+
+// CPUTime is the processor time (user plus system, all threads) a run
+// spent training and evaluating, across its resumptions. When other runs
+// trained in the same process at the same time (trmaml experiment -jobs),
+// the process's time over each interval is split equally between them and
+// Shared is set: the figures are then estimates, exact only for runs alike
+// in cost.
+type CPUTime struct {
+	TrainSeconds float64 `json:"train_seconds"`
+	EvalSeconds  float64 `json:"eval_seconds"`
+	Shared       bool    `json:"shared,omitempty"`
 }
 
 // Stats are one evaluation of a task set, as stored in result.json, in the

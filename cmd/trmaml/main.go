@@ -165,7 +165,11 @@ func train(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	printResult(stdout, res)
-	fmt.Fprintf(stdout, "%.3f ms per iteration; results in %s\n", res.Timing.MsPerIteration, filepath.Join(dir, rundir.ResultFile))
+	cost := fmt.Sprintf("%.3f ms per iteration", res.Timing.MsPerIteration)
+	if c := res.Timing.CPU; c != nil {
+		cost += fmt.Sprintf(" (CPU: %.1f s training, %.1f s evaluation)", c.TrainSeconds, c.EvalSeconds)
+	}
+	fmt.Fprintf(stdout, "%s; results in %s\n", cost, filepath.Join(dir, rundir.ResultFile))
 	return nil
 }
 
@@ -235,8 +239,12 @@ func evaluate(args []string, stdout, stderr io.Writer) error {
 	}
 	printResult(stdout, res)
 	if t := res.Timing; t.EvalSeconds > 0 {
-		fmt.Fprintf(stdout, "%d instances in %.1f s: %.0f instances per second (%s, GOMAXPROCS %d)\n",
-			t.EvalInstances, t.EvalSeconds, float64(t.EvalInstances)/t.EvalSeconds, t.Engine, t.Procs)
+		cpu := ""
+		if t.CPU != nil {
+			cpu = fmt.Sprintf(", %.1f s of CPU", t.CPU.EvalSeconds)
+		}
+		fmt.Fprintf(stdout, "%d instances in %.1f s%s: %.0f instances per second (%s, GOMAXPROCS %d)\n",
+			t.EvalInstances, t.EvalSeconds, cpu, float64(t.EvalInstances)/t.EvalSeconds, t.Engine, t.Procs)
 	}
 	fmt.Fprintf(stdout, "written to %s\n", filepath.Join(*dir, rundir.EvalFileFor(sets)))
 	return nil
