@@ -795,8 +795,7 @@ func checkFloat32(t *testing.T, rows []opRow) {
 // TestOpsWinograd runs the harness on convolutions forced onto the
 // Winograd path (winograd.go), which the table's few channels do not take:
 // even and odd image sizes (tiles overhanging the image), one and several
-// channels, conv, convT and convK, with F(2x2, 3x3) and F(4x4, 3x3) (convK
-// takes F(2x2) either way).
+// channels, conv, convT and convK, with F(2x2, 3x3) and F(4x4, 3x3).
 func TestOpsWinograd(t *testing.T) {
 	defer func(v int) { winogradForce = v }(winogradForce)
 	for _, m := range []int{2, 4} {

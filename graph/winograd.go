@@ -27,18 +27,17 @@ import (
 // 2.25 at 3x3), at the cost of heavier transforms and of rounding: its
 // transforms' entries reach 8 (Aᵀ) and 5 (Bᵀ), and its float32 values
 // are 10 to 20 times less accurate than F(2x2)'s, at most about 6e-6 of
-// the largest output at 64 channels (TestWinogradRounding). conv and
-// convT take it where its estimated cost is lowest (winogradTile); convK
-// keeps F(2x2).
+// the largest output at 64 channels (TestWinogradRounding). The three ops
+// take it where its estimated cost is lowest (winogradTile).
 
 // winogradMin is the fewest input and output channels for which conv,
 // convT and convK take the Winograd path: with fewer (the first block's one channel)
 // the products are too thin.
 const winogradMin = 16
 
-// winogradForce, when not 0, makes every conv and convT take the Winograd
-// path with output tiles of this size (2 or 4; convK takes 2), or none
-// (-1), for tests on small images and few channels and for benchmarks.
+// winogradForce, when not 0, makes every conv, convT and convK take the
+// Winograd path with output tiles of this size (2 or 4), or none (-1), for
+// tests on small images and few channels and for benchmarks.
 var winogradForce = 0
 
 // winogradValues bounds the transformed values of a chunk of images (256 KB
@@ -53,17 +52,17 @@ var winogradScratch sync.Pool
 
 // winogradTile returns the output tile size of the Winograd path that a
 // convolution of n images of H x W from cin to cout channels (per task)
-// takes, 2 or 4 up to largest, or 0 for im2col: the one of least
+// takes, 2 or 4, or 0 for im2col: the one of least
 // estimated cost, in products of a row of cin values by the cin x cout
 // kernels. im2col does 9 per pixel; F(2x2) 16 per tile, about 4 more in
 // its transforms, and about 400 for transforming the kernels, which small
 // images (the last block's 3x3) do not repay; F(4x4) 36 per tile, about 6
 // more in its transforms, and about 800 for the kernels. Measured on AMD
-// Zen 4 with AVX-512, C = F = 64 (BenchmarkConvPaths: conv's F(4x4) per
-// tile and kernels; F(2x2)'s, measured before it, also hold for convK).
-func winogradTile(H, W, n, cin, cout, largest int) int {
+// Zen 4 with AVX-512, C = F = 64 (BenchmarkConvPaths: F(4x4)'s for conv
+// and convK, which cost about the same on every path).
+func winogradTile(H, W, n, cin, cout int) int {
 	if winogradForce != 0 {
-		return max(0, min(winogradForce, largest))
+		return max(0, winogradForce)
 	}
 	if cin < winogradMin || cout < winogradMin {
 		return 0
@@ -71,7 +70,7 @@ func winogradTile(H, W, n, cin, cout, largest int) int {
 	best, cost := 0, 9*n*H*W
 	for _, c := range []struct{ m, perTile, kernels int }{{2, 20, 400}, {4, 42, 800}} {
 		tiles := n * ((H + c.m - 1) / c.m) * ((W + c.m - 1) / c.m)
-		if k := c.perTile*tiles + c.kernels; c.m <= largest && k < cost {
+		if k := c.perTile*tiles + c.kernels; k < cost {
 			best, cost = c.m, k
 		}
 	}
@@ -241,16 +240,17 @@ func winogradBuffers[T float](sizes []int, parts [][]T) *[]T {
 
 // winogradKTask sets out (9*C x F, one task) to convK(x, g): the sum over
 // the pixels of n images of H x W of the 3x3 patches of x (C channels, zero
-// padding 1) times g (F channels), as the adjoint of the Winograd forward:
-// with V the transformed input tiles and A g Aᵀ the 4x4 transforms of the
-// 2x2 tiles of g, the 16 sums S = sum over tiles of Vᵀ (A g Aᵀ) are 16
-// products of (C x tiles) by (tiles x F), and out = Gᵀ S G per channel
-// pair.
-func winogradKTask[T float](H, W, C, F, n int, x, g []T, out []T) {
-	th, tw := (H+1)/2, (W+1)/2
-	per := max(1, min(n, winogradValues/(th*tw*16*max(C, F))))
+// padding 1) times g (F channels), as the adjoint of the Winograd forward
+// with output tiles of m = 2 or 4: with V the transformed input tiles and
+// A g Aᵀ the (m+2)x(m+2) transforms of the m x m tiles of g, the (m+2)^2
+// sums S = sum over tiles of Vᵀ (A g Aᵀ) are as many products of (C x
+// tiles) by (tiles x F), and out = Gᵀ S G per channel pair.
+func winogradKTask[T float](m, H, W, C, F, n int, x, g []T, out []T) {
+	th, tw := (H+m-1)/m, (W+m-1)/m
+	nn := (m + 2) * (m + 2)
+	per := max(1, min(n, winogradValues/(th*tw*nn*max(C, F))))
 	us, vs, gs := winogradStride(C*F), winogradStride(per*th*tw*C), winogradStride(per*th*tw*F)
-	sizes := []int{16 * us, (2*th + 2) * (2*tw + 2) * C, 16 * vs, 16 * gs, 9 * F}
+	sizes := []int{nn * us, (m*th + 2) * (m*tw + 2) * C, nn * vs, nn * gs, max(m*m, 9) * F}
 	var parts [5][]T
 	bp := winogradBuffers(sizes, parts[:])
 	s, pad, v, gt, tmp := parts[0], parts[1], parts[2], parts[3], parts[4]
@@ -258,25 +258,24 @@ func winogradKTask[T float](H, W, C, F, n int, x, g []T, out []T) {
 	for img := 0; img < n; img += per {
 		imgs := min(per, n-img)
 		tiles := imgs * th * tw
-		winogradInputs(2, H, W, C, x[img*H*W*C:], imgs, pad, v, vs)
+		winogradInputs(m, H, W, C, x[img*H*W*C:], imgs, pad, v, vs)
 		for i := 0; i < imgs; i++ {
 			gi := g[(img+i)*H*W*F:][:H*W*F]
 			for ty := 0; ty < th; ty++ {
 				for tx := 0; tx < tw; tx++ {
 					t := (i*th+ty)*tw + tx
-					y, xx := 2*ty, 2*tx
-					if y+1 < H && xx+1 < W {
-						vec.WinogradGrad(gt[t*F:], gs, gi[(y*W+xx)*F:], gi[((y+1)*W+xx)*F:], F)
+					y, xx := m*ty, m*tx
+					if y+m <= H && xx+m <= W {
+						winogradGrad(m, gt[t*F:], gs, gi[(y*W+xx)*F:], W*F, F)
 						continue
 					}
 					// A tile overhanging the image: zeros outside.
-					clear(tmp[:4*F])
-					for dy := 0; dy < 2 && y+dy < H; dy++ {
-						for dx := 0; dx < 2 && xx+dx < W; dx++ {
-							copy(tmp[(2*dy+dx)*F:][:F], gi[((y+dy)*W+xx+dx)*F:])
-						}
+					clear(tmp[:m*m*F])
+					for dy := 0; dy < m && y+dy < H; dy++ {
+						w := min(m, W-xx)
+						copy(tmp[dy*m*F:][:w*F], gi[((y+dy)*W+xx)*F:])
 					}
-					vec.WinogradGrad(gt[t*F:], gs, tmp, tmp[2*F:], F)
+					winogradGrad(m, gt[t*F:], gs, tmp, m*F, F)
 				}
 			}
 		}
@@ -284,23 +283,27 @@ func winogradKTask[T float](H, W, C, F, n int, x, g []T, out []T) {
 		if img > 0 {
 			beta = 1
 		}
-		for e := 0; e < 16; e++ {
+		for e := 0; e < nn; e++ {
 			gemm(true, false, C, F, tiles, v[e*vs:], gt[e*gs:], beta, s[e*us:])
 		}
 	}
 	// Gᵀ S G per channel into tmp, then to out's rows (as in
 	// winogradKernels, for the cache).
 	out = out[:9*C*F]
-	var src [16][]T
+	var src [36][]T
 	var dst [9][]T
 	for i := range dst {
 		dst[i] = tmp[i*F : (i+1)*F]
 	}
 	for c := 0; c < C; c++ {
-		for e := range src {
+		for e := 0; e < nn; e++ {
 			src[e] = s[e*us+c*F:][:F]
 		}
-		vec.WinogradKernelT(&dst, &src)
+		if m == 2 {
+			vec.WinogradKernelT(&dst, (*[16][]T)(src[:16]))
+		} else {
+			vec.Winograd4KernelT(&dst, &src)
+		}
 		for i := range dst {
 			copy(out[(i*C+c)*F:][:F], dst[i])
 		}
@@ -308,13 +311,24 @@ func winogradKTask[T float](H, W, C, F, n int, x, g []T, out []T) {
 	winogradScratch.Put(bp)
 }
 
-// winogradConvK runs winogradKTask for every task of a convK of geometry g
-// (x the images, gr the values at every pixel, F channels), on several
-// goroutines.
-func winogradConvK[T float](g convGeom, F int, x, gr []T, out []T) {
+// winogradGrad sets dst ((m+2)^2 rows of c values, stride apart) to A g
+// Aᵀ for the m x m tile g whose row r holds m pixels of c channels from
+// g[r*gw]: the adjoint of winogradOut.
+func winogradGrad[T float](m int, dst []T, stride int, g []T, gw, c int) {
+	if m == 2 {
+		vec.WinogradGrad(dst, stride, g, g[gw:], c)
+	} else {
+		vec.Winograd4Grad(dst, stride, g, gw, c)
+	}
+}
+
+// winogradConvK runs winogradKTask with tiles of m for every task of a
+// convK of geometry g (x the images, gr the values at every pixel, F
+// channels), on several goroutines.
+func winogradConvK[T float](m int, g convGeom, F int, x, gr []T, out []T) {
 	n := g.pixelsPerTask() / (g.H * g.W)
 	parallelTasks(g.x[0], 1<<20, func(t int) {
-		winogradKTask(g.H, g.W, g.C, F, n, x[t*n*g.H*g.W*g.C:], gr[t*n*g.H*g.W*F:], out[t*9*g.C*F:])
+		winogradKTask(m, g.H, g.W, g.C, F, n, x[t*n*g.H*g.W*g.C:], gr[t*n*g.H*g.W*F:], out[t*9*g.C*F:])
 	})
 }
 

@@ -100,6 +100,58 @@ func winogradTaskCheck[T float](t *testing.T, m, n, h, w, c, f int, transposed b
 	}
 }
 
+// TestWinogradKTask compares winogradKTask, with tiles of 2 and 4, with
+// the plain loop of convK (the sum over pixels of each tap's input pixel
+// times the values at the pixel) in both float types, on TestWinogradTask's
+// shapes.
+func TestWinogradKTask(t *testing.T) {
+	shapes := []struct{ n, h, w, c, f int }{
+		{3, 14, 14, 16, 16}, {2, 7, 7, 24, 17}, {2, 3, 3, 16, 32}, {1, 5, 9, 3, 5},
+		{2, 6, 10, 40, 8}, {1, 1, 2, 2, 1}, {70, 4, 4, 64, 64},
+	}
+	for _, s := range shapes {
+		for _, m := range []int{2, 4} {
+			name := fmt.Sprintf("%d images %dx%dx%d, %d filters, F(%dx%d)", s.n, s.h, s.w, s.c, s.f, m, m)
+			t.Run(name+", float64", func(t *testing.T) { winogradKTaskCheck[float64](t, m, s.n, s.h, s.w, s.c, s.f, 1e-12) })
+			t.Run(name+", float32", func(t *testing.T) { winogradKTaskCheck[float32](t, m, s.n, s.h, s.w, s.c, s.f, 1e-5) })
+		}
+	}
+}
+
+func winogradKTaskCheck[T float](t *testing.T, m, n, h, w, c, f int, tol float64) {
+	rng := rand.New(rand.NewPCG(uint64(n*h*w), uint64(c*f+1)))
+	x, g := make([]T, n*h*w*c), make([]T, n*h*w*f)
+	for i := range x {
+		x[i] = T(rng.NormFloat64())
+	}
+	for i := range g {
+		g[i] = T(rng.NormFloat64())
+	}
+	want := make([]float64, 9*c*f)
+	for i := 0; i < n; i++ {
+		for y := 0; y < h; y++ {
+			for xx := 0; xx < w; xx++ {
+				for tap := 0; tap < 9; tap++ {
+					ys, xs := y+tap/3-1, xx+tap%3-1
+					if ys < 0 || ys >= h || xs < 0 || xs >= w {
+						continue
+					}
+					for a, v := range x[((i*h+ys)*w+xs)*c:][:c] {
+						for b, gv := range g[((i*h+y)*w+xx)*f:][:f] {
+							want[(tap*c+a)*f+b] += float64(v) * float64(gv)
+						}
+					}
+				}
+			}
+		}
+	}
+	out := make([]T, 9*c*f)
+	winogradKTask(m, h, w, c, f, n, x, g, out)
+	if e := maxRelErr(out, want); !(e <= tol) {
+		t.Errorf("largest error %.3g of the largest output, want at most %g", e, tol)
+	}
+}
+
 // maxRelErr is the largest |got - want| over the largest |want|.
 func maxRelErr[T float](got []T, want []float64) float64 {
 	var e, big float64
@@ -154,8 +206,8 @@ func TestWinogradRounding(t *testing.T) {
 	}
 }
 
-// BenchmarkConvPaths times conv's forward values of one task on each path
-// (im2col, F(2x2), F(4x4)) at the CNN's 64-channel shapes: 5 and 20
+// BenchmarkConvPaths times conv's and convK's values of one task on each
+// path (im2col, F(2x2), F(4x4)) at the CNN's 64-channel shapes: 5 and 20
 // support images and 50 and 200 query images (5- and 20-way) of 14x14, 7x7
 // and 3x3, float32. Run with -cpu 1; cpu-ms/op is the process's CPU time,
 // the figure to read on a shared machine.
@@ -165,24 +217,36 @@ func BenchmarkConvPaths(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, h := range []int{14, 7, 3} {
 		for _, n := range []int{5, 20, 50, 200} {
-			x, k := make([]float32, n*h*h*c), make([]float32, 9*c*f)
-			for i := range x {
-				x[i] = float32(rng.NormFloat64())
-			}
-			for i := range k {
-				k[i] = float32(rng.NormFloat64())
+			x, k, g := make([]float32, n*h*h*c), make([]float32, 9*c*f), make([]float32, n*h*h*f)
+			for _, v := range [][]float32{x, k, g} {
+				for i := range v {
+					v[i] = float32(rng.NormFloat64())
+				}
 			}
 			geom := convGeom{imageGeom{h, h, c}, tensor.Shape{1, n, h * h * c}}
-			out := make([]float32, n*h*h*f)
-			for _, m := range []int{-1, 2, 4} {
-				b.Run(fmt.Sprintf("%dx%d/n=%d/tiles=%d", h, h, n, m), func(b *testing.B) {
-					winogradForce = m
-					cpu := cpuSeconds()
-					for b.Loop() {
-						forwardConv(convKernel{geom}, out, [][]float32{x, k}, []tensor.Shape{geom.x, {1, 9 * c, f}})
-					}
-					b.ReportMetric((cpuSeconds()-cpu)*1e3/float64(b.N), "cpu-ms/op")
-				})
+			out, outK := make([]float32, n*h*h*f), make([]float32, 9*c*f)
+			ops := []struct {
+				name string
+				run  func()
+			}{
+				{"conv", func() {
+					forwardConv(convKernel{geom}, out, [][]float32{x, k}, []tensor.Shape{geom.x, {1, 9 * c, f}})
+				}},
+				{"convK", func() {
+					forwardConvK(convKKernel{geom}, outK, [][]float32{x, g}, []tensor.Shape{geom.x, {1, n * h * h, f}})
+				}},
+			}
+			for _, op := range ops {
+				for _, m := range []int{-1, 2, 4} {
+					b.Run(fmt.Sprintf("%s/%dx%d/n=%d/tiles=%d", op.name, h, h, n, m), func(b *testing.B) {
+						winogradForce = m
+						cpu := cpuSeconds()
+						for b.Loop() {
+							op.run()
+						}
+						b.ReportMetric((cpuSeconds()-cpu)*1e3/float64(b.N), "cpu-ms/op")
+					})
+				}
 			}
 		}
 	}
@@ -192,21 +256,19 @@ func BenchmarkConvPaths(b *testing.B) {
 // 20-way support and query images per task, 64 channels), those
 // BenchmarkConvPaths measured fastest, or within its noise, on AMD Zen 4.
 func TestWinogradTile(t *testing.T) {
-	for _, c := range []struct{ h, n, cin, largest, want int }{
-		{28, 50, 1, 4, 0},  // the first block: one input channel
-		{14, 5, 64, 4, 4},  // F(4x4) 0.41-0.43 ms, F(2x2) 0.41-0.45
-		{14, 50, 64, 4, 4}, // 3.4-4.4 against 4.1-4.9
-		{14, 50, 64, 2, 2}, // convK
-		{7, 5, 64, 4, 4},   // 0.16-0.17 against 0.16-0.17
-		{7, 200, 64, 4, 4}, // 3.5-4.2 against 5.5-5.9
-		{3, 5, 64, 4, 0},   // im2col 0.046-0.048, F(2x2) 0.06, F(4x4) 0.11
-		{3, 20, 64, 4, 0},  // 0.17 against 0.16 and 0.16-0.17
-		{3, 50, 64, 4, 4},  // 0.28-0.29 against 0.43-0.48 and 0.34-0.36
-		{3, 50, 64, 2, 0},  // convK, as before F(4x4)
-		{3, 200, 64, 4, 4}, // 0.90-0.91 against 1.55-1.75 and 1.28-1.39
+	for _, c := range []struct{ h, n, cin, want int }{
+		{28, 50, 1, 0},  // the first block: one input channel
+		{14, 5, 64, 4},  // F(4x4) 0.41-0.43 ms, F(2x2) 0.41-0.45 (conv)
+		{14, 50, 64, 4}, // 3.4-4.4 against 4.1-4.9
+		{7, 5, 64, 4},   // 0.16-0.17 against 0.16-0.17
+		{7, 200, 64, 4}, // 3.5-4.2 against 5.5-5.9
+		{3, 5, 64, 0},   // im2col 0.046-0.048, F(2x2) 0.06, F(4x4) 0.11
+		{3, 20, 64, 0},  // 0.17 against 0.16 and 0.16-0.17
+		{3, 50, 64, 4},  // 0.28-0.29 against 0.43-0.48 and 0.34-0.36
+		{3, 200, 64, 4}, // 0.90-0.91 against 1.55-1.75 and 1.28-1.39
 	} {
-		if got := winogradTile(c.h, c.h, c.n, c.cin, 64, c.largest); got != c.want {
-			t.Errorf("%d images %dx%dx%d, largest tile %d: tile %d, want %d", c.n, c.h, c.h, c.cin, c.largest, got, c.want)
+		if got := winogradTile(c.h, c.h, c.n, c.cin, 64); got != c.want {
+			t.Errorf("%d images %dx%dx%d: tile %d, want %d", c.n, c.h, c.h, c.cin, got, c.want)
 		}
 	}
 }

@@ -33,6 +33,8 @@ type kernels struct {
 	winograd4In   func(dst []float32, stride int, d []float32, pw, c int)
 	winograd4Out  func(y []float32, yw int, m []float32, stride, c int)
 	winograd4K    func(dst *[36][]float32, src *[9][]float32)
+	winograd4Grad func(dst []float32, stride int, g []float32, gw, c int)
+	winograd4KT   func(dst *[9][]float32, src *[36][]float32)
 }
 
 // impl runs float32: the plain loops, replaced at init by the SIMD kernels
@@ -50,7 +52,8 @@ var (
 		winogradGradGo[float32], winogradKernelTGo[float32], backPoolRowGo[float32], gatherAffineRowGo[float32],
 		poolArgRowGo[float32], gatherDotRowGo[float32], maxAffineRowGo[float32],
 		backPoolMaxRowGo[float32], gatherDotMaxRowGo[float32], conv1Go[float32],
-		winograd4InGo[float32], winograd4OutGo[float32], winograd4KernelGo[float32]}
+		winograd4InGo[float32], winograd4OutGo[float32], winograd4KernelGo[float32],
+		winograd4GradGo[float32], winograd4KernelTGo[float32]}
 )
 
 // f32 returns s as []float32 if T is float32.

@@ -11,7 +11,7 @@ func init() {
 			winogradInSIMD, winogradOutSIMD, winogradKernelSIMD, winogradGradSIMD, winogradKernelTSIMD,
 			backPoolRowSIMD, gatherAffineRowSIMD, poolArgRowSIMD, gatherDotRowSIMD, maxAffineRowSIMD,
 			backPoolMaxRowSIMD, gatherDotMaxRowSIMD, conv1SIMD,
-			winograd4InSIMD, winograd4OutSIMD, winograd4KernelSIMD}
+			winograd4InSIMD, winograd4OutSIMD, winograd4KernelSIMD, winograd4GradSIMD, winograd4KernelTSIMD}
 		useSIMD = true
 		simdSets = append(simdSets, impl)
 		if archsimd.X86.AVX512() {
@@ -21,7 +21,7 @@ func init() {
 			impl.winogradIn, impl.winogradOut, impl.winogradGrad = winogradIn512, winogradOut512, winogradGrad512
 			impl.backPoolMax, impl.gatherDotMax = backPoolMaxRow512, gatherDotMaxRow512
 			impl.conv1 = conv1512
-			impl.winograd4In, impl.winograd4Out = winograd4In512, winograd4Out512
+			impl.winograd4In, impl.winograd4Out, impl.winograd4Grad = winograd4In512, winograd4Out512, winograd4Grad512
 			simdSets = append(simdSets, impl)
 		}
 	}

@@ -209,6 +209,30 @@ func TestSIMDMatchesPlain(t *testing.T) {
 					k.winograd4Out(out, 4*f+1, a32(36*f, x11), f, f)
 					return wide(out)
 				}},
+				{"winograd4Grad", 1e-5, func(k kernels) []float64 {
+					d := make([]float32, 36*f)
+					k.winograd4Grad(d, f, a32(4*(4*f+3), y), 4*f+3, f) // rows 3 values apart
+					return wide(d)
+				}},
+				{"winograd4KernelT", 1e-6, func(k kernels) []float64 {
+					var src [36][]float32
+					var dst [9][]float32
+					for e := range src {
+						src[e] = make([]float32, n)
+						for i := range src[e] {
+							src[e][i] = x[(i+e)%n]
+						}
+					}
+					var out []float32
+					for e := range dst {
+						dst[e] = make([]float32, n)
+					}
+					k.winograd4KT(&dst, &src)
+					for e := range dst {
+						out = append(out, dst[e]...)
+					}
+					return wide(out)
+				}},
 				{"winograd4Kernel", 1e-6, func(k kernels) []float64 {
 					var src [9][]float32
 					var dst [36][]float32

@@ -47,6 +47,28 @@ func Winograd4Kernel[T Float](dst *[36][]T, src *[9][]T) {
 	winograd4KernelGo(dst, src)
 }
 
+// Winograd4Grad sets dst (36 rows of c values, row 6r+s at (6r+s)*stride)
+// to A g Aᵀ for the 4x4 tile g whose row r holds 4 pixels of c channels
+// from g[r*gw]: the adjoint of Winograd4Out.
+func Winograd4Grad[T Float](dst []T, stride int, g []T, gw, c int) {
+	if v, ok := f32(dst); ok {
+		impl.winograd4Grad(v, stride, as32(g), gw, c)
+		return
+	}
+	winograd4GradGo(dst, stride, g, gw, c)
+}
+
+// Winograd4KernelT sets dst[3i+j] to (Gᵀ S G)[i][j] for the 6x6 matrix S
+// whose entry (a, b) is src[6a+b], element by element over rows of equal
+// length: the adjoint of Winograd4Kernel.
+func Winograd4KernelT[T Float](dst *[9][]T, src *[36][]T) {
+	if _, ok := f32(dst[0]); ok {
+		impl.winograd4KT(any(dst).(*[9][]float32), any(src).(*[36][]float32))
+		return
+	}
+	winograd4KernelTGo(dst, src)
+}
+
 // bt6 is Bᵀ times the column (d0, ..., d5).
 func bt6[T Float](d0, d1, d2, d3, d4, d5 T) [6]T {
 	a, b := d4-4*d2, d3-4*d1
@@ -65,6 +87,19 @@ func at6[T Float](m0, m1, m2, m3, m4, m5 T) [4]T {
 func g3[T Float](g0, g1, g2 T) [6]T {
 	a, b := g0+g2, g0/4+g2
 	return [6]T{g0 / 4, -(a + g1) / 6, -(a - g1) / 6, (b + g1/2) / 6, (b - g1/2) / 6, g2}
+}
+
+// a4 is A times the column (g0, ..., g3).
+func a4[T Float](g0, g1, g2, g3 T) [6]T {
+	p, q := g0+g2, g1+g3
+	e, f := g0+4*g2, 2*g1+8*g3
+	return [6]T{g0, p + q, p - q, e + f, e - f, g3}
+}
+
+// gt6 is Gᵀ times the column (s0, ..., s5).
+func gt6[T Float](s0, s1, s2, s3, s4, s5 T) [3]T {
+	p, q := s1+s2, s3+s4
+	return [3]T{s0/4 - p/6 + q/24, (s2-s1)/6 + (s3-s4)/12, (q-p)/6 + s5}
 }
 
 func winograd4InGo[T Float](dst []T, stride int, d []T, pw, c int) {
@@ -111,6 +146,36 @@ func winograd4KernelGo[T Float](dst *[36][]T, src *[9][]T) {
 		for b := 0; b < 6; b++ { // G (k Gᵀ)
 			for a, v := range g3(t[0][b], t[1][b], t[2][b]) {
 				dst[6*a+b][i] = v
+			}
+		}
+	}
+}
+
+func winograd4GradGo[T Float](dst []T, stride int, g []T, gw, c int) {
+	g, dst = g[:3*gw+4*c], dst[:35*stride+c]
+	for ch := 0; ch < c; ch++ {
+		var t [4][6]T // (A g)ᵀ, column by column of g
+		for j := range t {
+			t[j] = a4(g[j*c+ch], g[gw+j*c+ch], g[2*gw+j*c+ch], g[3*gw+j*c+ch])
+		}
+		for r := 0; r < 6; r++ { // (A g) Aᵀ, row by row
+			for s, v := range a4(t[0][r], t[1][r], t[2][r], t[3][r]) {
+				dst[(6*r+s)*stride+ch] = v
+			}
+		}
+	}
+}
+
+func winograd4KernelTGo[T Float](dst *[9][]T, src *[36][]T) {
+	n := len(dst[0])
+	for i := 0; i < n; i++ {
+		var t [6][3]T // S G
+		for a := range t {
+			t[a] = gt6(src[6*a][i], src[6*a+1][i], src[6*a+2][i], src[6*a+3][i], src[6*a+4][i], src[6*a+5][i])
+		}
+		for j := 0; j < 3; j++ { // Gᵀ (S G)
+			for r, v := range gt6(t[0][j], t[1][j], t[2][j], t[3][j], t[4][j], t[5][j]) {
+				dst[3*r+j][i] = v
 			}
 		}
 	}

@@ -203,3 +203,120 @@ func winograd4KernelSIMD(dst *[36][]float32, src *[9][]float32) {
 		winograd4KernelGo(&d, &s)
 	}
 }
+
+func winograd4GradSIMD(dst []float32, stride int, g []float32, gw, c int) {
+	if c%8 != 0 {
+		winograd4GradGo(dst, stride, g, gw, c)
+		return
+	}
+	g, dst = g[:3*gw+4*c], dst[:35*stride+c]
+	b := archsimd.BroadcastFloat32x8
+	two, four := b(2), b(4)
+	a4 := func(g0, g1, g2, g3 f32x8) (f32x8, f32x8, f32x8, f32x8, f32x8, f32x8) {
+		p, q := g0.Add(g2), g1.Add(g3)
+		e, f := g2.MulAdd(four, g0), g3.MulAdd(four, g1).Mul(two)
+		return g0, p.Add(q), p.Sub(q), e.Add(f), e.Sub(f), g3
+	}
+	for ch := 0; ch < c; ch += 8 {
+		col := func(j int) (f32x8, f32x8, f32x8, f32x8, f32x8, f32x8) { // column j of A g
+			p := g[j*c+ch:]
+			return a4(load(p), load(p[gw:]), load(p[2*gw:]), load(p[3*gw:]))
+		}
+		row := func(r int, t0, t1, t2, t3 f32x8) { // row r of (A g) Aᵀ
+			u0, u1, u2, u3, u4, u5 := a4(t0, t1, t2, t3)
+			d := dst[6*r*stride+ch:]
+			u0.StoreSlice(d)
+			u1.StoreSlice(d[stride:])
+			u2.StoreSlice(d[2*stride:])
+			u3.StoreSlice(d[3*stride:])
+			u4.StoreSlice(d[4*stride:])
+			u5.StoreSlice(d[5*stride:])
+		}
+		a0, a1, a2, a3, a4r, a5 := col(0)
+		b0, b1, b2, b3, b4, b5 := col(1)
+		c0, c1, c2, c3, c4, c5 := col(2)
+		d0, d1, d2, d3, d4, d5 := col(3)
+		row(0, a0, b0, c0, d0)
+		row(1, a1, b1, c1, d1)
+		row(2, a2, b2, c2, d2)
+		row(3, a3, b3, c3, d3)
+		row(4, a4r, b4, c4, d4)
+		row(5, a5, b5, c5, d5)
+	}
+}
+
+func winograd4Grad512(dst []float32, stride int, g []float32, gw, c int) {
+	if c%16 != 0 {
+		winograd4GradSIMD(dst, stride, g, gw, c)
+		return
+	}
+	g, dst = g[:3*gw+4*c], dst[:35*stride+c]
+	b := archsimd.BroadcastFloat32x16
+	two, four := b(2), b(4)
+	a4 := func(g0, g1, g2, g3 f32x16) (f32x16, f32x16, f32x16, f32x16, f32x16, f32x16) {
+		p, q := g0.Add(g2), g1.Add(g3)
+		e, f := g2.MulAdd(four, g0), g3.MulAdd(four, g1).Mul(two)
+		return g0, p.Add(q), p.Sub(q), e.Add(f), e.Sub(f), g3
+	}
+	for ch := 0; ch < c; ch += 16 {
+		col := func(j int) (f32x16, f32x16, f32x16, f32x16, f32x16, f32x16) { // column j of A g
+			p := g[j*c+ch:]
+			return a4(load16(p), load16(p[gw:]), load16(p[2*gw:]), load16(p[3*gw:]))
+		}
+		row := func(r int, t0, t1, t2, t3 f32x16) { // row r of (A g) Aᵀ
+			u0, u1, u2, u3, u4, u5 := a4(t0, t1, t2, t3)
+			d := dst[6*r*stride+ch:]
+			u0.StoreSlice(d)
+			u1.StoreSlice(d[stride:])
+			u2.StoreSlice(d[2*stride:])
+			u3.StoreSlice(d[3*stride:])
+			u4.StoreSlice(d[4*stride:])
+			u5.StoreSlice(d[5*stride:])
+		}
+		a0, a1, a2, a3, a4r, a5 := col(0)
+		b0, b1, b2, b3, b4, b5 := col(1)
+		c0, c1, c2, c3, c4, c5 := col(2)
+		d0, d1, d2, d3, d4, d5 := col(3)
+		row(0, a0, b0, c0, d0)
+		row(1, a1, b1, c1, d1)
+		row(2, a2, b2, c2, d2)
+		row(3, a3, b3, c3, d3)
+		row(4, a4r, b4, c4, d4)
+		row(5, a5, b5, c5, d5)
+	}
+}
+
+func winograd4KernelTSIMD(dst *[9][]float32, src *[36][]float32) {
+	n := len(dst[0]) &^ 7
+	b := archsimd.BroadcastFloat32x8
+	quarter, half, sixth := b(0.25), b(0.5), b(1.0/6)
+	// Gᵀ s = (s0/4 + (q/4 - p)/6, ((s3-s4)/2 + s2-s1)/6, (q-p)/6 + s5)
+	// with p = s1+s2 and q = s3+s4.
+	gt6 := func(s0, s1, s2, s3, s4, s5 f32x8) [3]f32x8 {
+		p, q := s1.Add(s2), s3.Add(s4)
+		return [3]f32x8{q.Mul(quarter).Sub(p).MulAdd(sixth, s0.Mul(quarter)),
+			s3.Sub(s4).MulAdd(half, s2.Sub(s1)).Mul(sixth), q.Sub(p).MulAdd(sixth, s5)}
+	}
+	for i := 0; i < n; i += 8 {
+		var t [6][3]f32x8 // S G
+		for a := range t {
+			t[a] = gt6(load(src[6*a][i:]), load(src[6*a+1][i:]), load(src[6*a+2][i:]), load(src[6*a+3][i:]), load(src[6*a+4][i:]), load(src[6*a+5][i:]))
+		}
+		for j := 0; j < 3; j++ { // Gᵀ (S G)
+			for r, v := range gt6(t[0][j], t[1][j], t[2][j], t[3][j], t[4][j], t[5][j]) {
+				v.StoreSlice(dst[3*r+j][i:])
+			}
+		}
+	}
+	if n < len(dst[0]) {
+		var d [9][]float32
+		var s [36][]float32
+		for e := range d {
+			d[e] = dst[e][n:]
+		}
+		for e := range s {
+			s[e] = src[e][n:]
+		}
+		winograd4KernelTGo(&d, &s)
+	}
+}

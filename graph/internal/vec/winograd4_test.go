@@ -82,3 +82,66 @@ func winograd4Check[T Float](t *testing.T, c int, tol float64) {
 		}
 	}
 }
+
+// TestWinograd4Adjoints checks that Winograd4Grad and Winograd4KernelT are
+// the adjoints of Winograd4Out and Winograd4Kernel, <T(a), b> = <a,
+// T*(b)>, in both float types, with padded rows as in the convolution.
+func TestWinograd4Adjoints(t *testing.T) {
+	for _, c := range []int{1, 8, 16, 24, 40} {
+		t.Run(fmt.Sprintf("c=%d/float64", c), func(t *testing.T) { winograd4Adjoints[float64](t, c, 1e-12) })
+		t.Run(fmt.Sprintf("c=%d/float32", c), func(t *testing.T) { winograd4Adjoints[float32](t, c, 1e-5) })
+	}
+}
+
+func winograd4Adjoints[T Float](t *testing.T, c int, tol float64) {
+	r := rand.New(rand.NewPCG(uint64(c), 10))
+	rnd := func(n int) []T {
+		v := make([]T, n)
+		for i := range v {
+			v[i] = T(r.NormFloat64())
+		}
+		return v
+	}
+	dot := func(a, b []T) float64 {
+		s := 0.0
+		for i := range a {
+			s += float64(a[i]) * float64(b[i])
+		}
+		return s
+	}
+	stride, gw := c+3, 4*c+2
+	m, g := rnd(36*stride), rnd(4*gw)
+	for e := 0; e < 36; e++ { // the values between the rows are neither read nor written
+		clear(m[e*stride+c : (e+1)*stride])
+	}
+	for i := 0; i < 4; i++ {
+		clear(g[i*gw+4*c : (i+1)*gw])
+	}
+	y := make([]T, 4*gw)
+	Winograd4Out(y, gw, m, stride, c)
+	gm := make([]T, 36*stride)
+	Winograd4Grad(gm, stride, g, gw, c)
+	if a, b := dot(y, g), dot(m, gm); math.Abs(a-b) > tol*(1+math.Abs(a)) {
+		t.Errorf("<Out(m), g> = %v, <m, Grad(g)> = %v", a, b)
+	}
+	var k, kt [9][]T
+	var u, s [36][]T
+	for i := range k {
+		k[i], kt[i] = rnd(c), make([]T, c)
+	}
+	for e := range u {
+		u[e], s[e] = make([]T, c), rnd(c)
+	}
+	Winograd4Kernel(&u, &k)
+	Winograd4KernelT(&kt, &s)
+	a, b := 0.0, 0.0
+	for e := range u {
+		a += dot(u[e], s[e])
+	}
+	for i := range k {
+		b += dot(k[i], kt[i])
+	}
+	if math.Abs(a-b) > tol*(1+math.Abs(a)) {
+		t.Errorf("<Kernel(k), s> = %v, <k, KernelT(s)> = %v", a, b)
+	}
+}
