@@ -99,7 +99,7 @@ func TestCNNGraphAvoidsBrokenGorgoniaOps(t *testing.T) {
 type cnnCase struct {
 	name    string
 	chunked bool // one image per convolution chunk
-	wino    bool // every convolution on the Winograd path
+	wino    int  // every convolution on the Winograd path with tiles of this size (winogradForce)
 	h, w    int
 	steps   int
 	adaptBN bool
@@ -114,11 +114,12 @@ type cnnCase struct {
 // second-order terms cannot pass.
 func TestCNNMetaGradient(t *testing.T) {
 	cases := []cnnCase{
-		{"one step", false, false, 6, 5, 1, false, 0.4},
-		{"two steps", false, false, 6, 5, 2, false, 0.3},
-		{"two steps, convolution in chunks of one image", true, false, 6, 5, 2, false, 0.3},
-		{"two steps, BN adapted", false, false, 5, 6, 2, true, 0.3},
-		{"two steps, Winograd convolution", false, true, 6, 5, 2, false, 0.3},
+		{"one step", false, 0, 6, 5, 1, false, 0.4},
+		{"two steps", false, 0, 6, 5, 2, false, 0.3},
+		{"two steps, convolution in chunks of one image", true, 0, 6, 5, 2, false, 0.3},
+		{"two steps, BN adapted", false, 0, 5, 6, 2, true, 0.3},
+		{"two steps, Winograd convolution", false, 2, 6, 5, 2, false, 0.3},
+		{"two steps, Winograd F(4x4) convolution", false, 4, 6, 5, 2, false, 0.3},
 	}
 	const tasks, ways, shots, queries, c, filters, blocks = 2, 2, 2, 3, 1, 3, 2
 	for ci, cc := range cases {
@@ -128,9 +129,9 @@ func TestCNNMetaGradient(t *testing.T) {
 				defer func(v int) { chunkValues = v }(chunkValues)
 				chunkValues = 1
 			}
-			if cc.wino {
-				defer func(v bool) { winogradAlways = v }(winogradAlways)
-				winogradAlways = true
+			if cc.wino != 0 {
+				defer func(v int) { winogradForce = v }(winogradForce)
+				winogradForce = cc.wino
 			}
 			m, err := NewCNN(cc.h, cc.w, c, filters, blocks, ways, cc.adaptBN)
 			if err != nil {
@@ -215,18 +216,18 @@ var _ gorgonia.Op = (*op)(nil)
 // vector kernels here (internal/vec) on every float32 op; 9x7 images leave
 // an odd last row and column out of the pooling windows, 8x8 ones are all
 // windows (the one-pass batch-norm backward of ops_bnpool.go); every
-// convolution runs once as im2col and once on the Winograd path
-// (winograd.go). The batch-norm scales and shifts are drawn with both signs
+// convolution runs once as chosen (im2col at these sizes) and once on each
+// Winograd path, F(2x2, 3x3) and F(4x4, 3x3) (winograd.go). The batch-norm scales and shifts are drawn with both signs
 // (a negative scale turns the pooling's maxima into minima of the raw
 // activations).
 func TestCNNFloat32(t *testing.T) {
 	for _, c := range []struct {
 		h, w int
-		wino bool
-	}{{9, 7, false}, {8, 8, false}, {9, 7, true}, {8, 8, true}} {
-		t.Run(fmt.Sprintf("%dx%d, Winograd %v", c.h, c.w, c.wino), func(t *testing.T) {
-			defer func(v bool) { winogradAlways = v }(winogradAlways)
-			winogradAlways = c.wino
+		wino int // winogradForce
+	}{{9, 7, 0}, {8, 8, 0}, {9, 7, 2}, {8, 8, 2}, {9, 7, 4}, {8, 8, 4}} {
+		t.Run(fmt.Sprintf("%dx%d, Winograd tiles %d", c.h, c.w, c.wino), func(t *testing.T) {
+			defer func(v int) { winogradForce = v }(winogradForce)
+			winogradForce = c.wino
 			cnnFloat32(t, c.h, c.w)
 		})
 	}

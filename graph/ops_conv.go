@@ -46,8 +46,8 @@ func (g imageGeom) images(s tensor.Shape) (int, error) {
 //
 // Each is bilinear and the derivatives of each are the other two, so the
 // family is closed under differentiation. All three compute their values
-// with Winograd's F(2x2, 3x3) instead where it is cheaper (winograd.go);
-// their derivatives are the same ops either way.
+// with Winograd's F(2x2, 3x3) or F(4x4, 3x3) instead where it is cheaper
+// (winograd.go); their derivatives are the same ops either way.
 
 // convGeom is the image size of a convolution and the shape of its image
 // tensor.
@@ -98,8 +98,8 @@ func (k convKernel) forward(a *args) { call(a, k, forwardConv[float64], forwardC
 
 func forwardConv[T float](k convKernel, out []T, in [][]T, s []tensor.Shape) {
 	F := s[1][2]
-	if useWinograd(k.g.H, k.g.W, k.g.pixelsPerTask()/(k.g.H*k.g.W), k.g.C, F) {
-		winogradConv(k.g, F, in[0], in[1], false, out)
+	if m := winogradTile(k.g.H, k.g.W, k.g.pixelsPerTask()/(k.g.H*k.g.W), k.g.C, F); m > 0 {
+		winogradConv(m, k.g, F, in[0], in[1], false, out)
 		return
 	}
 	eachChunk(k.g, F, func(t, img, imgs int, cols, pad []T) {
@@ -137,8 +137,8 @@ func (k convTKernel) forward(a *args) { call(a, k, forwardConvT[float64], forwar
 
 func forwardConvT[T float](k convTKernel, out []T, in [][]T, s []tensor.Shape) {
 	F := s[1][2]
-	if useWinograd(k.g.H, k.g.W, k.g.pixelsPerTask()/(k.g.H*k.g.W), F, k.g.C) {
-		winogradConv(k.g, F, in[0], in[1], true, out)
+	if m := winogradTile(k.g.H, k.g.W, k.g.pixelsPerTask()/(k.g.H*k.g.W), F, k.g.C); m > 0 {
+		winogradConv(m, k.g, F, in[0], in[1], true, out)
 		return
 	}
 	eachChunk(k.g, F, func(t, img, imgs int, cols, pad []T) {
@@ -179,8 +179,8 @@ func (k convKKernel) forward(a *args) { call(a, k, forwardConvK[float64], forwar
 // (eachChunk runs the chunks of a task on one goroutine, in order).
 func forwardConvK[T float](k convKKernel, out []T, in [][]T, s []tensor.Shape) {
 	F := s[1][2]
-	if useWinograd(k.g.H, k.g.W, k.g.pixelsPerTask()/(k.g.H*k.g.W), k.g.C, F) {
-		winogradConvK(k.g, F, in[0], in[1], out)
+	if m := winogradTile(k.g.H, k.g.W, k.g.pixelsPerTask()/(k.g.H*k.g.W), k.g.C, F); m > 0 {
+		winogradConvK(m, k.g, F, in[0], in[1], out)
 		return
 	}
 	eachChunk(k.g, F, func(t, img, imgs int, cols, pad []T) {

@@ -795,12 +795,20 @@ func checkFloat32(t *testing.T, rows []opRow) {
 // TestOpsWinograd runs the harness on convolutions forced onto the
 // Winograd path (winograd.go), which the table's few channels do not take:
 // even and odd image sizes (tiles overhanging the image), one and several
-// channels, conv, convT and convK.
+// channels, conv, convT and convK, with F(2x2, 3x3) and F(4x4, 3x3).
 func TestOpsWinograd(t *testing.T) {
-	defer func(v bool) { winogradAlways = v }(winogradAlways)
-	winogradAlways = true
+	defer func(v int) { winogradForce = v }(winogradForce)
+	for _, m := range []int{2, 4} {
+		t.Run(fmt.Sprintf("F(%dx%d, 3x3)", m, m), func(t *testing.T) {
+			winogradForce = m
+			checkWinogradOps(t)
+		})
+	}
+}
+
+func checkWinogradOps(t *testing.T) {
 	var rows []opRow
-	for _, d := range []struct{ n, h, w, c, f int }{{2, 4, 6, 2, 3}, {1, 5, 3, 3, 2}, {2, 3, 3, 1, 2}, {1, 7, 2, 2, 1}} {
+	for _, d := range []struct{ n, h, w, c, f int }{{2, 4, 6, 2, 3}, {1, 5, 3, 3, 2}, {2, 3, 3, 1, 2}, {1, 7, 2, 2, 1}, {1, 9, 8, 2, 3}} {
 		g := imageGeom{H: d.h, W: d.w, C: d.c}
 		x := tensor.Shape{2, d.n, d.h * d.w * d.c}
 		name := fmt.Sprintf("%d images %dx%dx%d, %d filters", d.n, d.h, d.w, d.c, d.f)

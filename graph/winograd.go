@@ -18,18 +18,27 @@ import (
 // derivatives, and conv's also against a plain loop.
 //
 // convT(G, K) is itself a 3x3 convolution of G (F channels) with padding
-// 1, by the kernel rotated by 180 degrees with its channel axes swapped;
-// rotating k turns G k Gᵀ into the same matrix with rows and columns 0 and 3
-// swapped, so both ops share one kernel transform.
+// 1, by the kernel rotated by 180 degrees with its channel axes swapped
+// (rotateKernels), so both ops share one convolution.
+
+// Winograd's F(4x4, 3x3) (same paper) does the same with 6x6 input
+// tiles: 36 products per 4x4 output tile, 4 times fewer than im2col on
+// image sizes that are multiples of 4 (3.1 times at 14x14 and 7x7,
+// 2.25 at 3x3), at the cost of heavier transforms and of rounding: its
+// transforms' entries reach 8 (Aᵀ) and 5 (Bᵀ), and its float32 values
+// are 10 to 20 times less accurate than F(2x2)'s, at most about 6e-6 of
+// the largest output at 64 channels (TestWinogradRounding). The three ops
+// take it where its estimated cost is lowest (winogradTile).
 
 // winogradMin is the fewest input and output channels for which conv,
 // convT and convK take the Winograd path: with fewer (the first block's one channel)
 // the products are too thin.
 const winogradMin = 16
 
-// winogradAlways makes every conv, convT and convK take the Winograd path, for
-// tests on small images and few channels.
-var winogradAlways = false
+// winogradForce, when not 0, makes every conv, convT and convK take the
+// Winograd path with output tiles of this size (2 or 4), or none (-1), for
+// tests on small images and few channels and for benchmarks.
+var winogradForce = 0
 
 // winogradValues bounds the transformed values of a chunk of images (256 KB
 // in float32, in and out, so that they stay in the cache between the
@@ -41,33 +50,45 @@ const winogradValues = 1 << 16
 // winogradScratch holds the buffers of a task's Winograd convolution.
 var winogradScratch sync.Pool
 
-// useWinograd reports whether a convolution of n images of H x W from cin
-// to cout channels (per task) takes the Winograd path: when its estimated
-// cost is below im2col's, in products of a row of cin values by the cin x
-// cout kernels. im2col does 9 per pixel; Winograd 16 per tile, about 4 more
-// in its transforms, and about 400 for transforming the kernels (measured
-// on AMD Zen 4, C = F = 64), which small images (the last block's 3x3)
-// do not repay.
-func useWinograd(H, W, n, cin, cout int) bool {
-	if winogradAlways {
-		return true
+// winogradTile returns the output tile size of the Winograd path that a
+// convolution of n images of H x W from cin to cout channels (per task)
+// takes, 2 or 4, or 0 for im2col: the one of least
+// estimated cost, in products of a row of cin values by the cin x cout
+// kernels. im2col does 9 per pixel; F(2x2) 16 per tile, about 4 more in
+// its transforms, and about 400 for transforming the kernels, which small
+// images (the last block's 3x3) do not repay; F(4x4) 36 per tile, about 6
+// more in its transforms, and about 800 for the kernels. Measured on AMD
+// Zen 4 with AVX-512, C = F = 64 (BenchmarkConvPaths: F(4x4)'s for conv
+// and convK, which cost about the same on every path).
+func winogradTile(H, W, n, cin, cout int) int {
+	if winogradForce != 0 {
+		return max(0, winogradForce)
 	}
-	tiles := n * ((H + 1) / 2) * ((W + 1) / 2)
-	return cin >= winogradMin && cout >= winogradMin && 20*tiles+400 < 9*n*H*W
+	if cin < winogradMin || cout < winogradMin {
+		return 0
+	}
+	best, cost := 0, 9*n*H*W
+	for _, c := range []struct{ m, perTile, kernels int }{{2, 20, 400}, {4, 42, 800}} {
+		tiles := n * ((H + c.m - 1) / c.m) * ((W + c.m - 1) / c.m)
+		if k := c.perTile*tiles + c.kernels; k < cost {
+			best, cost = c.m, k
+		}
+	}
+	return best
 }
 
-// winogradKernels sets u (16 matrices of C x F, e = 4a+b, matrix e from
-// u[e*us]) to G k Gᵀ of the 3x3 kernel of every channel pair of k (9*C x F,
-// rows in (kh, kw, c) order), with G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2;
-// 0 0 1], a row of F filters at a time. The nine rows of a channel are
-// first copied next to each other into row (9*F values): read in place,
-// they lie C*F values apart, a multiple of 4 KB at 64 channels, and with
-// the sixteen rows written (us should not be such a multiple either) they
-// overflow the ways of the L1 cache that their addresses map to.
-func winogradKernels[T float](k []T, C, F int, u []T, us int, row []T) {
+// winogradKernels sets u (16 or 36 matrices of C x F for tiles of m = 2
+// or 4, e = (m+2)a+b, matrix e from u[e*us]) to G k Gᵀ of the 3x3 kernel
+// of every channel pair of k (9*C x F, rows in (kh, kw, c) order), a row
+// of F filters at a time. The nine rows of a channel are first copied next
+// to each other into row (9*F values): read in place, they lie C*F values
+// apart, a multiple of 4 KB at 64 channels, and with the 16 or 36 rows
+// written (us should not be such a multiple either) they overflow the ways
+// of the L1 cache that their addresses map to.
+func winogradKernels[T float](m int, k []T, C, F int, u []T, us int, row []T) {
 	k, row = k[:9*C*F], row[:9*F]
 	var src [9][]T
-	var dst [16][]T
+	var dst [36][]T
 	for i := range src {
 		src[i] = row[i*F : (i+1)*F]
 	}
@@ -75,87 +96,87 @@ func winogradKernels[T float](k []T, C, F int, u []T, us int, row []T) {
 		for i := range src {
 			copy(src[i], k[(i*C+c)*F:][:F])
 		}
-		for e := range dst {
+		for e := 0; e < (m+2)*(m+2); e++ {
 			dst[e] = u[e*us+c*F:][:F]
 		}
-		vec.WinogradKernel(&dst, &src)
+		if m == 2 {
+			vec.WinogradKernel((*[16][]T)(dst[:16]), &src)
+		} else {
+			vec.Winograd4Kernel(&dst, &src)
+		}
 	}
 }
 
-// winogradStride is the distance between the 16 transformed kernel
-// matrices of C x F values: C*F and 16 more, so that at 64 channels
-// their rows do not lie a multiple of 4 KB apart (see winogradKernels).
-func winogradStride(C, F int) int { return C*F + 16 }
+// winogradStride is the distance between the transformed matrices (of the
+// kernels, the input tiles or the products) of n values each: n and 16
+// more, so that their rows do not lie a multiple of 4 KB apart at 64
+// channels (see winogradKernels; the transforms read or write a row of
+// every matrix per tile: at 14x14, F(4x4) on matrices 4 KB apart ran its
+// transforms 2.5 times slower, measured on AMD Zen 4).
+func winogradStride(n int) int { return n + 16 }
 
-// rotated maps the index e = 4a+b of a transformed kernel to that of the
-// kernel rotated by 180 degrees: a and b with 0 and 3 swapped.
-func rotated(e int) int {
-	s := [4]int{3, 1, 2, 0}
-	return 4*s[e/4] + s[e%4]
+// rotateKernels sets kr (9*F x C) to the kernel matrix of convT as a
+// convolution: k (9*C x F) rotated by 180 degrees with its channel axes
+// swapped, kr[(8-i)*F+f][c] = k[i*C+c][f].
+func rotateKernels[T float](k []T, C, F int, kr []T) {
+	k, kr = k[:9*C*F], kr[:9*C*F]
+	for i := 0; i < 9; i++ {
+		for c := 0; c < C; c++ {
+			for f, v := range k[(i*C+c)*F:][:F] {
+				kr[((8-i)*F+f)*C+c] = v
+			}
+		}
+	}
 }
 
 // winogradTask sets out (n images of H x W x cout, one task) to the 3x3
 // convolution with zero padding 1 of x (n images of H x W x cin) by the
-// kernel matrix k (9*C x F, one task): conv with cin = C and cout = F, or,
-// if transposed, convT with cin = F and cout = C.
-func winogradTask[T float](H, W, C, F, n int, x, k []T, transposed bool, out []T) {
-	cin, cout := C, F
+// kernel matrix k (9*C x F, one task), with output tiles of m = 2 or 4
+// (F(m x m, 3x3)): conv with cin = C and cout = F, or, if transposed, convT
+// with cin = F and cout = C, a convolution by rotateKernels of k.
+func winogradTask[T float](m, H, W, C, F, n int, x, k []T, transposed bool, out []T) {
+	cin, cout, rot := C, F, 0
 	if transposed {
-		cin, cout = F, C
+		cin, cout, rot = F, C, 9*C*F
 	}
-	th, tw := (H+1)/2, (W+1)/2 // tiles per column and row
-	per := max(1, min(n, winogradValues/(th*tw*16*max(cin, cout))))
-	pw := (2*tw + 2) * cin // a padded row
-	rot := 0               // convT's rotated, transposed kernels
-	if transposed {
-		rot = 16 * winogradStride(C, F)
-	}
-	us := winogradStride(C, F)
-	sizes := []int{16 * us, (2*th + 2) * pw, per * th * tw * 16 * cin, per * th * tw * 16 * cout, max(4*cout, 9*F), rot}
+	th, tw := (H+m-1)/m, (W+m-1)/m // tiles per column and row
+	nn := (m + 2) * (m + 2)        // transformed values per tile and channel
+	per := max(1, min(n, winogradValues/(th*tw*nn*max(cin, cout))))
+	pw := (m*tw + 2) * cin // a padded row
+	us, vs, ms := winogradStride(cin*cout), winogradStride(per*th*tw*cin), winogradStride(per*th*tw*cout)
+	sizes := []int{nn * us, (m*th + 2) * pw, nn * vs, nn * ms, max(m*m*cout, 9*cout), rot}
 	var parts [6][]T
 	bp := winogradBuffers(sizes, parts[:])
-	u, pad, v, m, tmp := parts[0], parts[1], parts[2], parts[3], parts[4]
+	u, pad, v, mm, tmp := parts[0], parts[1], parts[2], parts[3], parts[4]
 	clear(pad) // the border stays zero; each image overwrites the interior
-	winogradKernels(k, C, F, u, us, tmp)
 	if transposed {
-		// The products take the kernels as cin x cout = F x C matrices:
-		// NN products run faster than NT ones (measured).
-		ut := parts[5]
-		for e := 0; e < 16; e++ {
-			src, dst := u[rotated(e)*us:][:C*F], ut[e*us:][:C*F]
-			for c := 0; c < C; c++ {
-				for f, v := range src[c*F : (c+1)*F] {
-					dst[f*C+c] = v
-				}
-			}
-		}
-		u = ut
+		rotateKernels(k, C, F, parts[5])
+		k = parts[5]
 	}
+	winogradKernels(m, k, cin, cout, u, us, tmp)
 	for img := 0; img < n; img += per {
 		imgs := min(per, n-img)
 		tiles := imgs * th * tw
-		// v and m hold 16 matrices of tiles x cin and tiles x cout.
-		winogradInputs(H, W, cin, x[img*H*W*cin:], imgs, pad, v)
-		for e := 0; e < 16; e++ {
-			ve, me := v[e*tiles*cin:], m[e*tiles*cout:]
-			gemm(false, false, tiles, cout, cin, ve, u[e*us:], 0, me)
+		// v and mm hold nn matrices of tiles x cin and tiles x cout.
+		winogradInputs(m, H, W, cin, x[img*H*W*cin:], imgs, pad, v, vs)
+		for e := 0; e < nn; e++ {
+			gemm(false, false, tiles, cout, cin, v[e*vs:], u[e*us:], 0, mm[e*ms:])
 		}
 		for i := 0; i < imgs; i++ {
 			o := out[(img+i)*H*W*cout:][:H*W*cout]
 			for ty := 0; ty < th; ty++ {
 				for tx := 0; tx < tw; tx++ {
-					mt := m[((i*th+ty)*tw+tx)*cout:]
-					y, xx := 2*ty, 2*tx
-					if y+1 < H && xx+1 < W {
-						vec.WinogradOut(o[(y*W+xx)*cout:], o[((y+1)*W+xx)*cout:], mt, tiles*cout, cout)
+					mt := mm[((i*th+ty)*tw+tx)*cout:]
+					y, xx := m*ty, m*tx
+					if y+m <= H && xx+m <= W {
+						winogradOut(m, o[(y*W+xx)*cout:], W*cout, mt, ms, cout)
 						continue
 					}
 					// A tile overhanging the image: keep its pixels inside.
-					vec.WinogradOut(tmp, tmp[2*cout:], mt, tiles*cout, cout)
-					for dy := 0; dy < 2 && y+dy < H; dy++ {
-						for dx := 0; dx < 2 && xx+dx < W; dx++ {
-							copy(o[((y+dy)*W+xx+dx)*cout:][:cout], tmp[(2*dy+dx)*cout:])
-						}
+					winogradOut(m, tmp, m*cout, mt, ms, cout)
+					for dy := 0; dy < m && y+dy < H; dy++ {
+						w := min(m, W-xx)
+						copy(o[((y+dy)*W+xx)*cout:][:w*cout], tmp[dy*m*cout:])
 					}
 				}
 			}
@@ -164,14 +185,24 @@ func winogradTask[T float](H, W, C, F, n int, x, k []T, transposed bool, out []T
 	winogradScratch.Put(bp)
 }
 
-// winogradInputs sets v (16 matrices of tiles x c, tiles = imgs * the
-// tiles of an image) to the transformed input tiles of imgs images of H x W
-// x c in x, through pad, a zero-bordered image of (2*th+2) rows of
-// (2*tw+2)*c values whose border is zero.
-func winogradInputs[T float](H, W, c int, x []T, imgs int, pad, v []T) {
-	th, tw := (H+1)/2, (W+1)/2
-	pw := (2*tw + 2) * c
-	tiles := imgs * th * tw
+// winogradOut sets the m x m output tile whose row r holds m pixels of c
+// channels from y[r*yw] to Aᵀ mt A, mt being (m+2)^2 rows of c values,
+// stride apart.
+func winogradOut[T float](m int, y []T, yw int, mt []T, stride, c int) {
+	if m == 2 {
+		vec.WinogradOut(y, y[yw:], mt, stride, c)
+	} else {
+		vec.Winograd4Out(y, yw, mt, stride, c)
+	}
+}
+
+// winogradInputs sets v ((m+2)^2 matrices of tiles x c, vs apart, tiles =
+// imgs * the tiles of an image) to the transformed input tiles of imgs
+// images of H x W x c in x, through pad, a zero-bordered image of (m*th+2)
+// rows of (m*tw+2)*c values whose border is zero.
+func winogradInputs[T float](m, H, W, c int, x []T, imgs int, pad, v []T, vs int) {
+	th, tw := (H+m-1)/m, (W+m-1)/m
+	pw := (m*tw + 2) * c
 	for i := 0; i < imgs; i++ {
 		im := x[i*H*W*c:][:H*W*c]
 		for y := 0; y < H; y++ {
@@ -180,8 +211,12 @@ func winogradInputs[T float](H, W, c int, x []T, imgs int, pad, v []T) {
 		for ty := 0; ty < th; ty++ {
 			for tx := 0; tx < tw; tx++ {
 				t := (i*th+ty)*tw + tx
-				p := 2*ty*pw + 2*tx*c
-				vec.WinogradIn(v[t*c:], tiles*c, pad[p:], pad[p+pw:], pad[p+2*pw:], pad[p+3*pw:], c)
+				p := m*ty*pw + m*tx*c
+				if m == 2 {
+					vec.WinogradIn(v[t*c:], vs, pad[p:], pad[p+pw:], pad[p+2*pw:], pad[p+3*pw:], c)
+				} else {
+					vec.Winograd4In(v[t*c:], vs, pad[p:], pw, c)
+				}
 			}
 		}
 	}
@@ -196,7 +231,7 @@ func winogradBuffers[T float](sizes []int, parts [][]T) *[]T {
 	}
 	// One size for every layer (the chunks' values are bounded), so that a
 	// buffer from the pool fits the next call.
-	bp, buf := pooledSlice[T](&winogradScratch, total, 2*winogradValues+1<<17+1<<14)
+	bp, buf := pooledSlice[T](&winogradScratch, total, 2*winogradValues+1<<18+1<<16)
 	for i, s := range sizes {
 		parts[i], buf = buf[:s:s], buf[s:]
 	}
@@ -205,16 +240,17 @@ func winogradBuffers[T float](sizes []int, parts [][]T) *[]T {
 
 // winogradKTask sets out (9*C x F, one task) to convK(x, g): the sum over
 // the pixels of n images of H x W of the 3x3 patches of x (C channels, zero
-// padding 1) times g (F channels), as the adjoint of the Winograd forward:
-// with V the transformed input tiles and A g Aᵀ the 4x4 transforms of the
-// 2x2 tiles of g, the 16 sums S = sum over tiles of Vᵀ (A g Aᵀ) are 16
-// products of (C x tiles) by (tiles x F), and out = Gᵀ S G per channel
-// pair.
-func winogradKTask[T float](H, W, C, F, n int, x, g []T, out []T) {
-	th, tw := (H+1)/2, (W+1)/2
-	per := max(1, min(n, winogradValues/(th*tw*16*max(C, F))))
-	us := winogradStride(C, F)
-	sizes := []int{16 * us, (2*th + 2) * (2*tw + 2) * C, per * th * tw * 16 * C, per * th * tw * 16 * F, 9 * F}
+// padding 1) times g (F channels), as the adjoint of the Winograd forward
+// with output tiles of m = 2 or 4: with V the transformed input tiles and
+// A g Aᵀ the (m+2)x(m+2) transforms of the m x m tiles of g, the (m+2)^2
+// sums S = sum over tiles of Vᵀ (A g Aᵀ) are as many products of (C x
+// tiles) by (tiles x F), and out = Gᵀ S G per channel pair.
+func winogradKTask[T float](m, H, W, C, F, n int, x, g []T, out []T) {
+	th, tw := (H+m-1)/m, (W+m-1)/m
+	nn := (m + 2) * (m + 2)
+	per := max(1, min(n, winogradValues/(th*tw*nn*max(C, F))))
+	us, vs, gs := winogradStride(C*F), winogradStride(per*th*tw*C), winogradStride(per*th*tw*F)
+	sizes := []int{nn * us, (m*th + 2) * (m*tw + 2) * C, nn * vs, nn * gs, max(m*m, 9) * F}
 	var parts [5][]T
 	bp := winogradBuffers(sizes, parts[:])
 	s, pad, v, gt, tmp := parts[0], parts[1], parts[2], parts[3], parts[4]
@@ -222,25 +258,24 @@ func winogradKTask[T float](H, W, C, F, n int, x, g []T, out []T) {
 	for img := 0; img < n; img += per {
 		imgs := min(per, n-img)
 		tiles := imgs * th * tw
-		winogradInputs(H, W, C, x[img*H*W*C:], imgs, pad, v)
+		winogradInputs(m, H, W, C, x[img*H*W*C:], imgs, pad, v, vs)
 		for i := 0; i < imgs; i++ {
 			gi := g[(img+i)*H*W*F:][:H*W*F]
 			for ty := 0; ty < th; ty++ {
 				for tx := 0; tx < tw; tx++ {
 					t := (i*th+ty)*tw + tx
-					y, xx := 2*ty, 2*tx
-					if y+1 < H && xx+1 < W {
-						vec.WinogradGrad(gt[t*F:], tiles*F, gi[(y*W+xx)*F:], gi[((y+1)*W+xx)*F:], F)
+					y, xx := m*ty, m*tx
+					if y+m <= H && xx+m <= W {
+						winogradGrad(m, gt[t*F:], gs, gi[(y*W+xx)*F:], W*F, F)
 						continue
 					}
 					// A tile overhanging the image: zeros outside.
-					clear(tmp[:4*F])
-					for dy := 0; dy < 2 && y+dy < H; dy++ {
-						for dx := 0; dx < 2 && xx+dx < W; dx++ {
-							copy(tmp[(2*dy+dx)*F:][:F], gi[((y+dy)*W+xx+dx)*F:])
-						}
+					clear(tmp[:m*m*F])
+					for dy := 0; dy < m && y+dy < H; dy++ {
+						w := min(m, W-xx)
+						copy(tmp[dy*m*F:][:w*F], gi[((y+dy)*W+xx)*F:])
 					}
-					vec.WinogradGrad(gt[t*F:], tiles*F, tmp, tmp[2*F:], F)
+					winogradGrad(m, gt[t*F:], gs, tmp, m*F, F)
 				}
 			}
 		}
@@ -248,23 +283,27 @@ func winogradKTask[T float](H, W, C, F, n int, x, g []T, out []T) {
 		if img > 0 {
 			beta = 1
 		}
-		for e := 0; e < 16; e++ {
-			gemm(true, false, C, F, tiles, v[e*tiles*C:], gt[e*tiles*F:], beta, s[e*us:])
+		for e := 0; e < nn; e++ {
+			gemm(true, false, C, F, tiles, v[e*vs:], gt[e*gs:], beta, s[e*us:])
 		}
 	}
 	// Gᵀ S G per channel into tmp, then to out's rows (as in
 	// winogradKernels, for the cache).
 	out = out[:9*C*F]
-	var src [16][]T
+	var src [36][]T
 	var dst [9][]T
 	for i := range dst {
 		dst[i] = tmp[i*F : (i+1)*F]
 	}
 	for c := 0; c < C; c++ {
-		for e := range src {
+		for e := 0; e < nn; e++ {
 			src[e] = s[e*us+c*F:][:F]
 		}
-		vec.WinogradKernelT(&dst, &src)
+		if m == 2 {
+			vec.WinogradKernelT(&dst, (*[16][]T)(src[:16]))
+		} else {
+			vec.Winograd4KernelT(&dst, &src)
+		}
 		for i := range dst {
 			copy(out[(i*C+c)*F:][:F], dst[i])
 		}
@@ -272,26 +311,37 @@ func winogradKTask[T float](H, W, C, F, n int, x, g []T, out []T) {
 	winogradScratch.Put(bp)
 }
 
-// winogradConvK runs winogradKTask for every task of a convK of geometry g
-// (x the images, gr the values at every pixel, F channels), on several
-// goroutines.
-func winogradConvK[T float](g convGeom, F int, x, gr []T, out []T) {
+// winogradGrad sets dst ((m+2)^2 rows of c values, stride apart) to A g
+// Aᵀ for the m x m tile g whose row r holds m pixels of c channels from
+// g[r*gw]: the adjoint of winogradOut.
+func winogradGrad[T float](m int, dst []T, stride int, g []T, gw, c int) {
+	if m == 2 {
+		vec.WinogradGrad(dst, stride, g, g[gw:], c)
+	} else {
+		vec.Winograd4Grad(dst, stride, g, gw, c)
+	}
+}
+
+// winogradConvK runs winogradKTask with tiles of m for every task of a
+// convK of geometry g (x the images, gr the values at every pixel, F
+// channels), on several goroutines.
+func winogradConvK[T float](m int, g convGeom, F int, x, gr []T, out []T) {
 	n := g.pixelsPerTask() / (g.H * g.W)
 	parallelTasks(g.x[0], 1<<20, func(t int) {
-		winogradKTask(g.H, g.W, g.C, F, n, x[t*n*g.H*g.W*g.C:], gr[t*n*g.H*g.W*F:], out[t*9*g.C*F:])
+		winogradKTask(m, g.H, g.W, g.C, F, n, x[t*n*g.H*g.W*g.C:], gr[t*n*g.H*g.W*F:], out[t*9*g.C*F:])
 	})
 }
 
-// winogradConv runs winogradTask for every task of a conv (x the images,
-// k the kernels) or convT (x the values at every pixel) of geometry g, on
-// several goroutines.
-func winogradConv[T float](g convGeom, F int, x, k []T, transposed bool, out []T) {
+// winogradConv runs winogradTask with output tiles of m for every task of
+// a conv (x the images, k the kernels) or convT (x the values at every
+// pixel) of geometry g, on several goroutines.
+func winogradConv[T float](m int, g convGeom, F int, x, k []T, transposed bool, out []T) {
 	n := g.pixelsPerTask() / (g.H * g.W)
 	cin, cout := g.C, F
 	if transposed {
 		cin, cout = F, g.C
 	}
 	parallelTasks(g.x[0], 1<<20, func(t int) {
-		winogradTask(g.H, g.W, g.C, F, n, x[t*n*g.H*g.W*cin:], k[t*9*g.C*F:], transposed, out[t*n*g.H*g.W*cout:])
+		winogradTask(m, g.H, g.W, g.C, F, n, x[t*n*g.H*g.W*cin:], k[t*9*g.C*F:], transposed, out[t*n*g.H*g.W*cout:])
 	})
 }

@@ -30,6 +30,11 @@ type kernels struct {
 	backPoolMax   func(o0, o1, z0, z1, g, u, v, w []float32)
 	gatherDotMax  func(acc []float64, z0, z1, g, s, mu []float32)
 	conv1         func(dst, pad []float32, h, w int, k []float32)
+	winograd4In   func(dst []float32, stride int, d []float32, pw, c int)
+	winograd4Out  func(y []float32, yw int, m []float32, stride, c int)
+	winograd4K    func(dst *[36][]float32, src *[9][]float32)
+	winograd4Grad func(dst []float32, stride int, g []float32, gw, c int)
+	winograd4KT   func(dst *[9][]float32, src *[36][]float32)
 }
 
 // impl runs float32: the plain loops, replaced at init by the SIMD kernels
@@ -46,7 +51,9 @@ var (
 		winogradInGo[float32], winogradOutGo[float32], winogradKernelGo[float32],
 		winogradGradGo[float32], winogradKernelTGo[float32], backPoolRowGo[float32], gatherAffineRowGo[float32],
 		poolArgRowGo[float32], gatherDotRowGo[float32], maxAffineRowGo[float32],
-		backPoolMaxRowGo[float32], gatherDotMaxRowGo[float32], conv1Go[float32]}
+		backPoolMaxRowGo[float32], gatherDotMaxRowGo[float32], conv1Go[float32],
+		winograd4InGo[float32], winograd4OutGo[float32], winograd4KernelGo[float32],
+		winograd4GradGo[float32], winograd4KernelTGo[float32]}
 )
 
 // f32 returns s as []float32 if T is float32.

@@ -10,7 +10,8 @@ func init() {
 			gatherSIMD, scatterSIMD, reluSIMD, maskSIMD, poolArgScaledSIMD, addAtScaledSIMD,
 			winogradInSIMD, winogradOutSIMD, winogradKernelSIMD, winogradGradSIMD, winogradKernelTSIMD,
 			backPoolRowSIMD, gatherAffineRowSIMD, poolArgRowSIMD, gatherDotRowSIMD, maxAffineRowSIMD,
-			backPoolMaxRowSIMD, gatherDotMaxRowSIMD, conv1SIMD}
+			backPoolMaxRowSIMD, gatherDotMaxRowSIMD, conv1SIMD,
+			winograd4InSIMD, winograd4OutSIMD, winograd4KernelSIMD, winograd4GradSIMD, winograd4KernelTSIMD}
 		useSIMD = true
 		simdSets = append(simdSets, impl)
 		if archsimd.X86.AVX512() {
@@ -20,6 +21,7 @@ func init() {
 			impl.winogradIn, impl.winogradOut, impl.winogradGrad = winogradIn512, winogradOut512, winogradGrad512
 			impl.backPoolMax, impl.gatherDotMax = backPoolMaxRow512, gatherDotMaxRow512
 			impl.conv1 = conv1512
+			impl.winograd4In, impl.winograd4Out, impl.winograd4Grad = winograd4In512, winograd4Out512, winograd4Grad512
 			simdSets = append(simdSets, impl)
 		}
 	}

@@ -199,6 +199,59 @@ func TestSIMDMatchesPlain(t *testing.T) {
 					k.conv1(d, a32((h+2)*(w+2), y), h, w, a32(9*f, x10))
 					return wide(d)
 				}},
+				{"winograd4In", 1e-5, func(k kernels) []float64 {
+					d := make([]float32, 36*f)
+					k.winograd4In(d, f, a32(6*(6*f+3), x), 6*f+3, f) // rows 3 values apart
+					return wide(d)
+				}},
+				{"winograd4Out", 1e-5, func(k kernels) []float64 {
+					out := make([]float32, 4*(4*f+1))
+					k.winograd4Out(out, 4*f+1, a32(36*f, x11), f, f)
+					return wide(out)
+				}},
+				{"winograd4Grad", 1e-5, func(k kernels) []float64 {
+					d := make([]float32, 36*f)
+					k.winograd4Grad(d, f, a32(4*(4*f+3), y), 4*f+3, f) // rows 3 values apart
+					return wide(d)
+				}},
+				{"winograd4KernelT", 1e-6, func(k kernels) []float64 {
+					var src [36][]float32
+					var dst [9][]float32
+					for e := range src {
+						src[e] = make([]float32, n)
+						for i := range src[e] {
+							src[e][i] = x[(i+e)%n]
+						}
+					}
+					var out []float32
+					for e := range dst {
+						dst[e] = make([]float32, n)
+					}
+					k.winograd4KT(&dst, &src)
+					for e := range dst {
+						out = append(out, dst[e]...)
+					}
+					return wide(out)
+				}},
+				{"winograd4Kernel", 1e-6, func(k kernels) []float64 {
+					var src [9][]float32
+					var dst [36][]float32
+					for e := range src {
+						src[e] = make([]float32, n)
+						for i := range src[e] {
+							src[e][i] = y[(i+e)%n]
+						}
+					}
+					var out []float32
+					for e := range dst {
+						dst[e] = make([]float32, n)
+					}
+					k.winograd4K(&dst, &src)
+					for e := range dst {
+						out = append(out, dst[e]...)
+					}
+					return wide(out)
+				}},
 				{"winogradOut", 0, func(k kernels) []float64 {
 					y0, y1 := make([]float32, 2*f), make([]float32, 2*f)
 					k.winogradOut(y0, y1, a32(16*f, x11), f, f)
