@@ -16,7 +16,8 @@ import (
 // inner products and scalings (rowDot/scaleRows), reshape.
 
 // tileKernel stacks n copies of its input along a new leading axis:
-// (s...) -> (n, s...). Its adjoint is sumFirst.
+// (s...) -> (n, s...). Its adjoint is sumFirst (as sumOverTasks computes
+// it).
 type tileKernel struct{ n int }
 
 // tile returns x repeated n times along a new leading axis.
@@ -40,7 +41,7 @@ func forwardTile[T float](k tileKernel, out []T, in [][]T, _ []tensor.Shape) {
 }
 
 func (k tileKernel) grad(_ gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
-	d, err := sumFirst(g)
+	d, err := sumOverTasks(g)
 	return gorgonia.Nodes{d}, err
 }
 

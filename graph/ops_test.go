@@ -273,6 +273,18 @@ var opRows = func() []opRow {
 		value: func(in [][]float64) []float64 {
 			return append(gtMatMul(in[0][:40*41], in[1][:41*40], 40, 41, 40), gtMatMul(in[0][40*41:], in[1][41*40:], 40, 41, 40)...)
 		}})
+	rows = append(rows,
+		opRow{name: "bmmSum", in: []tensor.Shape{{2, 3, 4}, {2, 3, 5}}, build: two(bmmSum)},
+		// The gradient of the tiled w reaches it through sumOverTasks as a
+		// bmmSum, whose own gradient the second-order check then takes.
+		opRow{name: "bmm by a tiled weight", in: []tensor.Shape{{2, 3, 4}, {4, 5}},
+			build: two(func(x, w *gorgonia.Node) (*gorgonia.Node, error) {
+				wt, err := tile(w, 2)
+				if err != nil {
+					return nil, err
+				}
+				return bmm(x, wt, false, false)
+			})})
 	g28 := imageGeom{H: 5, W: 4, C: 2}
 	pool55 := poolGeom{5, 5} // 5x5 images: the odd last row and column get no window
 	rows = append(rows,
