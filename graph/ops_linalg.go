@@ -16,16 +16,34 @@ import (
 // step) and the sum of gradient terms.
 
 // bmmKernel multiplies per task: out[t] = op(a[t]) op(b[t]) with op the
-// identity or the transpose, for a and b of shape (T, rows, cols).
-type bmmKernel struct{ transA, transB bool }
+// identity or the transpose, for a and b of shape (T, rows, cols). With
+// tiledB, b is a tile (the same matrix for every task, as the meta-weights
+// at the support pass) and a is not transposed: the product is then one
+// product of the stacked (T*rows)-row a by b[0], which keeps the kernels'
+// row blocks full where each task has only a few rows.
+type bmmKernel struct{ transA, transB, tiledB bool }
 
 // bmm returns the task-batched product op(a) op(b).
 func bmm(a, b *gorgonia.Node, transA, transB bool) (*gorgonia.Node, error) {
-	return apply(bmmKernel{transA, transB}, a, b)
+	return apply(bmmKernel{transA, transB, !transA && isTile(b)}, a, b)
+}
+
+// isTile reports whether n is a tile node, whose tasks' values are equal.
+func isTile(n *gorgonia.Node) bool {
+	o, ok := n.Op().(*op)
+	if !ok {
+		return false
+	}
+	_, ok = o.k.(tileKernel)
+	return ok
 }
 
 func (k bmmKernel) name() string {
-	return fmt.Sprintf("bmm(%s,%s)", map[bool]string{false: "A", true: "Aᵀ"}[k.transA], map[bool]string{false: "B", true: "Bᵀ"}[k.transB])
+	b := map[bool]string{false: "B", true: "Bᵀ"}[k.transB]
+	if k.tiledB {
+		b = "tiled " + b
+	}
+	return fmt.Sprintf("bmm(%s,%s)", map[bool]string{false: "A", true: "Aᵀ"}[k.transA], b)
 }
 
 // dims returns m, kk, n of op(a) (m, kk) times op(b) (kk, n).
@@ -60,6 +78,15 @@ func (k bmmKernel) forward(a *args) {
 	s := a.s
 	m, kk, n := k.dims(s[0], s[1])
 	sa, sb, sc := s[0][1]*s[0][2], s[1][1]*s[1][2], m*n
+	if k.tiledB { // one product of all tasks' rows by b[0]
+		rows := s[0][0] * m
+		if a.o32 != nil {
+			gemm(false, k.transB, rows, n, kk, a.i32[0], a.i32[1][:sb], 0, a.o32)
+			return
+		}
+		k.gemm(rows, kk, n, a.i64[0], s[0][2], a.i64[1][:sb], s[1][2], a.o64)
+		return
+	}
 	if a.o32 != nil {
 		x, y, out := a.i32[0], a.i32[1], a.o32
 		parallelTasks(s[0][0], m*kk*n, func(t int) {
