@@ -23,9 +23,41 @@ import (
 // row blocks full where each task has only a few rows.
 type bmmKernel struct{ transA, transB, tiledB bool }
 
-// bmm returns the task-batched product op(a) op(b).
+// bmm returns the task-batched product op(a) op(b). A b that is a thin
+// product (thinProduct: x[t]ᵀ y[t] over few rows, such as a per-task weight
+// gradient from a few points) is not read as a matrix: a b[t] = (a[t]
+// x[t]ᵀ) y[t] and a b[t]ᵀ = (a[t] y[t]ᵀ) x[t], products through the few
+// rows, cost less than the product by b, and b itself then need not be
+// computed (MAML's second-order terms of the inner step are such products).
 func bmm(a, b *gorgonia.Node, transA, transB bool) (*gorgonia.Node, error) {
+	if x, y, ok := thinProduct(b); ok && !transA {
+		if transB {
+			x, y = y, x
+		}
+		p, err := bmm(a, x, false, true)
+		if err != nil {
+			return nil, err
+		}
+		return bmm(p, y, false, false)
+	}
 	return apply(bmmKernel{transA, transB, !transA && isTile(b)}, a, b)
+}
+
+// thinProduct reports whether n is a product x[t]ᵀ y[t] of x (T, r, k) and
+// y (T, r, n) through so few rows r that r (k + n) < k n: then the inputs
+// are smaller than n, and a product by n costs more than two products
+// through its r rows. It returns x and y.
+func thinProduct(n *gorgonia.Node) (x, y *gorgonia.Node, ok bool) {
+	o, isOp := n.Op().(*op)
+	if !isOp || o.k != (bmmKernel{transA: true}) {
+		return nil, nil, false
+	}
+	r, k, c := o.inShapes[0][1], o.inShapes[0][2], o.inShapes[1][2]
+	if r*(k+c) >= k*c {
+		return nil, nil, false
+	}
+	in := inputsOf(n)
+	return in[0], in[1], true
 }
 
 // isTile reports whether n is a tile node, whose tasks' values are equal.
@@ -365,8 +397,17 @@ func (k axpyKernel) grad(_ gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes,
 // scaleKernel is k*x.
 type scaleKernel struct{ k float64 }
 
-// scale returns k*x.
+// scale returns k*x; for a thin product x = a[t]ᵀ b[t] (thinProduct), the
+// product of k*a and b, so that x is never scaled at its full size and a
+// product by the result stays thin.
 func scale(x *gorgonia.Node, k float64) (*gorgonia.Node, error) {
+	if a, b, ok := thinProduct(x); ok {
+		ka, err := apply(scaleKernel{k}, a)
+		if err != nil {
+			return nil, err
+		}
+		return bmm(ka, b, true, false)
+	}
 	return apply(scaleKernel{k}, x)
 }
 

@@ -242,6 +242,22 @@ func naiveMoments(z []float64, t, ch, m, f int) (mean, v float64) {
 	return mean, v
 }
 
+// thinValue is xᵀ y for x (2, 5) and y (2, 6).
+func thinValue(x, y []float64) []float64 {
+	return gtMatMul(transposeValue(x, 2, 5), y, 5, 2, 6)
+}
+
+// transposeValue returns the transpose of the r x c matrix x.
+func transposeValue(x []float64, r, c int) []float64 {
+	out := make([]float64, r*c)
+	for i := range r {
+		for j := range c {
+			out[j*r+i] = x[i*c+j]
+		}
+	}
+	return out
+}
+
 func one(f func(*gorgonia.Node) (*gorgonia.Node, error)) func(gorgonia.Nodes) (*gorgonia.Node, error) {
 	return func(in gorgonia.Nodes) (*gorgonia.Node, error) { return f(in[0]) }
 }
@@ -285,6 +301,54 @@ var opRows = func() []opRow {
 				}
 				return bmm(x, wt, false, false)
 			})})
+	// Products by a thin product x[t]ᵀ y[t] (2 rows of 5 and 6 columns) and
+	// its scaling, which bmm and scale compute through the 2 rows.
+	thin := func(in gorgonia.Nodes) (*gorgonia.Node, error) { return bmm(in[1], in[2], true, false) }
+	for _, tb := range []bool{false, true} {
+		a := tensor.Shape{2, 3, 5}
+		if tb {
+			a = tensor.Shape{2, 3, 6}
+		}
+		tb := tb
+		rows = append(rows, opRow{name: fmt.Sprintf("bmm by a thin product transB=%v", tb), in: []tensor.Shape{a, {2, 2, 5}, {2, 2, 6}},
+			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) {
+				p, err := thin(in)
+				if err != nil {
+					return nil, err
+				}
+				return bmm(in[0], p, false, tb)
+			},
+			value: func(in [][]float64) []float64 {
+				var out []float64
+				for t := range 2 {
+					p := thinValue(in[1][t*10:(t+1)*10], in[2][t*12:(t+1)*12])
+					if tb {
+						p = transposeValue(p, 5, 6)
+						out = append(out, gtMatMul(in[0][t*18:(t+1)*18], p, 3, 6, 5)...)
+					} else {
+						out = append(out, gtMatMul(in[0][t*15:(t+1)*15], p, 3, 5, 6)...)
+					}
+				}
+				return out
+			}})
+	}
+	rows = append(rows, opRow{name: "scale of a thin product", in: []tensor.Shape{{2, 2, 5}, {2, 2, 6}},
+		build: two(func(x, y *gorgonia.Node) (*gorgonia.Node, error) {
+			p, err := bmm(x, y, true, false)
+			if err != nil {
+				return nil, err
+			}
+			return scale(p, -0.3)
+		}),
+		value: func(in [][]float64) []float64 {
+			var out []float64
+			for t := range 2 {
+				for _, v := range thinValue(in[0][t*10:(t+1)*10], in[1][t*12:(t+1)*12]) {
+					out = append(out, -0.3*v)
+				}
+			}
+			return out
+		}})
 	g28 := imageGeom{H: 5, W: 4, C: 2}
 	pool55 := poolGeom{5, 5} // 5x5 images: the odd last row and column get no window
 	rows = append(rows,
