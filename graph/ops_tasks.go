@@ -1,0 +1,122 @@
+package graph
+
+import (
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Products that use the shape of a meta-batch: the gradient of a weight
+// shared by the tasks (tile) as one product over all tasks' rows (bmmSum),
+// and per-task products over so few rows that a product by them costs less
+// through the rows (thinProduct). bmm, scale and the tile's gradient
+// choose them as the graph is built, so models and inner loops write plain
+// products and steps.
+
+// bmmSumKernel is the sum over tasks of the products a[t]ᵀ b[t], for a (T,
+// m, k) and b (T, m, n): one product Aᵀ B of the stacked (T*m)-row
+// matrices, (k, n). It is the gradient of a weight shared by the tasks
+// (tile) where every task's term is such a product (sumOverTasks): the T
+// per-task products, their (T, k, n) sum and the pass over it become one
+// product whose output stays in cache.
+type bmmSumKernel struct{}
+
+// bmmSum returns the sum over t of a[t]ᵀ b[t].
+func bmmSum(a, b *gorgonia.Node) (*gorgonia.Node, error) { return apply(bmmSumKernel{}, a, b) }
+
+func (bmmSumKernel) name() string { return "bmmSum" }
+
+func (bmmSumKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	if len(in) != 2 || len(in[0]) != 3 || len(in[1]) != 3 || in[0][0] != in[1][0] || in[0][1] != in[1][1] {
+		return nil, shapeErr("(T, m, k) and (T, m, n)", in)
+	}
+	return tensor.Shape{in[0][2], in[1][2]}, nil
+}
+
+func (bmmSumKernel) forward(a *args) {
+	s := a.s
+	rows, k, n := s[0][0]*s[0][1], s[0][2], s[1][2]
+	if a.o32 != nil {
+		gemm(true, false, k, n, rows, a.i32[0], a.i32[1], 0, a.o32)
+		return
+	}
+	bmmKernel{transA: true}.gemm(k, rows, n, a.i64[0], k, a.i64[1], n, a.o64)
+}
+
+// grad: with G (k, n) the same for every task, a[t] gets b[t] Gᵀ and b[t]
+// gets a[t] G.
+func (bmmSumKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	gt, err := tile(g, in[0].Shape()[0])
+	if err != nil {
+		return nil, err
+	}
+	da, err := bmm(in[1], gt, false, true)
+	if err != nil {
+		return nil, err
+	}
+	db, err := bmm(in[0], gt, false, false)
+	return gorgonia.Nodes{da, db}, err
+}
+
+// sumOverTasks returns sumFirst(g), the gradient of a tiled weight from that
+// of its tiles, computing the terms of g (the inputs of an addN, or g
+// itself) that are products a[t]ᵀ b[t] read by nothing else as bmmSum:
+// in an MLP's meta-gradient two of the three terms of each weight are, and
+// their per-task (T, k, n) values are then never computed.
+func sumOverTasks(g *gorgonia.Node) (*gorgonia.Node, error) {
+	terms, readers := gorgonia.Nodes{g}, 0 // what reads a term: g's addN or nothing
+	if o, ok := g.Op().(*op); ok {
+		if _, ok := o.k.(addNKernel); ok {
+			terms, readers = inputsOf(g), 1
+		}
+	}
+	var sums, rest gorgonia.Nodes
+	for _, t := range terms {
+		if o, ok := t.Op().(*op); ok && o.k == (bmmKernel{transA: true}) && t.Graph().To(t.ID()).Len() == readers {
+			in := inputsOf(t)
+			s, err := bmmSum(in[0], in[1])
+			if err != nil {
+				return nil, err
+			}
+			sums = append(sums, s)
+			continue
+		}
+		rest = append(rest, t)
+	}
+	if len(sums) == 0 {
+		return sumFirst(g)
+	}
+	if len(rest) > 0 {
+		r := rest[0]
+		var err error
+		if len(rest) > 1 {
+			if r, err = apply(addNKernel{len(rest)}, rest...); err != nil {
+				return nil, err
+			}
+		}
+		if r, err = sumFirst(r); err != nil {
+			return nil, err
+		}
+		sums = append(sums, r)
+	}
+	if len(sums) == 1 {
+		return sums[0], nil
+	}
+	return apply(addNKernel{len(sums)}, sums...)
+}
+
+// thinProduct reports whether n is a product x[t]ᵀ y[t] of x (T, r, k) and
+// y (T, r, n) through so few rows r that r (k + n) < k n: then the inputs
+// are smaller than n, and a product by n costs more than two products
+// through its r rows. It returns x and y.
+func thinProduct(n *gorgonia.Node) (x, y *gorgonia.Node, ok bool) {
+	o, isOp := n.Op().(*op)
+	if !isOp || o.k != (bmmKernel{transA: true}) {
+		return nil, nil, false
+	}
+	r, k, c := o.inShapes[0][1], o.inShapes[0][2], o.inShapes[1][2]
+	if r*(k+c) >= k*c {
+		return nil, nil, false
+	}
+	in := inputsOf(n)
+	return in[0], in[1], true
+}
