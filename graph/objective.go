@@ -212,6 +212,11 @@ func NewObjective(spec Spec) (*Objective, error) {
 	if len(theta) != len(shapes) {
 		return nil, fmt.Errorf("graph: the inner loop returned %d parameter tensors, the model has %d", len(theta), len(shapes))
 	}
+	for i := range theta { // nothing differentiates with respect to them
+		if theta[i], err = markAdapted(theta[i]); err != nil {
+			return nil, err
+		}
+	}
 
 	forward := spec.Model.Forward
 	if v, ok := spec.Model.(valueModel); ok && !spec.MetaGradient {

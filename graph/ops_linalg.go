@@ -23,13 +23,26 @@ import (
 // row blocks full where each task has only a few rows.
 type bmmKernel struct{ transA, transB, tiledB bool }
 
-// bmm returns the task-batched product op(a) op(b). A b that is a thin
+// bmm returns the task-batched product op(a) op(b). A b that is an
+// adapted inner step x + k y with a thin y (adaptedStep) is distributed,
+// a op(x) + k a op(y), so that neither b nor y is computed. A b that is a thin
 // product (thinProduct: x[t]ᵀ y[t] over few rows, such as a per-task weight
 // gradient from a few points) is not read as a matrix: a b[t] = (a[t]
 // x[t]ᵀ) y[t] and a b[t]ᵀ = (a[t] y[t]ᵀ) x[t], products through the few
 // rows, cost less than the product by b, and b itself then need not be
 // computed (MAML's second-order terms of the inner step are such products).
 func bmm(a, b *gorgonia.Node, transA, transB bool) (*gorgonia.Node, error) {
+	if x, y, k, ok := adaptedStep(b); ok && !transA {
+		p, err := bmm(a, x, false, transB)
+		if err != nil {
+			return nil, err
+		}
+		q, err := bmm(a, y, false, transB)
+		if err != nil {
+			return nil, err
+		}
+		return axpy(p, q, k)
+	}
 	if x, y, ok := thinProduct(b); ok && !transA {
 		if transB {
 			x, y = y, x

@@ -7,10 +7,11 @@ import (
 
 // Products that use the shape of a meta-batch: the gradient of a weight
 // shared by the tasks (tile) as one product over all tasks' rows (bmmSum),
-// and per-task products over so few rows that a product by them costs less
-// through the rows (thinProduct). bmm, scale and the tile's gradient
-// choose them as the graph is built, so models and inner loops write plain
-// products and steps.
+// per-task products over so few rows that a product by them costs less
+// through the rows (thinProduct), and the adapted parameters' inner step
+// distributed over the products that read them (adaptedStep). bmm, scale
+// and the tile's gradient choose them as the graph is built, so models and
+// inner loops write plain products and steps.
 
 // bmmSumKernel is the sum over tasks of the products a[t]ᵀ b[t], for a (T,
 // m, k) and b (T, m, n): one product Aᵀ B of the stacked (T*m)-row
@@ -119,4 +120,63 @@ func thinProduct(n *gorgonia.Node) (x, y *gorgonia.Node, ok bool) {
 	}
 	in := inputsOf(n)
 	return in[0], in[1], true
+}
+
+// adaptedKernel passes its input through: it marks the parameters an inner
+// loop returns after an SGD step whose gradient is a thin product, which
+// the query pass reads and nothing differentiates with respect to. A
+// product by them then reads the step's terms instead (bmm, adaptedStep),
+// and the mark itself is never run. Inner steps before the last stay
+// whole: later support passes, and their gradients with respect to them,
+// need them.
+type adaptedKernel struct{}
+
+// markAdapted marks x, parameters an inner loop returns, as adapted if it
+// is an SGD step x0 + k y with a thin product y (thinProduct, such as an
+// MLP weight's gradient), and returns x itself otherwise.
+func markAdapted(x *gorgonia.Node) (*gorgonia.Node, error) {
+	if _, _, ok := thinStep(x); !ok {
+		return x, nil
+	}
+	return apply(adaptedKernel{}, x)
+}
+
+func (adaptedKernel) name() string                                  { return "adapted" }
+func (adaptedKernel) shape(in []tensor.Shape) (tensor.Shape, error) { return sameShape(in, 1) }
+
+func (k adaptedKernel) forward(a *args) { call(a, k, forwardAdapted[float64], forwardAdapted[float32]) }
+
+func forwardAdapted[T float](_ adaptedKernel, out []T, in [][]T, _ []tensor.Shape) { copy(out, in[0]) }
+
+func (adaptedKernel) grad(_ gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	return gorgonia.Nodes{g}, nil
+}
+
+// adaptedStep reports whether n is an adapted step (markAdapted) and
+// returns its x0, y and k.
+func adaptedStep(n *gorgonia.Node) (x0, y *gorgonia.Node, k float64, ok bool) {
+	if o, isOp := n.Op().(*op); !isOp || o.k != (adaptedKernel{}) {
+		return nil, nil, 0, false
+	}
+	step := inputsOf(n)[0]
+	in, k, _ := thinStep(step)
+	return in[0], in[1], k, true
+}
+
+// thinStep reports whether n is axpy(x0, y, k) with a thin product y and
+// returns its inputs and k.
+func thinStep(n *gorgonia.Node) (in gorgonia.Nodes, k float64, ok bool) {
+	o, isOp := n.Op().(*op)
+	if !isOp {
+		return nil, 0, false
+	}
+	ax, isAxpy := o.k.(axpyKernel)
+	if !isAxpy {
+		return nil, 0, false
+	}
+	in = inputsOf(n)
+	if _, _, thin := thinProduct(in[1]); !thin {
+		return nil, 0, false
+	}
+	return in, ax.k, true
 }

@@ -349,6 +349,77 @@ var opRows = func() []opRow {
 			}
 			return out
 		}})
+	// Adapted parameters x + k y after a step with a thin product y (2 rows
+	// of 5 and 6 columns): on their own, and read by products, which bmm
+	// distributes over the step; x per task and tiled.
+	step := func(in gorgonia.Nodes, tiled bool) (*gorgonia.Node, error) { // in[1:]: x, a, b
+		x := in[1]
+		if tiled {
+			var err error
+			if x, err = tile(x, 2); err != nil {
+				return nil, err
+			}
+		}
+		p, err := bmm(in[2], in[3], true, false)
+		if err != nil {
+			return nil, err
+		}
+		if p, err = axpy(x, p, -0.3); err != nil {
+			return nil, err
+		}
+		return markAdapted(p)
+	}
+	stepValue := func(in [][]float64, t int, tiled bool) []float64 {
+		x := in[1]
+		if !tiled {
+			x = in[1][t*30:]
+		}
+		p := thinValue(in[2][t*10:(t+1)*10], in[3][t*12:(t+1)*12])
+		for i := range p {
+			p[i] = x[i] - 0.3*p[i]
+		}
+		return p
+	}
+	rows = append(rows, opRow{name: "adapted", in: []tensor.Shape{{2, 5, 6}, {2, 2, 5}, {2, 2, 6}},
+		build: func(in gorgonia.Nodes) (*gorgonia.Node, error) {
+			return step(append(gorgonia.Nodes{nil}, in...), false)
+		},
+		value: func(in [][]float64) []float64 {
+			in = append([][]float64{nil}, in...)
+			return append(stepValue(in, 0, false), stepValue(in, 1, false)...)
+		}})
+	for _, tiled := range []bool{false, true} {
+		for _, tb := range []bool{false, true} {
+			a, x := tensor.Shape{2, 3, 6}, tensor.Shape{2, 5, 6}
+			if !tb {
+				a = tensor.Shape{2, 3, 5}
+			}
+			if tiled {
+				x = tensor.Shape{5, 6}
+			}
+			tiled, tb := tiled, tb
+			rows = append(rows, opRow{name: fmt.Sprintf("bmm by an adapted step tiled=%v transB=%v", tiled, tb), in: []tensor.Shape{a, x, {2, 2, 5}, {2, 2, 6}},
+				build: func(in gorgonia.Nodes) (*gorgonia.Node, error) {
+					p, err := step(in, tiled)
+					if err != nil {
+						return nil, err
+					}
+					return bmm(in[0], p, false, tb)
+				},
+				value: func(in [][]float64) []float64 {
+					var out []float64
+					for t := range 2 {
+						p := stepValue(in, t, tiled)
+						if tb {
+							out = append(out, gtMatMul(in[0][t*18:(t+1)*18], transposeValue(p, 5, 6), 3, 6, 5)...)
+						} else {
+							out = append(out, gtMatMul(in[0][t*15:(t+1)*15], p, 3, 5, 6)...)
+						}
+					}
+					return out
+				}})
+		}
+	}
 	g28 := imageGeom{H: 5, W: 4, C: 2}
 	pool55 := poolGeom{5, 5} // 5x5 images: the odd last row and column get no window
 	rows = append(rows,
