@@ -291,9 +291,10 @@ var opRows = func() []opRow {
 		}})
 	rows = append(rows,
 		opRow{name: "bmmSum", in: []tensor.Shape{{2, 3, 4}, {2, 3, 5}}, build: two(bmmSum)},
-		// The gradient of the tiled w reaches it through sumOverTasks as a
-		// bmmSum, whose own gradient the second-order check then takes.
-		opRow{name: "bmm by a tiled weight", in: []tensor.Shape{{2, 3, 4}, {4, 5}},
+		// The gradient of the tiled w, a thin product (2 rows), reaches it
+		// through sumOverTasks as a bmmSum, whose own gradient the
+		// second-order check then takes.
+		opRow{name: "bmm by a tiled weight", in: []tensor.Shape{{2, 2, 5}, {5, 6}},
 			build: two(func(x, w *gorgonia.Node) (*gorgonia.Node, error) {
 				wt, err := tile(w, 2)
 				if err != nil {
