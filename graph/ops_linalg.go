@@ -18,9 +18,10 @@ import (
 // bmmKernel multiplies per task: out[t] = op(a[t]) op(b[t]) with op the
 // identity or the transpose, for a and b of shape (T, rows, cols). With
 // tiledB, b is a tile (the same matrix for every task, as the meta-weights
-// at the support pass) and a is not transposed: the product is then one
-// product of the stacked (T*rows)-row a by b[0], which keeps the kernels'
-// row blocks full where each task has only a few rows.
+// at the support pass) and a is not transposed: only b[0] is read, and a
+// product too small to run on several goroutines is one product of the
+// stacked (T*rows)-row a by b[0], which keeps the kernels' row blocks full
+// where each task has only a few rows.
 type bmmKernel struct{ transA, transB, tiledB bool }
 
 // bmm returns the task-batched product op(a) op(b). A b that is an
@@ -106,31 +107,35 @@ func (k bmmKernel) forward(a *args) {
 	s := a.s
 	m, kk, n := k.dims(s[0], s[1])
 	sa, sb, sc := s[0][1]*s[0][2], s[1][1]*s[1][2], m*n
-	if k.tiledB { // one product of all tasks' rows by b[0]
-		rows := s[0][0] * m
-		if a.o32 != nil {
-			gemm(false, k.transB, rows, n, kk, a.i32[0], a.i32[1][:sb], 0, a.o32)
+	sy := sb // where task t's b starts: t*sy
+	if k.tiledB {
+		if !parallel(s[0][0], m*kk*n) { // one product of all tasks' rows by b[0]
+			rows := s[0][0] * m
+			if a.o32 != nil {
+				gemm(false, k.transB, rows, n, kk, a.i32[0], a.i32[1][:sb], 0, a.o32)
+				return
+			}
+			k.gemm(rows, kk, n, a.i64[0], s[0][2], a.i64[1][:sb], s[1][2], a.o64)
 			return
 		}
-		k.gemm(rows, kk, n, a.i64[0], s[0][2], a.i64[1][:sb], s[1][2], a.o64)
-		return
+		sy = 0 // large products keep a goroutine per task, all reading b[0]
 	}
 	if a.o32 != nil {
 		x, y, out := a.i32[0], a.i32[1], a.o32
 		parallelTasks(s[0][0], m*kk*n, func(t int) {
-			gemm(k.transA, k.transB, m, n, kk, x[t*sa:(t+1)*sa], y[t*sb:(t+1)*sb], 0, out[t*sc:(t+1)*sc])
+			gemm(k.transA, k.transB, m, n, kk, x[t*sa:(t+1)*sa], y[t*sy:t*sy+sb], 0, out[t*sc:(t+1)*sc])
 		})
 		return
 	}
 	x, y, out := a.i64[0], a.i64[1], a.o64
 	if !parallel(s[0][0], m*kk*n) { // no closure: the MLP's small graphs allocate nothing
 		for t := 0; t < s[0][0]; t++ {
-			k.gemm(m, kk, n, x[t*sa:(t+1)*sa], s[0][2], y[t*sb:(t+1)*sb], s[1][2], out[t*sc:(t+1)*sc])
+			k.gemm(m, kk, n, x[t*sa:(t+1)*sa], s[0][2], y[t*sy:t*sy+sb], s[1][2], out[t*sc:(t+1)*sc])
 		}
 		return
 	}
 	parallelTasks(s[0][0], m*kk*n, func(t int) {
-		k.gemm(m, kk, n, x[t*sa:(t+1)*sa], s[0][2], y[t*sb:(t+1)*sb], s[1][2], out[t*sc:(t+1)*sc])
+		k.gemm(m, kk, n, x[t*sa:(t+1)*sa], s[0][2], y[t*sy:t*sy+sb], s[1][2], out[t*sc:(t+1)*sc])
 	})
 }
 

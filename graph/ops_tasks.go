@@ -64,7 +64,8 @@ func (bmmSumKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes
 // else as bmmSum: their per-task (T, k, n) values, larger than a and b, are
 // then never computed. (Small weights keep the per-task products and their
 // float sums: an MLP with 8 hidden units reproduces its recorded runs bit
-// for bit.)
+// for bit. Products large enough to run on several goroutines, one per
+// task, keep them too: bmmSum is one product on one goroutine.)
 func sumOverTasks(g *gorgonia.Node) (*gorgonia.Node, error) {
 	terms, readers := gorgonia.Nodes{g}, 0 // what reads a term: g's addN or nothing
 	if o, ok := g.Op().(*op); ok {
@@ -74,7 +75,7 @@ func sumOverTasks(g *gorgonia.Node) (*gorgonia.Node, error) {
 	}
 	var sums, rest gorgonia.Nodes
 	for _, t := range terms {
-		if a, b, ok := thinProduct(t); ok && t.Graph().To(t.ID()).Len() == readers {
+		if a, b, ok := thinProduct(t); ok && t.Graph().To(t.ID()).Len() == readers && !parallel(a.Shape()[0], productWork(t)) {
 			s, err := bmmSum(a, b)
 			if err != nil {
 				return nil, err
@@ -104,6 +105,14 @@ func sumOverTasks(g *gorgonia.Node) (*gorgonia.Node, error) {
 		return sums[0], nil
 	}
 	return apply(addNKernel{len(sums)}, sums...)
+}
+
+// productWork is the number of multiply-adds of one task's product, for a
+// product node n (bmmKernel).
+func productWork(n *gorgonia.Node) int {
+	o := n.Op().(*op)
+	m, kk, c := o.k.(bmmKernel).dims(o.inShapes[0], o.inShapes[1])
+	return m * kk * c
 }
 
 // thinProduct reports whether n is a product x[t]ᵀ y[t] of x (T, r, k) and

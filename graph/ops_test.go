@@ -421,6 +421,19 @@ var opRows = func() []opRow {
 				}})
 		}
 	}
+	// Large enough for a goroutine per task (with GOMAXPROCS > 1), each
+	// reading the tile's first copy.
+	rows = append(rows, opRow{name: "bmm large by a tiled weight", in: []tensor.Shape{{2, 40, 41}, {41, 40}},
+		build: two(func(x, w *gorgonia.Node) (*gorgonia.Node, error) {
+			wt, err := tile(w, 2)
+			if err != nil {
+				return nil, err
+			}
+			return bmm(x, wt, false, false)
+		}),
+		value: func(in [][]float64) []float64 {
+			return append(gtMatMul(in[0][:40*41], in[1], 40, 41, 40), gtMatMul(in[0][40*41:], in[1], 40, 41, 40)...)
+		}})
 	g28 := imageGeom{H: 5, W: 4, C: 2}
 	pool55 := poolGeom{5, 5} // 5x5 images: the odd last row and column get no window
 	rows = append(rows,
