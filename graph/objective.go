@@ -212,7 +212,9 @@ func NewObjective(spec Spec) (*Objective, error) {
 	if len(theta) != len(shapes) {
 		return nil, fmt.Errorf("graph: the inner loop returned %d parameter tensors, the model has %d", len(theta), len(shapes))
 	}
-	for i := range theta { // nothing differentiates with respect to them
+	// Nothing differentiates with respect to the adapted parameters, so
+	// products by them may read their last step's terms (markAdapted).
+	for i := range theta {
 		if theta[i], err = markAdapted(theta[i]); err != nil {
 			return nil, err
 		}

@@ -136,9 +136,9 @@ func thinProduct(n *gorgonia.Node) (x, y *gorgonia.Node, ok bool) {
 // loop returns after an SGD step whose gradient is a thin product, which
 // the query pass reads and nothing differentiates with respect to. A
 // product by them then reads the step's terms instead (bmm, adaptedStep),
-// and the mark itself is never run. Inner steps before the last stay
-// whole: later support passes, and their gradients with respect to them,
-// need them.
+// and where products are its only readers neither the mark (a copy) nor
+// the step runs. Inner steps before the last stay whole: later support
+// passes, and their gradients with respect to them, need them.
 type adaptedKernel struct{}
 
 // markAdapted marks x, parameters an inner loop returns, as adapted if it
