@@ -200,7 +200,8 @@ func (k bmmKernel) gemm(m, kk, n int, a []float64, lda int, b []float64, ldb int
 // smallSIMD runs gemm's small product on vec's kernels and reports whether
 // it could: every case but both operands transposed, which the MLP's
 // graphs never have. A column c (n = 1) is stored as the row cᵀ = op(b)ᵀ
-// op(a)ᵀ, a vector-matrix product when a is transposed; b with one row per
+// op(a)ᵀ, a vector-matrix product when a is transposed and otherwise the dot
+// products of b with 8 rows of a at a time; b with one row per
 // inner index (not transposed, or kk = 1) gives c's rows as combinations of
 // b's; a transposed b makes c the dot products of rows of a and b.
 func (k bmmKernel) smallSIMD(m, kk, n int, a []float64, lda int, b []float64, ldb int, c []float64) bool {
@@ -211,8 +212,8 @@ func (k bmmKernel) smallSIMD(m, kk, n int, a []float64, lda int, b []float64, ld
 	switch {
 	case n == 1 && k.transA: // b is a vector either way (ldb 1, or one row)
 		vec.MatMulRows(1, kk, m, b, 0, 1, a, lda, c)
-	case n == 1:
-		vec.MatMulDots(m, kk, 1, a, lda, b, 0, c)
+	case n == 1: // the dot products of b with the rows of a, 8 at a time
+		vec.MatMulDots(1, kk, m, b, 0, a, lda, c)
 	case !k.transB || kk == 1:
 		vec.MatMulRows(m, kk, n, a, ars, acs, b, ldb, c)
 	case !k.transA:
