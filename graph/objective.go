@@ -212,6 +212,13 @@ func NewObjective(spec Spec) (*Objective, error) {
 	if len(theta) != len(shapes) {
 		return nil, fmt.Errorf("graph: the inner loop returned %d parameter tensors, the model has %d", len(theta), len(shapes))
 	}
+	// Nothing differentiates with respect to the adapted parameters, so
+	// products by them may read their last step's terms (markAdapted).
+	for i := range theta {
+		if theta[i], err = markAdapted(theta[i]); err != nil {
+			return nil, err
+		}
+	}
 
 	forward := spec.Model.Forward
 	if v, ok := spec.Model.(valueModel); ok && !spec.MetaGradient {
@@ -488,6 +495,7 @@ func (p *program) compile(g *Graph, outputs gorgonia.Nodes) []int {
 			foreign[a] = foreign[a] || !ours
 		}
 	}
+	p.firstTiles(isOut)
 	p.pool = &bufferPool{free: map[poolKey][]*tensor.Dense{}}
 	for _, s := range p.steps {
 		o, ok := s.op.(*op)
@@ -500,6 +508,41 @@ func (p *program) compile(g *Graph, outputs gorgonia.Nodes) []int {
 		}
 	}
 	return idx
+}
+
+// firstTiles makes every tile step whose value is read only as the tiled
+// b of products (bmm's tiledB, which reads b[0]) and is no output write its
+// first copy only, and every other tile step all copies: the meta-weights'
+// tiles of an MLP, (25, 40, 40) for the sine MLP, of which the products
+// read one (40, 40) copy.
+func (p *program) firstTiles(isOut map[int]bool) {
+	onlyFirst := map[int]bool{}
+	for _, s := range p.steps {
+		if o, ok := s.op.(*op); ok {
+			if _, ok := o.k.(tileKernel); ok && !isOut[s.i] {
+				onlyFirst[s.i] = true
+			}
+		}
+	}
+	for _, s := range p.steps {
+		o, ours := s.op.(*op)
+		k, isBmm := bmmKernel{}, false
+		if ours {
+			k, isBmm = o.k.(bmmKernel)
+		}
+		for j, a := range s.args {
+			if !isBmm || !k.tiledB || j != 1 {
+				delete(onlyFirst, a)
+			}
+		}
+	}
+	for _, s := range p.steps {
+		if o, ok := s.op.(*op); ok {
+			if k, ok := o.k.(tileKernel); ok {
+				o.k = tileKernel{n: k.n, first: onlyFirst[s.i]}
+			}
+		}
+	}
 }
 
 // run evaluates every step once.

@@ -90,6 +90,11 @@ func TestMetaGradientMatchesFiniteDifferences(t *testing.T) {
 		{"relu two steps", []int{2, 7, 1}, ReLU, 2, 0.2},
 		{"softplus two steps", []int{1, 5, 1}, Softplus, 2, 0.3},
 		{"sigmoid one step", []int{1, 5, 1}, Sigmoid, 1, 0.5},
+		// 12x12 hidden weights: their per-task gradients from K = 4 points
+		// are thin products (ops_tasks.go), so the meta-gradient goes
+		// through bmmSum, the products through 4 rows and the adapted step.
+		{"relu one step, thin gradients", []int{1, 12, 12, 1}, ReLU, 1, 0.3},
+		{"tanh two steps, thin gradients", []int{1, 12, 12, 1}, Tanh, 2, 0.2},
 	}
 	for ci, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -16,16 +16,63 @@ import (
 // step) and the sum of gradient terms.
 
 // bmmKernel multiplies per task: out[t] = op(a[t]) op(b[t]) with op the
-// identity or the transpose, for a and b of shape (T, rows, cols).
-type bmmKernel struct{ transA, transB bool }
+// identity or the transpose, for a and b of shape (T, rows, cols). With
+// tiledB, b is a tile (the same matrix for every task, as the meta-weights
+// at the support pass) and a is not transposed: only b[0] is read, and a
+// product too small to run on several goroutines is one product of the
+// stacked (T*rows)-row a by b[0], which keeps the kernels' row blocks full
+// where each task has only a few rows.
+type bmmKernel struct{ transA, transB, tiledB bool }
 
-// bmm returns the task-batched product op(a) op(b).
+// bmm returns the task-batched product op(a) op(b). A b that is an
+// adapted inner step x + k y with a thin y (adaptedStep) is distributed,
+// a op(x) + k a op(y), so that neither b nor y is computed. A b that is a thin
+// product (thinProduct: x[t]ᵀ y[t] over few rows, such as a per-task weight
+// gradient from a few points) is not read as a matrix: a b[t] = (a[t]
+// x[t]ᵀ) y[t] and a b[t]ᵀ = (a[t] y[t]ᵀ) x[t], products through the few
+// rows, cost less than the product by b, and b itself then need not be
+// computed (MAML's second-order terms of the inner step are such products).
 func bmm(a, b *gorgonia.Node, transA, transB bool) (*gorgonia.Node, error) {
-	return apply(bmmKernel{transA, transB}, a, b)
+	if x, y, k, ok := adaptedStep(b); ok && !transA {
+		p, err := bmm(a, x, false, transB)
+		if err != nil {
+			return nil, err
+		}
+		q, err := bmm(a, y, false, transB)
+		if err != nil {
+			return nil, err
+		}
+		return axpy(p, q, k)
+	}
+	if x, y, ok := thinProduct(b); ok && !transA {
+		if transB {
+			x, y = y, x
+		}
+		p, err := bmm(a, x, false, true)
+		if err != nil {
+			return nil, err
+		}
+		return bmm(p, y, false, false)
+	}
+	return apply(bmmKernel{transA, transB, !transA && isTile(b)}, a, b)
+}
+
+// isTile reports whether n is a tile node, whose tasks' values are equal.
+func isTile(n *gorgonia.Node) bool {
+	o, ok := n.Op().(*op)
+	if !ok {
+		return false
+	}
+	_, ok = o.k.(tileKernel)
+	return ok
 }
 
 func (k bmmKernel) name() string {
-	return fmt.Sprintf("bmm(%s,%s)", map[bool]string{false: "A", true: "Aᵀ"}[k.transA], map[bool]string{false: "B", true: "Bᵀ"}[k.transB])
+	b := map[bool]string{false: "B", true: "Bᵀ"}[k.transB]
+	if k.tiledB {
+		b = "tiled " + b
+	}
+	return fmt.Sprintf("bmm(%s,%s)", map[bool]string{false: "A", true: "Aᵀ"}[k.transA], b)
 }
 
 // dims returns m, kk, n of op(a) (m, kk) times op(b) (kk, n).
@@ -60,22 +107,35 @@ func (k bmmKernel) forward(a *args) {
 	s := a.s
 	m, kk, n := k.dims(s[0], s[1])
 	sa, sb, sc := s[0][1]*s[0][2], s[1][1]*s[1][2], m*n
+	sy := sb // where task t's b starts: t*sy
+	if k.tiledB {
+		if !parallel(s[0][0], m*kk*n) { // one product of all tasks' rows by b[0]
+			rows := s[0][0] * m
+			if a.o32 != nil {
+				gemm(false, k.transB, rows, n, kk, a.i32[0], a.i32[1][:sb], 0, a.o32)
+				return
+			}
+			k.gemm(rows, kk, n, a.i64[0], s[0][2], a.i64[1][:sb], s[1][2], a.o64)
+			return
+		}
+		sy = 0 // large products keep a goroutine per task, all reading b[0]
+	}
 	if a.o32 != nil {
 		x, y, out := a.i32[0], a.i32[1], a.o32
 		parallelTasks(s[0][0], m*kk*n, func(t int) {
-			gemm(k.transA, k.transB, m, n, kk, x[t*sa:(t+1)*sa], y[t*sb:(t+1)*sb], 0, out[t*sc:(t+1)*sc])
+			gemm(k.transA, k.transB, m, n, kk, x[t*sa:(t+1)*sa], y[t*sy:t*sy+sb], 0, out[t*sc:(t+1)*sc])
 		})
 		return
 	}
 	x, y, out := a.i64[0], a.i64[1], a.o64
 	if !parallel(s[0][0], m*kk*n) { // no closure: the MLP's small graphs allocate nothing
 		for t := 0; t < s[0][0]; t++ {
-			k.gemm(m, kk, n, x[t*sa:(t+1)*sa], s[0][2], y[t*sb:(t+1)*sb], s[1][2], out[t*sc:(t+1)*sc])
+			k.gemm(m, kk, n, x[t*sa:(t+1)*sa], s[0][2], y[t*sy:t*sy+sb], s[1][2], out[t*sc:(t+1)*sc])
 		}
 		return
 	}
 	parallelTasks(s[0][0], m*kk*n, func(t int) {
-		k.gemm(m, kk, n, x[t*sa:(t+1)*sa], s[0][2], y[t*sb:(t+1)*sb], s[1][2], out[t*sc:(t+1)*sc])
+		k.gemm(m, kk, n, x[t*sa:(t+1)*sa], s[0][2], y[t*sy:t*sy+sb], s[1][2], out[t*sc:(t+1)*sc])
 	})
 }
 
@@ -140,7 +200,8 @@ func (k bmmKernel) gemm(m, kk, n int, a []float64, lda int, b []float64, ldb int
 // smallSIMD runs gemm's small product on vec's kernels and reports whether
 // it could: every case but both operands transposed, which the MLP's
 // graphs never have. A column c (n = 1) is stored as the row cᵀ = op(b)ᵀ
-// op(a)ᵀ, a vector-matrix product when a is transposed; b with one row per
+// op(a)ᵀ, a vector-matrix product when a is transposed and otherwise the dot
+// products of b with 8 rows of a at a time; b with one row per
 // inner index (not transposed, or kk = 1) gives c's rows as combinations of
 // b's; a transposed b makes c the dot products of rows of a and b.
 func (k bmmKernel) smallSIMD(m, kk, n int, a []float64, lda int, b []float64, ldb int, c []float64) bool {
@@ -151,8 +212,8 @@ func (k bmmKernel) smallSIMD(m, kk, n int, a []float64, lda int, b []float64, ld
 	switch {
 	case n == 1 && k.transA: // b is a vector either way (ldb 1, or one row)
 		vec.MatMulRows(1, kk, m, b, 0, 1, a, lda, c)
-	case n == 1:
-		vec.MatMulDots(m, kk, 1, a, lda, b, 0, c)
+	case n == 1: // the dot products of b with the rows of a, 8 at a time
+		vec.MatMulDots(1, kk, m, b, 0, a, lda, c)
 	case !k.transB || kk == 1:
 		vec.MatMulRows(m, kk, n, a, ars, acs, b, ldb, c)
 	case !k.transA:
@@ -246,8 +307,17 @@ func (k axpyKernel) grad(_ gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes,
 // scaleKernel is k*x.
 type scaleKernel struct{ k float64 }
 
-// scale returns k*x.
+// scale returns k*x; for a thin product x = a[t]ᵀ b[t] (thinProduct), the
+// product of k*a and b, so that x is never scaled at its full size and a
+// product by the result stays thin.
 func scale(x *gorgonia.Node, k float64) (*gorgonia.Node, error) {
+	if a, b, ok := thinProduct(x); ok {
+		ka, err := apply(scaleKernel{k}, a)
+		if err != nil {
+			return nil, err
+		}
+		return bmm(ka, b, true, false)
+	}
 	return apply(scaleKernel{k}, x)
 }
 

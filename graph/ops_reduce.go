@@ -16,11 +16,16 @@ import (
 // inner products and scalings (rowDot/scaleRows), reshape.
 
 // tileKernel stacks n copies of its input along a new leading axis:
-// (s...) -> (n, s...). Its adjoint is sumFirst.
-type tileKernel struct{ n int }
+// (s...) -> (n, s...). Its adjoint is sumFirst (as sumOverTasks computes
+// it). With first, set by program.firstTiles where only the first copy is
+// ever read, it writes only that one (the others hold stale values).
+type tileKernel struct {
+	n     int
+	first bool
+}
 
 // tile returns x repeated n times along a new leading axis.
-func tile(x *gorgonia.Node, n int) (*gorgonia.Node, error) { return apply(tileKernel{n}, x) }
+func tile(x *gorgonia.Node, n int) (*gorgonia.Node, error) { return apply(tileKernel{n: n}, x) }
 
 func (k tileKernel) name() string { return fmt.Sprintf("tile(%d)", k.n) }
 
@@ -34,13 +39,17 @@ func (k tileKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
 func (k tileKernel) forward(a *args) { call(a, k, forwardTile[float64], forwardTile[float32]) }
 
 func forwardTile[T float](k tileKernel, out []T, in [][]T, _ []tensor.Shape) {
+	if k.first {
+		copy(out, in[0])
+		return
+	}
 	for t := 0; t < k.n; t++ {
 		copy(out[t*len(in[0]):], in[0])
 	}
 }
 
 func (k tileKernel) grad(_ gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
-	d, err := sumFirst(g)
+	d, err := sumOverTasks(g)
 	return gorgonia.Nodes{d}, err
 }
 

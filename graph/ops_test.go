@@ -242,6 +242,22 @@ func naiveMoments(z []float64, t, ch, m, f int) (mean, v float64) {
 	return mean, v
 }
 
+// thinValue is xᵀ y for x (2, 5) and y (2, 6).
+func thinValue(x, y []float64) []float64 {
+	return gtMatMul(transposeValue(x, 2, 5), y, 5, 2, 6)
+}
+
+// transposeValue returns the transpose of the r x c matrix x.
+func transposeValue(x []float64, r, c int) []float64 {
+	out := make([]float64, r*c)
+	for i := range r {
+		for j := range c {
+			out[j*r+i] = x[i*c+j]
+		}
+	}
+	return out
+}
+
 func one(f func(*gorgonia.Node) (*gorgonia.Node, error)) func(gorgonia.Nodes) (*gorgonia.Node, error) {
 	return func(in gorgonia.Nodes) (*gorgonia.Node, error) { return f(in[0]) }
 }
@@ -272,6 +288,151 @@ var opRows = func() []opRow {
 		build: func(in gorgonia.Nodes) (*gorgonia.Node, error) { return bmm(in[0], in[1], false, false) },
 		value: func(in [][]float64) []float64 {
 			return append(gtMatMul(in[0][:40*41], in[1][:41*40], 40, 41, 40), gtMatMul(in[0][40*41:], in[1][41*40:], 40, 41, 40)...)
+		}})
+	rows = append(rows,
+		opRow{name: "bmmSum", in: []tensor.Shape{{2, 3, 4}, {2, 3, 5}}, build: two(bmmSum)},
+		// The gradient of the tiled w, a thin product (2 rows), reaches it
+		// through sumOverTasks as a bmmSum, whose own gradient the
+		// second-order check then takes.
+		opRow{name: "bmm by a tiled weight", in: []tensor.Shape{{2, 2, 5}, {5, 6}},
+			build: two(func(x, w *gorgonia.Node) (*gorgonia.Node, error) {
+				wt, err := tile(w, 2)
+				if err != nil {
+					return nil, err
+				}
+				return bmm(x, wt, false, false)
+			})})
+	// Products by a thin product x[t]ᵀ y[t] (2 rows of 5 and 6 columns) and
+	// its scaling, which bmm and scale compute through the 2 rows.
+	thin := func(in gorgonia.Nodes) (*gorgonia.Node, error) { return bmm(in[1], in[2], true, false) }
+	for _, tb := range []bool{false, true} {
+		a := tensor.Shape{2, 3, 5}
+		if tb {
+			a = tensor.Shape{2, 3, 6}
+		}
+		tb := tb
+		rows = append(rows, opRow{name: fmt.Sprintf("bmm by a thin product transB=%v", tb), in: []tensor.Shape{a, {2, 2, 5}, {2, 2, 6}},
+			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) {
+				p, err := thin(in)
+				if err != nil {
+					return nil, err
+				}
+				return bmm(in[0], p, false, tb)
+			},
+			value: func(in [][]float64) []float64 {
+				var out []float64
+				for t := range 2 {
+					p := thinValue(in[1][t*10:(t+1)*10], in[2][t*12:(t+1)*12])
+					if tb {
+						p = transposeValue(p, 5, 6)
+						out = append(out, gtMatMul(in[0][t*18:(t+1)*18], p, 3, 6, 5)...)
+					} else {
+						out = append(out, gtMatMul(in[0][t*15:(t+1)*15], p, 3, 5, 6)...)
+					}
+				}
+				return out
+			}})
+	}
+	rows = append(rows, opRow{name: "scale of a thin product", in: []tensor.Shape{{2, 2, 5}, {2, 2, 6}},
+		build: two(func(x, y *gorgonia.Node) (*gorgonia.Node, error) {
+			p, err := bmm(x, y, true, false)
+			if err != nil {
+				return nil, err
+			}
+			return scale(p, -0.3)
+		}),
+		value: func(in [][]float64) []float64 {
+			var out []float64
+			for t := range 2 {
+				for _, v := range thinValue(in[0][t*10:(t+1)*10], in[1][t*12:(t+1)*12]) {
+					out = append(out, -0.3*v)
+				}
+			}
+			return out
+		}})
+	// Adapted parameters x + k y after a step with a thin product y (2 rows
+	// of 5 and 6 columns): on their own, and read by products, which bmm
+	// distributes over the step; x per task and tiled.
+	step := func(in gorgonia.Nodes, tiled bool) (*gorgonia.Node, error) { // in[1:]: x, a, b
+		x := in[1]
+		if tiled {
+			var err error
+			if x, err = tile(x, 2); err != nil {
+				return nil, err
+			}
+		}
+		p, err := bmm(in[2], in[3], true, false)
+		if err != nil {
+			return nil, err
+		}
+		if p, err = axpy(x, p, -0.3); err != nil {
+			return nil, err
+		}
+		return markAdapted(p)
+	}
+	stepValue := func(in [][]float64, t int, tiled bool) []float64 {
+		x := in[1]
+		if !tiled {
+			x = in[1][t*30:]
+		}
+		p := thinValue(in[2][t*10:(t+1)*10], in[3][t*12:(t+1)*12])
+		for i := range p {
+			p[i] = x[i] - 0.3*p[i]
+		}
+		return p
+	}
+	rows = append(rows, opRow{name: "adapted", in: []tensor.Shape{{2, 5, 6}, {2, 2, 5}, {2, 2, 6}},
+		build: func(in gorgonia.Nodes) (*gorgonia.Node, error) {
+			return step(append(gorgonia.Nodes{nil}, in...), false)
+		},
+		value: func(in [][]float64) []float64 {
+			in = append([][]float64{nil}, in...)
+			return append(stepValue(in, 0, false), stepValue(in, 1, false)...)
+		}})
+	for _, tiled := range []bool{false, true} {
+		for _, tb := range []bool{false, true} {
+			a, x := tensor.Shape{2, 3, 6}, tensor.Shape{2, 5, 6}
+			if !tb {
+				a = tensor.Shape{2, 3, 5}
+			}
+			if tiled {
+				x = tensor.Shape{5, 6}
+			}
+			tiled, tb := tiled, tb
+			rows = append(rows, opRow{name: fmt.Sprintf("bmm by an adapted step tiled=%v transB=%v", tiled, tb), in: []tensor.Shape{a, x, {2, 2, 5}, {2, 2, 6}},
+				build: func(in gorgonia.Nodes) (*gorgonia.Node, error) {
+					p, err := step(in, tiled)
+					if err != nil {
+						return nil, err
+					}
+					return bmm(in[0], p, false, tb)
+				},
+				value: func(in [][]float64) []float64 {
+					var out []float64
+					for t := range 2 {
+						p := stepValue(in, t, tiled)
+						if tb {
+							out = append(out, gtMatMul(in[0][t*18:(t+1)*18], transposeValue(p, 5, 6), 3, 6, 5)...)
+						} else {
+							out = append(out, gtMatMul(in[0][t*15:(t+1)*15], p, 3, 5, 6)...)
+						}
+					}
+					return out
+				}})
+		}
+	}
+	// Large enough for a goroutine per task (with GOMAXPROCS > 1), each
+	// reading the tile's first copy.
+	rows = append(rows, opRow{name: "bmm large by a tiled weight", in: []tensor.Shape{{2, 40, 41}, {41, 40}},
+		build: two(func(x, w *gorgonia.Node) (*gorgonia.Node, error) {
+			wt, err := tile(w, 2)
+			if err != nil {
+				return nil, err
+			}
+			return bmm(x, wt, false, false)
+		}),
+		value: func(in [][]float64) []float64 {
+			return append(gtMatMul(in[0][:40*41], in[1], 40, 41, 40), gtMatMul(in[0][40*41:], in[1], 40, 41, 40)...)
 		}})
 	g28 := imageGeom{H: 5, W: 4, C: 2}
 	pool55 := poolGeom{5, 5} // 5x5 images: the odd last row and column get no window
