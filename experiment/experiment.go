@@ -68,6 +68,25 @@ func Load(path string, opts run.Options) (Spec, []configs.Config, error) {
 	return Parse(path, raw, opts)
 }
 
+// Expand reads an experiment file, checks it and expands it into its runs'
+// configs like Parse, but builds none of them, so it reads no data: what
+// listing a grid's cells needs (trmaml status, experiment -list) on a
+// machine without the data. A grid it accepts may still fail Parse's build.
+func Expand(path string) (Spec, []configs.Config, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return Spec{}, nil, err
+	}
+	spec, out, lines, err := expand(path, raw)
+	if err != nil {
+		return Spec{}, nil, err
+	}
+	if errs := spec.Sweep.checkRead(out, lines); len(errs) > 0 {
+		return Spec{}, nil, configs.Locate(path, lines, errs)
+	}
+	return spec, out, nil
+}
+
 // Parse decodes an experiment file with the config loader's strict rules
 // and messages (configs.DecodeStrict: no unknown or duplicate keys, no float
 // where an integer belongs, no seed outside uint64, exactly one document),
@@ -76,10 +95,28 @@ func Load(path string, opts run.Options) (Spec, []configs.Config, error) {
 // loads then, it shares through opts.Datasets). path names the file in
 // errors and anchors a relative base.
 func Parse(path string, raw []byte, opts run.Options) (Spec, []configs.Config, error) {
+	spec, out, lines, err := expand(path, raw)
+	if err != nil {
+		return Spec{}, nil, err
+	}
+	for _, c := range out {
+		if _, err := run.Build(c, opts); err != nil {
+			return Spec{}, nil, fmt.Errorf("%s: run %s seed %d: %w", path, c.Name, c.Seed, err)
+		}
+	}
+	if errs := spec.Sweep.checkRead(out, lines); len(errs) > 0 {
+		return Spec{}, nil, configs.Locate(path, lines, errs)
+	}
+	return spec, out, nil
+}
+
+// expand decodes and checks an experiment file and expands it into its
+// runs' configs, in cell order, with the file's line of each key.
+func expand(path string, raw []byte) (Spec, []configs.Config, map[string]int, error) {
 	var spec Spec
 	lines, err := configs.DecodeStrict(path, raw, &spec)
 	if err != nil {
-		return Spec{}, nil, err
+		return Spec{}, nil, nil, err
 	}
 	var errs []error
 	check := func(field string, value any, ok bool, format string, args ...any) {
@@ -106,10 +143,10 @@ func Parse(path string, raw []byte, opts run.Options) (Spec, []configs.Config, e
 	}
 	errs = append(errs, spec.Sweep.check(spec, lines)...)
 	if len(errs) > 0 {
-		return Spec{}, nil, configs.Locate(path, lines, errs)
+		return Spec{}, nil, nil, configs.Locate(path, lines, errs)
 	}
 	if _, err := loadBase(path, spec.Base, nil); err != nil {
-		return Spec{}, nil, configs.Locate(path, lines, []error{configs.FieldError("base", spec.Base, err.Error())})
+		return Spec{}, nil, nil, configs.Locate(path, lines, []error{configs.FieldError("base", spec.Base, err.Error())})
 	}
 	var out []configs.Config
 	for _, alg := range spec.Algorithms {
@@ -117,7 +154,7 @@ func Parse(path string, raw []byte, opts run.Options) (Spec, []configs.Config, e
 		for _, cell := range cells(axes) {
 			c, err := loadBase(path, spec.Base, cell)
 			if err != nil {
-				return Spec{}, nil, configs.Locate(path, lines, []error{configs.FieldError("base", spec.Base, err.Error())})
+				return Spec{}, nil, nil, configs.Locate(path, lines, []error{configs.FieldError("base", spec.Base, err.Error())})
 			}
 			c.Algorithm = alg
 			variant := Variant(c) + cellLabel(axes, cell, alg)
@@ -129,18 +166,12 @@ func Parse(path string, raw []byte, opts run.Options) (Spec, []configs.Config, e
 					if spec.Iterations > 0 {
 						c.Meta.Iterations = spec.Iterations
 					}
-					if _, err := run.Build(c, opts); err != nil {
-						return Spec{}, nil, fmt.Errorf("%s: run %s seed %d: %w", path, c.Name, seed, err)
-					}
 					out = append(out, c)
 				}
 			}
 		}
 	}
-	if errs := spec.Sweep.checkRead(out, lines); len(errs) > 0 {
-		return Spec{}, nil, configs.Locate(path, lines, errs)
-	}
-	return spec, out, nil
+	return spec, out, lines, nil
 }
 
 // slurmLines adds the line of each key of the slurm: section to lines, as

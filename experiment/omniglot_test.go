@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -104,5 +105,27 @@ eval: {every: 2, instances: 10, train_instances: 10, query: 2, batch: 5, final_i
 	}
 	if again, _ := os.ReadFile(filepath.Join(jobs[0].Dir, rundir.MetricsFile)); !bytes.Equal(again, keep) {
 		t.Error("a finished run was redone")
+	}
+}
+
+// TestExpandReadsNoData: Expand lists an Omniglot grid's runs where no data
+// is (trmaml status and experiment -list on a login node), the same configs
+// Load builds where the data is, while Load refuses the data-less root.
+func TestExpandReadsNoData(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join("..", "configs", "experiments", "omniglot_paper_5way.yaml")
+	_, listed, err := Expand(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Load(path, run.Options{DataRoot: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "data") {
+		t.Errorf("Load without data: %v, want a refusal naming the data", err)
+	}
+	_, built, err := Load(path, run.Options{DataRoot: omniglottest.Root(t), Datasets: new(run.Datasets)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(listed) != 2 || !reflect.DeepEqual(listed, built) {
+		t.Errorf("Expand gave %d configs, Load %d, or they differ", len(listed), len(built))
 	}
 }

@@ -287,7 +287,13 @@ func experimentCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	opts.Datasets = new(run.Datasets) // the grid check and the runs load the data once
 	opts.Context = ctx
-	spec, cfgs, err := experiment.Load(*path, *opts)
+	load := experiment.Load
+	if *list { // listing needs no data
+		load = func(path string, _ run.Options) (experiment.Spec, []configs.Config, error) {
+			return experiment.Expand(path)
+		}
+	}
+	spec, cfgs, err := load(*path, *opts)
 	if err != nil {
 		return err
 	}

@@ -26,7 +26,6 @@ func statusCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("status", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	spec := fs.String("config", "", "the experiment file, to list cells not started too (default: the one -slurm submitted, if any)")
-	opts := dataFlag(fs) // the grid is checked as it is built, which loads Omniglot data
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -62,7 +61,7 @@ func statusCmd(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 		if path != "" {
-			_, cfgs, err := experiment.Load(path, *opts)
+			_, cfgs, err := experiment.Expand(path) // no data needed to list cells
 			if err != nil {
 				return err
 			}
