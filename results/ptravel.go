@@ -3,7 +3,6 @@ package results
 import (
 	"fmt"
 	"math"
-	"path/filepath"
 	"reflect"
 	"strings"
 
@@ -16,7 +15,7 @@ import (
 // length). For a method whose p is fixed (MAML's sampling distribution) every
 // distance is 0.
 type PTravel struct {
-	Run        string // the run directory's base name
+	Run        string // the run's config name and seed, unique across grids
 	Iterations int    // the last row's iteration
 	Tasks      int
 	// Final and Max are the total-variation distances (half the L1 norm,
@@ -43,7 +42,7 @@ func PTravelOf(r *Run) (PTravel, error) {
 		return PTravel{}, fmt.Errorf("%s: p.csv has no rows", r.Dir)
 	}
 	first, last := h.Weights[0], h.Weights[len(h.Weights)-1]
-	t := PTravel{Run: filepath.Base(r.Dir), Iterations: h.Iterations[len(h.Iterations)-1], Tasks: len(h.Tasks)}
+	t := PTravel{Run: fmt.Sprintf("%s seed %d", r.Config.Name, r.Config.Seed), Iterations: h.Iterations[len(h.Iterations)-1], Tasks: len(h.Tasks)}
 	dist := make([]float64, len(h.Weights))
 	for k, p := range h.Weights {
 		for i := range p {

@@ -121,7 +121,7 @@ func TestReportCmd(t *testing.T) {
 		t.Fatal(err)
 	}
 	// One row per TR-MAML seed, none for MAML, whose p does not move.
-	if rows := strings.Count(string(travel), "_trmaml-seed"); rows != 3 || strings.Contains(string(travel), "_maml-seed") {
+	if rows := strings.Count(string(travel), "_trmaml seed"); rows != 3 || strings.Contains(string(travel), "_maml seed") {
 		t.Errorf("p_travel.md has %d TR-MAML rows, want 3 and no MAML row:\n%s", rows, travel)
 	}
 
