@@ -514,7 +514,8 @@ func (p *program) compile(g *Graph, outputs gorgonia.Nodes) []int {
 // b of products (bmm's tiledB, which reads b[0]) and is no output write its
 // first copy only, and every other tile step all copies: the meta-weights'
 // tiles of an MLP, (25, 40, 40) for the sine MLP, of which the products
-// read one (40, 40) copy.
+// read one (40, 40) copy. It changes the graph's ops in place, so it
+// relies on every graph being compiled into one program (NewObjective).
 func (p *program) firstTiles(isOut map[int]bool) {
 	onlyFirst := map[int]bool{}
 	for _, s := range p.steps {

@@ -3,6 +3,8 @@ package graph
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/trmaml/trmaml/internal/reference"
@@ -175,5 +177,51 @@ func TestObjectiveRebindsInputs(t *testing.T) {
 		if d := relErr(losses, want); d > 1e-12 {
 			t.Fatalf("call %d: losses %v, want %v", i, losses, want)
 		}
+	}
+}
+
+// TestLossesIndependentOfGOMAXPROCS: an MLP large enough for a goroutine
+// per task gives the same losses and meta-gradient, bit for bit, on one
+// and on two goroutines, whether the graph is built and run under either:
+// how tasks' products are grouped (ops_tasks.go, the tiled bmm) depends on
+// their size only, so a run resumed on another machine continues exactly.
+func TestLossesIndependentOfGOMAXPROCS(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	sizes := []int{1, 64, 64, 1}
+	const tasks, k, j = 4, 10, 10
+	rng := rand.New(rand.NewPCG(3, 9))
+	b := randomBatch(rng, tasks, k, j, 1)
+	mlp, err := NewMLP(sizes, ReLU)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := randomParams(rng, reference.MLP{Sizes: sizes, Activation: string(ReLU)}.NumParams(), 0.3)
+	weights := []float64{1, 0.5, 2, 0.25}
+	run := func(procs int) ([]float64, []float64) {
+		runtime.GOMAXPROCS(procs)
+		obj, err := NewObjective(Spec{Model: mlp, Tasks: tasks, Support: k, Query: j, Loss: MSELoss, InShape: sizes[:1], OutDim: 1,
+			Steps: 1, Alpha: 0.1, MetaGradient: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		losses, grad := make([]float64, tasks), make([]float64, len(w))
+		if err := obj.Losses(w, b, weights, losses, grad); err != nil {
+			t.Fatal(err)
+		}
+		return losses, grad
+	}
+	l1, g1 := run(1)
+	l2, g2 := run(2)
+	if !slices.Equal(l1, l2) {
+		t.Errorf("losses on 1 and 2 goroutines differ: %v, %v", l1, l2)
+	}
+	diff := 0
+	for i := range g1 {
+		if g1[i] != g2[i] {
+			diff++
+		}
+	}
+	if diff > 0 {
+		t.Errorf("%d of %d meta-gradient values differ between 1 and 2 goroutines", diff, len(g1))
 	}
 }

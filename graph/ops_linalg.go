@@ -109,7 +109,7 @@ func (k bmmKernel) forward(a *args) {
 	sa, sb, sc := s[0][1]*s[0][2], s[1][1]*s[1][2], m*n
 	sy := sb // where task t's b starts: t*sy
 	if k.tiledB {
-		if !parallel(s[0][0], m*kk*n) { // one product of all tasks' rows by b[0]
+		if !largeTasks(s[0][0], m*kk*n) { // one product of all tasks' rows by b[0]
 			rows := s[0][0] * m
 			if a.o32 != nil {
 				gemm(false, k.transB, rows, n, kk, a.i32[0], a.i32[1][:sb], 0, a.o32)

@@ -550,7 +550,15 @@ func (k reshapeKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.No
 
 // parallel reports whether parallelTasks would use several goroutines.
 func parallel(n, work int) bool {
-	return n > 1 && work >= 1<<15 && runtime.GOMAXPROCS(0) > 1
+	return largeTasks(n, work) && runtime.GOMAXPROCS(0) > 1
+}
+
+// largeTasks reports whether n tasks of work scalar operations each are
+// large enough for a goroutine per task. Ops that choose between two ways
+// of computing a value, which round differently, choose by it, never by
+// parallel: their results must not depend on GOMAXPROCS.
+func largeTasks(n, work int) bool {
+	return n > 1 && work >= 1<<15
 }
 
 // parallelTasks runs f(t) for t = 0..n-1, over several goroutines when each

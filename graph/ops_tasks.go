@@ -75,7 +75,7 @@ func sumOverTasks(g *gorgonia.Node) (*gorgonia.Node, error) {
 	}
 	var sums, rest gorgonia.Nodes
 	for _, t := range terms {
-		if a, b, ok := thinProduct(t); ok && t.Graph().To(t.ID()).Len() == readers && !parallel(a.Shape()[0], productWork(t)) {
+		if a, b, ok := thinProduct(t); ok && t.Graph().To(t.ID()).Len() == readers && !largeTasks(a.Shape()[0], productWork(t)) {
 			s, err := bmmSum(a, b)
 			if err != nil {
 				return nil, err
@@ -168,8 +168,10 @@ func adaptedStep(n *gorgonia.Node) (x0, y *gorgonia.Node, k float64, ok bool) {
 	if o, isOp := n.Op().(*op); !isOp || o.k != (adaptedKernel{}) {
 		return nil, nil, 0, false
 	}
-	step := inputsOf(n)[0]
-	in, k, _ := thinStep(step)
+	in, k, thin := thinStep(inputsOf(n)[0])
+	if !thin {
+		panic("graph: an adapted step that is not a thin step") // markAdapted wraps only those
+	}
 	return in[0], in[1], k, true
 }
 

@@ -15,7 +15,7 @@ import (
 // length). For a method whose p is fixed (MAML's sampling distribution) every
 // distance is 0.
 type PTravel struct {
-	Run        string // the run's config name and seed, unique across grids
+	Run        string // the run's config name and seed
 	Iterations int    // the last row's iteration
 	Tasks      int
 	// Final and Max are the total-variation distances (half the L1 norm,

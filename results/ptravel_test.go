@@ -22,6 +22,7 @@ func TestPTravel(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &Run{Dir: "runs/x"}
+			r.Config.Name, r.Config.Seed = "g-trmaml-second", 2
 			r.P.Tasks = []string{"a", "b", "c", "d"}
 			for k, w := range tc.weights {
 				r.P.Iterations = append(r.P.Iterations, 100*(k+1))
@@ -32,7 +33,7 @@ func TestPTravel(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := tc.want
-			want.Run, want.Tasks, want.Iterations = "x", 4, 100*len(tc.weights)
+			want.Run, want.Tasks, want.Iterations = "g-trmaml-second seed 2", 4, 100*len(tc.weights)
 			if math.Abs(got.Final-want.Final) > 1e-12 || math.Abs(got.Max-want.Max) > 1e-12 || math.Abs(got.Effective-want.Effective) > 1e-12 {
 				t.Errorf("distances %+v, want %+v", got, want)
 			}
@@ -42,8 +43,10 @@ func TestPTravel(t *testing.T) {
 			}
 		})
 	}
-	md, err := PTravelMarkdown([]*Run{{Dir: "d", P: PHistory{Tasks: []string{"a"}, Iterations: []int{0}, Weights: [][]float64{{1}}}}}, func(*Run) string { return "1e-4" })
-	if err != nil || !strings.Contains(md, "| d | 1e-4 | 0 | 0.000 | 0.000 | - | - | 1.0 of 1 | a | 1.000 | 1.0 |") {
+	d := &Run{Dir: "d", P: PHistory{Tasks: []string{"a"}, Iterations: []int{0}, Weights: [][]float64{{1}}}}
+	d.Config.Name, d.Config.Seed = "d", 1
+	md, err := PTravelMarkdown([]*Run{d}, func(*Run) string { return "1e-4" })
+	if err != nil || !strings.Contains(md, "| d seed 1 | 1e-4 | 0 | 0.000 | 0.000 | - | - | 1.0 of 1 | a | 1.000 | 1.0 |") {
 		t.Errorf("markdown %q, %v", md, err)
 	}
 	if _, err := PTravelOf(&Run{Dir: "e"}); err == nil {

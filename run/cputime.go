@@ -1,23 +1,49 @@
 package run
 
 import (
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/trmaml/trmaml/rundir"
 )
 
-// activeRuns counts the runs training or evaluating in this process, among
-// which cpuMeter splits the process's processor time.
-var activeRuns atomic.Int32
+// share is the process-wide clock by which runs in one process split its
+// processor time: over every interval between two events (a run starting
+// or stopping, a lap), each of the n runs active during it is charged 1/n
+// of the process's CPU time. clock sums those shares, so a run's time
+// between two of its laps is the clock's difference.
+var share struct {
+	sync.Mutex
+	active int           // runs started and not stopped
+	last   time.Duration // the process's CPU time at the last event
+	clock  time.Duration // one run's share of the process's time so far
+	shared int           // intervals that had more than one active run
+	failed bool          // the platform cannot measure processor time
+}
 
-// cpuMeter measures a run's share of the process's processor time in laps:
-// each lap is the time since the previous one, divided by the number of
-// runs active at its end (one, unless trmaml experiment -jobs runs several
-// in this process).
+// advanceLocked charges the interval since the last event to the active
+// runs; share is locked.
+func advanceLocked() {
+	now, ok := processCPU()
+	if !ok {
+		share.failed = true
+		return
+	}
+	if share.active > 0 {
+		share.clock += (now - share.last) / time.Duration(share.active)
+		if share.active > 1 {
+			share.shared++
+		}
+	}
+	share.last = now
+}
+
+// cpuMeter measures a run's share of the process's processor time in laps
+// (several runs train in one process under trmaml experiment -jobs).
 type cpuMeter struct {
-	last  time.Duration // the process's CPU time at the last lap
-	total rundir.CPUTime
+	clock  time.Duration // share.clock at the last lap
+	shared int           // share.shared at the last lap
+	total  rundir.CPUTime
 	// known is false when the run's earlier time is not known (a checkpoint
 	// from before CPU times) or the platform cannot measure it.
 	known bool
@@ -27,33 +53,31 @@ type cpuMeter struct {
 // fresh, a run with no earlier time) and counts the run as active until
 // stop.
 func newCPUMeter(prev *rundir.CPUTime, fresh bool) *cpuMeter {
-	activeRuns.Add(1)
 	m := &cpuMeter{known: prev != nil || fresh}
 	if prev != nil {
 		m.total = *prev
 	}
-	if m.known {
-		m.last, m.known = processCPU()
-	}
+	share.Lock()
+	defer share.Unlock()
+	advanceLocked()
+	share.active++
+	m.clock, m.shared = share.clock, share.shared
 	return m
 }
 
 // lap returns the run's share of the processor time since the last lap.
 func (m *cpuMeter) lap() float64 {
-	if !m.known {
-		return 0
-	}
-	now, ok := processCPU()
-	if !ok {
+	share.Lock()
+	defer share.Unlock()
+	advanceLocked()
+	if share.failed {
 		m.known = false
-		return 0
 	}
-	d := now - m.last
-	m.last = now
-	if n := activeRuns.Load(); n > 1 {
+	d := share.clock - m.clock
+	if share.shared != m.shared {
 		m.total.Shared = true
-		d /= time.Duration(n)
 	}
+	m.clock, m.shared = share.clock, share.shared
 	return d.Seconds()
 }
 
@@ -64,7 +88,12 @@ func (m *cpuMeter) eval()  { m.total.EvalSeconds += m.lap() }
 func (m *cpuMeter) skip()  { m.lap() }
 
 // stop ends the run's activity in the process.
-func (m *cpuMeter) stop() { activeRuns.Add(-1) }
+func (m *cpuMeter) stop() {
+	share.Lock()
+	defer share.Unlock()
+	advanceLocked()
+	share.active--
+}
 
 // times returns the totals, nil when unknown.
 func (m *cpuMeter) times() *rundir.CPUTime {

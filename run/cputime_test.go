@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -75,28 +76,40 @@ func TestCPUTimeAcrossResume(t *testing.T) {
 	}
 }
 
-// TestCPUMeterSplitsSharedProcess: with two runs active, a lap is at most
-// half the process's time over it and the totals say they were shared.
+// TestCPUMeterSplitsSharedProcess: a lap over which another run was
+// active for a part is charged half of that part and all of the rest, and
+// its totals say they were shared.
 func TestCPUMeterSplitsSharedProcess(t *testing.T) {
 	if _, ok := processCPU(); !ok {
 		t.Skip("no processor time on this platform")
 	}
+	burn := func() { // about 0.1 s of CPU
+		for x := 0.0; x < 1e8; x++ {
+			if x < 0 {
+				break
+			}
+		}
+	}
 	m := newCPUMeter(nil, true)
 	defer m.stop()
 	other := newCPUMeter(nil, true)
-	start, _ := processCPU()
 	m.skip()
-	for x := 0.0; x < 1e8; x++ { // about 0.1 s of CPU
-		if x < 0 {
-			break
-		}
-	}
-	m.train()
-	end, _ := processCPU()
+	a, _ := processCPU()
+	burn()
 	other.stop()
+	b, _ := processCPU()
+	burn()
+	m.train()
+	c, _ := processCPU()
 	got := m.times()
-	if got == nil || !got.Shared || got.TrainSeconds <= 0 || 2*got.TrainSeconds > (end-start).Seconds() {
-		t.Errorf("shared lap %+v over %.4f s of process time", got, (end - start).Seconds())
+	want := ((b-a)/2 + (c - b)).Seconds()
+	if got == nil || !got.Shared || math.Abs(got.TrainSeconds-want) > 0.01 {
+		t.Errorf("lap %+v, want %.4f s: half of %.4f s shared and %.4f s alone", got, want, (b - a).Seconds(), (c - b).Seconds())
+	}
+	m.skip()
+	burn()
+	if alone := m.lap(); alone <= 0 || m.total.TrainSeconds != got.TrainSeconds {
+		t.Errorf("a lap alone: %.4f s", alone)
 	}
 	unknown := newCPUMeter(nil, false)
 	defer unknown.stop()

@@ -419,6 +419,7 @@ func (ss *session) train(ctx context.Context, p *Progress) (*rundir.Result, erro
 	p.Start(fmt.Sprintf("%s seed %d", cfg.Name, cfg.Seed), tr.State.Iteration, cfg.Meta.Iterations)
 	var recordErr error
 	last := time.Now()
+	ss.cpu.skip() // as last: the files written before are not training
 	err := tr.Run(ctx, func(st metalearn.StepStats) error {
 		ss.trainDur += time.Since(last)
 		ss.cpu.train()

@@ -64,7 +64,7 @@ const usage = `usage:
       ... -cell I | -list | -report                  train or resume cell I only; list the cells and their states; only the table and figures
       ... -slurm [-dry-run] [-cpus N] [-mem MiB] [-time D] [-max-running N] [-sbatch NAME=VALUE]
                                                      submit the unfinished cells to Slurm (docs/cluster.md)
-  trmaml status [-config FILE] [-data DIR] DIR       each cell of an experiment (or one run): finished, running, interrupted, failed, not started
+  trmaml status [-config FILE] DIR                   each cell of an experiment (or one run): finished, running, interrupted, failed, not started
   trmaml report -out DIR RUNDIR...                   the paper's tables (Markdown, CSV), mean +- 95%% CI over seeds, per-task values (per_task.*)
   trmaml plot -out DIR RUNDIR...                     Figure 1, p-weights or adversary, first- vs second-order figures (PNG)
   trmaml compare -runs A B                           two runs side by side

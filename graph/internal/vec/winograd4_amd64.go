@@ -7,9 +7,10 @@ import "simd/archsimd"
 // The F(4x4, 3x3) transforms (winograd4.go) on 8 and 16 channels at a
 // time, with fused multiply-adds (so they agree with the plain loops up to
 // rounding); rows of channels that are not whole vectors take the plain
-// loops. The intermediate tile is named vectors, not an array: arrays of
-// vectors live on the stack, zeroed and copied (the transforms ran 2 to 3
-// times slower so, measured on AMD Zen 4).
+// loops. The input and output transforms' intermediate tile is named
+// vectors, not an array: arrays of vectors live on the stack, zeroed and
+// copied (those transforms ran 2 to 3 times slower so, measured on AMD Zen
+// 4). The kernel transforms, run once per op and task, keep arrays.
 
 func winograd4InSIMD(dst []float32, stride int, d []float32, pw, c int) {
 	if c%8 != 0 {
