@@ -12,7 +12,7 @@ func init() {
 			backPoolRowSIMD, gatherAffineRowSIMD, poolArgRowSIMD, gatherDotRowSIMD, maxAffineRowSIMD,
 			backPoolMaxRowSIMD, gatherDotMaxRowSIMD, conv1SIMD,
 			winograd4InSIMD, winograd4OutSIMD, winograd4KernelSIMD, winograd4GradSIMD, winograd4KernelTSIMD,
-			patchMomentsGo}
+			patchMomentsSIMD}
 		useSIMD = true
 		simdSets = append(simdSets, impl)
 		if archsimd.X86.AVX512() {
@@ -1030,6 +1030,45 @@ func conv1512(dst, pad []float32, h, w int, k []float32) {
 				a = archsimd.LoadFloat32x16((*[16]float32)(q2[16:32])).MulAdd(w7, a)
 				a = archsimd.LoadFloat32x16((*[16]float32)(q2[32:48])).MulAdd(w8, a)
 				a.Store((*[16]float32)(row[x*f+ch:]))
+			}
+		}
+	}
+}
+
+// patchMomentsSIMD is patchMoments512 for four pixels at a time (AVX2).
+func patchMomentsSIMD(s *[9]float64, m *[81]float64, pad []float64, h, w int) {
+	if w < 4 {
+		patchMomentsGo(s, m, pad, h, w)
+		return
+	}
+	pw := w + 2
+	ones := [8]float64{4: 1, 5: 1, 6: 1, 7: 1}
+	mask := archsimd.LoadFloat64x4Slice(ones[w%4:]) // lanes 4-w%4 and on
+	at := func(r []float64, j int) archsimd.Float64x4 { return archsimd.LoadFloat64x4Slice(r[j/3*pw+j%3:]) }
+	for i := 0; i < 9; i++ {
+		z := archsimd.BroadcastFloat64x4(0)
+		si, a0, a1, a2, a3, a4, a5, a6, a7, a8 := z, z, z, z, z, z, z, z, z, z
+		for y := 0; y < h; y++ {
+			for x := 0; x < w; x += 4 {
+				r := pad[y*pw+min(x, w-4):]
+				v := at(r, i)
+				if x > w-4 {
+					v = v.Mul(mask)
+				}
+				si = si.Add(v)
+				a0, a1, a2 = v.MulAdd(at(r, 0), a0), v.MulAdd(at(r, 1), a1), v.MulAdd(at(r, 2), a2)
+				a3, a4, a5 = v.MulAdd(at(r, 3), a3), v.MulAdd(at(r, 4), a4), v.MulAdd(at(r, 5), a5)
+				a6, a7, a8 = v.MulAdd(at(r, 6), a6), v.MulAdd(at(r, 7), a7), v.MulAdd(at(r, 8), a8)
+			}
+		}
+		var l [4]float64
+		for j, a := range [10]archsimd.Float64x4{si, a0, a1, a2, a3, a4, a5, a6, a7, a8} {
+			a.Store(&l)
+			t := (l[0] + l[1]) + (l[2] + l[3])
+			if j == 0 {
+				s[i] += t
+			} else {
+				m[9*i+j-1] += t
 			}
 		}
 	}

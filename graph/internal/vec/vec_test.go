@@ -200,12 +200,12 @@ func TestSIMDMatchesPlain(t *testing.T) {
 					return wide(d)
 				}},
 				{"patchMoments", 1e-12, func(k kernels) []float64 {
-					h, w := 3, rows+7 // w: 8 (one vector), 10 (a tail) and 57
+					h, w := 3, rows+7 // w: 8 (whole vectors), 10 and 57 (a tail)
 					var s [9]float64
 					var m [81]float64
 					s[0], m[80] = 1, 2 // the sums are added to
 					k.patchMoments(&s, &m, wide(a32((h+2)*(w+2), y)), h, w)
-					k.patchMoments(&s, &m, wide(a32(3*6, x)), 1, 4) // fewer pixels than a vector
+					k.patchMoments(&s, &m, wide(a32(3*7, x)), 1, 5) // fewer pixels than eight
 					return append(s[:], m[:]...)
 				}},
 				{"winograd4In", 1e-5, func(k kernels) []float64 {
