@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/trmaml/trmaml/graph/internal/vec"
 	"gorgonia.org/gorgonia"
@@ -14,13 +15,16 @@ import (
 // CNN.block builds from four ops. Those write the first block's z (28x28
 // pixels at F channels, 10 MB per task of 50 images at F = 64) to memory
 // and read it back twice; this op computes z a chunk of images at a time
-// into a buffer that stays in the cache, twice: once for the statistics,
-// once for the pool. Recomputing is cheap only for thin patches (the first
-// block's one channel: 9 products per value), so the CNN uses it only there
-// (CNN.fuses). Its values are those of the four ops: the same chunks, the
-// same nine products per value of one channel added in the BLAS's order
-// (vec.Conv1; with more channels, or without the SIMD kernels, the same
-// im2col product), the same kernels for the sums, the affine map and ReLU.
+// into a buffer that stays in the cache, for the pool, and the statistics
+// before that: for images of one channel (the CNN's first block) from the
+// moments of their 3x3 patches (patchStats), otherwise from z computed an
+// extra time. Recomputing is cheap only for thin patches (9 products per
+// value at one channel), so the CNN uses the op only there (CNN.fuses).
+// Its values are those of the four ops up to rounding: the same chunks,
+// the same nine products per value of one channel added in the BLAS's
+// order (vec.Conv1; with more channels, or without the SIMD kernels, the
+// same im2col product), the affine map and ReLU; the statistics of one
+// channel are z's exact moments, not those of the rounded z.
 // Its derivative is the four ops' derivatives (it builds z and the
 // statistics again), so a graph that differentiates it stays exact but
 // gains nothing.
@@ -58,10 +62,12 @@ func (k convBlockKernel) forward(a *args) {
 	call(a, k, forwardConvBlock[float64], forwardConvBlock[float32])
 }
 
-// forwardConvBlock computes, per task, z for the chunks of conv's im2col
-// path twice: first into the channel sums of bnStats (z minus the task's
-// first row, accumulated chunk after chunk), then, with the statistics,
-// into maxPoolBN's row kernel and ReLU.
+// forwardConvBlock computes, per task, the statistics of z, then z for the
+// chunks of conv's im2col path, with the statistics, into maxPoolBN's row
+// kernel and ReLU. Images of one channel (the CNN's first block) give the
+// statistics from their patches' moments (patchStats); with more channels
+// z is computed twice, first into the channel sums of bnStats (z minus the
+// task's first row, accumulated chunk after chunk).
 func forwardConvBlock[T float](k convBlockKernel, out []T, in [][]T, s []tensor.Shape) {
 	x, kern, gamma, beta := in[0], in[1], in[3], in[4]
 	g, F := k.g, s[1][2]
@@ -86,23 +92,33 @@ func forwardConvBlock[T float](k convBlockKernel, out []T, in [][]T, s []tensor.
 			// (the BLAS product of nine columns ran at half its peak at
 			// F = 32, and im2col cost a fifth as much again).
 			for i := 0; i < imgs; i++ {
-				im := xt[(img+i)*H*W:][:H*W]
-				for y := 0; y < H; y++ {
-					copy(pad[(y+1)*(W+2)+1:], im[y*W:(y+1)*W])
-				}
+				padImage(pad, xt[(img+i)*H*W:][:H*W], H, W)
 				vec.Conv1(z[i*H*W*F:][:H*W*F], pad, H, W, kt)
 			}
 			return z[:rows*F]
 		}
-		shift, sum, sq := make([]T, F), make([]float64, F), make([]float64, F)
-		for img := 0; img < n; img += per {
-			zc := product(img, min(per, n-img))
-			if img == 0 {
-				copy(shift, zc)
+		if C == 1 {
+			// One channel: the statistics from the moments of the images'
+			// patches, without computing z.
+			var sums [9]float64
+			var prods [81]float64
+			pad64 := make([]float64, ps)
+			for img := 0; img < n; img++ {
+				padImage(pad64, xt[img*H*W:][:H*W], H, W)
+				vec.PatchMoments(&sums, &prods, pad64, H, W)
 			}
-			vec.Moments(sum, sq, zc, shift)
+			patchStats(st, t, &sums, &prods, kt, n*H*W, k.eps)
+		} else {
+			shift, sum, sq := make([]T, F), make([]float64, F), make([]float64, F)
+			for img := 0; img < n; img += per {
+				zc := product(img, min(per, n-img))
+				if img == 0 {
+					copy(shift, zc)
+				}
+				vec.Moments(sum, sq, zc, shift)
+			}
+			setStats(st, t, sum, sq, shift, n*H*W, k.eps)
 		}
-		setStats(st, t, sum, sq, shift, n*H*W, k.eps)
 		sc, off := bnAffine(st, gamma, beta, t, F)
 		for img := 0; img < n; img += per {
 			imgs := min(per, n-img)
@@ -116,6 +132,53 @@ func forwardConvBlock[T float](k convBlockKernel, out []T, in [][]T, s []tensor.
 		}
 		scratch.Put(bp)
 	})
+}
+
+// padImage copies the h x w image im into the interior of pad, whose
+// border of zeros stays as it is.
+func padImage[D, S float](pad []D, im []S, h, w int) {
+	for y := 0; y < h; y++ {
+		row := pad[(y+1)*(w+2)+1:][:w]
+		for x, v := range im[y*w : (y+1)*w] {
+			row[x] = D(v)
+		}
+	}
+}
+
+// patchStats sets task t's statistics in st to bnStats's of z = conv(x, k)
+// for images of one channel, from the sums s and products m of the nine
+// values of their n patches (vec.PatchMoments): z's channel f has mean
+// k_f.mu and variance k_f' C k_f, with mu = s/n and C = m/n - mu mu', k_f
+// the nine kernel values of channel f. 90 numbers per task replace z's
+// F-channel sums (a pass over z at 9 products per value); the moments are
+// z's exact ones (those of the values before rounding to T) in float64,
+// where bnStats sums the rounded z, so the two differ in the last bits of
+// T.
+func patchStats[T float](st []T, t int, s *[9]float64, m *[81]float64, k []T, n int, eps float64) {
+	f := len(k) / 9
+	var mu [9]float64
+	var c [81]float64
+	for i := range mu {
+		mu[i] = s[i] / float64(n)
+	}
+	for i := range c {
+		c[i] = m[i]/float64(n) - mu[i/9]*mu[i%9]
+	}
+	mean, inv := taskStats(st, t, f)
+	var kf [9]float64
+	for ch := 0; ch < f; ch++ {
+		e := 0.0
+		for i := range kf {
+			kf[i] = float64(k[i*f+ch])
+			e += kf[i] * mu[i]
+		}
+		v := 0.0
+		for i := range c {
+			v += kf[i/9] * c[i] * kf[i%9]
+		}
+		mean[ch] = T(e)
+		inv[ch] = T(1 / math.Sqrt(max(v, 0)+eps))
+	}
 }
 
 // grad: the derivatives of relu, maxPoolBN and conv, with z and the

@@ -35,6 +35,7 @@ type kernels struct {
 	winograd4K    func(dst *[36][]float32, src *[9][]float32)
 	winograd4Grad func(dst []float32, stride int, g []float32, gw, c int)
 	winograd4KT   func(dst *[9][]float32, src *[36][]float32)
+	patchMoments  func(s *[9]float64, m *[81]float64, pad []float64, h, w int)
 }
 
 // impl runs float32: the plain loops, replaced at init by the SIMD kernels
@@ -53,7 +54,7 @@ var (
 		poolArgRowGo[float32], gatherDotRowGo[float32], maxAffineRowGo[float32],
 		backPoolMaxRowGo[float32], gatherDotMaxRowGo[float32], conv1Go[float32],
 		winograd4InGo[float32], winograd4OutGo[float32], winograd4KernelGo[float32],
-		winograd4GradGo[float32], winograd4KernelTGo[float32]}
+		winograd4GradGo[float32], winograd4KernelTGo[float32], patchMomentsGo}
 )
 
 // f32 returns s as []float32 if T is float32.
@@ -418,4 +419,15 @@ func Conv1[T Float](dst, pad []T, h, w int, k []T) {
 		return
 	}
 	conv1Go(dst, pad, h, w, k)
+}
+
+// PatchMoments adds, over the h x w pixels of a one-channel image given as
+// pad (the image with a border of zeros, (h+2) x (w+2) values, as for
+// Conv1, in float64), the nine values of each pixel's 3x3 patch,
+// v[3*kh+kw] = pad[(y+kh)*(w+2)+x+kw], to s and their products v[i]*v[j]
+// to m[9*i+j]. From them the mean and variance of every channel of the
+// image's 3x3 convolution follow without computing it (the sums of z = k.v
+// and of z*z).
+func PatchMoments(s *[9]float64, m *[81]float64, pad []float64, h, w int) {
+	impl.patchMoments(s, m, pad, h, w)
 }

@@ -358,3 +358,19 @@ func conv1Go[T Float](dst, pad []T, h, w int, k []T) {
 		}
 	}
 }
+
+func patchMomentsGo(s *[9]float64, m *[81]float64, pad []float64, h, w int) {
+	pw := w + 2
+	for y := 0; y < h; y++ {
+		r0, r1, r2 := pad[y*pw:(y+1)*pw], pad[(y+1)*pw:(y+2)*pw], pad[(y+2)*pw:(y+3)*pw]
+		for x := 0; x < w; x++ {
+			v := [9]float64{r0[x], r0[x+1], r0[x+2], r1[x], r1[x+1], r1[x+2], r2[x], r2[x+1], r2[x+2]}
+			for i, a := range v {
+				s[i] += a
+				for j, b := range v {
+					m[9*i+j] += a * b
+				}
+			}
+		}
+	}
+}

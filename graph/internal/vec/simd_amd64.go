@@ -11,7 +11,8 @@ func init() {
 			winogradInSIMD, winogradOutSIMD, winogradKernelSIMD, winogradGradSIMD, winogradKernelTSIMD,
 			backPoolRowSIMD, gatherAffineRowSIMD, poolArgRowSIMD, gatherDotRowSIMD, maxAffineRowSIMD,
 			backPoolMaxRowSIMD, gatherDotMaxRowSIMD, conv1SIMD,
-			winograd4InSIMD, winograd4OutSIMD, winograd4KernelSIMD, winograd4GradSIMD, winograd4KernelTSIMD}
+			winograd4InSIMD, winograd4OutSIMD, winograd4KernelSIMD, winograd4GradSIMD, winograd4KernelTSIMD,
+			patchMomentsSIMD}
 		useSIMD = true
 		simdSets = append(simdSets, impl)
 		if archsimd.X86.AVX512() {
@@ -20,7 +21,7 @@ func init() {
 			impl.gatherAffRow, impl.backPoolRow, impl.maxAffRow = gatherAffineRow512, backPoolRow512, maxAffineRow512
 			impl.winogradIn, impl.winogradOut, impl.winogradGrad = winogradIn512, winogradOut512, winogradGrad512
 			impl.backPoolMax, impl.gatherDotMax = backPoolMaxRow512, gatherDotMaxRow512
-			impl.conv1 = conv1512
+			impl.conv1, impl.patchMoments = conv1512, patchMoments512
 			impl.winograd4In, impl.winograd4Out, impl.winograd4Grad = winograd4In512, winograd4Out512, winograd4Grad512
 			simdSets = append(simdSets, impl)
 		}
@@ -1032,4 +1033,88 @@ func conv1512(dst, pad []float32, h, w int, k []float32) {
 			}
 		}
 	}
+}
+
+// patchMomentsSIMD is patchMoments512 for four pixels at a time (AVX2).
+func patchMomentsSIMD(s *[9]float64, m *[81]float64, pad []float64, h, w int) {
+	if w < 4 {
+		patchMomentsGo(s, m, pad, h, w)
+		return
+	}
+	pw := w + 2
+	ones := [8]float64{4: 1, 5: 1, 6: 1, 7: 1}
+	mask := archsimd.LoadFloat64x4Slice(ones[w%4:]) // lanes 4-w%4 and on
+	at := func(r []float64, j int) archsimd.Float64x4 { return archsimd.LoadFloat64x4Slice(r[j/3*pw+j%3:]) }
+	for i := 0; i < 9; i++ {
+		z := archsimd.BroadcastFloat64x4(0)
+		si, a0, a1, a2, a3, a4, a5, a6, a7, a8 := z, z, z, z, z, z, z, z, z, z
+		for y := 0; y < h; y++ {
+			for x := 0; x < w; x += 4 {
+				r := pad[y*pw+min(x, w-4):]
+				v := at(r, i)
+				if x > w-4 {
+					v = v.Mul(mask)
+				}
+				si = si.Add(v)
+				a0, a1, a2 = v.MulAdd(at(r, 0), a0), v.MulAdd(at(r, 1), a1), v.MulAdd(at(r, 2), a2)
+				a3, a4, a5 = v.MulAdd(at(r, 3), a3), v.MulAdd(at(r, 4), a4), v.MulAdd(at(r, 5), a5)
+				a6, a7, a8 = v.MulAdd(at(r, 6), a6), v.MulAdd(at(r, 7), a7), v.MulAdd(at(r, 8), a8)
+			}
+		}
+		var l [4]float64
+		for j, a := range [10]archsimd.Float64x4{si, a0, a1, a2, a3, a4, a5, a6, a7, a8} {
+			a.Store(&l)
+			t := (l[0] + l[1]) + (l[2] + l[3])
+			if j == 0 {
+				s[i] += t
+			} else {
+				m[9*i+j-1] += t
+			}
+		}
+	}
+}
+
+// patchMoments512 is patchMomentsGo for eight pixels at a time, one patch
+// value i per pass over the image: its sum and its nine products in
+// registers (Go allocates 15 vector registers, not the 54 accumulators
+// of one pass), the other values loaded. The tail of a row is the row's
+// last eight pixels with those already counted masked to zero. Rows of
+// fewer than eight pixels take the plain loop.
+func patchMoments512(s *[9]float64, m *[81]float64, pad []float64, h, w int) {
+	if w < 8 {
+		patchMomentsGo(s, m, pad, h, w)
+		return
+	}
+	pw := w + 2
+	ones := [16]float64{8: 1, 9: 1, 10: 1, 11: 1, 12: 1, 13: 1, 14: 1, 15: 1}
+	mask := archsimd.LoadFloat64x8Slice(ones[w%8:]) // lanes 8-w%8 and on
+	at := func(r []float64, j int) f64x8 { return archsimd.LoadFloat64x8Slice(r[j/3*pw+j%3:]) }
+	for i := 0; i < 9; i++ {
+		z := archsimd.BroadcastFloat64x8(0)
+		si, a0, a1, a2, a3, a4, a5, a6, a7, a8 := z, z, z, z, z, z, z, z, z, z
+		for y := 0; y < h; y++ {
+			for x := 0; x < w; x += 8 {
+				r := pad[y*pw+min(x, w-8):]
+				v := at(r, i)
+				if x > w-8 {
+					v = v.Mul(mask)
+				}
+				si = si.Add(v)
+				a0, a1, a2 = v.MulAdd(at(r, 0), a0), v.MulAdd(at(r, 1), a1), v.MulAdd(at(r, 2), a2)
+				a3, a4, a5 = v.MulAdd(at(r, 3), a3), v.MulAdd(at(r, 4), a4), v.MulAdd(at(r, 5), a5)
+				a6, a7, a8 = v.MulAdd(at(r, 6), a6), v.MulAdd(at(r, 7), a7), v.MulAdd(at(r, 8), a8)
+			}
+		}
+		s[i] += hsum(si)
+		for j, a := range [9]f64x8{a0, a1, a2, a3, a4, a5, a6, a7, a8} {
+			m[9*i+j] += hsum(a)
+		}
+	}
+}
+
+// hsum returns the sum of v's lanes.
+func hsum(v f64x8) float64 {
+	var l [8]float64
+	v.Store(&l)
+	return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]))
 }

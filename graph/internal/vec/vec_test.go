@@ -199,6 +199,15 @@ func TestSIMDMatchesPlain(t *testing.T) {
 					k.conv1(d, a32((h+2)*(w+2), y), h, w, a32(9*f, x10))
 					return wide(d)
 				}},
+				{"patchMoments", 1e-12, func(k kernels) []float64 {
+					h, w := 3, rows+7 // w: 8 (whole vectors), 10 and 57 (a tail)
+					var s [9]float64
+					var m [81]float64
+					s[0], m[80] = 1, 2 // the sums are added to
+					k.patchMoments(&s, &m, wide(a32((h+2)*(w+2), y)), h, w)
+					k.patchMoments(&s, &m, wide(a32(3*7, x)), 1, 5) // fewer pixels than eight
+					return append(s[:], m[:]...)
+				}},
 				{"winograd4In", 1e-5, func(k kernels) []float64 {
 					d := make([]float32, 36*f)
 					k.winograd4In(d, f, a32(6*(6*f+3), x), 6*f+3, f) // rows 3 values apart
