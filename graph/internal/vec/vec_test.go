@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -224,42 +225,14 @@ func TestSIMDMatchesPlain(t *testing.T) {
 					return wide(d)
 				}},
 				{"winograd4KernelT", 1e-6, func(k kernels) []float64 {
-					var src [36][]float32
-					var dst [9][]float32
-					for e := range src {
-						src[e] = make([]float32, n)
-						for i := range src[e] {
-							src[e][i] = x[(i+e)%n]
-						}
-					}
-					var out []float32
-					for e := range dst {
-						dst[e] = make([]float32, n)
-					}
-					k.winograd4KT(&dst, &src)
-					for e := range dst {
-						out = append(out, dst[e]...)
-					}
-					return wide(out)
+					dst := shiftedRows(9, n, nil)
+					k.winograd4KT((*[9][]float32)(dst), (*[36][]float32)(shiftedRows(36, n, x)))
+					return wide(slices.Concat(dst...))
 				}},
 				{"winograd4Kernel", 1e-6, func(k kernels) []float64 {
-					var src [9][]float32
-					var dst [36][]float32
-					for e := range src {
-						src[e] = make([]float32, n)
-						for i := range src[e] {
-							src[e][i] = y[(i+e)%n]
-						}
-					}
-					var out []float32
-					for e := range dst {
-						dst[e] = make([]float32, n)
-					}
-					k.winograd4K(&dst, &src)
-					for e := range dst {
-						out = append(out, dst[e]...)
-					}
-					return wide(out)
+					dst := shiftedRows(36, n, nil)
+					k.winograd4K((*[36][]float32)(dst), (*[9][]float32)(shiftedRows(9, n, y)))
+					return wide(slices.Concat(dst...))
 				}},
 				{"winogradOut", 0, func(k kernels) []float64 {
 					y0, y1 := make([]float32, 2*f), make([]float32, 2*f)
@@ -302,6 +275,21 @@ func a32(n int, a []float32) []float32 {
 		v[i] = a[i%len(a)]
 	}
 	return v
+}
+
+// shiftedRows returns c rows of n values, row e being v rotated left by e
+// (zeros for a nil v): the rows of a kernel transform.
+func shiftedRows(c, n int, v []float32) [][]float32 {
+	rows := make([][]float32, c)
+	for e := range rows {
+		rows[e] = make([]float32, n)
+		if v != nil {
+			for i := range rows[e] {
+				rows[e][i] = v[(i+e)%n]
+			}
+		}
+	}
+	return rows
 }
 
 func wide(v []float32) []float64 {
