@@ -2,9 +2,9 @@ package graph
 
 import (
 	"math/rand/v2"
-	"syscall"
 	"testing"
 
+	"github.com/trmaml/trmaml/internal/cputime"
 	"gorgonia.org/tensor"
 )
 
@@ -41,13 +41,10 @@ func benchmarkSine(b *testing.B, steps int, firstOrder bool) {
 }
 
 // cpuSeconds is the process's user and system CPU time so far: on a shared
-// machine, with -cpu 1, it shows an iteration's work better than wall time.
+// machine it shows an iteration's work better than wall time.
 func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+	d, _ := cputime.Process()
+	return d.Seconds()
 }
 
 // BenchmarkSineSecondOrder is one exact second-order meta-iteration.

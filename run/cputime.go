@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/trmaml/trmaml/internal/cputime"
 	"github.com/trmaml/trmaml/rundir"
 )
 
@@ -24,7 +25,7 @@ var share struct {
 // advanceLocked charges the interval since the last event to the active
 // runs; share is locked.
 func advanceLocked() {
-	now, ok := processCPU()
+	now, ok := cputime.Process()
 	if !ok {
 		share.failed = true
 		return

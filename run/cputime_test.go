@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/trmaml/trmaml/internal/cputime"
 	"github.com/trmaml/trmaml/rundir"
 )
 
@@ -16,12 +17,12 @@ import (
 // what the whole process spent meanwhile; a run resumed from a checkpoint
 // without CPU times reports none rather than a part.
 func TestCPUTimeAcrossResume(t *testing.T) {
-	if _, ok := processCPU(); !ok {
+	if _, ok := cputime.Process(); !ok {
 		t.Skip("no processor time on this platform")
 	}
 	c := tinyConfig()
 	dir := filepath.Join(t.TempDir(), "run")
-	before, _ := processCPU()
+	before, _ := cputime.Process()
 	if _, err := Train(c, dir, Options{Context: &afterChecks{Context: context.Background(), n: 13}}); !errors.Is(err, ErrInterrupted) {
 		t.Fatalf("got %v, want ErrInterrupted", err)
 	}
@@ -41,7 +42,7 @@ func TestCPUTimeAcrossResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	after, _ := processCPU()
+	after, _ := cputime.Process()
 	got := res.Timing.CPU
 	if got == nil || got.TrainSeconds <= ck.CPU.TrainSeconds || got.EvalSeconds <= ck.CPU.EvalSeconds || got.Shared {
 		t.Fatalf("result CPU times %+v, want more than the checkpoint's %+v", got, ck.CPU)
@@ -80,7 +81,7 @@ func TestCPUTimeAcrossResume(t *testing.T) {
 // active for a part is charged half of that part and all of the rest, and
 // its totals say they were shared.
 func TestCPUMeterSplitsSharedProcess(t *testing.T) {
-	if _, ok := processCPU(); !ok {
+	if _, ok := cputime.Process(); !ok {
 		t.Skip("no processor time on this platform")
 	}
 	burn := func() { // about 0.1 s of CPU
@@ -94,13 +95,13 @@ func TestCPUMeterSplitsSharedProcess(t *testing.T) {
 	defer m.stop()
 	other := newCPUMeter(nil, true)
 	m.skip()
-	a, _ := processCPU()
+	a, _ := cputime.Process()
 	burn()
 	other.stop()
-	b, _ := processCPU()
+	b, _ := cputime.Process()
 	burn()
 	m.train()
-	c, _ := processCPU()
+	c, _ := cputime.Process()
 	got := m.times()
 	want := ((b-a)/2 + (c - b)).Seconds()
 	if got == nil || !got.Shared || math.Abs(got.TrainSeconds-want) > 0.01 {

@@ -8,10 +8,10 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"sort"
-	"syscall"
 	"time"
 
 	"github.com/trmaml/trmaml/graph"
+	"github.com/trmaml/trmaml/internal/cputime"
 	"github.com/trmaml/trmaml/metalearn"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
@@ -146,12 +146,9 @@ func gemmPeak(iters int) error {
 	return nil
 }
 
-// cpuSeconds is the user and system CPU time of the process so far: on a
-// loaded machine it shows the work of an iteration better than wall time.
+// cpuSeconds is the process's user and system CPU time so far: on a shared
+// machine it shows an iteration's work better than wall time.
 func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+	d, _ := cputime.Process()
+	return d.Seconds()
 }

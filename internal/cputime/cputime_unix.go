@@ -1,15 +1,15 @@
 //go:build unix
 
-package run
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU returns the user plus system time of all the process's
-// threads so far, or false when getrusage fails.
-func processCPU() (time.Duration, bool) {
+// Process returns the user plus system time of all the process's threads
+// so far, or false when getrusage fails.
+func Process() (time.Duration, bool) {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0, false
