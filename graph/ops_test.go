@@ -247,6 +247,20 @@ func thinValue(x, y []float64) []float64 {
 	return gtMatMul(transposeValue(x, 2, 5), y, 5, 2, 6)
 }
 
+// bmmBy5x6 is bmm(a, p, false, tb) in plain loops for 2 tasks of 3 rows
+// of a by task t's 5 x 6 matrix p(t) (its transpose with tb).
+func bmmBy5x6(a []float64, p func(t int) []float64, tb bool) []float64 {
+	var out []float64
+	for t := range 2 {
+		if tb {
+			out = append(out, gtMatMul(a[t*18:(t+1)*18], transposeValue(p(t), 5, 6), 3, 6, 5)...)
+		} else {
+			out = append(out, gtMatMul(a[t*15:(t+1)*15], p(t), 3, 5, 6)...)
+		}
+	}
+	return out
+}
+
 // transposeValue returns the transpose of the r x c matrix x.
 func transposeValue(x []float64, r, c int) []float64 {
 	out := make([]float64, r*c)
@@ -320,17 +334,7 @@ var opRows = func() []opRow {
 				return bmm(in[0], p, false, tb)
 			},
 			value: func(in [][]float64) []float64 {
-				var out []float64
-				for t := range 2 {
-					p := thinValue(in[1][t*10:(t+1)*10], in[2][t*12:(t+1)*12])
-					if tb {
-						p = transposeValue(p, 5, 6)
-						out = append(out, gtMatMul(in[0][t*18:(t+1)*18], p, 3, 6, 5)...)
-					} else {
-						out = append(out, gtMatMul(in[0][t*15:(t+1)*15], p, 3, 5, 6)...)
-					}
-				}
-				return out
+				return bmmBy5x6(in[0], func(t int) []float64 { return thinValue(in[1][t*10:(t+1)*10], in[2][t*12:(t+1)*12]) }, tb)
 			}})
 	}
 	rows = append(rows, opRow{name: "scale of a thin product", in: []tensor.Shape{{2, 2, 5}, {2, 2, 6}},
@@ -408,16 +412,7 @@ var opRows = func() []opRow {
 					return bmm(in[0], p, false, tb)
 				},
 				value: func(in [][]float64) []float64 {
-					var out []float64
-					for t := range 2 {
-						p := stepValue(in, t, tiled)
-						if tb {
-							out = append(out, gtMatMul(in[0][t*18:(t+1)*18], transposeValue(p, 5, 6), 3, 6, 5)...)
-						} else {
-							out = append(out, gtMatMul(in[0][t*15:(t+1)*15], p, 3, 5, 6)...)
-						}
-					}
-					return out
+					return bmmBy5x6(in[0], func(t int) []float64 { return stepValue(in, t, tiled) }, tb)
 				}})
 		}
 	}
