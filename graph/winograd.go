@@ -1,7 +1,9 @@
 package graph
 
 import (
+	"bytes"
 	"sync"
+	"unsafe"
 
 	"github.com/trmaml/trmaml/graph/internal/vec"
 )
@@ -134,27 +136,31 @@ func rotateKernels[T float](k []T, C, F int, kr []T) {
 // convolution with zero padding 1 of x (n images of H x W x cin) by the
 // kernel matrix k (9*C x F, one task), with output tiles of m = 2 or 4
 // (F(m x m, 3x3)): conv with cin = C and cout = F, or, if transposed, convT
-// with cin = F and cout = C, a convolution by rotateKernels of k.
-func winogradTask[T float](m, H, W, C, F, n int, x, k []T, transposed bool, out []T) {
-	cin, cout, rot := C, F, 0
+// with cin = F and cout = C, a convolution by rotateKernels of k. If u is
+// not nil it holds k's transformed kernels already (winogradTransform), and
+// k is not read.
+func winogradTask[T float](m, H, W, C, F, n int, x, k []T, transposed bool, u []T, out []T) {
+	cin, cout := C, F
 	if transposed {
-		cin, cout, rot = F, C, 9*C*F
+		cin, cout = F, C
 	}
 	th, tw := (H+m-1)/m, (W+m-1)/m // tiles per column and row
 	nn := (m + 2) * (m + 2)        // transformed values per tile and channel
 	per := max(1, min(n, winogradValues/(th*tw*nn*max(cin, cout))))
 	pw := (m*tw + 2) * cin // a padded row
 	us, vs, ms := winogradStride(cin*cout), winogradStride(per*th*tw*cin), winogradStride(per*th*tw*cout)
-	sizes := []int{nn * us, (m*th + 2) * pw, nn * vs, nn * ms, max(m*m*cout, 9*cout), rot}
-	var parts [6][]T
-	bp := winogradBuffers(sizes, parts[:])
-	u, pad, v, mm, tmp := parts[0], parts[1], parts[2], parts[3], parts[4]
-	clear(pad) // the border stays zero; each image overwrites the interior
-	if transposed {
-		rotateKernels(k, C, F, parts[5])
-		k = parts[5]
+	own := 0 // the buffers of winogradTransform, if this task transforms k
+	if u == nil {
+		own = winogradTransformSize(m, C, F, transposed)
 	}
-	winogradKernels(m, k, cin, cout, u, us, tmp)
+	sizes := []int{own, (m*th + 2) * pw, nn * vs, nn * ms, max(m*m*cout, 9*cout)}
+	var parts [5][]T
+	bp := winogradBuffers(sizes, parts[:])
+	pad, v, mm, tmp := parts[1], parts[2], parts[3], parts[4]
+	clear(pad) // the border stays zero; each image overwrites the interior
+	if u == nil {
+		u = winogradTransform(m, k, C, F, transposed, parts[0])
+	}
 	for img := 0; img < n; img += per {
 		imgs := min(per, n-img)
 		tiles := imgs * th * tw
@@ -184,6 +190,33 @@ func winogradTask[T float](m, H, W, C, F, n int, x, k []T, transposed bool, out 
 		}
 	}
 	winogradScratch.Put(bp)
+}
+
+// winogradTransformSize is the length of the buffer that winogradTransform
+// needs.
+func winogradTransformSize(m, C, F int, transposed bool) int {
+	n := (m+2)*(m+2)*winogradStride(C*F) + 9*max(C, F)
+	if transposed {
+		n += 9 * C * F
+	}
+	return n
+}
+
+// winogradTransform returns the transformed kernels (winogradKernels, us =
+// winogradStride(C*F) apart) of the kernel matrix k (9*C x F) for conv or,
+// if transposed, of rotateKernels of k for convT, in buf
+// (winogradTransformSize values).
+func winogradTransform[T float](m int, k []T, C, F int, transposed bool, buf []T) []T {
+	nn, us := (m+2)*(m+2), winogradStride(C*F)
+	u, buf := buf[:nn*us], buf[nn*us:]
+	cin, cout := C, F
+	if transposed {
+		cin, cout = F, C
+		rotateKernels(k, C, F, buf[:9*C*F])
+		k, buf = buf[:9*C*F], buf[9*C*F:]
+	}
+	winogradKernels(m, k, cin, cout, u, us, buf[:9*cout])
+	return u
 }
 
 // winogradOut sets the m x m output tile whose row r holds m pixels of c
@@ -335,14 +368,43 @@ func winogradConvK[T float](m int, g convGeom, F int, x, gr []T, out []T) {
 
 // winogradConv runs winogradTask with output tiles of m for every task of
 // a conv (x the images, k the kernels) or convT (x the values at every
-// pixel) of geometry g, on several goroutines.
+// pixel) of geometry g, on several goroutines. When every task has the same
+// kernels (the tiled meta-parameters of the passes at the meta-weights: the
+// support pass and its derivatives), they are transformed once for all.
 func winogradConv[T float](m int, g convGeom, F int, x, k []T, transposed bool, out []T) {
 	n := g.pixelsPerTask() / (g.H * g.W)
 	cin, cout := g.C, F
 	if transposed {
 		cin, cout = F, g.C
 	}
+	var u []T
+	if sameTasks(k, g.x[0], 9*g.C*F) {
+		bp, buf := pooledSlice[T](&winogradShared, winogradTransformSize(m, g.C, F, transposed), 0)
+		defer winogradShared.Put(bp)
+		u = winogradTransform(m, k, g.C, F, transposed, buf)
+	}
 	parallelTasks(g.x[0], 1<<20, func(t int) {
-		winogradTask(m, g.H, g.W, g.C, F, n, x[t*n*g.H*g.W*cin:], k[t*9*g.C*F:], transposed, out[t*n*g.H*g.W*cout:])
+		winogradTask(m, g.H, g.W, g.C, F, n, x[t*n*g.H*g.W*cin:], k[t*9*g.C*F:], transposed, u, out[t*n*g.H*g.W*cout:])
 	})
+}
+
+// winogradShared holds the kernels that winogradConv transforms once for
+// all tasks.
+var winogradShared sync.Pool
+
+// sameTasks reports whether the n blocks of size values at the start of v
+// (one per task) are the same bit for bit. It stops at the first byte that
+// differs, so tasks with their own values cost next to nothing.
+func sameTasks[T float](v []T, n, size int) bool {
+	if n < 2 {
+		return false
+	}
+	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), n*size*int(unsafe.Sizeof(v[0])))
+	per := len(b) / n
+	for t := 1; t < n; t++ {
+		if !bytes.Equal(b[:per], b[t*per:(t+1)*per]) {
+			return false
+		}
+	}
+	return true
 }

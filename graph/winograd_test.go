@@ -74,6 +74,53 @@ func TestWinogradTask(t *testing.T) {
 	}
 }
 
+// TestWinogradSharedKernels checks that winogradConv's one transform of
+// kernels that every task shares gives each task's values bit for bit, for
+// conv and convT, and that sameTasks tells shared kernels from kernels that
+// differ in a single value of the last task.
+func TestWinogradSharedKernels(t *testing.T) {
+	const tasks, n, h, w, c, f = 3, 4, 7, 7, 16, 24
+	for _, transposed := range []bool{false, true} {
+		for _, differ := range []bool{false, true} {
+			t.Run(fmt.Sprintf("transposed %v, last task's kernels differ %v", transposed, differ), func(t *testing.T) {
+				cin, cout := c, f
+				if transposed {
+					cin, cout = f, c
+				}
+				rng := rand.New(rand.NewPCG(7, 8))
+				x, k := make([]float32, tasks*n*h*w*cin), make([]float32, tasks*9*c*f)
+				for i := range x {
+					x[i] = float32(rng.NormFloat64())
+				}
+				for i := range k[:9*c*f] {
+					k[i] = float32(rng.NormFloat64())
+				}
+				for tk := 1; tk < tasks; tk++ {
+					copy(k[tk*9*c*f:], k[:9*c*f])
+				}
+				if differ {
+					k[len(k)-1] += 1
+				}
+				if got := sameTasks(k, tasks, 9*c*f); got == differ {
+					t.Fatalf("sameTasks = %v, want %v", got, !differ)
+				}
+				g := convGeom{imageGeom{h, w, c}, tensor.Shape{tasks, n * h * w, c}}
+				out := make([]float32, tasks*n*h*w*cout)
+				winogradConv(4, g, f, x, k, transposed, out)
+				for tk := 0; tk < tasks; tk++ {
+					want := make([]float32, n*h*w*cout)
+					winogradTask(4, h, w, c, f, n, x[tk*n*h*w*cin:], k[tk*9*c*f:], transposed, nil, want)
+					for i, v := range want {
+						if got := out[tk*n*h*w*cout+i]; math.Float32bits(got) != math.Float32bits(v) {
+							t.Fatalf("task %d value %d: %v, want %v as the task's own transform gives", tk, i, got, v)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
 // winogradTaskCheck runs one case of TestWinogradTask: the largest error
 // relative to the largest output must stay within tol.
 func winogradTaskCheck[T float](t *testing.T, m, n, h, w, c, f int, transposed bool, tol float64) {
@@ -90,7 +137,7 @@ func winogradTaskCheck[T float](t *testing.T, m, n, h, w, c, f int, transposed b
 		k[i] = T(rng.NormFloat64())
 	}
 	out := make([]T, n*h*w*cout)
-	winogradTask(m, h, w, c, f, n, x, k, transposed, out)
+	winogradTask(m, h, w, c, f, n, x, k, transposed, nil, out)
 	want := directConv(x, k, n, h, w, c, f, transposed)
 	if e := maxRelErr(out, want); !(e <= tol) {
 		t.Errorf("largest error %.3g of the largest output, want at most %g", e, tol)
