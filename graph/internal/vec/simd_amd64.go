@@ -12,7 +12,7 @@ func init() {
 			backPoolRowSIMD, gatherAffineRowSIMD, poolArgRowSIMD, gatherDotRowSIMD, maxAffineRowSIMD,
 			backPoolMaxRowSIMD, gatherDotMaxRowSIMD, conv1SIMD,
 			winograd4InSIMD, winograd4OutSIMD, winograd4KernelSIMD, winograd4GradSIMD, winograd4KernelTSIMD,
-			patchMomentsSIMD}
+			patchMomentsSIMD, blockBackRowGo[float32]}
 		useSIMD = true
 		simdSets = append(simdSets, impl)
 		if archsimd.X86.AVX512() {
@@ -22,6 +22,7 @@ func init() {
 			impl.winogradIn, impl.winogradOut, impl.winogradGrad = winogradIn512, winogradOut512, winogradGrad512
 			impl.backPoolMax, impl.gatherDotMax = backPoolMaxRow512, gatherDotMaxRow512
 			impl.conv1, impl.patchMoments = conv1512, patchMoments512
+			impl.blockBackRow = blockBackRow512
 			impl.winograd4In, impl.winograd4Out, impl.winograd4Grad = winograd4In512, winograd4Out512, winograd4Grad512
 			simdSets = append(simdSets, impl)
 		}
@@ -1117,4 +1118,54 @@ func hsum(v f64x8) float64 {
 	var l [8]float64
 	v.Store(&l)
 	return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]))
+}
+
+// blockBackRow512 is blockBackRowGo for 16 channels at a time, their sums
+// over the row's windows in float32 registers, added to acc at the end of
+// the row. A window's nine patch values at each channel's maximum are
+// picked from the 4x4 values around it: the three rows at the maximum's
+// row (dy), then the three columns at its column (dx), with 21 merges of
+// broadcast values instead of 36 multiply-adds of masked gradients.
+func blockBackRow512(acc []float64, z0, z1, pad []float32, pw int, out, g, s, mu []float32) {
+	f := len(s)
+	if f%16 != 0 {
+		blockBackRowGo(acc, z0, z1, pad, pw, out, g, s, mu)
+		return
+	}
+	n := len(g) / f
+	z0, z1, out, g, acc = z0[:2*n*f], z1[:2*n*f], out[:n*f], g[:n*f], acc[:11*f]
+	rows := [4][]float32{pad[:2*n+2], pad[pw:][:2*n+2], pad[2*pw:][:2*n+2], pad[3*pw:][:2*n+2]}
+	zero, one := archsimd.BroadcastFloat32x16(0), archsimd.BroadcastFloat32x16(1)
+	two, three := archsimd.BroadcastFloat32x16(2), archsimd.BroadcastFloat32x16(3)
+	bc := archsimd.BroadcastFloat32x16
+	for ch := 0; ch < f; ch += 16 {
+		sv, mv := load16(s[ch:]), load16(mu[ch:])
+		a0, a1, a2, a3, a4, a5, a6, a7, a8, ad, ab := zero, zero, zero, zero, zero, zero, zero, zero, zero, zero, zero
+		for j := 0; j < n; j++ {
+			i, q := j*f+ch, 2*j*f+ch
+			x00, x01, x10, x11 := load16(z0[q:]), load16(z0[q+f:]), load16(z1[q:]), load16(z1[q+f:])
+			p := posMax16(x00, x01, x10, x11, sv)
+			gp := load16(g[i:]).Masked(load16(out[i:]).Greater(zero))
+			x := x01.Merge(x00, p.Equal(one))
+			x = x10.Merge(x, p.Equal(two))
+			x = x11.Merge(x, p.Equal(three))
+			ab = ab.Add(gp)
+			ad = x.Sub(mv).MulAdd(gp, ad)
+			dy, dx := p.GreaterEqual(two), p.Equal(one).Or(p.Equal(three))
+			// The patch's row kh is pad row kh+dy, columns 2j+dx..2j+dx+2.
+			p0, p1 := (*[4]float32)(rows[0][2*j:]), (*[4]float32)(rows[1][2*j:])
+			p2, p3 := (*[4]float32)(rows[2][2*j:]), (*[4]float32)(rows[3][2*j:])
+			r0, r1, r2, r3 := bc(p1[0]).Merge(bc(p0[0]), dy), bc(p1[1]).Merge(bc(p0[1]), dy), bc(p1[2]).Merge(bc(p0[2]), dy), bc(p1[3]).Merge(bc(p0[3]), dy)
+			a0, a1, a2 = r1.Merge(r0, dx).MulAdd(gp, a0), r2.Merge(r1, dx).MulAdd(gp, a1), r3.Merge(r2, dx).MulAdd(gp, a2)
+			r0, r1, r2, r3 = bc(p2[0]).Merge(bc(p1[0]), dy), bc(p2[1]).Merge(bc(p1[1]), dy), bc(p2[2]).Merge(bc(p1[2]), dy), bc(p2[3]).Merge(bc(p1[3]), dy)
+			a3, a4, a5 = r1.Merge(r0, dx).MulAdd(gp, a3), r2.Merge(r1, dx).MulAdd(gp, a4), r3.Merge(r2, dx).MulAdd(gp, a5)
+			r0, r1, r2, r3 = bc(p3[0]).Merge(bc(p2[0]), dy), bc(p3[1]).Merge(bc(p2[1]), dy), bc(p3[2]).Merge(bc(p2[2]), dy), bc(p3[3]).Merge(bc(p2[3]), dy)
+			a6, a7, a8 = r1.Merge(r0, dx).MulAdd(gp, a6), r2.Merge(r1, dx).MulAdd(gp, a7), r3.Merge(r2, dx).MulAdd(gp, a8)
+		}
+		for e, v := range [11]f32x16{a0, a1, a2, a3, a4, a5, a6, a7, a8, ad, ab} {
+			d := acc[e*f+ch:]
+			archsimd.LoadFloat64x8Slice(d).Add(v.GetLo().ConvertToFloat64()).StoreSlice(d)
+			archsimd.LoadFloat64x8Slice(d[8:]).Add(v.GetHi().ConvertToFloat64()).StoreSlice(d[8:])
+		}
+	}
 }
