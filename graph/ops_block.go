@@ -67,12 +67,12 @@ func (k convBlockKernel) forward(a *args) {
 	call(a, k, forwardConvBlock[float64], forwardConvBlock[float32])
 }
 
-// forwardConvBlock computes, per task, the statistics of z, then z for the
-// chunks of conv's im2col path, with the statistics, into maxPoolBN's row
-// kernel and ReLU. Images of one channel (the CNN's first block) give the
-// statistics from their patches' moments (patchStats); with more channels
-// z is computed twice, first into the channel sums of bnStats (z minus the
-// task's first row, accumulated chunk after chunk).
+// forwardConvBlock computes, per task, the statistics of z, then z a row
+// of windows at a time (blockRows), with the statistics, into maxPoolBN's
+// row kernel and ReLU. Images of one channel (the CNN's first block) give
+// the statistics from their patches' moments (patchStats); with more
+// channels z is computed twice, first into the channel sums of bnStats (z
+// minus the task's first row, accumulated chunk after chunk).
 func forwardConvBlock[T float](k convBlockKernel, out []T, in [][]T, s []tensor.Shape) {
 	x, kern, gamma, beta := in[0], in[1], in[3], in[4]
 	g, F := k.g, s[1][2]
@@ -80,11 +80,8 @@ func forwardConvBlock[T float](k convBlockKernel, out []T, in [][]T, s []tensor.
 	n, per := g.pixelsPerTask()/(H*W), g.chunkImages(F)
 	Ho, Wo := H/2, W/2
 	st := make([]T, 2*g.x[0]*F)
-	cs, ps, zs := per*H*W*9*C, (H+2)*(W+2)*C, per*H*W*F
 	parallelTasks(g.x[0], n*H*W*F, func(t int) {
-		bp, buf := pooledSlice[T](&scratch, cs+ps+zs, 0)
-		cols, pad, z := buf[:cs], buf[cs:cs+ps], buf[cs+ps:]
-		clear(pad) // im2col writes only the interior
+		bp, buf := pooledSlice[T](&scratch, g.blockScratch(F), 0)
 		xt, kt := x[t*g.perTask():], kern[t*9*C*F:][:9*C*F]
 		if C == 1 {
 			// One channel: the statistics from the moments of the images'
@@ -92,6 +89,9 @@ func forwardConvBlock[T float](k convBlockKernel, out []T, in [][]T, s []tensor.
 			sums, prods := taskPatchMoments(xt, n, H, W)
 			patchStats(st, t, &sums, &prods, kt, n*H*W, k.eps)
 		} else {
+			cs, ps := per*H*W*9*C, (H+2)*(W+2)*C
+			cols, pad, z := buf[:cs], buf[cs:cs+ps], buf[cs+ps:]
+			clear(pad) // im2col writes only the interior
 			shift, sum, sq := make([]T, F), make([]float64, F), make([]float64, F)
 			for img := 0; img < n; img += per {
 				zc := blockProduct(g, F, xt, kt, img, min(per, n-img), cols, pad, z)
@@ -103,40 +103,78 @@ func forwardConvBlock[T float](k convBlockKernel, out []T, in [][]T, s []tensor.
 			setStats(st, t, sum, sq, shift, n*H*W, k.eps)
 		}
 		sc, off := bnAffine(st, gamma, beta, t, F)
-		for img := 0; img < n; img += per {
-			imgs := min(per, n-img)
-			zc := blockProduct(g, F, xt, kt, img, imgs, cols, pad, z)
-			oc := out[(t*n+img)*Ho*Wo*F:][:imgs*Ho*Wo*F]
-			for r := 0; r < imgs*Ho; r++ { // rows of windows: image r/Ho, row r%Ho
-				p0 := (r/Ho*H + 2*(r%Ho)) * W * F
-				vec.MaxAffineRow(oc[r*Wo*F:][:Wo*F], zc[p0:p0+2*Wo*F], zc[p0+W*F:p0+W*F+2*Wo*F], sc, off)
-			}
-			vec.Relu(oc, oc)
-		}
+		blockRows(g, F, xt, kt, buf, func(i, r int, z0, z1, _ []T) {
+			o := out[((t*n+i)*Ho+r)*Wo*F:][:Wo*F]
+			vec.MaxAffineRow(o, z0, z1, sc, off)
+			vec.Relu(o, o)
+		})
 		scratch.Put(bp)
 	})
 }
 
+// blockRows calls fn(i, r, z0, z1, im) for every row r of pooling windows
+// of every image i, in order, of one task (images xt, kernels kt), with
+// z0 and z1 the windows' top and bottom rows of z = conv(x, k) (2*(W/2)
+// pixels of F channels each) and, for one channel, im the image with a
+// border of zeros ((H+2) x (W+2)); buf is scratch of g.blockScratch(F)
+// values. One channel takes, with the SIMD kernels, the nine products of
+// every value in registers (vec.Conv1: the BLAS product of nine columns
+// ran at half its peak at F = 32, and im2col cost a fifth as much again),
+// two rows of z at a time, which stay in the L1 cache (Conv1's values do
+// not depend on the rows it is given); otherwise conv's im2col product a
+// chunk of images at a time (blockProduct). convBlock and convBlockBack
+// find the windows' maxima in these values, so both compute them here.
+func blockRows[T float](g convGeom, F int, xt, kt, buf []T, fn func(i, r int, z0, z1, im []T)) {
+	H, W, C := g.H, g.W, g.C
+	n, per := g.pixelsPerTask()/(H*W), g.chunkImages(F)
+	Ho, Wo, ps := H/2, W/2, (H+2)*(W+2)*C
+	pad, im, buf := buf[:ps], buf[ps:2*ps], buf[2*ps:]
+	clear(pad) // im2col and padImage write only the interior
+	if C == 1 && vec.SIMD() {
+		z := buf[:2*W*F]
+		for i := 0; i < n; i++ {
+			padImage(pad, xt[i*H*W:][:H*W], H, W)
+			for r := 0; r < Ho; r++ {
+				vec.Conv1(z, pad[2*r*(W+2):], 2, W, kt)
+				fn(i, r, z[:2*Wo*F], z[W*F:W*F+2*Wo*F], pad)
+			}
+		}
+		return
+	}
+	if C == 1 {
+		clear(im)
+	} else {
+		im = nil
+	}
+	cols, z := buf[:per*H*W*9*C], buf[per*H*W*9*C:]
+	for i0 := 0; i0 < n; i0 += per {
+		zc := blockProduct(g, F, xt, kt, i0, min(per, n-i0), cols, pad, z)
+		for i := 0; i < min(per, n-i0); i++ {
+			if im != nil {
+				padImage(im, xt[(i0+i)*H*W:][:H*W], H, W)
+			}
+			for r := 0; r < Ho; r++ {
+				p0 := (i*H + 2*r) * W * F
+				fn(i0+i, r, zc[p0:p0+2*Wo*F], zc[p0+W*F:p0+W*F+2*Wo*F], im)
+			}
+		}
+	}
+}
+
+// blockScratch is the scratch of blockRows (and of convBlock's statistics
+// of several channels) for F channels: a chunk's patches and z, and two
+// padded images.
+func (g convGeom) blockScratch(F int) int {
+	return g.chunkImages(F)*g.H*g.W*(9*g.C+F) + 2*(g.H+2)*(g.W+2)*g.C
+}
+
 // blockProduct sets z to conv's values at images img..img+imgs-1 of one
 // task (images xt, kernels kt) and returns them, with cols and pad
-// scratch for im2col (pad's border zero). One channel takes the nine
-// products of every value in registers (vec.Conv1: the BLAS product of
-// nine columns ran at half its peak at F = 32, and im2col cost a fifth as
-// much again); more channels, or no SIMD kernels, conv's im2col product.
-// convBlock and convBlockBack find the windows' maxima in these values, so
-// both must compute them here.
+// scratch for im2col (pad's border zero): conv's im2col product.
 func blockProduct[T float](g convGeom, F int, xt, kt []T, img, imgs int, cols, pad, z []T) []T {
-	H, W, C := g.H, g.W, g.C
-	rows := imgs * H * W
-	if C > 1 || !vec.SIMD() {
-		im2colChunk(g.imageGeom, xt, img, imgs, cols, pad)
-		gemm(false, false, rows, F, 9*C, cols[:rows*9*C], kt, 0, z)
-		return z[:rows*F]
-	}
-	for i := 0; i < imgs; i++ {
-		padImage(pad, xt[(img+i)*H*W:][:H*W], H, W)
-		vec.Conv1(z[i*H*W*F:][:H*W*F], pad, H, W, kt)
-	}
+	rows := imgs * g.H * g.W
+	im2colChunk(g.imageGeom, xt, img, imgs, cols, pad)
+	gemm(false, false, rows, F, 9*g.C, cols[:rows*9*g.C], kt, 0, z)
 	return z[:rows*F]
 }
 
@@ -306,40 +344,27 @@ func (k convBlockBackKernel) forward(a *args) {
 }
 
 // forwardConvBlockBack computes, per task, the statistics from the patch
-// moments (as convBlock), then z a chunk at a time with blockProduct and
-// the sums of every row of windows with vec.BlockBackRow, and last the
-// gradients from the sums.
+// moments (as convBlock), then z a row of windows at a time (blockRows)
+// and the sums of every row with vec.BlockBackRow, and last the gradients
+// from the sums.
 func forwardConvBlockBack[T float](k convBlockBackKernel, out []T, in [][]T, s []tensor.Shape) {
 	x, kern, gamma, y, g := in[0], in[1], in[2], in[3], in[4]
 	geo, F := k.g, s[1][2]
 	H, W := geo.H, geo.W
-	n, per := geo.pixelsPerTask()/(H*W), geo.chunkImages(F)
-	Ho, Wo, pw := H/2, W/2, W+2
+	n, Ho, Wo := geo.pixelsPerTask()/(H*W), H/2, W/2
 	st := make([]T, 2*geo.x[0]*F)
-	cs, ps, zs := per*H*W*9, (H+2)*pw, per*H*W*F
 	parallelTasks(geo.x[0], n*H*W*F, func(t int) {
-		bp, buf := pooledSlice[T](&scratch, cs+2*ps+zs, 0)
-		cols, pad, img, z := buf[:cs], buf[cs:cs+ps], buf[cs+ps:cs+2*ps], buf[cs+2*ps:]
-		clear(pad) // im2col and padImage write only the interior
-		clear(img)
+		bp, buf := pooledSlice[T](&scratch, geo.blockScratch(F), 0)
 		xt, kt := x[t*geo.perTask():], kern[t*9*F:][:9*F]
 		sums, prods := taskPatchMoments(xt, n, H, W)
 		patchStats(st, t, &sums, &prods, kt, n*H*W, k.eps)
 		mu, inv := taskStats(st, t, F)
 		sc := channelScale(st, gamma, t, F)
 		acc := make([]float64, 11*F)
-		for i0 := 0; i0 < n; i0 += per {
-			imgs := min(per, n-i0)
-			zc := blockProduct(geo, F, xt, kt, i0, imgs, cols, pad, z)
-			for i := 0; i < imgs; i++ {
-				padImage(img, xt[(i0+i)*H*W:][:H*W], H, W)
-				for r := 0; r < Ho; r++ {
-					p0, o := (i*H+2*r)*W*F, ((t*n+i0+i)*Ho+r)*Wo*F
-					vec.BlockBackRow(acc, zc[p0:p0+2*Wo*F], zc[p0+W*F:p0+W*F+2*Wo*F], img[2*r*pw:], pw,
-						y[o:o+Wo*F], g[o:o+Wo*F], sc, mu)
-				}
-			}
-		}
+		blockRows(geo, F, xt, kt, buf, func(i, r int, z0, z1, im []T) {
+			o := ((t*n+i)*Ho + r) * Wo * F
+			vec.BlockBackRow(acc, z0, z1, im[2*r*(W+2):], W+2, y[o:o+Wo*F], g[o:o+Wo*F], sc, mu)
+		})
 		m, c := patchCov(&sums, &prods, n*H*W)
 		dst := out[t*11*F:][:11*F]
 		for f := 0; f < F; f++ {
