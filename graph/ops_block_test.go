@@ -86,13 +86,14 @@ func TestEvalQueryPassFused(t *testing.T) {
 
 // TestMetaGradientQueryPassFused: an objective with a meta-gradient runs
 // the CNN's first block on the query images as one convBlock op and its
-// gradient as convBlockBack, in first and second order, and its losses
-// and meta-gradient are those of the same objective built from the
-// unfused blocks, up to rounding: in float64 to 1e-11, in float32 to 1e-3
-// and as close to the float64 meta-gradient as the unfused float32 one
-// (measured: fused and unfused float32 meta-gradients 1-3e-6 apart, both
-// 2e-2 from float64's in the SIMD build and 5-7e-6 in the plain one; at 32
-// filters 1.4-2.9e-4 apart, the fused ones 3-5% closer to float64's).
+// gradient as convBlockBack, in first and second order; it counts the
+// same FLOPs as the same objective built from the unfused blocks, and its
+// losses and meta-gradient are that objective's up to rounding: in
+// float64 to 1e-11, in float32 to 1e-3 and as close to the float64
+// meta-gradient as the unfused float32 one (measured: fused and unfused
+// float32 meta-gradients 1-3e-6 apart, both 2e-2 from float64's in the
+// SIMD build and 5-7e-6 in the plain one; at 32 filters 1.4-2.9e-4
+// apart, the fused ones 3-5% closer to float64's).
 func TestMetaGradientQueryPassFused(t *testing.T) {
 	for _, c := range []struct {
 		dt    tensor.Dtype
@@ -108,6 +109,7 @@ func TestMetaGradientQueryPassFused(t *testing.T) {
 			w := m.Init(rng)
 			weights := []float64{0.5, 1, 1.5, 2}
 			var losses, grads [3][]float64
+			var flops [3]float64
 			// Fused and unfused in c.dt, and the unfused float64 reference.
 			for k, model := range []Model{m, unfused{m, m}, unfused{m, m}} {
 				dt := c.dt
@@ -129,10 +131,13 @@ func TestMetaGradientQueryPassFused(t *testing.T) {
 				if fused != (k == 0) {
 					t.Fatalf("model %d: convBlockBack in the program %v, want %v", k, fused, k == 0)
 				}
-				losses[k], grads[k] = make([]float64, 4), make([]float64, len(w))
+				losses[k], grads[k], flops[k] = make([]float64, 4), make([]float64, len(w)), obj.FLOPs()
 				if err := obj.Losses(w, b, weights, losses[k], grads[k]); err != nil {
 					t.Fatal(err)
 				}
+			}
+			if flops[0] != flops[1] { // the fused ops count as the products they replace
+				t.Errorf("FLOPs %g fused, %g unfused", flops[0], flops[1])
 			}
 			dl, dg := relErr(losses[0], losses[1]), relErr(grads[0], grads[1])
 			fusedErr, unfusedErr := relErr(grads[0], grads[2]), relErr(grads[1], grads[2])
