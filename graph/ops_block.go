@@ -15,17 +15,18 @@ import (
 // bnStats(z), b, gamma, beta) with z = conv(x, K), the composition
 // CNN.block builds from four ops. Those write the first block's z (28x28
 // pixels at F channels, 10 MB per task of 50 images at F = 64) to memory
-// and read it back twice; this op computes z a chunk of images at a time
-// into a buffer that stays in the cache, for the pool, and the statistics
-// before that: for images of one channel (the CNN's first block) from the
-// moments of their 3x3 patches (patchStats), otherwise from z computed an
-// extra time. Recomputing is cheap only for thin patches (9 products per
-// value at one channel), so the CNN uses the op only there (CNN.fuses).
-// Its values are those of the four ops up to rounding: the same chunks,
-// the same nine products per value of one channel added in the BLAS's
-// order (vec.Conv1; with more channels, or without the SIMD kernels, the
-// same im2col product), the affine map and ReLU; the statistics of one
-// channel are z's exact moments, not those of the rounded z.
+// and read it back twice; this op computes z a few rows at a time into a
+// buffer that stays in the cache (blockRows), for the pool, and the
+// statistics before that: for images of one channel (the CNN's first
+// block) from the moments of their 3x3 patches (patchStats), otherwise
+// from z computed an extra time. Recomputing is cheap only for thin
+// patches (9 products per value at one channel), so the CNN uses the op
+// only there (CNN.fuses). Its values are those of the four ops up to
+// rounding: the same nine products per value of one channel added in the
+// BLAS's order (vec.Conv1; with more channels, or without the SIMD
+// kernels, the same im2col product on the same chunks), the affine map
+// and ReLU; the statistics of one channel are z's exact moments, not
+// those of the rounded z.
 // Its derivative with respect to the kernels, scale and shift is, for
 // images of one channel, convBlockBack: one more pass that computes z
 // again, so that a graph that differentiates the block once (the query
@@ -162,10 +163,14 @@ func blockRows[T float](g convGeom, F int, xt, kt, buf []T, fn func(i, r int, z0
 }
 
 // blockScratch is the scratch of blockRows (and of convBlock's statistics
-// of several channels) for F channels: a chunk's patches and z, and two
-// padded images.
+// of several channels) for F channels: two padded images and two rows of
+// z, or with im2col a chunk's patches and z.
 func (g convGeom) blockScratch(F int) int {
-	return g.chunkImages(F)*g.H*g.W*(9*g.C+F) + 2*(g.H+2)*(g.W+2)*g.C
+	pads := 2 * (g.H + 2) * (g.W + 2) * g.C
+	if g.C == 1 && vec.SIMD() {
+		return pads + 2*g.W*F
+	}
+	return pads + g.chunkImages(F)*g.H*g.W*(9*g.C+F)
 }
 
 // blockProduct sets z to conv's values at images img..img+imgs-1 of one
@@ -295,8 +300,8 @@ func (k convBlockKernel) unfusedGrad(in gorgonia.Nodes, out, g *gorgonia.Node) (
 // block's output y and its gradient G: (T, 11, F) with dk in rows 0-8,
 // dgamma in row 9 and dbeta in row 10 (the bias's is 0). The four ops'
 // backward pass writes z's gradient dz (28x28 pixels at F channels per
-// image) and reads it back with z; this op computes z again a chunk of
-// images at a time, as convBlock does, and keeps only per-channel sums.
+// image) and reads it back with z; this op computes z again as convBlock
+// does (blockRows, a few rows at a time) and keeps only per-channel sums.
 // With gp = G where y > 0 (ReLU's mask), q each window's first maximum of
 // gamma*zhat, N the task's pixels and inv = (var+eps)^(-1/2):
 //
@@ -405,12 +410,13 @@ func (k convBlockBackKernel) grad(in gorgonia.Nodes, _, h *gorgonia.Node) (gorgo
 	if b.err != nil {
 		return nil, b.err
 	}
-	fromK, err := convKKernel{k.g}.grad(gorgonia.Nodes{x, dz}, nil, hk) // x, dz
+	// Each from* lists the gradients of a kernel's inputs, in order.
+	fromK, err := convKKernel{k.g}.grad(gorgonia.Nodes{x, dz}, nil, hk)
 	if err != nil {
 		return nil, err
 	}
 	fromDZ, err := bnBackMaxKernel{p}.grad(gorgonia.Nodes{z, st, gamma, gp, dBeta, dGamma}, dz, fromK[1])
-	if err != nil { // z, st, gamma, gp, dBeta, dGamma
+	if err != nil {
 		return nil, err
 	}
 	hGamma = b.do(sumTerms(gorgonia.Nodes{hGamma, fromDZ[5]}))
@@ -419,7 +425,7 @@ func (k convBlockBackKernel) grad(in gorgonia.Nodes, _, h *gorgonia.Node) (gorgo
 		return nil, b.err
 	}
 	fromGamma, err := bnDotMaxKernel{p}.grad(gorgonia.Nodes{z, st, gamma, gp}, dGamma, hGamma)
-	if err != nil { // z, st, gamma, gp
+	if err != nil {
 		return nil, err
 	}
 	fromBeta, err := sumMidKernel{}.grad(gorgonia.Nodes{gp}, dBeta, hBeta)
@@ -431,11 +437,11 @@ func (k convBlockBackKernel) grad(in gorgonia.Nodes, _, h *gorgonia.Node) (gorgo
 	if b.err != nil {
 		return nil, b.err
 	}
-	fromGP, err := maskKernel{}.grad(gorgonia.Nodes{y, g}, gp, hgp) // y, g
+	fromGP, err := maskKernel{}.grad(gorgonia.Nodes{y, g}, gp, hgp)
 	if err != nil {
 		return nil, err
 	}
-	fromZ, err := convKernel{k.g}.grad(gorgonia.Nodes{x, kern}, z, hz) // x, k
+	fromZ, err := convKernel{k.g}.grad(gorgonia.Nodes{x, kern}, z, hz)
 	if err != nil {
 		return nil, err
 	}
