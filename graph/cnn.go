@@ -103,8 +103,9 @@ func (m CNN) forwardValues(x *gorgonia.Node, params gorgonia.Nodes) (*gorgonia.N
 // input channel (if fuses allows it) as one convBlock op, whose gradient
 // (convBlockBack) computes the block's activations again instead of
 // storing them and their gradient, for graphs that differentiate the
-// result once. Blocks of more channels would compute their convolution a
-// third time for no saving, and stay unfused.
+// result once, where convBlockBack runs on the SIMD kernels
+// (blockBackFast). Blocks of more channels would compute their
+// convolution a third time for no saving, and stay unfused.
 func (m CNN) forwardOnce(x *gorgonia.Node, params gorgonia.Nodes) (*gorgonia.Node, error) {
 	return m.forward(x, params, oncePass)
 }
@@ -140,7 +141,7 @@ func (m CNN) forward(x *gorgonia.Node, params gorgonia.Nodes, p pass) (*gorgonia
 		w := params[4*l : 4*l+4]
 		var z *gorgonia.Node
 		var err error
-		if m.fuses(C) && (p == valuesPass || p == oncePass && C == 1) {
+		if m.fuses(C) && (p == valuesPass || p == oncePass && C == 1 && blockBackFast(h.Dtype())) {
 			z, err = convBlock(h, w[0], w[1], w[2], w[3], imageGeom{H, W, C}, m.Eps)
 		} else {
 			z, err = m.block(h, imageGeom{H, W, C}, w[0], w[1], w[2], w[3])

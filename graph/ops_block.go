@@ -295,6 +295,20 @@ func (k convBlockKernel) unfusedGrad(in gorgonia.Nodes, out, g *gorgonia.Node) (
 	return gorgonia.Nodes{dxk[0], dxk[1], d[2], d[3], d[4]}, nil
 }
 
+// blockBackFast reports whether convBlockBack runs on the SIMD kernels
+// (float32, built with GOEXPERIMENT=simd, on a CPU with AVX2): in plain
+// Go its per-window sums and the convolution it computes again cost more
+// than the unfused backward pass (measured, cnnbench -ways 5 -order
+// second at 64 filters on one core: 16% more CPU per iteration in the
+// plain build, 5-30% more in float64), so CNN.forwardOnce fuses only then.
+func blockBackFast(dt tensor.Dtype) bool {
+	return forceBlockBack || dt == tensor.Float32 && vec.SIMD()
+}
+
+// forceBlockBack makes blockBackFast true, so that tests run the fused
+// query pass in float64 and in the plain build too.
+var forceBlockBack = false
+
 // convBlockBackKernel is the gradient of convBlock(x, k, b, gamma, beta)
 // with respect to k, gamma and beta for images of one channel, given the
 // block's output y and its gradient G: (T, 11, F) with dk in rows 0-8,

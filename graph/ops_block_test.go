@@ -86,14 +86,16 @@ func TestEvalQueryPassFused(t *testing.T) {
 
 // TestMetaGradientQueryPassFused: an objective with a meta-gradient runs
 // the CNN's first block on the query images as one convBlock op and its
-// gradient as convBlockBack, in first and second order; it counts the
-// same FLOPs as the same objective built from the unfused blocks, and its
-// losses and meta-gradient are that objective's up to rounding: in
-// float64 to 1e-11, in float32 to 1e-3 and as close to the float64
-// meta-gradient as the unfused float32 one (measured: fused and unfused
-// float32 meta-gradients 1-3e-6 apart, both 2e-2 from float64's in the
-// SIMD build and 5-7e-6 in the plain one; at 32 filters 1.4-2.9e-4
-// apart, the fused ones 3-5% closer to float64's).
+// gradient as convBlockBack, in first and second order (forced where
+// blockBackFast is false: float64 and the plain build, which otherwise
+// stay unfused, as checked here). It counts the same FLOPs as the
+// objective built from the unfused blocks, and its losses and
+// meta-gradient are that objective's up to rounding: in float64 to 1e-11,
+// in float32 to 1e-3 and as close to the float64 meta-gradient as the
+// unfused float32 one (measured: fused and unfused float32 meta-gradients
+// 1-3e-6 apart, both 2e-2 from float64's in the SIMD build and 5-7e-6 in
+// the plain one; at 32 filters 1.4-2.9e-4 apart, the fused ones 3-5%
+// closer to float64's).
 func TestMetaGradientQueryPassFused(t *testing.T) {
 	for _, c := range []struct {
 		dt    tensor.Dtype
@@ -108,6 +110,22 @@ func TestMetaGradientQueryPassFused(t *testing.T) {
 			b := randomImages(rng, 4, 5, 1, 10, 28, 28, 1)
 			w := m.Init(rng)
 			weights := []float64{0.5, 1, 1.5, 2}
+			if !blockBackFast(c.dt) {
+				obj, err := NewObjective(Spec{Model: m, Loss: SoftmaxCrossEntropy, Tasks: 4, Support: 5, Query: 50,
+					InShape: m.InShape(), OutDim: 5, Steps: 2, Alpha: 0.4, FirstOrder: c.first, MetaGradient: true, Dtype: c.dt})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, s := range obj.prog.steps {
+					if o, ok := s.op.(*op); ok {
+						if _, isBlock := o.k.(convBlockKernel); isBlock {
+							t.Fatalf("%v without the SIMD kernels: convBlock in the program", c.dt)
+						}
+					}
+				}
+				defer func() { forceBlockBack = false }()
+				forceBlockBack = true
+			}
 			var losses, grads [3][]float64
 			var flops [3]float64
 			// Fused and unfused in c.dt, and the unfused float64 reference.
