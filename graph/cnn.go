@@ -89,14 +89,25 @@ func (m CNN) Adapted() []bool {
 
 // Forward implements Model: x (T, N, H*W*C) to logits (T, N, Ways).
 func (m CNN) Forward(x *gorgonia.Node, params gorgonia.Nodes) (*gorgonia.Node, error) {
-	return m.forward(x, params, false)
+	return m.forward(x, params, trainedPass)
 }
 
 // forwardValues implements valueModel: Forward with the blocks that fuses
 // allows as one convBlock op each, for graphs that take no derivative of
 // the result.
 func (m CNN) forwardValues(x *gorgonia.Node, params gorgonia.Nodes) (*gorgonia.Node, error) {
-	return m.forward(x, params, true)
+	return m.forward(x, params, valuesPass)
+}
+
+// forwardOnce implements onceModel: Forward with a first block of one
+// input channel (if fuses allows it) as one convBlock op, whose gradient
+// (convBlockBack) computes the block's activations again instead of
+// storing them and their gradient, for graphs that differentiate the
+// result once, where convBlockBack runs on the SIMD kernels
+// (blockBackFast). Blocks of more channels would compute their
+// convolution a third time for no saving, and stay unfused.
+func (m CNN) forwardOnce(x *gorgonia.Node, params gorgonia.Nodes) (*gorgonia.Node, error) {
+	return m.forward(x, params, oncePass)
 }
 
 // fuses reports whether a block with cin input channels runs as one
@@ -105,7 +116,18 @@ func (m CNN) forwardValues(x *gorgonia.Node, params gorgonia.Nodes) (*gorgonia.N
 // channel), cheap enough to compute twice instead of storing its output.
 func (m CNN) fuses(cin int) bool { return 9*cin < 2*m.Filters }
 
-func (m CNN) forward(x *gorgonia.Node, params gorgonia.Nodes, values bool) (*gorgonia.Node, error) {
+// pass is what a graph does with a forward pass: differentiate it as
+// often as it likes (Forward), not at all (forwardValues) or once
+// (forwardOnce).
+type pass int
+
+const (
+	trainedPass pass = iota
+	valuesPass
+	oncePass
+)
+
+func (m CNN) forward(x *gorgonia.Node, params gorgonia.Nodes, p pass) (*gorgonia.Node, error) {
 	if len(params) != 4*m.Blocks+2 {
 		return nil, fmt.Errorf("graph: CNN with %d blocks needs %d parameter nodes, got %d", m.Blocks, 4*m.Blocks+2, len(params))
 	}
@@ -116,13 +138,13 @@ func (m CNN) forward(x *gorgonia.Node, params gorgonia.Nodes, values bool) (*gor
 	h := x
 	H, W, C := m.H, m.W, m.C
 	for l := 0; l < m.Blocks; l++ {
-		p := params[4*l : 4*l+4]
+		w := params[4*l : 4*l+4]
 		var z *gorgonia.Node
 		var err error
-		if values && m.fuses(C) {
-			z, err = convBlock(h, p[0], p[1], p[2], p[3], imageGeom{H, W, C}, m.Eps)
+		if m.fuses(C) && (p == valuesPass || p == oncePass && C == 1 && blockBackFast(h.Dtype())) {
+			z, err = convBlock(h, w[0], w[1], w[2], w[3], imageGeom{H, W, C}, m.Eps)
 		} else {
-			z, err = m.block(h, imageGeom{H, W, C}, p[0], p[1], p[2], p[3])
+			z, err = m.block(h, imageGeom{H, W, C}, w[0], w[1], w[2], w[3])
 		}
 		if err != nil {
 			return nil, fmt.Errorf("graph: CNN block %d: %w", l+1, err)

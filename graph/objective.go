@@ -221,8 +221,16 @@ func NewObjective(spec Spec) (*Objective, error) {
 	}
 
 	forward := spec.Model.Forward
-	if v, ok := spec.Model.(valueModel); ok && !spec.MetaGradient {
+	v, values := spec.Model.(valueModel)
+	d, once := spec.Model.(onceModel)
+	switch {
+	case values && !spec.MetaGradient:
 		forward = v.forwardValues // nothing differentiates the query pass
+	case once && spec.MetaGradient:
+		// The meta-gradient differentiates the query pass once, and
+		// nothing differentiates the meta-gradient (in first order as in
+		// second: the second-order terms come from the support pass).
+		forward = d.forwardOnce
 	}
 	pred, err := forward(qx, theta)
 	if err != nil {
@@ -268,6 +276,15 @@ func NewObjective(spec Spec) (*Objective, error) {
 // objective without a meta-gradient.
 type valueModel interface {
 	forwardValues(x *gorgonia.Node, params gorgonia.Nodes) (*gorgonia.Node, error)
+}
+
+// onceModel is implemented by models with a cheaper forward pass for
+// graphs that differentiate it once and never differentiate that
+// derivative again (same inputs, same values and first derivatives up to
+// the order of float sums): NewObjective uses it for the query pass of
+// an objective with a meta-gradient.
+type onceModel interface {
+	forwardOnce(x *gorgonia.Node, params gorgonia.Nodes) (*gorgonia.Node, error)
 }
 
 // NumParams implements metalearn.Objective.

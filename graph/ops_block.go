@@ -10,24 +10,30 @@ import (
 )
 
 // convBlockKernel is a whole CNN block in one op, for the graphs that only
-// need its values (an evaluation's query images): relu of maxPoolBN(z,
+// need its values (an evaluation's query images) or its first derivative
+// (a meta-gradient's query images): relu of maxPoolBN(z,
 // bnStats(z), b, gamma, beta) with z = conv(x, K), the composition
 // CNN.block builds from four ops. Those write the first block's z (28x28
 // pixels at F channels, 10 MB per task of 50 images at F = 64) to memory
-// and read it back twice; this op computes z a chunk of images at a time
-// into a buffer that stays in the cache, for the pool, and the statistics
-// before that: for images of one channel (the CNN's first block) from the
-// moments of their 3x3 patches (patchStats), otherwise from z computed an
-// extra time. Recomputing is cheap only for thin patches (9 products per
-// value at one channel), so the CNN uses the op only there (CNN.fuses).
-// Its values are those of the four ops up to rounding: the same chunks,
-// the same nine products per value of one channel added in the BLAS's
-// order (vec.Conv1; with more channels, or without the SIMD kernels, the
-// same im2col product), the affine map and ReLU; the statistics of one
-// channel are z's exact moments, not those of the rounded z.
-// Its derivative is the four ops' derivatives (it builds z and the
-// statistics again), so a graph that differentiates it stays exact but
-// gains nothing.
+// and read it back twice; this op computes z a few rows at a time into a
+// buffer that stays in the cache (blockRows), for the pool, and the
+// statistics before that: for images of one channel (the CNN's first
+// block) from the moments of their 3x3 patches (patchStats), otherwise
+// from z computed an extra time. Recomputing is cheap only for thin
+// patches (9 products per value at one channel), so the CNN uses the op
+// only there (CNN.fuses). Its values are those of the four ops up to
+// rounding: the same nine products per value of one channel added in the
+// BLAS's order (vec.Conv1; with more channels, or without the SIMD
+// kernels, the same im2col product on the same chunks), the affine map
+// and ReLU; the statistics of one channel are z's exact moments, not
+// those of the rounded z.
+// Its derivative with respect to the kernels, scale and shift is, for
+// images of one channel, convBlockBack: one more pass that computes z
+// again, so that a graph that differentiates the block once (the query
+// pass of a meta-gradient, CNN.forwardOnce) never stores z or its
+// gradient either. Otherwise, and with respect to the images, it is the
+// four ops' derivatives (built with z and the statistics again): exact,
+// but no cheaper than the four ops.
 type convBlockKernel struct {
 	g   convGeom
 	eps float64
@@ -62,12 +68,12 @@ func (k convBlockKernel) forward(a *args) {
 	call(a, k, forwardConvBlock[float64], forwardConvBlock[float32])
 }
 
-// forwardConvBlock computes, per task, the statistics of z, then z for the
-// chunks of conv's im2col path, with the statistics, into maxPoolBN's row
-// kernel and ReLU. Images of one channel (the CNN's first block) give the
-// statistics from their patches' moments (patchStats); with more channels
-// z is computed twice, first into the channel sums of bnStats (z minus the
-// task's first row, accumulated chunk after chunk).
+// forwardConvBlock computes, per task, the statistics of z, then z a row
+// of windows at a time (blockRows), with the statistics, into maxPoolBN's
+// row kernel and ReLU. Images of one channel (the CNN's first block) give
+// the statistics from their patches' moments (patchStats); with more
+// channels z is computed twice, first into the channel sums of bnStats (z
+// minus the task's first row, accumulated chunk after chunk).
 func forwardConvBlock[T float](k convBlockKernel, out []T, in [][]T, s []tensor.Shape) {
 	x, kern, gamma, beta := in[0], in[1], in[3], in[4]
 	g, F := k.g, s[1][2]
@@ -75,43 +81,21 @@ func forwardConvBlock[T float](k convBlockKernel, out []T, in [][]T, s []tensor.
 	n, per := g.pixelsPerTask()/(H*W), g.chunkImages(F)
 	Ho, Wo := H/2, W/2
 	st := make([]T, 2*g.x[0]*F)
-	cs, ps, zs := per*H*W*9*C, (H+2)*(W+2)*C, per*H*W*F
 	parallelTasks(g.x[0], n*H*W*F, func(t int) {
-		bp, buf := pooledSlice[T](&scratch, cs+ps+zs, 0)
-		cols, pad, z := buf[:cs], buf[cs:cs+ps], buf[cs+ps:]
-		clear(pad) // im2col writes only the interior
+		bp, buf := pooledSlice[T](&scratch, g.blockScratch(F), 0)
 		xt, kt := x[t*g.perTask():], kern[t*9*C*F:][:9*C*F]
-		product := func(img, imgs int) []T {
-			rows := imgs * H * W
-			if C > 1 || !vec.SIMD() {
-				im2colChunk(g.imageGeom, xt, img, imgs, cols, pad)
-				gemm(false, false, rows, F, 9*C, cols[:rows*9*C], kt, 0, z)
-				return z[:rows*F]
-			}
-			// One channel: the nine products of every value in registers
-			// (the BLAS product of nine columns ran at half its peak at
-			// F = 32, and im2col cost a fifth as much again).
-			for i := 0; i < imgs; i++ {
-				padImage(pad, xt[(img+i)*H*W:][:H*W], H, W)
-				vec.Conv1(z[i*H*W*F:][:H*W*F], pad, H, W, kt)
-			}
-			return z[:rows*F]
-		}
 		if C == 1 {
 			// One channel: the statistics from the moments of the images'
 			// patches, without computing z.
-			var sums [9]float64
-			var prods [81]float64
-			pad64 := make([]float64, ps)
-			for img := 0; img < n; img++ {
-				padImage(pad64, xt[img*H*W:][:H*W], H, W)
-				vec.PatchMoments(&sums, &prods, pad64, H, W)
-			}
+			sums, prods := taskPatchMoments(xt, n, H, W)
 			patchStats(st, t, &sums, &prods, kt, n*H*W, k.eps)
 		} else {
+			cs, ps := per*H*W*9*C, (H+2)*(W+2)*C
+			cols, pad, z := buf[:cs], buf[cs:cs+ps], buf[cs+ps:]
+			clear(pad) // im2col writes only the interior
 			shift, sum, sq := make([]T, F), make([]float64, F), make([]float64, F)
 			for img := 0; img < n; img += per {
-				zc := product(img, min(per, n-img))
+				zc := blockProduct(g, F, xt, kt, img, min(per, n-img), cols, pad, z)
 				if img == 0 {
 					copy(shift, zc)
 				}
@@ -120,18 +104,95 @@ func forwardConvBlock[T float](k convBlockKernel, out []T, in [][]T, s []tensor.
 			setStats(st, t, sum, sq, shift, n*H*W, k.eps)
 		}
 		sc, off := bnAffine(st, gamma, beta, t, F)
-		for img := 0; img < n; img += per {
-			imgs := min(per, n-img)
-			zc := product(img, imgs)
-			oc := out[(t*n+img)*Ho*Wo*F:][:imgs*Ho*Wo*F]
-			for r := 0; r < imgs*Ho; r++ { // rows of windows: image r/Ho, row r%Ho
-				p0 := (r/Ho*H + 2*(r%Ho)) * W * F
-				vec.MaxAffineRow(oc[r*Wo*F:][:Wo*F], zc[p0:p0+2*Wo*F], zc[p0+W*F:p0+W*F+2*Wo*F], sc, off)
-			}
-			vec.Relu(oc, oc)
-		}
+		blockRows(g, F, xt, kt, buf, func(i, r int, z0, z1, _ []T) {
+			o := out[((t*n+i)*Ho+r)*Wo*F:][:Wo*F]
+			vec.MaxAffineRow(o, z0, z1, sc, off)
+			vec.Relu(o, o)
+		})
 		scratch.Put(bp)
 	})
+}
+
+// blockRows calls fn(i, r, z0, z1, im) for every row r of pooling windows
+// of every image i, in order, of one task (images xt, kernels kt), with
+// z0 and z1 the windows' top and bottom rows of z = conv(x, k) (2*(W/2)
+// pixels of F channels each) and, for one channel, im the image with a
+// border of zeros ((H+2) x (W+2)); buf is scratch of g.blockScratch(F)
+// values. One channel takes, with the SIMD kernels, the nine products of
+// every value in registers (vec.Conv1: the BLAS product of nine columns
+// ran at half its peak at F = 32, and im2col cost a fifth as much again),
+// two rows of z at a time, which stay in the L1 cache (Conv1's values do
+// not depend on the rows it is given); otherwise conv's im2col product a
+// chunk of images at a time (blockProduct). convBlock and convBlockBack
+// find the windows' maxima in these values, so both compute them here.
+func blockRows[T float](g convGeom, F int, xt, kt, buf []T, fn func(i, r int, z0, z1, im []T)) {
+	H, W, C := g.H, g.W, g.C
+	n, per := g.pixelsPerTask()/(H*W), g.chunkImages(F)
+	Ho, Wo, ps := H/2, W/2, (H+2)*(W+2)*C
+	pad, im, buf := buf[:ps], buf[ps:2*ps], buf[2*ps:]
+	clear(pad) // im2col and padImage write only the interior
+	if C == 1 && vec.SIMD() {
+		z := buf[:2*W*F]
+		for i := 0; i < n; i++ {
+			padImage(pad, xt[i*H*W:][:H*W], H, W)
+			for r := 0; r < Ho; r++ {
+				vec.Conv1(z, pad[2*r*(W+2):], 2, W, kt)
+				fn(i, r, z[:2*Wo*F], z[W*F:W*F+2*Wo*F], pad)
+			}
+		}
+		return
+	}
+	if C == 1 {
+		clear(im)
+	} else {
+		im = nil
+	}
+	cols, z := buf[:per*H*W*9*C], buf[per*H*W*9*C:]
+	for i0 := 0; i0 < n; i0 += per {
+		zc := blockProduct(g, F, xt, kt, i0, min(per, n-i0), cols, pad, z)
+		for i := 0; i < min(per, n-i0); i++ {
+			if im != nil {
+				padImage(im, xt[(i0+i)*H*W:][:H*W], H, W)
+			}
+			for r := 0; r < Ho; r++ {
+				p0 := (i*H + 2*r) * W * F
+				fn(i0+i, r, zc[p0:p0+2*Wo*F], zc[p0+W*F:p0+W*F+2*Wo*F], im)
+			}
+		}
+	}
+}
+
+// blockScratch is the scratch of blockRows (and of convBlock's statistics
+// of several channels) for F channels: two padded images and two rows of
+// z, or with im2col a chunk's patches and z.
+func (g convGeom) blockScratch(F int) int {
+	pads := 2 * (g.H + 2) * (g.W + 2) * g.C
+	if g.C == 1 && vec.SIMD() {
+		return pads + 2*g.W*F
+	}
+	return pads + g.chunkImages(F)*g.H*g.W*(9*g.C+F)
+}
+
+// blockProduct sets z to conv's values at images img..img+imgs-1 of one
+// task (images xt, kernels kt) and returns them, with cols and pad
+// scratch for im2col (pad's border zero): conv's im2col product.
+func blockProduct[T float](g convGeom, F int, xt, kt []T, img, imgs int, cols, pad, z []T) []T {
+	rows := imgs * g.H * g.W
+	im2colChunk(g.imageGeom, xt, img, imgs, cols, pad)
+	gemm(false, false, rows, F, 9*g.C, cols[:rows*9*g.C], kt, 0, z)
+	return z[:rows*F]
+}
+
+// taskPatchMoments returns the sums and products of the nine values of
+// the 3x3 patches of the n one-channel h x w images xt
+// (vec.PatchMoments).
+func taskPatchMoments[T float](xt []T, n, h, w int) (s [9]float64, m [81]float64) {
+	pad := make([]float64, (h+2)*(w+2))
+	for img := 0; img < n; img++ {
+		padImage(pad, xt[img*h*w:][:h*w], h, w)
+		vec.PatchMoments(&s, &m, pad, h, w)
+	}
+	return s, m
 }
 
 // padImage copies the h x w image im into the interior of pad, whose
@@ -156,14 +217,7 @@ func padImage[D, S float](pad []D, im []S, h, w int) {
 // T.
 func patchStats[T float](st []T, t int, s *[9]float64, m *[81]float64, k []T, n int, eps float64) {
 	f := len(k) / 9
-	var mu [9]float64
-	var c [81]float64
-	for i := range mu {
-		mu[i] = s[i] / float64(n)
-	}
-	for i := range c {
-		c[i] = m[i]/float64(n) - mu[i/9]*mu[i%9]
-	}
+	mu, c := patchCov(s, m, n)
 	mean, inv := taskStats(st, t, f)
 	var kf [9]float64
 	for ch := 0; ch < f; ch++ {
@@ -181,10 +235,48 @@ func patchStats[T float](st []T, t int, s *[9]float64, m *[81]float64, k []T, n 
 	}
 }
 
-// grad: the derivatives of relu, maxPoolBN and conv, with z and the
+// patchCov returns the mean s/n and the covariance m/n - mu mu' of the
+// nine values of n patches from their sums s and products m.
+func patchCov(s *[9]float64, m *[81]float64, n int) (mu [9]float64, c [81]float64) {
+	for i := range mu {
+		mu[i] = s[i] / float64(n)
+	}
+	for i := range c {
+		c[i] = m[i]/float64(n) - mu[i/9]*mu[i%9]
+	}
+	return mu, c
+}
+
+// grad: for images of one channel, the kernel, scale and shift gradients
+// from convBlockBack, which computes z again instead of reading it, and a
+// zero bias gradient; otherwise, and for the images, unfusedGrad's.
+func (k convBlockKernel) grad(in gorgonia.Nodes, out, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	d, err := k.unfusedGrad(in, out, g)
+	if err != nil || k.g.C != 1 {
+		return d, err
+	}
+	b := &chain{}
+	back := b.do(apply(convBlockBackKernel(k), in[0], in[1], in[3], out, g))
+	d[1] = b.do(midRows(back, 0, 9))
+	d[3] = b.do(midRow(back, 9))
+	d[4] = b.do(midRow(back, 10))
+	d[2] = b.do(scale(d[4], 0))
+	return d, b.err
+}
+
+// midRow returns row i of x (T, R, F) as (T, F).
+func midRow(x *gorgonia.Node, i int) (*gorgonia.Node, error) {
+	r, err := midRows(x, i, 1)
+	if err != nil {
+		return nil, err
+	}
+	return reshape(r, tensor.Shape{x.Shape()[0], x.Shape()[2]})
+}
+
+// unfusedGrad: the derivatives of relu, maxPoolBN and conv, with z and the
 // statistics built again. ReLU's mask may read the output: it is positive
 // exactly where ReLU's argument is.
-func (k convBlockKernel) grad(in gorgonia.Nodes, out, g *gorgonia.Node) (gorgonia.Nodes, error) {
+func (k convBlockKernel) unfusedGrad(in gorgonia.Nodes, out, g *gorgonia.Node) (gorgonia.Nodes, error) {
 	b := &chain{}
 	z := b.do(conv(in[0], in[1], k.g.imageGeom))
 	st := b.do(bnStats(z, k.eps))
@@ -201,4 +293,173 @@ func (k convBlockKernel) grad(in gorgonia.Nodes, out, g *gorgonia.Node) (gorgoni
 		return nil, err
 	}
 	return gorgonia.Nodes{dxk[0], dxk[1], d[2], d[3], d[4]}, nil
+}
+
+// blockBackFast reports whether convBlockBack runs on the SIMD kernels
+// (float32, built with GOEXPERIMENT=simd, on a CPU with AVX2): in plain
+// Go its per-window sums and the convolution it computes again cost more
+// than the unfused backward pass (measured, cnnbench -ways 5 -order
+// second at 64 filters on one core: 16% more CPU per iteration in the
+// plain build, 5-30% more in float64), so CNN.forwardOnce fuses only then.
+func blockBackFast(dt tensor.Dtype) bool {
+	return forceBlockBack || dt == tensor.Float32 && vec.SIMD()
+}
+
+// forceBlockBack makes blockBackFast true, so that tests run the fused
+// query pass in float64 and in the plain build too.
+var forceBlockBack = false
+
+// convBlockBackKernel is the gradient of convBlock(x, k, b, gamma, beta)
+// with respect to k, gamma and beta for images of one channel, given the
+// block's output y and its gradient G: (T, 11, F) with dk in rows 0-8,
+// dgamma in row 9 and dbeta in row 10 (the bias's is 0). The four ops'
+// backward pass writes z's gradient dz (28x28 pixels at F channels per
+// image) and reads it back with z; this op computes z again as convBlock
+// does (blockRows, a few rows at a time) and keeps only per-channel sums.
+// With gp = G where y > 0 (ReLU's mask), q each window's first maximum of
+// gamma*zhat, N the task's pixels and inv = (var+eps)^(-1/2):
+//
+//	dbeta  = sum of gp,  dgamma = sum of gp*zhat at q,
+//	dz     = gamma*inv*(gp at q - dbeta/N - zhat*dgamma/N)   (bnBackMax),
+//	dk[i]  = sum over pixels of patch value i times dz
+//	       = gamma*inv*(S[i] - dbeta*m[i] - dgamma*inv*(Cov k)[i]),
+//
+// with S[i] the sum of gp times patch value i at q (vec.BlockBackRow), m
+// and Cov the mean and covariance of the nine patch values (patchCov): the
+// sum over the pixels of patch value i times zhat is N*inv*(Cov k)[i].
+// Its derivative is that of the four ops' backward pass, built from their
+// kernels (conv, bnStats, mask, bnDotMax, bnBackMax, convK), so that
+// differentiating it again stays exact.
+type convBlockBackKernel convBlockKernel
+
+func (k convBlockBackKernel) name() string {
+	return fmt.Sprintf("convBlockBack(%s,%v)", k.g, k.eps)
+}
+
+// differentiable: all but the output y, read only for ReLU's mask.
+func (k convBlockBackKernel) differentiable() []bool { return []bool{true, true, true, false, true} }
+
+func (k convBlockBackKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	want := fmt.Sprintf("images %v of one channel, kernels (T, 9, F), scale (T, F), and the output and its gradient", k.g.x)
+	if len(in) != 5 || k.g.C != 1 {
+		return nil, shapeErr(want, in)
+	}
+	z, err := convKernel{k.g}.shape(in[:2])
+	if err != nil {
+		return nil, err
+	}
+	o, err := poolGeom{k.g.H, k.g.W}.outShape(z)
+	if err != nil {
+		return nil, err
+	}
+	if !in[2].Eq(tensor.Shape{z[0], z[2]}) || !in[3].Eq(o) || !in[4].Eq(o) {
+		return nil, shapeErr(want, in)
+	}
+	return tensor.Shape{z[0], 11, z[2]}, nil
+}
+
+func (k convBlockBackKernel) forward(a *args) {
+	call(a, k, forwardConvBlockBack[float64], forwardConvBlockBack[float32])
+}
+
+// forwardConvBlockBack computes, per task, the statistics from the patch
+// moments (as convBlock), then z a row of windows at a time (blockRows)
+// and the sums of every row with vec.BlockBackRow, and last the gradients
+// from the sums.
+func forwardConvBlockBack[T float](k convBlockBackKernel, out []T, in [][]T, s []tensor.Shape) {
+	x, kern, gamma, y, g := in[0], in[1], in[2], in[3], in[4]
+	geo, F := k.g, s[1][2]
+	H, W := geo.H, geo.W
+	n, Ho, Wo := geo.pixelsPerTask()/(H*W), H/2, W/2
+	st := make([]T, 2*geo.x[0]*F)
+	parallelTasks(geo.x[0], n*H*W*F, func(t int) {
+		bp, buf := pooledSlice[T](&scratch, geo.blockScratch(F), 0)
+		xt, kt := x[t*geo.perTask():], kern[t*9*F:][:9*F]
+		sums, prods := taskPatchMoments(xt, n, H, W)
+		patchStats(st, t, &sums, &prods, kt, n*H*W, k.eps)
+		mu, inv := taskStats(st, t, F)
+		sc := channelScale(st, gamma, t, F)
+		acc := make([]float64, 11*F)
+		blockRows(geo, F, xt, kt, buf, func(i, r int, z0, z1, im []T) {
+			o := ((t*n+i)*Ho + r) * Wo * F
+			vec.BlockBackRow(acc, z0, z1, im[2*r*(W+2):], W+2, y[o:o+Wo*F], g[o:o+Wo*F], sc, mu)
+		})
+		m, c := patchCov(&sums, &prods, n*H*W)
+		dst := out[t*11*F:][:11*F]
+		for f := 0; f < F; f++ {
+			iv, u := float64(inv[f]), float64(gamma[t*F+f])*float64(inv[f])
+			dBeta, dGamma := acc[10*F+f], iv*acc[9*F+f]
+			for i := 0; i < 9; i++ {
+				ck := 0.0 // (Cov k)[i]
+				for j := 0; j < 9; j++ {
+					ck += c[9*i+j] * float64(kt[j*F+f])
+				}
+				dst[i*F+f] = T(u * (acc[i*F+f] - dBeta*m[i] - dGamma*iv*ck))
+			}
+			dst[9*F+f], dst[10*F+f] = T(dGamma), T(dBeta)
+		}
+		scratch.Put(bp)
+	})
+}
+
+// grad: the four ops' backward pass, with gp = mask(y, G),
+//
+//	dgamma = bnDotMax(z, st, gamma, gp), dbeta = sumMid(gp),
+//	dk = convK(x, bnBackMax(z, st, gamma, gp, dbeta, dgamma)),
+//
+// z = conv(x, k) and st = bnStats(z), differentiated with the adjoint h
+// split into its three parts: each node's kernel gradient, in reverse
+// order, the terms of a node read twice added.
+func (k convBlockBackKernel) grad(in gorgonia.Nodes, _, h *gorgonia.Node) (gorgonia.Nodes, error) {
+	x, kern, gamma, y, g := in[0], in[1], in[2], in[3], in[4]
+	p := poolGeom{k.g.H, k.g.W}
+	b := &chain{}
+	hk, hGamma, hBeta := b.do(midRows(h, 0, 9)), b.do(midRow(h, 9)), b.do(midRow(h, 10))
+	z := b.do(conv(x, kern, k.g.imageGeom))
+	st := b.do(bnStats(z, k.eps))
+	gp := b.do(mask(y, g))
+	dGamma := b.do(apply(bnDotMaxKernel{p}, z, st, gamma, gp))
+	dBeta := b.do(sumMid(gp))
+	dz := b.do(apply(bnBackMaxKernel{p}, z, st, gamma, gp, dBeta, dGamma))
+	if b.err != nil {
+		return nil, b.err
+	}
+	// Each from* lists the gradients of a kernel's inputs, in order.
+	fromK, err := convKKernel{k.g}.grad(gorgonia.Nodes{x, dz}, nil, hk)
+	if err != nil {
+		return nil, err
+	}
+	fromDZ, err := bnBackMaxKernel{p}.grad(gorgonia.Nodes{z, st, gamma, gp, dBeta, dGamma}, dz, fromK[1])
+	if err != nil {
+		return nil, err
+	}
+	hGamma = b.do(sumTerms(gorgonia.Nodes{hGamma, fromDZ[5]}))
+	hBeta = b.do(sumTerms(gorgonia.Nodes{hBeta, fromDZ[4]}))
+	if b.err != nil {
+		return nil, b.err
+	}
+	fromGamma, err := bnDotMaxKernel{p}.grad(gorgonia.Nodes{z, st, gamma, gp}, dGamma, hGamma)
+	if err != nil {
+		return nil, err
+	}
+	fromBeta, err := sumMidKernel{}.grad(gorgonia.Nodes{gp}, dBeta, hBeta)
+	if err != nil {
+		return nil, err
+	}
+	hgp := b.do(sumTerms(gorgonia.Nodes{fromDZ[3], fromGamma[3], fromBeta[0]}))
+	hz := b.do(sumTerms(gorgonia.Nodes{fromDZ[0], fromGamma[0]}))
+	if b.err != nil {
+		return nil, b.err
+	}
+	fromGP, err := maskKernel{}.grad(gorgonia.Nodes{y, g}, gp, hgp)
+	if err != nil {
+		return nil, err
+	}
+	fromZ, err := convKernel{k.g}.grad(gorgonia.Nodes{x, kern}, z, hz)
+	if err != nil {
+		return nil, err
+	}
+	dx := b.do(sumTerms(gorgonia.Nodes{fromK[0], fromZ[0]}))
+	dg := b.do(sumTerms(gorgonia.Nodes{fromDZ[2], fromGamma[2]}))
+	return gorgonia.Nodes{dx, fromZ[1], dg, nil, fromGP[1]}, b.err
 }

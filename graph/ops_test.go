@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gorgonia.org/gorgonia"
@@ -149,6 +150,53 @@ func positionsFirst(rng *rand.Rand, i, n int) []float64 {
 		v[j] = float64(rng.IntN(4))
 	}
 	return v
+}
+
+// naiveBlockBack is convBlockBack's value for in = x (t, n, h*w), k (t, 9,
+// f), gamma (t, f), the output y and its gradient G (pooled): the
+// gradients of the four ops' backward pass, (t, 11, f), from the gradient
+// dz at every pixel.
+func naiveBlockBack(in [][]float64, t, n, h, w, f int, eps float64) []float64 {
+	x, k, gamma, y, g := in[0], in[1], in[2], in[3], in[4]
+	m, pooled := n*h*w, len(y)
+	ones, zeros := make([]float64, t*f), make([]float64, t*f)
+	for i := range ones {
+		ones[i] = 1
+	}
+	z := naiveConv(x, k, t, n, h, w, 1, f)
+	pos := naivePoolArg(naiveBatchNorm(z, gamma, zeros, t, m, f, eps), pooled, h, w, f)
+	zhat := naiveBatchNorm(z, ones, zeros, t, m, f, eps)
+	gp := make([]float64, pooled)
+	for i := range gp {
+		if y[i] > 0 {
+			gp[i] = g[i]
+		}
+	}
+	gs := naiveScatterPool(pos, gp, len(z), h, w, f)
+	a, c := make([]float64, t*f), make([]float64, t*f)
+	for i, v := range gs {
+		a[i/(m*f)*f+i%f] += v
+		c[i/(m*f)*f+i%f] += v * zhat[i]
+	}
+	dz := naiveBNBack(z, gamma, gs, a, c, t, m, f, eps)
+	out := make([]float64, t*11*f)
+	for tt := 0; tt < t; tt++ {
+		for p := 0; p < m; p++ {
+			i, yy, xx := p/(h*w), p/w%h, p%w
+			for kk := 0; kk < 9; kk++ {
+				ys, xs := yy+kk/3-1, xx+kk%3-1
+				if ys < 0 || ys >= h || xs < 0 || xs >= w {
+					continue
+				}
+				for ch := 0; ch < f; ch++ {
+					out[(tt*11+kk)*f+ch] += x[((tt*n+i)*h+ys)*w+xs] * dz[(tt*m+p)*f+ch]
+				}
+			}
+		}
+		copy(out[(tt*11+9)*f:], c[tt*f:(tt+1)*f])
+		copy(out[(tt*11+10)*f:], a[tt*f:(tt+1)*f])
+	}
+	return out
 }
 
 // naiveBNBack is gamma*inv*(g - a/M - zhat*c/M) for z, g (t, m, f).
@@ -614,6 +662,27 @@ var opRows = func() []opRow {
 					y[i] = max(v, 0)
 				}
 				return y
+			}},
+		opRow{name: "convBlockBack (a CNN block's gradient in one op)", in: []tensor.Shape{{2, 3, 4 * 4}, {2, 9, 3}, {2, 3}, {2, 3 * 2 * 2, 3}, {2, 3 * 2 * 2, 3}},
+			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) {
+				return apply(convBlockBackKernel{convGeom{imageGeom{H: 4, W: 4, C: 1}, in[0].Shape().Clone()}, 1e-3}, in...)
+			},
+			value: func(in [][]float64) []float64 { return naiveBlockBack(in, 2, 3, 4, 4, 3, 1e-3) }},
+		opRow{name: "convBlockBack of 5x7 images", in: []tensor.Shape{{2, 2, 5 * 7}, {2, 9, 3}, {2, 3}, {2, 2 * 2 * 3, 3}, {2, 2 * 2 * 3, 3}},
+			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) {
+				return apply(convBlockBackKernel{convGeom{imageGeom{H: 5, W: 7, C: 1}, in[0].Shape().Clone()}, 1e-3}, in...)
+			},
+			value: func(in [][]float64) []float64 { return naiveBlockBack(in, 2, 2, 5, 7, 3, 1e-3) }},
+		opRow{name: "midRows", in: []tensor.Shape{{2, 5, 3}},
+			build: one(func(x *gorgonia.Node) (*gorgonia.Node, error) { return midRows(x, 1, 3) }),
+			value: func(in [][]float64) []float64 { return append(slices.Clone(in[0][3:12]), in[0][18:27]...) }},
+		opRow{name: "padMid", in: []tensor.Shape{{2, 2, 3}},
+			build: one(func(x *gorgonia.Node) (*gorgonia.Node, error) { return apply(midRowsKernel{1, 2, 5, true}, x) }),
+			value: func(in [][]float64) []float64 {
+				out := make([]float64, 30)
+				copy(out[3:], in[0][:6])
+				copy(out[18:], in[0][6:])
+				return out
 			}},
 		opRow{name: "bnDotMax", in: []tensor.Shape{{2, 2 * 5 * 5, 3}, {2, 3}, {2, 2 * 2 * 2, 3}}, draw: zFirst,
 			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) {

@@ -36,6 +36,7 @@ type kernels struct {
 	winograd4Grad func(dst []float32, stride int, g []float32, gw, c int)
 	winograd4KT   func(dst *[9][]float32, src *[36][]float32)
 	patchMoments  func(s *[9]float64, m *[81]float64, pad []float64, h, w int)
+	blockBackRow  func(acc []float64, z0, z1, pad []float32, pw int, out, g, s, mu []float32)
 }
 
 // impl runs float32: the plain loops, replaced at init by the SIMD kernels
@@ -54,7 +55,7 @@ var (
 		poolArgRowGo[float32], gatherDotRowGo[float32], maxAffineRowGo[float32],
 		backPoolMaxRowGo[float32], gatherDotMaxRowGo[float32], conv1Go[float32],
 		winograd4InGo[float32], winograd4OutGo[float32], winograd4KernelGo[float32],
-		winograd4GradGo[float32], winograd4KernelTGo[float32], patchMomentsGo}
+		winograd4GradGo[float32], winograd4KernelTGo[float32], patchMomentsGo, blockBackRowGo[float32]}
 )
 
 // f32 returns s as []float32 if T is float32.
@@ -430,4 +431,29 @@ func Conv1[T Float](dst, pad []T, h, w int, k []T) {
 // and of z*z).
 func PatchMoments(s *[9]float64, m *[81]float64, pad []float64, h, w int) {
 	impl.patchMoments(s, m, pad, h, w)
+}
+
+// BlockBackRow adds the sums of the gradient of a CNN block with one input
+// channel over a row of n = len(g)/len(s) pooling windows to acc (11 rows
+// of f = len(s) channels, in float64). z0 and z1 are the windows' top and
+// bottom rows of z, the block's convolution (2n pixels of f channels each,
+// as for MaxAffineRow), pad the four rows of the zero-padded image (pw
+// values apart, at least 2n+2 each) whose 3x3 patches are those of the
+// windows' pixels, out and g the block's output and its gradient at the
+// windows, s and mu per channel the scale gamma*inv that chooses the
+// windows' maxima and the mean of z. With q the position of the first
+// maximum of s times the window's entries and gp = g where out > 0, 0
+// elsewhere, it adds gp times the value i of q's patch to acc[i*f+ch] (i =
+// 3*kh+kw < 9), gp*(z at q - mu) to acc[9*f+ch] and gp to acc[10*f+ch]:
+// the sums from which the block's kernel, scale and shift gradients follow
+// without the gradient at every pixel (graph's convBlockBack).
+func BlockBackRow[T Float](acc []float64, z0, z1, pad []T, pw int, out, g, s, mu []T) {
+	if len(s) == 0 {
+		return
+	}
+	if p, ok := f32(pad); ok {
+		impl.blockBackRow(acc, as32(z0), as32(z1), p, pw, as32(out), as32(g), as32(s), as32(mu))
+		return
+	}
+	blockBackRowGo(acc, z0, z1, pad, pw, out, g, s, mu)
 }

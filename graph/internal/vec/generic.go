@@ -374,3 +374,32 @@ func patchMomentsGo(s *[9]float64, m *[81]float64, pad []float64, h, w int) {
 		}
 	}
 }
+
+func blockBackRowGo[T Float](acc []float64, z0, z1, pad []T, pw int, out, g, s, mu []T) {
+	f := len(s)
+	n := len(g) / f
+	z0, z1, out, acc = z0[:2*n*f], z1[:2*n*f], out[:n*f], acc[:11*f]
+	for j := 0; j < n; j++ {
+		var r [4][4]T // the patches' values: rows and columns 2j..2j+3 of pad
+		for a := range r {
+			copy(r[a][:], pad[a*pw+2*j:][:4])
+		}
+		for ch := 0; ch < f; ch++ {
+			i, p := j*f+ch, 2*j*f+ch
+			if !(out[i] > 0) {
+				continue
+			}
+			gp := g[i]
+			x := [4]T{z0[p], z0[p+f], z1[p], z1[p+f]}
+			q := firstMax(x[0], x[1], x[2], x[3], s[ch])
+			dy, dx := q/2, q%2
+			for kh := 0; kh < 3; kh++ {
+				for kw := 0; kw < 3; kw++ {
+					acc[(3*kh+kw)*f+ch] += float64(gp * r[dy+kh][dx+kw])
+				}
+			}
+			acc[9*f+ch] += float64(gp * (x[q] - mu[ch]))
+			acc[10*f+ch] += float64(gp)
+		}
+	}
+}

@@ -200,6 +200,14 @@ func TestSIMDMatchesPlain(t *testing.T) {
 					k.conv1(d, a32((h+2)*(w+2), y), h, w, a32(9*f, x10))
 					return wide(d)
 				}},
+				{"blockBackRow", 1e-5, func(k kernels) []float64 {
+					acc := make([]float64, 11*f)
+					acc[0] = 1 // the sums are added to
+					pw := 2*rows + 3
+					// out (y) of both signs, scales (a) of both signs.
+					k.blockBackRow(acc, windowRow(x, x01, f), windowRow(x10, x11, f), a32(4*pw, x[1:]), pw, y, x10, a, c)
+					return acc
+				}},
 				{"patchMoments", 1e-12, func(k kernels) []float64 {
 					h, w := 3, rows+7 // w: 8 (whole vectors), 10 and 57 (a tail)
 					var s [9]float64
