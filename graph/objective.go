@@ -221,8 +221,8 @@ func NewObjective(spec Spec) (*Objective, error) {
 	}
 
 	forward := spec.Model.Forward
-	v, values := spec.Model.(valueModel)
-	d, once := spec.Model.(onceModel)
+	v, values := ownPasses(spec.Model).(valueModel)
+	d, once := ownPasses(spec.Model).(onceModel)
 	switch {
 	case values && !spec.MetaGradient:
 		forward = v.forwardValues // nothing differentiates the query pass
@@ -276,6 +276,18 @@ func NewObjective(spec Spec) (*Objective, error) {
 // objective without a meta-gradient.
 type valueModel interface {
 	forwardValues(x *gorgonia.Node, params gorgonia.Nodes) (*gorgonia.Node, error)
+}
+
+// ownPasses returns m if it is one of this package's models, whose
+// valueModel and onceModel passes compute what its Forward does, and nil
+// otherwise: a user's type that embeds one would inherit those passes
+// and have them run instead of its own Forward.
+func ownPasses(m Model) any {
+	switch m.(type) {
+	case CNN, *CNN:
+		return m
+	}
+	return nil
 }
 
 // onceModel is implemented by models with a cheaper forward pass for

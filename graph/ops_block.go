@@ -249,7 +249,10 @@ func patchCov(s *[9]float64, m *[81]float64, n int) (mu [9]float64, c [81]float6
 
 // grad: for images of one channel, the kernel, scale and shift gradients
 // from convBlockBack, which computes z again instead of reading it, and a
-// zero bias gradient; otherwise, and for the images, unfusedGrad's.
+// zero bias gradient; otherwise, and for the images, unfusedGrad's. For one
+// channel unfusedGrad's other nodes are built too but never run: only the
+// images' gradient reads them, and the graphs that fuse the block take
+// none (the compiled program keeps only the nodes its outputs need).
 func (k convBlockKernel) grad(in gorgonia.Nodes, out, g *gorgonia.Node) (gorgonia.Nodes, error) {
 	d, err := k.unfusedGrad(in, out, g)
 	if err != nil || k.g.C != 1 {
@@ -306,7 +309,8 @@ func blockBackFast(dt tensor.Dtype) bool {
 }
 
 // forceBlockBack makes blockBackFast true, so that tests run the fused
-// query pass in float64 and in the plain build too.
+// query pass in float64 and in the plain build too. A package variable:
+// the tests that set it must not run in parallel.
 var forceBlockBack = false
 
 // convBlockBackKernel is the gradient of convBlock(x, k, b, gamma, beta)

@@ -91,11 +91,16 @@ func TestEvalQueryPassFused(t *testing.T) {
 // stay unfused, as checked here). It counts the same FLOPs as the
 // objective built from the unfused blocks, and its losses and
 // meta-gradient are that objective's up to rounding: in float64 to 1e-11,
-// in float32 to 1e-3 and as close to the float64 meta-gradient as the
+// in float32 to 2e-5 and as close to the float64 meta-gradient as the
 // unfused float32 one (measured: fused and unfused float32 meta-gradients
 // 1-3e-6 apart, both 2e-2 from float64's in the SIMD build and 5-7e-6 in
 // the plain one; at 32 filters 1.4-2.9e-4 apart, the fused ones 3-5%
-// closer to float64's).
+// closer to float64's). The 2e-2 is the objective's, not the engine's: at
+// these random images two inner steps make the float64 meta-gradient
+// itself move by 12% of its norm when the images move by 1e-5 (windows'
+// maxima switch), the scale of the float32 Winograd F(4x4) products'
+// rounding; with im2col products float32 is 4-10e-6 from float64
+// (measured in temporary tests).
 func TestMetaGradientQueryPassFused(t *testing.T) {
 	for _, c := range []struct {
 		dt    tensor.Dtype
@@ -164,8 +169,8 @@ func TestMetaGradientQueryPassFused(t *testing.T) {
 			if c.dt == tensor.Float64 && (dl > 1e-11 || dg > 1e-11) {
 				t.Errorf("fused and unfused losses differ by %.3g, meta-gradients by %.3g (at most 1e-11)", dl, dg)
 			}
-			if c.dt == tensor.Float32 && (dl > 1e-6 || dg > 1e-3 || fusedErr > 1.1*unfusedErr) {
-				t.Errorf("fused and unfused losses differ by %.3g (at most 1e-6), meta-gradients by %.3g (at most 1e-3); the fused meta-gradient is %.3g from float64's, the unfused one %.3g",
+			if c.dt == tensor.Float32 && (dl > 1e-6 || dg > 2e-5 || fusedErr > 1.1*unfusedErr) {
+				t.Errorf("fused and unfused losses differ by %.3g (at most 1e-6), meta-gradients by %.3g (at most 2e-5); the fused meta-gradient is %.3g from float64's, the unfused one %.3g",
 					dl, dg, fusedErr, unfusedErr)
 			}
 		})
@@ -177,22 +182,27 @@ func TestMetaGradientQueryPassFused(t *testing.T) {
 // the block built from the four ops (conv, bnStats, maxPoolBN, relu),
 // whose backward pass writes z's gradient at every pixel, on random
 // images: float64 and float32, the AVX-512 kernel's 64 channels, 24 (the
-// plain row loop), odd image sizes and chunks of one image. The fused
-// graph runs no op of the image shape's gradient (bnBackMax, convK).
+// plain row loop), odd image sizes and chunks of one image, and images of
+// zeros and ones, as Omniglot's strokes are, whose flat regions tie the
+// four values of many windows (both must take the first maximum). The
+// fused graph runs no op of the image shape's gradient (bnBackMax, convK).
 func TestConvBlockBackMatchesUnfused(t *testing.T) {
 	for _, c := range []struct {
 		h, w, n, f int
 		dt         tensor.Dtype
 		chunk      int // chunkValues; 0: the default
+		binary     bool
 		maxRel     float64
 	}{
-		{28, 28, 10, 64, tensor.Float32, 0, 1e-5},
-		{28, 28, 10, 24, tensor.Float32, 0, 1e-5},
-		{9, 7, 5, 16, tensor.Float32, 1, 1e-5},
-		{28, 28, 10, 64, tensor.Float64, 0, 1e-12},
-		{9, 7, 5, 16, tensor.Float64, 1, 1e-12},
+		{28, 28, 10, 64, tensor.Float32, 0, false, 1e-5},
+		{28, 28, 10, 24, tensor.Float32, 0, false, 1e-5},
+		{9, 7, 5, 16, tensor.Float32, 1, false, 1e-5},
+		{28, 28, 10, 64, tensor.Float32, 0, true, 1e-5},
+		{28, 28, 10, 64, tensor.Float64, 0, false, 1e-12},
+		{9, 7, 5, 16, tensor.Float64, 1, false, 1e-12},
+		{28, 28, 10, 64, tensor.Float64, 0, true, 1e-12},
 	} {
-		t.Run(fmt.Sprintf("%dx%d, %d images, %d filters, %v, chunkValues %d", c.h, c.w, c.n, c.f, c.dt, c.chunk), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%dx%d, %d images, %d filters, %v, chunkValues %d, binary %v", c.h, c.w, c.n, c.f, c.dt, c.chunk, c.binary), func(t *testing.T) {
 			if c.chunk > 0 {
 				defer func(v int) { chunkValues = v }(chunkValues)
 				chunkValues = c.chunk
@@ -207,6 +217,9 @@ func TestConvBlockBackMatchesUnfused(t *testing.T) {
 			}
 			for i := range vals[0] {
 				vals[0][i] = rng.Float64() // images in [0, 1)
+				if c.binary {
+					vals[0][i] = float64(rng.IntN(2))
+				}
 			}
 			var grads [2][]float64
 			for k, fused := range []bool{true, false} {
@@ -264,5 +277,38 @@ func TestConvBlockBackMatchesUnfused(t *testing.T) {
 				t.Errorf("fused gradients differ from the unfused ones by %.3g, at most %.3g", d, c.maxRel)
 			}
 		})
+	}
+}
+
+// userCNN is a user's model that embeds CNN with a Forward of its own.
+type userCNN struct {
+	CNN
+	calls *int
+}
+
+func (m userCNN) Forward(x *gorgonia.Node, params gorgonia.Nodes) (*gorgonia.Node, error) {
+	*m.calls++
+	return m.CNN.Forward(x, params)
+}
+
+// TestEmbeddedCNNKeepsItsForward: a model that embeds CNN inherits its
+// unexported fused passes, but an objective of it runs the model's own
+// Forward for the support and the query pass, with and without a
+// meta-gradient.
+func TestEmbeddedCNNKeepsItsForward(t *testing.T) {
+	m, err := NewCNN(28, 28, 1, 16, 2, 5, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, meta := range []bool{false, true} {
+		calls := 0
+		_, err := NewObjective(Spec{Model: userCNN{m, &calls}, Loss: SoftmaxCrossEntropy, Tasks: 2, Support: 5, Query: 10,
+			InShape: m.InShape(), OutDim: 5, Steps: 1, Alpha: 0.4, MetaGradient: meta, Dtype: tensor.Float32})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if calls != 2 {
+			t.Errorf("meta-gradient %v: the model's Forward ran %d times, want 2 (support and query)", meta, calls)
+		}
 	}
 }

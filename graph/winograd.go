@@ -153,7 +153,7 @@ func winogradTask[T float](m, H, W, C, F, n int, x, k []T, transposed bool, u []
 	if u == nil {
 		own = winogradTransformSize(m, C, F, transposed)
 	}
-	sizes := []int{own, (m*th + 2) * pw, nn * vs, nn * ms, max(m*m*cout, 9*cout)}
+	sizes := []int{own, (m*th + 2) * pw, nn * vs, nn * ms, m * m * cout}
 	var parts [5][]T
 	bp := winogradBuffers(sizes, parts[:])
 	pad, v, mm, tmp := parts[1], parts[2], parts[3], parts[4]
@@ -399,6 +399,7 @@ func sameTasks[T float](v []T, n, size int) bool {
 	if n < 2 {
 		return false
 	}
+	v = v[:n*size] // bounds-checked before the bytes are read unchecked
 	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), n*size*int(unsafe.Sizeof(v[0])))
 	per := len(b) / n
 	for t := 1; t < n; t++ {
