@@ -59,14 +59,7 @@ func TestEvalQueryPassFused(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				fused := false
-				for _, s := range obj.prog.steps {
-					if o, ok := s.op.(*op); ok {
-						_, isBlock := o.k.(convBlockKernel)
-						fused = fused || isBlock
-					}
-				}
-				if fused != (k == 0) {
+				if fused := runs[convBlockKernel](&obj.prog); fused != (k == 0) {
 					t.Fatalf("model %d: convBlock in the program %v, want %v", k, fused, k == 0)
 				}
 				losses[k], acc[k] = make([]float64, 4), make([]float64, 4)
@@ -121,12 +114,8 @@ func TestMetaGradientQueryPassFused(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				for _, s := range obj.prog.steps {
-					if o, ok := s.op.(*op); ok {
-						if _, isBlock := o.k.(convBlockKernel); isBlock {
-							t.Fatalf("%v without the SIMD kernels: convBlock in the program", c.dt)
-						}
-					}
+				if runs[convBlockKernel](&obj.prog) {
+					t.Fatalf("%v without the SIMD kernels: convBlock in the program", c.dt)
 				}
 				defer func() { forceBlockBack = false }()
 				forceBlockBack = true
@@ -144,14 +133,7 @@ func TestMetaGradientQueryPassFused(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				fused := false
-				for _, s := range obj.prog.steps {
-					if o, ok := s.op.(*op); ok {
-						_, isBack := o.k.(convBlockBackKernel)
-						fused = fused || isBack
-					}
-				}
-				if fused != (k == 0) {
+				if fused := runs[convBlockBackKernel](&obj.prog); fused != (k == 0) {
 					t.Fatalf("model %d: convBlockBack in the program %v, want %v", k, fused, k == 0)
 				}
 				losses[k], grads[k], flops[k] = make([]float64, 4), make([]float64, len(w)), obj.FLOPs()
@@ -248,27 +230,10 @@ func TestConvBlockBackMatchesUnfused(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				var p program
-				idx := p.compile(g, d)
-				if err := p.run(); err != nil {
-					t.Fatal(err)
-				}
-				for _, i := range idx {
-					out := make([]float64, p.vals[i].Shape().TotalSize())
-					getFloats(out, p.vals[i])
-					grads[k] = append(grads[k], out...)
-				}
-				for _, s := range p.steps {
-					o, ok := s.op.(*op)
-					if !ok {
-						continue
-					}
-					switch o.k.(type) {
-					case bnBackMaxKernel, convKKernel, convKernel:
-						if fused {
-							t.Errorf("the fused gradient runs %s", o.k.name())
-						}
-					}
+				var p *program
+				p, grads[k] = runFlat(t, g, d)
+				if fused && (runs[bnBackMaxKernel](p) || runs[convKKernel](p) || runs[convKernel](p)) {
+					t.Errorf("the fused gradient runs bnBackMax, convK or conv")
 				}
 			}
 			d := relErr(grads[0], grads[1])
@@ -278,6 +243,36 @@ func TestConvBlockBackMatchesUnfused(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runFlat compiles and runs the graph g for outputs and returns the
+// program and the outputs' values one after the other.
+func runFlat(t *testing.T, g *Graph, outputs gorgonia.Nodes) (*program, []float64) {
+	t.Helper()
+	var p program
+	idx := p.compile(g, outputs)
+	if err := p.run(); err != nil {
+		t.Fatal(err)
+	}
+	var flat []float64
+	for _, i := range idx {
+		out := make([]float64, p.vals[i].Shape().TotalSize())
+		getFloats(out, p.vals[i])
+		flat = append(flat, out...)
+	}
+	return &p, flat
+}
+
+// runs reports whether program p runs a kernel of type K.
+func runs[K kernel](p *program) bool {
+	for _, s := range p.steps {
+		if o, ok := s.op.(*op); ok {
+			if _, is := o.k.(K); is {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // userCNN is a user's model that embeds CNN with a Forward of its own.

@@ -999,16 +999,7 @@ func checkFloat32(t *testing.T, rows []opRow) {
 					}
 					outputs = append(outputs, grads[0])
 				}
-				var p program
-				idx := p.compile(g, outputs)
-				if err := p.run(); err != nil {
-					t.Fatal(err)
-				}
-				for _, i := range idx {
-					out := make([]float64, p.vals[i].Shape().TotalSize())
-					getFloats(out, p.vals[i])
-					results[k] = append(results[k], out...)
-				}
+				_, results[k] = runFlat(t, g, outputs)
 			}
 			if d := relErr(results[1], results[0]); d > 1e-5 {
 				t.Errorf("float32 values and gradient differ from float64 by %.3g", d)
