@@ -44,6 +44,11 @@ type MemoryEstimate struct {
 	// EvalGraph is the evaluation graph, eval.batch instances scored on
 	// eval.query points each, and the evaluation's per-instance order.
 	EvalGraph float64
+	// SharedGraphs says that the evaluation graph's large values have the
+	// training graph's sizes, so that the two reuse one set of buffers
+	// (graph.Objective.ShareBuffers): the run holds the larger graph, not
+	// both.
+	SharedGraphs bool
 	// Records are metrics.csv and p.csv, kept in memory while training: one
 	// row per evaluation.
 	Records float64
@@ -54,7 +59,11 @@ type MemoryEstimate struct {
 
 // Total is the whole estimate in bytes, with 64 MiB for the runtime.
 func (m MemoryEstimate) Total() float64 {
-	return m.TrainGraph + m.EvalGraph + m.Records + m.Data + 64<<20
+	graphs := m.TrainGraph + m.EvalGraph
+	if m.SharedGraphs {
+		graphs = max(m.TrainGraph, m.EvalGraph)
+	}
+	return graphs + m.Records + m.Data + 64<<20
 }
 
 // Memory estimates the memory a run of c needs from its sizes alone,

@@ -338,6 +338,7 @@ func (o *Objective) ShareBuffers(other *Objective) {
 	for k, l := range from.free {
 		to.free[k] = append(to.free[k], l...)
 	}
+	to.bytes += from.bytes
 	for _, s := range o.prog.steps {
 		if op, ok := s.op.(*op); ok && op.pool == from {
 			op.pool = to
@@ -345,6 +346,13 @@ func (o *Objective) ShareBuffers(other *Objective) {
 	}
 	o.prog.pool = to
 }
+
+// BufferBytes is the memory of the large intermediate values (the CNN's
+// activations and their gradients) that o's buffer pool has allocated so
+// far, shared with the objectives of ShareBuffers: the pool keeps every
+// buffer for reuse, so after a call of each this is the graphs' peak.
+// Parameters, batches and small values are not counted.
+func (o *Objective) BufferBytes() int64 { return o.prog.pool.bytes }
 
 // Graph returns the underlying graph, for inspection (node counts, dot).
 func (o *Objective) Graph() *Graph { return o.g }

@@ -273,6 +273,9 @@ func (o *op) SymDiff(in gorgonia.Nodes, out, g *gorgonia.Node) (gorgonia.Nodes, 
 // of a few hundred.
 type bufferPool struct {
 	free map[poolKey][]*tensor.Dense
+	// bytes is the memory of every buffer the pool has allocated; it
+	// releases none, so this is its peak.
+	bytes int64
 }
 
 type poolKey struct {
@@ -302,6 +305,7 @@ func (p *bufferPool) get(dt tensor.Dtype, shape tensor.Shape) *tensor.Dense {
 	if t == nil {
 		t = tensor.New(tensor.WithShape(shape.Clone()...), tensor.Of(dt))
 	}
+	p.bytes += int64(t.MemSize())
 	return t
 }
 

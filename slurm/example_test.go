@@ -32,5 +32,5 @@ func ExampleEstimate() {
 	r := slurm.Estimate(c, slurm.SecondsPerIteration(c, 120e9, cpus, true), false)
 	fmt.Printf("--cpus-per-task=%d --mem=%dM --time=%s\n", r.CPUs, r.MemMiB, slurm.FormatTime(r.Time))
 	// Output:
-	// --cpus-per-task=2 --mem=5632M --time=1-06:54:00
+	// --cpus-per-task=2 --mem=2688M --time=1-06:54:00
 }

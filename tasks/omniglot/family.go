@@ -172,18 +172,21 @@ const (
 	omniglotTrainTasks = 25
 )
 
-// Memory implements configs.Family. The graph's large values are the
+// Memory implements configs.Family. The graphs' large values are the
 // activations of every image: per block its convolution output at that
-// block's resolution, per filter. The factors are measured: the training
-// graph's peak of the paper's model (scripts/bench_cnn.sh: 64 filters, 4
-// blocks, meta-batch 8, J = 10, float32, second order: 600 MiB at 5-way
-// 1-shot, 2290 MiB at 20-way) is 5.0 and 4.9 times the activations of one
-// pass over the meta-batch's images, so training counts 5.5; the evaluation
-// graph's factor, 5, brings the whole estimate of
-// configs/omniglot_quick.yaml (633 MB) near its measured resident peak (717
-// MB, /usr/bin/time -v, with the Go collector's slack): an estimate to
-// refuse configs far beyond the machine, not a guarantee. The paper's
-// 20-way 5-shot setting (3.8 GiB with eval.batch 1) is the largest.
+// block's resolution, per filter, and their gradients. A support image
+// costs more than a query image (its activations are differentiated twice
+// by the meta-gradient), so each counts with its own factor, in units of
+// one image's activations. They are fitted to the resident peaks of
+// 12-iteration `trmaml train` runs of the paper's 5-way 1-shot, 20-way
+// 1-shot and 20-way 5-shot settings in the default build (/usr/bin/time
+// -v, GOMAXPROCS 2; docs/cluster.md), less 67 MiB of data and runtime:
+// per support and query image 5.06 and 2.81 in training, 3.0 and 0.52 in
+// evaluation, rounded up to 5.2, 3, 3.2 and 0.75. The fast build's fused
+// first block (float32 with vector kernels) needs about 1.0 per training
+// query image, so there the estimate is about twice the peak. The two
+// graphs share their buffers when their sizes agree
+// (graph.Objective.ShareBuffers).
 func (Family) Memory(c configs.Config) configs.MemoryEstimate {
 	o, n := section(c), c.Model.CNN
 	float := 8.0
@@ -197,17 +200,18 @@ func (Family) Memory(c configs.Config) configs.MemoryEstimate {
 	}
 	perImage += float64(o.ImageSize * o.ImageSize) // the input
 	params := 9*float64(n.Filters)*float64(n.Filters+1)*float64(n.Blocks) + float64(side*side*n.Filters+1)*float64(o.Ways)
-	graph := func(tasks, support, query int, factor float64) float64 {
-		images := float64(tasks) * float64(o.Ways) * float64(support+query)
-		return float * (factor*images*perImage + params*float64(tasks*(c.Inner.Steps+2)))
+	graph := func(tasks, query int, supportFactor, queryFactor float64) float64 {
+		images := float64(tasks) * float64(o.Ways) * (supportFactor*float64(c.Task.Support) + queryFactor*float64(query))
+		return float * (images*perImage + params*float64(tasks*(c.Inner.Steps+2)))
 	}
 	rows := float64(c.Meta.Iterations)/float64(max(c.Eval.Every, 1)) + 2
 	instances := max(c.Eval.Instances, c.Eval.TrainInstances, c.Eval.FinalInstances)
 	return configs.MemoryEstimate{
-		TrainGraph: graph(c.Meta.Batch, c.Task.Support, c.Task.Query, 5.5),
-		EvalGraph:  graph(c.Eval.Batch, c.Task.Support, c.Eval.Query, 5) + 8*float64(instances),
-		Records:    rows * (200 + 25*omniglotTrainTasks),
-		Data:       omniglotImages * float64(o.ImageSize*o.ImageSize),
+		TrainGraph:   graph(c.Meta.Batch, c.Task.Query, 5.2, 3),
+		EvalGraph:    graph(c.Eval.Batch, c.Eval.Query, 3.2, 0.75) + 8*float64(instances),
+		SharedGraphs: c.Eval.Batch == c.Meta.Batch && c.Eval.Query == c.Task.Query,
+		Records:      rows * (200 + 25*omniglotTrainTasks),
+		Data:         omniglotImages * float64(o.ImageSize*o.ImageSize),
 	}
 }
 
