@@ -21,7 +21,7 @@ func ExampleRange() {
 // The default requests of one cell of the paper's 20-way 1-shot Omniglot
 // grid, whose training graph does 120 GFLOP per iteration
 // (graph.Objective.FLOPs), in the fast build: 2 CPUs, the memory estimate
-// with its margin, and 60,000 iterations of 1.2 s with the evaluations,
+// with its margin, and 60,000 iterations of 0.75 s with the evaluations,
 // times 1.5, plus 10 minutes.
 func ExampleEstimate() {
 	c, err := configs.Builtin("omniglot_20way_1shot_maml")
@@ -32,5 +32,5 @@ func ExampleEstimate() {
 	r := slurm.Estimate(c, slurm.SecondsPerIteration(c, 120e9, cpus, true), false)
 	fmt.Printf("--cpus-per-task=%d --mem=%dM --time=%s\n", r.CPUs, r.MemMiB, slurm.FormatTime(r.Time))
 	// Output:
-	// --cpus-per-task=2 --mem=2688M --time=1-06:54:00
+	// --cpus-per-task=2 --mem=2368M --time=0-19:22:00
 }

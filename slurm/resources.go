@@ -36,17 +36,21 @@ const (
 // the fast build (OpenBLAS, SIMD loops), counted as graph.Objective.FLOPs
 // counts it (the matrix products and convolutions of one training call).
 // Measured on the paper's five Omniglot settings (64 filters, meta-batch 8,
-// second order), from the CPU time of 2 and of 7 or 12 iterations on one
-// core of an AMD EPYC with AVX-512 (OpenBLAS Cooperlake kernels) shared
-// with other work: 50 to 66 GFLOP per CPU-second; the smallest, rounded
-// down. The 5-way setting's 0.24 s per iteration on 2 quiet cores of the
-// same machine class (docs/performance.md) is 63 per CPU.
-const FLOPsPerCPUSecond = 50e9
+// second order) with `GOMAXPROCS=1 cnnbench -ways N -shots K -iters 3` at
+// commit 7c02f6c on an AMD EPYC Zen 4 with AVX-512 (OpenBLAS Cooperlake
+// kernels) shared with two training runs, 2026-11-26: 0.285, 0.513, 1.011,
+// 0.991 and 2.082 CPU-seconds per iteration, 5-way 1-shot to 20-way 5-shot,
+// 106 to 121 GFLOP per CPU-second; the paper-scale 5-way runs averaged
+// 0.290 s of CPU per iteration over 37,000 iterations. Rounded down to 80
+// for slower CPUs: a task that reaches its --time anyway checkpoints and is
+// requeued.
+const FLOPsPerCPUSecond = 80e9
 
 // pureGoSlowdown is how much longer the default build (gonum's pure-Go
-// BLAS) takes over the CNN's arithmetic than the fast build: about 3 times
-// the CPU time (docs/getting-started.md).
-const pureGoSlowdown = 3
+// BLAS, plain loops) takes over the CNN's arithmetic than the fast build:
+// 5.9 and 6.3 times the CPU time for the 5-way and 20-way 1-shot iterations
+// measured as above (1.689 and 6.233 s).
+const pureGoSlowdown = 6
 
 // minSecondsPerIteration is the floor of the per-iteration estimate: the
 // small sine graphs cost more than their arithmetic says (1.2 to 3.1 ms
