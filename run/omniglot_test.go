@@ -2,10 +2,12 @@ package run
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	omniglottask "github.com/trmaml/trmaml/tasks/omniglot"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -207,6 +209,40 @@ func testOmniglotScoreIsAccuracy(t *testing.T, opts Options) {
 	}
 	if s.Metric != metalearn.Accuracy || s.Support != 5 || s.Query != 25 {
 		t.Fatalf("metric %v, %d support and %d query points; want accuracy, 5, 25", s.Metric, s.Support, s.Query)
+	}
+}
+
+// TestEvaluationIndependentOfBatch: eval.batch bounds memory and sets how
+// many instances run at once, never the values: the same instances get the
+// same accuracies in graphs of 1, 3 (the last batch partly filler) and 8.
+func TestEvaluationIndependentOfBatch(t *testing.T) {
+	t.Parallel()
+	opts := fixtureOptions(t)
+	var first [2]rundir.Stats
+	for i, batch := range []int{1, 3, 8} {
+		c := tinyOmniglot(t)
+		c.Eval.Batch = batch
+		s, err := Build(c, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := s.init(rand.New(rand.NewPCG(1, 2)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		train, test, err := s.evaluate(context.Background(), w, 0, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first = [2]rundir.Stats{train, test}
+			continue
+		}
+		for j, got := range []rundir.Stats{train, test} {
+			if !reflect.DeepEqual(got.PerTask, first[j].PerTask) {
+				t.Errorf("eval.batch %d: per-task accuracies %v, with 1: %v", batch, got.PerTask, first[j].PerTask)
+			}
+		}
 	}
 }
 
