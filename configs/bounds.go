@@ -139,8 +139,12 @@ func (k *Checker) checkMemory(c Config, f Family) {
 			field, v, least = cand.name, cand.value, t
 		}
 	}
-	k.fail(field, v, "the config needs about %s (training graph %s, evaluation graph %s, records %s), more than the limit of %s; %s dominates it: make it or the sizes it multiplies smaller",
-		gib(m.Total()), gib(m.TrainGraph), gib(m.EvalGraph), gib(m.Records), gib(MaxMemory), field)
+	eval := "evaluation graph " + gib(m.EvalGraph)
+	if m.SharedGraphs {
+		eval += " in the training graph's buffers"
+	}
+	k.fail(field, v, "the config needs about %s (training graph %s, %s, records %s), more than the limit of %s; %s dominates it: make it or the sizes it multiplies smaller",
+		gib(m.Total()), gib(m.TrainGraph), eval, gib(m.Records), gib(MaxMemory), field)
 }
 
 func gib(b float64) string { return fmt.Sprintf("%.2f GiB", b/(1<<30)) }

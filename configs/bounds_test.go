@@ -83,7 +83,7 @@ func TestMemoryEstimatePaperConfigs(t *testing.T) {
 		m := c.Memory()
 		if c.Task.Family == "omniglot" {
 			// The CNN's activations: the paper's Omniglot settings need 0.45
-			// GiB (5-way 1-shot) to 2.5 GiB (20-way 5-shot).
+			// GiB (5-way 1-shot) to 2.3 GiB (20-way 5-shot).
 			if m.Total() < 128<<20 || m.Total() > MaxMemory {
 				t.Errorf("%s: estimate %s, want between 0.125 GiB and the limit", name, Gib(m.Total()))
 			}

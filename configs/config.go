@@ -171,10 +171,12 @@ type EvalConfig struct {
 	// drawings, support included) and defaults to task.query.
 	Query int `yaml:"query"`
 	// Batch >= 1 is the number of instances per evaluation graph batch; it
-	// bounds memory, not results. A batch's instances run in parallel, so
-	// fewer than the CPUs leave some idle; equal to Meta.Batch, with Query
-	// equal to Task.Query, the evaluation graph reuses the training graph's
-	// buffers.
+	// changes memory and speed, not results. A batch's instances run in
+	// parallel, so fewer than the CPUs leave some idle. Equal to Meta.Batch,
+	// with Query equal to Task.Query, the evaluation graph reuses the
+	// training graph's buffers and costs no memory of its own; any other
+	// value adds the evaluation graph's own buffers, smaller at a smaller
+	// batch.
 	Batch int `yaml:"batch"`
 	// FinalInstances is the number of instances of each split in the
 	// evaluation of the trained solution (result.json, trmaml eval). 0 means

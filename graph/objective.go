@@ -329,7 +329,9 @@ func (o *Objective) FLOPs() float64 {
 // their batches match) hold one set of buffers between them instead of two:
 // the process peaks at the larger of the two graphs, not their sum. Every
 // pooled buffer is back in the pool when a call returns, so the two may be
-// called in turn, but never at the same time (the same goroutine).
+// called in turn, but never at the same time (the same goroutine). Call it
+// once, before either has run: BufferBytes counts o's buffers into other's
+// pool.
 func (o *Objective) ShareBuffers(other *Objective) {
 	from, to := o.prog.pool, other.prog.pool
 	if from == to {

@@ -22,13 +22,17 @@ func TestMemoryEstimateBoundsGraphs(t *testing.T) {
 	opts := fixtureOptions(t)
 	for _, tc := range []struct {
 		name                 string
+		filters, steps       int
+		order                string
 		support, query       int
 		evalBatch, evalQuery int
 		shared               bool
 	}{
-		{"5-way 1-shot, evaluation in training's buffers", 1, 10, 8, 10, true},
-		{"5-way 1-shot, evaluation in its own buffers", 1, 10, 3, 5, false},
-		{"5-way 5-shot", 5, 10, 8, 10, true},
+		{"5-way 1-shot, evaluation in training's buffers", 64, 1, "second", 1, 10, 8, 10, true},
+		{"5-way 1-shot, evaluation in its own buffers", 64, 1, "second", 1, 10, 3, 5, false},
+		{"5-way 5-shot", 64, 1, "second", 5, 10, 8, 10, true},
+		{"5-way 5-shot, 3 inner steps", 32, 3, "second", 5, 10, 8, 10, true},
+		{"5-way 5-shot, 3 inner steps, first order", 32, 3, "first", 5, 10, 8, 10, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg, err := configs.Parse("memory.yaml", []byte(fmt.Sprintf(`
@@ -39,12 +43,13 @@ task:
   query: %d
   omniglot: {ways: 5, rotate: true, image_size: 28}
 model:
-  cnn: {filters: 64, blocks: 4}
+  cnn: {filters: %d, blocks: 4}
   dtype: float32
-inner: {steps: 1, alpha: 0.1}
+order: %s
+inner: {steps: %d, alpha: 0.1}
 meta: {iterations: 1, batch: 8}
 eval: {every: 1, instances: 8, train_instances: 8, query: %d, batch: %d, final_instances: 8}
-`, tc.support, tc.query, tc.evalQuery, tc.evalBatch)))
+`, tc.support, tc.query, tc.filters, tc.order, tc.steps, tc.evalQuery, tc.evalBatch)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -67,8 +72,12 @@ eval: {every: 1, instances: 8, train_instances: 8, query: %d, batch: %d, final_i
 			if err := s.Objective.Losses(w, b, weights, make([]float64, b.Tasks), make([]float64, len(w))); err != nil {
 				t.Fatal(err)
 			}
+			trained := s.Objective.BufferBytes()
 			if _, _, err := s.evaluate(context.Background(), w, 0, false); err != nil {
 				t.Fatal(err)
+			}
+			if grew := s.Objective.BufferBytes() - trained; tc.shared && grew != 0 {
+				t.Errorf("the evaluation allocated %d bytes of its own; with the training graph's sizes it should reuse its buffers", grew)
 			}
 			m := cfg.Memory()
 			if m.SharedGraphs != tc.shared {

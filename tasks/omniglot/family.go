@@ -180,9 +180,10 @@ const (
 // one image's activations. They are fitted to the resident peaks of
 // 12-iteration `trmaml train` runs of the paper's 5-way 1-shot, 20-way
 // 1-shot and 20-way 5-shot settings in the default build (/usr/bin/time
-// -v, GOMAXPROCS 2; docs/cluster.md), less 67 MiB of data and runtime:
-// per support and query image 5.06 and 2.81 in training, 3.0 and 0.52 in
-// evaluation, rounded up to 5.2, 3, 3.2 and 0.75. The fast build's fused
+// -v, GOMAXPROCS 2; docs/cluster.md), less about 67 MiB of data and
+// runtime (the estimate adds 88): per support and query image 5.06 and
+// 2.81 in training at one inner step, 3.0 and 0.52 in evaluation, rounded
+// up to 5.2, 3, 3.2 and 0.75. The fast build's fused
 // first block (float32 with vector kernels) needs about 1.0 per training
 // query image, so there the estimate is about twice the peak. The two
 // graphs share their buffers when their sizes agree
@@ -204,10 +205,17 @@ func (Family) Memory(c configs.Config) configs.MemoryEstimate {
 		images := float64(tasks) * float64(o.Ways) * (supportFactor*float64(c.Task.Support) + queryFactor*float64(query))
 		return float * (images*perImage + params*float64(tasks*(c.Inner.Steps+2)))
 	}
+	// Exact second order keeps every inner step's support activations for
+	// the meta-gradient: about 2 more per support image and extra step
+	// (1.9 measured at 2 and at 5 steps, 5-shot, in the default build).
+	support := 5.2
+	if c.Order != "first" {
+		support += 2 * float64(c.Inner.Steps-1)
+	}
 	rows := float64(c.Meta.Iterations)/float64(max(c.Eval.Every, 1)) + 2
 	instances := max(c.Eval.Instances, c.Eval.TrainInstances, c.Eval.FinalInstances)
 	return configs.MemoryEstimate{
-		TrainGraph:   graph(c.Meta.Batch, c.Task.Query, 5.2, 3),
+		TrainGraph:   graph(c.Meta.Batch, c.Task.Query, support, 3),
 		EvalGraph:    graph(c.Eval.Batch, c.Eval.Query, 3.2, 0.75) + 8*float64(instances),
 		SharedGraphs: c.Eval.Batch == c.Meta.Batch && c.Eval.Query == c.Task.Query,
 		Records:      rows * (200 + 25*omniglotTrainTasks),
