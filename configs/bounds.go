@@ -57,13 +57,18 @@ type MemoryEstimate struct {
 	Data float64
 }
 
+// Graphs is what the two graphs hold together: the larger one when they
+// share their buffers, else both.
+func (m MemoryEstimate) Graphs() float64 {
+	if m.SharedGraphs {
+		return max(m.TrainGraph, m.EvalGraph)
+	}
+	return m.TrainGraph + m.EvalGraph
+}
+
 // Total is the whole estimate in bytes, with 64 MiB for the runtime.
 func (m MemoryEstimate) Total() float64 {
-	graphs := m.TrainGraph + m.EvalGraph
-	if m.SharedGraphs {
-		graphs = max(m.TrainGraph, m.EvalGraph)
-	}
-	return graphs + m.Records + m.Data + 64<<20
+	return m.Graphs() + m.Records + m.Data + 64<<20
 }
 
 // Memory estimates the memory a run of c needs from its sizes alone,

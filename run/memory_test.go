@@ -83,7 +83,7 @@ eval: {every: 1, instances: 8, train_instances: 8, query: %d, batch: %d, final_i
 			if m.SharedGraphs != tc.shared {
 				t.Errorf("SharedGraphs %v, want %v", m.SharedGraphs, tc.shared)
 			}
-			graphs := m.Total() - m.Records - m.Data - 64<<20
+			graphs := m.Graphs()
 			got := float64(s.Objective.BufferBytes())
 			t.Logf("graphs' buffers %.0f MiB, estimate %.0f MiB (training %.0f, evaluation %.0f): %.2f", got/(1<<20), graphs/(1<<20), m.TrainGraph/(1<<20), m.EvalGraph/(1<<20), got/graphs)
 			if got > graphs || got < graphs/3 {

@@ -183,9 +183,9 @@ const (
 // -v, GOMAXPROCS 2; docs/cluster.md), less about 67 MiB of data and
 // runtime (the estimate adds 88): per support and query image 5.06 and
 // 2.81 in training at one inner step, 3.0 and 0.52 in evaluation, rounded
-// up to 5.2, 3, 3.2 and 0.75. The fast build's fused
-// first block (float32 with vector kernels) needs about 1.0 per training
-// query image, so there the estimate is about twice the peak. The two
+// up to 5.2, 3, 3.2 and 0.75. The fast build's fused first block
+// (float32 with vector kernels) needs about 1.0 per training query image,
+// so there the estimate is 1.5 to 2 times the peak. The two
 // graphs share their buffers when their sizes agree
 // (graph.Objective.ShareBuffers).
 func (Family) Memory(c configs.Config) configs.MemoryEstimate {
