@@ -17,7 +17,7 @@ import (
 //
 //	magic "TRMAML-OMNIGLOT\n"
 //	uint32 little-endian length of the JSON header, then the header
-//	the pixels (header.PixelBytes bytes)
+//	the images' row spans (header.PixelBytes bytes; store.go)
 //	uint32 little-endian CRC-32C of everything before it
 //
 // The header carries the key (content hash of the sources and resize
@@ -48,7 +48,7 @@ const maxCacheHeader = 1 << 24
 
 // writeCache stores d with its key at path, atomically.
 func writeCache(path string, key cacheKey, d *Dataset) error {
-	hdr, err := json.Marshal(cacheHeader{key, d.alphabets, d.charFirst, d.imageFirst, len(d.pixels)})
+	hdr, err := json.Marshal(cacheHeader{key, d.alphabets, d.charFirst, d.imageFirst, len(d.store.data)})
 	if err != nil {
 		return err
 	}
@@ -58,7 +58,7 @@ func writeCache(path string, key cacheKey, d *Dataset) error {
 		mw := io.MultiWriter(bw, crc)
 		var n [4]byte
 		binary.LittleEndian.PutUint32(n[:], uint32(len(hdr)))
-		for _, part := range [][]byte{[]byte(cacheMagic), n[:], hdr, d.pixels} {
+		for _, part := range [][]byte{[]byte(cacheMagic), n[:], hdr, d.store.data} {
 			if _, err := mw.Write(part); err != nil {
 				return err
 			}
@@ -102,9 +102,12 @@ func readCache(path string, want cacheKey) (*Dataset, error) {
 		return nil, bad(fmt.Sprintf("was built from %+v, want %+v", h.Key, want))
 	}
 	pixels := rest[4+n:]
-	d := &Dataset{size: h.Key.Size, alphabets: h.Alphabets, charFirst: h.CharFirst, imageFirst: h.ImageFirst, pixels: pixels}
-	if err := d.checkLayout(); err != nil || len(pixels) != h.PixelBytes {
+	d := &Dataset{size: h.Key.Size, alphabets: h.Alphabets, charFirst: h.CharFirst, imageFirst: h.ImageFirst}
+	if err := d.checkIndex(); err != nil || len(pixels) != h.PixelBytes {
 		return nil, bad("has an inconsistent layout")
+	}
+	if d.store, err = parseImageStore(d.size, d.Images(), pixels); err != nil {
+		return nil, bad("has damaged images: " + err.Error())
 	}
 	for i := range d.alphabets { // the split is the code's, not the cache's
 		d.alphabets[i].Split = splitOf(d.alphabets[i].Set, d.alphabets[i].Name)
@@ -112,9 +115,9 @@ func readCache(path string, want cacheKey) (*Dataset, error) {
 	return d, nil
 }
 
-// checkLayout makes sure the index arrays describe the pixel store, so that
-// a damaged cache that passed its checksum cannot index out of range.
-func (d *Dataset) checkLayout() error {
+// checkIndex makes sure the index arrays are consistent, so that a damaged
+// cache that passed its checksum cannot index out of range.
+func (d *Dataset) checkIndex() error {
 	if len(d.charFirst) != len(d.alphabets)+1 || len(d.charFirst) == 0 || d.charFirst[0] != 0 ||
 		len(d.imageFirst) != d.charFirst[len(d.charFirst)-1]+1 || d.imageFirst[0] != 0 {
 		return errors.New("index arrays disagree")
@@ -129,8 +132,8 @@ func (d *Dataset) checkLayout() error {
 			return errors.New("image counts disagree")
 		}
 	}
-	if d.size < 1 || len(d.pixels) != d.Images()*d.size*d.size {
-		return errors.New("pixel count disagrees")
+	if d.size < 1 {
+		return errors.New("bad image size")
 	}
 	return nil
 }

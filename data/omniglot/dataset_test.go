@@ -47,8 +47,9 @@ func TestSharedCountsPerSplit(t *testing.T) {
 	if maxValidation >= minTrain {
 		t.Errorf("largest validation alphabet has %d characters, smallest training one %d", maxValidation, minTrain)
 	}
-	if d.Images() != 32460 || d.Bytes() != 32460*28*28 {
-		t.Errorf("%d images in %d bytes, want 32460 in %d", d.Images(), d.Bytes(), 32460*28*28)
+	// Row spans: 7.8 MB where dense bytes would take 25.4 MB.
+	if d.Images() != 32460 || d.Bytes() > 32460*28*28*4/10 {
+		t.Errorf("%d images in %d bytes, want 32460 in at most %d", d.Images(), d.Bytes(), 32460*28*28*4/10)
 	}
 }
 
@@ -143,7 +144,7 @@ func TestSharedCacheRoundTrip(t *testing.T) {
 
 func sameDataset(t *testing.T, got, want *Dataset) {
 	t.Helper()
-	if got.size != want.size || !bytes.Equal(got.pixels, want.pixels) ||
+	if got.size != want.size || !got.store.equal(want.store) ||
 		len(got.alphabets) != len(want.alphabets) || !equalInts(got.charFirst, want.charFirst) || !equalInts(got.imageFirst, want.imageFirst) {
 		t.Fatal("datasets differ")
 	}

@@ -16,7 +16,7 @@ const sourceSide = 105
 
 // pipelineVersion is part of the cache key with the resize: change it when
 // the decoding or the stored layout changes.
-const pipelineVersion = 1
+const pipelineVersion = 2 // 2: row spans (store.go) instead of dense pixels
 
 // newLayout builds a Dataset's index arrays from the sorted sources, with
 // no pixels yet.
@@ -48,8 +48,7 @@ func decodeAll(srcs []*source, size int, resize Resize) (*Dataset, error) {
 	for _, src := range srcs {
 		all = append(all, src.images...)
 	}
-	n := size * size
-	d.pixels = make([]uint8, len(all)*n)
+	encoded := make([][]byte, len(all))
 
 	workers := min(runtime.GOMAXPROCS(0), len(all))
 	next := make(chan int, workers)
@@ -60,11 +59,14 @@ func decodeAll(srcs []*source, size int, resize Resize) (*Dataset, error) {
 		go func() {
 			defer wg.Done()
 			r := newResizer(resize, size)
+			img := make([]uint8, size*size)
 			for k := range next {
 				if errs[w] != nil {
 					continue // drain
 				}
-				errs[w] = r.decode(all[k], d.pixels[k*n:(k+1)*n])
+				if errs[w] = r.decode(all[k], img); errs[w] == nil {
+					encoded[k] = storedSpans(nil, img, size)
+				}
 			}
 		}()
 	}
@@ -78,6 +80,7 @@ func decodeAll(srcs []*source, size int, resize Resize) (*Dataset, error) {
 			return nil, err
 		}
 	}
+	d.store = newImageStore(size, encoded)
 	return d, nil
 }
 

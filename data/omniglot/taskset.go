@@ -190,7 +190,7 @@ func (ts *TaskSet) Sample(i int, rng *rand.Rand, b *metalearn.Batch, t int) {
 			drawings[e], drawings[r] = drawings[r], drawings[e]
 		}
 		for e := range k + j {
-			src := ts.d.pixels[(imFirst+int(drawings[e]))*pixels:][:pixels]
+			src := ts.d.store.encoded(imFirst + int(drawings[e]))
 			var x, y []float64
 			if e < k {
 				p := label*k + e
@@ -205,36 +205,39 @@ func (ts *TaskSet) Sample(i int, rng *rand.Rand, b *metalearn.Batch, t int) {
 	}
 }
 
-// copyRotated writes the ink of the size x size image src, rotated by rot
-// quarter turns counterclockwise, to dst: output (y, x) reads source
-// (y, x), (x, size-1-y), (size-1-y, size-1-x) or (size-1-x, y), read with
-// strided loops (no index table to load per pixel).
-func (ts *TaskSet) copyRotated(dst []float64, src []uint8, rot int) {
+// copyRotated writes the ink of the encoded size x size image src (row
+// spans, store.go), rotated by rot quarter turns counterclockwise, to dst:
+// output (y, x) reads source (y, x), (x, size-1-y), (size-1-y, size-1-x) or
+// (size-1-x, y). Only the spans are written after clearing dst: a source
+// pixel (sy, sx) lands at output sy*size+sx, (size-1-sx)*size+sy,
+// (size-1-sy)*size+size-1-sx or sx*size+size-1-sy, a step of 1, -size, -1
+// or size along the span.
+func (ts *TaskSet) copyRotated(dst []float64, src []byte, rot int) {
 	n := ts.d.size
-	dst, src = dst[:n*n], src[:n*n]
+	dst = dst[:n*n]
+	clear(dst) // ink[0] == 0
 	ink := &ts.ink
-	switch rot {
-	case 0:
-		for p, v := range src {
+	for sy := range n {
+		var sx int
+		var span []uint8
+		sx, span, src = nextSpan(src)
+		if len(span) == 0 {
+			continue
+		}
+		var p, step int
+		switch rot {
+		case 0:
+			p, step = sy*n+sx, 1
+		case 1:
+			p, step = (n-1-sx)*n+sy, -n
+		case 2:
+			p, step = (n-1-sy)*n+n-1-sx, -1
+		case 3:
+			p, step = sx*n+n-1-sy, n
+		}
+		for _, v := range span {
 			dst[p] = ink[v]
-		}
-	case 1:
-		for y := range n {
-			row := dst[y*n : (y+1)*n]
-			for x := range row {
-				row[x] = ink[src[x*n+n-1-y]]
-			}
-		}
-	case 2:
-		for p := range dst {
-			dst[p] = ink[src[n*n-1-p]]
-		}
-	case 3:
-		for y := range n {
-			row := dst[y*n : (y+1)*n]
-			for x := range row {
-				row[x] = ink[src[(n-1-x)*n+y]]
-			}
+			p += step
 		}
 	}
 }
