@@ -3,7 +3,6 @@ package run
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -382,11 +381,7 @@ func (ss *session) checkpoint(pd *rundir.Pending) error {
 	if err != nil {
 		return err
 	}
-	opt, err := json.Marshal(ss.opt)
-	if err != nil {
-		return err
-	}
-	sum, err := rundir.WriteCheckpoint(filepath.Join(ss.dir, rundir.CheckpointFile), rundir.Checkpoint{State: snap, Optimizer: opt, TrainSeconds: ss.trainDur.Seconds(), EvalSeconds: ss.evalDur.Seconds(), CPU: ss.cpu.times(), Pending: pd,
+	sum, err := rundir.WriteCheckpoint(filepath.Join(ss.dir, rundir.CheckpointFile), rundir.Checkpoint{State: snap, OptimizerState: ss.opt, TrainSeconds: ss.trainDur.Seconds(), EvalSeconds: ss.evalDur.Seconds(), CPU: ss.cpu.times(), Pending: pd,
 		Seed: ss.s.Config.Seed, ConfigSHA256: ss.s.configHash, Previous: ss.prevCheckpoint})
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package rundir
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 
 	"github.com/trmaml/trmaml/internal/atomicfile"
 	"github.com/trmaml/trmaml/metalearn"
@@ -25,10 +27,14 @@ import (
 // replaced, which lets Verify accept it when a kill came between it and the
 // manifest.
 type Checkpoint struct {
-	State        metalearn.State `json:"state"`
-	Optimizer    json.RawMessage `json:"optimizer"`
-	TrainSeconds float64         `json:"train_seconds"`
-	EvalSeconds  float64         `json:"eval_seconds"`
+	State     metalearn.State `json:"state"`
+	Optimizer json.RawMessage `json:"optimizer"`
+	// OptimizerState, when set, is written as the optimizer field instead
+	// of Optimizer, encoded while the file is written rather than before:
+	// Adam's moments are most of a checkpoint. Decoding fills Optimizer.
+	OptimizerState any     `json:"-"`
+	TrainSeconds   float64 `json:"train_seconds"`
+	EvalSeconds    float64 `json:"eval_seconds"`
 	// CPU is the processor time so far (nil in checkpoints written before
 	// the field: the run's total is then unknown).
 	CPU          *CPUTime `json:"cpu,omitempty"`
@@ -71,16 +77,26 @@ func (ck Checkpoint) contentHash() (string, error) {
 
 // writeContent writes ck's JSON without its SHA256 field to w, all but the
 // closing brace, and returns the hex SHA-256 of that JSON (brace included).
-// The JSON is json.Marshal's, encoded once and never copied: a checkpoint's
-// weights and optimizer state make it megabytes.
+// The JSON is json.Marshal's, streamed (streamJSON): a checkpoint's weights
+// and optimizer state make it megabytes, which are never held in memory.
 func writeContent(w io.Writer, ck Checkpoint) (string, error) {
 	ck.SHA256 = ""
 	h := sha256.New()
 	t := &tailWriter{w: io.MultiWriter(w, h)}
-	if err := json.NewEncoder(t).Encode(ck); err != nil {
+	bw := bufio.NewWriterSize(t, 64<<10)
+	var replace map[string]any
+	if ck.OptimizerState != nil {
+		replace = map[string]any{"optimizer": ck.OptimizerState}
+	}
+	err := streamStruct(bw, reflect.ValueOf(ck), replace)
+	if err == nil {
+		bw.WriteByte('\n') // so that the tail is the brace and this
+		err = bw.Flush()
+	}
+	if err != nil {
 		return "", err
 	}
-	if string(t.tail) != "}\n" { // Encode ends the object with a newline
+	if string(t.tail) != "}\n" {
 		return "", fmt.Errorf("checkpoint JSON ends in %q", t.tail)
 	}
 	h.Write(t.tail[:1])

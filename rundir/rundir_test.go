@@ -253,10 +253,11 @@ func TestHashedCheckpointBeforeIdentity(t *testing.T) {
 	}
 }
 
-// TestEncodeCheckpointIsMarshal: the one-pass encoder writes what
-// json.Marshal does for the checkpoint with its hash set, the hash being
-// that of json.Marshal's encoding without it; WriteCheckpoint writes the
-// same bytes and returns their SHA-256. The legacy runs' checkpoints
+// TestEncodeCheckpointIsMarshal: the streaming encoder writes what
+// json.Marshal does for the checkpoint with its hash set (an OptimizerState
+// as its marshalled Optimizer), the hash being that of json.Marshal's
+// encoding without it; WriteCheckpoint writes the same bytes and returns
+// their SHA-256. The legacy runs' checkpoints
 // supply real optimizer states and weights.
 func TestEncodeCheckpointIsMarshal(t *testing.T) {
 	t.Parallel()
@@ -264,6 +265,7 @@ func TestEncodeCheckpointIsMarshal(t *testing.T) {
 		{State: metalearn.State{Iteration: 3, W: []float64{0.5, -1e-300, math.MaxFloat64}, P: []float64{1}}, Optimizer: json.RawMessage(`{"LR": 0.1}`), TrainSeconds: 2, Seed: 7, ConfigSHA256: "<&>"},
 		{State: metalearn.State{}, Optimizer: json.RawMessage(`null`), Pending: &Pending{Evaluated: 1, BatchSum: 0.25, BatchN: 2}, Previous: "abc"},
 		{},
+		{State: metalearn.State{Iteration: 5, W: []float64{0.25, 3e-7}}, OptimizerState: &metalearn.Adam{LR: 1e-3, M: []float64{1e-9, -2}, V: []float64{4e21, 0}, T: 5}, Seed: 2},
 	}
 	paths, err := filepath.Glob(filepath.Join(legacy, "*", "*", CheckpointFile))
 	if err != nil || len(paths) == 0 {
@@ -285,6 +287,11 @@ func TestEncodeCheckpointIsMarshal(t *testing.T) {
 		ck.SHA256 = "stale"
 		ref := ck
 		ref.SHA256 = ""
+		if ck.OptimizerState != nil { // written in Optimizer's place
+			if ref.Optimizer, err = json.Marshal(ck.OptimizerState); err != nil {
+				t.Fatal(err)
+			}
+		}
 		content, err := json.Marshal(ref)
 		if err != nil {
 			t.Fatal(err)

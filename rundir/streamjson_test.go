@@ -1,0 +1,97 @@
+package rundir
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/trmaml/trmaml/metalearn"
+)
+
+type streamInner struct {
+	A []float64 `json:"a,omitempty"`
+	B *float64
+}
+
+type streamOuter struct {
+	Name    string          `json:"name"`
+	X       []float64       `json:"x"`
+	Skip    []float64       `json:"-"`
+	Dash    int             `json:"-,"`
+	Zero    int             `json:"zero,omitempty"`
+	Inner   streamInner     `json:"inner"`
+	Ptr     *streamInner    `json:"ptr"`
+	NilPtr  *streamInner    `json:"nil_ptr"`
+	Any     any             `json:"any"`
+	Raw     json.RawMessage `json:"raw"`
+	Time    time.Time       `json:"time"`
+	Map     map[string]int  `json:"map"`
+	F32     []float32       `json:"f32"`
+	private []float64
+}
+
+type streamTagged struct {
+	X   []float64 `json:"x"`
+	Str int       `json:"str,string"`
+}
+
+type streamEmbedded struct {
+	streamInner
+	C []float64
+}
+
+// TestStreamJSONIsMarshal: streamJSON writes json.Marshal's bytes for
+// floats of every magnitude and format boundary, nil and empty slices,
+// nested and pointed-to structs, interfaces, omitempty and "-" fields, and
+// the values it leaves to json.Marshal (custom marshalers, maps, tag
+// options, embedded fields).
+func TestStreamJSONIsMarshal(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(5, 6))
+	floats := []float64{0, math.Copysign(0, -1), 1, -1, 0.1, 1e-6, 9.999999e-7, 1e-7, -1.5e-7, 1e20, 1e21, 9.99e20, -1e21,
+		1e-300, 5e-324, math.MaxFloat64, -math.MaxFloat64, math.SmallestNonzeroFloat64, 123456789.125, 1e-10, 2.5e-100}
+	for range 2000 {
+		floats = append(floats, math.Ldexp(rng.NormFloat64(), rng.IntN(200)-100))
+	}
+	one := 3.5
+	values := []any{
+		floats,
+		[]float64{},
+		[]float64(nil),
+		streamOuter{Name: "<&>", X: floats[:5], Skip: floats, Dash: 4, Inner: streamInner{B: &one}, Ptr: &streamInner{A: floats[:3]},
+			Any: &metalearn.Adam{LR: 0.1, M: floats[:7], V: []float64{}}, Raw: json.RawMessage(`{ "a" : [1, 2] }`),
+			Time: time.Unix(12345, 6789).UTC(), Map: map[string]int{"b": 1, "a": 2}, F32: []float32{0.1, 1e-7}, private: floats},
+		streamTagged{floats[:3], 9},
+		streamOuter{},
+		&streamOuter{Any: floats[:2]},
+		streamEmbedded{streamInner{A: floats[:2]}, floats[2:4]},
+		metalearn.State{Iteration: 9, W: floats, P: floats[:25], RNG: []byte{1, 2, 3}},
+		metalearn.NewAdam(1e-3, 50),
+		nil,
+	}
+	for i, v := range values {
+		want, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		w := bufio.NewWriterSize(&got, 16) // small, so that it flushes midway
+		if err := streamJSON(w, reflect.ValueOf(v)); err != nil || w.Flush() != nil {
+			t.Fatalf("value %d: %v", i, err)
+		}
+		if !bytes.Equal(got.Bytes(), want) {
+			t.Errorf("value %d: streamed\n%.300s\nwant\n%.300s", i, got.Bytes(), want)
+		}
+	}
+	for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		w := bufio.NewWriter(&bytes.Buffer{})
+		if err := streamJSON(w, reflect.ValueOf(streamInner{A: []float64{1, bad}})); err == nil {
+			t.Errorf("%v: no error", bad)
+		}
+	}
+}
