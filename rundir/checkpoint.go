@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -86,6 +87,9 @@ func writeContent(w io.Writer, ck Checkpoint) (string, error) {
 	bw := bufio.NewWriterSize(t, 64<<10)
 	var replace map[string]any
 	if ck.OptimizerState != nil {
+		if v := reflect.ValueOf(ck.OptimizerState); v.Kind() == reflect.Pointer && v.IsNil() {
+			return "", errors.New("checkpoint: nil optimizer state") // written as null, refused on reading
+		}
 		replace = map[string]any{"optimizer": ck.OptimizerState}
 	}
 	err := streamStruct(bw, reflect.ValueOf(ck), replace)

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -310,6 +311,19 @@ func TestEncodeCheckpointIsMarshal(t *testing.T) {
 		if wantSum := sha256.Sum256(want); err != nil || !bytes.Equal(written, want) || fileSum != hex.EncodeToString(wantSum[:]) {
 			t.Errorf("checkpoint %d: WriteCheckpoint wrote %.200q, sum %s (%v)", i, written, fileSum, err)
 		}
+	}
+}
+
+// TestWriteCheckpointRefusesNilOptimizer: a nil optimizer state would be
+// written as null and refused when the run resumes, so it is refused now.
+func TestWriteCheckpointRefusesNilOptimizer(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), CheckpointFile)
+	if _, err := WriteCheckpoint(path, Checkpoint{OptimizerState: (*metalearn.Adam)(nil)}); err == nil || !strings.Contains(err.Error(), "nil optimizer state") {
+		t.Errorf("nil *Adam: %v", err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a refused checkpoint left %s: %v", path, err)
 	}
 }
 

@@ -8,24 +8,27 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // streamJSON writes json.Marshal(v) to w without building it in memory: it
-// walks structs, pointers and interfaces itself and writes []float64 values
-// number by number, leaving every other value to json.Marshal. A
+// walks structs, pointers and empty interfaces itself and writes []float64
+// values number by number, leaving every other value to json.Marshal. A
 // checkpoint of the paper's CNN is 7.5 MB of JSON (weights and Adam's
 // moments); encoding/json builds all of it, and its growth, in one buffer,
 // which was the peak of a training run's memory (docs/performance.md).
-// Values it does not walk (custom marshalers, embedded fields, tag options
-// other than omitempty) are passed to json.Marshal whole, so the output is
-// always json.Marshal's.
+// What it does not walk goes to json.Marshal whole, through its address
+// where it has one (as encoding/json calls pointer-receiver marshalers of
+// addressable values): values that marshal themselves, non-empty
+// interfaces, and structs with embedded fields, tag options other than
+// omitempty, names that are not plain or appear twice.
 func streamJSON(w *bufio.Writer, v reflect.Value) error {
 	switch {
 	case !v.IsValid():
 		_, err := w.WriteString("null")
 		return err
 	case customMarshaler(v.Type()):
-	case v.Kind() == reflect.Interface || v.Kind() == reflect.Pointer:
+	case v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface && v.NumMethod() == 0:
 		if v.IsNil() {
 			_, err := w.WriteString("null")
 			return err
@@ -39,6 +42,14 @@ func streamJSON(w *bufio.Writer, v reflect.Value) error {
 		return streamFloats(w, v)
 	case v.Kind() == reflect.Struct && walkable(v.Type()):
 		return streamStruct(w, v, nil)
+	}
+	switch {
+	case v.CanAddr():
+		v = v.Addr()
+	case v.Kind() == reflect.Interface: // its own type decides, not its value's
+		p := reflect.New(v.Type())
+		p.Elem().Set(v)
+		v = p
 	}
 	b, err := json.Marshal(v.Interface())
 	if err == nil {
@@ -58,19 +69,32 @@ func customMarshaler(t reflect.Type) bool {
 	return t.Implements(jsonMarshaler) || t.Implements(textMarshaler) || p.Implements(jsonMarshaler) || p.Implements(textMarshaler)
 }
 
-// walkable reports whether streamStruct encodes t as encoding/json does:
-// no embedded fields and no tag options but omitempty.
+// walkable reports whether streamStruct encodes t as encoding/json does: no
+// embedded fields, no tag options but omitempty, and field names of
+// letters, digits, '_' and '-' that appear once.
 func walkable(t reflect.Type) bool {
+	names := map[string]bool{}
 	for i := range t.NumField() {
 		f := t.Field(i)
-		if f.Anonymous {
+		name, opts, comma := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case f.Anonymous || opts != "" && opts != "omitempty":
+			return false
+		case !f.IsExported() || name == "-" && !comma:
+			continue
+		case name == "":
+			name = f.Name
+		}
+		if names[name] || strings.TrimFunc(name, plainNameRune) != "" {
 			return false
 		}
-		if _, opts, _ := strings.Cut(f.Tag.Get("json"), ","); opts != "" && opts != "omitempty" {
-			return false
-		}
+		names[name] = true
 	}
 	return true
+}
+
+func plainNameRune(r rune) bool {
+	return r == '_' || r == '-' || unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
 // streamStruct writes a walkable struct's exported fields in order, named

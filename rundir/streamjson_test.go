@@ -40,6 +40,43 @@ type streamTagged struct {
 	Str int       `json:"str,string"`
 }
 
+// Types whose encoding depends on encoding/json's finer rules: tag names
+// it ignores, names it drops, and marshalers it calls through an address
+// or on a nil value in an interface.
+type (
+	streamBadTags struct {
+		A int `json:"a'b"`
+		B int `json:"c\\d"`
+	}
+	streamPtrM        struct{ V []float64 }
+	streamHoldsPtrM   struct{ M streamPtrM }
+	streamNilM        struct{}
+	streamIfaceM      struct{ M json.Marshaler }
+	streamPtrFloats   []float64
+	streamOuterFloats struct{ P *struct{ F streamPtrFloats } }
+)
+
+// streamDup is a struct whose names repeat: "x" twice and "X" twice (built
+// at run time, as vet refuses repeated tags in source).
+func streamDup(x []float64) any {
+	t := reflect.StructOf([]reflect.StructField{
+		{Name: "A", Type: reflect.TypeFor[int](), Tag: `json:"x"`},
+		{Name: "B", Type: reflect.TypeFor[int](), Tag: `json:"x"`},
+		{Name: "X", Type: reflect.TypeFor[[]float64]()},
+		{Name: "Y", Type: reflect.TypeFor[int](), Tag: `json:"X"`},
+	})
+	v := reflect.New(t).Elem()
+	v.Field(0).SetInt(1)
+	v.Field(1).SetInt(2)
+	v.Field(2).Set(reflect.ValueOf(x))
+	v.Field(3).SetInt(4)
+	return v.Interface()
+}
+
+func (*streamPtrM) MarshalJSON() ([]byte, error)      { return []byte(`"custom"`), nil }
+func (*streamNilM) MarshalJSON() ([]byte, error)      { return []byte(`"nil-aware"`), nil }
+func (*streamPtrFloats) MarshalJSON() ([]byte, error) { return []byte(`"pf"`), nil }
+
 type streamEmbedded struct {
 	streamInner
 	C []float64
@@ -73,6 +110,15 @@ func TestStreamJSONIsMarshal(t *testing.T) {
 		metalearn.State{Iteration: 9, W: floats, P: floats[:25], RNG: []byte{1, 2, 3}},
 		metalearn.NewAdam(1e-3, 50),
 		nil,
+		streamBadTags{1, 2},
+		streamDup(floats[:2]),
+		struct{ P *streamHoldsPtrM }{&streamHoldsPtrM{}},
+		&streamHoldsPtrM{},
+		streamHoldsPtrM{},
+		streamIfaceM{(*streamNilM)(nil)},
+		struct{ A any }{(*streamNilM)(nil)},
+		streamOuterFloats{&struct{ F streamPtrFloats }{streamPtrFloats{1}}},
+		struct{ A any }{&streamHoldsPtrM{}},
 	}
 	for i, v := range values {
 		want, err := json.Marshal(v)

@@ -2,8 +2,8 @@ package omniglot
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
+	"strconv"
 )
 
 // imageStore holds size x size 8-bit images as row spans: most of an
@@ -42,9 +42,14 @@ func storedSpans(dst []byte, img []uint8, size int) []byte {
 	return dst
 }
 
-// newImageStore encodes images, each size*size pixels.
+// newImageStore holds the encoded images (storedSpans) in one slice of
+// their total size.
 func newImageStore(size int, images [][]byte) *imageStore {
-	s := &imageStore{size: size, off: make([]int, 1, len(images)+1)}
+	total := 0
+	for _, enc := range images {
+		total += len(enc)
+	}
+	s := &imageStore{size: size, off: make([]int, 1, len(images)+1), data: make([]byte, 0, total)}
 	for _, enc := range images {
 		s.data = append(s.data, enc...)
 		s.off = append(s.off, len(s.data))
@@ -56,7 +61,7 @@ func newImageStore(size int, images [][]byte) *imageStore {
 func (s *imageStore) images() int { return len(s.off) - 1 }
 
 // bytes is the memory the store holds.
-func (s *imageStore) bytes() int { return len(s.data) + 8*len(s.off) }
+func (s *imageStore) bytes() int { return cap(s.data) + strconv.IntSize/8*cap(s.off) }
 
 // encoded returns image k's encoding, to be read row by row with
 // nextSpan. Stores come from newImageStore or parseImageStore, which
@@ -91,8 +96,10 @@ func (s *imageStore) decode(k int, dst []uint8) {
 // cache file that passed its checksum cannot make decode index out of
 // range.
 func parseImageStore(size, count int, data []byte) (*imageStore, error) {
-	if size < 1 || count < 0 {
-		return nil, errors.New("bad image size or count")
+	// Every row takes two bytes at least: more images than that are a
+	// damaged count, refused before it sizes an allocation.
+	if size < 1 || count < 0 || count > len(data)/(2*size) {
+		return nil, fmt.Errorf("%d images of side %d cannot be in %d bytes", count, size, len(data))
 	}
 	s := &imageStore{size: size, off: make([]int, 1, count+1), data: data}
 	n, p := uint64(size), 0

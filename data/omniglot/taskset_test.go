@@ -34,7 +34,7 @@ func origins(d *Dataset, a int) map[string][]origin {
 	m := map[string][]origin{}
 	for c := range d.Characters(a) {
 		for j := range d.Drawings(a, c) {
-			img := slices.Clone(d.Image(a, c, j))
+			img := d.Image(a, c, j)
 			for r := range 4 {
 				m[string(img)] = append(m[string(img)], origin{c, j, r})
 				img = rotateCCW(img, d.size)
