@@ -22,7 +22,6 @@ type streamOuter struct {
 	Name    string          `json:"name"`
 	X       []float64       `json:"x"`
 	Skip    []float64       `json:"-"`
-	Dash    int             `json:"-,"`
 	Zero    int             `json:"zero,omitempty"`
 	Inner   streamInner     `json:"inner"`
 	Ptr     *streamInner    `json:"ptr"`
@@ -44,10 +43,6 @@ type streamTagged struct {
 // it ignores, names it drops, and marshalers it calls through an address
 // or on a nil value in an interface.
 type (
-	streamBadTags struct {
-		A int `json:"a'b"`
-		B int `json:"c\\d"`
-	}
 	streamPtrM        struct{ V []float64 }
 	streamHoldsPtrM   struct{ M streamPtrM }
 	streamNilM        struct{}
@@ -55,6 +50,32 @@ type (
 	streamPtrFloats   []float64
 	streamOuterFloats struct{ P *struct{ F streamPtrFloats } }
 )
+
+// streamBadTags is a struct whose tag names encoding/json ignores, using
+// the field names (built at run time, as linters refuse such tags).
+func streamBadTags() any {
+	t := reflect.StructOf([]reflect.StructField{
+		{Name: "A", Type: reflect.TypeFor[int](), Tag: `json:"a'b"`},
+		{Name: "B", Type: reflect.TypeFor[[]float64](), Tag: `json:"c\\d"`},
+	})
+	v := reflect.New(t).Elem()
+	v.Field(0).SetInt(1)
+	v.Field(1).Set(reflect.ValueOf([]float64{0.5}))
+	return v.Interface()
+}
+
+// streamDashName is a struct with a field named "-" (`json:"-,"`), which
+// encoding/json writes (built at run time, as linters question the tag).
+func streamDashName() any {
+	t := reflect.StructOf([]reflect.StructField{
+		{Name: "Dash", Type: reflect.TypeFor[int](), Tag: `json:"-,"`},
+		{Name: "X", Type: reflect.TypeFor[[]float64](), Tag: `json:"x"`},
+	})
+	v := reflect.New(t).Elem()
+	v.Field(0).SetInt(4)
+	v.Field(1).Set(reflect.ValueOf([]float64{1e-7, 3}))
+	return v.Interface()
+}
 
 // streamDup is a struct whose names repeat: "x" twice and "X" twice (built
 // at run time, as vet refuses repeated tags in source).
@@ -100,7 +121,7 @@ func TestStreamJSONIsMarshal(t *testing.T) {
 		floats,
 		[]float64{},
 		[]float64(nil),
-		streamOuter{Name: "<&>", X: floats[:5], Skip: floats, Dash: 4, Inner: streamInner{B: &one}, Ptr: &streamInner{A: floats[:3]},
+		streamOuter{Name: "<&>", X: floats[:5], Skip: floats, Inner: streamInner{B: &one}, Ptr: &streamInner{A: floats[:3]},
 			Any: &metalearn.Adam{LR: 0.1, M: floats[:7], V: []float64{}}, Raw: json.RawMessage(`{ "a" : [1, 2] }`),
 			Time: time.Unix(12345, 6789).UTC(), Map: map[string]int{"b": 1, "a": 2}, F32: []float32{0.1, 1e-7}, private: floats},
 		streamTagged{floats[:3], 9},
@@ -110,7 +131,8 @@ func TestStreamJSONIsMarshal(t *testing.T) {
 		metalearn.State{Iteration: 9, W: floats, P: floats[:25], RNG: []byte{1, 2, 3}},
 		metalearn.NewAdam(1e-3, 50),
 		nil,
-		streamBadTags{1, 2},
+		streamBadTags(),
+		streamDashName(),
 		streamDup(floats[:2]),
 		struct{ P *streamHoldsPtrM }{&streamHoldsPtrM{}},
 		&streamHoldsPtrM{},
