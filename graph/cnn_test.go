@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/trmaml/trmaml/internal/reference"
@@ -393,6 +395,44 @@ func TestShareBuffers(t *testing.T) {
 		t.Logf("round %d: training leaves %d floats in the pool, evaluation adds %d (alone it holds %d)", round, before, grown, own)
 		if own == 0 || 10*grown >= own {
 			t.Errorf("round %d: evaluation added %d floats to the shared pool, alone it holds %d", round, grown, own)
+		}
+	}
+}
+
+// TestCNNIndependentOfGOMAXPROCS: the elementwise ops split their values
+// into pieces over the goroutines (parallelElems), so the CNN objective's
+// losses, accuracies and meta-gradient are the same bit for bit on 1, 2, 3
+// and 8 goroutines, as a run resumed on another machine needs.
+func TestCNNIndependentOfGOMAXPROCS(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	defer func(v int) { elemsPiece = v }(elemsPiece)
+	elemsPiece = 64 // pieces of the test's small tensors
+	const tasks, ways, shots, queries, h, w, filters = 2, 3, 1, 4, 7, 6, 4
+	rng := rand.New(rand.NewPCG(8, 8))
+	b := randomImages(rng, tasks, ways, shots, queries, h, w, 1)
+	m, err := NewCNN(h, w, 1, filters, 2, ways, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	params := m.Init(rng)
+	run := func(procs int) []float64 {
+		runtime.GOMAXPROCS(procs)
+		obj, err := NewObjective(Spec{Model: m, Loss: SoftmaxCrossEntropy, Score: Accuracy, Tasks: tasks,
+			Support: ways * shots, Query: ways * queries, InShape: m.InShape(), OutDim: ways,
+			Steps: 2, Alpha: 0.3, MetaGradient: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		losses, acc, grad := make([]float64, tasks), make([]float64, tasks), make([]float64, len(params))
+		if err := obj.LossesMetric(params, b, []float64{1, 0.5}, losses, acc, grad); err != nil {
+			t.Fatal(err)
+		}
+		return append(append(losses, acc...), grad...)
+	}
+	want := run(1)
+	for _, procs := range []int{2, 3, 8} {
+		if got := run(procs); !slices.Equal(got, want) {
+			t.Errorf("values on %d goroutines differ from those on one", procs)
 		}
 	}
 }

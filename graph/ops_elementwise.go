@@ -36,7 +36,7 @@ func (reluKernel) shape(in []tensor.Shape) (tensor.Shape, error) { return sameSh
 func (k reluKernel) forward(a *args) { call(a, k, forwardRelu[float64], forwardRelu[float32]) }
 
 func forwardRelu[T float](_ reluKernel, out []T, in [][]T, _ []tensor.Shape) {
-	vec.Relu(out, in[0])
+	parallelElems(len(out), func(lo, hi int) { vec.Relu(out[lo:hi], in[0][lo:hi]) })
 }
 
 func (reluKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
@@ -59,7 +59,7 @@ func (maskKernel) shape(in []tensor.Shape) (tensor.Shape, error) { return sameSh
 func (k maskKernel) forward(a *args) { call(a, k, forwardMask[float64], forwardMask[float32]) }
 
 func forwardMask[T float](_ maskKernel, out []T, in [][]T, _ []tensor.Shape) {
-	vec.Mask(out, in[0], in[1])
+	parallelElems(len(out), func(lo, hi int) { vec.Mask(out[lo:hi], in[0][lo:hi], in[1][lo:hi]) })
 }
 
 func (maskKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
@@ -80,9 +80,11 @@ func (k mulKernel) forward(a *args) { call(a, k, forwardMul[float64], forwardMul
 
 func forwardMul[T float](_ mulKernel, out []T, in [][]T, _ []tensor.Shape) {
 	a, b := in[0], in[1][:len(in[0])]
-	for i, v := range a {
-		out[i] = v * b[i]
-	}
+	parallelElems(len(a), func(lo, hi int) {
+		for i, v := range a[lo:hi] {
+			out[lo+i] = v * b[lo+i]
+		}
+	})
 }
 
 func (mulKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {

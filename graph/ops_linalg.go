@@ -333,7 +333,7 @@ func (k scaleKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
 func (k scaleKernel) forward(a *args) { call(a, k, forwardScale[float64], forwardScale[float32]) }
 
 func forwardScale[T float](k scaleKernel, out []T, in [][]T, _ []tensor.Shape) {
-	vec.Scale(out, in[0], T(k.k))
+	parallelElems(len(out), func(lo, hi int) { vec.Scale(out[lo:hi], in[0][lo:hi], T(k.k)) })
 }
 
 func (k scaleKernel) grad(_ gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
@@ -415,15 +415,18 @@ func (k addNKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
 func (k addNKernel) forward(a *args) { call(a, k, forwardAddN[float64], forwardAddN[float32]) }
 
 func forwardAddN[T float](k addNKernel, out []T, in [][]T, _ []tensor.Shape) {
-	if _, ok := any(out).([]float64); ok {
-		vec.AddScaled(out, in[0], in[1], 1) // one pass: x + 1*y is x + y exactly
-	} else { // float32's AddScaled is a plain loop, its AddTo a vector one
-		copy(out, in[0])
-		vec.AddTo(out, in[1])
-	}
-	for _, x := range in[2:] {
-		vec.AddTo(out, x)
-	}
+	parallelElems(len(out), func(lo, hi int) {
+		out := out[lo:hi]
+		if _, ok := any(out).([]float64); ok {
+			vec.AddScaled(out, in[0][lo:hi], in[1][lo:hi], 1) // one pass: x + 1*y is x + y exactly
+		} else { // float32's AddScaled is a plain loop, its AddTo a vector one
+			copy(out, in[0][lo:hi])
+			vec.AddTo(out, in[1][lo:hi])
+		}
+		for _, x := range in[2:] {
+			vec.AddTo(out, x[lo:hi])
+		}
+	})
 }
 
 func (k addNKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
