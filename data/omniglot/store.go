@@ -9,8 +9,9 @@ import (
 // imageStore holds size x size 8-bit images as row spans: most of an
 // Omniglot image is background (0), so each row keeps only the pixels from
 // its first to its last ink pixel. At 28 x 28 the dataset takes 7.8 MB
-// instead of 25 MB, which is what a whole training run holds beyond its
-// graph (docs/performance.md, "Memory of a whole run").
+// instead of 25 MB: the images were the largest part of what a training
+// run holds beside its graph (docs/performance.md, "Memory of a whole
+// run").
 //
 // Image k is data[off[k]:off[k+1]]: for each of its size rows, the uvarint
 // column of the span's first pixel, the uvarint span length, and the span's
