@@ -6,40 +6,90 @@
 # name the machine (cnnbench prints the CPU model, its vector extensions and
 # OpenBLAS's kernels) and its single-core GEMM peak, to read each line's
 # GFLOP/s against; the load average before and after says how quiet the
-# machine was. The last line times the evaluation graph (instances per
-# second), which the yardstick has no counterpart of.
+# machine was. The last line of a round times the evaluation graph
+# (instances per second), which the yardstick has no counterpart of.
 #
-#   scripts/bench_cnn.sh [OUT.log]
+#   scripts/bench_cnn.sh [OUT.log] [ROUNDS (1)]
+#
+# With several rounds, each round runs every setting again, and a table at
+# the end gives per setting the range over the rounds of trmaml's and
+# PyTorch's median times, of their ratio within each round, and of the
+# peak memory: on a shared machine one round can be slowed by a neighbour,
+# and the ratio of one round is the figure to quote.
 #
 # Needs: apt-get install -y libopenblas-dev python3-torch libopenblas0-pthread
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-/dev/stdout}
+rounds=${2:-1}
 torch=../shared/peers/torch_conv4/maml_conv4_bench.py
-bin=$(mktemp -d)/cnnbench
+dir=$(mktemp -d)
+bin=$dir/cnnbench
 GOEXPERIMENT=simd go build -tags openblas -o "$bin" ./graph/internal/cnnbench
 
-peak() { grep -o 'Maximum resident set size (kbytes): [0-9]*' | awk '{printf "peak %.0f MiB\n", $NF/1024}'; }
-ours() { # GOMAXPROCS, cnnbench flags...
-  local procs=$1; shift
-  { GOMAXPROCS=$procs /usr/bin/time -v "$bin" "$@" 2>&1 1>&3 | peak; } 3>&1
+# row LABEL PROCS "CNNBENCH FLAGS" ["YARDSTICK FLAGS"]: both lines as they
+# print, then "= LABEL|trmaml s|trmaml MiB|pytorch s|pytorch MiB" for the
+# table (empty fields where there is no yardstick).
+row() {
+  local label=$1 procs=$2 ours theirs="" peak t_med="" t_peak=""
+  ours=$({ GOMAXPROCS=$procs /usr/bin/time -v "$bin" $3 2>&1 1>&3 |
+    grep -o 'Maximum resident set size (kbytes): [0-9]*' | awk '{printf "peak %.0f MiB\n", $NF/1024}'; } 3>&1)
+  echo "$ours"
+  if [ -n "${4:-}" ]; then
+    if [ -f "$torch" ]; then
+      theirs=$(OPENBLAS_NUM_THREADS=1 /usr/bin/python3 "$torch" --threads "$procs" $4 2>&1 >/dev/null | tail -1)
+      t_med=$(grep -o 'median [0-9.]*' <<<"$theirs" | awk '{print $2}')
+      t_peak=$(grep -o 'peak RSS [0-9]*' <<<"$theirs" | awk '{print $3}')
+    else
+      theirs="yardstick $torch not found"
+    fi
+    echo "$theirs"
+  fi
+  peak=$(grep -o 'peak [0-9]* MiB' <<<"$ours" | awk '{print $2}')
+  echo "= $label|$(grep -o 'median [0-9.]*' <<<"$ours" | awk '{print $2}')|$peak|$t_med|$t_peak" >>"$dir/rows"
 }
-theirs() { # threads, flags...
-  local threads=$1; shift
-  [ -f "$torch" ] || { echo "yardstick $torch not found"; return; }
-  OPENBLAS_NUM_THREADS=1 /usr/bin/python3 "$torch" --threads "$threads" "$@" 2>&1 >/dev/null | tail -1
-}
+
 {
   date -u
   uptime
   "$bin" -gemm -iters 3
-  ours 2 -ways 5 -order second -iters 5;   theirs 2 --ways 5 --shots 1 --tasks 8 --iters 5 --warmup 1
-  ours 2 -ways 5 -order first -iters 5;    theirs 2 --ways 5 --shots 1 --tasks 8 --first-order --iters 5 --warmup 1
-  ours 1 -ways 5 -order second -iters 3;   theirs 1 --ways 5 --shots 1 --tasks 8 --iters 3 --warmup 1
-  ours 1 -ways 5 -order first -iters 3;    theirs 1 --ways 5 --shots 1 --tasks 8 --first-order --iters 3 --warmup 1
-  ours 2 -ways 20 -order second -iters 3;  theirs 2 --ways 20 --shots 1 --tasks 8 --iters 2 --warmup 1
-  ours 1 -ways 20 -order second -iters 2
-  ours 2 -ways 5 -eval -iters 10
-  uptime
+  for r in $(seq "$rounds"); do
+    [ "$rounds" -gt 1 ] && echo "round $r of $rounds"
+    row "5-way, second order, 2 cores" 2 "-ways 5 -order second -iters 5" "--ways 5 --shots 1 --tasks 8 --iters 5 --warmup 1"
+    row "5-way, first order, 2 cores" 2 "-ways 5 -order first -iters 5" "--ways 5 --shots 1 --tasks 8 --first-order --iters 5 --warmup 1"
+    row "5-way, second order, 1 core" 1 "-ways 5 -order second -iters 3" "--ways 5 --shots 1 --tasks 8 --iters 3 --warmup 1"
+    row "5-way, first order, 1 core" 1 "-ways 5 -order first -iters 3" "--ways 5 --shots 1 --tasks 8 --first-order --iters 3 --warmup 1"
+    row "20-way, second order, 2 cores" 2 "-ways 20 -order second -iters 3" "--ways 20 --shots 1 --tasks 8 --iters 2 --warmup 1"
+    row "20-way, second order, 1 core" 1 "-ways 20 -order second -iters 2"
+    row "evaluation, 8 instances, 2 cores (s per batch)" 2 "-ways 5 -eval -iters 10"
+    uptime
+  done
+  if [ "$rounds" -gt 1 ]; then
+    echo
+    echo "| setting | trmaml | PyTorch | ratio | peak MiB (trmaml / PyTorch) |"
+    echo "|---|---:|---:|---:|---:|"
+    sed 's/^= //' "$dir/rows" | awk -F'|' '
+      function span(lo, hi, f,   a, b) { a = sprintf(f, lo); b = sprintf(f, hi); return a == b ? a : a "-" b }
+      !($1 in seen) { seen[$1] = 1; order[++n] = $1 }
+      {
+        if (!(($1 "o") in lo) || $2 < lo[$1 "o"]) lo[$1 "o"] = $2; if ($2 > hi[$1 "o"]) hi[$1 "o"] = $2
+        if (!(($1 "m") in lo) || $3 < lo[$1 "m"]) lo[$1 "m"] = $3; if ($3 > hi[$1 "m"]) hi[$1 "m"] = $3
+        if ($4 != "") {
+          r = $4 / $2
+          if (!(($1 "t") in lo) || $4 < lo[$1 "t"]) lo[$1 "t"] = $4; if ($4 > hi[$1 "t"]) hi[$1 "t"] = $4
+          if (!(($1 "r") in lo) || r < lo[$1 "r"]) lo[$1 "r"] = r; if (r > hi[$1 "r"]) hi[$1 "r"] = r
+          if (!(($1 "p") in lo) || $5 < lo[$1 "p"]) lo[$1 "p"] = $5; if ($5 > hi[$1 "p"]) hi[$1 "p"] = $5
+        }
+      }
+      END {
+        for (i = 1; i <= n; i++) {
+          k = order[i]
+          t = (k "t") in lo ? span(lo[k "t"], hi[k "t"], "%.3f") " s" : ""
+          r = (k "r") in lo ? span(lo[k "r"], hi[k "r"], "%.2f") : ""
+          p = (k "p") in lo ? " / " span(lo[k "p"], hi[k "p"], "%d") : ""
+          printf "| %s | %s s | %s | %s | %s%s |\n", k, span(lo[k "o"], hi[k "o"], "%.3f"), t, r, span(lo[k "m"], hi[k "m"], "%d"), p
+        }
+      }'
+  fi
   date -u
 } | tee "$out"
