@@ -113,3 +113,41 @@ func TestImageStoreRejectsDamage(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseImageStore: whatever the bytes of a cache file's image part,
+// parseImageStore returns an error or a store whose every image decodes
+// and rotates without indexing out of range, to the same pixels either way.
+func FuzzParseImageStore(f *testing.F) {
+	rng := rand.New(rand.NewPCG(5, 7))
+	for _, c := range storeCases(rng) {
+		if c.size <= 28 {
+			f.Add(c.size, 2, newImageStore(c.size, [][]byte{storedSpans(nil, c.img, c.size), storedSpans(nil, c.img, c.size)}).data)
+		}
+	}
+	f.Fuzz(func(t *testing.T, size, count int, data []byte) {
+		if size < 1 || size > 64 {
+			return
+		}
+		s, err := parseImageStore(size, count, data)
+		if err != nil {
+			return
+		}
+		ts := &TaskSet{d: &Dataset{size: size}}
+		for v := range ts.ink {
+			ts.ink[v] = float64(v)
+		}
+		img, x := make([]uint8, size*size), make([]float64, size*size)
+		for k := range s.images() {
+			s.decode(k, img)
+			ts.copyRotated(x, s.encoded(k), 0)
+			for p, v := range img {
+				if x[p] != float64(v) {
+					t.Fatalf("image %d pixel %d: decoded %d, copied %v", k, p, v, x[p])
+				}
+			}
+			for rot := 1; rot < 4; rot++ {
+				ts.copyRotated(x, s.encoded(k), rot)
+			}
+		}
+	})
+}
