@@ -51,47 +51,42 @@ type (
 	streamOuterFloats struct{ P *struct{ F streamPtrFloats } }
 )
 
+// runtimeStruct builds a struct of the given fields, tagged as written, and
+// sets them to values: for tags that vet and staticcheck refuse in source.
+func runtimeStruct(fields []reflect.StructField, values ...any) any {
+	v := reflect.New(reflect.StructOf(fields)).Elem()
+	for i, x := range values {
+		v.Field(i).Set(reflect.ValueOf(x))
+	}
+	return v.Interface()
+}
+
 // streamBadTags is a struct whose tag names encoding/json ignores, using
-// the field names (built at run time, as linters refuse such tags).
+// the field names.
 func streamBadTags() any {
-	t := reflect.StructOf([]reflect.StructField{
+	return runtimeStruct([]reflect.StructField{
 		{Name: "A", Type: reflect.TypeFor[int](), Tag: `json:"a'b"`},
 		{Name: "B", Type: reflect.TypeFor[[]float64](), Tag: `json:"c\\d"`},
-	})
-	v := reflect.New(t).Elem()
-	v.Field(0).SetInt(1)
-	v.Field(1).Set(reflect.ValueOf([]float64{0.5}))
-	return v.Interface()
+	}, 1, []float64{0.5})
 }
 
 // streamDashName is a struct with a field named "-" (`json:"-,"`), which
-// encoding/json writes (built at run time, as linters question the tag).
+// encoding/json writes.
 func streamDashName() any {
-	t := reflect.StructOf([]reflect.StructField{
+	return runtimeStruct([]reflect.StructField{
 		{Name: "Dash", Type: reflect.TypeFor[int](), Tag: `json:"-,"`},
 		{Name: "X", Type: reflect.TypeFor[[]float64](), Tag: `json:"x"`},
-	})
-	v := reflect.New(t).Elem()
-	v.Field(0).SetInt(4)
-	v.Field(1).Set(reflect.ValueOf([]float64{1e-7, 3}))
-	return v.Interface()
+	}, 4, []float64{1e-7, 3})
 }
 
-// streamDup is a struct whose names repeat: "x" twice and "X" twice (built
-// at run time, as vet refuses repeated tags in source).
+// streamDup is a struct whose names repeat: "x" twice and "X" twice.
 func streamDup(x []float64) any {
-	t := reflect.StructOf([]reflect.StructField{
+	return runtimeStruct([]reflect.StructField{
 		{Name: "A", Type: reflect.TypeFor[int](), Tag: `json:"x"`},
 		{Name: "B", Type: reflect.TypeFor[int](), Tag: `json:"x"`},
 		{Name: "X", Type: reflect.TypeFor[[]float64]()},
 		{Name: "Y", Type: reflect.TypeFor[int](), Tag: `json:"X"`},
-	})
-	v := reflect.New(t).Elem()
-	v.Field(0).SetInt(1)
-	v.Field(1).SetInt(2)
-	v.Field(2).Set(reflect.ValueOf(x))
-	v.Field(3).SetInt(4)
-	return v.Interface()
+	}, 1, 2, x, 4)
 }
 
 func (*streamPtrM) MarshalJSON() ([]byte, error)      { return []byte(`"custom"`), nil }

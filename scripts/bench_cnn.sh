@@ -70,16 +70,11 @@ row() {
     echo "|---|---:|---:|---:|---:|"
     sed 's/^= //' "$dir/rows" | awk -F'|' '
       function span(lo, hi, f,   a, b) { a = sprintf(f, lo); b = sprintf(f, hi); return a == b ? a : a "-" b }
+      function add(k, v) { v += 0; if (!(k in lo) || v < lo[k]) lo[k] = v; if (!(k in hi) || v > hi[k]) hi[k] = v }
       !($1 in seen) { seen[$1] = 1; order[++n] = $1 }
       {
-        if (!(($1 "o") in lo) || $2 < lo[$1 "o"]) lo[$1 "o"] = $2; if ($2 > hi[$1 "o"]) hi[$1 "o"] = $2
-        if (!(($1 "m") in lo) || $3 < lo[$1 "m"]) lo[$1 "m"] = $3; if ($3 > hi[$1 "m"]) hi[$1 "m"] = $3
-        if ($4 != "") {
-          r = $4 / $2
-          if (!(($1 "t") in lo) || $4 < lo[$1 "t"]) lo[$1 "t"] = $4; if ($4 > hi[$1 "t"]) hi[$1 "t"] = $4
-          if (!(($1 "r") in lo) || r < lo[$1 "r"]) lo[$1 "r"] = r; if (r > hi[$1 "r"]) hi[$1 "r"] = r
-          if (!(($1 "p") in lo) || $5 < lo[$1 "p"]) lo[$1 "p"] = $5; if ($5 > hi[$1 "p"]) hi[$1 "p"] = $5
-        }
+        add($1 "o", $2); add($1 "m", $3)
+        if ($4 != "") { add($1 "t", $4); add($1 "r", $4 / $2); add($1 "p", $5) }
       }
       END {
         for (i = 1; i <= n; i++) {

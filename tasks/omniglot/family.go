@@ -219,7 +219,7 @@ func (Family) Memory(c configs.Config) configs.MemoryEstimate {
 		EvalGraph:    graph(c.Eval.Batch, c.Eval.Query, 3.2, 0.75) + 8*float64(instances),
 		SharedGraphs: c.Eval.Batch == c.Meta.Batch && c.Eval.Query == c.Task.Query,
 		Records:      rows * (200 + 25*omniglotTrainTasks),
-		Data:         omniglotImages * float64(o.ImageSize*o.ImageSize), // dense: row spans take at most this
+		Data:         omniglotImages * float64(o.ImageSize*o.ImageSize), // dense pixels: Omniglot's row spans take a third of it
 	}
 }
 
