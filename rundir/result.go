@@ -1,12 +1,15 @@
 package rundir
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
+	"reflect"
 	"slices"
 
 	"github.com/trmaml/trmaml/internal/atomicfile"
@@ -144,13 +147,21 @@ func (s *Stats) UnmarshalJSON(data []byte) error {
 }
 
 // WriteJSON writes v to path as indented JSON with a final newline, the
-// layout of result.json, model.json and evaluation.json, atomically.
+// layout of result.json, model.json and evaluation.json, atomically: the
+// bytes of json.MarshalIndent(v, "", "  "), streamed (indentWriter).
 func WriteJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.Write(path, append(b, '\n'))
+	return atomicfile.WriteFunc(path, func(f io.Writer) error {
+		out := bufio.NewWriter(f)
+		in := bufio.NewWriter(&indentWriter{w: out})
+		if err := streamJSON(in, reflect.ValueOf(v)); err != nil {
+			return err
+		}
+		if err := in.Flush(); err != nil {
+			return err
+		}
+		out.WriteByte('\n')
+		return out.Flush()
+	})
 }
 
 // ReadResult reads the result.json (or evaluation.json) at path, refusing

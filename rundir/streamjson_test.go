@@ -4,8 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
@@ -105,6 +108,35 @@ type streamEmbedded struct {
 // options, embedded fields).
 func TestStreamJSONIsMarshal(t *testing.T) {
 	t.Parallel()
+	values := streamTestValues()
+	for i, v := range values {
+		want, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		w := bufio.NewWriterSize(&got, 16) // small, so that it flushes midway
+		if err := streamJSON(w, reflect.ValueOf(v)); err != nil || w.Flush() != nil {
+			t.Fatalf("value %d: %v", i, err)
+		}
+		if !bytes.Equal(got.Bytes(), want) {
+			t.Errorf("value %d: streamed\n%.300s\nwant\n%.300s", i, got.Bytes(), want)
+		}
+	}
+	for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		w := bufio.NewWriter(&bytes.Buffer{})
+		if err := streamJSON(w, reflect.ValueOf(streamInner{A: []float64{1, bad}})); err == nil {
+			t.Errorf("%v: no error", bad)
+		}
+	}
+}
+
+// streamTestValues are the values the JSON writers are tested on: floats of
+// every magnitude and format boundary, nil and empty slices, nested and
+// pointed-to structs, interfaces, omitempty and "-" fields, and the values
+// streamJSON leaves to json.Marshal (custom marshalers, maps, tag options,
+// embedded fields).
+func streamTestValues() []any {
 	rng := rand.New(rand.NewPCG(5, 6))
 	floats := []float64{0, math.Copysign(0, -1), 1, -1, 0.1, 1e-6, 9.999999e-7, 1e-7, -1.5e-7, 1e20, 1e21, 9.99e20, -1e21,
 		1e-300, 5e-324, math.MaxFloat64, -math.MaxFloat64, math.SmallestNonzeroFloat64, 123456789.125, 1e-10, 2.5e-100}
@@ -137,24 +169,52 @@ func TestStreamJSONIsMarshal(t *testing.T) {
 		streamOuterFloats{&struct{ F streamPtrFloats }{streamPtrFloats{1}}},
 		struct{ A any }{&streamHoldsPtrM{}},
 	}
+	return values
+}
+
+// TestWriteJSONIsMarshalIndent: WriteJSON writes json.MarshalIndent's bytes
+// and a newline, for the values of TestStreamJSONIsMarshal and for strings
+// holding JSON's punctuation and escapes, through buffers small enough to
+// split every token.
+func TestWriteJSONIsMarshalIndent(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	values := append(streamTestValues(),
+		map[string]any{"a": []any{}, "b": map[string]any{}, "c": []any{[]any{}, map[string]any{"{": "[,]:\\\"}"}}, "\"k\"": "\u2028<>&"},
+		[]any{1, "x", nil, true, []float64{1, 2}},
+		"string: {with} [brackets], \"quotes\" and \\",
+		Result{Name: "r", MetaTest: Stats{Tasks: []string{"a"}, PerTask: []float64{0.5}}},
+	)
 	for i, v := range values {
-		want, err := json.Marshal(v)
+		want, err := json.MarshalIndent(v, "", "  ")
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got bytes.Buffer
-		w := bufio.NewWriterSize(&got, 16) // small, so that it flushes midway
-		if err := streamJSON(w, reflect.ValueOf(v)); err != nil || w.Flush() != nil {
+		path := filepath.Join(dir, fmt.Sprintf("v%d.json", i))
+		if err := WriteJSON(path, v); err != nil {
 			t.Fatalf("value %d: %v", i, err)
 		}
-		if !bytes.Equal(got.Bytes(), want) {
-			t.Errorf("value %d: streamed\n%.300s\nwant\n%.300s", i, got.Bytes(), want)
+		got, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, append(want, '\n')) {
+			t.Errorf("value %d: wrote\n%.400s\nwant\n%.400s", i, got, want)
+		}
+		var small bytes.Buffer
+		out := bufio.NewWriterSize(&small, 16)
+		in := bufio.NewWriterSize(&indentWriter{w: out}, 16)
+		if err := streamJSON(in, reflect.ValueOf(v)); err != nil || in.Flush() != nil || out.Flush() != nil {
+			t.Fatalf("value %d: %v", i, err)
+		}
+		if !bytes.Equal(small.Bytes(), want) {
+			t.Errorf("value %d, small buffers: wrote\n%.400s\nwant\n%.400s", i, small.Bytes(), want)
 		}
 	}
-	for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
-		w := bufio.NewWriter(&bytes.Buffer{})
-		if err := streamJSON(w, reflect.ValueOf(streamInner{A: []float64{1, bad}})); err == nil {
-			t.Errorf("%v: no error", bad)
-		}
+	if err := WriteJSON(filepath.Join(dir, "nan.json"), []float64{math.NaN()}); err == nil {
+		t.Error("NaN written without an error")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "nan.json")); !os.IsNotExist(err) {
+		t.Errorf("a failed WriteJSON left a file: %v", err)
 	}
 }
