@@ -82,7 +82,7 @@ func forwardConvBlock[T float](k convBlockKernel, out []T, in [][]T, s []tensor.
 	Ho, Wo := H/2, W/2
 	st := make([]T, 2*g.x[0]*F)
 	parallelTasks(g.x[0], n*H*W*F, func(t int) {
-		bp, buf := pooledSlice[T](&scratch, g.blockScratch(F), 0)
+		bp, buf := pooledSlice[T](&scratch, g.blockScratch(F))
 		xt, kt := x[t*g.perTask():], kern[t*9*C*F:][:9*C*F]
 		if C == 1 {
 			// One channel: the statistics from the moments of the images'
@@ -109,7 +109,7 @@ func forwardConvBlock[T float](k convBlockKernel, out []T, in [][]T, s []tensor.
 			vec.MaxAffineRow(o, z0, z1, sc, off)
 			vec.Relu(o, o)
 		})
-		scratch.Put(bp)
+		scratch.put(bp)
 	})
 }
 
@@ -377,7 +377,7 @@ func forwardConvBlockBack[T float](k convBlockBackKernel, out []T, in [][]T, s [
 	n, Ho, Wo := geo.pixelsPerTask()/(H*W), H/2, W/2
 	st := make([]T, 2*geo.x[0]*F)
 	parallelTasks(geo.x[0], n*H*W*F, func(t int) {
-		bp, buf := pooledSlice[T](&scratch, geo.blockScratch(F), 0)
+		bp, buf := pooledSlice[T](&scratch, geo.blockScratch(F))
 		xt, kt := x[t*geo.perTask():], kern[t*9*F:][:9*F]
 		sums, prods := taskPatchMoments(xt, n, H, W)
 		patchStats(st, t, &sums, &prods, kt, n*H*W, k.eps)
@@ -402,7 +402,7 @@ func forwardConvBlockBack[T float](k convBlockBackKernel, out []T, in [][]T, s [
 			}
 			dst[9*F+f], dst[10*F+f] = T(dGamma), T(dBeta)
 		}
-		scratch.Put(bp)
+		scratch.put(bp)
 	})
 }
 

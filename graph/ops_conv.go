@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 	"sync"
+	"unsafe"
 
 	"github.com/trmaml/trmaml/graph/internal/vec"
 	"gorgonia.org/gorgonia"
@@ -229,7 +230,7 @@ func eachChunk[T float](g convGeom, F int, fn func(t, img, imgs int, cols, pad [
 	n, per := g.pixelsPerTask()/(g.H*g.W), g.chunkImages(F)
 	size, padSize := per*g.H*g.W*9*g.C, (g.H+2)*(g.W+2)*g.C
 	parallelTasks(g.x[0], 1<<20, func(t int) {
-		bp, buf := pooledSlice[T](&scratch, size+padSize, 0)
+		bp, buf := pooledSlice[T](&scratch, size+padSize)
 		cols, pad := buf[:size], buf[size:size+padSize]
 		// im2col writes only pad's interior and relies on a zero border;
 		// col2im writes the border too and clears pad itself per image. An
@@ -239,7 +240,7 @@ func eachChunk[T float](g convGeom, F int, fn func(t, img, imgs int, cols, pad [
 			imgs := min(per, n-img)
 			fn(t, img, imgs, cols[:imgs*g.H*g.W*9*g.C], pad)
 		}
-		scratch.Put(bp) // a pointer: a slice in an interface would allocate per Put
+		scratch.put(bp)
 	})
 }
 
@@ -250,21 +251,70 @@ func (g convGeom) chunkImages(F int) int {
 	return max(1, min(n, chunkValues/(g.H*g.W*max(9*g.C, 2*F))))
 }
 
-// scratch holds pointers to patch buffers for reuse across calls (both
-// float types: a buffer of the wrong type or size is dropped and a new one
-// made).
-var scratch sync.Pool
+// scratch holds the patch buffers of the convolutions for reuse across
+// calls.
+var scratch scratchPool
 
-// pooledSlice returns n values of a buffer from p, a new one of max(n,
-// alloc) values if p's is of the wrong type or too small, and the pointer
-// to put back (a pointer: a slice in an interface would allocate per Put).
-func pooledSlice[T float](p *sync.Pool, n, alloc int) (*[]T, []T) {
-	bp, ok := p.Get().(*[]T)
-	if !ok || cap(*bp) < n {
-		buf := make([]T, max(n, alloc))
-		bp = &buf
+// scratchPool keeps scratch buffers of both float types for reuse. Unlike
+// a sync.Pool it keeps them across garbage collections: trmaml runs the
+// collector at GOGC=5, which collects every batch or two, and a sync.Pool
+// emptied that often had the convolutions allocate their megabytes of
+// scratch again and fault its pages in (an evaluation spent a tenth of its
+// time in the kernel). It holds at most one buffer per goroutine that used
+// one at once, each as large as the largest use so far, mapped outside Go's
+// heap like the graph's buffers (offHeapDense), so that they do not raise
+// the collector's target.
+type scratchPool struct {
+	mu   sync.Mutex
+	free []any // *scratchBuf[float32] and *scratchBuf[float64]
+}
+
+// scratchBuf is a buffer of a scratchPool.
+type scratchBuf[T float] struct {
+	data   []T
+	mapped []byte // the mapping behind data, nil if data is on Go's heap
+}
+
+// pooledSlice returns n values of a free buffer of p, or of a new one
+// (replacing a free one too small: the buffers grow to the largest use),
+// and the buffer to put back.
+func pooledSlice[T float](p *scratchPool, n int) (*scratchBuf[T], []T) {
+	var bp, drop *scratchBuf[T]
+	p.mu.Lock()
+	at := -1
+	for i, b := range p.free {
+		if b, ok := b.(*scratchBuf[T]); ok {
+			at = i
+			if len(b.data) >= n {
+				bp = b
+				break
+			}
+			drop = b
+		}
 	}
-	return bp, (*bp)[:n]
+	if at >= 0 { // taken, or dropped for a larger one
+		p.free = append(p.free[:at], p.free[at+1:]...)
+	}
+	p.mu.Unlock()
+	if bp == nil {
+		if drop != nil && drop.mapped != nil {
+			unmapMemory(drop.mapped)
+		}
+		bp = &scratchBuf[T]{}
+		if mem, ok := mapMemory(n * int(unsafe.Sizeof(T(0)))); ok && n > 0 {
+			bp.data, bp.mapped = unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(mem))), n), mem
+		} else {
+			bp.data = make([]T, n)
+		}
+	}
+	return bp, bp.data[:n]
+}
+
+// put hands back a buffer from pooledSlice.
+func (p *scratchPool) put(bp any) {
+	p.mu.Lock()
+	p.free = append(p.free, bp)
+	p.mu.Unlock()
 }
 
 // im2colChunk writes the patches of images img..img+imgs-1 of x (one task)

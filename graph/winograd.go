@@ -2,7 +2,6 @@ package graph
 
 import (
 	"bytes"
-	"sync"
 	"unsafe"
 
 	"github.com/trmaml/trmaml/graph/internal/vec"
@@ -51,7 +50,7 @@ var winogradForce = 0
 const winogradValues = 1 << 16
 
 // winogradScratch holds the buffers of a task's Winograd convolution.
-var winogradScratch sync.Pool
+var winogradScratch scratchPool
 
 // winogradTile returns the output tile size of the Winograd path that a
 // convolution of n images of H x W from cin to cout channels (per task)
@@ -189,7 +188,7 @@ func winogradTask[T float](m, H, W, C, F, n int, x, k []T, transposed bool, u []
 			}
 		}
 	}
-	winogradScratch.Put(bp)
+	winogradScratch.put(bp)
 }
 
 // winogradTransformSize is the length of the buffer that winogradTransform
@@ -257,15 +256,13 @@ func winogradInputs[T float](m, H, W, c int, x []T, imgs int, pad, v []T, vs int
 }
 
 // winogradBuffers returns scratch slices of the given sizes from
-// winogradScratch and the pointer to put back.
-func winogradBuffers[T float](sizes []int, parts [][]T) *[]T {
+// winogradScratch and the buffer to put back.
+func winogradBuffers[T float](sizes []int, parts [][]T) *scratchBuf[T] {
 	total := 0
 	for _, s := range sizes {
 		total += s
 	}
-	// One size for every layer (the chunks' values are bounded), so that a
-	// buffer from the pool fits the next call.
-	bp, buf := pooledSlice[T](&winogradScratch, total, 2*winogradValues+1<<18+1<<16)
+	bp, buf := pooledSlice[T](&winogradScratch, total)
 	for i, s := range sizes {
 		parts[i], buf = buf[:s:s], buf[s:]
 	}
@@ -342,7 +339,7 @@ func winogradKTask[T float](m, H, W, C, F, n int, x, g []T, out []T) {
 			copy(out[(i*C+c)*F:][:F], dst[i])
 		}
 	}
-	winogradScratch.Put(bp)
+	winogradScratch.put(bp)
 }
 
 // winogradGrad sets dst ((m+2)^2 rows of c values, stride apart) to A g
@@ -379,8 +376,8 @@ func winogradConv[T float](m int, g convGeom, F int, x, k []T, transposed bool, 
 	}
 	var u []T
 	if sameTasks(k, g.x[0], 9*g.C*F) {
-		bp, buf := pooledSlice[T](&winogradShared, winogradTransformSize(m, g.C, F, transposed), 0)
-		defer winogradShared.Put(bp)
+		bp, buf := pooledSlice[T](&winogradShared, winogradTransformSize(m, g.C, F, transposed))
+		defer winogradShared.put(bp)
 		u = winogradTransform(m, k, g.C, F, transposed, buf)
 	}
 	parallelTasks(g.x[0], 1<<20, func(t int) {
@@ -390,7 +387,7 @@ func winogradConv[T float](m int, g convGeom, F int, x, k []T, transposed bool, 
 
 // winogradShared holds the kernels that winogradConv transforms once for
 // all tasks.
-var winogradShared sync.Pool
+var winogradShared scratchPool
 
 // sameTasks reports whether the n blocks of size values at the start of v
 // (one per task) are the same bit for bit. It stops at the first byte that
