@@ -306,7 +306,7 @@ func TestBuffersRecycled(t *testing.T) {
 				}
 			}
 		}
-		for _, l := range obj.prog.pool.free {
+		for _, l := range obj.programs()[0].pool.free {
 			for _, d := range l {
 				if !seen[d] {
 					seen[d] = true
@@ -349,6 +349,9 @@ func TestShareBuffers(t *testing.T) {
 	build := func(eval bool) *Objective {
 		s := spec
 		s.MetaGradient = !eval
+		if eval {
+			s.Lanes = 2 // graphs of half the tasks, which borrow training's buffers
+		}
 		obj, err := NewObjective(s)
 		if err != nil {
 			t.Fatal(err)
@@ -372,7 +375,7 @@ func TestShareBuffers(t *testing.T) {
 		return r
 	}
 	pooled := func(obj *Objective) (floats int) {
-		for _, l := range obj.prog.pool.free {
+		for _, l := range obj.programs()[0].pool.free {
 			for _, d := range l {
 				floats += d.Shape().TotalSize()
 			}
@@ -396,6 +399,22 @@ func TestShareBuffers(t *testing.T) {
 		if own == 0 || 10*grown >= own {
 			t.Errorf("round %d: evaluation added %d floats to the shared pool, alone it holds %d", round, grown, own)
 		}
+	}
+	// Evaluation first, as a run's evaluation at iteration 0: its lanes
+	// allocate buffers of the size of a graph of all its tasks, which
+	// training takes over.
+	train, eval = build(false), build(true)
+	eval.ShareBuffers(train)
+	for round := 0; round < 2; round++ {
+		if got := call(eval, true); !reflect.DeepEqual(got, wantEval) {
+			t.Errorf("evaluation first, round %d: computed %v, alone %v", round, got, wantEval)
+		}
+		if got := call(train, false); !reflect.DeepEqual(got, wantTrain) {
+			t.Errorf("evaluation first, round %d: training computed %v, alone %v", round, got, wantTrain)
+		}
+	}
+	if both, alone := train.BufferBytes(), trainAlone.BufferBytes(); 10*(both-alone) >= alone {
+		t.Errorf("evaluation first: the shared pool holds %d bytes, training alone %d", both, alone)
 	}
 }
 

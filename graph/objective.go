@@ -40,6 +40,15 @@ type Spec struct {
 	// MetaGradient builds the outer gradient; without it the graph only
 	// computes adapted losses (evaluation).
 	MetaGradient bool
+	// Lanes, for an objective without a meta-gradient, splits its tasks
+	// into that many groups, each compiled into a graph of its own and run
+	// on its own goroutine at once, so that no core waits for the others
+	// between two ops (lanes.go). The values are the same for any number
+	// of lanes; the buffers of all lanes together are about those of one
+	// graph. 0 means GOMAXPROCS at NewObjective; never more than Tasks;
+	// an objective with a meta-gradient has one lane (its tasks meet in
+	// the gradient's sum).
+	Lanes int
 	// Dtype of every tensor of the graph: tensor.Float64 (the zero value
 	// means it) or tensor.Float32, about twice as fast with half the memory
 	// on large models; the Objective converts from and to float64 at its
@@ -81,6 +90,8 @@ func (s Spec) validate() error {
 		return fmt.Errorf("graph: Spec.InShape must list positive sizes, got %v", s.InShape)
 	case s.dtype() != tensor.Float64 && s.dtype() != tensor.Float32:
 		return fmt.Errorf("graph: Spec.Dtype must be tensor.Float64 or tensor.Float32, got %v", s.Dtype)
+	case s.Lanes < 0:
+		return fmt.Errorf("graph: Spec.Lanes must be >= 0 (0: GOMAXPROCS), got %d", s.Lanes)
 	case s.Inner != nil && (s.Steps != 0 || s.Alpha != 0 || s.FirstOrder):
 		return fmt.Errorf("graph: Spec.Inner is set, so Spec.Steps, Alpha and FirstOrder must be zero (the inner loop holds them), got %d, %v, %v",
 			s.Steps, s.Alpha, s.FirstOrder)
@@ -122,6 +133,9 @@ type Objective struct {
 	predOut   int       // index of the query predictions (with a metric)
 	gradsOut  []int     // indices of the meta-gradients
 	pred      []float64 // float64 copy of float32 query predictions
+	// lanes, if not nil, are the objectives of Spec.Lanes groups of tasks,
+	// which a call runs instead of this one's own (empty) graph.
+	lanes []lane
 }
 
 // AdaptedParams is implemented by models whose inner loop adapts only some
@@ -142,6 +156,9 @@ type AdaptedParams interface {
 func NewObjective(spec Spec) (*Objective, error) {
 	if err := spec.validate(); err != nil {
 		return nil, err
+	}
+	if n := spec.lanes(); n > 1 {
+		return newLanes(spec, n)
 	}
 	o := &Objective{spec: spec, g: New(), predOut: -1}
 	g := o.g
@@ -259,6 +276,7 @@ func NewObjective(spec Spec) (*Objective, error) {
 	if spec.Score != nil {
 		outputs = append(outputs, pred)
 	}
+	o.prog.tasks = T
 	idx := o.prog.compile(g, outputs)
 	o.lossesOut = idx[0]
 	if spec.MetaGradient {
@@ -315,9 +333,11 @@ func (o *Objective) BatchShape() (support, query int) { return o.spec.Support, o
 // (for convolutions, effective) GFLOP/s.
 func (o *Objective) FLOPs() float64 {
 	total := 0.0
-	for _, s := range o.prog.steps {
-		if op, ok := s.op.(*op); ok {
-			total += op.flops()
+	for _, p := range o.programs() {
+		for _, s := range p.steps {
+			if op, ok := s.op.(*op); ok {
+				total += op.flops()
+			}
 		}
 	}
 	return total
@@ -333,7 +353,15 @@ func (o *Objective) FLOPs() float64 {
 // once, before either has run: BufferBytes counts o's buffers into other's
 // pool.
 func (o *Objective) ShareBuffers(other *Objective) {
-	from, to := o.prog.pool, other.prog.pool
+	o.joinPool(other.programs()[0].pool, true)
+}
+
+// joinPool moves o's buffers into pool to and has its ops take theirs from
+// it; with borrow, they may borrow larger buffers (bufferPool.get) and
+// allocate, when nothing free fits, what the op would take in a graph of
+// all of o's tasks.
+func (o *Objective) joinPool(to *bufferPool, borrow bool) {
+	from := o.programs()[0].pool
 	if from == to {
 		return
 	}
@@ -341,12 +369,22 @@ func (o *Objective) ShareBuffers(other *Objective) {
 		to.free[k] = append(to.free[k], l...)
 	}
 	to.bytes += from.bytes
-	for _, s := range o.prog.steps {
-		if op, ok := s.op.(*op); ok && op.pool == from {
+	for _, p := range o.programs() { // the lanes of o share from
+		for _, s := range p.steps {
+			op, ok := s.op.(*op)
+			if !ok || op.pool != from {
+				continue
+			}
 			op.pool = to
+			if borrow {
+				op.borrow = op.outShape.TotalSize()
+				if p.tasks < o.spec.Tasks && len(op.outShape) > 0 && op.outShape[0] == p.tasks {
+					op.borrow = op.borrow / p.tasks * o.spec.Tasks
+				}
+			}
 		}
+		p.pool = to
 	}
-	o.prog.pool = to
 }
 
 // BufferBytes is the memory of the large intermediate values (the CNN's
@@ -354,10 +392,17 @@ func (o *Objective) ShareBuffers(other *Objective) {
 // far, shared with the objectives of ShareBuffers: the pool keeps every
 // buffer for reuse, so after a call of each this is the graphs' peak.
 // Parameters, batches and small values are not counted.
-func (o *Objective) BufferBytes() int64 { return o.prog.pool.bytes }
+func (o *Objective) BufferBytes() int64 { return o.programs()[0].pool.bytes }
 
-// Graph returns the underlying graph, for inspection (node counts, dot).
-func (o *Objective) Graph() *Graph { return o.g }
+// Graph returns the underlying graph, for inspection (node counts, dot); of
+// an objective in lanes, the first lane's (the others differ only in their
+// number of tasks).
+func (o *Objective) Graph() *Graph {
+	if o.lanes != nil {
+		return o.lanes[0].obj.g
+	}
+	return o.g
+}
 
 // Metric implements metalearn.MetricObjective: the name of Spec.Score, or ""
 // without one.
@@ -395,6 +440,9 @@ func (o *Objective) LossesMetric(w []float64, b *metalearn.Batch, weights, losse
 		return fmt.Errorf("graph: grad has length %d, want %d", len(grad), o.nParams)
 	case grad != nil && len(weights) != s.Tasks:
 		return fmt.Errorf("graph: weights has length %d, want %d", len(weights), s.Tasks)
+	}
+	if o.lanes != nil {
+		return o.runLanes(w, b, weights, losses, metric)
 	}
 	off := 0
 	for _, p := range o.params {
@@ -479,6 +527,7 @@ type program struct {
 	steps []step
 	vals  []gorgonia.Value
 	pool  *bufferPool // shared with other programs by ShareBuffers
+	tasks int         // of the graph (a lane's share of its objective's)
 }
 
 // step computes vals[i] = op(vals[args]...) for a node with an op; input
@@ -535,7 +584,7 @@ func (p *program) compile(g *Graph, outputs gorgonia.Nodes) []int {
 		}
 	}
 	p.firstTiles(isOut)
-	p.pool = &bufferPool{free: map[poolKey][]*tensor.Dense{}}
+	p.pool = newBufferPool()
 	for _, s := range p.steps {
 		o, ok := s.op.(*op)
 		if !ok || isOut[s.i] || foreign[s.i] || o.outShape.TotalSize() < pooledSize {

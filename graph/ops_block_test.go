@@ -59,7 +59,7 @@ func TestEvalQueryPassFused(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if fused := runs[convBlockKernel](&obj.prog); fused != (k == 0) {
+				if fused := runs[convBlockKernel](obj.programs()[0]); fused != (k == 0) {
 					t.Fatalf("model %d: convBlock in the program %v, want %v", k, fused, k == 0)
 				}
 				losses[k], acc[k] = make([]float64, 4), make([]float64, 4)
@@ -114,7 +114,7 @@ func TestMetaGradientQueryPassFused(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if runs[convBlockKernel](&obj.prog) {
+				if runs[convBlockKernel](obj.programs()[0]) {
 					t.Fatalf("%v without the SIMD kernels: convBlock in the program", c.dt)
 				}
 				defer func() { forceBlockBack = false }()
@@ -133,7 +133,7 @@ func TestMetaGradientQueryPassFused(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if fused := runs[convBlockBackKernel](&obj.prog); fused != (k == 0) {
+				if fused := runs[convBlockBackKernel](obj.programs()[0]); fused != (k == 0) {
 					t.Fatalf("model %d: convBlockBack in the program %v, want %v", k, fused, k == 0)
 				}
 				losses[k], grads[k], flops[k] = make([]float64, 4), make([]float64, len(w)), obj.FLOPs()
@@ -298,7 +298,7 @@ func TestEmbeddedCNNKeepsItsForward(t *testing.T) {
 	for _, meta := range []bool{false, true} {
 		calls := 0
 		_, err := NewObjective(Spec{Model: userCNN{m, &calls}, Loss: SoftmaxCrossEntropy, Tasks: 2, Support: 5, Query: 10,
-			InShape: m.InShape(), OutDim: 5, Steps: 1, Alpha: 0.4, MetaGradient: meta, Dtype: tensor.Float32})
+			InShape: m.InShape(), OutDim: 5, Steps: 1, Alpha: 0.4, MetaGradient: meta, Lanes: 1, Dtype: tensor.Float32})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,7 +2,6 @@ package graph
 
 import (
 	"fmt"
-	"runtime"
 	"sync"
 
 	"github.com/trmaml/trmaml/graph/internal/vec"
@@ -604,7 +603,7 @@ func (k midRowsKernel) grad(_ gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nod
 
 // parallel reports whether parallelTasks would use several goroutines.
 func parallel(n, work int) bool {
-	return largeTasks(n, work) && runtime.GOMAXPROCS(0) > 1
+	return largeTasks(n, work) && workers() > 1
 }
 
 // largeTasks reports whether n tasks of work scalar operations each are
@@ -616,7 +615,7 @@ func largeTasks(n, work int) bool {
 }
 
 // parallelElems runs f(lo, hi) over pieces of [0, n) that cover it, on
-// up to GOMAXPROCS goroutines when n is large (from elemsPiece elements
+// up to workers() goroutines when n is large (from elemsPiece elements
 // per piece), else f(0, n) on the calling goroutine. It is for the
 // elementwise ops over all tasks at once (ReLU and its mask, scaling, the
 // sums of gradient terms), whose values do not depend on the pieces. On
@@ -625,7 +624,7 @@ func largeTasks(n, work int) bool {
 // cores gain little (docs/performance.md), but they would bound the
 // speed-up on 8 or 16.
 func parallelElems(n int, f func(lo, hi int)) {
-	pieces := min(runtime.GOMAXPROCS(0), n/elemsPiece)
+	pieces := min(workers(), n/elemsPiece)
 	if pieces < 2 {
 		f(0, n)
 		return
@@ -651,7 +650,7 @@ var elemsPiece = 1 << 15
 // call does at least work scalar operations' worth of a large tensor (the CNN's
 // activations), on the calling goroutine for the small ones of the MLP.
 func parallelTasks(n, work int, f func(t int)) {
-	procs := runtime.GOMAXPROCS(0)
+	procs := workers()
 	if !parallel(n, work) {
 		for t := 0; t < n; t++ {
 			f(t)

@@ -34,6 +34,18 @@ func (b *Batch) Row(t int) (sx, sy, qx, qy []float64) {
 	return sx, sy, qx, qy
 }
 
+// Rows returns a Batch of instance rows [from, to) of b that shares b's
+// memory: what it changes, b sees.
+func (b *Batch) Rows(from, to int) *Batch {
+	return &Batch{
+		Tasks: to - from, Support: b.Support, Query: b.Query, InDim: b.InDim, OutDim: b.OutDim,
+		SupportX: b.SupportX[from*b.Support*b.InDim : to*b.Support*b.InDim],
+		SupportY: b.SupportY[from*b.Support*b.OutDim : to*b.Support*b.OutDim],
+		QueryX:   b.QueryX[from*b.Query*b.InDim : to*b.Query*b.InDim],
+		QueryY:   b.QueryY[from*b.Query*b.OutDim : to*b.Query*b.OutDim],
+	}
+}
+
 // TaskSet is a finite set of tasks in the paper's sense: each task i is a
 // distribution over few-shot instances (a support set of K points and a query
 // set of J points drawn from one underlying data distribution).

@@ -1,0 +1,113 @@
+package graph
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/trmaml/trmaml/metalearn"
+)
+
+// Lanes: an objective without a meta-gradient (an evaluation) computes each
+// task's adapted loss from that task's data and the meta-parameters alone,
+// so its tasks can run as independent graphs. Ops split their tasks over
+// the cores too (parallelTasks), but every op waits for its slowest task
+// before the next starts: with 8 tasks on 2 cores the cores idle for a
+// tenth to a fifth of an evaluation. Whole graphs on their own goroutines
+// meet only at the end of a call.
+
+// lanesRunning counts the lanes of all objectives running at this moment.
+var lanesRunning atomic.Int32
+
+// workers is the number of goroutines an op may split its tasks or values
+// over: the GOMAXPROCS cores divided among the lanes running (one each for
+// 2 lanes on 2 cores, 8 each on 16). Lanes fill the cores themselves; an op
+// of a lane that split its tasks as well would only wait at its barrier
+// and hold more scratch buffers at once. A lane that finishes early hands
+// its share to the others.
+func workers() int {
+	return max(1, runtime.GOMAXPROCS(0)/max(1, int(lanesRunning.Load())))
+}
+
+// lane is the objective of tasks [from, to) of an objective in lanes.
+type lane struct {
+	obj      *Objective
+	from, to int
+}
+
+// lanes is the number of lanes of an objective of s: Lanes (GOMAXPROCS if
+// 0), at most Tasks, and 1 with a meta-gradient.
+func (s Spec) lanes() int {
+	if s.MetaGradient {
+		return 1
+	}
+	n := s.Lanes
+	if n == 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	return min(n, s.Tasks)
+}
+
+// newLanes builds an objective of spec as n graphs of Tasks/n tasks (the
+// sizes differ by at most one), which share one buffer pool: lanes of the
+// same size recycle the same buffers, and together they hold about what one
+// graph of all the tasks would. Shared with another objective's pool
+// (ShareBuffers), they borrow its buffers (joinPool).
+func newLanes(spec Spec, n int) (*Objective, error) {
+	o := &Objective{spec: spec, predOut: -1}
+	for l := range n {
+		from, to := l*spec.Tasks/n, (l+1)*spec.Tasks/n
+		s := spec
+		s.Tasks, s.Lanes = to-from, 1
+		sub, err := NewObjective(s)
+		if err != nil {
+			return nil, err
+		}
+		if l > 0 {
+			sub.joinPool(o.lanes[0].obj.prog.pool, false)
+		}
+		o.lanes = append(o.lanes, lane{obj: sub, from: from, to: to})
+	}
+	o.nParams = o.lanes[0].obj.nParams
+	return o, nil
+}
+
+// programs are the compiled graphs of o: its own, or its lanes'.
+func (o *Objective) programs() []*program {
+	if o.lanes == nil {
+		return []*program{&o.prog}
+	}
+	ps := make([]*program, len(o.lanes))
+	for i, l := range o.lanes {
+		ps[i] = &l.obj.prog
+	}
+	return ps
+}
+
+// runLanes runs every lane on its own rows of b at once (LossesMetric has
+// checked the arguments) and returns the first lane's error, if any.
+func (o *Objective) runLanes(w []float64, b *metalearn.Batch, weights, losses, metric []float64) error {
+	errs := make([]error, len(o.lanes))
+	var wg sync.WaitGroup
+	lanesRunning.Add(int32(len(o.lanes)))
+	for i, l := range o.lanes {
+		wg.Go(func() {
+			defer lanesRunning.Add(-1)
+			var wt, m []float64
+			if weights != nil {
+				wt = weights[l.from:l.to]
+			}
+			if metric != nil {
+				m = metric[l.from:l.to]
+			}
+			errs[i] = l.obj.LossesMetric(w, b.Rows(l.from, l.to), wt, losses[l.from:l.to], m, nil)
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,139 @@
+package graph
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/trmaml/trmaml/metalearn"
+	"gorgonia.org/tensor"
+)
+
+// TestLanesSameValues: an evaluation objective split into lanes computes
+// every task's loss and accuracy as one graph of all the tasks does, for
+// even and uneven splits, alone and in a pool shared with a training
+// objective, call after call: the CNN's bit for bit, the MLP's up to the
+// rounding of the products that stack all its tasks' rows (a product's
+// kernel may sum a row differently when the number of rows changes).
+func TestLanesSameValues(t *testing.T) {
+	cnn, err := NewCNN(12, 12, 1, 8, 2, 3, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mlp, err := NewMLP([]int{1, 16, 16, 1}, ReLU)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 5))
+	const tasks = 5
+	for _, c := range []struct {
+		name  string
+		spec  Spec
+		batch *metalearn.Batch
+		w     []float64
+		tol   float64 // relative; 0: bit for bit
+	}{
+		{"CNN, float32", Spec{Model: cnn, Loss: SoftmaxCrossEntropy, Score: Accuracy, Tasks: tasks, Support: 3, Query: 12,
+			InShape: cnn.InShape(), OutDim: 3, Steps: 1, Alpha: 0.2, Dtype: tensor.Float32},
+			randomImages(rng, tasks, 3, 1, 4, 12, 12, 1), cnn.Init(rng), 0},
+		{"MLP, float64, two steps", Spec{Model: mlp, Loss: MSELoss, Tasks: tasks, Support: 5, Query: 7,
+			InShape: []int{1}, OutDim: 1, Steps: 2, Alpha: 0.01},
+			randomBatch(rng, tasks, 5, 7, 1), randomParams(rng, 1*16+16+16*16+16+16+1, 0.5), 1e-14},
+	} {
+		call := func(obj *Objective) (losses, acc []float64) {
+			losses = make([]float64, tasks)
+			if c.spec.Score != nil {
+				acc = make([]float64, tasks)
+			}
+			if err := obj.LossesMetric(c.w, c.batch, nil, losses, acc, nil); err != nil {
+				t.Fatal(err)
+			}
+			return losses, acc
+		}
+		build := func(s Spec) *Objective {
+			obj, err := NewObjective(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return obj
+		}
+		one := c.spec
+		one.Lanes = 1
+		wantLosses, wantAcc := call(build(one))
+		for _, lanes := range []int{0, 2, 3, tasks, tasks + 3} {
+			for _, shared := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s, %d lanes, shared pool %v", c.name, lanes, shared), func(t *testing.T) {
+					s := c.spec
+					s.Lanes = lanes
+					obj := build(s)
+					if want := min(max(lanes, 1), tasks); lanes > 0 && len(obj.lanes) != want {
+						t.Fatalf("%d lanes built, want %d", len(obj.lanes), want)
+					}
+					if shared {
+						train := c.spec
+						train.MetaGradient = true
+						trainObj := build(train)
+						obj.ShareBuffers(trainObj)
+						weights := make([]float64, tasks)
+						grad := make([]float64, len(c.w))
+						if err := trainObj.Losses(c.w, c.batch, weights, make([]float64, tasks), grad); err != nil {
+							t.Fatal(err)
+						}
+					}
+					for round := range 3 {
+						losses, acc := call(obj)
+						same := reflect.DeepEqual(losses, wantLosses) && reflect.DeepEqual(acc, wantAcc)
+						if c.tol > 0 {
+							same = relErr(losses, wantLosses) <= c.tol && relErr(acc, wantAcc) <= c.tol
+						}
+						if !same {
+							t.Errorf("call %d: losses %v, accuracies %v; one graph: %v, %v", round, losses, acc, wantLosses, wantAcc)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestLanesSpec: lanes only without a meta-gradient, and a negative count
+// is refused.
+func TestLanesSpec(t *testing.T) {
+	mlp, err := NewMLP([]int{1, 8, 1}, ReLU)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := Spec{Model: mlp, Loss: MSELoss, Tasks: 4, Support: 2, Query: 2, InShape: []int{1}, OutDim: 1, Steps: 1, Alpha: 0.1}
+	for _, c := range []struct {
+		lanes     int
+		meta      bool
+		wantLanes int
+		wantErr   string
+	}{
+		{lanes: 2, wantLanes: 2},
+		{lanes: 1, wantLanes: 0},
+		{lanes: 4, meta: true, wantLanes: 0},
+		{lanes: -1, wantErr: "Spec.Lanes must be >= 0"},
+	} {
+		s := spec
+		s.Lanes, s.MetaGradient = c.lanes, c.meta
+		obj, err := NewObjective(s)
+		if c.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+				t.Errorf("Lanes %d: error %v, want %q", c.lanes, err, c.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(obj.lanes) != c.wantLanes {
+			t.Errorf("Lanes %d, meta-gradient %v: %d lanes, want %d", c.lanes, c.meta, len(obj.lanes), c.wantLanes)
+		}
+		if obj.FLOPs() < 0 || obj.Graph() == nil || obj.NumParams() != 1*8+8+8+1 {
+			t.Errorf("Lanes %d: FLOPs %v, graph %v, %d parameters", c.lanes, obj.FLOPs(), obj.Graph(), obj.NumParams())
+		}
+	}
+}
