@@ -30,7 +30,11 @@ func main() {
 	eval := flag.Bool("eval", false, "time the evaluation graph (adapted losses and accuracy, no meta-gradient) and report instances per second")
 	gemm := flag.Bool("gemm", false, "instead, time single float32 matrix products (a 1024^3 one and the second block's convolution product) on one goroutine: the machine's GEMM peak per core, to read the GFLOP/s of the other lines against")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the timed iterations to this file")
+	memprofile := flag.String("memprofile", "", "write a profile of the heap allocations (go tool pprof -sample_index=alloc_space) to this file at the end")
 	flag.Parse()
+	if *memprofile != "" {
+		runtime.MemProfileRate = 64 << 10
+	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err == nil {
@@ -48,6 +52,9 @@ func main() {
 		err = run(*ways, *shots, *query, *tasks, *filters, *order, *dtype, *iters, *eval)
 	}
 	pprof.StopCPUProfile()
+	if err == nil && *memprofile != "" {
+		err = writeHeapProfile(*memprofile)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "cnnbench:", err)
 		os.Exit(1)
@@ -151,4 +158,17 @@ func gemmPeak(iters int) error {
 func cpuSeconds() float64 {
 	d, _ := cputime.Process()
 	return d.Seconds()
+}
+
+// writeHeapProfile writes the allocations so far to path.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
