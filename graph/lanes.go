@@ -36,7 +36,7 @@ type lane struct {
 }
 
 // lanes is the number of lanes of an objective of s: Lanes (GOMAXPROCS if
-// 0), at most Tasks, and 1 with a meta-gradient.
+// 0, see laneFLOPs), at most Tasks, and 1 with a meta-gradient.
 func (s Spec) lanes() int {
 	if s.MetaGradient {
 		return 1
@@ -47,6 +47,16 @@ func (s Spec) lanes() int {
 	}
 	return min(n, s.Tasks)
 }
+
+// laneFLOPs is the fewest floating-point operations of products and
+// convolutions per task (Objective.FLOPs) for which Spec.Lanes 0 splits an
+// objective into lanes. Smaller tasks (the sine MLP's, 0.1 MFLOP) keep one
+// graph: they cost little, and the MLP's products stack all its tasks'
+// rows, whose sums a BLAS kernel may round differently in the last bits
+// when the number of rows changes, so that its values would depend on the
+// number of cores. The CNN's (a 5-way instance is 1.3 GFLOP) are the same
+// bit for bit in any lanes (TestLanesSameValues).
+const laneFLOPs = 1 << 24
 
 // newLanes builds an objective of spec as n graphs of Tasks/n tasks (the
 // sizes differ by at most one), which share one buffer pool: lanes of the
@@ -62,6 +72,10 @@ func newLanes(spec Spec, n int) (*Objective, error) {
 		sub, err := NewObjective(s)
 		if err != nil {
 			return nil, err
+		}
+		if l == 0 && spec.Lanes == 0 && sub.FLOPs() < laneFLOPs*float64(s.Tasks) {
+			spec.Lanes = 1 // small tasks: one graph
+			return NewObjective(spec)
 		}
 		if l > 0 {
 			sub.joinPool(o.lanes[0].obj.prog.pool, false)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -68,7 +69,7 @@ func TestLanesSameValues(t *testing.T) {
 					s := c.spec
 					s.Lanes = lanes
 					obj := build(s)
-					if want := min(max(lanes, 1), tasks); lanes > 0 && len(obj.lanes) != want {
+					if want := min(lanes, tasks); lanes > 0 && len(obj.lanes) != want {
 						t.Fatalf("%d lanes built, want %d", len(obj.lanes), want)
 					}
 					if shared {
@@ -98,8 +99,8 @@ func TestLanesSameValues(t *testing.T) {
 	}
 }
 
-// TestLanesSpec: lanes only without a meta-gradient, and a negative count
-// is refused.
+// TestLanesSpec: lanes only without a meta-gradient, by default only for
+// tasks of at least laneFLOPs, and a negative count is refused.
 func TestLanesSpec(t *testing.T) {
 	mlp, err := NewMLP([]int{1, 8, 1}, ReLU)
 	if err != nil {
@@ -115,6 +116,7 @@ func TestLanesSpec(t *testing.T) {
 		{lanes: 2, wantLanes: 2},
 		{lanes: 1, wantLanes: 0},
 		{lanes: 4, meta: true, wantLanes: 0},
+		{lanes: 0, wantLanes: 0}, // the MLP's small tasks: one graph
 		{lanes: -1, wantErr: "Spec.Lanes must be >= 0"},
 	} {
 		s := spec
@@ -134,6 +136,26 @@ func TestLanesSpec(t *testing.T) {
 		}
 		if obj.FLOPs() < 0 || obj.Graph() == nil || obj.NumParams() != 1*8+8+8+1 {
 			t.Errorf("Lanes %d: FLOPs %v, graph %v, %d parameters", c.lanes, obj.FLOPs(), obj.Graph(), obj.NumParams())
+		}
+	}
+}
+
+// TestLanesDefault: Lanes 0 splits the paper's CNN into GOMAXPROCS lanes.
+func TestLanesDefault(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	cnn, err := NewCNN(28, 28, 1, 64, 4, 5, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, procs := range []int{1, 2, 3} {
+		runtime.GOMAXPROCS(procs)
+		obj, err := NewObjective(Spec{Model: cnn, Loss: SoftmaxCrossEntropy, Tasks: 8, Support: 5, Query: 50,
+			InShape: cnn.InShape(), OutDim: 5, Steps: 1, Alpha: 0.1, Dtype: tensor.Float32})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[int]int{1: 0, 2: 2, 3: 3}[procs]; len(obj.lanes) != want {
+			t.Errorf("GOMAXPROCS %d: %d lanes, want %d", procs, len(obj.lanes), want)
 		}
 	}
 }

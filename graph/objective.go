@@ -43,11 +43,12 @@ type Spec struct {
 	// Lanes, for an objective without a meta-gradient, splits its tasks
 	// into that many groups, each compiled into a graph of its own and run
 	// on its own goroutine at once, so that no core waits for the others
-	// between two ops (lanes.go). The values are the same for any number
-	// of lanes; the buffers of all lanes together are about those of one
-	// graph. 0 means GOMAXPROCS at NewObjective; never more than Tasks;
-	// an objective with a meta-gradient has one lane (its tasks meet in
-	// the gradient's sum).
+	// between two ops (lanes.go). The CNN's values are the same bit for
+	// bit for any number of lanes, a model whose products stack all tasks'
+	// rows (the MLP's) up to the last bits; the buffers of all lanes
+	// together are about those of one graph. 0 means GOMAXPROCS at NewObjective for tasks of at least 16
+	// MFLOP (the CNN's), else 1; never more than Tasks; an objective with
+	// a meta-gradient has one lane (its tasks meet in the gradient's sum).
 	Lanes int
 	// Dtype of every tensor of the graph: tensor.Float64 (the zero value
 	// means it) or tensor.Float32, about twice as fast with half the memory

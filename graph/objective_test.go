@@ -197,23 +197,31 @@ func TestLossesIndependentOfGOMAXPROCS(t *testing.T) {
 	}
 	w := randomParams(rng, reference.MLP{Sizes: sizes, Activation: string(ReLU)}.NumParams(), 0.3)
 	weights := []float64{1, 0.5, 2, 0.25}
-	run := func(procs int) ([]float64, []float64) {
+	run := func(procs int, meta bool) ([]float64, []float64) {
 		runtime.GOMAXPROCS(procs)
 		obj, err := NewObjective(Spec{Model: mlp, Tasks: tasks, Support: k, Query: j, Loss: MSELoss, InShape: sizes[:1], OutDim: 1,
-			Steps: 1, Alpha: 0.1, MetaGradient: true})
+			Steps: 1, Alpha: 0.1, MetaGradient: meta})
 		if err != nil {
 			t.Fatal(err)
 		}
 		losses, grad := make([]float64, tasks), make([]float64, len(w))
+		if !meta {
+			weights, grad = nil, nil
+		}
 		if err := obj.Losses(w, b, weights, losses, grad); err != nil {
 			t.Fatal(err)
 		}
 		return losses, grad
 	}
-	l1, g1 := run(1)
-	l2, g2 := run(2)
+	l1, g1 := run(1, true)
+	l2, g2 := run(2, true)
 	if !slices.Equal(l1, l2) {
 		t.Errorf("losses on 1 and 2 goroutines differ: %v, %v", l1, l2)
+	}
+	// The evaluation's (no meta-gradient: lanes on several cores, but
+	// not for the MLP's small tasks).
+	if e1, e2 := first(run(1, false)), first(run(2, false)); !slices.Equal(e1, e2) || !slices.Equal(e1, l1) {
+		t.Errorf("evaluation losses on 1 and 2 goroutines: %v, %v; with the meta-gradient %v", e1, e2, l1)
 	}
 	diff := 0
 	for i := range g1 {
@@ -225,3 +233,5 @@ func TestLossesIndependentOfGOMAXPROCS(t *testing.T) {
 		t.Errorf("%d of %d meta-gradient values differ between 1 and 2 goroutines", diff, len(g1))
 	}
 }
+
+func first[A, B any](a A, _ B) A { return a }
