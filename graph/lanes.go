@@ -16,15 +16,16 @@ import (
 // tenth to a fifth of an evaluation. Whole graphs on their own goroutines
 // meet only at the end of a call.
 
-// lanesRunning counts the lanes of all objectives running at this moment.
+// lanesRunning counts the goroutines running lanes at this moment, of all
+// objectives.
 var lanesRunning atomic.Int32
 
 // workers is the number of goroutines an op may split its tasks or values
-// over: the GOMAXPROCS cores divided among the lanes running (one each for
-// 2 lanes on 2 cores, 8 each on 16). Lanes fill the cores themselves; an op
-// of a lane that split its tasks as well would only wait at its barrier
-// and hold more scratch buffers at once. A lane that finishes early hands
-// its share to the others.
+// over: the GOMAXPROCS cores divided among the goroutines running lanes
+// (one each for 2 lanes on 2 cores, 8 each on 16). Lanes fill the cores
+// themselves; an op of a lane that split its tasks as well would only wait
+// at its barrier and hold more scratch buffers at once. A lane that
+// finishes early hands its share to the others.
 func workers() int {
 	return max(1, runtime.GOMAXPROCS(0)/max(1, int(lanesRunning.Load())))
 }
@@ -35,15 +36,26 @@ type lane struct {
 	from, to int
 }
 
-// lanes is the number of lanes of an objective of s: Lanes (GOMAXPROCS if
-// 0, see laneFLOPs), at most Tasks, and 1 with a meta-gradient.
+// laneTasks is the number of tasks of a lane when Spec.Lanes is 0. The
+// lanes depend on the number of tasks only, never on the machine: a
+// product's kernel may round a row differently when the number of rows
+// changes (OpenBLAS's small-matrix kernels do, for the CNN's last layer,
+// whose product stacks all the tasks' rows), so the values of an objective
+// depend on its lanes in the last bits, and must not depend on the cores.
+// Four tasks a lane fill 2 cores at meta-batch 8; on more cores the ops of
+// each lane split its tasks (workers).
+const laneTasks = 4
+
+// lanes is the number of lanes of an objective of s: Lanes (if 0, one per
+// laneTasks tasks, see laneFLOPs), at most Tasks, and 1 with a
+// meta-gradient.
 func (s Spec) lanes() int {
 	if s.MetaGradient {
 		return 1
 	}
 	n := s.Lanes
 	if n == 0 {
-		n = runtime.GOMAXPROCS(0)
+		n = (s.Tasks + laneTasks - 1) / laneTasks
 	}
 	return min(n, s.Tasks)
 }
@@ -51,11 +63,9 @@ func (s Spec) lanes() int {
 // laneFLOPs is the fewest floating-point operations of products and
 // convolutions per task (Objective.FLOPs) for which Spec.Lanes 0 splits an
 // objective into lanes. Smaller tasks (the sine MLP's, 0.1 MFLOP) keep one
-// graph: they cost little, and the MLP's products stack all its tasks'
-// rows, whose sums a BLAS kernel may round differently in the last bits
-// when the number of rows changes, so that its values would depend on the
-// number of cores. The CNN's (a 5-way instance is 1.3 GFLOP) are the same
-// bit for bit in any lanes (TestLanesSameValues).
+// graph: they cost little and their ops do not split over the cores, so
+// lanes would only change their values in the last bits. The CNN's (a
+// 5-way instance is 1.3 GFLOP) take lanes.
 const laneFLOPs = 1 << 24
 
 // newLanes builds an objective of spec as n graphs of Tasks/n tasks (the
@@ -98,23 +108,30 @@ func (o *Objective) programs() []*program {
 	return ps
 }
 
-// runLanes runs every lane on its own rows of b at once (LossesMetric has
-// checked the arguments) and returns the first lane's error, if any.
-func (o *Objective) runLanes(w []float64, b *metalearn.Batch, weights, losses, metric []float64) error {
+// runLanes runs every lane on its own rows of b, on up to GOMAXPROCS
+// goroutines at once (LossesMetric has checked the arguments), and returns
+// the first lane's error, if any.
+func (o *Objective) runLanes(w []float64, b *metalearn.Batch, losses, metric []float64) error {
 	errs := make([]error, len(o.lanes))
+	next := make(chan int, len(o.lanes))
+	for i := range o.lanes {
+		next <- i
+	}
+	close(next)
 	var wg sync.WaitGroup
-	lanesRunning.Add(int32(len(o.lanes)))
-	for i, l := range o.lanes {
+	procs := min(len(o.lanes), runtime.GOMAXPROCS(0))
+	lanesRunning.Add(int32(procs))
+	for range procs {
 		wg.Go(func() {
 			defer lanesRunning.Add(-1)
-			var wt, m []float64
-			if weights != nil {
-				wt = weights[l.from:l.to]
+			for i := range next {
+				l := o.lanes[i]
+				var m []float64
+				if metric != nil {
+					m = metric[l.from:l.to]
+				}
+				errs[i] = l.obj.LossesMetric(w, b.Rows(l.from, l.to), nil, losses[l.from:l.to], m, nil)
 			}
-			if metric != nil {
-				m = metric[l.from:l.to]
-			}
-			errs[i] = l.obj.LossesMetric(w, b.Rows(l.from, l.to), wt, losses[l.from:l.to], m, nil)
 		})
 	}
 	wg.Wait()

@@ -41,14 +41,15 @@ type Spec struct {
 	// computes adapted losses (evaluation).
 	MetaGradient bool
 	// Lanes, for an objective without a meta-gradient, splits its tasks
-	// into that many groups, each compiled into a graph of its own and run
-	// on its own goroutine at once, so that no core waits for the others
-	// between two ops (lanes.go). The CNN's values are the same bit for
-	// bit for any number of lanes, a model whose products stack all tasks'
-	// rows (the MLP's) up to the last bits; the buffers of all lanes
-	// together are about those of one graph. 0 means GOMAXPROCS at NewObjective for tasks of at least 16
-	// MFLOP (the CNN's), else 1; never more than Tasks; an objective with
-	// a meta-gradient has one lane (its tasks meet in the gradient's sum).
+	// into that many groups, each compiled into a graph of its own; the
+	// graphs run at once on up to GOMAXPROCS goroutines, so that no core
+	// waits for the others between two ops (lanes.go). 0 means one lane
+	// per 4 tasks for tasks of at least 16 MFLOP (the CNN's), else 1: the
+	// lanes depend on Tasks alone, so the values never depend on the
+	// machine's cores. Against one graph they may differ in the last bits,
+	// where a product's kernel rounds a row differently for fewer rows.
+	// The buffers of all lanes together are about those of one graph. An
+	// objective with a meta-gradient has one graph.
 	Lanes int
 	// Dtype of every tensor of the graph: tensor.Float64 (the zero value
 	// means it) or tensor.Float32, about twice as fast with half the memory
@@ -443,7 +444,7 @@ func (o *Objective) LossesMetric(w []float64, b *metalearn.Batch, weights, losse
 		return fmt.Errorf("graph: weights has length %d, want %d", len(weights), s.Tasks)
 	}
 	if o.lanes != nil {
-		return o.runLanes(w, b, weights, losses, metric)
+		return o.runLanes(w, b, losses, metric)
 	}
 	off := 0
 	for _, p := range o.params {
