@@ -24,6 +24,7 @@ func init() {
 			impl.conv1, impl.patchMoments = conv1512, patchMoments512
 			impl.blockBackRow = blockBackRow512
 			impl.winograd4In, impl.winograd4Out, impl.winograd4Grad = winograd4In512, winograd4Out512, winograd4Grad512
+			impl.winograd4K, impl.winograd4KT = winograd4Kernel512, winograd4KernelT512
 			simdSets = append(simdSets, impl)
 		}
 	}

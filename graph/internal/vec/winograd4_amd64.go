@@ -321,3 +321,80 @@ func winograd4KernelTSIMD(dst *[9][]float32, src *[36][]float32) {
 		winograd4KernelTGo(&d, &s)
 	}
 }
+
+// winograd4Kernel512 is winograd4KernelSIMD on 16 lanes, with the
+// intermediate values in registers (multiple results instead of arrays of
+// vectors, which the compiler kept in memory): the same operations lane by
+// lane, so the same values.
+func winograd4Kernel512(dst *[36][]float32, src *[9][]float32) {
+	n := len(dst[0])
+	if n%16 != 0 {
+		winograd4KernelSIMD(dst, src)
+		return
+	}
+	b := archsimd.BroadcastFloat32x16
+	quarter, half, sixth, m6 := b(0.25), b(0.5), b(1.0/6), b(-1.0/6)
+	g3 := func(g0, g1, g2 f32x16) (f32x16, f32x16, f32x16, f32x16, f32x16, f32x16) {
+		a, q := g0.Add(g2), g0.MulAdd(quarter, g2)
+		h := g1.Mul(half)
+		return g0.Mul(quarter), a.Add(g1).Mul(m6), a.Sub(g1).Mul(m6), q.Add(h).Mul(sixth), q.Sub(h).Mul(sixth), g2
+	}
+	for i := 0; i < n; i += 16 {
+		col := func(c int, x, y, z f32x16) { // column c of G (k Gᵀ)
+			u0, u1, u2, u3, u4, u5 := g3(x, y, z)
+			u0.StoreSlice(dst[c][i:])
+			u1.StoreSlice(dst[6+c][i:])
+			u2.StoreSlice(dst[12+c][i:])
+			u3.StoreSlice(dst[18+c][i:])
+			u4.StoreSlice(dst[24+c][i:])
+			u5.StoreSlice(dst[30+c][i:])
+		}
+		a0, a1, a2, a3, a4, a5 := g3(load16(src[0][i:]), load16(src[1][i:]), load16(src[2][i:])) // rows of k Gᵀ
+		b0, b1, b2, b3, b4, b5 := g3(load16(src[3][i:]), load16(src[4][i:]), load16(src[5][i:]))
+		c0, c1, c2, c3, c4, c5 := g3(load16(src[6][i:]), load16(src[7][i:]), load16(src[8][i:]))
+		col(0, a0, b0, c0)
+		col(1, a1, b1, c1)
+		col(2, a2, b2, c2)
+		col(3, a3, b3, c3)
+		col(4, a4, b4, c4)
+		col(5, a5, b5, c5)
+	}
+}
+
+// winograd4KernelT512 is winograd4KernelTSIMD on 16 lanes, with the
+// intermediate values in registers, as winograd4Kernel512: the same values.
+func winograd4KernelT512(dst *[9][]float32, src *[36][]float32) {
+	n := len(dst[0])
+	if n%16 != 0 {
+		winograd4KernelTSIMD(dst, src)
+		return
+	}
+	b := archsimd.BroadcastFloat32x16
+	quarter, half, sixth := b(0.25), b(0.5), b(1.0/6)
+	gt6 := func(s0, s1, s2, s3, s4, s5 f32x16) (f32x16, f32x16, f32x16) {
+		p, q := s1.Add(s2), s3.Add(s4)
+		return q.Mul(quarter).Sub(p).MulAdd(sixth, s0.Mul(quarter)),
+			s3.Sub(s4).MulAdd(half, s2.Sub(s1)).Mul(sixth), q.Sub(p).MulAdd(sixth, s5)
+	}
+	for i := 0; i < n; i += 16 {
+		row := func(a int) (f32x16, f32x16, f32x16) { // row a of S G
+			s := src[6*a:]
+			return gt6(load16(s[0][i:]), load16(s[1][i:]), load16(s[2][i:]), load16(s[3][i:]), load16(s[4][i:]), load16(s[5][i:]))
+		}
+		col := func(j int, t0, t1, t2, t3, t4, t5 f32x16) { // column j of Gᵀ (S G)
+			u0, u1, u2 := gt6(t0, t1, t2, t3, t4, t5)
+			u0.StoreSlice(dst[j][i:])
+			u1.StoreSlice(dst[3+j][i:])
+			u2.StoreSlice(dst[6+j][i:])
+		}
+		a0, a1, a2 := row(0)
+		b0, b1, b2 := row(1)
+		c0, c1, c2 := row(2)
+		d0, d1, d2 := row(3)
+		e0, e1, e2 := row(4)
+		f0, f1, f2 := row(5)
+		col(0, a0, b0, c0, d0, e0, f0)
+		col(1, a1, b1, c1, d1, e1, f1)
+		col(2, a2, b2, c2, d2, e2, f2)
+	}
+}
