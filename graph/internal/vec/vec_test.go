@@ -500,3 +500,28 @@ func TestSIMDSumsAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestWinogradKernelsAgree: the F(4x4) kernel transform and its adjoint
+// give the same values bit for bit on 8 and 16 lanes (the same operations
+// lane by lane), so a run's values do not depend on whether its CPU has
+// AVX-512.
+func TestWinogradKernelsAgree(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, n := range []int{16, 64, 72} {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = float32(r.NormFloat64())
+		}
+		run := func(k kernels) []float32 {
+			kd, td := shiftedRows(36, n, nil), shiftedRows(9, n, nil)
+			k.winograd4K((*[36][]float32)(kd), (*[9][]float32)(shiftedRows(9, n, v)))
+			k.winograd4KT((*[9][]float32)(td), (*[36][]float32)(shiftedRows(36, n, v)))
+			return slices.Concat(append(kd, td...)...)
+		}
+		for si := 1; si < len(simdSets); si++ {
+			if want, got := run(simdSets[0]), run(simdSets[si]); !slices.Equal(got, want) {
+				t.Errorf("n=%d: SIMD set %d differs from set 0", n, si)
+			}
+		}
+	}
+}
