@@ -410,14 +410,23 @@ func (p *bufferPool) alloc(dt tensor.Dtype, shape tensor.Shape) *tensor.Dense {
 // the mapping fails. Nothing may keep a slice of its data beyond the
 // tensor itself: the collector does not see such a slice.
 func offHeapDense[E float32 | float64](shape tensor.Shape) *tensor.Dense {
-	n := shape.TotalSize()
-	mem, ok := mapMemory(n * int(unsafe.Sizeof(E(0))))
-	if !ok {
+	data, mem := mapFloats[E](shape.TotalSize())
+	if mem == nil {
 		return nil
 	}
-	t := tensor.New(tensor.WithShape(shape.Clone()...), tensor.WithBacking(unsafe.Slice((*E)(unsafe.Pointer(unsafe.SliceData(mem))), n)))
+	t := tensor.New(tensor.WithShape(shape.Clone()...), tensor.WithBacking(data))
 	runtime.AddCleanup(t, unmapMemory, mem)
 	return t
+}
+
+// mapFloats returns n zeros mapped outside Go's heap and the mapping,
+// which unmapMemory releases, or nil and nil if the mapping fails.
+func mapFloats[E float](n int) ([]E, []byte) {
+	mem, ok := mapMemory(n * int(unsafe.Sizeof(E(0))))
+	if !ok {
+		return nil, nil
+	}
+	return unsafe.Slice((*E)(unsafe.Pointer(unsafe.SliceData(mem))), n), mem
 }
 
 // put hands t back: a lent part returns its buffer once the buffer's other

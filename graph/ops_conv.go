@@ -3,7 +3,6 @@ package graph
 import (
 	"fmt"
 	"sync"
-	"unsafe"
 
 	"github.com/trmaml/trmaml/graph/internal/vec"
 	"gorgonia.org/gorgonia"
@@ -301,9 +300,7 @@ func pooledSlice[T float](p *scratchPool, n int) (*scratchBuf[T], []T) {
 			unmapMemory(drop.mapped)
 		}
 		bp = &scratchBuf[T]{}
-		if mem, ok := mapMemory(n * int(unsafe.Sizeof(T(0)))); ok && n > 0 {
-			bp.data, bp.mapped = unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(mem))), n), mem
-		} else {
+		if bp.data, bp.mapped = mapFloats[T](n); bp.mapped == nil {
 			bp.data = make([]T, n)
 		}
 	}
