@@ -93,7 +93,7 @@ func (s Spec) validate() error {
 	case s.dtype() != tensor.Float64 && s.dtype() != tensor.Float32:
 		return fmt.Errorf("graph: Spec.Dtype must be tensor.Float64 or tensor.Float32, got %v", s.Dtype)
 	case s.Lanes < 0:
-		return fmt.Errorf("graph: Spec.Lanes must be >= 0 (0: GOMAXPROCS), got %d", s.Lanes)
+		return fmt.Errorf("graph: Spec.Lanes must be >= 0 (0: one lane per 4 tasks of a large model), got %d", s.Lanes)
 	case s.Inner != nil && (s.Steps != 0 || s.Alpha != 0 || s.FirstOrder):
 		return fmt.Errorf("graph: Spec.Inner is set, so Spec.Steps, Alpha and FirstOrder must be zero (the inner loop holds them), got %d, %v, %v",
 			s.Steps, s.Alpha, s.FirstOrder)
