@@ -296,7 +296,7 @@ func (k axpyKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
 func (k axpyKernel) forward(a *args) { call(a, k, forwardAxpy[float64], forwardAxpy[float32]) }
 
 func forwardAxpy[T float](k axpyKernel, out []T, in [][]T, _ []tensor.Shape) {
-	vec.AddScaled(out, in[0], in[1], T(k.k))
+	parallelElems(len(out), func(lo, hi int) { vec.AddScaled(out[lo:hi], in[0][lo:hi], in[1][lo:hi], T(k.k)) })
 }
 
 func (k axpyKernel) grad(_ gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
@@ -417,12 +417,7 @@ func (k addNKernel) forward(a *args) { call(a, k, forwardAddN[float64], forwardA
 func forwardAddN[T float](k addNKernel, out []T, in [][]T, _ []tensor.Shape) {
 	parallelElems(len(out), func(lo, hi int) {
 		out := out[lo:hi]
-		if _, ok := any(out).([]float64); ok {
-			vec.AddScaled(out, in[0][lo:hi], in[1][lo:hi], 1) // one pass: x + 1*y is x + y exactly
-		} else { // float32's AddScaled is a plain loop, its AddTo a vector one
-			copy(out, in[0][lo:hi])
-			vec.AddTo(out, in[1][lo:hi])
-		}
+		vec.AddScaled(out, in[0][lo:hi], in[1][lo:hi], 1) // one pass: x + 1*y is x + y exactly
 		for _, x := range in[2:] {
 			vec.AddTo(out, x[lo:hi])
 		}

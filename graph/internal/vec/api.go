@@ -15,6 +15,8 @@ type kernels struct {
 	scatter       func(o0, o1, o2, o3, pos, g []float32)
 	relu          func(dst, x []float32)
 	mask          func(dst, x, v []float32)
+	addScaled     func(dst, x, y []float32, k float32)
+	scale         func(dst, x []float32, k float32)
 	poolArgScaled func(dst, x00, x01, x10, x11, s []float32)
 	addAtScaled   func(o0, o1, o2, o3, pos, g, u []float32)
 	winogradIn    func(dst []float32, stride int, r0, r1, r2, r3 []float32, c int)
@@ -49,7 +51,7 @@ var (
 	simdSets []kernels
 	plain    = kernels{affineGo[float32], affine2Go[float32], addToGo[float32], sumRowsGo[float32],
 		momentsGo[float32], dotCenteredGo[float32], gatherGo[float32],
-		scatterGo[float32], reluGo[float32], maskGo[float32], poolArgScaledGo[float32], addAtScaledGo[float32],
+		scatterGo[float32], reluGo[float32], maskGo[float32], addScaledGo[float32], scaleGo[float32], poolArgScaledGo[float32], addAtScaledGo[float32],
 		winogradInGo[float32], winogradOutGo[float32], winogradKernelGo[float32],
 		winogradGradGo[float32], winogradKernelTGo[float32], backPoolRowGo[float32], gatherAffineRowGo[float32],
 		poolArgRowGo[float32], gatherDotRowGo[float32], maxAffineRowGo[float32],
@@ -223,6 +225,10 @@ func Mask[T Float](dst, x, v []T) {
 // an addition, not fused, in every implementation); len(x), len(y) >=
 // len(dst).
 func AddScaled[T Float](dst, x, y []T, k T) {
+	if d, ok := f32(dst); ok {
+		impl.addScaled(d, as32(x), as32(y), float32(k))
+		return
+	}
 	if d, ok := any(dst).([]float64); ok {
 		impl64.addScaled(d, any(x).([]float64), any(y).([]float64), float64(k))
 		return
@@ -232,6 +238,10 @@ func AddScaled[T Float](dst, x, y []T, k T) {
 
 // Scale sets dst to k*x element by element; len(x) >= len(dst).
 func Scale[T Float](dst, x []T, k T) {
+	if d, ok := f32(dst); ok {
+		impl.scale(d, as32(x), float32(k))
+		return
+	}
 	if d, ok := any(dst).([]float64); ok {
 		impl64.scale(d, any(x).([]float64), float64(k))
 		return

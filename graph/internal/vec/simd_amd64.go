@@ -7,7 +7,7 @@ import "simd/archsimd"
 func init() {
 	if archsimd.X86.AVX2() && archsimd.X86.FMA() {
 		impl = kernels{affineSIMD, affine2SIMD, addToSIMD, sumRowsSIMD, momentsSIMD, dotCenteredSIMD,
-			gatherSIMD, scatterSIMD, reluSIMD, maskSIMD, poolArgScaledSIMD, addAtScaledSIMD,
+			gatherSIMD, scatterSIMD, reluSIMD, maskSIMD, addScaledSIMD, scaleSIMD, poolArgScaledSIMD, addAtScaledSIMD,
 			winogradInSIMD, winogradOutSIMD, winogradKernelSIMD, winogradGradSIMD, winogradKernelTSIMD,
 			backPoolRowSIMD, gatherAffineRowSIMD, poolArgRowSIMD, gatherDotRowSIMD, maxAffineRowSIMD,
 			backPoolMaxRowSIMD, gatherDotMaxRowSIMD, conv1SIMD,
@@ -196,6 +196,28 @@ func reluSIMD(dst, x []float32) {
 		zero.Max(load(x[i:])).StoreSlice(dst[i:])
 	}
 	reluGo(dst[n:], x[n:])
+}
+
+// addScaledSIMD and scaleSIMD multiply and add in two roundings, as the
+// plain loops do, so every implementation gives the same bits.
+func addScaledSIMD(dst, x, y []float32, k float32) {
+	n := len(dst) &^ 7
+	x, y = x[:len(dst)], y[:len(dst)]
+	kv := archsimd.BroadcastFloat32x8(k)
+	for i := 0; i < n; i += 8 {
+		load(x[i:]).Add(kv.Mul(load(y[i:]))).StoreSlice(dst[i:])
+	}
+	addScaledGo(dst[n:], x[n:], y[n:], k)
+}
+
+func scaleSIMD(dst, x []float32, k float32) {
+	n := len(dst) &^ 7
+	x = x[:len(dst)]
+	kv := archsimd.BroadcastFloat32x8(k)
+	for i := 0; i < n; i += 8 {
+		kv.Mul(load(x[i:])).StoreSlice(dst[i:])
+	}
+	scaleGo(dst[n:], x[n:], k)
 }
 
 func maskSIMD(dst, x, v []float32) {
@@ -1039,79 +1061,110 @@ func conv1512(dst, pad []float32, h, w int, k []float32) {
 
 // patchMomentsSIMD is patchMoments512 for four pixels at a time (AVX2).
 func patchMomentsSIMD(s *[9]float64, m *[81]float64, pad []float64, h, w int) {
-	if w < 4 {
+	if w < 4 || h < 2 {
 		patchMomentsGo(s, m, pad, h, w)
 		return
 	}
+	patchMomentsByRows(s, m, pad, h, w, patchRowsSIMD)
+}
+
+// patchRowsSIMD is patchRows512 for four pixels at a time (AVX2).
+func patchRowsSIMD(t *patchTerms, pad []float64, w, r0, r1, dys int) {
 	pw := w + 2
-	ones := [8]float64{4: 1, 5: 1, 6: 1, 7: 1}
-	mask := archsimd.LoadFloat64x4Slice(ones[w%4:]) // lanes 4-w%4 and on
-	at := func(r []float64, j int) archsimd.Float64x4 { return archsimd.LoadFloat64x4Slice(r[j/3*pw+j%3:]) }
-	for i := 0; i < 9; i++ {
-		z := archsimd.BroadcastFloat64x4(0)
-		si, a0, a1, a2, a3, a4, a5, a6, a7, a8 := z, z, z, z, z, z, z, z, z, z
-		for y := 0; y < h; y++ {
+	z := archsimd.BroadcastFloat64x4(0)
+	s0, s1, s2, p00, p01, p02, p11, p12, p22 := z, z, z, z, z, z, z, z, z
+	for r := r0; r < r1; r++ {
+		row := pad[r*pw:][:pw]
+		for x := 0; x < w; x += 4 {
+			x0, x1, x2 := shifts4(row, x, w)
+			s0, s1, s2 = s0.Add(x0), s1.Add(x1), s2.Add(x2)
+			p00, p01, p02 = x0.MulAdd(x0, p00), x0.MulAdd(x1, p01), x0.MulAdd(x2, p02)
+			p11, p12, p22 = x1.MulAdd(x1, p11), x1.MulAdd(x2, p12), x2.MulAdd(x2, p22)
+		}
+	}
+	t.sum = [3]float64{hsum4(s0), hsum4(s1), hsum4(s2)}
+	t.prod[0] = [9]float64{0: hsum4(p00), 1: hsum4(p01), 2: hsum4(p02), 4: hsum4(p11), 5: hsum4(p12), 8: hsum4(p22)}
+	for dy := 1; dy < dys; dy++ {
+		q0, q1, q2, q3, q4, q5, q6, q7, q8 := z, z, z, z, z, z, z, z, z
+		for r := r0; r < r1; r++ {
+			row, below := pad[r*pw:][:pw], pad[(r+dy)*pw:][:pw]
 			for x := 0; x < w; x += 4 {
-				r := pad[y*pw+min(x, w-4):]
-				v := at(r, i)
-				if x > w-4 {
-					v = v.Mul(mask)
-				}
-				si = si.Add(v)
-				a0, a1, a2 = v.MulAdd(at(r, 0), a0), v.MulAdd(at(r, 1), a1), v.MulAdd(at(r, 2), a2)
-				a3, a4, a5 = v.MulAdd(at(r, 3), a3), v.MulAdd(at(r, 4), a4), v.MulAdd(at(r, 5), a5)
-				a6, a7, a8 = v.MulAdd(at(r, 6), a6), v.MulAdd(at(r, 7), a7), v.MulAdd(at(r, 8), a8)
+				x0, x1, x2 := shifts4(row, x, w)
+				y0, y1, y2 := shifts4(below, x, w)
+				q0, q1, q2 = x0.MulAdd(y0, q0), x0.MulAdd(y1, q1), x0.MulAdd(y2, q2)
+				q3, q4, q5 = x1.MulAdd(y0, q3), x1.MulAdd(y1, q4), x1.MulAdd(y2, q5)
+				q6, q7, q8 = x2.MulAdd(y0, q6), x2.MulAdd(y1, q7), x2.MulAdd(y2, q8)
 			}
 		}
-		var l [4]float64
-		for j, a := range [10]archsimd.Float64x4{si, a0, a1, a2, a3, a4, a5, a6, a7, a8} {
-			a.Store(&l)
-			t := (l[0] + l[1]) + (l[2] + l[3])
-			if j == 0 {
-				s[i] += t
-			} else {
-				m[9*i+j-1] += t
-			}
-		}
+		t.prod[dy] = [9]float64{hsum4(q0), hsum4(q1), hsum4(q2), hsum4(q3), hsum4(q4), hsum4(q5), hsum4(q6), hsum4(q7), hsum4(q8)}
 	}
 }
 
-// patchMoments512 is patchMomentsGo for eight pixels at a time, one patch
-// value i per pass over the image: its sum and its nine products in
-// registers (Go allocates 15 vector registers, not the 54 accumulators
-// of one pass), the other values loaded. The tail of a row is the row's
-// last eight pixels with those already counted masked to zero. Rows of
-// fewer than eight pixels take the plain loop.
+// shifts4 is shifts8 for four values.
+func shifts4(row []float64, x, w int) (archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4) {
+	return archsimd.LoadFloat64x4SlicePart(row[x:w]), archsimd.LoadFloat64x4SlicePart(row[x+1 : w+1]),
+		archsimd.LoadFloat64x4SlicePart(row[x+2 : w+2])
+}
+
+// hsum4 returns the sum of v's lanes.
+func hsum4(v archsimd.Float64x4) float64 {
+	var l [4]float64
+	v.Store(&l)
+	return (l[0] + l[1]) + (l[2] + l[3])
+}
+
+// patchMoments512 is patchMomentsGo from the terms of the rows
+// (patchMomentsByRows), eight pixels at a time. Rows of fewer than eight
+// pixels, and images of one row, take the plain loop.
 func patchMoments512(s *[9]float64, m *[81]float64, pad []float64, h, w int) {
-	if w < 8 {
+	if w < 8 || h < 2 {
 		patchMomentsGo(s, m, pad, h, w)
 		return
 	}
+	patchMomentsByRows(s, m, pad, h, w, patchRows512)
+}
+
+// patchRows512 sets t to the terms of pad's rows r0..r1-1 at dy < dys, a
+// pass over the rows per dy with its accumulators in registers (Go
+// allocates 15 vector registers): at dy = 0 the three sums and six
+// products, at dy = 1 and 2 the nine products and the six shifted rows.
+// The last vector of a row loads zeros past the row's w pixels.
+func patchRows512(t *patchTerms, pad []float64, w, r0, r1, dys int) {
 	pw := w + 2
-	ones := [16]float64{8: 1, 9: 1, 10: 1, 11: 1, 12: 1, 13: 1, 14: 1, 15: 1}
-	mask := archsimd.LoadFloat64x8Slice(ones[w%8:]) // lanes 8-w%8 and on
-	at := func(r []float64, j int) f64x8 { return archsimd.LoadFloat64x8Slice(r[j/3*pw+j%3:]) }
-	for i := 0; i < 9; i++ {
-		z := archsimd.BroadcastFloat64x8(0)
-		si, a0, a1, a2, a3, a4, a5, a6, a7, a8 := z, z, z, z, z, z, z, z, z, z
-		for y := 0; y < h; y++ {
-			for x := 0; x < w; x += 8 {
-				r := pad[y*pw+min(x, w-8):]
-				v := at(r, i)
-				if x > w-8 {
-					v = v.Mul(mask)
-				}
-				si = si.Add(v)
-				a0, a1, a2 = v.MulAdd(at(r, 0), a0), v.MulAdd(at(r, 1), a1), v.MulAdd(at(r, 2), a2)
-				a3, a4, a5 = v.MulAdd(at(r, 3), a3), v.MulAdd(at(r, 4), a4), v.MulAdd(at(r, 5), a5)
-				a6, a7, a8 = v.MulAdd(at(r, 6), a6), v.MulAdd(at(r, 7), a7), v.MulAdd(at(r, 8), a8)
-			}
-		}
-		s[i] += hsum(si)
-		for j, a := range [9]f64x8{a0, a1, a2, a3, a4, a5, a6, a7, a8} {
-			m[9*i+j] += hsum(a)
+	z := archsimd.BroadcastFloat64x8(0)
+	s0, s1, s2, p00, p01, p02, p11, p12, p22 := z, z, z, z, z, z, z, z, z
+	for r := r0; r < r1; r++ {
+		row := pad[r*pw:][:pw]
+		for x := 0; x < w; x += 8 {
+			x0, x1, x2 := shifts8(row, x, w)
+			s0, s1, s2 = s0.Add(x0), s1.Add(x1), s2.Add(x2)
+			p00, p01, p02 = x0.MulAdd(x0, p00), x0.MulAdd(x1, p01), x0.MulAdd(x2, p02)
+			p11, p12, p22 = x1.MulAdd(x1, p11), x1.MulAdd(x2, p12), x2.MulAdd(x2, p22)
 		}
 	}
+	t.sum = [3]float64{hsum(s0), hsum(s1), hsum(s2)}
+	t.prod[0] = [9]float64{0: hsum(p00), 1: hsum(p01), 2: hsum(p02), 4: hsum(p11), 5: hsum(p12), 8: hsum(p22)}
+	for dy := 1; dy < dys; dy++ {
+		q0, q1, q2, q3, q4, q5, q6, q7, q8 := z, z, z, z, z, z, z, z, z
+		for r := r0; r < r1; r++ {
+			row, below := pad[r*pw:][:pw], pad[(r+dy)*pw:][:pw]
+			for x := 0; x < w; x += 8 {
+				x0, x1, x2 := shifts8(row, x, w)
+				y0, y1, y2 := shifts8(below, x, w)
+				q0, q1, q2 = x0.MulAdd(y0, q0), x0.MulAdd(y1, q1), x0.MulAdd(y2, q2)
+				q3, q4, q5 = x1.MulAdd(y0, q3), x1.MulAdd(y1, q4), x1.MulAdd(y2, q5)
+				q6, q7, q8 = x2.MulAdd(y0, q6), x2.MulAdd(y1, q7), x2.MulAdd(y2, q8)
+			}
+		}
+		t.prod[dy] = [9]float64{hsum(q0), hsum(q1), hsum(q2), hsum(q3), hsum(q4), hsum(q5), hsum(q6), hsum(q7), hsum(q8)}
+	}
+}
+
+// shifts8 returns row's eight values from x, x+1 and x+2 on, those past
+// w, w+1 and w+2 zero.
+func shifts8(row []float64, x, w int) (f64x8, f64x8, f64x8) {
+	return archsimd.LoadFloat64x8SlicePart(row[x:w]), archsimd.LoadFloat64x8SlicePart(row[x+1 : w+1]),
+		archsimd.LoadFloat64x8SlicePart(row[x+2 : w+2])
 }
 
 // hsum returns the sum of v's lanes.

@@ -82,6 +82,8 @@ func TestSIMDMatchesPlain(t *testing.T) {
 				}},
 				{"relu", 0, func(k kernels) []float64 { d := make([]float32, n); k.relu(d, withNaN); return wide(d) }},
 				{"mask", 0, func(k kernels) []float64 { d := make([]float32, n); k.mask(d, x, y); return wide(d) }},
+				{"addScaled", 0, func(k kernels) []float64 { d := make([]float32, n); k.addScaled(d, x, y, -0.37); return wide(d) }},
+				{"scale", 0, func(k kernels) []float64 { d := make([]float32, n); k.scale(d, x, 0.37); return wide(d) }},
 				{"winogradIn", 0, func(k kernels) []float64 {
 					d := make([]float32, 16*f)
 					k.winogradIn(d, f, a32(4*f, x), a32(4*f, y), a32(4*f, x01), a32(4*f, x10), f)
@@ -213,7 +215,12 @@ func TestSIMDMatchesPlain(t *testing.T) {
 					var s [9]float64
 					var m [81]float64
 					s[0], m[80] = 1, 2 // the sums are added to
-					k.patchMoments(&s, &m, wide(a32((h+2)*(w+2), y)), h, w)
+					pad := wide(a32((h+2)*(w+2), y))
+					clear(pad[:w+2]) // the border rows are zeros (the columns need not be)
+					clear(pad[(h+1)*(w+2):])
+					k.patchMoments(&s, &m, pad, h, w)
+					two := append(append([]float64(nil), pad[:3*(w+2)]...), make([]float64, w+2)...)
+					k.patchMoments(&s, &m, two, 2, w)               // two rows
 					k.patchMoments(&s, &m, wide(a32(3*7, x)), 1, 5) // fewer pixels than eight
 					return append(s[:], m[:]...)
 				}},

@@ -1,0 +1,82 @@
+package vec
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// The kernels of the evaluation's first block (a 28x28 one-channel
+// Omniglot image, 64 filters) and of the Winograd F(4x4) convolutions (a
+// 14x14 image of 64 channels), per image, for profiling one kernel at a
+// time: go test -bench . ./graph/internal/vec (GOEXPERIMENT=simd for the
+// SIMD kernels).
+
+const benchH, benchW, benchF = 28, 28, 64
+
+func benchImage(h, w int) []float32 {
+	r := rand.New(rand.NewPCG(1, 2))
+	pad := make([]float32, (h+2)*(w+2))
+	for y := 1; y <= h; y++ {
+		for x := 1; x <= w; x++ {
+			pad[y*(w+2)+x] = r.Float32()
+		}
+	}
+	return pad
+}
+
+func BenchmarkConv1(b *testing.B) {
+	pad, k := benchImage(benchH, benchW), benchImage(3, 3*benchF)[:9*benchF]
+	dst := make([]float32, benchH*benchW*benchF)
+	for b.Loop() {
+		Conv1(dst, pad, benchH, benchW, k)
+	}
+}
+
+func BenchmarkPatchMoments(b *testing.B) {
+	pad := make([]float64, (benchH+2)*(benchW+2))
+	for i, v := range benchImage(benchH, benchW) {
+		pad[i] = float64(v)
+	}
+	var s [9]float64
+	var m [81]float64
+	for b.Loop() {
+		PatchMoments(&s, &m, pad, benchH, benchW)
+	}
+}
+
+func BenchmarkMaxAffineRow(b *testing.B) {
+	z := benchImage(benchH, benchW*benchF) // rows of 28 pixels of 64 channels
+	a, c := z[:benchF], z[benchF:2*benchF]
+	dst := make([]float32, benchW/2*benchF)
+	row := (benchW + 2) * benchF
+	for b.Loop() {
+		for y := 0; y < benchH; y += 2 {
+			MaxAffineRow(dst, z[y*row:][:benchW*benchF], z[(y+1)*row:][:benchW*benchF], a, c)
+		}
+	}
+}
+
+func BenchmarkWinograd4(b *testing.B) {
+	const h, w, c = 14, 14, 64
+	pw := w + 2 + 2 // padded and rounded up to whole 4x4 tiles: 18x18
+	d := benchImage(pw-2, pw*c-2)
+	tiles := (w + 3) / 4
+	m := make([]float32, 36*c)
+	y := make([]float32, 4*4*c)
+	b.Run("in", func(b *testing.B) {
+		for b.Loop() {
+			for ty := 0; ty < tiles; ty++ {
+				for tx := 0; tx < tiles; tx++ {
+					Winograd4In(m, c, d[(4*ty*pw+4*tx)*c:], pw*c, c)
+				}
+			}
+		}
+	})
+	b.Run("out", func(b *testing.B) {
+		for b.Loop() {
+			for t := 0; t < tiles*tiles; t++ {
+				Winograd4Out(y, 4*c, m, c, c)
+			}
+		}
+	})
+}
