@@ -71,9 +71,11 @@ func (k convBlockKernel) forward(a *args) {
 // forwardConvBlock computes, per task, the statistics of z, then z a row
 // of windows at a time (blockRows), with the statistics, into maxPoolBN's
 // row kernel and ReLU. Images of one channel (the CNN's first block) give
-// the statistics from their patches' moments (patchStats); with more
-// channels z is computed twice, first into the channel sums of bnStats (z
-// minus the task's first row, accumulated chunk after chunk).
+// the statistics from their patches' moments (patchStats), and with the
+// SIMD kernels the rest in one (vec.ConvPool1, z never leaving the
+// registers); with more channels z is computed twice, first into the
+// channel sums of bnStats (z minus the task's first row, accumulated chunk
+// after chunk).
 func forwardConvBlock[T float](k convBlockKernel, out []T, in [][]T, s []tensor.Shape) {
 	x, kern, gamma, beta := in[0], in[1], in[3], in[4]
 	g, F := k.g, s[1][2]
@@ -104,11 +106,24 @@ func forwardConvBlock[T float](k convBlockKernel, out []T, in [][]T, s []tensor.
 			setStats(st, t, sum, sq, shift, n*H*W, k.eps)
 		}
 		sc, off := bnAffine(st, gamma, beta, t, F)
-		blockRows(g, F, xt, kt, buf, func(i, r int, z0, z1, _ []T) {
-			o := out[((t*n+i)*Ho+r)*Wo*F:][:Wo*F]
-			vec.MaxAffineRow(o, z0, z1, sc, off)
-			vec.Relu(o, o)
-		})
+		if C == 1 && vec.SIMD() {
+			// The same values as blockRows' Conv1, MaxAffineRow and ReLU,
+			// with z kept in registers.
+			pad, z := buf[:(H+2)*(W+2)], buf[(H+2)*(W+2):][:2*W*F]
+			clear(pad)
+			for i := 0; i < n; i++ {
+				padImage(pad, xt[i*H*W:][:H*W], H, W)
+				for r := 0; r < Ho; r++ {
+					vec.ConvPool1(out[((t*n+i)*Ho+r)*Wo*F:][:Wo*F], z, pad[2*r*(W+2):], W, kt, sc, off)
+				}
+			}
+		} else {
+			blockRows(g, F, xt, kt, buf, func(i, r int, z0, z1, _ []T) {
+				o := out[((t*n+i)*Ho+r)*Wo*F:][:Wo*F]
+				vec.MaxAffineRow(o, z0, z1, sc, off)
+				vec.Relu(o, o)
+			})
+		}
 		scratch.put(bp)
 	})
 }

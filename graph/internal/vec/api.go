@@ -32,6 +32,7 @@ type kernels struct {
 	backPoolMax   func(o0, o1, z0, z1, g, u, v, w []float32)
 	gatherDotMax  func(acc []float64, z0, z1, g, s, mu []float32)
 	conv1         func(dst, pad []float32, h, w int, k []float32)
+	convPool1     func(dst, z, pad []float32, w int, k, a, c []float32)
 	winograd4In   func(dst []float32, stride int, d []float32, pw, c int)
 	winograd4Out  func(y []float32, yw int, m []float32, stride, c int)
 	winograd4K    func(dst *[36][]float32, src *[9][]float32)
@@ -55,7 +56,7 @@ var (
 		winogradInGo[float32], winogradOutGo[float32], winogradKernelGo[float32],
 		winogradGradGo[float32], winogradKernelTGo[float32], backPoolRowGo[float32], gatherAffineRowGo[float32],
 		poolArgRowGo[float32], gatherDotRowGo[float32], maxAffineRowGo[float32],
-		backPoolMaxRowGo[float32], gatherDotMaxRowGo[float32], conv1Go[float32],
+		backPoolMaxRowGo[float32], gatherDotMaxRowGo[float32], conv1Go[float32], convPool1Go[float32],
 		winograd4InGo[float32], winograd4OutGo[float32], winograd4KernelGo[float32],
 		winograd4GradGo[float32], winograd4KernelTGo[float32], patchMomentsGo, blockBackRowGo[float32]}
 )
@@ -430,6 +431,24 @@ func Conv1[T Float](dst, pad []T, h, w int, k []T) {
 		return
 	}
 	conv1Go(dst, pad, h, w, k)
+}
+
+// ConvPool1 sets dst, a row of len(dst)/len(a) pooled pixels of len(a)
+// channels, to ReLU(MaxAffineRow) of the two rows of Conv1(pad, 2, w, k)
+// (pad from the windows' first padded row on, four rows of w+2 values):
+// the CNN's first block, convolution, batch norm's affine map, 2x2 max
+// pooling and ReLU, a row of windows at a time, with the same values.
+// z is scratch of 2*w*len(a) values, which the SIMD kernels need only
+// where they cannot keep a window's convolution in registers.
+func ConvPool1[T Float](dst, z, pad []T, w int, k, a, c []T) {
+	if len(a) == 0 {
+		return
+	}
+	if d, ok := f32(dst); ok {
+		impl.convPool1(d, as32(z), as32(pad), w, as32(k), as32(a), as32(c))
+		return
+	}
+	convPool1Go(dst, z, pad, w, k, a, c)
 }
 
 // PatchMoments adds, over the h x w pixels of a one-channel image given as

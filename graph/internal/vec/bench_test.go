@@ -32,6 +32,31 @@ func BenchmarkConv1(b *testing.B) {
 	}
 }
 
+// BenchmarkConvPool1 times the first block's pooled rows of an image,
+// fused and as its three kernels.
+func BenchmarkConvPool1(b *testing.B) {
+	pad, k := benchImage(benchH, benchW), benchImage(3, 3*benchF)[:9*benchF]
+	a, c := k[:benchF], k[benchF:2*benchF]
+	dst, z := make([]float32, benchW/2*benchF), make([]float32, 2*benchW*benchF)
+	n := benchW / 2 * benchF
+	b.Run("fused", func(b *testing.B) {
+		for b.Loop() {
+			for y := 0; y < benchH; y += 2 {
+				ConvPool1(dst, z, pad[y*(benchW+2):], benchW, k, a, c)
+			}
+		}
+	})
+	b.Run("parts", func(b *testing.B) {
+		for b.Loop() {
+			for y := 0; y < benchH; y += 2 {
+				Conv1(z, pad[y*(benchW+2):], 2, benchW, k)
+				MaxAffineRow(dst, z[:2*n], z[benchW*benchF:][:2*n], a, c)
+				Relu(dst, dst)
+			}
+		}
+	})
+}
+
 func BenchmarkPatchMoments(b *testing.B) {
 	pad := make([]float64, (benchH+2)*(benchW+2))
 	for i, v := range benchImage(benchH, benchW) {

@@ -359,6 +359,14 @@ func conv1Go[T Float](dst, pad []T, h, w int, k []T) {
 	}
 }
 
+func convPool1Go[T Float](dst, z, pad []T, w int, k, a, c []T) {
+	f := len(a)
+	n := len(dst) / f
+	conv1Go(z, pad, 2, w, k)
+	maxAffineRowGo(dst, z[:2*n*f], z[w*f:][:2*n*f], a, c)
+	reluGo(dst, dst)
+}
+
 func patchMomentsGo(s *[9]float64, m *[81]float64, pad []float64, h, w int) {
 	pw := w + 2
 	for y := 0; y < h; y++ {

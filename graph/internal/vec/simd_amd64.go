@@ -10,7 +10,7 @@ func init() {
 			gatherSIMD, scatterSIMD, reluSIMD, maskSIMD, addScaledSIMD, scaleSIMD, poolArgScaledSIMD, addAtScaledSIMD,
 			winogradInSIMD, winogradOutSIMD, winogradKernelSIMD, winogradGradSIMD, winogradKernelTSIMD,
 			backPoolRowSIMD, gatherAffineRowSIMD, poolArgRowSIMD, gatherDotRowSIMD, maxAffineRowSIMD,
-			backPoolMaxRowSIMD, gatherDotMaxRowSIMD, conv1SIMD,
+			backPoolMaxRowSIMD, gatherDotMaxRowSIMD, conv1SIMD, convPool1SIMD,
 			winograd4InSIMD, winograd4OutSIMD, winograd4KernelSIMD, winograd4GradSIMD, winograd4KernelTSIMD,
 			patchMomentsSIMD, blockBackRowSIMD}
 		useSIMD = true
@@ -21,7 +21,7 @@ func init() {
 			impl.gatherAffRow, impl.backPoolRow, impl.maxAffRow = gatherAffineRow512, backPoolRow512, maxAffineRow512
 			impl.winogradIn, impl.winogradOut, impl.winogradGrad = winogradIn512, winogradOut512, winogradGrad512
 			impl.backPoolMax, impl.gatherDotMax = backPoolMaxRow512, gatherDotMaxRow512
-			impl.conv1, impl.patchMoments = conv1512, patchMoments512
+			impl.conv1, impl.convPool1, impl.patchMoments = conv1512, convPool1512, patchMoments512
 			impl.blockBackRow = blockBackRow512
 			impl.winograd4In, impl.winograd4Out, impl.winograd4Grad = winograd4In512, winograd4Out512, winograd4Grad512
 			impl.winograd4K, impl.winograd4KT = winograd4Kernel512, winograd4KernelT512
@@ -1057,6 +1057,36 @@ func conv1512(dst, pad []float32, h, w int, k []float32) {
 			}
 		}
 	}
+}
+
+// convPool1SIMD is convPool1Go with the AVX2 kernels.
+func convPool1SIMD(dst, z, pad []float32, w int, k, a, c []float32) {
+	f := len(a)
+	n := len(dst) / f
+	conv1SIMD(z, pad, 2, w, k)
+	maxAffineRowSIMD(dst, z[:2*n*f], z[w*f:][:2*n*f], a, c)
+	reluSIMD(dst, dst)
+}
+
+// convPool1512 computes, 16 channels at a time, a pair of windows' eight
+// values of z in registers and pools them there (convPool1Kernel, in
+// assembly: Go's compiler keeps 15 vector registers and spills the
+// window's reused values): conv1512's products in its order,
+// maxAffineRow512's selection and reluSIMD's maximum, so the values are
+// those of the three kernels, without writing z and reading it back twice.
+// Other channel counts take convPool1SIMD.
+func convPool1512(dst, z, pad []float32, w int, k, sc, off []float32) {
+	f, pw := len(sc), w+2
+	n := len(dst) / f
+	if f%16 != 0 || n == 0 {
+		convPool1SIMD(dst, z, pad, w, k, sc, off)
+		return
+	}
+	_, _, _, _ = dst[n*f-1], pad[4*pw-1], k[9*f-1], off[f-1] // the kernel's reach
+	if 2*n > w {
+		panic("vec: ConvPool1: more windows than the row has")
+	}
+	convPool1Kernel(&dst[0], &pad[0], pw, &k[0], &sc[0], &off[0], f, n)
 }
 
 // patchMomentsSIMD is patchMoments512 for four pixels at a time (AVX2).

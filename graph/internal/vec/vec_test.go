@@ -210,6 +210,12 @@ func TestSIMDMatchesPlain(t *testing.T) {
 					k.blockBackRow(acc, windowRow(x, x01, f), windowRow(x10, x11, f), a32(4*pw, x[1:]), pw, y, x10, a, c)
 					return acc
 				}},
+				{"convPool1", 1e-5, func(k kernels) []float64 {
+					w := rows + 7 // 8, 10 and 57 pixels: whole windows, and an odd last column
+					d := make([]float32, w/2*f)
+					k.convPool1(d, make([]float32, 2*w*f), a32(4*(w+2), y), w, a32(9*f, x), a, c)
+					return wide(d)
+				}},
 				{"patchMoments", 1e-12, func(k kernels) []float64 {
 					h, w := 3, rows+7 // w: 8 (whole vectors), 10 and 57 (a tail)
 					var s [9]float64
@@ -512,6 +518,36 @@ func TestSIMDSumsAgree(t *testing.T) {
 // give the same values bit for bit on 8 and 16 lanes (the same operations
 // lane by lane), so a run's values do not depend on whether its CPU has
 // AVX-512.
+// TestConvPool1IsItsParts asks each SIMD set's fused first block for the
+// bits of its own Conv1, MaxAffineRow and ReLU, which the graph's tests
+// compare with the unfused ops.
+func TestConvPool1IsItsParts(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	normal := func(n int) []float32 {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = float32(r.NormFloat64())
+		}
+		return v
+	}
+	for _, f := range []int{16, 64, 40} {
+		for _, w := range []int{28, 9, 11} { // 14, 4 and 5 windows
+			pad, k, a, c := normal(4*(w+2)), normal(9*f), normal(f), normal(f)
+			n := w / 2
+			for si, set := range simdSets {
+				got, want, z := make([]float32, n*f), make([]float32, n*f), make([]float32, 2*w*f)
+				set.convPool1(got, make([]float32, 2*w*f), pad, w, k, a, c)
+				set.conv1(z, pad, 2, w, k)
+				set.maxAffRow(want, z[:2*n*f], z[w*f:][:2*n*f], a, c)
+				set.relu(want, want)
+				if !slices.Equal(got, want) {
+					t.Errorf("f=%d, w=%d: SIMD set %d's convPool1 differs from its conv1, maxAffineRow and relu", f, w, si)
+				}
+			}
+		}
+	}
+}
+
 func TestWinogradKernelsAgree(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	for _, n := range []int{16, 64, 72} {
