@@ -548,6 +548,33 @@ func TestConvPool1IsItsParts(t *testing.T) {
 	}
 }
 
+// TestWinogradTransformsAgree asks the F(4x4) input and output transforms
+// of every SIMD set (the 16-lane ones in assembly) for the same bits.
+func TestWinogradTransformsAgree(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	for _, c := range []int{16, 64, 48} {
+		pw := 7*c + 5 // rows of seven pixels and a few values more
+		d, m := make([]float32, 6*pw), make([]float32, 36*(c+3))
+		for i := range d {
+			d[i] = float32(r.NormFloat64())
+		}
+		for i := range m {
+			m[i] = float32(r.NormFloat64())
+		}
+		run := func(k kernels) []float32 {
+			in, out := make([]float32, 36*(c+5)), make([]float32, 4*(5*c+1))
+			k.winograd4In(in, c+5, d, pw, c)
+			k.winograd4Out(out, 5*c+1, m, c+3, c)
+			return append(in, out...)
+		}
+		for si := 1; si < len(simdSets); si++ {
+			if want, got := run(simdSets[0]), run(simdSets[si]); !slices.Equal(got, want) {
+				t.Errorf("c=%d: SIMD set %d's transforms differ from set 0's", c, si)
+			}
+		}
+	}
+}
+
 func TestWinogradKernelsAgree(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	for _, n := range []int{16, 64, 72} {

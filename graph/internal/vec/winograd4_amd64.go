@@ -54,47 +54,20 @@ func winograd4InSIMD(dst []float32, stride int, d []float32, pw, c int) {
 	}
 }
 
+// winograd4In512 is winograd4InSIMD on 16 channels at a time, in
+// assembly (winograd4InKernel: the same operations, with the tile in
+// registers).
 func winograd4In512(dst []float32, stride int, d []float32, pw, c int) {
-	if c%16 != 0 {
+	if c%16 != 0 || c == 0 {
 		winograd4InSIMD(dst, stride, d, pw, c)
 		return
 	}
-	d, dst = d[:5*pw+6*c], dst[:35*stride+c]
-	b := archsimd.BroadcastFloat32x16
-	four, m4, m5, two := b(4), b(-4), b(-5), b(2)
-	bt := func(d0, d1, d2, d3, d4, d5 f32x16) (f32x16, f32x16, f32x16, f32x16, f32x16, f32x16) {
-		a, e := d2.MulAdd(m4, d4), d1.MulAdd(m4, d3)
-		g, h := d4.Sub(d2), d3.Sub(d1).Mul(two)
-		return d0.MulAdd(four, d2.MulAdd(m5, d4)), a.Add(e), a.Sub(e), g.Add(h), g.Sub(h), d1.MulAdd(four, d3.MulAdd(m5, d5))
-	}
-	for ch := 0; ch < c; ch += 16 {
-		row := func(r int) (f32x16, f32x16, f32x16, f32x16, f32x16, f32x16) { // row r of d B
-			p := d[r*pw+ch:]
-			return bt(load16(p), load16(p[c:]), load16(p[2*c:]), load16(p[3*c:]), load16(p[4*c:]), load16(p[5*c:]))
-		}
-		col := func(s int, t0, t1, t2, t3, t4, t5 f32x16) { // column s of Bᵀ (d B)
-			u0, u1, u2, u3, u4, u5 := bt(t0, t1, t2, t3, t4, t5)
-			u0.StoreSlice(dst[s*stride+ch:])
-			u1.StoreSlice(dst[(6+s)*stride+ch:])
-			u2.StoreSlice(dst[(12+s)*stride+ch:])
-			u3.StoreSlice(dst[(18+s)*stride+ch:])
-			u4.StoreSlice(dst[(24+s)*stride+ch:])
-			u5.StoreSlice(dst[(30+s)*stride+ch:])
-		}
-		a0, a1, a2, a3, a4, a5 := row(0)
-		b0, b1, b2, b3, b4, b5 := row(1)
-		c0, c1, c2, c3, c4, c5 := row(2)
-		d0, d1, d2, d3, d4, d5 := row(3)
-		e0, e1, e2, e3, e4, e5 := row(4)
-		f0, f1, f2, f3, f4, f5 := row(5)
-		col(0, a0, b0, c0, d0, e0, f0)
-		col(1, a1, b1, c1, d1, e1, f1)
-		col(2, a2, b2, c2, d2, e2, f2)
-		col(3, a3, b3, c3, d3, e3, f3)
-		col(4, a4, b4, c4, d4, e4, f4)
-		col(5, a5, b5, c5, d5, e5, f5)
-	}
+	_, _ = d[5*pw+6*c-1], dst[35*stride+c-1] // the kernel's reach
+	winograd4InKernel(&dst[0], stride, &d[0], pw, c)
 }
+
+//go:noescape
+func winograd4InKernel(dst *float32, stride int, d *float32, pw, c int)
 
 func winograd4OutSIMD(y []float32, yw int, m []float32, stride, c int) {
 	if c%8 != 0 {
@@ -134,43 +107,19 @@ func winograd4OutSIMD(y []float32, yw int, m []float32, stride, c int) {
 	}
 }
 
+// winograd4Out512 is winograd4OutSIMD on 16 channels at a time, in
+// assembly (winograd4OutKernel).
 func winograd4Out512(y []float32, yw int, m []float32, stride, c int) {
-	if c%16 != 0 {
+	if c%16 != 0 || c == 0 {
 		winograd4OutSIMD(y, yw, m, stride, c)
 		return
 	}
-	y, m = y[:3*yw+4*c], m[:35*stride+c]
-	b := archsimd.BroadcastFloat32x16
-	two, four, eight := b(2), b(4), b(8)
-	at := func(m0, m1, m2, m3, m4, m5 f32x16) (f32x16, f32x16, f32x16, f32x16) {
-		s, d := m1.Add(m2), m1.Sub(m2)
-		p, q := m3.Add(m4), m3.Sub(m4)
-		return m0.Add(s).Add(p), q.MulAdd(two, d), p.MulAdd(four, s), q.MulAdd(eight, d).Add(m5)
-	}
-	for ch := 0; ch < c; ch += 16 {
-		row := func(r int) (f32x16, f32x16, f32x16, f32x16) { // row r of m A
-			e := m[6*r*stride+ch:]
-			return at(load16(e), load16(e[stride:]), load16(e[2*stride:]), load16(e[3*stride:]), load16(e[4*stride:]), load16(e[5*stride:]))
-		}
-		col := func(j int, t0, t1, t2, t3, t4, t5 f32x16) { // column j of Aᵀ (m A)
-			o0, o1, o2, o3 := at(t0, t1, t2, t3, t4, t5)
-			o0.StoreSlice(y[j*c+ch:])
-			o1.StoreSlice(y[yw+j*c+ch:])
-			o2.StoreSlice(y[2*yw+j*c+ch:])
-			o3.StoreSlice(y[3*yw+j*c+ch:])
-		}
-		a0, a1, a2, a3 := row(0)
-		b0, b1, b2, b3 := row(1)
-		c0, c1, c2, c3 := row(2)
-		d0, d1, d2, d3 := row(3)
-		e0, e1, e2, e3 := row(4)
-		f0, f1, f2, f3 := row(5)
-		col(0, a0, b0, c0, d0, e0, f0)
-		col(1, a1, b1, c1, d1, e1, f1)
-		col(2, a2, b2, c2, d2, e2, f2)
-		col(3, a3, b3, c3, d3, e3, f3)
-	}
+	_, _ = y[3*yw+4*c-1], m[35*stride+c-1] // the kernel's reach
+	winograd4OutKernel(&y[0], yw, &m[0], stride, c)
 }
+
+//go:noescape
+func winograd4OutKernel(y *float32, yw int, m *float32, stride, c int)
 
 func winograd4KernelSIMD(dst *[36][]float32, src *[9][]float32) {
 	n := len(dst[0]) &^ 7
