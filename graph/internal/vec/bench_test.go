@@ -104,4 +104,11 @@ func BenchmarkWinograd4(b *testing.B) {
 			}
 		}
 	})
+	b.Run("grad", func(b *testing.B) {
+		for b.Loop() {
+			for t := 0; t < tiles*tiles; t++ {
+				Winograd4Grad(m, c, y, 4*c, c)
+			}
+		}
+	})
 }

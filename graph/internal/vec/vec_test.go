@@ -548,8 +548,9 @@ func TestConvPool1IsItsParts(t *testing.T) {
 	}
 }
 
-// TestWinogradTransformsAgree asks the F(4x4) input and output transforms
-// of every SIMD set (the 16-lane ones in assembly) for the same bits.
+// TestWinogradTransformsAgree asks the F(4x4) input, output and gradient
+// transforms of every SIMD set (the 16-lane ones in assembly) for the same
+// bits.
 func TestWinogradTransformsAgree(t *testing.T) {
 	r := rand.New(rand.NewPCG(15, 16))
 	for _, c := range []int{16, 64, 48} {
@@ -562,10 +563,11 @@ func TestWinogradTransformsAgree(t *testing.T) {
 			m[i] = float32(r.NormFloat64())
 		}
 		run := func(k kernels) []float32 {
-			in, out := make([]float32, 36*(c+5)), make([]float32, 4*(5*c+1))
+			in, out, grad := make([]float32, 36*(c+5)), make([]float32, 4*(5*c+1)), make([]float32, 36*(c+5))
 			k.winograd4In(in, c+5, d, pw, c)
 			k.winograd4Out(out, 5*c+1, m, c+3, c)
-			return append(in, out...)
+			k.winograd4Grad(grad, c+5, d, pw, c)
+			return slices.Concat(in, out, grad)
 		}
 		for si := 1; si < len(simdSets); si++ {
 			if want, got := run(simdSets[0]), run(simdSets[si]); !slices.Equal(got, want) {

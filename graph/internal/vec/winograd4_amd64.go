@@ -206,46 +206,19 @@ func winograd4GradSIMD(dst []float32, stride int, g []float32, gw, c int) {
 	}
 }
 
+// winograd4Grad512 is winograd4GradSIMD on 16 channels at a time, in
+// assembly (winograd4GradKernel).
 func winograd4Grad512(dst []float32, stride int, g []float32, gw, c int) {
-	if c%16 != 0 {
+	if c%16 != 0 || c == 0 {
 		winograd4GradSIMD(dst, stride, g, gw, c)
 		return
 	}
-	g, dst = g[:3*gw+4*c], dst[:35*stride+c]
-	b := archsimd.BroadcastFloat32x16
-	two, four := b(2), b(4)
-	a4 := func(g0, g1, g2, g3 f32x16) (f32x16, f32x16, f32x16, f32x16, f32x16, f32x16) {
-		p, q := g0.Add(g2), g1.Add(g3)
-		e, f := g2.MulAdd(four, g0), g3.MulAdd(four, g1).Mul(two)
-		return g0, p.Add(q), p.Sub(q), e.Add(f), e.Sub(f), g3
-	}
-	for ch := 0; ch < c; ch += 16 {
-		col := func(j int) (f32x16, f32x16, f32x16, f32x16, f32x16, f32x16) { // column j of A g
-			p := g[j*c+ch:]
-			return a4(load16(p), load16(p[gw:]), load16(p[2*gw:]), load16(p[3*gw:]))
-		}
-		row := func(r int, t0, t1, t2, t3 f32x16) { // row r of (A g) Aᵀ
-			u0, u1, u2, u3, u4, u5 := a4(t0, t1, t2, t3)
-			d := dst[6*r*stride+ch:]
-			u0.StoreSlice(d)
-			u1.StoreSlice(d[stride:])
-			u2.StoreSlice(d[2*stride:])
-			u3.StoreSlice(d[3*stride:])
-			u4.StoreSlice(d[4*stride:])
-			u5.StoreSlice(d[5*stride:])
-		}
-		a0, a1, a2, a3, a4r, a5 := col(0)
-		b0, b1, b2, b3, b4, b5 := col(1)
-		c0, c1, c2, c3, c4, c5 := col(2)
-		d0, d1, d2, d3, d4, d5 := col(3)
-		row(0, a0, b0, c0, d0)
-		row(1, a1, b1, c1, d1)
-		row(2, a2, b2, c2, d2)
-		row(3, a3, b3, c3, d3)
-		row(4, a4r, b4, c4, d4)
-		row(5, a5, b5, c5, d5)
-	}
+	_, _ = g[3*gw+4*c-1], dst[35*stride+c-1] // the kernel's reach
+	winograd4GradKernel(&dst[0], stride, &g[0], gw, c)
 }
+
+//go:noescape
+func winograd4GradKernel(dst *float32, stride int, grad *float32, gw, c int)
 
 func winograd4KernelTSIMD(dst *[9][]float32, src *[36][]float32) {
 	n := len(dst[0]) &^ 7
