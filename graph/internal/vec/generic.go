@@ -383,50 +383,6 @@ func patchMomentsGo(s *[9]float64, m *[81]float64, pad []float64, h, w int) {
 	}
 }
 
-// patchTerms are the terms of PatchMoments that some rows r of pad give:
-// sum[b] the sum of P[r][x+b] and prod[dy][3b+d] that of P[r][x+b] *
-// P[r+dy][x+d], over the pixels x < w (prod[0] for b <= d only, the rest
-// being their mirror), with P[r] pad's row r.
-type patchTerms struct {
-	sum  [3]float64
-	prod [3][9]float64
-}
-
-// patchMomentsByRows is PatchMoments from rows' terms (rows sets t to
-// those of pad's rows r0..r1-1 at dy < dys): the patch row a of pixel row
-// y is pad row y+a, so patch rows a and a+dy give the terms of pad rows
-// a..a+h-1 at dy. Rows 0 and h+1 are zeros, so each patch row's are the
-// sum of those of row 1, rows 2..h-1 and row h: 24 products per pixel
-// instead of 81. The sums round differently from patchMomentsGo's, by the
-// last bits of float64. h >= 2.
-func patchMomentsByRows(s *[9]float64, m *[81]float64, pad []float64, h, w int,
-	rows func(t *patchTerms, pad []float64, w, r0, r1, dys int)) {
-	var first, mid, last patchTerms
-	rows(&first, pad, w, 1, 2, 3)
-	rows(&mid, pad, w, 2, h, 3)
-	rows(&last, pad, w, h, h+1, 2) // row h+2 is past pad; a >= 1 reads dy <= 1
-	segments := [3][]*patchTerms{{&first, &mid}, {&first, &mid, &last}, {&mid, &last}}
-	for a, seg := range segments {
-		for b := 0; b < 3; b++ {
-			i := 3*a + b
-			for _, t := range seg {
-				s[i] += t.sum[b]
-			}
-			for j := i; j < 9; j++ { // m is symmetric: j >= i, then the mirror
-				dy, d := j/3-a, j%3 // at most 2-a: row h at dy = 0, 1 only
-				v := 0.0
-				for _, t := range seg {
-					v += t.prod[dy][3*b+d]
-				}
-				m[9*i+j] += v
-				if j != i {
-					m[9*j+i] += v
-				}
-			}
-		}
-	}
-}
-
 func blockBackRowGo[T Float](acc []float64, z0, z1, pad []T, pw int, out, g, s, mu []T) {
 	f := len(s)
 	n := len(g) / f
