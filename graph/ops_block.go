@@ -133,30 +133,19 @@ func forwardConvBlock[T float](k convBlockKernel, out []T, in [][]T, s []tensor.
 // z0 and z1 the windows' top and bottom rows of z = conv(x, k) (2*(W/2)
 // pixels of F channels each) and, for one channel, im the image with a
 // border of zeros ((H+2) x (W+2)); buf is scratch of g.blockScratch(F)
-// values. One channel takes, with the SIMD kernels, the nine products of
-// every value in registers (vec.Conv1: the BLAS product of nine columns
-// ran at half its peak at F = 32, and im2col cost a fifth as much again),
-// two rows of z at a time, which stay in the L1 cache (Conv1's values do
-// not depend on the rows it is given); otherwise conv's im2col product a
-// chunk of images at a time (blockProduct). convBlock and convBlockBack
-// find the windows' maxima in these values, so both compute them here.
+// values: conv's im2col product a chunk of images at a time
+// (blockProduct). convBlock and convBlockBack find the windows' maxima in
+// these values, so both compute them here. With the SIMD kernels, one
+// channel takes vec.ConvPool1 and vec.ConvBack1 instead, which compute a
+// row of windows' z in registers, the nine products of every value there
+// (the BLAS product of nine columns ran at half its peak at F = 32, and
+// im2col cost a fifth as much again), the same values in both.
 func blockRows[T float](g convGeom, F int, xt, kt, buf []T, fn func(i, r int, z0, z1, im []T)) {
 	H, W, C := g.H, g.W, g.C
 	n, per := g.pixelsPerTask()/(H*W), g.chunkImages(F)
 	Ho, Wo, ps := H/2, W/2, (H+2)*(W+2)*C
 	pad, im, buf := buf[:ps], buf[ps:2*ps], buf[2*ps:]
 	clear(pad) // im2col and padImage write only the interior
-	if C == 1 && vec.SIMD() {
-		z := buf[:2*W*F]
-		for i := 0; i < n; i++ {
-			padImage(pad, xt[i*H*W:][:H*W], H, W)
-			for r := 0; r < Ho; r++ {
-				vec.Conv1(z, pad[2*r*(W+2):], 2, W, kt)
-				fn(i, r, z[:2*Wo*F], z[W*F:W*F+2*Wo*F], pad)
-			}
-		}
-		return
-	}
 	if C == 1 {
 		clear(im)
 	} else {
@@ -383,8 +372,8 @@ func (k convBlockBackKernel) forward(a *args) {
 
 // forwardConvBlockBack computes, per task, the statistics from the patch
 // moments (as convBlock), then z a row of windows at a time (blockRows)
-// and the sums of every row with vec.BlockBackRow, and last the gradients
-// from the sums.
+// and the sums of every row with vec.BlockBackRow (with the SIMD kernels
+// both in vec.ConvBack1), and last the gradients from the sums.
 func forwardConvBlockBack[T float](k convBlockBackKernel, out []T, in [][]T, s []tensor.Shape) {
 	x, kern, gamma, y, g := in[0], in[1], in[2], in[3], in[4]
 	geo, F := k.g, s[1][2]
@@ -399,10 +388,24 @@ func forwardConvBlockBack[T float](k convBlockBackKernel, out []T, in [][]T, s [
 		mu, inv := taskStats(st, t, F)
 		sc := channelScale(st, gamma, t, F)
 		acc := make([]float64, 11*F)
-		blockRows(geo, F, xt, kt, buf, func(i, r int, z0, z1, im []T) {
-			o := ((t*n+i)*Ho + r) * Wo * F
-			vec.BlockBackRow(acc, z0, z1, im[2*r*(W+2):], W+2, y[o:o+Wo*F], g[o:o+Wo*F], sc, mu)
-		})
+		if vec.SIMD() {
+			// The same sums as blockRows' Conv1 and BlockBackRow, with z
+			// kept in registers.
+			pad, z := buf[:(H+2)*(W+2)], buf[(H+2)*(W+2):][:2*W*F]
+			clear(pad)
+			for i := 0; i < n; i++ {
+				padImage(pad, xt[i*H*W:][:H*W], H, W)
+				for r := 0; r < Ho; r++ {
+					o := ((t*n+i)*Ho + r) * Wo * F
+					vec.ConvBack1(acc, z, pad[2*r*(W+2):], W, kt, y[o:o+Wo*F], g[o:o+Wo*F], sc, mu)
+				}
+			}
+		} else {
+			blockRows(geo, F, xt, kt, buf, func(i, r int, z0, z1, im []T) {
+				o := ((t*n+i)*Ho + r) * Wo * F
+				vec.BlockBackRow(acc, z0, z1, im[2*r*(W+2):], W+2, y[o:o+Wo*F], g[o:o+Wo*F], sc, mu)
+			})
+		}
 		m, c := patchCov(&sums, &prods, n*H*W)
 		dst := out[t*11*F:][:11*F]
 		for f := 0; f < F; f++ {

@@ -33,6 +33,7 @@ type kernels struct {
 	gatherDotMax  func(acc []float64, z0, z1, g, s, mu []float32)
 	conv1         func(dst, pad []float32, h, w int, k []float32)
 	convPool1     func(dst, z, pad []float32, w int, k, a, c []float32)
+	convBack1     func(acc []float64, z, pad []float32, w int, k, out, g, s, mu []float32)
 	winograd4In   func(dst []float32, stride int, d []float32, pw, c int)
 	winograd4Out  func(y []float32, yw int, m []float32, stride, c int)
 	winograd4K    func(dst *[36][]float32, src *[9][]float32)
@@ -56,7 +57,7 @@ var (
 		winogradInGo[float32], winogradOutGo[float32], winogradKernelGo[float32],
 		winogradGradGo[float32], winogradKernelTGo[float32], backPoolRowGo[float32], gatherAffineRowGo[float32],
 		poolArgRowGo[float32], gatherDotRowGo[float32], maxAffineRowGo[float32],
-		backPoolMaxRowGo[float32], gatherDotMaxRowGo[float32], conv1Go[float32], convPool1Go[float32],
+		backPoolMaxRowGo[float32], gatherDotMaxRowGo[float32], conv1Go[float32], convPool1Go[float32], convBack1Go[float32],
 		winograd4InGo[float32], winograd4OutGo[float32], winograd4KernelGo[float32],
 		winograd4GradGo[float32], winograd4KernelTGo[float32], patchMomentsGo, blockBackRowGo[float32]}
 )
@@ -449,6 +450,23 @@ func ConvPool1[T Float](dst, z, pad []T, w int, k, a, c []T) {
 		return
 	}
 	convPool1Go(dst, z, pad, w, k, a, c)
+}
+
+// ConvBack1 adds BlockBackRow's sums for a row of len(g)/len(s) windows to
+// acc, with the windows' two rows of z = Conv1(pad, 2, w, k) computed
+// here (pad from the windows' first padded row on, four rows of w+2
+// values): the CNN's first block's backward pass a row of windows at a
+// time, with the same values. z is scratch of 2*w*len(s) values, which
+// the SIMD kernels need only where they cannot keep z in registers.
+func ConvBack1[T Float](acc []float64, z, pad []T, w int, k, out, g, s, mu []T) {
+	if len(s) == 0 {
+		return
+	}
+	if p, ok := f32(pad); ok {
+		impl.convBack1(acc, as32(z), p, w, as32(k), as32(out), as32(g), as32(s), as32(mu))
+		return
+	}
+	convBack1Go(acc, z, pad, w, k, out, g, s, mu)
 }
 
 // PatchMoments adds, over the h x w pixels of a one-channel image given as

@@ -57,6 +57,31 @@ func BenchmarkConvPool1(b *testing.B) {
 	})
 }
 
+// BenchmarkConvBack1 times the first block's backward sums over an image,
+// fused and as its two kernels.
+func BenchmarkConvBack1(b *testing.B) {
+	pad, k := benchImage(benchH, benchW), benchImage(3, 3*benchF)[:9*benchF]
+	s, mu := k[:benchF], k[benchF:2*benchF]
+	n := benchW / 2 * benchF
+	out, g := benchImage(benchH/2, n)[:n], benchImage(benchH/2, n)[n:2*n]
+	acc, z := make([]float64, 11*benchF), make([]float32, 2*benchW*benchF)
+	b.Run("fused", func(b *testing.B) {
+		for b.Loop() {
+			for y := 0; y < benchH; y += 2 {
+				ConvBack1(acc, z, pad[y*(benchW+2):], benchW, k, out, g, s, mu)
+			}
+		}
+	})
+	b.Run("parts", func(b *testing.B) {
+		for b.Loop() {
+			for y := 0; y < benchH; y += 2 {
+				Conv1(z, pad[y*(benchW+2):], 2, benchW, k)
+				BlockBackRow(acc, z[:2*n], z[benchW*benchF:][:2*n], pad[y*(benchW+2):], benchW+2, out, g, s, mu)
+			}
+		}
+	})
+}
+
 func BenchmarkPatchMoments(b *testing.B) {
 	pad := make([]float64, (benchH+2)*(benchW+2))
 	for i, v := range benchImage(benchH, benchW) {

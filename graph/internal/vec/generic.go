@@ -367,6 +367,13 @@ func convPool1Go[T Float](dst, z, pad []T, w int, k, a, c []T) {
 	reluGo(dst, dst)
 }
 
+func convBack1Go[T Float](acc []float64, z, pad []T, w int, k, out, g, s, mu []T) {
+	f := len(s)
+	n := len(g) / f
+	conv1Go(z, pad, 2, w, k)
+	blockBackRowGo(acc, z[:2*n*f], z[w*f:][:2*n*f], pad, w+2, out, g, s, mu)
+}
+
 func patchMomentsGo(s *[9]float64, m *[81]float64, pad []float64, h, w int) {
 	pw := w + 2
 	for y := 0; y < h; y++ {

@@ -10,7 +10,7 @@ func init() {
 			gatherSIMD, scatterSIMD, reluSIMD, maskSIMD, addScaledSIMD, scaleSIMD, poolArgScaledSIMD, addAtScaledSIMD,
 			winogradInSIMD, winogradOutSIMD, winogradKernelSIMD, winogradGradSIMD, winogradKernelTSIMD,
 			backPoolRowSIMD, gatherAffineRowSIMD, poolArgRowSIMD, gatherDotRowSIMD, maxAffineRowSIMD,
-			backPoolMaxRowSIMD, gatherDotMaxRowSIMD, conv1SIMD, convPool1SIMD,
+			backPoolMaxRowSIMD, gatherDotMaxRowSIMD, conv1SIMD, convPool1SIMD, convBack1SIMD,
 			winograd4InSIMD, winograd4OutSIMD, winograd4KernelSIMD, winograd4GradSIMD, winograd4KernelTSIMD,
 			patchMomentsSIMD, blockBackRowSIMD}
 		useSIMD = true
@@ -21,7 +21,7 @@ func init() {
 			impl.gatherAffRow, impl.backPoolRow, impl.maxAffRow = gatherAffineRow512, backPoolRow512, maxAffineRow512
 			impl.winogradIn, impl.winogradOut, impl.winogradGrad = winogradIn512, winogradOut512, winogradGrad512
 			impl.backPoolMax, impl.gatherDotMax = backPoolMaxRow512, gatherDotMaxRow512
-			impl.conv1, impl.convPool1, impl.patchMoments = conv1512, convPool1512, patchMoments512
+			impl.conv1, impl.convPool1, impl.convBack1, impl.patchMoments = conv1512, convPool1512, convBack1512, patchMoments512
 			impl.blockBackRow = blockBackRow512
 			impl.winograd4In, impl.winograd4Out, impl.winograd4Grad = winograd4In512, winograd4Out512, winograd4Grad512
 			impl.winograd4K, impl.winograd4KT = winograd4Kernel512, winograd4KernelT512
@@ -1074,11 +1074,13 @@ func convPool1SIMD(dst, z, pad []float32, w int, k, a, c []float32) {
 // window's reused values): conv1512's products in its order,
 // maxAffineRow512's selection and reluSIMD's maximum, so the values are
 // those of the three kernels, without writing z and reading it back twice.
-// Other channel counts take convPool1SIMD.
+// Other channel counts, and rows wider than conv1512 takes (whose Conv1 is
+// the plain loop's), take convPool1SIMD, so the forward and backward passes
+// (ConvBack1) always see the same z.
 func convPool1512(dst, z, pad []float32, w int, k, sc, off []float32) {
 	f, pw := len(sc), w+2
 	n := len(dst) / f
-	if f%16 != 0 || n == 0 {
+	if f%16 != 0 || n == 0 || pw > conv1Width {
 		convPool1SIMD(dst, z, pad, w, k, sc, off)
 		return
 	}
@@ -1087,6 +1089,35 @@ func convPool1512(dst, z, pad []float32, w int, k, sc, off []float32) {
 		panic("vec: ConvPool1: more windows than the row has")
 	}
 	convPool1Kernel(&dst[0], &pad[0], pw, &k[0], &sc[0], &off[0], f, n)
+}
+
+// convBack1SIMD is convBack1Go with the AVX2 kernels.
+func convBack1SIMD(acc []float64, z, pad []float32, w int, k, out, g, s, mu []float32) {
+	f := len(s)
+	n := len(g) / f
+	conv1SIMD(z, pad, 2, w, k)
+	blockBackRowSIMD(acc, z[:2*n*f], z[w*f:][:2*n*f], pad, w+2, out, g, s, mu)
+}
+
+// convBack1512 computes, 16 channels at a time, each window's four values
+// of z in registers and adds its terms of blockBackRow512's sums there
+// (convBack1Kernel, in assembly, as convPool1512): conv1512's products in
+// its order, and the sums in blockBackRow512's order (a row of at most 32
+// windows, one of its segments), so acc gets the bits of the two kernels.
+// Other channel counts and wider rows take convBack1SIMD, as in
+// convPool1512.
+func convBack1512(acc []float64, z, pad []float32, w int, k, out, g, s, mu []float32) {
+	f, pw := len(s), w+2
+	n := len(g) / f
+	if f%16 != 0 || n == 0 || pw > conv1Width { // so n <= 32, one segment
+		convBack1SIMD(acc, z, pad, w, k, out, g, s, mu)
+		return
+	}
+	_, _, _, _, _ = acc[11*f-1], pad[4*pw-1], k[9*f-1], out[n*f-1], mu[f-1] // the kernel's reach
+	if 2*n > w {
+		panic("vec: ConvBack1: more windows than the row has")
+	}
+	convBack1Kernel(&acc[0], &pad[0], pw, &k[0], &out[0], &g[0], &s[0], &mu[0], f, n)
 }
 
 // patchTerms are the terms of PatchMoments that some rows r of pad give:

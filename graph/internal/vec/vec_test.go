@@ -216,6 +216,13 @@ func TestSIMDMatchesPlain(t *testing.T) {
 					k.convPool1(d, make([]float32, 2*w*f), a32(4*(w+2), y), w, a32(9*f, x), a, c)
 					return wide(d)
 				}},
+				{"convBack1", 1e-5, func(k kernels) []float64 {
+					w := rows + 7 // 8, 10 and 57 pixels: whole windows, and an odd last column
+					acc := make([]float64, 11*f)
+					acc[0] = 1 // the sums are added to
+					k.convBack1(acc, make([]float32, 2*w*f), a32(4*(w+2), y), w, a32(9*f, x), a32(w/2*f, x01), a32(w/2*f, x10), a, c)
+					return acc
+				}},
 				{"patchMoments", 1e-12, func(k kernels) []float64 {
 					h, w := 3, rows+7 // w: 8 (whole vectors), 10 and 57 (a tail)
 					var s [9]float64
@@ -531,7 +538,7 @@ func TestConvPool1IsItsParts(t *testing.T) {
 		return v
 	}
 	for _, f := range []int{16, 64, 40} {
-		for _, w := range []int{28, 9, 11} { // 14, 4 and 5 windows
+		for _, w := range []int{28, 9, 11, 70} { // 14, 4, 5 and 35 windows (too wide for the assembly)
 			pad, k, a, c := normal(4*(w+2)), normal(9*f), normal(f), normal(f)
 			n := w / 2
 			for si, set := range simdSets {
@@ -542,6 +549,41 @@ func TestConvPool1IsItsParts(t *testing.T) {
 				set.relu(want, want)
 				if !slices.Equal(got, want) {
 					t.Errorf("f=%d, w=%d: SIMD set %d's convPool1 differs from its conv1, maxAffineRow and relu", f, w, si)
+				}
+			}
+		}
+	}
+}
+
+// TestConvBack1IsItsParts asks each SIMD set's fused first-block backward
+// for the sums of its own Conv1 and BlockBackRow, bit for bit, with ties
+// in the windows, and rows too wide for the assembly (70 pixels).
+func TestConvBack1IsItsParts(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 18))
+	normal := func(n int) []float32 {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = float32(r.NormFloat64())
+		}
+		return v
+	}
+	for _, f := range []int{16, 64, 40} {
+		for _, w := range []int{28, 9, 64, 70} { // 14, 4, 32 and 35 windows
+			n := w / 2
+			pad, k, out, g, s, mu := normal(4*(w+2)), normal(9*f), normal(n*f), normal(n*f), normal(f), normal(f)
+			for i := 0; i < w+2; i += 3 {
+				pad[i+1] = pad[i] // equal neighbours: some windows tie
+			}
+			for si, set := range simdSets {
+				got, want, z := make([]float64, 11*f), make([]float64, 11*f), make([]float32, 2*w*f)
+				for i := range got {
+					got[i], want[i] = float64(i), float64(i) // the sums are added to
+				}
+				set.convBack1(got, make([]float32, 2*w*f), pad, w, k, out, g, s, mu)
+				set.conv1(z, pad, 2, w, k)
+				set.blockBackRow(want, z[:2*n*f], z[w*f:][:2*n*f], pad, w+2, out, g, s, mu)
+				if !slices.Equal(got, want) {
+					t.Errorf("f=%d, w=%d: SIMD set %d's convBack1 differs from its conv1 and blockBackRow", f, w, si)
 				}
 			}
 		}
