@@ -19,10 +19,12 @@
 // multiply-adds and of the order of float64 sums; the float64 elementwise
 // loops agree bit for bit.
 //
-// Four float32 kernels are in assembly on AVX-512 (Go's compiler gives
+// Five float32 kernels are in assembly on AVX-512 (Go's compiler gives
 // SIMD code 15 vector registers and spilled their working sets): the first
-// block's convolution, pooling and ReLU (convpool_amd64.s) and the F(4x4)
-// input, output and gradient transforms (winograd4_amd64.s). Each does the
-// operations of its Go counterpart in the same order, and the tests ask
-// for the same bits (TestConvPool1IsItsParts, TestWinogradTransformsAgree).
+// block's convolution with its pooling and ReLU (convpool_amd64.s) and
+// with its backward sums (convback_amd64.s), and the F(4x4) input, output
+// and gradient transforms (winograd4_amd64.s). Each does the operations
+// of its Go counterparts in the same order, and the tests ask for the same
+// bits (TestConvPool1IsItsParts, TestConvBack1IsItsParts,
+// TestWinogradTransformsAgree).
 package vec
