@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Regenerates the AVX-512 assembly kernels of graph/internal/vec from the
+# Python scripts beside this one, which spell out each kernel's
+# instructions (the FMA chains of a 3x3 convolution, the Winograd tiles)
+# from a few loops. Edit the scripts, not the .s files; then run this and
+# `GOEXPERIMENT=simd go test ./graph/internal/vec`, whose bit-for-bit tests
+# compare each kernel with its Go counterpart.
+set -euo pipefail
+cd "$(dirname "$0")"
+out=../../graph/internal/vec
+python3 convpool.py >"$out/convpool_amd64.s"
+python3 winograd4.py >"$out/winograd4_amd64.s"
+python3 convback.py >"$out/convback_amd64.s"
