@@ -296,6 +296,10 @@ func (k axpyKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
 func (k axpyKernel) forward(a *args) { call(a, k, forwardAxpy[float64], forwardAxpy[float32]) }
 
 func forwardAxpy[T float](k axpyKernel, out []T, in [][]T, _ []tensor.Shape) {
+	if len(out) < 2*elemsPiece { // one piece: no closure to allocate (the sine MLP's steps)
+		vec.AddScaled(out, in[0], in[1], T(k.k))
+		return
+	}
 	parallelElems(len(out), func(lo, hi int) { vec.AddScaled(out[lo:hi], in[0][lo:hi], in[1][lo:hi], T(k.k)) })
 }
 
