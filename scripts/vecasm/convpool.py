@@ -1,26 +1,8 @@
 #!/usr/bin/env python3
 # Writes graph/internal/vec/convpool_amd64.s to standard output (scripts/vecasm/generate.sh).
-rows = ["AX", "R10", "R11", "R12"]   # padded rows 0..3 of the window pair
-W = ["Z%d" % i for i in range(9)]
-def conv(wins):
-    """wins: list of (coloff_bytes, [a00,a01,a10,a11]); FMAs interleaved over all chains, each chain in conv1's order."""
-    out = []
-    chains = []
-    for off, acc in wins:
-        for idx, a in enumerate(acc):
-            dy, dx = idx // 2, idx % 2
-            ops = []
-            for kh in range(3):
-                for kw in range(3):
-                    mem = "%d(%s)" % (off + 4 * (dx + kw), rows[dy + kh])
-                    ops.append((mem, W[3 * kh + kw], a))
-            chains.append(ops)
-    for step in range(9):
-        for ops in chains:
-            mem, w, a = ops[step]
-            op = "VMULPS.BCST" if step == 0 else "VFMADD231PS.BCST"
-            out.append("\t%s %s, %s, %s" % (op, mem, w, a))
-    return out
+from conv3x3 import conv
+
+
 def epilogue(acc, dst):
     a00, a01, a10, a11 = acc
     return [

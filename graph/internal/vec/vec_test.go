@@ -521,25 +521,23 @@ func TestSIMDSumsAgree(t *testing.T) {
 	}
 }
 
-// TestWinogradKernelsAgree: the F(4x4) kernel transform and its adjoint
-// give the same values bit for bit on 8 and 16 lanes (the same operations
-// lane by lane), so a run's values do not depend on whether its CPU has
-// AVX-512.
+// normals returns n draws of a standard normal from r.
+func normals(r *rand.Rand, n int) []float32 {
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = float32(r.NormFloat64())
+	}
+	return v
+}
+
 // TestConvPool1IsItsParts asks each SIMD set's fused first block for the
 // bits of its own Conv1, MaxAffineRow and ReLU, which the graph's tests
 // compare with the unfused ops.
 func TestConvPool1IsItsParts(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
-	normal := func(n int) []float32 {
-		v := make([]float32, n)
-		for i := range v {
-			v[i] = float32(r.NormFloat64())
-		}
-		return v
-	}
 	for _, f := range []int{16, 64, 40} {
 		for _, w := range []int{28, 9, 11, 70} { // 14, 4, 5 and 35 windows (too wide for the assembly)
-			pad, k, a, c := normal(4*(w+2)), normal(9*f), normal(f), normal(f)
+			pad, k, a, c := normals(r, 4*(w+2)), normals(r, 9*f), normals(r, f), normals(r, f)
 			n := w / 2
 			for si, set := range simdSets {
 				got, want, z := make([]float32, n*f), make([]float32, n*f), make([]float32, 2*w*f)
@@ -560,17 +558,10 @@ func TestConvPool1IsItsParts(t *testing.T) {
 // in the windows, and rows too wide for the assembly (70 pixels).
 func TestConvBack1IsItsParts(t *testing.T) {
 	r := rand.New(rand.NewPCG(17, 18))
-	normal := func(n int) []float32 {
-		v := make([]float32, n)
-		for i := range v {
-			v[i] = float32(r.NormFloat64())
-		}
-		return v
-	}
 	for _, f := range []int{16, 64, 40} {
 		for _, w := range []int{28, 9, 64, 70} { // 14, 4, 32 and 35 windows
 			n := w / 2
-			pad, k, out, g, s, mu := normal(4*(w+2)), normal(9*f), normal(n*f), normal(n*f), normal(f), normal(f)
+			pad, k, out, g, s, mu := normals(r, 4*(w+2)), normals(r, 9*f), normals(r, n*f), normals(r, n*f), normals(r, f), normals(r, f)
 			for i := 0; i < w+2; i += 3 {
 				pad[i+1] = pad[i] // equal neighbours: some windows tie
 			}
@@ -597,13 +588,7 @@ func TestWinogradTransformsAgree(t *testing.T) {
 	r := rand.New(rand.NewPCG(15, 16))
 	for _, c := range []int{16, 64, 48} {
 		pw := 7*c + 5 // rows of seven pixels and a few values more
-		d, m := make([]float32, 6*pw), make([]float32, 36*(c+3))
-		for i := range d {
-			d[i] = float32(r.NormFloat64())
-		}
-		for i := range m {
-			m[i] = float32(r.NormFloat64())
-		}
+		d, m := normals(r, 6*pw), normals(r, 36*(c+3))
 		run := func(k kernels) []float32 {
 			in, out, grad := make([]float32, 36*(c+5)), make([]float32, 4*(5*c+1)), make([]float32, 36*(c+5))
 			k.winograd4In(in, c+5, d, pw, c)
@@ -619,6 +604,10 @@ func TestWinogradTransformsAgree(t *testing.T) {
 	}
 }
 
+// TestWinogradKernelsAgree: the F(4x4) kernel transform and its adjoint
+// give the same values bit for bit on 8 and 16 lanes (the same operations
+// lane by lane), so a run's values do not depend on whether its CPU has
+// AVX-512.
 func TestWinogradKernelsAgree(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	for _, n := range []int{16, 64, 72} {
