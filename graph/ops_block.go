@@ -109,14 +109,9 @@ func forwardConvBlock[T float](k convBlockKernel, out []T, in [][]T, s []tensor.
 		if C == 1 && vec.SIMD() {
 			// The same values as blockRows' Conv1, MaxAffineRow and ReLU,
 			// with z kept in registers.
-			pad, z := buf[:(H+2)*(W+2)], buf[(H+2)*(W+2):][:2*W*F]
-			clear(pad)
-			for i := 0; i < n; i++ {
-				padImage(pad, xt[i*H*W:][:H*W], H, W)
-				for r := 0; r < Ho; r++ {
-					vec.ConvPool1(out[((t*n+i)*Ho+r)*Wo*F:][:Wo*F], z, pad[2*r*(W+2):], W, kt, sc, off)
-				}
-			}
+			paddedRows(g, F, xt, buf, func(i, r int, rows, z []T) {
+				vec.ConvPool1(out[((t*n+i)*Ho+r)*Wo*F:][:Wo*F], z, rows, W, kt, sc, off)
+			})
 		} else {
 			blockRows(g, F, xt, kt, buf, func(i, r int, z0, z1, _ []T) {
 				o := out[((t*n+i)*Ho+r)*Wo*F:][:Wo*F]
@@ -126,6 +121,23 @@ func forwardConvBlock[T float](k convBlockKernel, out []T, in [][]T, s []tensor.
 		}
 		scratch.put(bp)
 	})
+}
+
+// paddedRows calls fn(i, r, rows, z) for every row r of pooling windows
+// of every image i, in order, of one task (images xt of one channel), with
+// rows the image with a border of zeros from the windows' first padded row
+// on and z scratch of 2*W*F values, from buf (g.blockScratch(F) values):
+// what vec.ConvPool1 and vec.ConvBack1 take.
+func paddedRows[T float](g convGeom, F int, xt, buf []T, fn func(i, r int, rows, z []T)) {
+	H, W := g.H, g.W
+	pad, z := buf[:(H+2)*(W+2)], buf[(H+2)*(W+2):][:2*W*F]
+	clear(pad) // padImage writes only the interior
+	for i := 0; i < g.pixelsPerTask()/(H*W); i++ {
+		padImage(pad, xt[i*H*W:][:H*W], H, W)
+		for r := 0; r < H/2; r++ {
+			fn(i, r, pad[2*r*(W+2):], z)
+		}
+	}
 }
 
 // blockRows calls fn(i, r, z0, z1, im) for every row r of pooling windows
@@ -391,15 +403,10 @@ func forwardConvBlockBack[T float](k convBlockBackKernel, out []T, in [][]T, s [
 		if vec.SIMD() {
 			// The same sums as blockRows' Conv1 and BlockBackRow, with z
 			// kept in registers.
-			pad, z := buf[:(H+2)*(W+2)], buf[(H+2)*(W+2):][:2*W*F]
-			clear(pad)
-			for i := 0; i < n; i++ {
-				padImage(pad, xt[i*H*W:][:H*W], H, W)
-				for r := 0; r < Ho; r++ {
-					o := ((t*n+i)*Ho + r) * Wo * F
-					vec.ConvBack1(acc, z, pad[2*r*(W+2):], W, kt, y[o:o+Wo*F], g[o:o+Wo*F], sc, mu)
-				}
-			}
+			paddedRows(geo, F, xt, buf, func(i, r int, rows, z []T) {
+				o := ((t*n+i)*Ho + r) * Wo * F
+				vec.ConvBack1(acc, z, rows, W, kt, y[o:o+Wo*F], g[o:o+Wo*F], sc, mu)
+			})
 		} else {
 			blockRows(geo, F, xt, kt, buf, func(i, r int, z0, z1, im []T) {
 				o := ((t*n+i)*Ho + r) * Wo * F

@@ -296,7 +296,7 @@ func (k axpyKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
 func (k axpyKernel) forward(a *args) { call(a, k, forwardAxpy[float64], forwardAxpy[float32]) }
 
 func forwardAxpy[T float](k axpyKernel, out []T, in [][]T, _ []tensor.Shape) {
-	if len(out) < 2*elemsPiece { // one piece: no closure to allocate (the sine MLP's steps)
+	if elemsPieces(len(out)) < 2 { // one piece: no closure to allocate (the sine MLP's steps)
 		vec.AddScaled(out, in[0], in[1], T(k.k))
 		return
 	}

@@ -624,7 +624,7 @@ func largeTasks(n, work int) bool {
 // cores gain little (docs/performance.md), but they would bound the
 // speed-up on 8 or 16.
 func parallelElems(n int, f func(lo, hi int)) {
-	pieces := min(workers(), n/elemsPiece)
+	pieces := elemsPieces(n)
 	if pieces < 2 {
 		f(0, n)
 		return
@@ -641,6 +641,11 @@ func parallelElems(n int, f func(lo, hi int)) {
 	f(0, min(size, n))
 	wg.Wait()
 }
+
+// elemsPieces is the number of pieces parallelElems cuts n elements into
+// (1: it calls f on the calling goroutine). An op whose f would be a
+// closure can call its loop directly below 2 and save the allocation.
+func elemsPieces(n int) int { return min(workers(), n/elemsPiece) }
 
 // elemsPiece is the fewest elements that parallelElems gives a goroutine
 // (a variable for the tests, which lower it).

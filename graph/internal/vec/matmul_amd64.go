@@ -17,18 +17,6 @@ func init() {
 //go:noescape
 func rowsKernel(k int, a *[6]*float64, acs int, b *float64, ldb, n int, c *[6]*float64)
 
-// convPool1Kernel (convpool_amd64.s) is convPool1512's loop over f/16
-// blocks of channels and n windows.
-//
-//go:noescape
-func convPool1Kernel(dst, pad *float32, pw int, k, sc, off *float32, f, n int)
-
-// convBack1Kernel (convback_amd64.s) is convBack1512's loop over f/16
-// blocks of channels and n windows.
-//
-//go:noescape
-func convBack1Kernel(acc *float64, pad *float32, pw int, k, out, grad, s, mu *float32, f, n int)
-
 // matMulRows512 computes c in blocks of 6 rows with rowsKernel: per row of
 // B and 16 columns, two loads, six broadcasts and twelve fused
 // multiply-adds. A last block of fewer rows repeats its last row, which

@@ -1068,19 +1068,28 @@ func convPool1SIMD(dst, z, pad []float32, w int, k, a, c []float32) {
 	reluSIMD(dst, dst)
 }
 
+// fusedRow reports whether the assembly of convPool1512 and convBack1512
+// takes a row of n windows of f channels, padded rows pw values wide:
+// whole vectors of 16 channels, and no wider than conv1512 takes, since
+// wider rows get Conv1's plain loop, which rounds z differently. Both
+// kernels ask this one question, so the forward and backward passes
+// always see the same z; n <= 32 follows (one of blockBackRow512's
+// segments).
+func fusedRow(f, n, pw int) bool {
+	return f%16 == 0 && n > 0 && pw <= conv1Width
+}
+
 // convPool1512 computes, 16 channels at a time, a pair of windows' eight
 // values of z in registers and pools them there (convPool1Kernel, in
 // assembly: Go's compiler keeps 15 vector registers and spills the
 // window's reused values): conv1512's products in its order,
 // maxAffineRow512's selection and reluSIMD's maximum, so the values are
 // those of the three kernels, without writing z and reading it back twice.
-// Other channel counts, and rows wider than conv1512 takes (whose Conv1 is
-// the plain loop's), take convPool1SIMD, so the forward and backward passes
-// (ConvBack1) always see the same z.
+// Other rows (fusedRow) take convPool1SIMD.
 func convPool1512(dst, z, pad []float32, w int, k, sc, off []float32) {
 	f, pw := len(sc), w+2
 	n := len(dst) / f
-	if f%16 != 0 || n == 0 || pw > conv1Width {
+	if !fusedRow(f, n, pw) {
 		convPool1SIMD(dst, z, pad, w, k, sc, off)
 		return
 	}
@@ -1090,6 +1099,12 @@ func convPool1512(dst, z, pad []float32, w int, k, sc, off []float32) {
 	}
 	convPool1Kernel(&dst[0], &pad[0], pw, &k[0], &sc[0], &off[0], f, n)
 }
+
+// convPool1Kernel (convpool_amd64.s) is convPool1512's loop over f/16
+// blocks of channels and n windows.
+//
+//go:noescape
+func convPool1Kernel(dst, pad *float32, pw int, k, sc, off *float32, f, n int)
 
 // convBack1SIMD is convBack1Go with the AVX2 kernels.
 func convBack1SIMD(acc []float64, z, pad []float32, w int, k, out, g, s, mu []float32) {
@@ -1104,12 +1119,11 @@ func convBack1SIMD(acc []float64, z, pad []float32, w int, k, out, g, s, mu []fl
 // (convBack1Kernel, in assembly, as convPool1512): conv1512's products in
 // its order, and the sums in blockBackRow512's order (a row of at most 32
 // windows, one of its segments), so acc gets the bits of the two kernels.
-// Other channel counts and wider rows take convBack1SIMD, as in
-// convPool1512.
+// Other rows (fusedRow) take convBack1SIMD.
 func convBack1512(acc []float64, z, pad []float32, w int, k, out, g, s, mu []float32) {
 	f, pw := len(s), w+2
 	n := len(g) / f
-	if f%16 != 0 || n == 0 || pw > conv1Width { // so n <= 32, one segment
+	if !fusedRow(f, n, pw) {
 		convBack1SIMD(acc, z, pad, w, k, out, g, s, mu)
 		return
 	}
@@ -1119,6 +1133,12 @@ func convBack1512(acc []float64, z, pad []float32, w int, k, out, g, s, mu []flo
 	}
 	convBack1Kernel(&acc[0], &pad[0], pw, &k[0], &out[0], &g[0], &s[0], &mu[0], f, n)
 }
+
+// convBack1Kernel (convback_amd64.s) is convBack1512's loop over f/16
+// blocks of channels and n windows.
+//
+//go:noescape
+func convBack1Kernel(acc *float64, pad *float32, pw int, k, out, grad, s, mu *float32, f, n int)
 
 // patchTerms are the terms of PatchMoments that some rows r of pad give:
 // sum[b] the sum of P[r][x+b] and prod[dy][3b+d] that of P[r][x+b] *
