@@ -27,8 +27,11 @@ func SIMD() bool { return vec.SIMD() }
 // compared.
 func Engine() string {
 	loops := "plain Go loops"
-	if SIMD() {
-		loops = "SIMD loops"
+	switch vec.Lanes() {
+	case 16:
+		loops = "SIMD loops (AVX-512)"
+	case 8:
+		loops = "SIMD loops (AVX2)"
 	}
 	if core := BLASCore(); core != "" {
 		return fmt.Sprintf("%s; BLAS %s (%s kernels), %s", Machine(), BLAS, core, loops)

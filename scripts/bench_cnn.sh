@@ -17,9 +17,26 @@
 # peak memory: on a shared machine one round can be slowed by a neighbour,
 # and the ratio of one round is the figure to quote.
 #
+# BENCH_ISA=avx2 runs both sides as an AVX2-only CPU would on a machine
+# with AVX-512: Go's CPU detection without AVX-512 (GODEBUG=cpu.avx512f=off:
+# trmaml's 8-lane kernels, no assembly), OpenBLAS's Haswell kernels, and
+# PyTorch's AVX2 kernels (ATEN_CPU_CAPABILITY=avx2, ONEDNN_MAX_CPU_ISA=AVX2).
+# It shows the instruction set's share; caches and FMA units stay the
+# machine's own, so it approximates a real AVX2-only CPU, no more.
+#
 # Needs: apt-get install -y libopenblas-dev python3-torch libopenblas0-pthread
 set -euo pipefail
 cd "$(dirname "$0")/.."
+case ${BENCH_ISA:-} in
+"") ;;
+avx2)
+  export GODEBUG=cpu.avx512f=off OPENBLAS_CORETYPE=Haswell ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2
+  ;;
+*)
+  echo "BENCH_ISA=$BENCH_ISA: allowed are avx2 or unset (the machine's own instructions)" >&2
+  exit 2
+  ;;
+esac
 out=${1:-/dev/stdout}
 rounds=${2:-1}
 torch=../shared/peers/torch_conv4/maml_conv4_bench.py
@@ -52,6 +69,7 @@ row() {
 {
   date -u
   uptime
+  [ -z "${BENCH_ISA:-}" ] || echo "BENCH_ISA=$BENCH_ISA: $GODEBUG OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE ATEN_CPU_CAPABILITY=$ATEN_CPU_CAPABILITY ONEDNN_MAX_CPU_ISA=$ONEDNN_MAX_CPU_ISA"
   "$bin" -gemm -iters 3
   for r in $(seq "$rounds"); do
     [ "$rounds" -gt 1 ] && echo "round $r of $rounds"

@@ -48,6 +48,7 @@ type kernels struct {
 var (
 	impl    = plain
 	useSIMD = false
+	lanes   = 0
 	// simdSets is every SIMD set the CPU runs (AVX2, then with the
 	// AVX-512 kernels if it has them), impl the last, for the tests.
 	simdSets []kernels

@@ -13,7 +13,7 @@ func init() {
 			backPoolMaxRowSIMD, gatherDotMaxRowSIMD, conv1SIMD, convPool1SIMD, convBack1SIMD,
 			winograd4InSIMD, winograd4OutSIMD, winograd4KernelSIMD, winograd4GradSIMD, winograd4KernelTSIMD,
 			patchMomentsSIMD, blockBackRowSIMD}
-		useSIMD = true
+		useSIMD, lanes = true, 8
 		simdSets = append(simdSets, impl)
 		if archsimd.X86.AVX512() {
 			impl.moments, impl.dotCentered = moments512, dotCentered512
@@ -25,6 +25,7 @@ func init() {
 			impl.blockBackRow = blockBackRow512
 			impl.winograd4In, impl.winograd4Out, impl.winograd4Grad = winograd4In512, winograd4Out512, winograd4Grad512
 			impl.winograd4K, impl.winograd4KT = winograd4Kernel512, winograd4KernelT512
+			lanes = 16
 			simdSets = append(simdSets, impl)
 		}
 	}

@@ -628,3 +628,12 @@ func TestWinogradKernelsAgree(t *testing.T) {
 		}
 	}
 }
+
+// Lanes names the widest kernel set in use: none with the plain loops, 8
+// lanes for the AVX2 set, 16 once the AVX-512 set replaced it.
+func TestLanesNamesTheSetInUse(t *testing.T) {
+	want := map[int]int{0: 0, 1: 8, 2: 16}[len(simdSets)]
+	if Lanes() != want || SIMD() != (want > 0) {
+		t.Errorf("Lanes() = %d, SIMD() = %v with %d SIMD sets, want %d lanes", Lanes(), SIMD(), len(simdSets), want)
+	}
+}
