@@ -116,6 +116,14 @@ func (m CNN) forwardOnce(x *gorgonia.Node, params gorgonia.Nodes) (*gorgonia.Nod
 // channel), cheap enough to compute twice instead of storing its output.
 func (m CNN) fuses(cin int) bool { return 9*cin < 2*m.Filters }
 
+// fusesValues reports whether a block of n images of g per task runs as
+// one convBlock op in forwardValues: as fuses allows, or where its
+// convolution takes the Winograd path, which the op runs once, keeping
+// only z's moments and pooled extremes (winogradBlock).
+func (m CNN) fusesValues(g imageGeom, n int) bool {
+	return m.fuses(g.C) || g.C > 1 && winogradTile(g.H, g.W, n, g.C, m.Filters) > 0
+}
+
 // pass is what a graph does with a forward pass: differentiate it as
 // often as it likes (Forward), not at all (forwardValues) or once
 // (forwardOnce).
@@ -141,7 +149,7 @@ func (m CNN) forward(x *gorgonia.Node, params gorgonia.Nodes, p pass) (*gorgonia
 		w := params[4*l : 4*l+4]
 		var z *gorgonia.Node
 		var err error
-		if m.fuses(C) && (p == valuesPass || p == oncePass && C == 1 && blockBackFast(h.Dtype())) {
+		if p == valuesPass && m.fusesValues(imageGeom{H, W, C}, s[1]) || p == oncePass && C == 1 && m.fuses(C) && blockBackFast(h.Dtype()) {
 			z, err = convBlock(h, w[0], w[1], w[2], w[3], imageGeom{H, W, C}, m.Eps)
 		} else {
 			z, err = m.block(h, imageGeom{H, W, C}, w[0], w[1], w[2], w[3])

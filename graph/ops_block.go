@@ -20,13 +20,16 @@ import (
 // statistics before that: for images of one channel (the CNN's first
 // block) from the moments of their 3x3 patches (patchStats), otherwise
 // from z computed an extra time. Recomputing is cheap only for thin
-// patches (9 products per value at one channel), so the CNN uses the op
-// only there (CNN.fuses). Its values are those of the four ops up to
-// rounding: the same nine products per value of one channel added in the
-// BLAS's order (vec.Conv1; with more channels, or without the SIMD
-// kernels, the same im2col product on the same chunks), the affine map
-// and ReLU; the statistics of one channel are z's exact moments, not
-// those of the rounded z.
+// patches (9 products per value at one channel); where conv takes the
+// Winograd path (blocks of many channels) the op computes z once and
+// keeps only its moments and pooled extremes (winogradBlock). The CNN uses
+// the op in those two cases (CNN.fuses). Its values are those of the four
+// ops up to rounding: the same nine products per value of one channel
+// added in the BLAS's order (vec.Conv1; with more channels, or without the
+// SIMD kernels, the same im2col product on the same chunks, or the same
+// Winograd products and transforms), the affine map and ReLU; the
+// statistics of one channel are z's exact moments, not those of the
+// rounded z, and on the Winograd path z's moments summed in another order.
 // Its derivative with respect to the kernels, scale and shift is, for
 // images of one channel, convBlockBack: one more pass that computes z
 // again, so that a graph that differentiates the block once (the query
@@ -73,9 +76,10 @@ func (k convBlockKernel) forward(a *args) {
 // row kernel and ReLU. Images of one channel (the CNN's first block) give
 // the statistics from their patches' moments (patchStats), and with the
 // SIMD kernels the rest in one (vec.ConvPool1, z never leaving the
-// registers); with more channels z is computed twice, first into the
-// channel sums of bnStats (z minus the task's first row, accumulated chunk
-// after chunk).
+// registers). Where conv takes the Winograd path (many channels),
+// winogradBlock computes z once and keeps only its moments and pooled
+// extremes; otherwise z is computed twice, first into the channel sums of
+// bnStats (z minus the task's first row, accumulated chunk after chunk).
 func forwardConvBlock[T float](k convBlockKernel, out []T, in [][]T, s []tensor.Shape) {
 	x, kern, gamma, beta := in[0], in[1], in[3], in[4]
 	g, F := k.g, s[1][2]
@@ -83,6 +87,10 @@ func forwardConvBlock[T float](k convBlockKernel, out []T, in [][]T, s []tensor.
 	n, per := g.pixelsPerTask()/(H*W), g.chunkImages(F)
 	Ho, Wo := H/2, W/2
 	st := make([]T, 2*g.x[0]*F)
+	if wm := winogradTile(H, W, n, C, F); C > 1 && wm > 0 {
+		winogradBlock(wm, g, F, x, kern, gamma, beta, st, out, k.eps)
+		return
+	}
 	parallelTasks(g.x[0], n*H*W*F, func(t int) {
 		bp, buf := pooledSlice[T](&scratch, g.blockScratch(F))
 		xt, kt := x[t*g.perTask():], kern[t*9*C*F:][:9*C*F]

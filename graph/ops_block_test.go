@@ -19,7 +19,8 @@ type unfused struct {
 }
 
 // TestEvalQueryPassFused: an objective without a meta-gradient runs the
-// CNN's first block on the query images as one convBlock op, and its losses
+// CNN's blocks on the query images as one convBlock op each (the first
+// from its patches' moments, the others on the Winograd path), and its losses
 // and accuracies are those of the same objective built from the unfused
 // blocks, up to rounding. The op runs the same products on the same chunks
 // of images, but it takes the batch-norm statistics of the one-channel
@@ -59,8 +60,10 @@ func TestEvalQueryPassFused(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if fused := runs[convBlockKernel](obj.programs()[0]); fused != (k == 0) {
-					t.Fatalf("model %d: convBlock in the program %v, want %v", k, fused, k == 0)
+				// Every block fused: the first from its patches, the
+				// others on the Winograd path.
+				if fused, want := count[convBlockKernel](obj.programs()[0]), map[bool]int{true: c.blocks}[k == 0]; fused != want {
+					t.Fatalf("model %d: %d convBlock ops in the program, want %d", k, fused, want)
 				}
 				losses[k], acc[k] = make([]float64, 4), make([]float64, 4)
 				if err := obj.LossesMetric(w, b, nil, losses[k], acc[k], nil); err != nil {
@@ -245,6 +248,86 @@ func TestConvBlockBackMatchesUnfused(t *testing.T) {
 	}
 }
 
+// TestConvBlockWinogradMatchesUnfused: on the Winograd path (several
+// channels), convBlock's values are those of the four ops (conv, bnStats,
+// maxPoolBN, relu) up to the grouping of the moments' float64 sums (bit
+// for bit in every case here, measured): the CNN's shapes
+// at 64 channels (the 16-lane kernels) and at 24 (the 8-lane ones), odd
+// sizes whose pool drops a row or a column, F(2x2) and F(4x4), kernels of
+// their own per task and kernels that every task shares (transformed once).
+func TestConvBlockWinogradMatchesUnfused(t *testing.T) {
+	defer func(v int) { winogradForce = v }(winogradForce)
+	for _, c := range []struct {
+		h, w, n, ch, f int
+		force          int // winogradForce; 0: the cost model's choice
+		shared         bool
+		dt             tensor.Dtype
+		maxRel         float64
+	}{
+		{14, 14, 10, 64, 64, 0, false, tensor.Float32, 1e-6},
+		{7, 7, 10, 64, 64, 0, true, tensor.Float32, 1e-6},
+		{3, 3, 50, 64, 64, 0, false, tensor.Float32, 1e-6},
+		{9, 7, 4, 24, 24, 2, false, tensor.Float32, 1e-6},
+		{9, 7, 4, 24, 24, 4, true, tensor.Float32, 1e-6},
+		{14, 14, 10, 64, 64, 0, false, tensor.Float64, 1e-13},
+		{5, 6, 3, 16, 16, 2, true, tensor.Float64, 1e-13},
+	} {
+		t.Run(fmt.Sprintf("%dx%d, %d images, %d to %d channels, winogradForce %d, shared %v, %v", c.h, c.w, c.n, c.ch, c.f, c.force, c.shared, c.dt), func(t *testing.T) {
+			winogradForce = c.force
+			if winogradTile(c.h, c.w, c.n, c.ch, c.f) == 0 {
+				t.Fatal("the case does not take the Winograd path")
+			}
+			rng := rand.New(rand.NewPCG(3, 11))
+			const tasks = 3
+			shapes := []tensor.Shape{{tasks, c.n, c.h * c.w * c.ch}, {tasks, 9 * c.ch, c.f}, {tasks, c.f}, {tasks, c.f}, {tasks, c.f}}
+			vals := make([][]float64, len(shapes))
+			for i, s := range shapes {
+				vals[i] = awayFromZero(rng, i, s.TotalSize()) // gamma of both signs
+			}
+			if c.shared {
+				k := vals[1]
+				for i := range k {
+					k[i] = k[i%(9*c.ch*c.f)]
+				}
+			}
+			var outs [2][]float64
+			for j, fused := range []bool{true, false} {
+				g := New()
+				in := make(gorgonia.Nodes, len(shapes))
+				for i, s := range shapes {
+					v := tensor.New(tensor.WithShape(s...), tensor.Of(c.dt))
+					setFloats(v, vals[i])
+					in[i] = gorgonia.NewTensor(g.ExprGraph, c.dt, len(s), gorgonia.WithShape(s...), gorgonia.WithName(fmt.Sprintf("x%d", i)))
+					if err := gorgonia.Let(in[i], v); err != nil {
+						t.Fatal(err)
+					}
+				}
+				geo := imageGeom{H: c.h, W: c.w, C: c.ch}
+				var y *gorgonia.Node
+				var err error
+				if fused {
+					y, err = convBlock(in[0], in[1], in[2], in[3], in[4], geo, 1e-5)
+				} else {
+					y, err = CNN{Filters: c.f, Eps: 1e-5}.block(in[0], geo, in[1], in[2], in[3], in[4])
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				var p *program
+				p, outs[j] = runFlat(t, g, gorgonia.Nodes{y})
+				if fused && (runs[convKernel](p) || runs[bnStatsKernel](p)) {
+					t.Errorf("the fused block runs conv or bnStats")
+				}
+			}
+			d := relErr(outs[0], outs[1])
+			t.Logf("relative difference %.3g", d)
+			if d > c.maxRel {
+				t.Errorf("convBlock's values differ from the four ops' by %.3g, at most %.3g", d, c.maxRel)
+			}
+		})
+	}
+}
+
 // runFlat compiles and runs the graph g for outputs and returns the
 // program and the outputs' values one after the other.
 func runFlat(t *testing.T, g *Graph, outputs gorgonia.Nodes) (*program, []float64) {
@@ -264,15 +347,19 @@ func runFlat(t *testing.T, g *Graph, outputs gorgonia.Nodes) (*program, []float6
 }
 
 // runs reports whether program p runs a kernel of type K.
-func runs[K kernel](p *program) bool {
+func runs[K kernel](p *program) bool { return count[K](p) > 0 }
+
+// count returns how many ops of kernel type K program p runs.
+func count[K kernel](p *program) int {
+	n := 0
 	for _, s := range p.steps {
 		if o, ok := s.op.(*op); ok {
 			if _, is := o.k.(K); is {
-				return true
+				n++
 			}
 		}
 	}
-	return false
+	return n
 }
 
 // userCNN is a user's model that embeds CNN with a Forward of its own.

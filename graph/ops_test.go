@@ -1040,6 +1040,23 @@ func checkWinogradOps(t *testing.T) {
 				build: two(func(x0, g *gorgonia.Node) (*gorgonia.Node, error) {
 					return apply(convKKernel{convGeom{imageGeom{H: d.h, W: d.w, C: d.c}, x}}, x0, g)
 				})})
+		if d.h < 2 || d.w < 2 {
+			continue
+		}
+		// convBlock: with several channels on winogradBlock's path, z's
+		// moments and pooled extremes only; with one, the patches' moments.
+		rows = append(rows, opRow{name: "convBlock " + name, in: []tensor.Shape{x, {2, 9 * d.c, d.f}, {2, d.f}, {2, d.f}, {2, d.f}},
+			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) {
+				return convBlock(in[0], in[1], in[2], in[3], in[4], g, 1e-3)
+			},
+			value: func(in [][]float64) []float64 {
+				z := naiveConv(in[0], in[1], 2, d.n, d.h, d.w, d.c, d.f)
+				y := naiveMaxPool(naiveBatchNorm(z, in[3], in[4], 2, d.n*d.h*d.w, d.f, 1e-3), 2*d.n, d.h, d.w, d.f)
+				for i, v := range y {
+					y[i] = max(v, 0)
+				}
+				return y
+			}})
 	}
 	checkNested(t, rows)
 	checkFloat32(t, rows)

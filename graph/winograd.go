@@ -139,6 +139,41 @@ func rotateKernels[T float](k []T, C, F int, kr []T) {
 // not nil it holds k's transformed kernels already (winogradTransform), and
 // k is not read.
 func winogradTask[T float](m, H, W, C, F, n int, x, k []T, transposed bool, u []T, out []T) {
+	cout := F
+	if transposed {
+		cout = C
+	}
+	winogradProducts(m, H, W, C, F, n, x, k, transposed, u, m*m*cout, func(img, ty int, mm []T, ms int, tmp []T) {
+		winogradRow(m, H, W, cout, out[img*H*W*cout:][:H*W*cout], ty, mm, ms, tmp)
+	})
+}
+
+// winogradRow writes row ty of output tiles (their products mm, ms apart,
+// as winogradProducts gives them) into the image o of H x W x cout, a tile
+// that overhangs the image through tmp (m*m*cout values).
+func winogradRow[T float](m, H, W, cout int, o []T, ty int, mm []T, ms int, tmp []T) {
+	for tx := 0; tx < (W+m-1)/m; tx++ {
+		mt := mm[tx*cout:]
+		y, xx := m*ty, m*tx
+		if y+m <= H && xx+m <= W {
+			winogradOut(m, o[(y*W+xx)*cout:], W*cout, mt, ms, cout)
+			continue
+		}
+		// A tile overhanging the image: keep its pixels inside.
+		winogradOut(m, tmp, m*cout, mt, ms, cout)
+		for dy := 0; dy < m && y+dy < H; dy++ {
+			w := min(m, W-xx)
+			copy(o[((y+dy)*W+xx)*cout:][:w*cout], tmp[dy*m*cout:])
+		}
+	}
+}
+
+// winogradProducts computes winogradTask's products a chunk of images at a
+// time and calls tiles(img, ty, mm, ms, tmp) for every row ty of output
+// tiles of every image img, in order, for winogradOut: mm holds the row's
+// tiles' (m+2)^2 transformed products, ms apart, tile tx's cout values
+// from mm[tx*cout]; tmp is scratch of the given length.
+func winogradProducts[T float](m, H, W, C, F, n int, x, k []T, transposed bool, u []T, tmpLen int, tiles func(img, ty int, mm []T, ms int, tmp []T)) {
 	cin, cout := C, F
 	if transposed {
 		cin, cout = F, C
@@ -152,7 +187,7 @@ func winogradTask[T float](m, H, W, C, F, n int, x, k []T, transposed bool, u []
 	if u == nil {
 		own = winogradTransformSize(m, C, F, transposed)
 	}
-	sizes := []int{own, (m*th + 2) * pw, nn * vs, nn * ms, m * m * cout}
+	sizes := []int{own, (m*th + 2) * pw, nn * vs, nn * ms, tmpLen}
 	var parts [5][]T
 	bp := winogradBuffers(sizes, parts[:])
 	pad, v, mm, tmp := parts[1], parts[2], parts[3], parts[4]
@@ -162,29 +197,15 @@ func winogradTask[T float](m, H, W, C, F, n int, x, k []T, transposed bool, u []
 	}
 	for img := 0; img < n; img += per {
 		imgs := min(per, n-img)
-		tiles := imgs * th * tw
-		// v and mm hold nn matrices of tiles x cin and tiles x cout.
+		rows := imgs * th * tw
+		// v and mm hold nn matrices of rows x cin and rows x cout.
 		winogradInputs(m, H, W, cin, x[img*H*W*cin:], imgs, pad, v, vs)
 		for e := 0; e < nn; e++ {
-			gemm(false, false, tiles, cout, cin, v[e*vs:], u[e*us:], 0, mm[e*ms:])
+			gemm(false, false, rows, cout, cin, v[e*vs:], u[e*us:], 0, mm[e*ms:])
 		}
 		for i := 0; i < imgs; i++ {
-			o := out[(img+i)*H*W*cout:][:H*W*cout]
 			for ty := 0; ty < th; ty++ {
-				for tx := 0; tx < tw; tx++ {
-					mt := mm[((i*th+ty)*tw+tx)*cout:]
-					y, xx := m*ty, m*tx
-					if y+m <= H && xx+m <= W {
-						winogradOut(m, o[(y*W+xx)*cout:], W*cout, mt, ms, cout)
-						continue
-					}
-					// A tile overhanging the image: keep its pixels inside.
-					winogradOut(m, tmp, m*cout, mt, ms, cout)
-					for dy := 0; dy < m && y+dy < H; dy++ {
-						w := min(m, W-xx)
-						copy(o[((y+dy)*W+xx)*cout:][:w*cout], tmp[dy*m*cout:])
-					}
-				}
+				tiles(img+i, ty, mm[(i*th+ty)*tw*cout:], ms, tmp)
 			}
 		}
 	}

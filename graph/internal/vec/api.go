@@ -41,6 +41,7 @@ type kernels struct {
 	winograd4KT   func(dst *[9][]float32, src *[36][]float32)
 	patchMoments  func(s *[9]float64, m *[81]float64, pad []float64, h, w int)
 	blockBackRow  func(acc []float64, z0, z1, pad []float32, pw int, out, g, s, mu []float32)
+	maxMinRow     func(dst, z0, z1 []float32, f int)
 }
 
 // impl runs float32: the plain loops, replaced at init by the SIMD kernels
@@ -60,7 +61,8 @@ var (
 		poolArgRowGo[float32], gatherDotRowGo[float32], maxAffineRowGo[float32],
 		backPoolMaxRowGo[float32], gatherDotMaxRowGo[float32], conv1Go[float32], convPool1Go[float32], convBack1Go[float32],
 		winograd4InGo[float32], winograd4OutGo[float32], winograd4KernelGo[float32],
-		winograd4GradGo[float32], winograd4KernelTGo[float32], patchMomentsGo, blockBackRowGo[float32]}
+		winograd4GradGo[float32], winograd4KernelTGo[float32], patchMomentsGo, blockBackRowGo[float32],
+		maxMinRowGo[float32]}
 )
 
 // f32 returns s as []float32 if T is float32.
@@ -390,6 +392,24 @@ func MaxAffineRow[T Float](dst, z0, z1, a, c []T) {
 		return
 	}
 	maxAffineRowGo(dst, z0, z1, a, c)
+}
+
+// MaxMinRow sets dst to the maximum and the minimum of every 2x2 window of
+// a row of windows (z0 and z1 its top and bottom rows of pixels of f
+// channels): window j's maximum at dst[2jf:], its minimum at dst[2jf+f:],
+// so that dst has z0's layout (its length too) and MaxAffineRow(o, dst,
+// dst, a, c) picks each window's maximum for a >= 0 and its minimum for
+// a < 0: the windows' MaxAffineRow with z itself given up, as a pooled
+// batch norm needs before its statistics are known.
+func MaxMinRow[T Float](dst, z0, z1 []T, f int) {
+	if f == 0 {
+		return
+	}
+	if d, ok := f32(dst); ok {
+		impl.maxMinRow(d, as32(z0), as32(z1), f)
+		return
+	}
+	maxMinRowGo(dst, z0, z1, f)
 }
 
 // BackPoolMaxRow is BackPoolRow at PoolArgRow(z0, z1, u)'s positions,

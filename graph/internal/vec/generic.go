@@ -311,6 +311,18 @@ func maxAffineRowGo[T Float](dst, z0, z1, a, c []T) {
 	}
 }
 
+func maxMinRowGo[T Float](dst, z0, z1 []T, f int) {
+	n := len(dst) / (2 * f)
+	z0, z1 = z0[:2*n*f], z1[:2*n*f]
+	for j := 0; j < n; j++ {
+		for ch := 0; ch < f; ch++ {
+			p := 2*j*f + ch
+			a, b, c, d := z0[p], z0[p+f], z1[p], z1[p+f]
+			dst[p], dst[p+f] = max(a, b, c, d), min(a, b, c, d)
+		}
+	}
+}
+
 func backPoolMaxRowGo[T Float](o0, o1, z0, z1, g, u, v, w []T) {
 	c := len(u)
 	n := len(g) / c

@@ -136,6 +136,11 @@ func TestSIMDMatchesPlain(t *testing.T) {
 					}
 					return wide(d)
 				}},
+				{"maxMinRow", 0, func(k kernels) []float64 {
+					d := make([]float32, 2*n)
+					k.maxMinRow(d, windowRow(x, x01, f), windowRow(x10, x11, f), f)
+					return wide(d)
+				}},
 				{"backPoolMaxRow", 1e-6, func(k kernels) []float64 {
 					z0, z1 := windowRow(x, x01, f), windowRow(x10, x11, f)
 					o0, o1 := make([]float32, 2*n), make([]float32, 2*n)
@@ -635,5 +640,36 @@ func TestLanesNamesTheSetInUse(t *testing.T) {
 	want := map[int]int{0: 0, 1: 8, 2: 16}[len(simdSets)]
 	if Lanes() != want || SIMD() != (want > 0) {
 		t.Errorf("Lanes() = %d, SIMD() = %v with %d SIMD sets, want %d lanes", Lanes(), SIMD(), len(simdSets), want)
+	}
+}
+
+// TestMaxMinRowFeedsMaxAffineRow: MaxAffineRow of MaxMinRow's pairs gives
+// MaxAffineRow of the windows themselves, for scales of both signs and
+// zero, in every kernel set; windows with ties included.
+func TestMaxMinRowFeedsMaxAffineRow(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 1))
+	for _, f := range []int{64, 40, 5} {
+		const n = 7
+		z0, z1 := make([]float32, 2*n*f), make([]float32, 2*n*f)
+		for i := range z0 {
+			z0[i], z1[i] = float32(r.NormFloat64()), float32(r.NormFloat64())
+			if i%5 == 0 {
+				z1[i] = z0[i]
+			}
+		}
+		a, c := make([]float32, f), make([]float32, f)
+		for ch := range a {
+			a[ch], c[ch] = float32(r.NormFloat64()), float32(r.NormFloat64())
+		}
+		a[0] = 0
+		for si, set := range append([]kernels{plain}, simdSets...) {
+			want, got, mm := make([]float32, n*f), make([]float32, n*f), make([]float32, 2*n*f)
+			set.maxAffRow(want, z0, z1, a, c)
+			set.maxMinRow(mm, z0, z1, f)
+			set.maxAffRow(got, mm, mm, a, c)
+			if !slices.Equal(got, want) {
+				t.Errorf("f=%d, set %d: MaxAffineRow of the pairs %v, of the windows %v", f, si, got[:min(8, len(got))], want[:min(8, len(want))])
+			}
+		}
 	}
 }

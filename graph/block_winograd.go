@@ -1,0 +1,70 @@
+package graph
+
+import "github.com/trmaml/trmaml/graph/internal/vec"
+
+// convBlock on the Winograd path (the CNN's blocks of many channels, on
+// the query images of an evaluation): z is never stored. The products'
+// output transform writes one image's z at a time into a buffer that stays
+// in the cache (57 KB at 14x14 and 64 channels); from there the batch-norm
+// moments take it, and every 2x2 pooling window its maximum and minimum
+// (vec.MaxMinRow), a quarter of z each. Once the task's statistics are
+// known, the pooled batch norm picks each window's maximum for a positive
+// scale and its minimum for a negative one: vec.MaxAffineRow of the pairs,
+// the value it gives for the window itself (the affine map is monotone),
+// then ReLU. The four ops this replaces write z and read it twice more
+// (bnStats, maxPoolBN), 2.5 MB per task of 50 images at 14x14 and 64
+// channels, beyond the second-level cache. The values are those of the
+// four ops up to the order in which the moments are summed (in float64):
+// the same products, transforms and pooled affine map.
+
+// winogradBlock sets out to convBlock's values of every task (images x,
+// kernels k, scale gamma and shift beta) through winogradBlockTask with
+// output tiles of m, on several goroutines; st receives the statistics
+// (T, 2, F). Kernels that every task shares are transformed once, as in
+// winogradConv.
+func winogradBlock[T float](m int, g convGeom, F int, x, k, gamma, beta, st, out []T, eps float64) {
+	n := g.pixelsPerTask() / (g.H * g.W)
+	var u []T
+	if sameTasks(k, g.x[0], 9*g.C*F) {
+		bp, buf := pooledSlice[T](&winogradShared, winogradTransformSize(m, g.C, F, false))
+		defer winogradShared.put(bp)
+		u = winogradTransform(m, k, g.C, F, false, buf)
+	}
+	parallelTasks(g.x[0], 1<<20, func(t int) {
+		winogradBlockTask(m, g, F, n, t, x[t*g.perTask():], k[t*9*g.C*F:], u, gamma, beta, st, out, eps)
+	})
+}
+
+// winogradBlockTask computes task t's convBlock: z = conv(xt, kt) (n
+// images; u the transformed kernels or nil) an image at a time, its
+// moments and pooled maxima and minima; then the statistics into st and
+// the pooled, normalised, rectified values into out.
+func winogradBlockTask[T float](m int, g convGeom, F, n, t int, xt, kt, u, gamma, beta, st, out []T, eps float64) {
+	H, W := g.H, g.W
+	Ho, Wo, th := H/2, W/2, (H+m-1)/m
+	bp, pairs := pooledSlice[T](&scratch, n*Ho*Wo*2*F)
+	shift, sum, sq := make([]T, F), make([]float64, F), make([]float64, F)
+	winogradProducts(m, H, W, g.C, F, n, xt, kt, false, u, (H*W+m*m)*F, func(img, ty int, mm []T, ms int, buf []T) {
+		z := buf[:H*W*F] // one image's z, in the cache
+		winogradRow(m, H, W, F, z, ty, mm, ms, buf[H*W*F:])
+		if ty < th-1 {
+			return
+		}
+		if img == 0 {
+			copy(shift, z[:F]) // the task's first row of z, as bnStats
+		}
+		vec.Moments(sum, sq, z, shift)
+		for r := 0; r < Ho; r++ {
+			p := pairs[(img*Ho+r)*Wo*2*F:][:Wo*2*F]
+			vec.MaxMinRow(p, z[2*r*W*F:][:Wo*2*F], z[(2*r+1)*W*F:][:Wo*2*F], F)
+		}
+	})
+	setStats(st, t, sum, sq, shift, n*H*W, eps)
+	sc, off := bnAffine(st, gamma, beta, t, F)
+	for r := 0; r < n*Ho; r++ {
+		o, p := out[(t*n*Ho+r)*Wo*F:][:Wo*F], pairs[r*Wo*2*F:][:Wo*2*F]
+		vec.MaxAffineRow(o, p, p, sc, off)
+		vec.Relu(o, o)
+	}
+	scratch.put(bp)
+}
