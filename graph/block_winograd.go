@@ -5,7 +5,7 @@ import "github.com/trmaml/trmaml/graph/internal/vec"
 // convBlock on the Winograd path (the CNN's blocks of many channels, on
 // the query images of an evaluation): z is never stored. The products'
 // output transform writes one image's z at a time into a buffer that stays
-// in the cache (57 KB at 14x14 and 64 channels); from there the batch-norm
+// in the cache (50 KB at 14x14 and 64 channels); from there the batch-norm
 // moments take it, and every 2x2 pooling window its maximum and minimum
 // (vec.MaxMinRow), a quarter of z each. Once the task's statistics are
 // known, the pooled batch norm picks each window's maximum for a positive
@@ -20,16 +20,12 @@ import "github.com/trmaml/trmaml/graph/internal/vec"
 // winogradBlock sets out to convBlock's values of every task (images x,
 // kernels k, scale gamma and shift beta) through winogradBlockTask with
 // output tiles of m, on several goroutines; st receives the statistics
-// (T, 2, F). Kernels that every task shares are transformed once, as in
-// winogradConv.
+// (T, 2, F). Kernels that every task shares are transformed once
+// (sharedKernels).
 func winogradBlock[T float](m int, g convGeom, F int, x, k, gamma, beta, st, out []T, eps float64) {
 	n := g.pixelsPerTask() / (g.H * g.W)
-	var u []T
-	if sameTasks(k, g.x[0], 9*g.C*F) {
-		bp, buf := pooledSlice[T](&winogradShared, winogradTransformSize(m, g.C, F, false))
-		defer winogradShared.put(bp)
-		u = winogradTransform(m, k, g.C, F, false, buf)
-	}
+	u, done := sharedKernels(m, g, F, k, false)
+	defer done()
 	parallelTasks(g.x[0], 1<<20, func(t int) {
 		winogradBlockTask(m, g, F, n, t, x[t*g.perTask():], k[t*9*g.C*F:], u, gamma, beta, st, out, eps)
 	})

@@ -395,15 +395,23 @@ func winogradConv[T float](m int, g convGeom, F int, x, k []T, transposed bool, 
 	if transposed {
 		cin, cout = F, g.C
 	}
-	var u []T
-	if sameTasks(k, g.x[0], 9*g.C*F) {
-		bp, buf := pooledSlice[T](&winogradShared, winogradTransformSize(m, g.C, F, transposed))
-		defer winogradShared.put(bp)
-		u = winogradTransform(m, k, g.C, F, transposed, buf)
-	}
+	u, done := sharedKernels(m, g, F, k, transposed)
+	defer done()
 	parallelTasks(g.x[0], 1<<20, func(t int) {
 		winogradTask(m, g.H, g.W, g.C, F, n, x[t*n*g.H*g.W*cin:], k[t*9*g.C*F:], transposed, u, out[t*n*g.H*g.W*cout:])
 	})
+}
+
+// sharedKernels returns the transformed kernels (winogradTransform) of
+// the kernel matrices k of geometry g's tasks when every task has the
+// same ones, in a buffer that done gives back; otherwise nil, and every
+// task transforms its own.
+func sharedKernels[T float](m int, g convGeom, F int, k []T, transposed bool) (u []T, done func()) {
+	if !sameTasks(k, g.x[0], 9*g.C*F) {
+		return nil, func() {}
+	}
+	bp, buf := pooledSlice[T](&winogradShared, winogradTransformSize(m, g.C, F, transposed))
+	return winogradTransform(m, k, g.C, F, transposed, buf), func() { winogradShared.put(bp) }
 }
 
 // winogradShared holds the kernels that winogradConv transforms once for

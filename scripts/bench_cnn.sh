@@ -11,6 +11,9 @@
 #
 #   scripts/bench_cnn.sh [OUT.log] [ROUNDS (1)]
 #
+# On a machine with more than 2 cores, each round adds the 5-way and
+# 20-way second-order rows and the evaluation on all of them (nproc).
+#
 # With several rounds, each round runs every setting again, and a table at
 # the end gives per setting the range over the rounds of trmaml's and
 # PyTorch's median times, of their ratio within each round, and of the
@@ -39,6 +42,7 @@ avx2)
 esac
 out=${1:-/dev/stdout}
 rounds=${2:-1}
+cores=$(nproc)
 torch=../shared/peers/torch_conv4/maml_conv4_bench.py
 dir=$(mktemp -d)
 bin=$dir/cnnbench
@@ -80,6 +84,12 @@ row() {
     row "20-way, second order, 2 cores" 2 "-ways 20 -order second -iters 3" "--ways 20 --shots 1 --tasks 8 --iters 2 --warmup 1"
     row "20-way, second order, 1 core" 1 "-ways 20 -order second -iters 2"
     row "evaluation, 8 instances, 2 cores (s per batch)" 2 "-ways 5 -eval -iters 10"
+    if [ "$cores" -gt 2 ]; then
+      # Scaling: meta-batch 8 and 20-way on every core of a bigger machine.
+      row "5-way, second order, $cores cores" "$cores" "-ways 5 -order second -iters 5" "--ways 5 --shots 1 --tasks 8 --iters 5 --warmup 1"
+      row "20-way, second order, $cores cores" "$cores" "-ways 20 -order second -iters 3" "--ways 20 --shots 1 --tasks 8 --iters 2 --warmup 1"
+      row "evaluation, 8 instances, $cores cores (s per batch)" "$cores" "-ways 5 -eval -iters 10"
+    fi
     uptime
   done
   if [ "$rounds" -gt 1 ]; then
