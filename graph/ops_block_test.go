@@ -209,23 +209,8 @@ func TestConvBlockBackMatchesUnfused(t *testing.T) {
 			var grads [2][]float64
 			for k, fused := range []bool{true, false} {
 				g := New()
-				in := make(gorgonia.Nodes, len(shapes))
-				for i, s := range shapes {
-					v := tensor.New(tensor.WithShape(s...), tensor.Of(c.dt))
-					setFloats(v, vals[i])
-					in[i] = gorgonia.NewTensor(g.ExprGraph, c.dt, len(s), gorgonia.WithShape(s...), gorgonia.WithName(fmt.Sprintf("x%d", i)))
-					if err := gorgonia.Let(in[i], v); err != nil {
-						t.Fatal(err)
-					}
-				}
-				geo := imageGeom{H: c.h, W: c.w, C: 1}
-				var y *gorgonia.Node
-				var err error
-				if fused {
-					y, err = convBlock(in[0], in[1], in[2], in[3], in[4], geo, 1e-5)
-				} else {
-					y, err = CNN{Filters: c.f, Eps: 1e-5}.block(in[0], geo, in[1], in[2], in[3], in[4])
-				}
+				in := letInputs(t, g, c.dt, shapes, vals)
+				y, err := buildBlock(in, imageGeom{H: c.h, W: c.w, C: 1}, c.f, fused)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -293,23 +278,8 @@ func TestConvBlockWinogradMatchesUnfused(t *testing.T) {
 			var outs [2][]float64
 			for j, fused := range []bool{true, false} {
 				g := New()
-				in := make(gorgonia.Nodes, len(shapes))
-				for i, s := range shapes {
-					v := tensor.New(tensor.WithShape(s...), tensor.Of(c.dt))
-					setFloats(v, vals[i])
-					in[i] = gorgonia.NewTensor(g.ExprGraph, c.dt, len(s), gorgonia.WithShape(s...), gorgonia.WithName(fmt.Sprintf("x%d", i)))
-					if err := gorgonia.Let(in[i], v); err != nil {
-						t.Fatal(err)
-					}
-				}
-				geo := imageGeom{H: c.h, W: c.w, C: c.ch}
-				var y *gorgonia.Node
-				var err error
-				if fused {
-					y, err = convBlock(in[0], in[1], in[2], in[3], in[4], geo, 1e-5)
-				} else {
-					y, err = CNN{Filters: c.f, Eps: 1e-5}.block(in[0], geo, in[1], in[2], in[3], in[4])
-				}
+				in := letInputs(t, g, c.dt, shapes, vals)
+				y, err := buildBlock(in, imageGeom{H: c.h, W: c.w, C: c.ch}, c.f, fused)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -326,6 +296,31 @@ func TestConvBlockWinogradMatchesUnfused(t *testing.T) {
 			}
 		})
 	}
+}
+
+// letInputs adds to g an input node per shape, holding vals[i] as dt.
+func letInputs(t *testing.T, g *Graph, dt tensor.Dtype, shapes []tensor.Shape, vals [][]float64) gorgonia.Nodes {
+	t.Helper()
+	in := make(gorgonia.Nodes, len(shapes))
+	for i, s := range shapes {
+		v := tensor.New(tensor.WithShape(s...), tensor.Of(dt))
+		setFloats(v, vals[i])
+		in[i] = gorgonia.NewTensor(g.ExprGraph, dt, len(s), gorgonia.WithShape(s...), gorgonia.WithName(fmt.Sprintf("x%d", i)))
+		if err := gorgonia.Let(in[i], v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return in
+}
+
+// buildBlock returns a CNN block of f filters of the inputs (images,
+// kernels, bias, scale, shift): one convBlock op if fused, else the four
+// ops of CNN.block.
+func buildBlock(in gorgonia.Nodes, geo imageGeom, f int, fused bool) (*gorgonia.Node, error) {
+	if fused {
+		return convBlock(in[0], in[1], in[2], in[3], in[4], geo, 1e-5)
+	}
+	return CNN{Filters: f, Eps: 1e-5}.block(in[0], geo, in[1], in[2], in[3], in[4])
 }
 
 // runFlat compiles and runs the graph g for outputs and returns the

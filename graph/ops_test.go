@@ -971,15 +971,7 @@ func checkFloat32(t *testing.T, rows []opRow) {
 			var results [2][]float64
 			for k, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
 				g := New()
-				in := make(gorgonia.Nodes, len(row.in))
-				for i, s := range row.in {
-					v := tensor.New(tensor.WithShape(s...), tensor.Of(dt))
-					setFloats(v, vals[i])
-					in[i] = gorgonia.NewTensor(g.ExprGraph, dt, len(s), gorgonia.WithShape(s...), gorgonia.WithName(fmt.Sprintf("x%d", i)))
-					if err := gorgonia.Let(in[i], v); err != nil {
-						t.Fatal(err)
-					}
-				}
+				in := letInputs(t, g, dt, row.in, vals)
 				y, err := row.build(in)
 				if err != nil {
 					t.Fatal(err)
