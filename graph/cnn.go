@@ -92,9 +92,9 @@ func (m CNN) Forward(x *gorgonia.Node, params gorgonia.Nodes) (*gorgonia.Node, e
 	return m.forward(x, params, trainedPass)
 }
 
-// forwardValues implements valueModel: Forward with the blocks that fuses
-// allows as one convBlock op each, for graphs that take no derivative of
-// the result.
+// forwardValues implements valueModel: Forward with the blocks that
+// fusesValues allows as one convBlock op each, for graphs that take no
+// derivative of the result.
 func (m CNN) forwardValues(x *gorgonia.Node, params gorgonia.Nodes) (*gorgonia.Node, error) {
 	return m.forward(x, params, valuesPass)
 }
@@ -110,10 +110,11 @@ func (m CNN) forwardOnce(x *gorgonia.Node, params gorgonia.Nodes) (*gorgonia.Nod
 	return m.forward(x, params, oncePass)
 }
 
-// fuses reports whether a block with cin input channels runs as one
-// convBlock op in forwardValues: when its convolution takes the im2col path
-// with thin patches (9*cin below 2*Filters, as the first block's one
-// channel), cheap enough to compute twice instead of storing its output.
+// fuses reports whether a block with cin input channels has thin patches
+// (9*cin below 2*Filters, as the first block's one channel): its im2col
+// convolution is cheap enough to compute twice instead of storing its
+// output, so it runs as one convBlock op in forwardValues and, with the
+// SIMD kernels, in forwardOnce.
 func (m CNN) fuses(cin int) bool { return 9*cin < 2*m.Filters }
 
 // fusesValues reports whether a block of n images of g per task runs as
@@ -121,7 +122,7 @@ func (m CNN) fuses(cin int) bool { return 9*cin < 2*m.Filters }
 // convolution takes the Winograd path, which the op runs once, keeping
 // only z's moments and pooled extremes (winogradBlock).
 func (m CNN) fusesValues(g imageGeom, n int) bool {
-	return m.fuses(g.C) || g.C > 1 && winogradTile(g.H, g.W, n, g.C, m.Filters) > 0
+	return m.fuses(g.C) || g.winogradBlockTile(n, m.Filters) > 0
 }
 
 // pass is what a graph does with a forward pass: differentiate it as

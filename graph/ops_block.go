@@ -23,7 +23,7 @@ import (
 // patches (9 products per value at one channel); where conv takes the
 // Winograd path (blocks of many channels) the op computes z once and
 // keeps only its moments and pooled extremes (winogradBlock). The CNN uses
-// the op in those two cases (CNN.fuses). Its values are those of the four
+// the op in those two cases (CNN.fusesValues). Its values are those of the four
 // ops up to rounding: the same nine products per value of one channel
 // added in the BLAS's order (vec.Conv1; with more channels, or without the
 // SIMD kernels, the same im2col product on the same chunks, or the same
@@ -84,13 +84,13 @@ func forwardConvBlock[T float](k convBlockKernel, out []T, in [][]T, s []tensor.
 	x, kern, gamma, beta := in[0], in[1], in[3], in[4]
 	g, F := k.g, s[1][2]
 	H, W, C := g.H, g.W, g.C
-	n, per := g.pixelsPerTask()/(H*W), g.chunkImages(F)
-	Ho, Wo := H/2, W/2
+	n := g.pixelsPerTask() / (H * W)
 	st := make([]T, 2*g.x[0]*F)
-	if wm := winogradTile(H, W, n, C, F); C > 1 && wm > 0 {
-		winogradBlock(wm, g, F, x, kern, gamma, beta, st, out, k.eps)
+	if m := g.winogradBlockTile(n, F); m > 0 {
+		winogradBlock(m, g, F, x, kern, gamma, beta, st, out, k.eps)
 		return
 	}
+	per, Ho, Wo := g.chunkImages(F), H/2, W/2
 	parallelTasks(g.x[0], n*H*W*F, func(t int) {
 		bp, buf := pooledSlice[T](&scratch, g.blockScratch(F))
 		xt, kt := x[t*g.perTask():], kern[t*9*C*F:][:9*C*F]

@@ -62,7 +62,11 @@ func TestEvalQueryPassFused(t *testing.T) {
 				}
 				// Every block fused: the first from its patches, the
 				// others on the Winograd path.
-				if fused, want := count[convBlockKernel](obj.programs()[0]), map[bool]int{true: c.blocks}[k == 0]; fused != want {
+				want := 0
+				if k == 0 {
+					want = c.blocks
+				}
+				if fused := count[convBlockKernel](obj.programs()[0]); fused != want {
 					t.Fatalf("model %d: %d convBlock ops in the program, want %d", k, fused, want)
 				}
 				losses[k], acc[k] = make([]float64, 4), make([]float64, 4)
@@ -235,8 +239,12 @@ func TestConvBlockBackMatchesUnfused(t *testing.T) {
 
 // TestConvBlockWinogradMatchesUnfused: on the Winograd path (several
 // channels), convBlock's values are those of the four ops (conv, bnStats,
-// maxPoolBN, relu) up to the grouping of the moments' float64 sums (bit
-// for bit in every case here, measured): the CNN's shapes
+// maxPoolBN, relu), which run the same products and transforms, up to the
+// grouping of the moments' float64 sums and ties of a window's rounded
+// products (bit for bit in every case here, measured). The bounds are
+// below what convBlock's im2col path gives (2e-7 to 1e-6 in float32, 4e-16
+// to 2e-15 in float64, measured with the Winograd branch disabled), so
+// they also show that the branch ran. The cases: the CNN's shapes
 // at 64 channels (the 16-lane kernels) and at 24 (the 8-lane ones), odd
 // sizes whose pool drops a row or a column, F(2x2) and F(4x4), kernels of
 // their own per task and kernels that every task shares (transformed once).
@@ -249,13 +257,13 @@ func TestConvBlockWinogradMatchesUnfused(t *testing.T) {
 		dt             tensor.Dtype
 		maxRel         float64
 	}{
-		{14, 14, 10, 64, 64, 0, false, tensor.Float32, 1e-6},
-		{7, 7, 10, 64, 64, 0, true, tensor.Float32, 1e-6},
-		{3, 3, 50, 64, 64, 0, false, tensor.Float32, 1e-6},
-		{9, 7, 4, 24, 24, 2, false, tensor.Float32, 1e-6},
-		{9, 7, 4, 24, 24, 4, true, tensor.Float32, 1e-6},
-		{14, 14, 10, 64, 64, 0, false, tensor.Float64, 1e-13},
-		{5, 6, 3, 16, 16, 2, true, tensor.Float64, 1e-13},
+		{14, 14, 10, 64, 64, 0, false, tensor.Float32, 1e-9},
+		{7, 7, 10, 64, 64, 0, true, tensor.Float32, 1e-9},
+		{3, 3, 50, 64, 64, 0, false, tensor.Float32, 1e-9},
+		{9, 7, 4, 24, 24, 2, false, tensor.Float32, 1e-9},
+		{9, 7, 4, 24, 24, 4, true, tensor.Float32, 1e-9},
+		{14, 14, 10, 64, 64, 0, false, tensor.Float64, 1e-16},
+		{5, 6, 3, 16, 16, 2, true, tensor.Float64, 1e-16},
 	} {
 		t.Run(fmt.Sprintf("%dx%d, %d images, %d to %d channels, winogradForce %d, shared %v, %v", c.h, c.w, c.n, c.ch, c.f, c.force, c.shared, c.dt), func(t *testing.T) {
 			winogradForce = c.force
@@ -283,11 +291,7 @@ func TestConvBlockWinogradMatchesUnfused(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				var p *program
-				p, outs[j] = runFlat(t, g, gorgonia.Nodes{y})
-				if fused && (runs[convKernel](p) || runs[bnStatsKernel](p)) {
-					t.Errorf("the fused block runs conv or bnStats")
-				}
+				_, outs[j] = runFlat(t, g, gorgonia.Nodes{y})
 			}
 			d := relErr(outs[0], outs[1])
 			t.Logf("relative difference %.3g", d)

@@ -14,10 +14,10 @@
 # On a machine with more than 2 cores, each round adds the 5-way and
 # 20-way second-order rows and the evaluation on all of them (nproc).
 #
-# With several rounds, each round runs every setting again, and a table at
-# the end gives per setting the range over the rounds of trmaml's and
+# With several rounds, each round runs every setting again; a table at the
+# end gives per setting the range over the rounds of trmaml's and
 # PyTorch's median times, of their ratio within each round, and of the
-# peak memory: on a shared machine one round can be slowed by a neighbour,
+# peak memory (single values after one round): on a shared machine one round can be slowed by a neighbour,
 # and the ratio of one round is the figure to quote.
 #
 # BENCH_ISA=avx2 runs both sides as an AVX2-only CPU would on a machine
@@ -33,14 +33,14 @@ cd "$(dirname "$0")/.."
 case ${BENCH_ISA:-} in
 "") ;;
 avx2)
-  export GODEBUG=cpu.avx512f=off OPENBLAS_CORETYPE=Haswell ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2
+  export GODEBUG=${GODEBUG:+$GODEBUG,}cpu.avx512f=off OPENBLAS_CORETYPE=Haswell ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2
   ;;
 *)
   echo "BENCH_ISA=$BENCH_ISA: allowed are avx2 or unset (the machine's own instructions)" >&2
   exit 2
   ;;
 esac
-out=${1:-/dev/stdout}
+out=${1:-/dev/null} # tee prints to the terminal as well
 rounds=${2:-1}
 cores=$(nproc)
 torch=../shared/peers/torch_conv4/maml_conv4_bench.py
@@ -92,27 +92,25 @@ row() {
     fi
     uptime
   done
-  if [ "$rounds" -gt 1 ]; then
-    echo
-    echo "| setting | trmaml | PyTorch | ratio | peak MiB (trmaml / PyTorch) |"
-    echo "|---|---:|---:|---:|---:|"
-    sed 's/^= //' "$dir/rows" | awk -F'|' '
-      function span(lo, hi, f,   a, b) { a = sprintf(f, lo); b = sprintf(f, hi); return a == b ? a : a "-" b }
-      function add(k, v) { v += 0; if (!(k in lo) || v < lo[k]) lo[k] = v; if (!(k in hi) || v > hi[k]) hi[k] = v }
-      !($1 in seen) { seen[$1] = 1; order[++n] = $1 }
-      {
-        add($1 "o", $2); add($1 "m", $3)
-        if ($4 != "") { add($1 "t", $4); add($1 "r", $4 / $2); add($1 "p", $5) }
+  echo
+  echo "| setting | trmaml | PyTorch | ratio | peak MiB (trmaml / PyTorch) |"
+  echo "|---|---:|---:|---:|---:|"
+  sed 's/^= //' "$dir/rows" | awk -F'|' '
+    function span(lo, hi, f,   a, b) { a = sprintf(f, lo); b = sprintf(f, hi); return a == b ? a : a "-" b }
+    function add(k, v) { v += 0; if (!(k in lo) || v < lo[k]) lo[k] = v; if (!(k in hi) || v > hi[k]) hi[k] = v }
+    !($1 in seen) { seen[$1] = 1; order[++n] = $1 }
+    {
+      add($1 "o", $2); add($1 "m", $3)
+      if ($4 != "") { add($1 "t", $4); add($1 "r", $4 / $2); add($1 "p", $5) }
+    }
+    END {
+      for (i = 1; i <= n; i++) {
+        k = order[i]
+        t = (k "t") in lo ? span(lo[k "t"], hi[k "t"], "%.3f") " s" : ""
+        r = (k "r") in lo ? span(lo[k "r"], hi[k "r"], "%.2f") : ""
+        p = (k "p") in lo ? " / " span(lo[k "p"], hi[k "p"], "%d") : ""
+        printf "| %s | %s s | %s | %s | %s%s |\n", k, span(lo[k "o"], hi[k "o"], "%.3f"), t, r, span(lo[k "m"], hi[k "m"], "%d"), p
       }
-      END {
-        for (i = 1; i <= n; i++) {
-          k = order[i]
-          t = (k "t") in lo ? span(lo[k "t"], hi[k "t"], "%.3f") " s" : ""
-          r = (k "r") in lo ? span(lo[k "r"], hi[k "r"], "%.2f") : ""
-          p = (k "p") in lo ? " / " span(lo[k "p"], hi[k "p"], "%d") : ""
-          printf "| %s | %s s | %s | %s | %s%s |\n", k, span(lo[k "o"], hi[k "o"], "%.3f"), t, r, span(lo[k "m"], hi[k "m"], "%d"), p
-        }
-      }'
-  fi
+    }'
   date -u
 } | tee "$out"

@@ -41,7 +41,7 @@ type kernels struct {
 	winograd4KT   func(dst *[9][]float32, src *[36][]float32)
 	patchMoments  func(s *[9]float64, m *[81]float64, pad []float64, h, w int)
 	blockBackRow  func(acc []float64, z0, z1, pad []float32, pw int, out, g, s, mu []float32)
-	maxMinRow     func(dst, z0, z1 []float32, f int)
+	extremeRow    func(dst, z0, z1, s []float32)
 }
 
 // impl runs float32: the plain loops, replaced at init by the SIMD kernels
@@ -62,7 +62,7 @@ var (
 		backPoolMaxRowGo[float32], gatherDotMaxRowGo[float32], conv1Go[float32], convPool1Go[float32], convBack1Go[float32],
 		winograd4InGo[float32], winograd4OutGo[float32], winograd4KernelGo[float32],
 		winograd4GradGo[float32], winograd4KernelTGo[float32], patchMomentsGo, blockBackRowGo[float32],
-		maxMinRowGo[float32]}
+		extremeRowGo[float32]}
 )
 
 // f32 returns s as []float32 if T is float32.
@@ -394,22 +394,22 @@ func MaxAffineRow[T Float](dst, z0, z1, a, c []T) {
 	maxAffineRowGo(dst, z0, z1, a, c)
 }
 
-// MaxMinRow sets dst to the maximum and the minimum of every 2x2 window of
-// a row of windows (z0 and z1 its top and bottom rows of pixels of f
-// channels): window j's maximum at dst[2jf:], its minimum at dst[2jf+f:],
-// so that dst has z0's layout (its length too) and MaxAffineRow(o, dst,
-// dst, a, c) picks each window's maximum for a >= 0 and its minimum for
-// a < 0: the windows' MaxAffineRow with z itself given up, as a pooled
-// batch norm needs before its statistics are known.
-func MaxMinRow[T Float](dst, z0, z1 []T, f int) {
-	if f == 0 {
+// ExtremeRow sets dst (a row of pooled values, len(s) channels) to every
+// 2x2 window's maximum in the channels where s >= 0 and its minimum where
+// s < 0, z0 and z1 the windows' top and bottom rows. Affine(dst, dst, s,
+// c) then gives MaxAffineRow(dst, z0, z1, s, c), the affine map being
+// monotone (up to one rounding where two entries of a window have the
+// same rounded product with s), and any scale of the same signs may
+// choose: a batch norm's signs are gamma's, known before its statistics.
+func ExtremeRow[T Float](dst, z0, z1, s []T) {
+	if len(s) == 0 {
 		return
 	}
 	if d, ok := f32(dst); ok {
-		impl.maxMinRow(d, as32(z0), as32(z1), f)
+		impl.extremeRow(d, as32(z0), as32(z1), as32(s))
 		return
 	}
-	maxMinRowGo(dst, z0, z1, f)
+	extremeRowGo(dst, z0, z1, s)
 }
 
 // BackPoolMaxRow is BackPoolRow at PoolArgRow(z0, z1, u)'s positions,

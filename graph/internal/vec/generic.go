@@ -311,14 +311,19 @@ func maxAffineRowGo[T Float](dst, z0, z1, a, c []T) {
 	}
 }
 
-func maxMinRowGo[T Float](dst, z0, z1 []T, f int) {
-	n := len(dst) / (2 * f)
+func extremeRowGo[T Float](dst, z0, z1, s []T) {
+	f := len(s)
+	n := len(dst) / f
 	z0, z1 = z0[:2*n*f], z1[:2*n*f]
 	for j := 0; j < n; j++ {
 		for ch := 0; ch < f; ch++ {
 			p := 2*j*f + ch
 			a, b, c, d := z0[p], z0[p+f], z1[p], z1[p+f]
-			dst[p], dst[p+f] = max(a, b, c, d), min(a, b, c, d)
+			if s[ch] < 0 {
+				dst[j*f+ch] = min(a, b, c, d)
+			} else {
+				dst[j*f+ch] = max(a, b, c, d)
+			}
 		}
 	}
 }

@@ -12,7 +12,7 @@ func init() {
 			backPoolRowSIMD, gatherAffineRowSIMD, poolArgRowSIMD, gatherDotRowSIMD, maxAffineRowSIMD,
 			backPoolMaxRowSIMD, gatherDotMaxRowSIMD, conv1SIMD, convPool1SIMD, convBack1SIMD,
 			winograd4InSIMD, winograd4OutSIMD, winograd4KernelSIMD, winograd4GradSIMD, winograd4KernelTSIMD,
-			patchMomentsSIMD, blockBackRowSIMD, maxMinRowSIMD}
+			patchMomentsSIMD, blockBackRowSIMD, extremeRowSIMD}
 		useSIMD, lanes = true, 8
 		simdSets = append(simdSets, impl)
 		if archsimd.X86.AVX512() {
@@ -22,7 +22,7 @@ func init() {
 			impl.winogradIn, impl.winogradOut, impl.winogradGrad = winogradIn512, winogradOut512, winogradGrad512
 			impl.backPoolMax, impl.gatherDotMax = backPoolMaxRow512, gatherDotMaxRow512
 			impl.conv1, impl.convPool1, impl.convBack1, impl.patchMoments = conv1512, convPool1512, convBack1512, patchMoments512
-			impl.blockBackRow, impl.maxMinRow = blockBackRow512, maxMinRow512
+			impl.blockBackRow, impl.extremeRow = blockBackRow512, extremeRow512
 			impl.winograd4In, impl.winograd4Out, impl.winograd4Grad = winograd4In512, winograd4Out512, winograd4Grad512
 			impl.winograd4K, impl.winograd4KT = winograd4Kernel512, winograd4KernelT512
 			lanes = 16
@@ -802,36 +802,40 @@ func maxAffineRow512(dst, z0, z1, a, c []float32) {
 	}
 }
 
-func maxMinRowSIMD(dst, z0, z1 []float32, f int) {
+func extremeRowSIMD(dst, z0, z1, s []float32) {
+	f := len(s)
 	if f%8 != 0 {
-		maxMinRowGo(dst, z0, z1, f)
+		extremeRowGo(dst, z0, z1, s)
 		return
 	}
-	n := len(dst) / (2 * f)
-	z0, z1, dst = z0[:2*n*f], z1[:2*n*f], dst[:2*n*f]
+	n := len(dst) / f
+	z0, z1, dst = z0[:2*n*f], z1[:2*n*f], dst[:n*f]
+	zero := archsimd.BroadcastFloat32x8(0)
 	for j := 0; j < n; j++ {
 		for ch := 0; ch < f; ch += 8 {
 			q := 2*j*f + ch
 			x00, x01, x10, x11 := load(z0[q:]), load(z0[q+f:]), load(z1[q:]), load(z1[q+f:])
-			x00.Max(x01).Max(x10.Max(x11)).StoreSlice(dst[q:])
-			x00.Min(x01).Min(x10.Min(x11)).StoreSlice(dst[q+f:])
+			mx, mn := x00.Max(x01).Max(x10.Max(x11)), x00.Min(x01).Min(x10.Min(x11))
+			mn.Merge(mx, load(s[ch:]).Less(zero)).StoreSlice(dst[j*f+ch:])
 		}
 	}
 }
 
-func maxMinRow512(dst, z0, z1 []float32, f int) {
+func extremeRow512(dst, z0, z1, s []float32) {
+	f := len(s)
 	if f%16 != 0 {
-		maxMinRowSIMD(dst, z0, z1, f)
+		extremeRowSIMD(dst, z0, z1, s)
 		return
 	}
-	n := len(dst) / (2 * f)
-	z0, z1, dst = z0[:2*n*f], z1[:2*n*f], dst[:2*n*f]
+	n := len(dst) / f
+	z0, z1, dst = z0[:2*n*f], z1[:2*n*f], dst[:n*f]
+	zero := archsimd.BroadcastFloat32x16(0)
 	for j := 0; j < n; j++ {
 		for ch := 0; ch < f; ch += 16 {
 			q := 2*j*f + ch
 			x00, x01, x10, x11 := load16(z0[q:]), load16(z0[q+f:]), load16(z1[q:]), load16(z1[q+f:])
-			x00.Max(x01).Max(x10.Max(x11)).StoreSlice(dst[q:])
-			x00.Min(x01).Min(x10.Min(x11)).StoreSlice(dst[q+f:])
+			mx, mn := x00.Max(x01).Max(x10.Max(x11)), x00.Min(x01).Min(x10.Min(x11))
+			mn.Merge(mx, load16(s[ch:]).Less(zero)).StoreSlice(dst[j*f+ch:])
 		}
 	}
 }

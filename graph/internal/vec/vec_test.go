@@ -136,9 +136,9 @@ func TestSIMDMatchesPlain(t *testing.T) {
 					}
 					return wide(d)
 				}},
-				{"maxMinRow", 0, func(k kernels) []float64 {
-					d := make([]float32, 2*n)
-					k.maxMinRow(d, windowRow(x, x01, f), windowRow(x10, x11, f), f)
+				{"extremeRow", 0, func(k kernels) []float64 {
+					d := make([]float32, n)
+					k.extremeRow(d, windowRow(x, x01, f), windowRow(x10, x11, f), a)
 					return wide(d)
 				}},
 				{"backPoolMaxRow", 1e-6, func(k kernels) []float64 {
@@ -643,10 +643,12 @@ func TestLanesNamesTheSetInUse(t *testing.T) {
 	}
 }
 
-// TestMaxMinRowFeedsMaxAffineRow: MaxAffineRow of MaxMinRow's pairs gives
-// MaxAffineRow of the windows themselves, for scales of both signs and
-// zero, in every kernel set; windows with ties included.
-func TestMaxMinRowFeedsMaxAffineRow(t *testing.T) {
+// TestExtremeRowFeedsAffine: Affine of ExtremeRow's values gives
+// MaxAffineRow of the windows, for scales of both signs and zero, in every
+// kernel set, windows with ties included (the same value twice; two
+// entries whose products with a round to the same value could differ by a
+// rounding, and these random ones have none).
+func TestExtremeRowFeedsAffine(t *testing.T) {
 	r := rand.New(rand.NewPCG(8, 1))
 	for _, f := range []int{64, 40, 5} {
 		const n = 7
@@ -663,12 +665,12 @@ func TestMaxMinRowFeedsMaxAffineRow(t *testing.T) {
 		}
 		a[0] = 0
 		for si, set := range append([]kernels{plain}, simdSets...) {
-			want, got, mm := make([]float32, n*f), make([]float32, n*f), make([]float32, 2*n*f)
+			want, got := make([]float32, n*f), make([]float32, n*f)
 			set.maxAffRow(want, z0, z1, a, c)
-			set.maxMinRow(mm, z0, z1, f)
-			set.maxAffRow(got, mm, mm, a, c)
+			set.extremeRow(got, z0, z1, a)
+			set.affine(got, got, a, c)
 			if !slices.Equal(got, want) {
-				t.Errorf("f=%d, set %d: MaxAffineRow of the pairs %v, of the windows %v", f, si, got[:min(8, len(got))], want[:min(8, len(want))])
+				t.Errorf("f=%d, set %d: Affine of the extremes %v, MaxAffineRow %v", f, si, got[:min(8, len(got))], want[:min(8, len(want))])
 			}
 		}
 	}
