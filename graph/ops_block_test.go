@@ -60,11 +60,17 @@ func TestEvalQueryPassFused(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				// Every block fused: the first from its patches, the
-				// others on the Winograd path.
+				// Fused: the first block from its patches, the others
+				// where their convolution takes the Winograd path (all of
+				// them with the SIMD kernels).
 				want := 0
-				if k == 0 {
-					want = c.blocks
+				for l, g := 0, (imageGeom{c.h, c.w, 1}); k == 0 && l < c.blocks; l, g = l+1, (imageGeom{g.H / 2, g.W / 2, m.Filters}) {
+					if m.fusesValues(g, 50) {
+						want++
+					}
+				}
+				if k == 0 && SIMD() && want != c.blocks {
+					t.Fatalf("with the SIMD kernels %d of %d blocks fuse, want all", want, c.blocks)
 				}
 				if fused := count[convBlockKernel](obj.programs()[0]); fused != want {
 					t.Fatalf("model %d: %d convBlock ops in the program, want %d", k, fused, want)
@@ -252,17 +258,17 @@ func TestConvBlockWinogradMatchesUnfused(t *testing.T) {
 	defer func(v int) { winogradForce = v }(winogradForce)
 	for _, c := range []struct {
 		h, w, n, ch, f int
-		force          int // winogradForce; 0: the cost model's choice
+		force          int // winogradForce: the tiles of the SIMD kernels' choice (4) or F(2x2)
 		shared         bool
 		dt             tensor.Dtype
 		maxRel         float64
 	}{
-		{14, 14, 10, 64, 64, 0, false, tensor.Float32, 1e-9},
-		{7, 7, 10, 64, 64, 0, true, tensor.Float32, 1e-9},
-		{3, 3, 50, 64, 64, 0, false, tensor.Float32, 1e-9},
+		{14, 14, 10, 64, 64, 4, false, tensor.Float32, 1e-9},
+		{7, 7, 10, 64, 64, 4, true, tensor.Float32, 1e-9},
+		{3, 3, 50, 64, 64, 4, false, tensor.Float32, 1e-9},
 		{9, 7, 4, 24, 24, 2, false, tensor.Float32, 1e-9},
 		{9, 7, 4, 24, 24, 4, true, tensor.Float32, 1e-9},
-		{14, 14, 10, 64, 64, 0, false, tensor.Float64, 1e-16},
+		{14, 14, 10, 64, 64, 4, false, tensor.Float64, 1e-16},
 		{5, 6, 3, 16, 16, 2, true, tensor.Float64, 1e-16},
 	} {
 		t.Run(fmt.Sprintf("%dx%d, %d images, %d to %d channels, winogradForce %d, shared %v, %v", c.h, c.w, c.n, c.ch, c.f, c.force, c.shared, c.dt), func(t *testing.T) {

@@ -54,14 +54,9 @@ var winogradScratch scratchPool
 
 // winogradTile returns the output tile size of the Winograd path that a
 // convolution of n images of H x W from cin to cout channels (per task)
-// takes, 2 or 4, or 0 for im2col: the one of least
-// estimated cost, in products of a row of cin values by the cin x cout
-// kernels. im2col does 9 per pixel; F(2x2) 16 per tile, about 4 more in
-// its transforms, and about 400 for transforming the kernels, which small
-// images (the last block's 3x3) do not repay; F(4x4) 36 per tile, about 6
-// more in its transforms, and about 800 for the kernels. Measured on AMD
-// Zen 4 with AVX-512, C = F = 64 (BenchmarkConvPaths: F(4x4)'s for conv
-// and convK, which cost about the same on every path).
+// takes, 2 or 4, or 0 for im2col: the one of least estimated cost
+// (winogradCosts), in products of a row of cin values by the cin x cout
+// kernels; im2col does 9 per pixel.
 func winogradTile(H, W, n, cin, cout int) int {
 	if winogradForce != 0 {
 		return max(0, winogradForce)
@@ -69,8 +64,14 @@ func winogradTile(H, W, n, cin, cout int) int {
 	if cin < winogradMin || cout < winogradMin {
 		return 0
 	}
+	return cheapestTile(H, W, n, winogradCosts())
+}
+
+// cheapestTile returns the tile size of least cost for n images of H x W
+// under the given costs, 0 for im2col.
+func cheapestTile(H, W, n int, costs []winogradCost) int {
 	best, cost := 0, 9*n*H*W
-	for _, c := range []struct{ m, perTile, kernels int }{{2, 20, 400}, {4, 42, 800}} {
+	for _, c := range costs {
 		tiles := n * ((H + c.m - 1) / c.m) * ((W + c.m - 1) / c.m)
 		if k := c.perTile*tiles + c.kernels; k < cost {
 			best, cost = c.m, k
@@ -78,6 +79,37 @@ func winogradTile(H, W, n, cin, cout int) int {
 	}
 	return best
 }
+
+// winogradCost is the estimated cost of the Winograd path with output
+// tiles of m: per tile (its products and its transforms) and for
+// transforming the kernels, in winogradTile's units.
+type winogradCost struct{ m, perTile, kernels int }
+
+// winogradCosts returns the costs for this build and CPU. With the SIMD
+// kernels: F(2x2) 16 products per tile and about 4 more in its
+// transforms, about 400 for the kernels, which small images (the last
+// block's 3x3) do not repay; F(4x4) 36 per tile, about 6 more, and about
+// 800 (measured on AMD Zen 4 with AVX-512, C = F = 64, BenchmarkConvPaths:
+// F(4x4)'s for conv and convK, which cost about the same on every path).
+// With the plain loops and OpenBLAS the transforms cost several times
+// more than the products they save: F(4x4) 141 per tile and about 4000
+// for its kernels, F(2x2) 35-40 (AMD Zen 5 with AVX2 switched off,
+// OpenBLAS's Sandybridge kernels: F(4x4) lost at every shape; F(2x2) tied
+// im2col at 14x14 in conv and convK alone and lost in the whole 5-way
+// iteration, whose convT takes the same path: im2col there took 3-6% less
+// CPU, so 40). With gonum's pure-Go products, five times slower than
+// OpenBLAS's, the SIMD constants still rank the paths as measured.
+func winogradCosts() []winogradCost {
+	if !vec.SIMD() && BLAS == "openblas" {
+		return plainCosts
+	}
+	return simdCosts
+}
+
+var (
+	simdCosts  = []winogradCost{{2, 20, 400}, {4, 42, 800}}
+	plainCosts = []winogradCost{{2, 40, 400}, {4, 141, 4000}}
+)
 
 // winogradKernels sets u (16 or 36 matrices of C x F for tiles of m = 2
 // or 4, e = (m+2)a+b, matrix e from u[e*us]) to G k Gᵀ of the 3x3 kernel

@@ -303,19 +303,38 @@ func BenchmarkConvPaths(b *testing.B) {
 // 20-way support and query images per task, 64 channels), those
 // BenchmarkConvPaths measured fastest, or within its noise, on AMD Zen 4.
 func TestWinogradTile(t *testing.T) {
-	for _, c := range []struct{ h, n, cin, want int }{
-		{28, 50, 1, 0},  // the first block: one input channel
-		{14, 5, 64, 4},  // F(4x4) 0.41-0.43 ms, F(2x2) 0.41-0.45 (conv)
-		{14, 50, 64, 4}, // 3.4-4.4 against 4.1-4.9
-		{7, 5, 64, 4},   // 0.16-0.17 against 0.16-0.17
-		{7, 200, 64, 4}, // 3.5-4.2 against 5.5-5.9
-		{3, 5, 64, 0},   // im2col 0.046-0.048, F(2x2) 0.06, F(4x4) 0.11
-		{3, 20, 64, 0},  // 0.17 against 0.16 and 0.16-0.17
-		{3, 50, 64, 4},  // 0.28-0.29 against 0.43-0.48 and 0.34-0.36
-		{3, 200, 64, 4}, // 0.90-0.91 against 1.55-1.75 and 1.28-1.39
+	for _, c := range []struct {
+		h, n, cin int
+		costs     []winogradCost
+		want      int
+	}{
+		// With the SIMD kernels (Zen 4, AVX-512, OpenBLAS; conv's ms):
+		{28, 50, 1, simdCosts, 0},  // the first block: one input channel
+		{14, 5, 64, simdCosts, 4},  // F(4x4) 0.41-0.43 ms, F(2x2) 0.41-0.45 (conv)
+		{14, 50, 64, simdCosts, 4}, // 3.4-4.4 against 4.1-4.9
+		{7, 5, 64, simdCosts, 4},   // 0.16-0.17 against 0.16-0.17
+		{7, 200, 64, simdCosts, 4}, // 3.5-4.2 against 5.5-5.9
+		{3, 5, 64, simdCosts, 0},   // im2col 0.046-0.048, F(2x2) 0.06, F(4x4) 0.11
+		{3, 20, 64, simdCosts, 0},  // 0.17 against 0.16 and 0.16-0.17
+		{3, 50, 64, simdCosts, 4},  // 0.28-0.29 against 0.43-0.48 and 0.34-0.36
+		{3, 200, 64, simdCosts, 4}, // 0.90-0.91 against 1.55-1.75 and 1.28-1.39
+		// With the plain loops and OpenBLAS (Zen 5, AVX2 off, Sandybridge
+		// kernels; im2col, F(2x2), F(4x4) in ms for conv / convK):
+		{14, 5, 64, plainCosts, 0},   // 2.3 / 1.2, 2.8 / 1.2, 3.9 / 1.9
+		{14, 50, 64, plainCosts, 0},  // 10.6 / 10.5, 10.6 / 10.0, 13.7 / 15.1
+		{14, 200, 64, plainCosts, 0}, // 44.4 / 43.7, 42.7 / 38.4, 55.0 / 59.8 (F(2x2) lost in the whole iteration)
+		{7, 50, 64, plainCosts, 0},   // 2.6 / 2.5, 3.1 / 3.1, 3.6 / 4.0
+		{7, 200, 64, plainCosts, 0},  // 10.8 / 10.4, 12.0 / 13.4, 13.6 / 14.9
+		{3, 200, 64, plainCosts, 0},  // 1.9 / 1.8, 3.2 / 3.7, 3.6 / 4.5
 	} {
-		if got := winogradTile(c.h, c.h, c.n, c.cin, 64); got != c.want {
-			t.Errorf("%d images %dx%dx%d: tile %d, want %d", c.n, c.h, c.h, c.cin, got, c.want)
+		if c.cin < winogradMin {
+			if got := winogradTile(c.h, c.h, c.n, c.cin, 64); got != c.want {
+				t.Errorf("%d images %dx%dx%d: tile %d, want %d", c.n, c.h, c.h, c.cin, got, c.want)
+			}
+			continue
+		}
+		if got := cheapestTile(c.h, c.h, c.n, c.costs); got != c.want {
+			t.Errorf("%d images %dx%dx%d, costs %v: tile %d, want %d", c.n, c.h, c.h, c.cin, c.costs, got, c.want)
 		}
 	}
 }

@@ -24,8 +24,11 @@
 # with AVX-512: Go's CPU detection without AVX-512 (GODEBUG=cpu.avx512f=off:
 # trmaml's 8-lane kernels, no assembly), OpenBLAS's Haswell kernels, and
 # PyTorch's AVX2 kernels (ATEN_CPU_CAPABILITY=avx2, ONEDNN_MAX_CPU_ISA=AVX2).
-# It shows the instruction set's share; caches and FMA units stay the
-# machine's own, so it approximates a real AVX2-only CPU, no more.
+# BENCH_ISA=avx goes one generation further back, to AVX without AVX2 and
+# FMA (Sandy Bridge): trmaml's plain Go loops, OpenBLAS's Sandybridge
+# kernels, PyTorch's default ATen kernels and oneDNN's AVX ones. Either
+# shows the instruction set's share; caches and execution units stay the
+# machine's own, so it approximates a real CPU of that kind, no more.
 #
 # Needs: apt-get install -y libopenblas-dev python3-torch libopenblas0-pthread
 set -euo pipefail
@@ -35,8 +38,11 @@ case ${BENCH_ISA:-} in
 avx2)
   export GODEBUG=${GODEBUG:+$GODEBUG,}cpu.avx512f=off OPENBLAS_CORETYPE=Haswell ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2
   ;;
+avx)
+  export GODEBUG=${GODEBUG:+$GODEBUG,}cpu.avx2=off,cpu.fma=off,cpu.avx512f=off OPENBLAS_CORETYPE=Sandybridge ATEN_CPU_CAPABILITY=default ONEDNN_MAX_CPU_ISA=AVX
+  ;;
 *)
-  echo "BENCH_ISA=$BENCH_ISA: allowed are avx2 or unset (the machine's own instructions)" >&2
+  echo "BENCH_ISA=$BENCH_ISA: allowed are avx2, avx or unset (the machine's own instructions)" >&2
   exit 2
   ;;
 esac
