@@ -51,16 +51,13 @@ func winogradBlock[T float](m int, g convGeom, F int, x, k, gamma, beta, st, out
 // and, in place, the batch norm's affine map and ReLU.
 func winogradBlockTask[T float](m int, g convGeom, F, n, t int, xt, kt, u, gamma, beta, st, out []T, eps float64) {
 	H, W := g.H, g.W
-	Ho, Wo, th := H/2, W/2, (H+m-1)/m
+	Ho, Wo := H/2, W/2
 	ot := out[t*n*Ho*Wo*F:][:n*Ho*Wo*F]
 	signs := gamma[t*F:][:F] // the scales' signs: gamma * inv, inv > 0
 	shift, sum, sq := make([]T, F), make([]float64, F), make([]float64, F)
-	winogradProducts(m, H, W, g.C, F, n, xt, kt, false, u, (H*W+m*m)*F, func(img, ty int, mm []T, ms int, buf []T) {
+	winogradProducts(m, H, W, g.C, F, n, xt, kt, false, u, (H*W+m*m)*F, func(img int, mm []T, ms int, buf []T) {
 		z := buf[:H*W*F] // one image's z, in the cache
-		winogradRow(m, H, W, F, z, ty, mm, ms, buf[H*W*F:])
-		if ty < th-1 {
-			return
-		}
+		winogradImage(m, H, W, F, z, mm, ms, buf[H*W*F:])
 		if img == 0 {
 			copy(shift, z[:F]) // the task's first row of z, as bnStats
 		}

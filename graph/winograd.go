@@ -175,37 +175,40 @@ func winogradTask[T float](m, H, W, C, F, n int, x, k []T, transposed bool, u []
 	if transposed {
 		cout = C
 	}
-	winogradProducts(m, H, W, C, F, n, x, k, transposed, u, m*m*cout, func(img, ty int, mm []T, ms int, tmp []T) {
-		winogradRow(m, H, W, cout, out[img*H*W*cout:][:H*W*cout], ty, mm, ms, tmp)
+	winogradProducts(m, H, W, C, F, n, x, k, transposed, u, m*m*cout, func(img int, mm []T, ms int, tmp []T) {
+		winogradImage(m, H, W, cout, out[img*H*W*cout:][:H*W*cout], mm, ms, tmp)
 	})
 }
 
-// winogradRow writes row ty of output tiles (their products mm, ms apart,
-// as winogradProducts gives them) into the image o of H x W x cout, a tile
-// that overhangs the image through tmp (m*m*cout values).
-func winogradRow[T float](m, H, W, cout int, o []T, ty int, mm []T, ms int, tmp []T) {
-	for tx := 0; tx < (W+m-1)/m; tx++ {
-		mt := mm[tx*cout:]
-		y, xx := m*ty, m*tx
-		if y+m <= H && xx+m <= W {
-			winogradOut(m, o[(y*W+xx)*cout:], W*cout, mt, ms, cout)
-			continue
-		}
-		// A tile overhanging the image: keep its pixels inside.
-		winogradOut(m, tmp, m*cout, mt, ms, cout)
-		for dy := 0; dy < m && y+dy < H; dy++ {
-			w := min(m, W-xx)
-			copy(o[((y+dy)*W+xx)*cout:][:w*cout], tmp[dy*m*cout:])
+// winogradImage writes an image's output tiles (their products mm, ms
+// apart, as winogradProducts gives them) into o, H x W x cout, a tile that
+// overhangs the image through tmp (m*m*cout values).
+func winogradImage[T float](m, H, W, cout int, o []T, mm []T, ms int, tmp []T) {
+	tw := (W + m - 1) / m
+	for ty := 0; ty < (H+m-1)/m; ty++ {
+		for tx := 0; tx < tw; tx++ {
+			mt := mm[(ty*tw+tx)*cout:]
+			y, xx := m*ty, m*tx
+			if y+m <= H && xx+m <= W {
+				winogradOut(m, o[(y*W+xx)*cout:], W*cout, mt, ms, cout)
+				continue
+			}
+			// A tile overhanging the image: keep its pixels inside.
+			winogradOut(m, tmp, m*cout, mt, ms, cout)
+			for dy := 0; dy < m && y+dy < H; dy++ {
+				w := min(m, W-xx)
+				copy(o[((y+dy)*W+xx)*cout:][:w*cout], tmp[dy*m*cout:])
+			}
 		}
 	}
 }
 
 // winogradProducts computes winogradTask's products a chunk of images at a
-// time and calls tiles(img, ty, mm, ms, tmp) for every row ty of output
-// tiles of every image img, in order, for winogradOut: mm holds the row's
-// tiles' (m+2)^2 transformed products, ms apart, tile tx's cout values
-// from mm[tx*cout]; tmp is scratch of the given length.
-func winogradProducts[T float](m, H, W, C, F, n int, x, k []T, transposed bool, u []T, tmpLen int, tiles func(img, ty int, mm []T, ms int, tmp []T)) {
+// time and calls image(img, mm, ms, tmp) for every image img, in order,
+// for winogradOut: mm holds the image's tiles' (m+2)^2 transformed
+// products, ms apart, tile (ty, tx)'s cout values from
+// mm[(ty*tw+tx)*cout]; tmp is scratch of the given length.
+func winogradProducts[T float](m, H, W, C, F, n int, x, k []T, transposed bool, u []T, tmpLen int, image func(img int, mm []T, ms int, tmp []T)) {
 	cin, cout := C, F
 	if transposed {
 		cin, cout = F, C
@@ -236,9 +239,7 @@ func winogradProducts[T float](m, H, W, C, F, n int, x, k []T, transposed bool, 
 			gemm(false, false, rows, cout, cin, v[e*vs:], u[e*us:], 0, mm[e*ms:])
 		}
 		for i := 0; i < imgs; i++ {
-			for ty := 0; ty < th; ty++ {
-				tiles(img+i, ty, mm[(i*th+ty)*tw*cout:], ms, tmp)
-			}
+			image(img+i, mm[i*th*tw*cout:], ms, tmp)
 		}
 	}
 	winogradScratch.put(bp)
