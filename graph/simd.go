@@ -13,7 +13,8 @@ import (
 // SIMD reports whether the float32 elementwise loops (batch norm, pooling,
 // ReLU, sums; package internal/vec) run on vector instructions: in a build
 // with GOEXPERIMENT=simd on amd64, on a CPU with AVX2 and FMA (8 lanes) or
-// AVX-512 (16 lanes, and the assembly kernels). The
+// AVX-512 (16 lanes, and the assembly kernels). On a CPU with AVX alone
+// the heaviest of them run on AVX (Engine names it) and SIMD is false. The
 // fast build is
 //
 //	GOEXPERIMENT=simd go build -tags openblas ./cmd/trmaml
@@ -28,13 +29,8 @@ func SIMD() bool { return vec.SIMD() }
 // compared.
 func Engine() string {
 	loops := "plain Go loops"
-	switch {
-	case vec.Lanes() == 16:
-		loops = "SIMD loops (AVX-512)"
-	case vec.Lanes() == 8:
-		loops = "SIMD loops (AVX2)"
-	case SIMD():
-		loops = "SIMD loops"
+	if isa := vec.ISA(); isa != "" {
+		loops = "SIMD loops (" + isa + ")"
 	}
 	if core := BLASCore(); core != "" {
 		return fmt.Sprintf("%s; BLAS %s (%s kernels), %s", Machine(), BLAS, core, loops)

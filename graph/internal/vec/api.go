@@ -50,10 +50,14 @@ var (
 	impl    = plain
 	useSIMD = false
 	lanes   = 0
+	isa     = ""
 	// simdSets is every SIMD set the CPU runs (AVX2, then with the
 	// AVX-512 kernels if it has them), impl the last, for the tests.
 	simdSets []kernels
-	plain    = kernels{affineGo[float32], affine2Go[float32], addToGo[float32], sumRowsGo[float32],
+	// avxSet is the AVX set (avx_amd64.go) where the CPU runs it, for
+	// the tests; it is impl on a CPU with AVX but not AVX2 and FMA.
+	avxSet []kernels
+	plain  = kernels{affineGo[float32], affine2Go[float32], addToGo[float32], sumRowsGo[float32],
 		momentsGo[float32], dotCenteredGo[float32], gatherGo[float32],
 		scatterGo[float32], reluGo[float32], maskGo[float32], addScaledGo[float32], scaleGo[float32], poolArgScaledGo[float32], addAtScaledGo[float32],
 		winogradInGo[float32], winogradOutGo[float32], winogradKernelGo[float32],

@@ -5,29 +5,36 @@ package vec
 import "simd/archsimd"
 
 func init() {
-	if archsimd.X86.AVX2() && archsimd.X86.FMA() {
-		impl = kernels{affineSIMD, affine2SIMD, addToSIMD, sumRowsSIMD, momentsSIMD, dotCenteredSIMD,
-			gatherSIMD, scatterSIMD, reluSIMD, maskSIMD, addScaledSIMD, scaleSIMD, poolArgScaledSIMD, addAtScaledSIMD,
-			winogradInSIMD, winogradOutSIMD, winogradKernelSIMD, winogradGradSIMD, winogradKernelTSIMD,
-			backPoolRowSIMD, gatherAffineRowSIMD, poolArgRowSIMD, gatherDotRowSIMD, maxAffineRowSIMD,
-			backPoolMaxRowSIMD, gatherDotMaxRowSIMD, conv1SIMD, convPool1SIMD, convBack1SIMD,
-			winograd4InSIMD, winograd4OutSIMD, winograd4KernelSIMD, winograd4GradSIMD, winograd4KernelTSIMD,
-			patchMomentsSIMD, blockBackRowSIMD, extremeRowSIMD}
-		useSIMD, lanes = true, 8
-		simdSets = append(simdSets, impl)
-		if archsimd.X86.AVX512() {
-			impl.moments, impl.dotCentered = moments512, dotCentered512
-			impl.poolArgRow, impl.gatherDotRow = poolArgRow512, gatherDotRow512
-			impl.gatherAffRow, impl.backPoolRow, impl.maxAffRow = gatherAffineRow512, backPoolRow512, maxAffineRow512
-			impl.winogradIn, impl.winogradOut, impl.winogradGrad = winogradIn512, winogradOut512, winogradGrad512
-			impl.backPoolMax, impl.gatherDotMax = backPoolMaxRow512, gatherDotMaxRow512
-			impl.conv1, impl.convPool1, impl.convBack1, impl.patchMoments = conv1512, convPool1512, convBack1512, patchMoments512
-			impl.blockBackRow, impl.extremeRow = blockBackRow512, extremeRow512
-			impl.winograd4In, impl.winograd4Out, impl.winograd4Grad = winograd4In512, winograd4Out512, winograd4Grad512
-			impl.winograd4K, impl.winograd4KT = winograd4Kernel512, winograd4KernelT512
-			lanes = 16
-			simdSets = append(simdSets, impl)
+	if archsimd.X86.AVX() {
+		avxSet = []kernels{avxKernels()}
+	}
+	if !(archsimd.X86.AVX2() && archsimd.X86.FMA()) {
+		if len(avxSet) > 0 {
+			impl, lanes, isa = avxSet[0], 8, "AVX"
 		}
+		return
+	}
+	impl = kernels{affineSIMD, affine2SIMD, addToSIMD, sumRowsSIMD, momentsSIMD, dotCenteredSIMD,
+		gatherSIMD, scatterSIMD, reluSIMD, maskSIMD, addScaledSIMD, scaleSIMD, poolArgScaledSIMD, addAtScaledSIMD,
+		winogradInSIMD, winogradOutSIMD, winogradKernelSIMD, winogradGradSIMD, winogradKernelTSIMD,
+		backPoolRowSIMD, gatherAffineRowSIMD, poolArgRowSIMD, gatherDotRowSIMD, maxAffineRowSIMD,
+		backPoolMaxRowSIMD, gatherDotMaxRowSIMD, conv1SIMD, convPool1SIMD, convBack1SIMD,
+		winograd4InSIMD, winograd4OutSIMD, winograd4KernelSIMD, winograd4GradSIMD, winograd4KernelTSIMD,
+		patchMomentsSIMD, blockBackRowSIMD, extremeRowSIMD}
+	useSIMD, lanes, isa = true, 8, "AVX2"
+	simdSets = append(simdSets, impl)
+	if archsimd.X86.AVX512() {
+		impl.moments, impl.dotCentered = moments512, dotCentered512
+		impl.poolArgRow, impl.gatherDotRow = poolArgRow512, gatherDotRow512
+		impl.gatherAffRow, impl.backPoolRow, impl.maxAffRow = gatherAffineRow512, backPoolRow512, maxAffineRow512
+		impl.winogradIn, impl.winogradOut, impl.winogradGrad = winogradIn512, winogradOut512, winogradGrad512
+		impl.backPoolMax, impl.gatherDotMax = backPoolMaxRow512, gatherDotMaxRow512
+		impl.conv1, impl.convPool1, impl.convBack1, impl.patchMoments = conv1512, convPool1512, convBack1512, patchMoments512
+		impl.blockBackRow, impl.extremeRow = blockBackRow512, extremeRow512
+		impl.winograd4In, impl.winograd4Out, impl.winograd4Grad = winograd4In512, winograd4Out512, winograd4Grad512
+		impl.winograd4K, impl.winograd4KT = winograd4Kernel512, winograd4KernelT512
+		lanes, isa = 16, "AVX-512"
+		simdSets = append(simdSets, impl)
 	}
 }
 

@@ -8,14 +8,26 @@ import (
 	"testing"
 )
 
+// avxSets is the AVX set where it can be compared with the plain loops bit
+// for bit: not in a GOAMD64=v3 build, whose plain loops fuse multiplies and
+// adds (and which cannot run on a CPU without AVX2 anyway).
+func avxSets() []kernels {
+	if plainFuses {
+		return nil
+	}
+	return avxSet
+}
+
 // TestSIMDMatchesPlain runs every kernel's SIMD implementation and the plain
 // loops on the same random inputs, for row widths that are whole vectors, a
-// width that is not, and lengths with and without a tail. Without the SIMD
-// build (GOEXPERIMENT=simd) or an AVX2 CPU there is nothing to compare.
+// width that is not, and lengths with and without a tail: the AVX2 and
+// AVX-512 sets within each kernel's tolerance (fused multiply-adds, sums in
+// another order), the AVX set exactly. Without the SIMD build
+// (GOEXPERIMENT=simd) or an AVX CPU there is nothing to compare.
 func TestSIMDMatchesPlain(t *testing.T) {
 	t.Parallel()
-	if !SIMD() {
-		t.Skip("SIMD kernels not built (GOEXPERIMENT=simd on amd64) or no AVX2+FMA")
+	if len(simdSets)+len(avxSets()) == 0 {
+		t.Skip("SIMD kernels not built (GOEXPERIMENT=simd on amd64) or no AVX")
 	}
 	r := rand.New(rand.NewPCG(3, 4))
 	vec := func(n int) []float32 {
@@ -273,15 +285,20 @@ func TestSIMDMatchesPlain(t *testing.T) {
 					return wide(append(y0, y1...))
 				}},
 			}
+			sets := append(slices.Clip(simdSets), avxSets()...)
 			for _, tc := range cases {
-				for si, set := range simdSets {
+				for si, set := range sets {
+					tol, label := tc.tol, fmt.Sprintf("SIMD set %d", si)
+					if si >= len(simdSets) {
+						tol, label = 0, "the AVX set"
+					}
 					got, want := tc.run(set), tc.run(plain)
 					for i := range want {
 						if math.IsNaN(want[i]) && math.IsNaN(got[i]) {
 							continue
 						}
-						if d := math.Abs(got[i] - want[i]); !(d <= tc.tol*(1+math.Abs(want[i]))) { // a lone NaN fails
-							t.Errorf("%s %s: entry %d is %v with SIMD set %d, %v with the plain loop", tc.op, name, i, got[i], si, want[i])
+						if d := math.Abs(got[i] - want[i]); !(d <= tol*(1+math.Abs(want[i]))) { // a lone NaN fails
+							t.Errorf("%s %s: entry %d is %v with %s, %v with the plain loop", tc.op, name, i, got[i], label, want[i])
 							break
 						}
 					}
@@ -523,6 +540,14 @@ func TestSIMDSumsAgree(t *testing.T) {
 				}
 			}
 		}
+		for _, set := range avxSets() { // the plain loop's order, block by block
+			want, got := run(plain), run(set)
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("f=%d: sum %d is %v with the AVX set, %v with the plain loop", f, i, got[i], want[i])
+				}
+			}
+		}
 	}
 }
 
@@ -634,12 +659,21 @@ func TestWinogradKernelsAgree(t *testing.T) {
 	}
 }
 
-// Lanes names the widest kernel set in use: none with the plain loops, 8
-// lanes for the AVX2 set, 16 once the AVX-512 set replaced it.
+// Lanes and ISA name the widest kernel set in use: none with the plain
+// loops, 8 lanes for the AVX set (SIMD false: not the full set) and the AVX2
+// one, 16 once the AVX-512 set replaced it.
 func TestLanesNamesTheSetInUse(t *testing.T) {
-	want := map[int]int{0: 0, 1: 8, 2: 16}[len(simdSets)]
-	if Lanes() != want || SIMD() != (want > 0) {
-		t.Errorf("Lanes() = %d, SIMD() = %v with %d SIMD sets, want %d lanes", Lanes(), SIMD(), len(simdSets), want)
+	type set struct {
+		lanes int
+		isa   string
+		simd  bool
+	}
+	want := map[int]set{1: {8, "AVX2", true}, 2: {16, "AVX-512", true}}[len(simdSets)]
+	if len(simdSets) == 0 && len(avxSet) > 0 {
+		want = set{8, "AVX", false}
+	}
+	if got := (set{Lanes(), ISA(), SIMD()}); got != want {
+		t.Errorf("Lanes, ISA, SIMD = %v with %d SIMD sets and %d AVX sets, want %v", got, len(simdSets), len(avxSet), want)
 	}
 }
 
@@ -664,7 +698,7 @@ func TestExtremeRowFeedsAffine(t *testing.T) {
 			a[ch], c[ch] = float32(r.NormFloat64()), float32(r.NormFloat64())
 		}
 		a[0] = 0
-		for si, set := range append([]kernels{plain}, simdSets...) {
+		for si, set := range slices.Concat([]kernels{plain}, simdSets, avxSet) {
 			want, got := make([]float32, n*f), make([]float32, n*f)
 			set.maxAffRow(want, z0, z1, a, c)
 			set.extremeRow(got, z0, z1, a)

@@ -1,0 +1,119 @@
+//go:build goexperiment.simd && amd64
+
+package vec
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"reflect"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestAVXSetIsAVX disassembles the AVX set's compiled kernels, and every
+// function of this package or archsimd they call, with GNU objdump and
+// fails on any instruction a CPU with AVX alone lacks (AVX2, FMA or
+// AVX-512) and on any 256-bit register, whose upper half the runtime does
+// not save at an asynchronous preemption on such a CPU. Running the tests
+// under QEMU's Sandy Bridge model (as CI does) stops at most such
+// instructions but not all of them (it runs VBROADCASTSS from a register,
+// an AVX2 form), so the code is read instruction by instruction as well.
+func TestAVXSetIsAVX(t *testing.T) {
+	if len(avxSet) == 0 {
+		t.Skip("no AVX set on this CPU")
+	}
+	objdump, err := exec.LookPath("objdump")
+	if err != nil {
+		t.Skip("GNU objdump not installed (apt-get install binutils)")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var todo []uintptr
+	avx, plainSet := reflect.ValueOf(avxSet[0]), reflect.ValueOf(plain)
+	for i := range avx.NumField() {
+		if pc := avx.Field(i).Pointer(); pc != plainSet.Field(i).Pointer() {
+			if name := runtime.FuncForPC(pc).Name(); !strings.HasSuffix(name, "AVX") {
+				t.Errorf("kernel %s of the AVX set is %s", avx.Type().Field(i).Name, name)
+			}
+			todo = append(todo, pc)
+		}
+	}
+	if len(todo) == 0 {
+		t.Fatal("the AVX set is the plain loops")
+	}
+	seen := map[uintptr]bool{}
+	for len(todo) > 0 {
+		fn := runtime.FuncForPC(todo[0])
+		todo = todo[1:]
+		start := fn.Entry()
+		if seen[start] {
+			continue
+		}
+		seen[start] = true
+		end := start + 1 // the function's code ends where the runtime's table names another
+		for f := runtime.FuncForPC(end); f != nil && f.Entry() == start; f = runtime.FuncForPC(end) {
+			end++
+		}
+		out, err := exec.Command(objdump, "-d", "--no-show-raw-insn",
+			fmt.Sprintf("--start-address=%#x", start), fmt.Sprintf("--stop-address=%#x", end), exe).Output()
+		if err != nil {
+			t.Fatalf("objdump %s: %v", fn.Name(), err)
+		}
+		for _, line := range strings.Split(string(out), "\n") {
+			if why := notAVX(line); why != "" {
+				t.Errorf("%s: %s: %s", fn.Name(), why, strings.TrimSpace(line))
+			}
+			if m := callee.FindStringSubmatch(line); m != nil {
+				pc, _ := strconv.ParseUint(m[1], 16, 64)
+				if name := runtime.FuncForPC(uintptr(pc)).Name(); strings.HasPrefix(name, vecPrefix) || strings.HasPrefix(name, "simd/archsimd.") {
+					todo = append(todo, uintptr(pc))
+				}
+			}
+		}
+	}
+	t.Logf("read %d functions", len(seen))
+}
+
+const vecPrefix = "github.com/trmaml/trmaml/graph/internal/vec."
+
+var (
+	callee = regexp.MustCompile(`\scall\s+(?:0x)?([0-9a-f]+)`) // with or without the symbol table
+	// insn splits an objdump line into mnemonic and operands.
+	insn = regexp.MustCompile(`^\s*[0-9a-f]+:\s+(\S+)\s*(.*)$`)
+	// avx2Only are the AVX2 instructions that are not 256-bit integer
+	// arithmetic ("vp" with ymm operands), which notAVX finds by its form.
+	avx2Only = regexp.MustCompile(`^(vpbroadcast|vbroadcasti128|vinserti128|vextracti128|vperm2i128|vpermd|vpermq|vpermps|vpermpd|vpblendd|vpmaskmov|vpsllv|vpsrlv|vpsrav|vgather|vpgather)`)
+	fma      = regexp.MustCompile(`^vf(n)?m(add|sub)`)
+	opmask   = regexp.MustCompile(`%k[0-7]`)
+)
+
+// notAVX names the extension an instruction needs beyond AVX, or is empty.
+func notAVX(line string) string {
+	m := insn.FindStringSubmatch(line)
+	if m == nil {
+		return ""
+	}
+	op, args := m[1], m[2]
+	switch {
+	case strings.Contains(args, "%zmm") || opmask.MatchString(args) || strings.Contains(args, "{"):
+		return "AVX-512"
+	case fma.MatchString(op):
+		return "FMA"
+	case avx2Only.MatchString(op):
+		return "AVX2"
+	case (op == "vbroadcastss" || op == "vbroadcastsd") && strings.HasPrefix(args, "%xmm"):
+		return "AVX2 (broadcast from a register)"
+	case strings.HasPrefix(op, "vp") && strings.Contains(args, "%ymm") &&
+		op != "vptest" && op != "vpermilps" && op != "vpermilpd" && op != "vperm2f128":
+		return "AVX2 (256-bit integer operation)"
+	case strings.Contains(args, "%ymm"):
+		return "a 256-bit register in Go code (not saved at preemption without AVX2)"
+	}
+	return ""
+}
