@@ -31,6 +31,7 @@ type f32x4 = archsimd.Float32x4
 func avxKernels() kernels {
 	k := plain
 	k.affine, k.affine2, k.addTo, k.sumRows = affineAVX, affine2AVX, addToAVX, sumRowsAVX
+	k.moments, k.dotCentered = momentsAVX, dotCenteredAVX
 	k.relu, k.mask, k.addScaled, k.scale = reluAVX, maskAVX, addScaledAVX, scaleAVX
 	k.maxAffRow, k.backPoolMax, k.gatherDotMax = maxAffineRowAVX, backPoolMaxRowAVX, gatherDotMaxRowAVX
 	return k
@@ -92,6 +93,47 @@ func sumRowsAVX(dst, x []float32) {
 		addToAVX(dst, x[p:p+f])
 	}
 }
+
+// momentsAVX sums blocks of rows (rowBlock, in the L1 cache) per 8-channel
+// column in assembly (avx_amd64.s), adding to sum and sq row by row.
+func momentsAVX(sum, sq []float64, x, shift []float32) {
+	f := len(shift)
+	if f%8 != 0 {
+		momentsGo(sum, sq, x, shift)
+		return
+	}
+	rows := len(x) / f
+	sum, sq = sum[:f], sq[:f]
+	for r0 := 0; r0 < rows; r0 += rowBlock {
+		n := min(rows-r0, rowBlock)
+		for i := 0; i < f; i += 8 {
+			momentsColumnAVX(&sum[i], &sq[i], &x[r0*f+i], &shift[i], f, n)
+		}
+	}
+}
+
+//go:noescape
+func momentsColumnAVX(sum, sq *float64, x, shift *float32, stride, rows int)
+
+// dotCenteredAVX is momentsAVX's shape for the sums of g * (z - mu).
+func dotCenteredAVX(acc []float64, g, z, mu []float32) {
+	f := len(mu)
+	if f%8 != 0 {
+		dotCenteredGo(acc, g, z, mu)
+		return
+	}
+	rows := min(len(z), len(g)) / f
+	acc = acc[:f]
+	for r0 := 0; r0 < rows; r0 += rowBlock {
+		n := min(rows-r0, rowBlock)
+		for i := 0; i < f; i += 8 {
+			dotColumnAVX(&acc[i], &g[r0*f+i], &z[r0*f+i], &mu[i], f, n)
+		}
+	}
+}
+
+//go:noescape
+func dotColumnAVX(acc *float64, grad, z, mu *float32, stride, rows int)
 
 func reluAVX(dst, x []float32) {
 	n := len(dst) &^ 3
