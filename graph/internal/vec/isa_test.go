@@ -59,7 +59,7 @@ func TestAVXSetIsAVX(t *testing.T) {
 		seen[start] = true
 		file, _ := fn.FileLine(start)
 		asm := strings.HasSuffix(file, ".s") // assembly is not preempted: 256-bit values are safe there
-		end := start + 1 // the function's code ends where the runtime's table names another
+		end := start + 1                     // the function's code ends where the runtime's table names another
 		for f := runtime.FuncForPC(end); f != nil && f.Entry() == start; f = runtime.FuncForPC(end) {
 			end++
 		}
