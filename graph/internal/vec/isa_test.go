@@ -57,9 +57,11 @@ func TestAVXSetIsAVX(t *testing.T) {
 			continue
 		}
 		seen[start] = true
+		// Assembly is not preempted: 256-bit values are safe there.
 		file, _ := fn.FileLine(start)
-		asm := strings.HasSuffix(file, ".s") // assembly is not preempted: 256-bit values are safe there
-		end := start + 1                     // the function's code ends where the runtime's table names another
+		asm := strings.HasSuffix(file, ".s")
+		// The function's code ends where the runtime's table names another.
+		end := start + 1
 		for f := runtime.FuncForPC(end); f != nil && f.Entry() == start; f = runtime.FuncForPC(end) {
 			end++
 		}

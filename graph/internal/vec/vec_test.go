@@ -1,9 +1,11 @@
 package vec
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"testing"
 )
@@ -661,7 +663,8 @@ func TestWinogradKernelsAgree(t *testing.T) {
 
 // Lanes and ISA name the widest kernel set in use: none with the plain
 // loops, 8 lanes for the AVX set (SIMD false: not the full set) and the AVX2
-// one, 16 once the AVX-512 set replaced it.
+// one, 16 once the AVX-512 set replaced it; with TRMAML_WANT_ISA set, the
+// one it names ("none" for the plain loops).
 func TestLanesNamesTheSetInUse(t *testing.T) {
 	type set struct {
 		lanes int
@@ -674,6 +677,10 @@ func TestLanesNamesTheSetInUse(t *testing.T) {
 	}
 	if got := (set{Lanes(), ISA(), SIMD()}); got != want {
 		t.Errorf("Lanes, ISA, SIMD = %v with %d SIMD sets and %d AVX sets, want %v", got, len(simdSets), len(avxSet), want)
+	}
+	// scripts/test_isa.sh names the set each emulated CPU must get.
+	if isa := cmp.Or(ISA(), "none"); os.Getenv("TRMAML_WANT_ISA") != "" && isa != os.Getenv("TRMAML_WANT_ISA") {
+		t.Errorf("kernel set %s, want %s (TRMAML_WANT_ISA)", isa, os.Getenv("TRMAML_WANT_ISA"))
 	}
 }
 

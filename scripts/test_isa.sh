@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Runs the vector kernels' tests (graph/internal/vec) as other x86 CPUs,
+# under QEMU's user-mode emulation (Debian's qemu-user, installed when
+# missing; CI machines run as root):
+#
+#   SandyBridge  AVX without AVX2 and FMA: the AVX set
+#   Haswell      AVX2 and FMA without AVX-512: the 8-lane set
+#   Westmere     no AVX: the plain loops
+#
+# QEMU stops the process (SIGILL) at an instruction the modelled CPU lacks,
+# most of them but not all (it runs VBROADCASTSS from a register as a
+# Sandy Bridge), so TestAVXSetIsAVX, which reads the AVX set's compiled
+# code instruction by instruction with GNU objdump, must run and pass here
+# natively too. TRMAML_WANT_ISA makes TestLanesNamesTheSetInUse check
+# that each CPU got its set. About 10 s.
+#
+# `scripts/test_isa.sh graph` runs the graph package's tests (-short: the
+# finite-difference harness, the CNN end to end) as a Sandy Bridge too,
+# the AVX set inside the whole engine: about 2 minutes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+need=()
+command -v qemu-x86_64 >/dev/null || need+=(qemu-user)
+command -v objdump >/dev/null || need+=(binutils)
+if [ ${#need[@]} -gt 0 ]; then
+  apt-get update && apt-get install -y "${need[@]}"
+fi
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+GOEXPERIMENT=simd go test -c -o "$dir/vec.test" ./graph/internal/vec
+
+# check NAME COMMAND...: runs a test binary, shows its output on failure
+# (without QEMU's warnings about CPU features it does not model).
+check() {
+  local name=$1
+  shift
+  if ! "$@" >"$dir/out" 2>&1; then
+    grep -v "TCG doesn't support" "$dir/out" >&2
+    echo "FAILED: vec tests $name" >&2
+    exit 1
+  fi
+  grep -E '^(--- SKIP|ok|PASS)' "$dir/out" | sed "s/^/$name: /"
+}
+check "natively, TestAVXSetIsAVX" "$dir/vec.test" -test.run TestAVXSetIsAVX -test.v
+if ! grep -q -- '--- PASS: TestAVXSetIsAVX' "$dir/out"; then
+  echo "FAILED: TestAVXSetIsAVX did not run (no AVX, or no objdump?)" >&2
+  exit 1
+fi
+for cpu in SandyBridge:AVX Haswell:AVX2 Westmere:none; do
+  TRMAML_WANT_ISA=${cpu#*:} check "as ${cpu%%:*} (QEMU)" qemu-x86_64 -cpu "${cpu%%:*}" "$dir/vec.test" -test.v
+done
+if [ "${1:-}" = graph ]; then
+  GOEXPERIMENT=simd go test -c -o "$dir/graph.test" ./graph
+  (cd graph && check "graph tests as SandyBridge (QEMU)" qemu-x86_64 -cpu SandyBridge "$dir/graph.test" -test.short)
+fi
