@@ -97,17 +97,25 @@ type winogradCost struct{ m, perTile, kernels int }
 // OpenBLAS's Sandybridge kernels: F(4x4) lost at every shape; F(2x2) tied
 // im2col at 14x14 in conv and convK alone and lost in the whole 5-way
 // iteration, whose convT takes the same path: im2col there took 3-6% less
-// CPU, so 40). With gonum's pure-Go products, five times slower than
+// CPU, so 40). The AVX set of a CPU without AVX2 and FMA has the F(4x4)
+// input, output and gradient transforms on 4 lanes and its kernel
+// transforms plain: F(4x4) about 55 per tile and 3500 for the kernels
+// (fitted to the same machine's BenchmarkConvPaths in that mode), F(2x2)
+// the plain loops'. With gonum's pure-Go products, five times slower than
 // OpenBLAS's, the SIMD constants still rank the paths as measured.
 func winogradCosts() []winogradCost {
-	if !vec.SIMD() && BLAS == "openblas" {
-		return plainCosts
+	switch {
+	case vec.SIMD() || BLAS != "openblas":
+		return simdCosts
+	case vec.ISA() == "AVX":
+		return avxCosts
 	}
-	return simdCosts
+	return plainCosts
 }
 
 var (
 	simdCosts  = []winogradCost{{2, 20, 400}, {4, 42, 800}}
+	avxCosts   = []winogradCost{{2, 40, 400}, {4, 55, 3500}}
 	plainCosts = []winogradCost{{2, 40, 400}, {4, 141, 4000}}
 )
 

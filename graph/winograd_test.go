@@ -326,6 +326,16 @@ func TestWinogradTile(t *testing.T) {
 		{7, 50, 64, plainCosts, 0},   // 2.6 / 2.5, 3.1 / 3.1, 3.6 / 4.0
 		{7, 200, 64, plainCosts, 0},  // 10.8 / 10.4, 12.0 / 13.4, 13.6 / 14.9
 		{3, 200, 64, plainCosts, 0},  // 1.9 / 1.8, 3.2 / 3.7, 3.6 / 4.5
+		// With the AVX set and OpenBLAS (Zen 5, AVX2 and FMA off,
+		// Sandybridge kernels; im2col, F(2x2), F(4x4) in ms for conv /
+		// convK): the F(4x4) transforms on 4 lanes, its kernels' plain.
+		{14, 5, 64, avxCosts, 4},   // 2.29 / 1.03, 2.37 / 1.07, 1.13 / 0.95
+		{14, 200, 64, avxCosts, 4}, // 45.4 / 43.3, 42.8 / 39.5, 25.4 / 23.1
+		{7, 5, 64, avxCosts, 0},    // 0.25 / 0.23, 0.39 / 0.43, 0.65 / 0.48
+		{7, 20, 64, avxCosts, 4},   // 1.22 / 1.08, 1.26 / 1.59, 1.10 / 0.82
+		{7, 200, 64, avxCosts, 4},  // 11.0 / 10.9, 12.6 / 13.2, 6.1 / 5.4
+		{3, 50, 64, avxCosts, 0},   // 0.53 / 0.43, 0.84 / 0.87, 0.88 / 0.62
+		{3, 200, 64, avxCosts, 4},  // 1.97 / 1.91, 2.97 / 3.42, 1.67 / 1.62
 	} {
 		if c.cin < winogradMin {
 			if got := winogradTile(c.h, c.h, c.n, c.cin, 64); got != c.want {

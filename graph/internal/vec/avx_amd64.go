@@ -34,6 +34,7 @@ func avxKernels() kernels {
 	k.moments, k.dotCentered = momentsAVX, dotCenteredAVX
 	k.relu, k.mask, k.addScaled, k.scale = reluAVX, maskAVX, addScaledAVX, scaleAVX
 	k.maxAffRow, k.backPoolMax, k.gatherDotMax = maxAffineRowAVX, backPoolMaxRowAVX, gatherDotMaxRowAVX
+	k.winograd4In, k.winograd4Out, k.winograd4Grad = winograd4InAVX, winograd4OutAVX, winograd4GradAVX
 	return k
 }
 
