@@ -33,11 +33,9 @@ func relu(x *gorgonia.Node) (*gorgonia.Node, error) { return apply(reluKernel{},
 func (reluKernel) name() string                                  { return "relu" }
 func (reluKernel) shape(in []tensor.Shape) (tensor.Shape, error) { return sameShape(in, 1) }
 
-func (k reluKernel) forward(a *args) { call(a, k, forwardRelu[float64], forwardRelu[float32]) }
+func (reluKernel) forward(a *args) { callElems(a, 0, reluLoop[float64], reluLoop[float32]) }
 
-func forwardRelu[T float](_ reluKernel, out []T, in [][]T, _ []tensor.Shape) {
-	parallelElems(len(out), func(lo, hi int) { vec.Relu(out[lo:hi], in[0][lo:hi]) })
-}
+func reluLoop[T float](out []T, in [][]T, lo, hi int, _ T) { vec.Relu(out[lo:hi], in[0][lo:hi]) }
 
 func (reluKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
 	d, err := mask(in[0], g)
@@ -56,10 +54,10 @@ func (maskKernel) name() string                                  { return "mask"
 func (maskKernel) differentiable() []bool                        { return []bool{false, true} }
 func (maskKernel) shape(in []tensor.Shape) (tensor.Shape, error) { return sameShape(in, 2) }
 
-func (k maskKernel) forward(a *args) { call(a, k, forwardMask[float64], forwardMask[float32]) }
+func (maskKernel) forward(a *args) { callElems(a, 0, maskLoop[float64], maskLoop[float32]) }
 
-func forwardMask[T float](_ maskKernel, out []T, in [][]T, _ []tensor.Shape) {
-	parallelElems(len(out), func(lo, hi int) { vec.Mask(out[lo:hi], in[0][lo:hi], in[1][lo:hi]) })
+func maskLoop[T float](out []T, in [][]T, lo, hi int, _ T) {
+	vec.Mask(out[lo:hi], in[0][lo:hi], in[1][lo:hi])
 }
 
 func (maskKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
@@ -76,15 +74,13 @@ func mul(a, b *gorgonia.Node) (*gorgonia.Node, error) { return apply(mulKernel{}
 func (mulKernel) name() string                                  { return "mul" }
 func (mulKernel) shape(in []tensor.Shape) (tensor.Shape, error) { return sameShape(in, 2) }
 
-func (k mulKernel) forward(a *args) { call(a, k, forwardMul[float64], forwardMul[float32]) }
+func (mulKernel) forward(a *args) { callElems(a, 0, mulLoop[float64], mulLoop[float32]) }
 
-func forwardMul[T float](_ mulKernel, out []T, in [][]T, _ []tensor.Shape) {
-	a, b := in[0], in[1][:len(in[0])]
-	parallelElems(len(a), func(lo, hi int) {
-		for i, v := range a[lo:hi] {
-			out[lo+i] = v * b[lo+i]
-		}
-	})
+func mulLoop[T float](out []T, in [][]T, lo, hi int, _ T) {
+	a, b := in[0][lo:hi], in[1][lo:hi]
+	for i, v := range a {
+		out[lo+i] = v * b[i]
+	}
 }
 
 func (mulKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {

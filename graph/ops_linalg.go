@@ -293,14 +293,10 @@ func (k axpyKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
 	return in[0].Clone(), nil
 }
 
-func (k axpyKernel) forward(a *args) { call(a, k, forwardAxpy[float64], forwardAxpy[float32]) }
+func (k axpyKernel) forward(a *args) { callElems(a, k.k, axpyLoop[float64], axpyLoop[float32]) }
 
-func forwardAxpy[T float](k axpyKernel, out []T, in [][]T, _ []tensor.Shape) {
-	if elemsPieces(len(out)) < 2 { // one piece: no closure to allocate (the sine MLP's steps)
-		vec.AddScaled(out, in[0], in[1], T(k.k))
-		return
-	}
-	parallelElems(len(out), func(lo, hi int) { vec.AddScaled(out[lo:hi], in[0][lo:hi], in[1][lo:hi], T(k.k)) })
+func axpyLoop[T float](out []T, in [][]T, lo, hi int, k T) {
+	vec.AddScaled(out[lo:hi], in[0][lo:hi], in[1][lo:hi], k)
 }
 
 func (k axpyKernel) grad(_ gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
@@ -334,11 +330,9 @@ func (k scaleKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
 	return in[0].Clone(), nil
 }
 
-func (k scaleKernel) forward(a *args) { call(a, k, forwardScale[float64], forwardScale[float32]) }
+func (k scaleKernel) forward(a *args) { callElems(a, k.k, scaleLoop[float64], scaleLoop[float32]) }
 
-func forwardScale[T float](k scaleKernel, out []T, in [][]T, _ []tensor.Shape) {
-	parallelElems(len(out), func(lo, hi int) { vec.Scale(out[lo:hi], in[0][lo:hi], T(k.k)) })
-}
+func scaleLoop[T float](out []T, in [][]T, lo, hi int, k T) { vec.Scale(out[lo:hi], in[0][lo:hi], k) }
 
 func (k scaleKernel) grad(_ gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
 	d, err := scale(g, k.k)
@@ -416,16 +410,14 @@ func (k addNKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
 	return in[0].Clone(), nil
 }
 
-func (k addNKernel) forward(a *args) { call(a, k, forwardAddN[float64], forwardAddN[float32]) }
+func (addNKernel) forward(a *args) { callElems(a, 0, addNLoop[float64], addNLoop[float32]) }
 
-func forwardAddN[T float](k addNKernel, out []T, in [][]T, _ []tensor.Shape) {
-	parallelElems(len(out), func(lo, hi int) {
-		out := out[lo:hi]
-		vec.AddScaled(out, in[0][lo:hi], in[1][lo:hi], 1) // one pass: x + 1*y is x + y exactly
-		for _, x := range in[2:] {
-			vec.AddTo(out, x[lo:hi])
-		}
-	})
+func addNLoop[T float](out []T, in [][]T, lo, hi int, _ T) {
+	out = out[lo:hi]
+	vec.AddScaled(out, in[0][lo:hi], in[1][lo:hi], 1) // one pass: x + 1*y is x + y exactly
+	for _, x := range in[2:] {
+		vec.AddTo(out, x[lo:hi])
+	}
 }
 
 func (k addNKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {

@@ -614,19 +614,38 @@ func largeTasks(n, work int) bool {
 	return n > 1 && work >= 1<<15
 }
 
-// parallelElems runs f(lo, hi) over pieces of [0, n) that cover it, on
-// up to workers() goroutines when n is large (from elemsPiece elements
-// per piece), else f(0, n) on the calling goroutine. It is for the
+// elemLoop is an elementwise op's loop over the elements [lo, hi) of its
+// output and inputs, k its scalar (if it has one).
+type elemLoop[T float] func(out []T, in [][]T, lo, hi int, k T)
+
+// callElems runs the float64 or the float32 instance of an elementwise
+// op's loop over a (parallelElems). The op's forward method passes both
+// instances: named there, outside generic code, they are static functions,
+// while a generic function naming its own instance of a loop builds a
+// closure (its dictionary) at every call, an allocation per op and step
+// (measured), and the sine MLP's steps run thousands of these ops.
+func callElems(a *args, k float64, f64 elemLoop[float64], f32 elemLoop[float32]) {
+	if a.o32 != nil {
+		parallelElems(a.o32, a.i32, float32(k), f32)
+		return
+	}
+	parallelElems(a.o64, a.i64, k, f64)
+}
+
+// parallelElems runs f over pieces of out's elements that cover them, on
+// up to workers() goroutines when there are many (from elemsPiece elements
+// per piece), else over all of them on the calling goroutine. It is for the
 // elementwise ops over all tasks at once (ReLU and its mask, scaling, the
 // sums of gradient terms), whose values do not depend on the pieces. On
 // one goroutine they took 6% of a 5-way meta-iteration's CPU on 2 cores
 // while the other core waited; they are bound by memory bandwidth, so 2
 // cores gain little (docs/performance.md), but they would bound the
 // speed-up on 8 or 16.
-func parallelElems(n int, f func(lo, hi int)) {
+func parallelElems[T float](out []T, in [][]T, k T, f elemLoop[T]) {
+	n := len(out)
 	pieces := elemsPieces(n)
 	if pieces < 2 {
-		f(0, n)
+		f(out, in, 0, n, k)
 		return
 	}
 	size := (n/pieces + 63) &^ 63 // whole cache lines
@@ -635,16 +654,15 @@ func parallelElems(n int, f func(lo, hi int)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			f(lo, min(lo+size, n))
+			f(out, in, lo, min(lo+size, n), k)
 		}()
 	}
-	f(0, min(size, n))
+	f(out, in, 0, min(size, n), k)
 	wg.Wait()
 }
 
 // elemsPieces is the number of pieces parallelElems cuts n elements into
-// (1: it calls f on the calling goroutine). An op whose f would be a
-// closure can call its loop directly below 2 and save the allocation.
+// (1: it calls f on the calling goroutine).
 func elemsPieces(n int) int { return min(workers(), n/elemsPiece) }
 
 // elemsPiece is the fewest elements that parallelElems gives a goroutine
