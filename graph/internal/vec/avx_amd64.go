@@ -14,8 +14,9 @@ import "simd/archsimd"
 // Its Go kernels use 4-lane vectors only: on such a CPU the Go runtime
 // saves only the 128-bit halves of the vector registers when it preempts a
 // goroutine asynchronously (runtime/preempt_amd64.s saves whole 256-bit
-// registers only with AVX2), so an 8-lane value live at a preemption would
-// lose its upper half (seen as zeros in TestLanesSameValues). Only archsimd
+// registers only with AVX2; golang/go#81209, fixed after Go 1.26), so an
+// 8-lane value live at a preemption would lose its upper half (seen as
+// zeros in TestLanesSameValues). Only archsimd
 // operations that are AVX instructions appear: arithmetic, comparisons,
 // loads, stores and 4-lane selection (archsimd's Broadcast is emulated
 // with AVX2; constants are loaded from memory instead). Without FMA,
