@@ -2,6 +2,7 @@ package graph
 
 import (
 	"bytes"
+	"strings"
 	"unsafe"
 
 	"github.com/trmaml/trmaml/graph/internal/vec"
@@ -101,14 +102,20 @@ type winogradCost struct{ m, perTile, kernels int }
 // input, output and gradient transforms on 4 lanes and its kernel
 // transforms plain: F(4x4) about 55 per tile and 3500 for the kernels
 // (fitted to the same machine's BenchmarkConvPaths in that mode), F(2x2)
-// the plain loops'. With gonum's pure-Go products, five times slower than
-// OpenBLAS's, the SIMD constants still rank the paths as measured.
+// the plain loops'. On a CPU without AVX, OpenBLAS's SSE kernels multiply
+// at about 36 GFLOP/s against 90 and more with AVX, so the plain
+// transforms pay again: F(2x2) about 27 per tile, F(4x4) 95 (Zen 5 with
+// AVX off, OpenBLAS's Nehalem kernels). With gonum's pure-Go products,
+// five times slower than OpenBLAS's, the SIMD constants still rank the
+// paths as measured.
 func winogradCosts() []winogradCost {
 	switch {
 	case vec.SIMD() || BLAS != "openblas":
 		return simdCosts
 	case vec.ISA() == "AVX":
 		return avxCosts
+	case sseBLAS(BLASCore()):
+		return sseCosts
 	}
 	return plainCosts
 }
@@ -117,7 +124,19 @@ var (
 	simdCosts  = []winogradCost{{2, 20, 400}, {4, 42, 800}}
 	avxCosts   = []winogradCost{{2, 40, 400}, {4, 55, 3500}}
 	plainCosts = []winogradCost{{2, 40, 400}, {4, 141, 4000}}
+	sseCosts   = []winogradCost{{2, 27, 400}, {4, 95, 4000}}
 )
+
+// sseBLAS reports whether OpenBLAS's kernels of this name (its
+// openblas_get_corename) are for CPUs without AVX.
+func sseBLAS(core string) bool {
+	switch strings.ToLower(core) {
+	case "katmai", "coppermine", "northwood", "prescott", "banias", "core2", "penryn", "dunnington",
+		"nehalem", "atom", "athlon", "opteron", "opteron_sse3", "barcelona", "bobcat", "nano":
+		return true
+	}
+	return false
+}
 
 // winogradKernels sets u (16 or 36 matrices of C x F for tiles of m = 2
 // or 4, e = (m+2)a+b, matrix e from u[e*us]) to G k Gᵀ of the 3x3 kernel

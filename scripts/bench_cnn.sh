@@ -25,10 +25,13 @@
 # trmaml's 8-lane kernels, no assembly), OpenBLAS's Haswell kernels, and
 # PyTorch's AVX2 kernels (ATEN_CPU_CAPABILITY=avx2, ONEDNN_MAX_CPU_ISA=AVX2).
 # BENCH_ISA=avx goes one generation further back, to AVX without AVX2 and
-# FMA (Sandy Bridge): trmaml's plain Go loops, OpenBLAS's Sandybridge
-# kernels, PyTorch's default ATen kernels and oneDNN's AVX ones. Either
-# shows the instruction set's share; caches and execution units stay the
-# machine's own, so it approximates a real CPU of that kind, no more.
+# FMA (Sandy Bridge): trmaml's AVX set, OpenBLAS's Sandybridge kernels,
+# PyTorch's default ATen kernels and oneDNN's AVX ones. BENCH_ISA=sse
+# takes AVX away too (Westmere, and the Pentium and Celeron models without
+# AVX): trmaml's plain Go loops, OpenBLAS's Nehalem kernels, oneDNN's
+# SSE4.1 ones. Each shows the instruction set's share; caches and
+# execution units stay the machine's own, so it approximates a real CPU of
+# that kind, no more.
 #
 # Needs: apt-get install -y libopenblas-dev python3-torch libopenblas0-pthread
 set -euo pipefail
@@ -41,8 +44,11 @@ avx2)
 avx)
   export GODEBUG=${GODEBUG:+$GODEBUG,}cpu.avx2=off,cpu.fma=off,cpu.avx512f=off OPENBLAS_CORETYPE=Sandybridge ATEN_CPU_CAPABILITY=default ONEDNN_MAX_CPU_ISA=AVX
   ;;
+sse)
+  export GODEBUG=${GODEBUG:+$GODEBUG,}cpu.avx=off,cpu.avx2=off,cpu.fma=off,cpu.avx512f=off OPENBLAS_CORETYPE=Nehalem ATEN_CPU_CAPABILITY=default ONEDNN_MAX_CPU_ISA=SSE41
+  ;;
 *)
-  echo "BENCH_ISA=$BENCH_ISA: allowed are avx2, avx or unset (the machine's own instructions)" >&2
+  echo "BENCH_ISA=$BENCH_ISA: allowed are avx2, avx, sse or unset (the machine's own instructions)" >&2
   exit 2
   ;;
 esac
