@@ -19,6 +19,11 @@
 # the AVX set inside the whole engine: about 2 minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export PATH="$PATH:/usr/local/go/bin"
+# A plain executable for the oldest CPU modelled: the caller's GOAMD64 or
+# -buildmode=pie in GOFLAGS would break the emulated runs or the
+# disassembly.
+export GOAMD64=v1 GOFLAGS=
 need=()
 command -v qemu-x86_64 >/dev/null || need+=(qemu-user)
 command -v objdump >/dev/null || need+=(binutils)
@@ -35,7 +40,7 @@ check() {
   local name=$1
   shift
   if ! "$@" >"$dir/out" 2>&1; then
-    grep -v "TCG doesn't support" "$dir/out" >&2
+    grep -v "TCG doesn't support" "$dir/out" >&2 || true
     echo "FAILED: vec tests $name" >&2
     exit 1
   fi

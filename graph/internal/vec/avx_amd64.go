@@ -2,7 +2,10 @@
 
 package vec
 
-import "simd/archsimd"
+import (
+	"math"
+	"simd/archsimd"
+)
 
 // The AVX set: for CPUs with AVX but without AVX2 and FMA (Sandy Bridge and
 // Ivy Bridge, and virtual machines that hide AVX2 from their guests), where
@@ -124,8 +127,8 @@ func dotCenteredAVX(acc []float64, g, z, mu []float32) {
 		dotCenteredGo(acc, g, z, mu)
 		return
 	}
-	rows := min(len(z), len(g)) / f
-	acc = acc[:f]
+	rows := len(z) / f
+	acc, g = acc[:f], g[:rows*f] // a short g panics, as in dotCenteredGo
 	for r0 := 0; r0 < rows; r0 += rowBlock {
 		n := min(rows-r0, rowBlock)
 		for i := 0; i < f; i += 8 {
@@ -141,7 +144,10 @@ func reluAVX(dst, x []float32) {
 	n := len(dst) &^ 3
 	zero := splat4(0)
 	for i := 0; i < n; i += 4 {
-		zero.Max(load4(x[i:])).StoreSlice(dst[i:]) // a NaN stays NaN, as in reluSIMD
+		// VMAXPS returns its second operand if either is NaN or both are
+		// zeros: x second keeps a NaN, and adding +0 makes max(-0, 0)
+		// +0, as Go's max.
+		zero.Max(load4(x[i:])).Add(zero).StoreSlice(dst[i:])
 	}
 	reluGo(dst[n:], x[n:])
 }
@@ -175,8 +181,6 @@ func scaleAVX(dst, x []float32, k float32) {
 	scaleGo(dst[n:], x[n:], k)
 }
 
-// maxAffineRowAVX needs no selection: the chosen entry's product with a is
-// the windows' maximum product m, so x*a + c is m + c.
 func maxAffineRowAVX(dst, z0, z1, a, c []float32) {
 	f := len(a)
 	if f%4 != 0 {
@@ -189,19 +193,23 @@ func maxAffineRowAVX(dst, z0, z1, a, c []float32) {
 		for ch := 0; ch < f; ch += 4 {
 			sv := load4(a[ch:])
 			i, q := j*f+ch, 2*j*f+ch
-			v00, v01 := load4(z0[q:]).Mul(sv), load4(z0[q+f:]).Mul(sv)
-			v10, v11 := load4(z1[q:]).Mul(sv), load4(z1[q+f:]).Mul(sv)
-			v00.Max(v01).Max(v10.Max(v11)).Add(load4(c[ch:])).StoreSlice(dst[i:])
+			x00, x01, x10, x11 := load4(z0[q:]), load4(z0[q+f:]), load4(z1[q:]), load4(z1[q+f:])
+			p0, p1, p2, _ := firstMax4(x00, x01, x10, x11, sv)
+			x := x00.Merge(x01.Merge(x10.Merge(x11, p2), p1), p0)
+			x.Mul(sv).Add(load4(c[ch:])).StoreSlice(dst[i:])
 		}
 	}
 }
 
 // firstMax4 is firstMax on 4 lanes as one mask per window position, true
-// at the first entry whose product with s is the window's maximum (the
-// last if none compares equal: NaN).
+// at the first entry whose product with s is the window's maximum, and at
+// the last if a product is NaN, as in firstMax, where Go's max is then NaN
+// and equals no entry (VMAXPS would return one of its operands instead,
+// which one depending on how the compiler ordered them).
 func firstMax4(x00, x01, x10, x11, s f32x4) (p0, p1, p2, p3 archsimd.Mask32x4) {
 	v00, v01, v10, v11 := x00.Mul(s), x01.Mul(s), x10.Mul(s), x11.Mul(s)
-	m := v00.Max(v01).Max(v10.Max(v11))
+	nan := v00.IsNaN().Or(v01.IsNaN()).Or(v10.IsNaN()).Or(v11.IsNaN())
+	m := splat4(float32(math.NaN())).Merge(v00.Max(v01).Max(v10.Max(v11)), nan)
 	n0, n01 := v00.NotEqual(m), v01.NotEqual(m)
 	n01 = n01.And(n0)
 	return v00.Equal(m), n0.And(v01.Equal(m)), n01.And(v10.Equal(m)), n01.And(v10.NotEqual(m))
@@ -223,11 +231,14 @@ func backPoolMaxRowAVX(o0, o1, z0, z1, g, u, v, w []float32) {
 			vv, ww, uu := load4(v[ch:]), load4(w[ch:]), load4(u[ch:])
 			x00, x01, x10, x11 := load4(z0[a:]), load4(z0[b:]), load4(z1[a:]), load4(z1[b:])
 			p0, p1, p2, p3 := firstMax4(x00, x01, x10, x11, uu)
+			// The chosen entry gets y + g*u, the others y itself (adding a
+			// masked +0 would turn a -0 into +0).
 			gu := load4(g[i:]).Mul(uu)
-			x00.Mul(vv).Add(ww).Add(gu.Masked(p0)).StoreSlice(o0[a:])
-			x01.Mul(vv).Add(ww).Add(gu.Masked(p1)).StoreSlice(o0[b:])
-			x10.Mul(vv).Add(ww).Add(gu.Masked(p2)).StoreSlice(o1[a:])
-			x11.Mul(vv).Add(ww).Add(gu.Masked(p3)).StoreSlice(o1[b:])
+			y00, y01, y10, y11 := x00.Mul(vv).Add(ww), x01.Mul(vv).Add(ww), x10.Mul(vv).Add(ww), x11.Mul(vv).Add(ww)
+			y00.Add(gu).Merge(y00, p0).StoreSlice(o0[a:])
+			y01.Add(gu).Merge(y01, p1).StoreSlice(o0[b:])
+			y10.Add(gu).Merge(y10, p2).StoreSlice(o1[a:])
+			y11.Add(gu).Merge(y11, p3).StoreSlice(o1[b:])
 		}
 	}
 }

@@ -65,12 +65,16 @@ func TestAVXSetIsAVX(t *testing.T) {
 		for f := runtime.FuncForPC(end); f != nil && f.Entry() == start; f = runtime.FuncForPC(end) {
 			end++
 		}
-		out, err := exec.Command(objdump, "-d", "--no-show-raw-insn",
+		out, err := exec.Command(objdump, "-d", "--insn-width=16",
 			fmt.Sprintf("--start-address=%#x", start), fmt.Sprintf("--stop-address=%#x", end), exe).Output()
 		if err != nil {
 			t.Fatalf("objdump %s: %v", fn.Name(), err)
 		}
+		read := 0
 		for _, line := range strings.Split(string(out), "\n") {
+			if insn.MatchString(line) {
+				read++
+			}
 			if why := notAVX(line, asm); why != "" {
 				t.Errorf("%s: %s: %s", fn.Name(), why, strings.TrimSpace(line))
 			}
@@ -81,6 +85,11 @@ func TestAVXSetIsAVX(t *testing.T) {
 				}
 			}
 		}
+		// The runtime's addresses are the file's only in a binary that is
+		// not position-independent; elsewhere objdump finds nothing there.
+		if read < int(end-start)/16 {
+			t.Fatalf("%s: %d instructions read in %d bytes at %#x (a position-independent test binary? build it with -buildmode=exe)", fn.Name(), read, end-start, start)
+		}
 	}
 	t.Logf("read %d functions", len(seen))
 }
@@ -88,9 +97,13 @@ func TestAVXSetIsAVX(t *testing.T) {
 const vecPrefix = "github.com/trmaml/trmaml/graph/internal/vec."
 
 var (
-	callee = regexp.MustCompile(`\scall\s+(?:0x)?([0-9a-f]+)`) // with or without the symbol table
-	// insn splits an objdump line into mnemonic and operands.
-	insn = regexp.MustCompile(`^\s*[0-9a-f]+:\s+(\S+)\s*(.*)$`)
+	callee = regexp.MustCompile(`\tcall\s+(?:0x)?([0-9a-f]+)`) // with or without the symbol table
+	// insn splits an objdump line into its bytes, mnemonic and operands.
+	insn = regexp.MustCompile(`^\s*[0-9a-f]+:\t([0-9a-f]{2}(?: [0-9a-f]{2})*)\s*\t(\S+)\s*(.*)$`)
+	// evex is an instruction's first byte 0x62, after any segment or
+	// address-size prefix: the EVEX encoding, AVX-512 only (xmm and ymm
+	// forms of AVX-512 instructions and registers 16-31 included).
+	evex = regexp.MustCompile(`^(?:(?:2e|36|3e|26|64|65|67) )*62 `)
 	// avx2Only are the AVX2 instructions that are not 256-bit integer
 	// arithmetic ("vp" with ymm operands), which notAVX finds by its form.
 	avx2Only = regexp.MustCompile(`^(vpbroadcast|vbroadcasti128|vinserti128|vextracti128|vperm2i128|vpermd|vpermq|vpermps|vpermpd|vpblendd|vpmaskmov|vpsllv|vpsrlv|vpsrav|vgather|vpgather)`)
@@ -105,9 +118,9 @@ func notAVX(line string, asm bool) string {
 	if m == nil {
 		return ""
 	}
-	op, args := m[1], m[2]
+	bytes, op, args := m[1], m[2], m[3]
 	switch {
-	case strings.Contains(args, "%zmm") || opmask.MatchString(args) || strings.Contains(args, "{"):
+	case evex.MatchString(bytes+" ") || strings.Contains(args, "%zmm") || opmask.MatchString(args):
 		return "AVX-512"
 	case fma.MatchString(op):
 		return "FMA"

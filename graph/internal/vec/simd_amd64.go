@@ -10,7 +10,7 @@ func init() {
 	}
 	if !(archsimd.X86.AVX2() && archsimd.X86.FMA()) {
 		if len(avxSet) > 0 {
-			impl, lanes, isa = avxSet[0], 8, "AVX"
+			impl, lanes, isa = avxSet[0], 4, "AVX"
 		}
 		return
 	}

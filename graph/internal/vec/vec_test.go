@@ -47,261 +47,284 @@ func TestSIMDMatchesPlain(t *testing.T) {
 		}
 		return v
 	}
-	for _, f := range []int{8, 64, 40, 5} {
-		for _, rows := range []int{1, 3, 50} {
-			n := f * rows
-			name := fmt.Sprintf("f=%d,rows=%d", f, rows)
-			x, y, a, b, c := vec(n), vec(n), vec(f), vec(f), vec(f)
-			x[0], y[0] = 0, 1 // Mask at x = 0 gives 0, not v
-			withNaN := append([]float32(nil), x...)
-			withNaN[n-1] = float32(math.NaN()) // ReLU keeps a NaN (a diverged run must show)
-			// Ties in the pooling windows: x01 equals x00 in a third of the
-			// entries, x11 equals the max in another.
-			x01, x10, x11 := vec(n), vec(n), vec(n)
-			for i := 0; i < n; i += 3 {
-				x01[i] = x[i]
-				x11[min(i+1, n-1)] = max(x[min(i+1, n-1)], x01[min(i+1, n-1)], x10[min(i+1, n-1)])
-			}
-			pos := positions(n)
-			cases := []struct {
-				op  string
-				tol float64
-				run func(k kernels) []float64
-			}{
-				{"affine", 1e-6, func(k kernels) []float64 { d := make([]float32, n); k.affine(d, x, a, c); return wide(d) }},
-				{"affine2", 1e-6, func(k kernels) []float64 { d := make([]float32, n); k.affine2(d, x, y, a, b, c); return wide(d) }},
-				{"addTo", 0, func(k kernels) []float64 { d := append([]float32(nil), y...); k.addTo(d, x); return wide(d) }},
-				{"sumRows", 1e-6, func(k kernels) []float64 { d := append([]float32(nil), a...); k.sumRows(d, x); return wide(d) }},
-				{"moments", 1e-12, func(k kernels) []float64 {
-					s, q := make([]float64, f), make([]float64, f)
-					k.moments(s, q, x, b)
-					return append(s, q...)
-				}},
-				{"dotCentered", 1e-6, func(k kernels) []float64 { d := make([]float64, f); k.dotCentered(d, y, x, c); return d }},
-				{"gather", 0, func(k kernels) []float64 { d := make([]float32, n); k.gather(d, pos, x, y, x01, x10); return wide(d) }},
-				{"scatter", 0, func(k kernels) []float64 {
-					o := [4][]float32{vec(n), vec(n), vec(n), vec(n)}
-					k.scatter(o[0], o[1], o[2], o[3], pos, x)
-					return wide(append(append(append(o[0], o[1]...), o[2]...), o[3]...))
-				}},
-				{"poolArgScaled", 0, func(k kernels) []float64 {
-					d := make([]float32, n)
-					k.poolArgScaled(d, x, x01, x10, x11, a32(n, a))
-					return wide(d)
-				}},
-				{"addAtScaled", 1e-6, func(k kernels) []float64 {
-					o := [4][]float32{append([]float32(nil), x...), append([]float32(nil), y...), append([]float32(nil), x01...), append([]float32(nil), x10...)}
-					k.addAtScaled(o[0], o[1], o[2], o[3], pos, x11, a32(n, b))
-					return wide(append(append(append(o[0], o[1]...), o[2]...), o[3]...))
-				}},
-				{"relu", 0, func(k kernels) []float64 { d := make([]float32, n); k.relu(d, withNaN); return wide(d) }},
-				{"mask", 0, func(k kernels) []float64 { d := make([]float32, n); k.mask(d, x, y); return wide(d) }},
-				{"addScaled", 0, func(k kernels) []float64 { d := make([]float32, n); k.addScaled(d, x, y, -0.37); return wide(d) }},
-				{"scale", 0, func(k kernels) []float64 { d := make([]float32, n); k.scale(d, x, 0.37); return wide(d) }},
-				{"winogradIn", 0, func(k kernels) []float64 {
-					d := make([]float32, 16*f)
-					k.winogradIn(d, f, a32(4*f, x), a32(4*f, y), a32(4*f, x01), a32(4*f, x10), f)
-					return wide(d)
-				}},
-				{"winogradKernel", 0, func(k kernels) []float64 {
-					var src [9][]float32
-					var dst [16][]float32
-					for e := range src {
-						src[e] = make([]float32, n)
-						for i := range src[e] {
-							src[e][i] = x[(i+e)%n]
+	// specials are the values a diverging or degenerate run can feed the
+	// kernels, which the AVX set must treat as the plain loops do.
+	specials := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 0, float32(math.Copysign(0, -1)), 1, -1}
+	for _, special := range []bool{false, true} {
+		for _, f := range []int{8, 64, 40, 12, 5} {
+			for _, rows := range []int{1, 3, 50} {
+				n := f * rows
+				name := fmt.Sprintf("f=%d,rows=%d", f, rows)
+				x, y, a, b, c := vec(n), vec(n), vec(f), vec(f), vec(f)
+				x[0], y[0] = 0, 1 // Mask at x = 0 gives 0, not v
+				withNaN := append([]float32(nil), x...)
+				withNaN[n-1] = float32(math.NaN()) // ReLU keeps a NaN (a diverged run must show)
+				// Ties in the pooling windows: x01 equals x00 in a third of the
+				// entries, x11 equals the max in another.
+				x01, x10, x11 := vec(n), vec(n), vec(n)
+				for i := 0; i < n; i += 3 {
+					x01[i] = x[i]
+					x11[min(i+1, n-1)] = max(x[min(i+1, n-1)], x01[min(i+1, n-1)], x10[min(i+1, n-1)])
+				}
+				if special { // a third of every input special, scales of zero too
+					for _, v := range [][]float32{x, y, x01, x10, x11, withNaN, a, b, c} {
+						for i := range v {
+							if r.IntN(3) == 0 {
+								v[i] = specials[r.IntN(len(specials))]
+							}
 						}
 					}
-					var out []float32
-					for e := range dst {
-						dst[e] = make([]float32, n)
-					}
-					k.winogradK(&dst, &src)
-					for e := range dst {
-						out = append(out, dst[e]...)
-					}
-					return wide(out)
-				}},
-				{"backPoolRow", 1e-6, func(k kernels) []float64 {
-					o0, o1 := make([]float32, 2*n), make([]float32, 2*n)
-					k.backPoolRow(o0, o1, a32(2*n, x), a32(2*n, y), pos, x11, a, b, c)
-					return wide(append(o0, o1...))
-				}},
-				{"gatherAffineRow", 1e-6, func(k kernels) []float64 {
-					d := make([]float32, n)
-					k.gatherAffRow(d, pos, append(append([]float32(nil), x...), x01...), append(append([]float32(nil), x10...), y...), a, c)
-					return wide(d)
-				}},
-				{"poolArgRow", 0, func(k kernels) []float64 {
-					d := make([]float32, n)
-					k.poolArgRow(d, windowRow(x, x01, f), windowRow(x10, x11, f), a32(f, a))
-					return wide(d)
-				}},
-				{"maxAffineRow", 1e-6, func(k kernels) []float64 {
-					d, pos, g := make([]float32, n), make([]float32, n), make([]float32, n)
-					z0, z1 := windowRow(x, x01, f), windowRow(x10, x11, f)
-					k.maxAffRow(d, z0, z1, a, c)
-					k.poolArgRow(pos, z0, z1, a)
-					k.gatherAffRow(g, pos, z0, z1, a, c)
-					for i := range d { // the gather at the window search's positions
-						if d[i] != g[i] {
-							return []float64{math.NaN()}
+				}
+				pos := positions(n)
+				cases := []struct {
+					op  string
+					tol float64
+					run func(k kernels) []float64
+				}{
+					{"affine", 1e-6, func(k kernels) []float64 { d := make([]float32, n); k.affine(d, x, a, c); return wide(d) }},
+					{"affine2", 1e-6, func(k kernels) []float64 { d := make([]float32, n); k.affine2(d, x, y, a, b, c); return wide(d) }},
+					{"addTo", 0, func(k kernels) []float64 { d := append([]float32(nil), y...); k.addTo(d, x); return wide(d) }},
+					{"sumRows", 1e-6, func(k kernels) []float64 { d := append([]float32(nil), a...); k.sumRows(d, x); return wide(d) }},
+					{"moments", 1e-12, func(k kernels) []float64 {
+						s, q := make([]float64, f), make([]float64, f)
+						k.moments(s, q, x, b)
+						return append(s, q...)
+					}},
+					{"dotCentered", 1e-6, func(k kernels) []float64 { d := make([]float64, f); k.dotCentered(d, y, x, c); return d }},
+					{"gather", 0, func(k kernels) []float64 { d := make([]float32, n); k.gather(d, pos, x, y, x01, x10); return wide(d) }},
+					{"scatter", 0, func(k kernels) []float64 {
+						o := [4][]float32{vec(n), vec(n), vec(n), vec(n)}
+						k.scatter(o[0], o[1], o[2], o[3], pos, x)
+						return wide(append(append(append(o[0], o[1]...), o[2]...), o[3]...))
+					}},
+					{"poolArgScaled", 0, func(k kernels) []float64 {
+						d := make([]float32, n)
+						k.poolArgScaled(d, x, x01, x10, x11, a32(n, a))
+						return wide(d)
+					}},
+					{"addAtScaled", 1e-6, func(k kernels) []float64 {
+						o := [4][]float32{append([]float32(nil), x...), append([]float32(nil), y...), append([]float32(nil), x01...), append([]float32(nil), x10...)}
+						k.addAtScaled(o[0], o[1], o[2], o[3], pos, x11, a32(n, b))
+						return wide(append(append(append(o[0], o[1]...), o[2]...), o[3]...))
+					}},
+					{"relu", 0, func(k kernels) []float64 { d := make([]float32, n); k.relu(d, withNaN); return wide(d) }},
+					{"mask", 0, func(k kernels) []float64 { d := make([]float32, n); k.mask(d, x, y); return wide(d) }},
+					{"addScaled", 0, func(k kernels) []float64 { d := make([]float32, n); k.addScaled(d, x, y, -0.37); return wide(d) }},
+					{"scale", 0, func(k kernels) []float64 { d := make([]float32, n); k.scale(d, x, 0.37); return wide(d) }},
+					{"winogradIn", 0, func(k kernels) []float64 {
+						d := make([]float32, 16*f)
+						k.winogradIn(d, f, a32(4*f, x), a32(4*f, y), a32(4*f, x01), a32(4*f, x10), f)
+						return wide(d)
+					}},
+					{"winogradKernel", 0, func(k kernels) []float64 {
+						var src [9][]float32
+						var dst [16][]float32
+						for e := range src {
+							src[e] = make([]float32, n)
+							for i := range src[e] {
+								src[e][i] = x[(i+e)%n]
+							}
 						}
-					}
-					return wide(d)
-				}},
-				{"extremeRow", 0, func(k kernels) []float64 {
-					d := make([]float32, n)
-					k.extremeRow(d, windowRow(x, x01, f), windowRow(x10, x11, f), a)
-					return wide(d)
-				}},
-				{"backPoolMaxRow", 1e-6, func(k kernels) []float64 {
-					z0, z1 := windowRow(x, x01, f), windowRow(x10, x11, f)
-					o0, o1 := make([]float32, 2*n), make([]float32, 2*n)
-					k.backPoolMax(o0, o1, z0, z1, y, a, b, c)
-					p, q0, q1 := make([]float32, n), make([]float32, 2*n), make([]float32, 2*n)
-					k.poolArgRow(p, z0, z1, a)
-					k.backPoolRow(q0, q1, z0, z1, p, y, a, b, c)
-					for i := range o0 { // BackPoolRow at the window search's positions
-						if o0[i] != q0[i] || o1[i] != q1[i] {
-							return []float64{math.NaN()}
+						var out []float32
+						for e := range dst {
+							dst[e] = make([]float32, n)
 						}
-					}
-					return wide(append(o0, o1...))
-				}},
-				{"gatherDotMaxRow", 1e-12, func(k kernels) []float64 {
-					z0, z1 := windowRow(x, x01, f), windowRow(x10, x11, f)
-					acc, want := make([]float64, f), make([]float64, f)
-					k.gatherDotMax(acc, z0, z1, y, a, c)
-					p := make([]float32, n)
-					k.poolArgRow(p, z0, z1, a)
-					k.gatherDotRow(want, p, z0, z1, y, c)
-					for i := range acc { // GatherDotRow at the window search's positions
-						if acc[i] != want[i] {
-							return []float64{math.NaN()}
+						k.winogradK(&dst, &src)
+						for e := range dst {
+							out = append(out, dst[e]...)
 						}
-					}
-					return acc
-				}},
-				{"gatherDotRow", 1e-12, func(k kernels) []float64 {
-					acc := make([]float64, f)
-					for e := range acc {
-						acc[e] = float64(b[e])
-					}
-					k.gatherDotRow(acc, pos, windowRow(x, x01, f), windowRow(x10, y, f), x11, c)
-					return acc
-				}},
-				{"winogradGrad", 0, func(k kernels) []float64 {
-					d := make([]float32, 16*f)
-					k.winogradGrad(d, f, a32(2*f, x), a32(2*f, y), f)
-					return wide(d)
-				}},
-				{"winogradKernelT", 0, func(k kernels) []float64 {
-					var src [16][]float32
-					var dst [9][]float32
-					for e := range src {
-						src[e] = make([]float32, n)
-						for i := range src[e] {
-							src[e][i] = y[(i+e)%n]
+						return wide(out)
+					}},
+					{"backPoolRow", 1e-6, func(k kernels) []float64 {
+						o0, o1 := make([]float32, 2*n), make([]float32, 2*n)
+						k.backPoolRow(o0, o1, a32(2*n, x), a32(2*n, y), pos, x11, a, b, c)
+						return wide(append(o0, o1...))
+					}},
+					{"gatherAffineRow", 1e-6, func(k kernels) []float64 {
+						d := make([]float32, n)
+						k.gatherAffRow(d, pos, append(append([]float32(nil), x...), x01...), append(append([]float32(nil), x10...), y...), a, c)
+						return wide(d)
+					}},
+					{"poolArgRow", 0, func(k kernels) []float64 {
+						d := make([]float32, n)
+						k.poolArgRow(d, windowRow(x, x01, f), windowRow(x10, x11, f), a32(f, a))
+						return wide(d)
+					}},
+					{"maxAffineRow", 1e-6, func(k kernels) []float64 {
+						d, pos, g := make([]float32, n), make([]float32, n), make([]float32, n)
+						z0, z1 := windowRow(x, x01, f), windowRow(x10, x11, f)
+						k.maxAffRow(d, z0, z1, a, c)
+						k.poolArgRow(pos, z0, z1, a)
+						k.gatherAffRow(g, pos, z0, z1, a, c)
+						for i := range d { // the gather at the window search's positions
+							if !same(d[i], g[i]) {
+								return []float64{math.NaN()}
+							}
 						}
-					}
-					var out []float32
-					for e := range dst {
-						dst[e] = make([]float32, n)
-					}
-					k.winogradKT(&dst, &src)
-					for e := range dst {
-						out = append(out, dst[e]...)
-					}
-					return wide(out)
-				}},
-				{"conv1", 1e-5, func(k kernels) []float64 {
-					h, w := 3, rows+2 // w: 3, 5 (a tail of pixels) and 52 (four-pixel blocks)
-					d := make([]float32, h*w*f)
-					k.conv1(d, a32((h+2)*(w+2), y), h, w, a32(9*f, x10))
-					return wide(d)
-				}},
-				{"blockBackRow", 1e-5, func(k kernels) []float64 {
-					acc := make([]float64, 11*f)
-					acc[0] = 1 // the sums are added to
-					pw := 2*rows + 3
-					// out (y) of both signs, scales (a) of both signs.
-					k.blockBackRow(acc, windowRow(x, x01, f), windowRow(x10, x11, f), a32(4*pw, x[1:]), pw, y, x10, a, c)
-					return acc
-				}},
-				{"convPool1", 1e-5, func(k kernels) []float64 {
-					w := rows + 7 // 8, 10 and 57 pixels: whole windows, and an odd last column
-					d := make([]float32, w/2*f)
-					k.convPool1(d, make([]float32, 2*w*f), a32(4*(w+2), y), w, a32(9*f, x), a, c)
-					return wide(d)
-				}},
-				{"convBack1", 1e-5, func(k kernels) []float64 {
-					w := rows + 7 // 8, 10 and 57 pixels: whole windows, and an odd last column
-					acc := make([]float64, 11*f)
-					acc[0] = 1 // the sums are added to
-					k.convBack1(acc, make([]float32, 2*w*f), a32(4*(w+2), y), w, a32(9*f, x), a32(w/2*f, x01), a32(w/2*f, x10), a, c)
-					return acc
-				}},
-				{"patchMoments", 1e-12, func(k kernels) []float64 {
-					h, w := 3, rows+7 // w: 8 (whole vectors), 10 and 57 (a tail)
-					var s [9]float64
-					var m [81]float64
-					s[0], m[80] = 1, 2 // the sums are added to
-					pad := wide(a32((h+2)*(w+2), y))
-					clear(pad[:w+2]) // the border rows are zeros (the columns need not be)
-					clear(pad[(h+1)*(w+2):])
-					k.patchMoments(&s, &m, pad, h, w)
-					two := append(append([]float64(nil), pad[:3*(w+2)]...), make([]float64, w+2)...)
-					k.patchMoments(&s, &m, two, 2, w)               // two rows
-					k.patchMoments(&s, &m, wide(a32(3*7, x)), 1, 5) // fewer pixels than eight
-					return append(s[:], m[:]...)
-				}},
-				{"winograd4In", 1e-5, func(k kernels) []float64 {
-					d := make([]float32, 36*f)
-					k.winograd4In(d, f, a32(6*(6*f+3), x), 6*f+3, f) // rows 3 values apart
-					return wide(d)
-				}},
-				{"winograd4Out", 1e-5, func(k kernels) []float64 {
-					out := make([]float32, 4*(4*f+1))
-					k.winograd4Out(out, 4*f+1, a32(36*f, x11), f, f)
-					return wide(out)
-				}},
-				{"winograd4Grad", 1e-5, func(k kernels) []float64 {
-					d := make([]float32, 36*f)
-					k.winograd4Grad(d, f, a32(4*(4*f+3), y), 4*f+3, f) // rows 3 values apart
-					return wide(d)
-				}},
-				{"winograd4KernelT", 1e-6, func(k kernels) []float64 {
-					dst := shiftedRows(9, n, nil)
-					k.winograd4KT((*[9][]float32)(dst), (*[36][]float32)(shiftedRows(36, n, x)))
-					return wide(slices.Concat(dst...))
-				}},
-				{"winograd4Kernel", 1e-6, func(k kernels) []float64 {
-					dst := shiftedRows(36, n, nil)
-					k.winograd4K((*[36][]float32)(dst), (*[9][]float32)(shiftedRows(9, n, y)))
-					return wide(slices.Concat(dst...))
-				}},
-				{"winogradOut", 0, func(k kernels) []float64 {
-					y0, y1 := make([]float32, 2*f), make([]float32, 2*f)
-					k.winogradOut(y0, y1, a32(16*f, x11), f, f)
-					return wide(append(y0, y1...))
-				}},
-			}
-			sets := append(slices.Clip(simdSets), avxSets()...)
-			for _, tc := range cases {
-				for si, set := range sets {
-					tol, label := tc.tol, fmt.Sprintf("SIMD set %d", si)
-					if si >= len(simdSets) {
-						tol, label = 0, "the AVX set"
-					}
-					got, want := tc.run(set), tc.run(plain)
-					for i := range want {
-						if math.IsNaN(want[i]) && math.IsNaN(got[i]) {
-							continue
+						return wide(d)
+					}},
+					{"extremeRow", 0, func(k kernels) []float64 {
+						d := make([]float32, n)
+						k.extremeRow(d, windowRow(x, x01, f), windowRow(x10, x11, f), a)
+						return wide(d)
+					}},
+					{"backPoolMaxRow", 1e-6, func(k kernels) []float64 {
+						z0, z1 := windowRow(x, x01, f), windowRow(x10, x11, f)
+						o0, o1 := make([]float32, 2*n), make([]float32, 2*n)
+						k.backPoolMax(o0, o1, z0, z1, y, a, b, c)
+						p, q0, q1 := make([]float32, n), make([]float32, 2*n), make([]float32, 2*n)
+						k.poolArgRow(p, z0, z1, a)
+						k.backPoolRow(q0, q1, z0, z1, p, y, a, b, c)
+						for i := range o0 { // BackPoolRow at the window search's positions
+							if !same(o0[i], q0[i]) || !same(o1[i], q1[i]) {
+								return []float64{math.NaN()}
+							}
 						}
-						if d := math.Abs(got[i] - want[i]); !(d <= tol*(1+math.Abs(want[i]))) { // a lone NaN fails
-							t.Errorf("%s %s: entry %d is %v with %s, %v with the plain loop", tc.op, name, i, got[i], label, want[i])
-							break
+						return wide(append(o0, o1...))
+					}},
+					{"gatherDotMaxRow", 1e-12, func(k kernels) []float64 {
+						z0, z1 := windowRow(x, x01, f), windowRow(x10, x11, f)
+						acc, want := make([]float64, f), make([]float64, f)
+						k.gatherDotMax(acc, z0, z1, y, a, c)
+						p := make([]float32, n)
+						k.poolArgRow(p, z0, z1, a)
+						k.gatherDotRow(want, p, z0, z1, y, c)
+						for i := range acc { // GatherDotRow at the window search's positions
+							if !same(acc[i], want[i]) {
+								return []float64{math.NaN()}
+							}
+						}
+						return acc
+					}},
+					{"gatherDotRow", 1e-12, func(k kernels) []float64 {
+						acc := make([]float64, f)
+						for e := range acc {
+							acc[e] = float64(b[e])
+						}
+						k.gatherDotRow(acc, pos, windowRow(x, x01, f), windowRow(x10, y, f), x11, c)
+						return acc
+					}},
+					{"winogradGrad", 0, func(k kernels) []float64 {
+						d := make([]float32, 16*f)
+						k.winogradGrad(d, f, a32(2*f, x), a32(2*f, y), f)
+						return wide(d)
+					}},
+					{"winogradKernelT", 0, func(k kernels) []float64 {
+						var src [16][]float32
+						var dst [9][]float32
+						for e := range src {
+							src[e] = make([]float32, n)
+							for i := range src[e] {
+								src[e][i] = y[(i+e)%n]
+							}
+						}
+						var out []float32
+						for e := range dst {
+							dst[e] = make([]float32, n)
+						}
+						k.winogradKT(&dst, &src)
+						for e := range dst {
+							out = append(out, dst[e]...)
+						}
+						return wide(out)
+					}},
+					{"conv1", 1e-5, func(k kernels) []float64 {
+						h, w := 3, rows+2 // w: 3, 5 (a tail of pixels) and 52 (four-pixel blocks)
+						d := make([]float32, h*w*f)
+						k.conv1(d, a32((h+2)*(w+2), y), h, w, a32(9*f, x10))
+						return wide(d)
+					}},
+					{"blockBackRow", 1e-5, func(k kernels) []float64 {
+						acc := make([]float64, 11*f)
+						acc[0] = 1 // the sums are added to
+						pw := 2*rows + 3
+						// out (y) of both signs, scales (a) of both signs.
+						k.blockBackRow(acc, windowRow(x, x01, f), windowRow(x10, x11, f), a32(4*pw, x[1:]), pw, y, x10, a, c)
+						return acc
+					}},
+					{"convPool1", 1e-5, func(k kernels) []float64 {
+						w := rows + 7 // 8, 10 and 57 pixels: whole windows, and an odd last column
+						d := make([]float32, w/2*f)
+						k.convPool1(d, make([]float32, 2*w*f), a32(4*(w+2), y), w, a32(9*f, x), a, c)
+						return wide(d)
+					}},
+					{"convBack1", 1e-5, func(k kernels) []float64 {
+						w := rows + 7 // 8, 10 and 57 pixels: whole windows, and an odd last column
+						acc := make([]float64, 11*f)
+						acc[0] = 1 // the sums are added to
+						k.convBack1(acc, make([]float32, 2*w*f), a32(4*(w+2), y), w, a32(9*f, x), a32(w/2*f, x01), a32(w/2*f, x10), a, c)
+						return acc
+					}},
+					{"patchMoments", 1e-12, func(k kernels) []float64 {
+						h, w := 3, rows+7 // w: 8 (whole vectors), 10 and 57 (a tail)
+						var s [9]float64
+						var m [81]float64
+						s[0], m[80] = 1, 2 // the sums are added to
+						pad := wide(a32((h+2)*(w+2), y))
+						clear(pad[:w+2]) // the border rows are zeros (the columns need not be)
+						clear(pad[(h+1)*(w+2):])
+						k.patchMoments(&s, &m, pad, h, w)
+						two := append(append([]float64(nil), pad[:3*(w+2)]...), make([]float64, w+2)...)
+						k.patchMoments(&s, &m, two, 2, w)               // two rows
+						k.patchMoments(&s, &m, wide(a32(3*7, x)), 1, 5) // fewer pixels than eight
+						return append(s[:], m[:]...)
+					}},
+					{"winograd4In", 1e-5, func(k kernels) []float64 {
+						d := make([]float32, 36*f)
+						k.winograd4In(d, f, a32(6*(6*f+3), x), 6*f+3, f) // rows 3 values apart
+						return wide(d)
+					}},
+					{"winograd4Out", 1e-5, func(k kernels) []float64 {
+						out := make([]float32, 4*(4*f+1))
+						k.winograd4Out(out, 4*f+1, a32(36*f, x11), f, f)
+						return wide(out)
+					}},
+					{"winograd4Grad", 1e-5, func(k kernels) []float64 {
+						d := make([]float32, 36*f)
+						k.winograd4Grad(d, f, a32(4*(4*f+3), y), 4*f+3, f) // rows 3 values apart
+						return wide(d)
+					}},
+					{"winograd4KernelT", 1e-6, func(k kernels) []float64 {
+						dst := shiftedRows(9, n, nil)
+						k.winograd4KT((*[9][]float32)(dst), (*[36][]float32)(shiftedRows(36, n, x)))
+						return wide(slices.Concat(dst...))
+					}},
+					{"winograd4Kernel", 1e-6, func(k kernels) []float64 {
+						dst := shiftedRows(36, n, nil)
+						k.winograd4K((*[36][]float32)(dst), (*[9][]float32)(shiftedRows(9, n, y)))
+						return wide(slices.Concat(dst...))
+					}},
+					{"winogradOut", 0, func(k kernels) []float64 {
+						y0, y1 := make([]float32, 2*f), make([]float32, 2*f)
+						k.winogradOut(y0, y1, a32(16*f, x11), f, f)
+						return wide(append(y0, y1...))
+					}},
+				}
+				sets := append(slices.Clip(simdSets), avxSets()...)
+				if special { // only the AVX set promises the plain loops' values there
+					sets = avxSets()
+				}
+				for _, tc := range cases {
+					for si, set := range sets {
+						exact, label := len(sets)-si <= len(avxSets()), fmt.Sprintf("SIMD set %d", si)
+						if exact {
+							label = "the AVX set"
+						}
+						if special {
+							label += " on special values"
+						}
+						got, want := tc.run(set), tc.run(plain)
+						for i := range want {
+							if math.IsNaN(want[i]) && math.IsNaN(got[i]) {
+								continue
+							}
+							// The AVX set: the same bits, the sign of a zero too.
+							// The others: within tol (a lone NaN fails).
+							if exact && math.Float64bits(got[i]) != math.Float64bits(want[i]) ||
+								!exact && !(math.Abs(got[i]-want[i]) <= tc.tol*(1+math.Abs(want[i]))) {
+								t.Errorf("%s %s: entry %d is %v with %s, %v with the plain loop", tc.op, name, i, got[i], label, want[i])
+								break
+							}
 						}
 					}
 				}
@@ -309,6 +332,11 @@ func TestSIMDMatchesPlain(t *testing.T) {
 		}
 	}
 }
+
+// same reports whether a and b are equal or both NaN: the consistency
+// checks between a fused kernel and its parts, which NaNs would otherwise
+// fail in every set alike (and so pass the comparison with the plain loop).
+func same[T Float](a, b T) bool { return a == b || a != a && b != b }
 
 // windowRow interleaves the left and right pixels of a row of windows:
 // window j's f channels of left, then of right.
@@ -662,8 +690,8 @@ func TestWinogradKernelsAgree(t *testing.T) {
 }
 
 // Lanes and ISA name the widest kernel set in use: none with the plain
-// loops, 8 lanes for the AVX set (SIMD false: not the full set) and the AVX2
-// one, 16 once the AVX-512 set replaced it; with TRMAML_WANT_ISA set, the
+// loops, 4 lanes for the AVX set (SIMD false: not the full set), 8 for the
+// AVX2 one, 16 once the AVX-512 set replaced it; with TRMAML_WANT_ISA set, the
 // one it names ("none" for the plain loops).
 func TestLanesNamesTheSetInUse(t *testing.T) {
 	type set struct {
@@ -673,7 +701,7 @@ func TestLanesNamesTheSetInUse(t *testing.T) {
 	}
 	want := map[int]set{1: {8, "AVX2", true}, 2: {16, "AVX-512", true}}[len(simdSets)]
 	if len(simdSets) == 0 && len(avxSet) > 0 {
-		want = set{8, "AVX", false}
+		want = set{4, "AVX", false}
 	}
 	if got := (set{Lanes(), ISA(), SIMD()}); got != want {
 		t.Errorf("Lanes, ISA, SIMD = %v with %d SIMD sets and %d AVX sets, want %v", got, len(simdSets), len(avxSet), want)
