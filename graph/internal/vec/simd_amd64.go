@@ -5,12 +5,15 @@ package vec
 import "simd/archsimd"
 
 func init() {
+	sseSet = []kernels{sseKernels()}
 	if archsimd.X86.AVX() {
 		avxSet = []kernels{avxKernels()}
 	}
 	if !(archsimd.X86.AVX2() && archsimd.X86.FMA()) {
 		if len(avxSet) > 0 {
 			impl, lanes, isa = avxSet[0], 4, "AVX"
+		} else {
+			impl, lanes, isa = sseSet[0], 4, "SSE"
 		}
 		return
 	}

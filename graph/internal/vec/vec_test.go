@@ -10,14 +10,15 @@ import (
 	"testing"
 )
 
-// avxSets is the AVX set where it can be compared with the plain loops bit
-// for bit: not in a GOAMD64=v3 build, whose plain loops fuse multiplies and
-// adds (and which cannot run on a CPU without AVX2 anyway).
+// avxSets is the AVX and SSE sets where they can be compared with the
+// plain loops bit for bit: not in a GOAMD64=v3 build, whose plain loops
+// fuse multiplies and adds (and which cannot run on a CPU without AVX2
+// anyway).
 func avxSets() []kernels {
 	if plainFuses {
 		return nil
 	}
-	return avxSet
+	return slices.Concat(avxSet, sseSet)
 }
 
 // TestSIMDMatchesPlain runs every kernel's SIMD implementation and the plain
@@ -308,7 +309,7 @@ func TestSIMDMatchesPlain(t *testing.T) {
 					for si, set := range sets {
 						exact, label := len(sets)-si <= len(avxSets()), fmt.Sprintf("SIMD set %d", si)
 						if exact {
-							label = "the AVX set"
+							label = fmt.Sprintf("exact set %d (AVX, SSE)", si-(len(sets)-len(avxSets())))
 						}
 						if special {
 							label += " on special values"
@@ -690,8 +691,8 @@ func TestWinogradKernelsAgree(t *testing.T) {
 }
 
 // Lanes and ISA name the widest kernel set in use: none with the plain
-// loops, 4 lanes for the AVX set (SIMD false: not the full set), 8 for the
-// AVX2 one, 16 once the AVX-512 set replaced it; with TRMAML_WANT_ISA set, the
+// loops, 4 lanes for the AVX and SSE sets (SIMD false: not the full set),
+// 8 for the AVX2 one, 16 once the AVX-512 set replaced it; with TRMAML_WANT_ISA set, the
 // one it names ("none" for the plain loops).
 func TestLanesNamesTheSetInUse(t *testing.T) {
 	type set struct {
@@ -702,6 +703,8 @@ func TestLanesNamesTheSetInUse(t *testing.T) {
 	want := map[int]set{1: {8, "AVX2", true}, 2: {16, "AVX-512", true}}[len(simdSets)]
 	if len(simdSets) == 0 && len(avxSet) > 0 {
 		want = set{4, "AVX", false}
+	} else if len(simdSets) == 0 && len(sseSet) > 0 {
+		want = set{4, "SSE", false}
 	}
 	if got := (set{Lanes(), ISA(), SIMD()}); got != want {
 		t.Errorf("Lanes, ISA, SIMD = %v with %d SIMD sets and %d AVX sets, want %v", got, len(simdSets), len(avxSet), want)
@@ -733,7 +736,7 @@ func TestExtremeRowFeedsAffine(t *testing.T) {
 			a[ch], c[ch] = float32(r.NormFloat64()), float32(r.NormFloat64())
 		}
 		a[0] = 0
-		for si, set := range slices.Concat([]kernels{plain}, simdSets, avxSet) {
+		for si, set := range slices.Concat([]kernels{plain}, simdSets, avxSet, sseSet) {
 			want, got := make([]float32, n*f), make([]float32, n*f)
 			set.maxAffRow(want, z0, z1, a, c)
 			set.extremeRow(got, z0, z1, a)
