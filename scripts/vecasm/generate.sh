@@ -11,3 +11,4 @@ out=../../graph/internal/vec
 python3 convpool.py >"$out/convpool_amd64.s"
 python3 winograd4.py >"$out/winograd4_amd64.s"
 python3 convback.py >"$out/convback_amd64.s"
+python3 ssewinograd.py >"$out/sse_winograd_amd64.s"
