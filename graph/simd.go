@@ -14,8 +14,8 @@ import (
 // ReLU, sums; package internal/vec) run on vector instructions: in a build
 // with GOEXPERIMENT=simd on amd64, on a CPU with AVX2 and FMA (8 lanes) or
 // AVX-512 (16 lanes, and the assembly kernels). On a CPU with AVX alone
-// the heaviest of them run on AVX (Engine names it) and SIMD is false. The
-// fast build is
+// the heaviest of them run on AVX, and without AVX a few in SSE2 assembly
+// (Engine names the set), and SIMD is false. The fast build is
 //
 //	GOEXPERIMENT=simd go build -tags openblas ./cmd/trmaml
 //

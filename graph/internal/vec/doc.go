@@ -16,7 +16,10 @@
 // that hide AVX2) the heaviest loops run the AVX set (avx_amd64.go):
 // 4-lane Go, because the runtime saves only 128 bits of each vector
 // register when it preempts a goroutine on such a CPU, and 8-lane assembly
-// for the float64 sums; the plain loops' values bit for bit.
+// for the float64 sums; the plain loops' values bit for bit. Without AVX
+// (Westmere and older, some Pentium and Celeron models), where archsimd
+// has no path, the window kernels and the F(2x2) transforms run an SSE
+// set in SSE2 assembly (sse_amd64.go), bit for bit too.
 // scripts/test_isa.sh runs the tests as a Sandy Bridge, a Haswell and a
 // Westmere under QEMU. Float64 runs
 // the plain loops except for the float64 graphs of small models (the sine
