@@ -9,10 +9,10 @@
 #
 # QEMU stops the process (SIGILL) at an instruction the modelled CPU lacks,
 # most of them but not all (it runs VBROADCASTSS from a register as a
-# Sandy Bridge), so TestAVXSetIsAVX, which reads the AVX set's compiled
-# code instruction by instruction with GNU objdump, must run and pass here
-# natively too. TRMAML_WANT_ISA makes TestLanesNamesTheSetInUse check
-# that each CPU got its set. About 10 s.
+# Sandy Bridge), so TestAVXSetIsAVX and TestSSESetIsSSE2, which read the
+# AVX and SSE sets' compiled code instruction by instruction with GNU
+# objdump, must run and pass here natively too. TRMAML_WANT_ISA makes
+# TestLanesNamesTheSetInUse check that each CPU got its set. About 10 s.
 #
 # `scripts/test_isa.sh graph` runs the graph package's tests (-short: the
 # finite-difference harness, the CNN end to end) as a Sandy Bridge too,
@@ -46,11 +46,13 @@ check() {
   fi
   grep -E '^(--- SKIP|ok|PASS)' "$dir/out" | sed "s/^/$name: /"
 }
-check "natively, TestAVXSetIsAVX" "$dir/vec.test" -test.run TestAVXSetIsAVX -test.v
-if ! grep -q -- '--- PASS: TestAVXSetIsAVX' "$dir/out"; then
-  echo "FAILED: TestAVXSetIsAVX did not run (no AVX, or no objdump?)" >&2
-  exit 1
-fi
+check "natively, the sets' instructions" "$dir/vec.test" -test.run 'TestAVXSetIsAVX|TestSSESetIsSSE2' -test.v
+for t in TestAVXSetIsAVX TestSSESetIsSSE2; do
+  if ! grep -q -- "--- PASS: $t" "$dir/out"; then
+    echo "FAILED: $t did not run (no AVX, or no objdump?)" >&2
+    exit 1
+  fi
+done
 for cpu in SandyBridge:AVX Haswell:AVX2 Westmere:SSE; do
   TRMAML_WANT_ISA=${cpu#*:} check "as ${cpu%%:*} (QEMU)" qemu-x86_64 -cpu "${cpu%%:*}" "$dir/vec.test" -test.v
 done

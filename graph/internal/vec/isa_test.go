@@ -27,6 +27,24 @@ func TestAVXSetIsAVX(t *testing.T) {
 	if len(avxSet) == 0 {
 		t.Skip("no AVX set on this CPU")
 	}
+	readSet(t, avxSet[0], "AVX", notAVX)
+}
+
+// TestSSESetIsSSE2 reads the SSE set's kernels as TestAVXSetIsAVX reads
+// the AVX set's, and fails on any VEX or EVEX instruction (AVX and later)
+// and on the SSE3 to SSE4.2 instructions its doc promises not to use.
+func TestSSESetIsSSE2(t *testing.T) {
+	if len(sseSet) == 0 {
+		t.Skip("no SSE set in this build")
+	}
+	readSet(t, sseSet[0], "SSE", notSSE2)
+}
+
+// readSet disassembles the kernels of set that are not the plain loops'
+// (their names must end in suffix), and every function of this package or
+// archsimd they call, and reports every instruction rule names.
+func readSet(t *testing.T, set kernels, suffix string, rule func(line string, asm bool) string) {
+	t.Helper()
 	objdump, err := exec.LookPath("objdump")
 	if err != nil {
 		t.Skip("GNU objdump not installed (apt-get install binutils)")
@@ -36,17 +54,17 @@ func TestAVXSetIsAVX(t *testing.T) {
 		t.Fatal(err)
 	}
 	var todo []uintptr
-	avx, plainSet := reflect.ValueOf(avxSet[0]), reflect.ValueOf(plain)
-	for i := range avx.NumField() {
-		if pc := avx.Field(i).Pointer(); pc != plainSet.Field(i).Pointer() {
-			if name := runtime.FuncForPC(pc).Name(); !strings.HasSuffix(name, "AVX") {
-				t.Errorf("kernel %s of the AVX set is %s", avx.Type().Field(i).Name, name)
+	kv, plainSet := reflect.ValueOf(set), reflect.ValueOf(plain)
+	for i := range kv.NumField() {
+		if pc := kv.Field(i).Pointer(); pc != plainSet.Field(i).Pointer() {
+			if name := runtime.FuncForPC(pc).Name(); !strings.HasSuffix(name, suffix) {
+				t.Errorf("kernel %s of the %s set is %s", kv.Type().Field(i).Name, suffix, name)
 			}
 			todo = append(todo, pc)
 		}
 	}
 	if len(todo) == 0 {
-		t.Fatal("the AVX set is the plain loops")
+		t.Fatalf("the %s set is the plain loops", suffix)
 	}
 	seen := map[uintptr]bool{}
 	for len(todo) > 0 {
@@ -75,7 +93,7 @@ func TestAVXSetIsAVX(t *testing.T) {
 			if insn.MatchString(line) {
 				read++
 			}
-			if why := notAVX(line, asm); why != "" {
+			if why := rule(line, asm); why != "" {
 				t.Errorf("%s: %s: %s", fn.Name(), why, strings.TrimSpace(line))
 			}
 			if m := callee.FindStringSubmatch(line); m != nil {
@@ -108,7 +126,12 @@ var (
 	// arithmetic ("vp" with ymm operands), which notAVX finds by its form.
 	avx2Only = regexp.MustCompile(`^(vpbroadcast|vbroadcasti128|vinserti128|vextracti128|vperm2i128|vpermd|vpermq|vpermps|vpermpd|vpblendd|vpmaskmov|vpsllv|vpsrlv|vpsrav|vgather|vpgather)`)
 	fma      = regexp.MustCompile(`^vf(n)?m(add|sub)`)
-	opmask   = regexp.MustCompile(`%k[0-7]`)
+	// vex is an instruction's first byte 0xc4 or 0xc5 (LES and LDS are
+	// invalid in 64-bit mode): the VEX encoding, AVX and later.
+	vex = regexp.MustCompile(`^(?:(?:2e|36|3e|26|64|65|67) )*c[45] `)
+	// afterSSE2 are the SSE3, SSSE3 and SSE4 instructions.
+	afterSSE2 = regexp.MustCompile(`^(addsubp|hadd|hsub|movshdup|movsldup|movddup|lddqu|pshufb|phadd|phsub|pmaddubsw|pmulhrsw|palignr|psign|pabs|blendp|blendvp|pblend|dpp|insertps|extractps|pextr[bdq]|pinsr[bdq]|pmins[bd]|pmaxs[bd]|pminu[dw]|pmaxu[dw]|ptest|roundp|rounds|pmulld|pmuldq|pmovsx|pmovzx|packusdw|pcmpeqq|pcmpgtq|pcmp[ei]str|mpsadbw|phminposuw|movntdqa|crc32|popcnt)`)
+	opmask    = regexp.MustCompile(`%k[0-7]`)
 )
 
 // notAVX names the extension an instruction needs beyond AVX, or the
@@ -133,6 +156,25 @@ func notAVX(line string, asm bool) string {
 		return "AVX2 (256-bit integer operation)"
 	case !asm && strings.Contains(args, "%ymm"):
 		return "a 256-bit register in Go code (not saved at preemption without AVX2)"
+	}
+	return ""
+}
+
+// notSSE2 names the extension an instruction needs beyond SSE2, or is
+// empty.
+func notSSE2(line string, _ bool) string {
+	m := insn.FindStringSubmatch(line)
+	if m == nil {
+		return ""
+	}
+	bytes, op := m[1]+" ", m[2]
+	switch {
+	case evex.MatchString(bytes):
+		return "AVX-512"
+	case vex.MatchString(bytes):
+		return "AVX (a VEX encoding)"
+	case afterSSE2.MatchString(op):
+		return "SSE3 or later"
 	}
 	return ""
 }
