@@ -3,6 +3,7 @@ package graph
 import (
 	"bytes"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/trmaml/trmaml/graph/internal/vec"
@@ -107,8 +108,10 @@ type winogradCost struct{ m, perTile, kernels int }
 // transforms pay again: F(2x2) about 27 per tile, F(4x4) 95 (Zen 5 with
 // AVX off, OpenBLAS's Nehalem kernels). With gonum's pure-Go products,
 // five times slower than OpenBLAS's, the SIMD constants still rank the
-// paths as measured.
-func winogradCosts() []winogradCost {
+// paths as measured. The kernels and the BLAS do not change while the
+// process runs, so the choice is made once (winogradTile runs at every
+// convolution, and BLASCore is a cgo call).
+var winogradCosts = sync.OnceValue(func() []winogradCost {
 	switch {
 	case vec.SIMD() || BLAS != "openblas":
 		return simdCosts
@@ -118,7 +121,7 @@ func winogradCosts() []winogradCost {
 		return sseCosts
 	}
 	return plainCosts
-}
+})
 
 var (
 	simdCosts  = []winogradCost{{2, 20, 400}, {4, 42, 800}}
