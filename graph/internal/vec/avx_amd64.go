@@ -193,9 +193,7 @@ func maxAffineRowAVX(dst, z0, z1, a, c []float32) {
 		for ch := 0; ch < f; ch += 4 {
 			sv := load4(a[ch:])
 			i, q := j*f+ch, 2*j*f+ch
-			x00, x01, x10, x11 := load4(z0[q:]), load4(z0[q+f:]), load4(z1[q:]), load4(z1[q+f:])
-			p0, p1, p2, _ := firstMax4(x00, x01, x10, x11, sv)
-			x := x00.Merge(x01.Merge(x10.Merge(x11, p2), p1), p0)
+			x := atFirstMax4(load4(z0[q:]), load4(z0[q+f:]), load4(z1[q:]), load4(z1[q+f:]), sv)
 			x.Mul(sv).Add(load4(c[ch:])).StoreSlice(dst[i:])
 		}
 	}
@@ -213,6 +211,12 @@ func firstMax4(x00, x01, x10, x11, s f32x4) (p0, p1, p2, p3 archsimd.Mask32x4) {
 	n0, n01 := v00.NotEqual(m), v01.NotEqual(m)
 	n01 = n01.And(n0)
 	return v00.Equal(m), n0.And(v01.Equal(m)), n01.And(v10.Equal(m)), n01.And(v10.NotEqual(m))
+}
+
+// atFirstMax4 is the entry of each window at firstMax4's position.
+func atFirstMax4(x00, x01, x10, x11, s f32x4) f32x4 {
+	p0, p1, p2, _ := firstMax4(x00, x01, x10, x11, s)
+	return x00.Merge(x01.Merge(x10.Merge(x11, p2), p1), p0)
 }
 
 func backPoolMaxRowAVX(o0, o1, z0, z1, g, u, v, w []float32) {
@@ -258,9 +262,7 @@ func gatherDotMaxRowAVX(acc []float64, z0, z1, g, s, mu []float32) {
 	for j := 0; j < n; j++ {
 		for ch := 0; ch < f; ch += 4 {
 			i, q := j*f+ch, 2*j*f+ch
-			x00, x01, x10, x11 := load4(z0[q:]), load4(z0[q+f:]), load4(z1[q:]), load4(z1[q+f:])
-			p0, p1, p2, _ := firstMax4(x00, x01, x10, x11, load4(s[ch:]))
-			x := x00.Merge(x01.Merge(x10.Merge(x11, p2), p1), p0)
+			x := atFirstMax4(load4(z0[q:]), load4(z0[q+f:]), load4(z1[q:]), load4(z1[q+f:]), load4(s[ch:]))
 			load4(g[i:]).Mul(x.Sub(load4(mu[ch:]))).Store(&t)
 			a := acc[ch : ch+4]
 			a[0], a[1], a[2], a[3] = a[0]+float64(t[0]), a[1]+float64(t[1]), a[2]+float64(t[2]), a[3]+float64(t[3])
