@@ -20,38 +20,18 @@
 # peak memory (single values after one round): on a shared machine one round can be slowed by a neighbour,
 # and the ratio of one round is the figure to quote.
 #
-# BENCH_ISA=avx2 runs both sides as an AVX2-only CPU would on a machine
-# with AVX-512: Go's CPU detection without AVX-512 (GODEBUG=cpu.avx512f=off:
-# trmaml's 8-lane kernels, no assembly), OpenBLAS's Haswell kernels, and
-# PyTorch's AVX2 kernels (ATEN_CPU_CAPABILITY=avx2, ONEDNN_MAX_CPU_ISA=AVX2).
-# BENCH_ISA=avx goes one generation further back, to AVX without AVX2 and
-# FMA (Sandy Bridge): trmaml's AVX set, OpenBLAS's Sandybridge kernels,
-# PyTorch's default ATen kernels and oneDNN's AVX ones. BENCH_ISA=sse
-# takes AVX away too (Westmere, and the Pentium and Celeron models without
-# AVX): trmaml's plain Go loops, OpenBLAS's Nehalem kernels, oneDNN's
-# SSE4.1 ones. Each shows the instruction set's share; caches and
-# execution units stay the machine's own, so it approximates a real CPU of
-# that kind, no more.
+# BENCH_ISA=avx2, avx or sse runs both sides as an older x86 CPU would
+# (an AVX2-only one, one with AVX alone, one without AVX), by the settings
+# that scripts/isa_env.sh names.
 #
 # Needs: apt-get install -y libopenblas-dev python3-torch libopenblas0-pthread
 set -euo pipefail
 cd "$(dirname "$0")/.."
-case ${BENCH_ISA:-} in
-"") ;;
-avx2)
-  export GODEBUG=${GODEBUG:+$GODEBUG,}cpu.avx512f=off OPENBLAS_CORETYPE=Haswell ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2
-  ;;
-avx)
-  export GODEBUG=${GODEBUG:+$GODEBUG,}cpu.avx2=off,cpu.fma=off,cpu.avx512f=off OPENBLAS_CORETYPE=Sandybridge ATEN_CPU_CAPABILITY=default ONEDNN_MAX_CPU_ISA=AVX
-  ;;
-sse)
-  export GODEBUG=${GODEBUG:+$GODEBUG,}cpu.avx=off,cpu.avx2=off,cpu.fma=off,cpu.avx512f=off OPENBLAS_CORETYPE=Nehalem ATEN_CPU_CAPABILITY=default ONEDNN_MAX_CPU_ISA=SSE41
-  ;;
-*)
+. scripts/isa_env.sh
+if [ -n "${BENCH_ISA:-}" ] && ! isa_env "$BENCH_ISA"; then
   echo "BENCH_ISA=$BENCH_ISA: allowed are avx2, avx, sse or unset (the machine's own instructions)" >&2
   exit 2
-  ;;
-esac
+fi
 out=${1:-/dev/null} # tee prints to the terminal as well
 rounds=${2:-1}
 cores=$(nproc)
