@@ -104,9 +104,10 @@ type winogradCost struct{ m, perTile, kernels int }
 // transforms plain: F(4x4) about 55 per tile and 3500 for the kernels
 // (fitted to the same machine's BenchmarkConvPaths in that mode), F(2x2)
 // the plain loops'. On a CPU without AVX, OpenBLAS's SSE kernels multiply
-// at about 36 GFLOP/s against 90 and more with AVX, so the plain
-// transforms pay again: F(2x2) about 27 per tile, F(4x4) 95 (Zen 5 with
-// AVX off, OpenBLAS's Nehalem kernels). With gonum's pure-Go products,
+// at about 36 GFLOP/s against 90 and more with AVX, so the transforms (the
+// SSE set's, in SSE2 assembly; its kernel transforms plain) pay more
+// than with AVX: F(2x2) about 20 per tile, F(4x4) 48 and about 1500 for
+// its kernels (Zen 5 with AVX off, OpenBLAS's Nehalem kernels). With gonum's pure-Go products,
 // five times slower than OpenBLAS's, the SIMD constants still rank the
 // paths as measured. The kernels and the BLAS do not change while the
 // process runs, so the choice is made once (winogradTile runs at every
@@ -127,7 +128,7 @@ var (
 	simdCosts  = []winogradCost{{2, 20, 400}, {4, 42, 800}}
 	avxCosts   = []winogradCost{{2, 40, 400}, {4, 55, 3500}}
 	plainCosts = []winogradCost{{2, 40, 400}, {4, 141, 4000}}
-	sseCosts   = []winogradCost{{2, 27, 400}, {4, 95, 4000}}
+	sseCosts   = []winogradCost{{2, 20, 400}, {4, 48, 1500}}
 )
 
 // sseBLAS reports whether OpenBLAS's kernels of this name (its

@@ -336,14 +336,20 @@ func TestWinogradTile(t *testing.T) {
 		{7, 200, 64, avxCosts, 4},  // 11.0 / 10.9, 12.6 / 13.2, 6.1 / 5.4
 		{3, 50, 64, avxCosts, 0},   // 0.53 / 0.43, 0.84 / 0.87, 0.88 / 0.62
 		{3, 200, 64, avxCosts, 4},  // 1.97 / 1.91, 2.97 / 3.42, 1.67 / 1.62
-		// With the plain loops and OpenBLAS's SSE kernels (Zen 5, AVX off,
-		// Nehalem kernels; the same columns):
-		{14, 5, 64, sseCosts, 2},   // 4.28 / 2.61, 2.45 / 2.30, 3.35 / 2.96
-		{14, 50, 64, sseCosts, 2},  // 24.5 / 24.7, 16.8 / 19.7, 20.8 / 22.4
-		{14, 200, 64, sseCosts, 2}, // 96.8 / 99.5, 72.8 / 71.6, 95.5 / 89.6
-		{7, 200, 64, sseCosts, 4},  // 25.2 / 22.8, 22.5 / 24.2, 21.5 / 21.1
-		{3, 50, 64, sseCosts, 0},   // 1.58 / 1.13, 1.48 / 1.52, 1.70 / 1.51
-		{3, 200, 64, sseCosts, 0},  // 4.87 / 4.65, 5.91 / 6.52, 5.55 / 5.79
+		// With the SSE set and OpenBLAS's SSE kernels (Zen 5, AVX off,
+		// Nehalem kernels; the same columns): its F(2x2) and F(4x4)
+		// transforms in SSE2 assembly, the kernel transforms plain.
+		{14, 5, 64, sseCosts, 2},   // 2.59 / 2.57, 1.38 / 1.44, 1.48 / 1.25
+		{14, 20, 64, sseCosts, 4},  // 9.49 / 9.10, 5.49 / 5.02, 4.57 / 4.19
+		{14, 50, 64, sseCosts, 4},  // 23.8 / 23.1, 13.5 / 12.6, 11.5 / 10.9
+		{14, 200, 64, sseCosts, 4}, // 96.1 / 91.0, 54.9 / 49.8, 44.1 / 42.0
+		{7, 5, 64, sseCosts, 2},    // 0.63 / 0.69, 0.54 / 0.54, 0.73 / 0.48
+		{7, 20, 64, sseCosts, 4},   // 2.70 / 2.71, 1.95 / 1.90, 1.54 / 1.32
+		{7, 200, 64, sseCosts, 4},  // 25.6 / 25.0, 19.0 / 17.8, 12.2 / 10.7
+		{3, 5, 64, sseCosts, 0},    // 0.13 / 0.13, 0.17 / 0.20, 0.51 / 0.29
+		{3, 20, 64, sseCosts, 0},   // 0.53 / 0.48, 0.53 / 0.49, 0.72 / 0.45
+		{3, 50, 64, sseCosts, 4},   // 1.11 / 1.12, 1.21 / 1.14, 1.09 / 0.82
+		{3, 200, 64, sseCosts, 4},  // 4.30 / 4.17, 4.37 / 4.30, 3.00 / 2.75
 	} {
 		if c.cin < winogradMin {
 			if got := winogradTile(c.h, c.h, c.n, c.cin, 64); got != c.want {
