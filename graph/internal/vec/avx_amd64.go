@@ -99,43 +99,16 @@ func sumRowsAVX(dst, x []float32) {
 	}
 }
 
-// momentsAVX sums blocks of rows (rowBlock, in the L1 cache) per 8-channel
-// column in assembly (avx_amd64.s), adding to sum and sq row by row.
 func momentsAVX(sum, sq []float64, x, shift []float32) {
-	f := len(shift)
-	if f%8 != 0 {
-		momentsGo(sum, sq, x, shift)
-		return
-	}
-	rows := len(x) / f
-	sum, sq = sum[:f], sq[:f]
-	for r0 := 0; r0 < rows; r0 += rowBlock {
-		n := min(rows-r0, rowBlock)
-		for i := 0; i < f; i += 8 {
-			momentsColumnAVX(&sum[i], &sq[i], &x[r0*f+i], &shift[i], f, n)
-		}
-	}
+	columnMoments(sum, sq, x, shift, 8, momentsColumnAVX)
+}
+
+func dotCenteredAVX(acc []float64, g, z, mu []float32) {
+	columnDots(acc, g, z, mu, 8, dotColumnAVX)
 }
 
 //go:noescape
 func momentsColumnAVX(sum, sq *float64, x, shift *float32, stride, rows int)
-
-// dotCenteredAVX is momentsAVX's shape for the sums of g * (z - mu).
-func dotCenteredAVX(acc []float64, g, z, mu []float32) {
-	f := len(mu)
-	if f%8 != 0 {
-		dotCenteredGo(acc, g, z, mu)
-		return
-	}
-	rows := len(z) / f
-	acc, g = acc[:f], g[:rows*f] // a short g panics, as in dotCenteredGo
-	for r0 := 0; r0 < rows; r0 += rowBlock {
-		n := min(rows-r0, rowBlock)
-		for i := 0; i < f; i += 8 {
-			dotColumnAVX(&acc[i], &g[r0*f+i], &z[r0*f+i], &mu[i], f, n)
-		}
-	}
-}
 
 //go:noescape
 func dotColumnAVX(acc *float64, grad, z, mu *float32, stride, rows int)

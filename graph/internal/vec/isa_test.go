@@ -27,7 +27,7 @@ func TestAVXSetIsAVX(t *testing.T) {
 	if len(avxSet) == 0 {
 		t.Skip("no AVX set on this CPU")
 	}
-	readSet(t, avxSet[0], "AVX", notAVX)
+	readSet(t, avxSet[0], "AVX", notAVX, momentsColumnAVX, dotColumnAVX)
 }
 
 // TestSSESetIsSSE2 reads the SSE set's kernels as TestAVXSetIsAVX reads
@@ -37,13 +37,14 @@ func TestSSESetIsSSE2(t *testing.T) {
 	if len(sseSet) == 0 {
 		t.Skip("no SSE set in this build")
 	}
-	readSet(t, sseSet[0], "SSE", notSSE2)
+	readSet(t, sseSet[0], "SSE", notSSE2, momentsColumnSSE, dotColumnSSE)
 }
 
 // readSet disassembles the kernels of set that are not the plain loops'
-// (their names must end in suffix), and every function of this package or
+// (their names must end in suffix), the functions they call through
+// function values (indirect), and every function of this package or
 // archsimd they call, and reports every instruction rule names.
-func readSet(t *testing.T, set kernels, suffix string, rule func(line string, asm bool) string) {
+func readSet(t *testing.T, set kernels, suffix string, rule func(line string, asm bool) string, indirect ...any) {
 	t.Helper()
 	objdump, err := exec.LookPath("objdump")
 	if err != nil {
@@ -65,6 +66,9 @@ func readSet(t *testing.T, set kernels, suffix string, rule func(line string, as
 	}
 	if len(todo) == 0 {
 		t.Fatalf("the %s set is the plain loops", suffix)
+	}
+	for _, f := range indirect {
+		todo = append(todo, reflect.ValueOf(f).Pointer())
 	}
 	seen := map[uintptr]bool{}
 	for len(todo) > 0 {

@@ -4,12 +4,12 @@ package vec
 
 // The SSE set: for CPUs without AVX (Westmere and older, and the Pentium
 // and Celeron models without AVX), where archsimd has no path (it encodes
-// even its 4-lane operations with AVX). It replaces the pooled batch
-// norm's window search, its backward and its centred sums and the F(2x2)
-// transforms, the heaviest plain loops there (measured with pprof), with
-// SSE2 assembly (sse_amd64.s, sse_winograd_amd64.s) that does the plain
-// loops' operations in their order: the same values bit for bit
-// (TestSIMDMatchesPlain). So are the F(4x4) input, output and gradient
+// even its 4-lane operations with AVX). It replaces the heaviest plain
+// loops there (measured with pprof: the pooled batch norm's window
+// search, its backward, its moments and centred sums, ReLU and its mask,
+// the Winograd transforms) with SSE2 assembly (sse_amd64.s,
+// sse_winograd_amd64.s) that does the plain loops' operations in their
+// order: the same values bit for bit (TestSIMDMatchesPlain). So are the F(4x4) input, output and gradient
 // transforms, which make F(4x4) the cheapest path at 14x14 and 7x7 there
 // (sseCosts in graph/winograd.go).
 
@@ -17,10 +17,50 @@ package vec
 func sseKernels() kernels {
 	k := plain
 	k.maxAffRow, k.backPoolMax, k.gatherDotMax = maxAffineRowSSE, backPoolMaxRowSSE, gatherDotMaxRowSSE
+	k.moments, k.dotCentered = momentsSSE, dotCenteredSSE
+	k.relu, k.mask = reluSSE, maskSSE
 	k.winogradIn, k.winogradOut, k.winogradGrad = winogradInSSE, winogradOutSSE, winogradGradSSE
 	k.winograd4In, k.winograd4Out, k.winograd4Grad = winograd4InSSE, winograd4OutSSE, winograd4GradSSE
 	return k
 }
+
+func momentsSSE(sum, sq []float64, x, shift []float32) {
+	columnMoments(sum, sq, x, shift, 4, momentsColumnSSE)
+}
+
+func dotCenteredSSE(acc []float64, g, z, mu []float32) {
+	columnDots(acc, g, z, mu, 4, dotColumnSSE)
+}
+
+//go:noescape
+func momentsColumnSSE(sum, sq *float64, x, shift *float32, stride, rows int)
+
+//go:noescape
+func dotColumnSSE(acc *float64, grad, z, mu *float32, stride, rows int)
+
+func reluSSE(dst, x []float32) {
+	x = x[:len(dst)]
+	n := len(dst) &^ 3
+	if n > 0 {
+		reluSSEKernel(&dst[0], &x[0], n)
+	}
+	reluGo(dst[n:], x[n:])
+}
+
+//go:noescape
+func reluSSEKernel(dst, x *float32, n int)
+
+func maskSSE(dst, x, v []float32) {
+	x, v = x[:len(dst)], v[:len(dst)]
+	n := len(dst) &^ 3
+	if n > 0 {
+		maskSSEKernel(&dst[0], &x[0], &v[0], n)
+	}
+	maskGo(dst[n:], x[n:], v[n:])
+}
+
+//go:noescape
+func maskSSEKernel(dst, x, v *float32, n int)
 
 func maxAffineRowSSE(dst, z0, z1, a, c []float32) {
 	f := len(a)

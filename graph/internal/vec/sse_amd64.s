@@ -2,10 +2,11 @@
 
 #include "textflag.h"
 
-// The SSE set's window kernels (sse_amd64.go): SSE2 only, 4 channels at a
-// time, with the plain loops' operations in their order (firstMax,
-// maxAffineRowGo, backPoolMaxRowGo, gatherDotMaxRowGo), so their values
-// bit for bit, NaN and signed zeros included.
+// The SSE set's window kernels, column sums, ReLU and mask (sse_amd64.go):
+// SSE2 only, 4 channels at a time, with the plain loops' operations in
+// their order (firstMax, maxAffineRowGo, backPoolMaxRowGo,
+// gatherDotMaxRowGo, momentsGo, dotCenteredGo, reluGo, maskGo), so their
+// values bit for bit, NaN and signed zeros included.
 
 DATA sseNaN<>+0(SB)/4, $0x7fc00000
 DATA sseNaN<>+4(SB)/4, $0x7fc00000
@@ -189,4 +190,133 @@ gch:
 	LEAQ (DI)(R9*2), DI
 	DECQ CX
 	JNE  grow
+	RET
+
+// func momentsColumnSSE(sum, sq *float64, x, shift *float32, stride, rows int)
+//
+// Adds d and d*d, d = float64(x - shift), to sum[0:4] and sq[0:4] for
+// rows rows of 4 channels stride float32s apart.
+TEXT ·momentsColumnSSE(SB), NOSPLIT, $0-48
+	MOVQ sum+0(FP), AX
+	MOVQ sq+8(FP), BX
+	MOVQ x+16(FP), SI
+	MOVQ shift+24(FP), DX
+	MOVQ stride+32(FP), R8
+	SHLQ $2, R8 // a row, in bytes
+	MOVQ rows+40(FP), CX
+	MOVUPS (DX), X0
+	MOVUPD (AX), X1
+	MOVUPD 16(AX), X2
+	MOVUPD (BX), X3
+	MOVUPD 16(BX), X4
+	TESTQ CX, CX
+	JEQ  mdone
+
+mloop:
+	MOVUPS (SI), X5
+	SUBPS  X0, X5 // x - shift, in float32
+	CVTPS2PD X5, X6 // channels 0-1 in float64
+	MOVHLPS X5, X7
+	CVTPS2PD X7, X7 // channels 2-3
+	ADDPD  X6, X1
+	ADDPD  X7, X2
+	MULPD  X6, X6
+	MULPD  X7, X7
+	ADDPD  X6, X3
+	ADDPD  X7, X4
+	ADDQ   R8, SI
+	DECQ   CX
+	JNE    mloop
+
+mdone:
+	MOVUPD X1, (AX)
+	MOVUPD X2, 16(AX)
+	MOVUPD X3, (BX)
+	MOVUPD X4, 16(BX)
+	RET
+
+// func dotColumnSSE(acc *float64, grad, z, mu *float32, stride, rows int)
+//
+// Adds float64(grad * (z - mu)) to acc[0:4] for rows rows of 4 channels
+// stride float32s apart.
+TEXT ·dotColumnSSE(SB), NOSPLIT, $0-48
+	MOVQ acc+0(FP), AX
+	MOVQ grad+8(FP), BX
+	MOVQ z+16(FP), SI
+	MOVQ mu+24(FP), DX
+	MOVQ stride+32(FP), R8
+	SHLQ $2, R8
+	MOVQ rows+40(FP), CX
+	MOVUPS (DX), X0
+	MOVUPD (AX), X1
+	MOVUPD 16(AX), X2
+	TESTQ CX, CX
+	JEQ  ddone
+
+dloop:
+	MOVUPS (SI), X5
+	SUBPS  X0, X5 // z - mu
+	MOVUPS (BX), X6
+	MULPS  X5, X6 // grad * (z - mu), in float32
+	CVTPS2PD X6, X7
+	MOVHLPS X6, X6
+	CVTPS2PD X6, X6
+	ADDPD  X7, X1
+	ADDPD  X6, X2
+	ADDQ   R8, SI
+	ADDQ   R8, BX
+	DECQ   CX
+	JNE    dloop
+
+ddone:
+	MOVUPD X1, (AX)
+	MOVUPD X2, 16(AX)
+	RET
+
+// func reluSSEKernel(dst, x *float32, n int)
+//
+// dst = max(x, 0) for n > 0 values, n a multiple of 4. MAXPS returns its
+// source operand (x) if either is NaN or both are zeros: x's NaN is kept,
+// and adding +0 makes max(-0, 0) +0, as Go's max.
+TEXT ·reluSSEKernel(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	XORPS X1, X1
+
+rloop:
+	MOVUPS (SI), X0
+	MOVAPS X1, X2
+	MAXPS  X0, X2
+	ADDPS  X1, X2
+	MOVUPS X2, (DI)
+	ADDQ   $16, SI
+	ADDQ   $16, DI
+	SUBQ   $4, CX
+	JNE    rloop
+	RET
+
+// func maskSSEKernel(dst, x, v *float32, n int)
+//
+// dst = v where x > 0 (not NaN), else +0, for n > 0 values, n a multiple
+// of 4.
+TEXT ·maskSSEKernel(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ v+16(FP), DX
+	MOVQ n+24(FP), CX
+	XORPS X3, X3
+
+kloop:
+	MOVUPS (SI), X0
+	MOVAPS X3, X1
+	CMPPS  X0, X1, $1 // 0 < x
+	MOVUPS (DX), X2
+	ANDPS  X1, X2
+	MOVUPS X2, (DI)
+	ADDQ   $16, SI
+	ADDQ   $16, DX
+	ADDQ   $16, DI
+	SUBQ   $4, CX
+	JNE    kloop
 	RET
