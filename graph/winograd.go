@@ -99,11 +99,11 @@ type winogradCost struct{ m, perTile, kernels int }
 // OpenBLAS's Sandybridge kernels: F(4x4) lost at every shape; F(2x2) tied
 // im2col at 14x14 in conv and convK alone and lost in the whole 5-way
 // iteration, whose convT takes the same path: im2col there took 3-6% less
-// CPU, so 40). The AVX set of a CPU without AVX2 and FMA has the F(4x4)
-// input, output and gradient transforms on 4 lanes and its kernel
-// transforms plain: F(4x4) about 55 per tile and 3500 for the kernels
-// (fitted to the same machine's BenchmarkConvPaths in that mode), F(2x2)
-// the plain loops'. On a CPU without AVX, OpenBLAS's SSE kernels multiply
+// CPU, so 40). The AVX set of a CPU without AVX2 and FMA has the F(2x2) and
+// F(4x4) input, output and gradient transforms in SSE2 assembly and its
+// kernel transforms plain: F(2x2) about 20 per tile, F(4x4) 51 and 3000
+// for the kernels (fitted to the same machine's BenchmarkConvPaths in
+// that mode). On a CPU without AVX, OpenBLAS's SSE kernels multiply
 // at about 36 GFLOP/s against 90 and more with AVX, so the transforms (the
 // SSE set's, in SSE2 assembly; its kernel transforms plain) pay more
 // than with AVX: F(2x2) about 20 per tile, F(4x4) 48 and about 1500 for
@@ -126,7 +126,7 @@ var winogradCosts = sync.OnceValue(func() []winogradCost {
 
 var (
 	simdCosts  = []winogradCost{{2, 20, 400}, {4, 42, 800}}
-	avxCosts   = []winogradCost{{2, 40, 400}, {4, 55, 3500}}
+	avxCosts   = []winogradCost{{2, 20, 400}, {4, 51, 3000}}
 	plainCosts = []winogradCost{{2, 40, 400}, {4, 141, 4000}}
 	sseCosts   = []winogradCost{{2, 20, 400}, {4, 48, 1500}}
 )

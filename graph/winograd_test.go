@@ -328,14 +328,15 @@ func TestWinogradTile(t *testing.T) {
 		{3, 200, 64, plainCosts, 0},  // 1.9 / 1.8, 3.2 / 3.7, 3.6 / 4.5
 		// With the AVX set and OpenBLAS (Zen 5, AVX2 and FMA off,
 		// Sandybridge kernels; im2col, F(2x2), F(4x4) in ms for conv /
-		// convK): the F(4x4) transforms on 4 lanes, its kernels' plain.
-		{14, 5, 64, avxCosts, 4},   // 2.29 / 1.03, 2.37 / 1.07, 1.13 / 0.95
-		{14, 200, 64, avxCosts, 4}, // 45.4 / 43.3, 42.8 / 39.5, 25.4 / 23.1
-		{7, 5, 64, avxCosts, 0},    // 0.25 / 0.23, 0.39 / 0.43, 0.65 / 0.48
-		{7, 20, 64, avxCosts, 4},   // 1.22 / 1.08, 1.26 / 1.59, 1.10 / 0.82
-		{7, 200, 64, avxCosts, 4},  // 11.0 / 10.9, 12.6 / 13.2, 6.1 / 5.4
-		{3, 50, 64, avxCosts, 0},   // 0.53 / 0.43, 0.84 / 0.87, 0.88 / 0.62
-		{3, 200, 64, avxCosts, 4},  // 1.97 / 1.91, 2.97 / 3.42, 1.67 / 1.62
+		// convK): the transforms in SSE2 assembly, the kernels' plain.
+		{14, 5, 64, avxCosts, 2},   // 1.42 / 1.33, 0.89 / 0.85, 1.10 / 1.02
+		{14, 50, 64, avxCosts, 4},  // 12.1 / 10.9, 7.07 / 6.17, 6.53 / 5.66
+		{14, 200, 64, avxCosts, 4}, // 48.9 / 45.4, 27.0 / 25.4, 23.2 / 20.4
+		{7, 5, 64, avxCosts, 2},    // 0.31 / 0.31, 0.30 / 0.33, 0.64 / 0.54
+		{7, 50, 64, avxCosts, 4},   // 2.90 / 2.81, 2.19 / 2.07, 1.68 / 1.55
+		{7, 200, 64, avxCosts, 4},  // 11.6 / 11.8, 8.53 / 7.66, 5.91 / 5.17
+		{3, 50, 64, avxCosts, 0},   // 0.60 / 0.54, 0.70 / 0.68, 0.82 / 0.72
+		{3, 200, 64, avxCosts, 4},  // 2.67 / 2.64, 2.65 / 2.32, 2.14 / 1.86
 		// With the SSE set and OpenBLAS's SSE kernels (Zen 5, AVX off,
 		// Nehalem kernels; the same columns): its F(2x2) and F(4x4)
 		// transforms in SSE2 assembly, the kernel transforms plain.

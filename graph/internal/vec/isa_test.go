@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -27,7 +28,7 @@ func TestAVXSetIsAVX(t *testing.T) {
 	if len(avxSet) == 0 {
 		t.Skip("no AVX set on this CPU")
 	}
-	readSet(t, avxSet[0], "AVX", notAVX, momentsColumnAVX, dotColumnAVX)
+	readSet(t, avxSet[0], "AVX|SSE", notAVX, momentsColumnAVX, dotColumnAVX)
 }
 
 // TestSSESetIsSSE2 reads the SSE set's kernels as TestAVXSetIsAVX reads
@@ -41,10 +42,11 @@ func TestSSESetIsSSE2(t *testing.T) {
 }
 
 // readSet disassembles the kernels of set that are not the plain loops'
-// (their names must end in suffix), the functions they call through
+// (their names must end in one of suffixes, separated by "|"), the
+// functions they call through
 // function values (indirect), and every function of this package or
 // archsimd they call, and reports every instruction rule names.
-func readSet(t *testing.T, set kernels, suffix string, rule func(line string, asm bool) string, indirect ...any) {
+func readSet(t *testing.T, set kernels, suffixes string, rule func(line string, asm bool) string, indirect ...any) {
 	t.Helper()
 	objdump, err := exec.LookPath("objdump")
 	if err != nil {
@@ -58,14 +60,15 @@ func readSet(t *testing.T, set kernels, suffix string, rule func(line string, as
 	kv, plainSet := reflect.ValueOf(set), reflect.ValueOf(plain)
 	for i := range kv.NumField() {
 		if pc := kv.Field(i).Pointer(); pc != plainSet.Field(i).Pointer() {
-			if name := runtime.FuncForPC(pc).Name(); !strings.HasSuffix(name, suffix) {
-				t.Errorf("kernel %s of the %s set is %s", kv.Type().Field(i).Name, suffix, name)
+			name := runtime.FuncForPC(pc).Name()
+			if !slices.ContainsFunc(strings.Split(suffixes, "|"), func(s string) bool { return strings.HasSuffix(name, s) }) {
+				t.Errorf("kernel %s of the %s set is %s", kv.Type().Field(i).Name, suffixes, name)
 			}
 			todo = append(todo, pc)
 		}
 	}
 	if len(todo) == 0 {
-		t.Fatalf("the %s set is the plain loops", suffix)
+		t.Fatalf("the %s set is the plain loops", suffixes)
 	}
 	for _, f := range indirect {
 		todo = append(todo, reflect.ValueOf(f).Pointer())
