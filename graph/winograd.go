@@ -99,15 +99,15 @@ type winogradCost struct{ m, perTile, kernels int }
 // OpenBLAS's Sandybridge kernels: F(4x4) lost at every shape; F(2x2) tied
 // im2col at 14x14 in conv and convK alone and lost in the whole 5-way
 // iteration, whose convT takes the same path: im2col there took 3-6% less
-// CPU, so 40). The AVX set of a CPU without AVX2 and FMA has the F(2x2) and
-// F(4x4) input, output and gradient transforms in SSE2 assembly and its
-// kernel transforms plain: F(2x2) about 20 per tile, F(4x4) 51 and 3000
-// for the kernels (fitted to the same machine's BenchmarkConvPaths in
-// that mode). On a CPU without AVX, OpenBLAS's SSE kernels multiply
-// at about 36 GFLOP/s against 90 and more with AVX, so the transforms (the
-// SSE set's, in SSE2 assembly; its kernel transforms plain) pay more
-// than with AVX: F(2x2) about 20 per tile, F(4x4) 48 and about 1500 for
-// its kernels (Zen 5 with AVX off, OpenBLAS's Nehalem kernels). With gonum's pure-Go products,
+// CPU, so 40). On a CPU without AVX, OpenBLAS's SSE kernels multiply
+// at about 36 GFLOP/s against 90 and more with AVX, so the plain
+// transforms pay again: F(2x2) about 27 per tile, F(4x4) 95 (Zen 5 with
+// AVX off, OpenBLAS's Nehalem kernels). The AVX and SSE sets, for CPUs
+// without AVX2 and FMA or without AVX, do every transform in SSE2
+// assembly, the kernels' included: F(2x2) about 20 per tile and 150 for
+// the kernels, F(4x4) 50 and 400 (fitted to BenchmarkConvPaths on the
+// same machine in both modes, with OpenBLAS's Sandybridge and Nehalem
+// kernels, which ranked the paths alike in these units). With gonum's pure-Go products,
 // five times slower than OpenBLAS's, the SIMD constants still rank the
 // paths as measured. The kernels and the BLAS do not change while the
 // process runs, so the choice is made once (winogradTile runs at every
@@ -116,8 +116,8 @@ var winogradCosts = sync.OnceValue(func() []winogradCost {
 	switch {
 	case vec.SIMD() || BLAS != "openblas":
 		return simdCosts
-	case vec.ISA() == "AVX":
-		return avxCosts
+	case vec.ISA() == "AVX" || vec.ISA() == "SSE":
+		return sse2Costs
 	case sseBLAS(BLASCore()):
 		return sseCosts
 	}
@@ -126,9 +126,9 @@ var winogradCosts = sync.OnceValue(func() []winogradCost {
 
 var (
 	simdCosts  = []winogradCost{{2, 20, 400}, {4, 42, 800}}
-	avxCosts   = []winogradCost{{2, 20, 400}, {4, 51, 3000}}
+	sse2Costs  = []winogradCost{{2, 20, 150}, {4, 50, 400}}
 	plainCosts = []winogradCost{{2, 40, 400}, {4, 141, 4000}}
-	sseCosts   = []winogradCost{{2, 20, 400}, {4, 48, 1500}}
+	sseCosts   = []winogradCost{{2, 27, 400}, {4, 95, 4000}}
 )
 
 // sseBLAS reports whether OpenBLAS's kernels of this name (its

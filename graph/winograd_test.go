@@ -326,31 +326,28 @@ func TestWinogradTile(t *testing.T) {
 		{7, 50, 64, plainCosts, 0},   // 2.6 / 2.5, 3.1 / 3.1, 3.6 / 4.0
 		{7, 200, 64, plainCosts, 0},  // 10.8 / 10.4, 12.0 / 13.4, 13.6 / 14.9
 		{3, 200, 64, plainCosts, 0},  // 1.9 / 1.8, 3.2 / 3.7, 3.6 / 4.5
-		// With the AVX set and OpenBLAS (Zen 5, AVX2 and FMA off,
-		// Sandybridge kernels; im2col, F(2x2), F(4x4) in ms for conv /
-		// convK): the transforms in SSE2 assembly, the kernels' plain.
-		{14, 5, 64, avxCosts, 2},   // 1.42 / 1.33, 0.89 / 0.85, 1.10 / 1.02
-		{14, 50, 64, avxCosts, 4},  // 12.1 / 10.9, 7.07 / 6.17, 6.53 / 5.66
-		{14, 200, 64, avxCosts, 4}, // 48.9 / 45.4, 27.0 / 25.4, 23.2 / 20.4
-		{7, 5, 64, avxCosts, 2},    // 0.31 / 0.31, 0.30 / 0.33, 0.64 / 0.54
-		{7, 50, 64, avxCosts, 4},   // 2.90 / 2.81, 2.19 / 2.07, 1.68 / 1.55
-		{7, 200, 64, avxCosts, 4},  // 11.6 / 11.8, 8.53 / 7.66, 5.91 / 5.17
-		{3, 50, 64, avxCosts, 0},   // 0.60 / 0.54, 0.70 / 0.68, 0.82 / 0.72
-		{3, 200, 64, avxCosts, 4},  // 2.67 / 2.64, 2.65 / 2.32, 2.14 / 1.86
-		// With the SSE set and OpenBLAS's SSE kernels (Zen 5, AVX off,
-		// Nehalem kernels; the same columns): its F(2x2) and F(4x4)
-		// transforms in SSE2 assembly, the kernel transforms plain.
-		{14, 5, 64, sseCosts, 2},   // 2.59 / 2.57, 1.38 / 1.44, 1.48 / 1.25
-		{14, 20, 64, sseCosts, 4},  // 9.49 / 9.10, 5.49 / 5.02, 4.57 / 4.19
-		{14, 50, 64, sseCosts, 4},  // 23.8 / 23.1, 13.5 / 12.6, 11.5 / 10.9
-		{14, 200, 64, sseCosts, 4}, // 96.1 / 91.0, 54.9 / 49.8, 44.1 / 42.0
-		{7, 5, 64, sseCosts, 2},    // 0.63 / 0.69, 0.54 / 0.54, 0.73 / 0.48
-		{7, 20, 64, sseCosts, 4},   // 2.70 / 2.71, 1.95 / 1.90, 1.54 / 1.32
-		{7, 200, 64, sseCosts, 4},  // 25.6 / 25.0, 19.0 / 17.8, 12.2 / 10.7
-		{3, 5, 64, sseCosts, 0},    // 0.13 / 0.13, 0.17 / 0.20, 0.51 / 0.29
-		{3, 20, 64, sseCosts, 0},   // 0.53 / 0.48, 0.53 / 0.49, 0.72 / 0.45
-		{3, 50, 64, sseCosts, 4},   // 1.11 / 1.12, 1.21 / 1.14, 1.09 / 0.82
-		{3, 200, 64, sseCosts, 4},  // 4.30 / 4.17, 4.37 / 4.30, 3.00 / 2.75
+		// With the plain loops and OpenBLAS's SSE kernels (Zen 5, AVX off,
+		// Nehalem kernels; the same columns):
+		{14, 5, 64, sseCosts, 2},   // 4.28 / 2.61, 2.45 / 2.30, 3.35 / 2.96
+		{14, 50, 64, sseCosts, 2},  // 24.5 / 24.7, 16.8 / 19.7, 20.8 / 22.4
+		{14, 200, 64, sseCosts, 2}, // 96.8 / 99.5, 72.8 / 71.6, 95.5 / 89.6
+		{7, 200, 64, sseCosts, 4},  // 25.2 / 22.8, 22.5 / 24.2, 21.5 / 21.1
+		{3, 50, 64, sseCosts, 0},   // 1.58 / 1.13, 1.48 / 1.52, 1.70 / 1.51
+		{3, 200, 64, sseCosts, 0},  // 4.87 / 4.65, 5.91 / 6.52, 5.55 / 5.79
+		// With the AVX and SSE sets (every transform in SSE2 assembly) and
+		// OpenBLAS (Zen 5, AVX2 and FMA off, Sandybridge kernels / AVX off
+		// too, Nehalem kernels; conv / convK in ms for im2col, F(2x2),
+		// F(4x4), AVX mode; SSE mode where it ranks otherwise):
+		{14, 5, 64, sse2Costs, 4},   // 1.29 / 1.14, 0.73 / 0.64, 0.60 / 0.62; SSE 2.82 / 2.54, 1.46 / 1.54, 1.26 / 1.23
+		{14, 50, 64, sse2Costs, 4},  // 11.9 / 14.2, 6.77 / 6.73, 6.31 / 6.54
+		{14, 200, 64, sse2Costs, 4}, // 59.2 / 51.4, 32.8 / 24.2, 28.1 / 21.0
+		{7, 5, 64, sse2Costs, 4},    // 0.29 / 0.27, 0.23 / 0.25, 0.19 / 0.25; SSE 0.62 / 0.62, 0.47 / 0.45, 0.35 / 0.34
+		{7, 20, 64, sse2Costs, 4},   // 1.15 / 1.19, 0.85 / 0.95, 0.59 / 0.69
+		{7, 200, 64, sse2Costs, 4},  // 11.9 / 11.7, 8.62 / 7.76, 5.75 / 5.01
+		{3, 5, 64, sse2Costs, 0},    // 0.058 / 0.059, 0.076 / 0.112, 0.107 / 0.175; SSE 0.12 / 0.13, 0.13 / 0.15, 0.14 / 0.17
+		{3, 20, 64, sse2Costs, 4},   // 0.22 / 0.21, 0.22 / 0.25, 0.18 / 0.25; SSE 0.62 / 0.48, 0.61 / 0.47, 0.44 / 0.34
+		{3, 50, 64, sse2Costs, 4},   // 0.54 / 0.54, 0.53 / 0.51, 0.37 / 0.41
+		{3, 200, 64, sse2Costs, 4},  // 2.09 / 2.17, 2.03 / 1.83, 1.40 / 1.22
 	} {
 		if c.cin < winogradMin {
 			if got := winogradTile(c.h, c.h, c.n, c.cin, 64); got != c.want {

@@ -7,7 +7,7 @@ package vec
 // even its 4-lane operations with AVX). It replaces the heaviest plain
 // loops there (measured with pprof: the pooled batch norm's window
 // search, its backward, its moments and centred sums, ReLU and its mask,
-// the Winograd transforms) with SSE2 assembly (sse_amd64.s,
+// the Winograd transforms, the kernels' included) with SSE2 assembly (sse_amd64.s,
 // sse_winograd_amd64.s) that does the plain loops' operations in their
 // order: the same values bit for bit (TestSIMDMatchesPlain). So are the F(4x4) input, output and gradient
 // transforms, which make F(4x4) the cheapest path at 14x14 and 7x7 there
@@ -21,6 +21,7 @@ func sseKernels() kernels {
 	k.relu, k.mask = reluSSE, maskSSE
 	k.winogradIn, k.winogradOut, k.winogradGrad = winogradInSSE, winogradOutSSE, winogradGradSSE
 	k.winograd4In, k.winograd4Out, k.winograd4Grad = winograd4InSSE, winograd4OutSSE, winograd4GradSSE
+	k.winogradK, k.winogradKT, k.winograd4K, k.winograd4KT = winogradKernelSSE, winogradKernelTSSE, winograd4KernelSSE, winograd4KernelTSSE
 	return k
 }
 
@@ -178,3 +179,69 @@ func winograd4GradSSE(dst []float32, stride int, g []float32, gw, c int) {
 
 //go:noescape
 func winograd4GradSSEKernel(dst *float32, stride int, grad *float32, gw, c int)
+
+// The kernel transforms, over rows of n values, n a multiple of 4 (the
+// filters of a layer); a short row panics, as in the plain loops.
+
+func winogradKernelSSE(dst *[16][]float32, src *[9][]float32) {
+	if n := kernelRows(dst[:], src[:]); n > 0 {
+		winogradKernelSSEKernel(dst, src, n)
+	} else if n < 0 {
+		winogradKernelGo(dst, src)
+	}
+}
+
+func winogradKernelTSSE(dst *[9][]float32, src *[16][]float32) {
+	if n := kernelRows(dst[:], src[:]); n > 0 {
+		winogradKernelTSSEKernel(dst, src, n)
+	} else if n < 0 {
+		winogradKernelTGo(dst, src)
+	}
+}
+
+func winograd4KernelSSE(dst *[36][]float32, src *[9][]float32) {
+	if n := kernelRows(dst[:], src[:]); n > 0 {
+		winograd4KernelSSEKernel(dst, src, n)
+	} else if n < 0 {
+		winograd4KernelGo(dst, src)
+	}
+}
+
+func winograd4KernelTSSE(dst *[9][]float32, src *[36][]float32) {
+	if n := kernelRows(dst[:], src[:]); n > 0 {
+		winograd4KernelTSSEKernel(dst, src, n)
+	} else if n < 0 {
+		winograd4KernelTGo(dst, src)
+	}
+}
+
+// kernelRows returns the length n of dst's rows, which the kernels
+// transform, or -1 if it is not a multiple of 4 (the plain loops' case),
+// after checking that every row of dst and src holds n values.
+func kernelRows(dst, src [][]float32) int {
+	n := len(dst[0])
+	if n%4 != 0 {
+		return -1
+	}
+	if n > 0 {
+		for _, r := range dst {
+			_ = r[n-1]
+		}
+		for _, r := range src {
+			_ = r[n-1]
+		}
+	}
+	return n
+}
+
+//go:noescape
+func winogradKernelSSEKernel(dst *[16][]float32, src *[9][]float32, n int)
+
+//go:noescape
+func winogradKernelTSSEKernel(dst *[9][]float32, src *[16][]float32, n int)
+
+//go:noescape
+func winograd4KernelSSEKernel(dst *[36][]float32, src *[9][]float32, n int)
+
+//go:noescape
+func winograd4KernelTSSEKernel(dst *[9][]float32, src *[36][]float32, n int)
