@@ -2,7 +2,6 @@ package graph
 
 import (
 	"bytes"
-	"strings"
 	"sync"
 	"unsafe"
 
@@ -99,27 +98,23 @@ type winogradCost struct{ m, perTile, kernels int }
 // OpenBLAS's Sandybridge kernels: F(4x4) lost at every shape; F(2x2) tied
 // im2col at 14x14 in conv and convK alone and lost in the whole 5-way
 // iteration, whose convT takes the same path: im2col there took 3-6% less
-// CPU, so 40). On a CPU without AVX, OpenBLAS's SSE kernels multiply
-// at about 36 GFLOP/s against 90 and more with AVX, so the plain
-// transforms pay again: F(2x2) about 27 per tile, F(4x4) 95 (Zen 5 with
-// AVX off, OpenBLAS's Nehalem kernels). The AVX and SSE sets, for CPUs
-// without AVX2 and FMA or without AVX, do every transform in SSE2
-// assembly, the kernels' included: F(2x2) about 20 per tile and 150 for
-// the kernels, F(4x4) 50 and 400 (fitted to BenchmarkConvPaths on the
-// same machine in both modes, with OpenBLAS's Sandybridge and Nehalem
+// CPU, so 40; plain loops run on other architectures than amd64). The AVX
+// and SSE sets (the SSE set is that of every amd64 CPU without
+// GOEXPERIMENT=simd) do every transform in SSE2 assembly, the kernels'
+// included: F(2x2) about 20 per tile and 150 for the kernels, F(4x4) 50
+// and 400 (fitted to BenchmarkConvPaths on Zen 5 with AVX2 and FMA off and
+// OpenBLAS's Sandybridge kernels, and with AVX off too and its Nehalem
 // kernels, which ranked the paths alike in these units). With gonum's pure-Go products,
 // five times slower than OpenBLAS's, the SIMD constants still rank the
 // paths as measured. The kernels and the BLAS do not change while the
 // process runs, so the choice is made once (winogradTile runs at every
-// convolution, and BLASCore is a cgo call).
+// convolution).
 var winogradCosts = sync.OnceValue(func() []winogradCost {
 	switch {
 	case vec.SIMD() || BLAS != "openblas":
 		return simdCosts
 	case vec.ISA() == "AVX" || vec.ISA() == "SSE":
 		return sse2Costs
-	case sseBLAS(BLASCore()):
-		return sseCosts
 	}
 	return plainCosts
 })
@@ -128,19 +123,7 @@ var (
 	simdCosts  = []winogradCost{{2, 20, 400}, {4, 42, 800}}
 	sse2Costs  = []winogradCost{{2, 20, 150}, {4, 50, 400}}
 	plainCosts = []winogradCost{{2, 40, 400}, {4, 141, 4000}}
-	sseCosts   = []winogradCost{{2, 27, 400}, {4, 95, 4000}}
 )
-
-// sseBLAS reports whether OpenBLAS's kernels of this name (its
-// openblas_get_corename) are for CPUs without AVX.
-func sseBLAS(core string) bool {
-	switch strings.ToLower(core) {
-	case "katmai", "coppermine", "northwood", "prescott", "banias", "core2", "penryn", "dunnington",
-		"nehalem", "atom", "athlon", "opteron", "opteron_sse3", "barcelona", "bobcat", "nano":
-		return true
-	}
-	return false
-}
 
 // winogradKernels sets u (16 or 36 matrices of C x F for tiles of m = 2
 // or 4, e = (m+2)a+b, matrix e from u[e*us]) to G k Gᵀ of the 3x3 kernel

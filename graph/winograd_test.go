@@ -326,14 +326,6 @@ func TestWinogradTile(t *testing.T) {
 		{7, 50, 64, plainCosts, 0},   // 2.6 / 2.5, 3.1 / 3.1, 3.6 / 4.0
 		{7, 200, 64, plainCosts, 0},  // 10.8 / 10.4, 12.0 / 13.4, 13.6 / 14.9
 		{3, 200, 64, plainCosts, 0},  // 1.9 / 1.8, 3.2 / 3.7, 3.6 / 4.5
-		// With the plain loops and OpenBLAS's SSE kernels (Zen 5, AVX off,
-		// Nehalem kernels; the same columns):
-		{14, 5, 64, sseCosts, 2},   // 4.28 / 2.61, 2.45 / 2.30, 3.35 / 2.96
-		{14, 50, 64, sseCosts, 2},  // 24.5 / 24.7, 16.8 / 19.7, 20.8 / 22.4
-		{14, 200, 64, sseCosts, 2}, // 96.8 / 99.5, 72.8 / 71.6, 95.5 / 89.6
-		{7, 200, 64, sseCosts, 4},  // 25.2 / 22.8, 22.5 / 24.2, 21.5 / 21.1
-		{3, 50, 64, sseCosts, 0},   // 1.58 / 1.13, 1.48 / 1.52, 1.70 / 1.51
-		{3, 200, 64, sseCosts, 0},  // 4.87 / 4.65, 5.91 / 6.52, 5.55 / 5.79
 		// With the AVX and SSE sets (every transform in SSE2 assembly) and
 		// OpenBLAS (Zen 5, AVX2 and FMA off, Sandybridge kernels / AVX off
 		// too, Nehalem kernels; conv / convK in ms for im2col, F(2x2),
@@ -357,19 +349,6 @@ func TestWinogradTile(t *testing.T) {
 		}
 		if got := cheapestTile(c.h, c.h, c.n, c.costs); got != c.want {
 			t.Errorf("%d images %dx%dx%d, costs %v: tile %d, want %d", c.n, c.h, c.h, c.cin, c.costs, got, c.want)
-		}
-	}
-}
-
-// TestSSEBLAS: OpenBLAS's kernels for CPUs without AVX, by the names
-// openblas_get_corename gives, take sseCosts; those with AVX do not.
-func TestSSEBLAS(t *testing.T) {
-	for core, want := range map[string]bool{
-		"Nehalem": true, "Core2": true, "Penryn": true, "Atom": true, "Barcelona": true, "NEHALEM": true,
-		"Sandybridge": false, "Haswell": false, "SkylakeX": false, "Cooperlake": false, "Zen": false, "": false,
-	} {
-		if got := sseBLAS(core); got != want {
-			t.Errorf("sseBLAS(%q) = %v, want %v", core, got, want)
 		}
 	}
 }

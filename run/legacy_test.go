@@ -116,8 +116,9 @@ func TestNewMethods(t *testing.T) {
 }
 
 // sameRecorded reports whether a and b (values, or JSON and CSV text) are the
-// same. The runs were recorded by the plain Go loops; those reproduce them
-// bit for bit. The SIMD kernels (graph.SIMD) sum float64 products in
+// same. The runs were recorded by the plain Go loops; those and the SSE and
+// AVX sets, which compute the same values, reproduce them bit for bit. The
+// SIMD kernels (graph.SIMD) sum float64 products in
 // another order, so there every number in the text (as parsed by
 // strconv.ParseFloat) may differ by 1e-12 relative to its magnitude, and
 // nothing else may differ.

@@ -47,9 +47,12 @@ const (
 const FLOPsPerCPUSecond = 80e9
 
 // pureGoSlowdown is how much longer the default build (gonum's pure-Go
-// BLAS, plain loops) takes over the CNN's arithmetic than the fast build:
-// 5.9 and 6.3 times the CPU time for the 5-way and 20-way 1-shot iterations
-// measured as above (1.689 and 6.233 s).
+// BLAS, the SSE loops on amd64) takes over the CNN's arithmetic than the
+// fast build: 4.7-6.0 and 6.6-6.9 times the CPU time for the 5-way and
+// 20-way 1-shot iterations (`GOMAXPROCS=1 cnnbench -ways N -order second`,
+// both builds at 4f8f166 and the SSE loops in the default one, two
+// alternated rounds on a 2-core AMD EPYC Zen 5, 2026-11-27: 1.014-1.042
+// against 0.168-0.220 s, 4.519-5.444 against 0.689-0.790 s).
 const pureGoSlowdown = 6
 
 // minSecondsPerIteration is the floor of the per-iteration estimate: the

@@ -7,5 +7,6 @@
 //
 // (go run's own memory is not counted: /usr/bin/time reports the largest
 // process, the benchmark.) Without -tags openblas it uses gonum's pure-Go
-// BLAS, without GOEXPERIMENT=simd plain Go loops for the elementwise work.
+// BLAS, without GOEXPERIMENT=simd the SSE set (graph/internal/vec) for the
+// elementwise work.
 package main

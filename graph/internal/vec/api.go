@@ -57,8 +57,8 @@ var (
 	// avxSet is the AVX set (avx_amd64.go) where the CPU runs it, for
 	// the tests; it is impl on a CPU with AVX but not AVX2 and FMA.
 	avxSet []kernels
-	// sseSet is the SSE set (sse_amd64.go) in the SIMD build on amd64,
-	// for the tests; it is impl on a CPU without AVX.
+	// sseSet is the SSE set (sse_amd64.go) on amd64, for the tests; it is
+	// impl on a CPU without AVX and in the build without GOEXPERIMENT=simd.
 	sseSet []kernels
 	plain  = kernels{affineGo[float32], affine2Go[float32], addToGo[float32], sumRowsGo[float32],
 		momentsGo[float32], dotCenteredGo[float32], gatherGo[float32],

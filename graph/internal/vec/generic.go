@@ -2,8 +2,8 @@ package vec
 
 import "math"
 
-// The plain Go loops, for both float types: the implementation without SIMD
-// and the reference of the tests. Each has the contract of the exported
+// The plain Go loops, for both float types: the implementation on other
+// architectures than amd64, for float64, and the reference of the tests. Each has the contract of the exported
 // function of the same name without the "Go" suffix.
 
 func affineGo[T Float](dst, x, a, c []T) {

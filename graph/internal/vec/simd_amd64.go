@@ -98,50 +98,6 @@ func sumRowsSIMD(dst, x []float32) {
 	}
 }
 
-// rowBlock is the rows of a block that momentsSIMD and dotCenteredSIMD
-// sum in registers before adding to the float64 accumulators in memory
-// (32 rows of 64 channels: 8 KB, in the L1 cache while each 8-channel
-// column of the block is summed).
-const rowBlock = 32
-
-// columnMoments is momentsGo summed by col over blocks of rows (rowBlock)
-// and columns of lanes channels: col, an assembly loop of the AVX or SSE
-// set (avx_amd64.s, sse_amd64.s), adds a column's rows to sum and sq in
-// order, as momentsGo does. Its callers name the set's col directly, so
-// that TestAVXSetIsAVX and TestSSESetIsSSE2 find it.
-func columnMoments(sum, sq []float64, x, shift []float32, lanes int, col func(sum, sq *float64, x, shift *float32, stride, rows int)) {
-	f := len(shift)
-	if f%lanes != 0 {
-		momentsGo(sum, sq, x, shift)
-		return
-	}
-	rows := len(x) / f
-	sum, sq = sum[:f], sq[:f]
-	for r0 := 0; r0 < rows; r0 += rowBlock {
-		n := min(rows-r0, rowBlock)
-		for i := 0; i < f; i += lanes {
-			col(&sum[i], &sq[i], &x[r0*f+i], &shift[i], f, n)
-		}
-	}
-}
-
-// columnDots is columnMoments' shape for the sums of g * (z - mu).
-func columnDots(acc []float64, g, z, mu []float32, lanes int, col func(acc *float64, grad, z, mu *float32, stride, rows int)) {
-	f := len(mu)
-	if f%lanes != 0 {
-		dotCenteredGo(acc, g, z, mu)
-		return
-	}
-	rows := len(z) / f
-	acc, g = acc[:f], g[:rows*f] // a short g panics, as in dotCenteredGo
-	for r0 := 0; r0 < rows; r0 += rowBlock {
-		n := min(rows-r0, rowBlock)
-		for i := 0; i < f; i += lanes {
-			col(&acc[i], &g[r0*f+i], &z[r0*f+i], &mu[i], f, n)
-		}
-	}
-}
-
 func momentsSIMD(sum, sq []float64, x, shift []float32) {
 	f := len(shift)
 	if f%8 != 0 {

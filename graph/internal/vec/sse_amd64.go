@@ -1,17 +1,17 @@
-//go:build goexperiment.simd
-
 package vec
 
-// The SSE set: for CPUs without AVX (Westmere and older, and the Pentium
-// and Celeron models without AVX), where archsimd has no path (it encodes
-// even its 4-lane operations with AVX). It replaces the heaviest plain
-// loops there (measured with pprof: the pooled batch norm's window
-// search, its backward, its moments and centred sums, ReLU and its mask,
-// the Winograd transforms, the kernels' included) with SSE2 assembly (sse_amd64.s,
-// sse_winograd_amd64.s) that does the plain loops' operations in their
-// order: the same values bit for bit (TestSIMDMatchesPlain). So are the F(4x4) input, output and gradient
-// transforms, which make F(4x4) the cheapest path at 14x14 and 7x7 there
-// (sseCosts in graph/winograd.go).
+// The SSE set: the heaviest plain loops (measured with pprof: the pooled
+// batch norm's window search, its backward, its moments and centred sums,
+// ReLU and its mask, the Winograd transforms, the kernels' included) in
+// SSE2 assembly (sse_amd64.s, sse_winograd_amd64.s) that does the plain
+// loops' operations in their order: the same values bit for bit
+// (TestSIMDMatchesPlain). SSE2 is part of amd64, so the set runs on every
+// amd64 CPU: it is the kernel set of the build without GOEXPERIMENT=simd
+// (sse_default_amd64.go), and in the SIMD build that of CPUs without AVX
+// (Westmere and older, and the Pentium and Celeron models without AVX),
+// where archsimd has no path (it encodes even its 4-lane operations with
+// AVX). With its transforms F(4x4) is the cheapest Winograd path at most
+// of the CNN's shapes (sse2Costs in graph/winograd.go).
 
 // sseKernels is the plain set with the SSE kernels in place.
 func sseKernels() kernels {
@@ -245,3 +245,47 @@ func winograd4KernelSSEKernel(dst *[36][]float32, src *[9][]float32, n int)
 
 //go:noescape
 func winograd4KernelTSSEKernel(dst *[9][]float32, src *[36][]float32, n int)
+
+// columnMoments is momentsGo summed by col over blocks of rows (rowBlock)
+// and columns of lanes channels: col, an assembly loop of the AVX or SSE
+// set (avx_amd64.s, sse_amd64.s), adds a column's rows to sum and sq in
+// order, as momentsGo does. Its callers name the set's col directly, so
+// that TestAVXSetIsAVX and TestSSESetIsSSE2 find it.
+func columnMoments(sum, sq []float64, x, shift []float32, lanes int, col func(sum, sq *float64, x, shift *float32, stride, rows int)) {
+	f := len(shift)
+	if f%lanes != 0 {
+		momentsGo(sum, sq, x, shift)
+		return
+	}
+	rows := len(x) / f
+	sum, sq = sum[:f], sq[:f]
+	for r0 := 0; r0 < rows; r0 += rowBlock {
+		n := min(rows-r0, rowBlock)
+		for i := 0; i < f; i += lanes {
+			col(&sum[i], &sq[i], &x[r0*f+i], &shift[i], f, n)
+		}
+	}
+}
+
+// columnDots is columnMoments' shape for the sums of g * (z - mu).
+func columnDots(acc []float64, g, z, mu []float32, lanes int, col func(acc *float64, grad, z, mu *float32, stride, rows int)) {
+	f := len(mu)
+	if f%lanes != 0 {
+		dotCenteredGo(acc, g, z, mu)
+		return
+	}
+	rows := len(z) / f
+	acc, g = acc[:f], g[:rows*f] // a short g panics, as in dotCenteredGo
+	for r0 := 0; r0 < rows; r0 += rowBlock {
+		n := min(rows-r0, rowBlock)
+		for i := 0; i < f; i += lanes {
+			col(&acc[i], &g[r0*f+i], &z[r0*f+i], &mu[i], f, n)
+		}
+	}
+}
+
+// rowBlock is the rows of a block that momentsSIMD and dotCenteredSIMD
+// sum in registers before adding to the float64 accumulators in memory
+// (32 rows of 64 channels: 8 KB, in the L1 cache while each 8-channel
+// column of the block is summed).
+const rowBlock = 32

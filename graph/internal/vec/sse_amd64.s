@@ -1,5 +1,3 @@
-//go:build goexperiment.simd
-
 #include "textflag.h"
 
 // The SSE set's window kernels, column sums, ReLU and mask (sse_amd64.go):

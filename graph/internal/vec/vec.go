@@ -9,8 +9,9 @@ func SIMD() bool { return useSIMD }
 // Lanes is the float32 width of the vector kernels in use: 16 where the CPU
 // has AVX-512 (and the assembly kernels run), 8 with AVX2 and FMA, 4 with
 // AVX alone (the AVX set, for the heaviest loops only; its two assembly
-// sums take 8) or without AVX (the SSE set, the window kernels only), 0
-// with the plain loops. GODEBUG=cpu.avx512f=off gives an
+// sums take 8) or without AVX (the SSE set, also that of every amd64 CPU
+// without GOEXPERIMENT=simd), 0 with the plain loops (other
+// architectures). GODEBUG=cpu.avx512f=off gives an
 // AVX-512 machine the 8-lane kernels an AVX2-only CPU would run, and
 // cpu.avx2=off,cpu.fma=off the AVX set.
 func Lanes() int { return lanes }
