@@ -11,15 +11,15 @@ import (
 )
 
 // SIMD reports whether the float32 elementwise loops (batch norm, pooling,
-// ReLU, sums; package internal/vec) run on vector instructions: in a build
+// ReLU, sums; package internal/vec) run on the full vector set: in a build
 // with GOEXPERIMENT=simd on amd64, on a CPU with AVX2 and FMA (8 lanes) or
-// AVX-512 (16 lanes, and the assembly kernels). On a CPU with AVX alone
-// the heaviest of them run on AVX, and without AVX a few in SSE2 assembly
-// (Engine names the set), and SIMD is false. The fast build is
+// AVX-512 (16 lanes, and the assembly kernels). Elsewhere on amd64 the
+// heaviest of them run an SSE2 (or, with AVX alone, an AVX) set that
+// computes the plain loops' values bit for bit (Engine names the set), and
+// SIMD is false; other architectures run the plain loops. The fast build
+// is
 //
 //	GOEXPERIMENT=simd go build -tags openblas ./cmd/trmaml
-//
-// and without the experiment the same loops run as plain Go.
 func SIMD() bool { return vec.SIMD() }
 
 // Engine describes what runs this build's arithmetic, for timings that are
