@@ -14,6 +14,7 @@ import (
 
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/experiment"
+	"github.com/trmaml/trmaml/graph"
 	"github.com/trmaml/trmaml/internal/dirlock"
 	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/run"
@@ -155,6 +156,7 @@ func train(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		dir = freshDir(filepath.Join("runs", fmt.Sprintf("%s-seed%d", cfg.Name, cfg.Seed)))
 	}
 	fmt.Fprintf(stdout, "training %s (%s, %s order, seed %d) into %s\n", cfg.Name, cfg.Algorithm, cfg.Order, cfg.Seed, dir)
+	noteBLAS(stderr)
 	opts.Progress, opts.Context = run.NewProgress(stderr, isTerminal(stderr)), ctx
 	res, err := run.Train(cfg, dir, *opts)
 	var cerr *run.ConfigError
@@ -186,6 +188,7 @@ func resume(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *dir == "" || fs.NArg() > 0 {
 		return errors.New("resume: give exactly -run DIR")
 	}
+	noteBLAS(stderr)
 	opts.Progress, opts.Context = run.NewProgress(stderr, isTerminal(stderr)), ctx
 	res, err := run.Resume(*dir, *opts, sets...)
 	if err != nil {
@@ -233,6 +236,7 @@ func evaluate(args []string, stdout, stderr io.Writer) error {
 	if *dir == "" || fs.NArg() > 0 {
 		return errors.New("eval: give exactly -run DIR")
 	}
+	noteBLAS(stderr)
 	res, err := run.Evaluate(*dir, *seed, *opts, sets...)
 	if err != nil {
 		return err
@@ -284,6 +288,9 @@ func experimentCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 		if isSet(fs, name) && !sf.submit {
 			return fmt.Errorf("experiment: -%s goes with -slurm", name)
 		}
+	}
+	if !*list && !*reportOnly {
+		noteBLAS(stderr)
 	}
 	opts.Datasets = new(run.Datasets) // the grid check and the runs load the data once
 	opts.Context = ctx
@@ -441,4 +448,13 @@ func (s *setFlags) String() string { return strings.Join(*s, " ") }
 func (s *setFlags) Set(v string) error {
 	*s = append(*s, v)
 	return nil
+}
+
+// noteBLAS prints graph.BLASNote, if there is one, before a command that
+// trains or evaluates: a forced older OpenBLAS kernel set would otherwise
+// show only in the timings.
+func noteBLAS(stderr io.Writer) {
+	if n := graph.BLASNote(); n != "" {
+		fmt.Fprintln(stderr, "trmaml: note:", n)
+	}
 }

@@ -45,6 +45,9 @@ func main() {
 			os.Exit(1)
 		}
 	}
+	if n := graph.BLASNote(); n != "" {
+		fmt.Fprintln(os.Stderr, "cnnbench: note:", n)
+	}
 	var err error
 	if *gemm {
 		err = gemmPeak(*iters)

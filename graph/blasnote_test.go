@@ -1,0 +1,40 @@
+package graph
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestBLASNote: a note only when OPENBLAS_CORETYPE forced kernels below
+// the CPU's level, naming the variable, both levels and the remedy.
+func TestBLASNote(t *testing.T) {
+	avx512 := map[string]bool{"avx": true, "avx2": true, "fma": true, "avx512f": true}
+	avx2 := map[string]bool{"avx": true, "avx2": true, "fma": true}
+	for _, c := range []struct {
+		forced, core string
+		flags        map[string]bool
+		want         []string // substrings; none means no note
+	}{
+		{"Haswell", "Haswell", avx512, []string{"OPENBLAS_CORETYPE=Haswell", "AVX2 kernels (Haswell)", "a CPU with AVX-512", "env -u OPENBLAS_CORETYPE"}},
+		{"haswell", "Haswell", avx512, []string{"OPENBLAS_CORETYPE=haswell"}},
+		{"Nehalem", "Nehalem", avx2, []string{"SSE kernels (Nehalem)", "a CPU with AVX2"}},
+		{"Sandybridge", "Sandybridge", map[string]bool{"avx": true, "avx2": true}, nil}, // AVX2 without FMA: the AVX level
+		{"Sandybridge", "Sandybridge", avx2, []string{"AVX kernels (Sandybridge)", "a CPU with AVX2,"}},
+		{"", "Haswell", avx512, nil},              // OpenBLAS's own choice
+		{"Haswell", "Haswell", avx2, nil},         // the CPU's own level
+		{"SkylakeX", "SkylakeX", avx2, nil},       // above the CPU: OpenBLAS falls back itself
+		{"Haswell", "", avx512, nil},              // no OpenBLAS (gonum's BLAS)
+		{"Haswell", "Haswell", nil, nil},          // no /proc/cpuinfo
+		{"Neoversen1", "NeoverseN1", avx512, nil}, // kernels it does not know
+	} {
+		got := blasNote(c.forced, c.core, cpuLevel(c.flags))
+		if (got != "") != (c.want != nil) {
+			t.Errorf("blasNote(%q, %q, %v) = %q, want a note: %v", c.forced, c.core, c.flags, got, c.want != nil)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("blasNote(%q, %q, %v) = %q, want it to contain %q", c.forced, c.core, c.flags, got, w)
+			}
+		}
+	}
+}
