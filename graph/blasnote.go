@@ -12,7 +12,8 @@ import (
 // machine images set OPENBLAS_CORETYPE=Haswell: on an AVX-512 CPU that
 // halves the matrix products' speed (on AMD Zen 5, single-core GEMM 101
 // against 188 GFLOP/s; docs/getting-started.md), which a run would
-// otherwise show only in its timings.
+// otherwise show only in its timings (single-core GEMM with OpenBLAS's SSE
+// kernels on the same CPU: 31-37 GFLOP/s).
 func BLASNote() string {
 	_, flags := cpuInfo("/proc/cpuinfo")
 	return blasNote(os.Getenv("OPENBLAS_CORETYPE"), BLASCore(), cpuLevel(flags))
@@ -23,15 +24,21 @@ func BLASNote() string {
 var levelNames = []string{"SSE", "AVX", "AVX2", "AVX-512"}
 
 // blasNote is BLASNote for the forced core type, the kernels OpenBLAS
-// runs (openblas_get_corename) and the CPU's level (-1 unknown).
+// runs (openblas_get_corename) and the CPU's level (-1 unknown). Only
+// kernels that the variable named are its doing: OpenBLAS ignores names
+// it does not know, and a build without its DYNAMIC_ARCH cannot switch.
 func blasNote(forced, core string, cpu int) string {
 	k := coreLevel(core)
-	if forced == "" || k < 0 || cpu < 0 || k >= cpu {
+	if !strings.EqualFold(forced, core) || k < 0 || cpu < 0 || k >= cpu {
 		return ""
 	}
+	slower := "about half"
+	if cpu-k > 1 {
+		slower = "a third or less of"
+	}
 	return fmt.Sprintf("OPENBLAS_CORETYPE=%s makes OpenBLAS run its %s kernels (%s) on a CPU with %s, "+
-		"so the matrix products run up to twice as slowly; unset it (env -u OPENBLAS_CORETYPE) unless that is what you want to measure",
-		forced, levelNames[k], core, levelNames[cpu])
+		"so the matrix products run at %s this CPU's speed; unset it (env -u OPENBLAS_CORETYPE) unless that is what you want to measure",
+		forced, levelNames[k], core, levelNames[cpu], slower)
 }
 
 // cpuLevel is the instruction-set level of a CPU with these
@@ -56,9 +63,9 @@ func coreLevel(core string) int {
 	switch strings.ToLower(core) {
 	case "skylakex", "cooperlake", "sapphirerapids":
 		return 3
-	case "haswell", "zen":
+	case "haswell", "zen", "excavator":
 		return 2
-	case "sandybridge":
+	case "sandybridge", "bulldozer", "piledriver", "steamroller":
 		return 1
 	case "katmai", "coppermine", "northwood", "prescott", "banias", "core2", "penryn", "dunnington",
 		"nehalem", "atom", "athlon", "opteron", "opteron_sse3", "barcelona", "bobcat", "nano":

@@ -15,7 +15,10 @@ func TestBLASNote(t *testing.T) {
 		flags        map[string]bool
 		want         []string // substrings; none means no note
 	}{
-		{"Haswell", "Haswell", avx512, []string{"OPENBLAS_CORETYPE=Haswell", "AVX2 kernels (Haswell)", "a CPU with AVX-512", "env -u OPENBLAS_CORETYPE"}},
+		{"Haswell", "Haswell", avx512, []string{"OPENBLAS_CORETYPE=Haswell", "AVX2 kernels (Haswell)", "a CPU with AVX-512", "about half", "env -u OPENBLAS_CORETYPE"}},
+		{"Nehalem", "Nehalem", avx512, []string{"SSE kernels (Nehalem)", "a third or less"}},
+		{"Piledriver", "Piledriver", avx2, []string{"AVX kernels (Piledriver)"}},
+		{"Bogus", "Haswell", avx512, nil}, // a name OpenBLAS ignored: not the variable's doing
 		{"haswell", "Haswell", avx512, []string{"OPENBLAS_CORETYPE=haswell"}},
 		{"Nehalem", "Nehalem", avx2, []string{"SSE kernels (Nehalem)", "a CPU with AVX2"}},
 		{"Sandybridge", "Sandybridge", map[string]bool{"avx": true, "avx2": true}, nil}, // AVX2 without FMA: the AVX level

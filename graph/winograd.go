@@ -104,7 +104,10 @@ type winogradCost struct{ m, perTile, kernels int }
 // included: F(2x2) about 20 per tile and 150 for the kernels, F(4x4) 50
 // and 400 (fitted to BenchmarkConvPaths on Zen 5 with AVX2 and FMA off and
 // OpenBLAS's Sandybridge kernels, and with AVX off too and its Nehalem
-// kernels, which ranked the paths alike in these units). With gonum's pure-Go products,
+// kernels, which ranked the paths alike in these units; the default
+// build's SSE set with OpenBLAS's own AVX-512 kernels ranks them so too,
+// or ties: F(2x2) and F(4x4) at 14x14 and 7x7 with 5 images, all three at
+// 3x3 with 20). With gonum's pure-Go products,
 // five times slower than OpenBLAS's, the SIMD constants still rank the
 // paths as measured. The kernels and the BLAS do not change while the
 // process runs, so the choice is made once (winogradTile runs at every

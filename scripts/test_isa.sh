@@ -7,6 +7,9 @@
 #   Haswell      AVX2 and FMA without AVX-512: the 8-lane set
 #   Westmere     no AVX: the SSE set
 #
+# and the tests of the build without GOEXPERIMENT=simd, which runs the SSE
+# set on every amd64 CPU, as the three CPUs.
+#
 # QEMU stops the process (SIGILL) at an instruction the modelled CPU lacks,
 # most of them but not all (it runs VBROADCASTSS from a register as a
 # Sandy Bridge), so TestAVXSetIsAVX and TestSSESetIsSSE2, which read the
@@ -33,6 +36,7 @@ fi
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 GOEXPERIMENT=simd go test -c -o "$dir/vec.test" ./graph/internal/vec
+go test -c -o "$dir/vec-default.test" ./graph/internal/vec
 
 # check NAME COMMAND...: runs a test binary, shows its output on failure
 # (without QEMU's warnings about CPU features it does not model).
@@ -53,8 +57,11 @@ for t in TestAVXSetIsAVX TestSSESetIsSSE2; do
     exit 1
   fi
 done
+check "default build, natively, the SSE set's instructions" "$dir/vec-default.test" -test.run TestSSESetIsSSE2 -test.v
+grep -q -- "--- PASS: TestSSESetIsSSE2" "$dir/out" || { echo "FAILED: TestSSESetIsSSE2 did not run in the default build" >&2; exit 1; }
 for cpu in SandyBridge:AVX Haswell:AVX2 Westmere:SSE; do
   TRMAML_WANT_ISA=${cpu#*:} check "as ${cpu%%:*} (QEMU)" qemu-x86_64 -cpu "${cpu%%:*}" "$dir/vec.test" -test.v
+  TRMAML_WANT_ISA=SSE check "default build as ${cpu%%:*} (QEMU)" qemu-x86_64 -cpu "${cpu%%:*}" "$dir/vec-default.test" -test.v
 done
 if [ "${1:-}" = graph ]; then
   GOEXPERIMENT=simd go test -c -o "$dir/graph.test" ./graph

@@ -289,7 +289,7 @@ func experimentCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 			return fmt.Errorf("experiment: -%s goes with -slurm", name)
 		}
 	}
-	if !*list && !*reportOnly {
+	if !*list && !*reportOnly && !sf.submit { // only where it trains here
 		noteBLAS(stderr)
 	}
 	opts.Datasets = new(run.Datasets) // the grid check and the runs load the data once

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Regenerates the AVX-512 assembly kernels of graph/internal/vec from the
-# Python scripts beside this one, which spell out each kernel's
+# Regenerates the AVX-512 and SSE2 assembly kernels of graph/internal/vec
+# from the Python scripts beside this one, which spell out each kernel's
 # instructions (the FMA chains of a 3x3 convolution, the Winograd tiles)
-# from a few loops. Edit the scripts, not the .s files; then run this and
-# `GOEXPERIMENT=simd go test ./graph/internal/vec`, whose bit-for-bit tests
-# compare each kernel with its Go counterpart.
+# from a few loops. Edit the scripts, not the .s files; then run this,
+# `GOEXPERIMENT=simd go test ./graph/internal/vec` and `go test
+# ./graph/internal/vec` (the SSE set, in both builds), whose bit-for-bit
+# tests compare each kernel with its Go counterpart.
 set -euo pipefail
 cd "$(dirname "$0")"
 out=../../graph/internal/vec

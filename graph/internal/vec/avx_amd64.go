@@ -96,11 +96,21 @@ func sumRowsAVX(dst, x []float32) {
 	}
 }
 
+// momentsAVX and dotCenteredAVX take 8 channels at a time, or the SSE
+// set's 4 where the rows are not a multiple of 8.
 func momentsAVX(sum, sq []float64, x, shift []float32) {
+	if len(shift)%8 != 0 {
+		momentsSSE(sum, sq, x, shift)
+		return
+	}
 	columnMoments(sum, sq, x, shift, 8, momentsColumnAVX)
 }
 
 func dotCenteredAVX(acc []float64, g, z, mu []float32) {
+	if len(mu)%8 != 0 {
+		dotCenteredSSE(acc, g, z, mu)
+		return
+	}
 	columnDots(acc, g, z, mu, 8, dotColumnAVX)
 }
 

@@ -2,8 +2,9 @@ package vec
 
 import "math"
 
-// The plain Go loops, for both float types: the implementation on other
-// architectures than amd64, for float64, and the reference of the tests. Each has the contract of the exported
+// The plain Go loops, for both float types: the reference of the tests, the
+// implementation for float64, on other architectures than amd64, and on
+// amd64 of the kernels and tails that no vector set covers. Each has the contract of the exported
 // function of the same name without the "Go" suffix.
 
 func affineGo[T Float](dst, x, a, c []T) {

@@ -15,7 +15,7 @@ import (
 // fuse multiplies and adds (and which cannot run on a CPU without AVX2
 // anyway).
 func avxSets() []kernels {
-	if plainFuses {
+	if amd64Level >= 3 {
 		return nil
 	}
 	return slices.Concat(avxSet, sseSet)
@@ -25,12 +25,12 @@ func avxSets() []kernels {
 // loops on the same random inputs, for row widths that are whole vectors, a
 // width that is not, and lengths with and without a tail: the AVX2 and
 // AVX-512 sets within each kernel's tolerance (fused multiply-adds, sums in
-// another order), the AVX set exactly. Without the SIMD build
-// (GOEXPERIMENT=simd) or an AVX CPU there is nothing to compare.
+// another order), the AVX and SSE sets exactly. Off amd64 (or in a
+// GOAMD64=v3 build without GOEXPERIMENT=simd) there is nothing to compare.
 func TestSIMDMatchesPlain(t *testing.T) {
 	t.Parallel()
 	if len(simdSets)+len(avxSets()) == 0 {
-		t.Skip("SIMD kernels not built (GOEXPERIMENT=simd on amd64) or no AVX")
+		t.Skip("no vector kernels to compare: not amd64, or a GOAMD64=v3 build without GOEXPERIMENT=simd")
 	}
 	r := rand.New(rand.NewPCG(3, 4))
 	vec := func(n int) []float32 {
@@ -113,8 +113,8 @@ func TestSIMDMatchesPlain(t *testing.T) {
 					{"addScaled", 0, func(k kernels) []float64 { d := make([]float32, n); k.addScaled(d, x, y, -0.37); return wide(d) }},
 					{"scale", 0, func(k kernels) []float64 { d := make([]float32, n); k.scale(d, x, 0.37); return wide(d) }},
 					{"winogradIn", 0, func(k kernels) []float64 {
-						d := make([]float32, 16*f)
-						k.winogradIn(d, f, a32(4*f, x), a32(4*f, y), a32(4*f, x01), a32(4*f, x10), f)
+						d := make([]float32, 16*(f+4)) // rows 4 values apart
+						k.winogradIn(d, f+4, a32(4*f, x), a32(4*f, y), a32(4*f, x01), a32(4*f, x10), f)
 						return wide(d)
 					}},
 					{"winogradKernel", 0, func(k kernels) []float64 {
@@ -206,8 +206,8 @@ func TestSIMDMatchesPlain(t *testing.T) {
 						return acc
 					}},
 					{"winogradGrad", 0, func(k kernels) []float64 {
-						d := make([]float32, 16*f)
-						k.winogradGrad(d, f, a32(2*f, x), a32(2*f, y), f)
+						d := make([]float32, 16*(f+4))
+						k.winogradGrad(d, f+4, a32(2*f, x), a32(2*f, y), f)
 						return wide(d)
 					}},
 					{"winogradKernelT", 0, func(k kernels) []float64 {
@@ -271,18 +271,18 @@ func TestSIMDMatchesPlain(t *testing.T) {
 						return append(s[:], m[:]...)
 					}},
 					{"winograd4In", 1e-5, func(k kernels) []float64 {
-						d := make([]float32, 36*f)
-						k.winograd4In(d, f, a32(6*(6*f+3), x), 6*f+3, f) // rows 3 values apart
+						d := make([]float32, 36*(f+4))
+						k.winograd4In(d, f+4, a32(6*(6*f+3), x), 6*f+3, f) // rows 3 and 4 values apart
 						return wide(d)
 					}},
 					{"winograd4Out", 1e-5, func(k kernels) []float64 {
 						out := make([]float32, 4*(4*f+1))
-						k.winograd4Out(out, 4*f+1, a32(36*f, x11), f, f)
+						k.winograd4Out(out, 4*f+1, a32(36*(f+4), x11), f+4, f)
 						return wide(out)
 					}},
 					{"winograd4Grad", 1e-5, func(k kernels) []float64 {
-						d := make([]float32, 36*f)
-						k.winograd4Grad(d, f, a32(4*(4*f+3), y), 4*f+3, f) // rows 3 values apart
+						d := make([]float32, 36*(f+4))
+						k.winograd4Grad(d, f+4, a32(4*(4*f+3), y), 4*f+3, f) // rows 3 and 4 values apart
 						return wide(d)
 					}},
 					{"winograd4KernelT", 1e-6, func(k kernels) []float64 {
@@ -297,12 +297,12 @@ func TestSIMDMatchesPlain(t *testing.T) {
 					}},
 					{"winogradOut", 0, func(k kernels) []float64 {
 						y0, y1 := make([]float32, 2*f), make([]float32, 2*f)
-						k.winogradOut(y0, y1, a32(16*f, x11), f, f)
+						k.winogradOut(y0, y1, a32(16*(f+4), x11), f+4, f)
 						return wide(append(y0, y1...))
 					}},
 				}
 				sets := append(slices.Clip(simdSets), avxSets()...)
-				if special { // only the AVX set promises the plain loops' values there
+				if special { // only the AVX and SSE sets promise the plain loops' values there
 					sets = avxSets()
 				}
 				for _, tc := range cases {
@@ -575,7 +575,7 @@ func TestSIMDSumsAgree(t *testing.T) {
 			want, got := run(plain), run(set)
 			for i := range want {
 				if got[i] != want[i] {
-					t.Fatalf("f=%d: sum %d is %v with the AVX set, %v with the plain loop", f, i, got[i], want[i])
+					t.Fatalf("f=%d: sum %d is %v with the AVX or SSE set, %v with the plain loop", f, i, got[i], want[i])
 				}
 			}
 		}
