@@ -466,45 +466,30 @@ def k2t(v, out):
     e("MOVAPS %s, X6; SUBPS %s, X6; DIVPS X15, X6" % (s1, s2)); out(1, "X6")
     e("ADDPS %s, X4" % s3); out(2, "X4")
 
-def body4k():
-    consts("Sign", "Four", "Six", "Two", regs=("X12", "X13", "X14", "X15"))
-    L.append("winograd4KernelSSEKernelloop:")
-    for kh in range(3):  # k Gᵀ, row by row
-        load_rows([3 * kh, 3 * kh + 1, 3 * kh + 2], X[:3])
-        g3(X[:3], store_to([tmp(6 * kh + b) for b in range(6)]))
-    for b in range(6):  # G (k Gᵀ), column by column
-        load([tmp(6 * kh + b) for kh in range(3)], X[:3])
-        g3(X[:3], store_rows([6 * a + b for a in range(6)]))
+def separable(n_in, n_out, f):
+    """The body of a kernel transform: f (a column transform of n_in
+    registers into n_out values) over the rows of the n_in x n_in source
+    matrix into the scratch (row r's value b at n_out*r + b), then over the
+    scratch's columns into the n_out x n_out destination."""
+    for r in range(n_in):
+        load_rows([n_in * r + c for c in range(n_in)], X[:n_in])
+        f(X[:n_in], store_to([tmp(n_out * r + b) for b in range(n_out)]))
+    for b in range(n_out):
+        load([tmp(n_out * r + b) for r in range(n_in)], X[:n_in])
+        f(X[:n_in], store_rows([n_out * a + b for a in range(n_out)]))
 
-def body4kt():
-    consts("Twelve", "Four", "Six", "TwentyFour", regs=("X12", "X13", "X14", "X15"))
-    L.append("winograd4KernelTSSEKernelloop:")
-    for a in range(6):  # S G, row by row
-        load_rows([6 * a + b for b in range(6)], X)
-        gt6(X, store_to([tmp(3 * a + j) for j in range(3)]))
-    for j in range(3):  # Gᵀ (S G), column by column
-        load([tmp(3 * a + j) for a in range(6)], X)
-        gt6(X, store_rows([3 * r + j for r in range(3)]))
+def body(label, names, regs, n_in, n_out, f):
+    def emit():
+        consts(*names, regs=regs)
+        L.append(label + ":")
+        separable(n_in, n_out, f)
+    return emit
 
-def body2k():
-    consts("Two", regs=("X15",))
-    L.append("winogradKernelSSEKernelloop:")
-    for kh in range(3):
-        load_rows([3 * kh, 3 * kh + 1, 3 * kh + 2], X[:3])
-        k2(X[:3], store_to([tmp(4 * kh + b) for b in range(4)]))
-    for b in range(4):
-        load([tmp(4 * kh + b) for kh in range(3)], X[:3])
-        k2(X[:3], store_rows([4 * a + b for a in range(4)]))
-
-def body2kt():
-    consts("Two", regs=("X15",))
-    L.append("winogradKernelTSSEKernelloop:")
-    for a in range(4):
-        load_rows([4 * a + b for b in range(4)], X[:4])
-        k2t(X[:4], store_to([tmp(3 * a + j) for j in range(3)]))
-    for j in range(3):
-        load([tmp(3 * a + j) for a in range(4)], X[:4])
-        k2t(X[:4], store_rows([3 * r + j for r in range(3)]))
+four_regs = ("X12", "X13", "X14", "X15")
+body4k = body("winograd4KernelSSEKernelloop", ("Sign", "Four", "Six", "Two"), four_regs, 3, 6, g3)
+body4kt = body("winograd4KernelTSSEKernelloop", ("Twelve", "Four", "Six", "TwentyFour"), four_regs, 6, 3, gt6)
+body2k = body("winogradKernelSSEKernelloop", ("Two",), ("X15",), 3, 4, k2)
+body2kt = body("winogradKernelTSSEKernelloop", ("Two",), ("X15",), 4, 3, k2t)
 
 L.append("")
 L.append("// The kernel transforms: a pass over the 3x3 (or 6x6, 4x4) matrix's rows")
