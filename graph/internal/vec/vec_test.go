@@ -10,11 +10,11 @@ import (
 	"testing"
 )
 
-// avxSets is the AVX and SSE sets where they can be compared with the
+// exactSets is the AVX and SSE sets where they can be compared with the
 // plain loops bit for bit: not in a GOAMD64=v3 build, whose plain loops
 // fuse multiplies and adds (and which cannot run on a CPU without AVX2
 // anyway).
-func avxSets() []kernels {
+func exactSets() []kernels {
 	if amd64Level >= 3 {
 		return nil
 	}
@@ -29,7 +29,7 @@ func avxSets() []kernels {
 // GOAMD64=v3 build without GOEXPERIMENT=simd) there is nothing to compare.
 func TestSIMDMatchesPlain(t *testing.T) {
 	t.Parallel()
-	if len(simdSets)+len(avxSets()) == 0 {
+	if len(simdSets)+len(exactSets()) == 0 {
 		t.Skip("no vector kernels to compare: not amd64, or a GOAMD64=v3 build without GOEXPERIMENT=simd")
 	}
 	r := rand.New(rand.NewPCG(3, 4))
@@ -118,23 +118,9 @@ func TestSIMDMatchesPlain(t *testing.T) {
 						return wide(d)
 					}},
 					{"winogradKernel", 0, func(k kernels) []float64 {
-						var src [9][]float32
-						var dst [16][]float32
-						for e := range src {
-							src[e] = make([]float32, n)
-							for i := range src[e] {
-								src[e][i] = x[(i+e)%n]
-							}
-						}
-						var out []float32
-						for e := range dst {
-							dst[e] = make([]float32, n)
-						}
-						k.winogradK(&dst, &src)
-						for e := range dst {
-							out = append(out, dst[e]...)
-						}
-						return wide(out)
+						dst := shiftedRows(16, n, nil)
+						k.winogradK((*[16][]float32)(dst), (*[9][]float32)(shiftedRows(9, n, x)))
+						return wide(slices.Concat(dst...))
 					}},
 					{"backPoolRow", 1e-6, func(k kernels) []float64 {
 						o0, o1 := make([]float32, 2*n), make([]float32, 2*n)
@@ -211,23 +197,9 @@ func TestSIMDMatchesPlain(t *testing.T) {
 						return wide(d)
 					}},
 					{"winogradKernelT", 0, func(k kernels) []float64 {
-						var src [16][]float32
-						var dst [9][]float32
-						for e := range src {
-							src[e] = make([]float32, n)
-							for i := range src[e] {
-								src[e][i] = y[(i+e)%n]
-							}
-						}
-						var out []float32
-						for e := range dst {
-							dst[e] = make([]float32, n)
-						}
-						k.winogradKT(&dst, &src)
-						for e := range dst {
-							out = append(out, dst[e]...)
-						}
-						return wide(out)
+						dst := shiftedRows(9, n, nil)
+						k.winogradKT((*[9][]float32)(dst), (*[16][]float32)(shiftedRows(16, n, y)))
+						return wide(slices.Concat(dst...))
 					}},
 					{"conv1", 1e-5, func(k kernels) []float64 {
 						h, w := 3, rows+2 // w: 3, 5 (a tail of pixels) and 52 (four-pixel blocks)
@@ -301,15 +273,15 @@ func TestSIMDMatchesPlain(t *testing.T) {
 						return wide(append(y0, y1...))
 					}},
 				}
-				sets := append(slices.Clip(simdSets), avxSets()...)
+				sets := append(slices.Clip(simdSets), exactSets()...)
 				if special { // only the AVX and SSE sets promise the plain loops' values there
-					sets = avxSets()
+					sets = exactSets()
 				}
 				for _, tc := range cases {
 					for si, set := range sets {
-						exact, label := len(sets)-si <= len(avxSets()), fmt.Sprintf("SIMD set %d", si)
+						exact, label := len(sets)-si <= len(exactSets()), fmt.Sprintf("SIMD set %d", si)
 						if exact {
-							label = fmt.Sprintf("exact set %d (AVX, SSE)", si-(len(sets)-len(avxSets())))
+							label = fmt.Sprintf("exact set %d (AVX, SSE)", si-(len(sets)-len(exactSets())))
 						}
 						if special {
 							label += " on special values"
@@ -571,7 +543,7 @@ func TestSIMDSumsAgree(t *testing.T) {
 				}
 			}
 		}
-		for _, set := range avxSets() { // the plain loop's order, block by block
+		for _, set := range exactSets() { // the plain loop's order, block by block
 			want, got := run(plain), run(set)
 			for i := range want {
 				if got[i] != want[i] {
