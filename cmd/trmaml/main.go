@@ -66,12 +66,14 @@ const usage = `usage:
       ... -slurm [-dry-run] [-cpus N] [-mem MiB] [-time D] [-max-running N] [-sbatch NAME=VALUE]
                                                      submit the unfinished cells to Slurm (docs/cluster.md)
   trmaml status [-config FILE] DIR                   each cell of an experiment (or one run): finished, running, interrupted, failed, not started
+  trmaml serve [-addr HOST:PORT] DIR...              a local web page of runs, grids or folders of them: states and curves, live
   trmaml report -out DIR RUNDIR...                   the paper's tables (Markdown, CSV), mean +- 95%% CI over seeds, per-task values (per_task.*)
   trmaml plot -out DIR RUNDIR...                     Figure 1, p-weights or adversary, first- vs second-order figures (PNG)
   trmaml compare -runs A B                           two runs side by side
   trmaml tradeoff -out DIR RUNDIR...                 mean vs worst-task loss of MAML, TR-MAML, entropic TR-MAML, CVaR levels
   trmaml theory -out DIR                             Theorem 1 measured: duality gap vs T (docs/theorem1_gap.png)
   trmaml data omniglot [-dir DIR] [-verify] [-info]  download (or check, or list) the Omniglot data
+  trmaml version                                     Release, Go toolchain and the engine's build (CPU, BLAS, kernels)
 train, resume, eval and experiment take -data DIR, the Omniglot data root (default: the
 config's data.root, else $TRMAML_DATA, else the user cache directory).
 SIGINT, SIGTERM or SIGUSR1 stops train, resume and experiment at a checkpoint of the current
@@ -103,6 +105,8 @@ func dispatchContext(ctx context.Context, args []string, stdout, stderr io.Write
 		return experimentCmd(ctx, args[1:], stdout, stderr)
 	case "status":
 		return statusCmd(args[1:], stdout, stderr)
+	case "serve":
+		return serveCmd(ctx, args[1:], stdout, stderr)
 	case "report":
 		return reportCmd(args[1:], stdout, stderr)
 	case "plot":
@@ -115,6 +119,8 @@ func dispatchContext(ctx context.Context, args []string, stdout, stderr io.Write
 		return tradeoffCmd(args[1:], stdout, stderr)
 	case "data":
 		return dataCmd(args[1:], stdout, stderr)
+	case "version":
+		return versionCmd(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprintf(stdout, usage, configs.BuiltinNames())
 		return nil
