@@ -73,6 +73,7 @@ const usage = `usage:
   trmaml tradeoff -out DIR RUNDIR...                 mean vs worst-task loss of MAML, TR-MAML, entropic TR-MAML, CVaR levels
   trmaml theory -out DIR                             Theorem 1 measured: duality gap vs T (docs/theorem1_gap.png)
   trmaml data omniglot [-dir DIR] [-verify] [-info]  download (or check, or list) the Omniglot data
+  trmaml data check [DIR] -config FILE               an image folder's groups, classes, images and problems, as the config lays it out
   trmaml version                                     Release, Go toolchain and the engine's build (CPU, BLAS, kernels)
 train, resume, eval and experiment take -data DIR, the Omniglot data root (default: the
 config's data.root, else $TRMAML_DATA, else the user cache directory).

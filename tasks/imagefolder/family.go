@@ -181,9 +181,6 @@ func (Family) PLR(configs.Config) (float64, error) {
 func (Family) Check(c configs.Config, k *configs.Checker) {
 	s := Section(c)
 	const p = "task.imagefolder."
-	if s.Dir == "" {
-		k.Fail(p+"dir", s.Dir, "must name the dataset's folder (relative: under the data root)")
-	}
 	k.OneOf(p+"layout", s.Layout, Layouts...)
 	k.OneOf(p+"resize", s.Resize, Filters...)
 	if s.Noun == "" {
@@ -319,6 +316,9 @@ func (Family) Memory(c configs.Config) configs.MemoryEstimate {
 // splits, read and decoded (or taken from the cache) from the folder.
 func (Family) Tasks(c configs.Config, env configs.Env) (*configs.TaskSets, error) {
 	s := Section(c)
+	if s.Dir == "" {
+		return nil, &configs.ConfigError{Field: "task.imagefolder.dir", Problem: "must name the dataset's folder (relative: under the data root)"}
+	}
 	dir, err := resolveDir(s.Dir, c.Data.Root, env.DataRoot)
 	if err != nil {
 		return nil, err

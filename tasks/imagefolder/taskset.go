@@ -53,19 +53,7 @@ func NewTaskSet(d *Dataset, s Split, spec Spec) (*TaskSet, error) {
 	if len(groups) == 0 {
 		return nil, fmt.Errorf("imagefolder: the %s split has no groups", s)
 	}
-	var short []string
-	for _, g := range groups {
-		if len(g.classes) < spec.Ways {
-			short = append(short, fmt.Sprintf("group %s has %d classes, %d-way instances need %d", g.name, len(g.classes), spec.Ways, spec.Ways))
-		}
-		for _, c := range g.classes {
-			if n := len(c.files); n < spec.Shots+spec.Queries {
-				short = append(short, fmt.Sprintf("class %s of group %s has %d images, %d shots + %d queries need %d",
-					c.name, g.name, n, spec.Shots, spec.Queries, spec.Shots+spec.Queries))
-			}
-		}
-	}
-	if len(short) > 0 {
+	if short := shortfalls(groups, spec); len(short) > 0 {
 		if len(short) > maxListed {
 			short = append(short[:maxListed], fmt.Sprintf("... and %d more", len(short)-maxListed))
 		}
@@ -91,6 +79,24 @@ func NewTaskSet(d *Dataset, s Split, spec Spec) (*TaskSet, error) {
 		}
 	}
 	return ts, nil
+}
+
+// shortfalls names every group with fewer than N classes and every class
+// with fewer than K + J images.
+func shortfalls(groups []group, spec Spec) []string {
+	var short []string
+	for _, g := range groups {
+		if len(g.classes) < spec.Ways {
+			short = append(short, fmt.Sprintf("group %s has %d classes, %d-way instances need %d", g.name, len(g.classes), spec.Ways, spec.Ways))
+		}
+		for _, c := range g.classes {
+			if n := len(c.files); n < spec.Shots+spec.Queries {
+				short = append(short, fmt.Sprintf("class %s of group %s has %d images, %d shots + %d queries need %d",
+					c.name, g.name, n, spec.Shots, spec.Queries, spec.Shots+spec.Queries))
+			}
+		}
+	}
+	return short
 }
 
 // logChoose is log C(z, n).
