@@ -22,7 +22,7 @@ for s in $(seq 0 $((seeds - 1))); do
 		done
 	done
 done | xargs -P "${JOBS:-1}" -L 1 sh -c \
-	'"$0/trmaml" experiment -config configs/experiments/sine_k$1_robust.yaml -out "$0/k$1" -cell $2' "$out"
+	'"$0/trmaml" experiment -config configs/experiments/sine_k$1_robust.yaml -out "$0/k$1" -cell $2 || exit 255' "$out"  # 255: xargs stops at a failed cell
 for k in 5 10; do
 	"$out/trmaml" experiment -config "configs/experiments/sine_k${k}_robust.yaml" -out "$out/k$k" -report
 	"$out/trmaml" tradeoff -out "$out/k$k" "$out/k$k"
