@@ -109,12 +109,16 @@ func Build(cfg configs.Config, opts Options) (*Setup, error) {
 		return nil, err
 	}
 	_, out := f.train.Dims()
+	drawn, err := cfg.DrawnBatch()
+	if err != nil {
+		return nil, err
+	}
 	dtype := tensor.Float64
 	if cfg.Model.Dtype == "float32" {
 		dtype = tensor.Float32
 	}
 	spec := graph.Spec{
-		Model: f.model, Tasks: cfg.Meta.Batch, Support: f.support, Query: f.query,
+		Model: f.model, Tasks: drawn, Support: f.support, Query: f.query,
 		Loss: f.loss, Score: f.metric, InShape: f.inShape, OutDim: out, Steps: cfg.Inner.Steps, Alpha: cfg.Inner.Alpha,
 		FirstOrder: cfg.Order == "first", MetaGradient: true, Dtype: dtype,
 	}

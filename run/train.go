@@ -326,7 +326,7 @@ func newSession(s *Setup, dir string, w0 []float64) (*session, error) {
 		return nil, err
 	}
 	settings := metalearn.Settings{
-		Method: method, Iterations: cfg.Meta.Iterations, Batch: cfg.Meta.Batch, Support: s.Support, Query: s.Query,
+		Method: method, Iterations: cfg.Meta.Iterations, Batch: s.Objective.Tasks(), Support: s.Support, Query: s.Query,
 		BallRadius: cfg.Meta.BallRadius, Output: metalearn.OutputRule(cfg.Meta.Output),
 		Optimizer: opt, Schedule: schedule, Seed: cfg.Seed,
 	}
