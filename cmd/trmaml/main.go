@@ -172,9 +172,9 @@ func train(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "training %s (%s, %s order, seed %d) into %s\n", cfg.Name, cfg.Algorithm, cfg.Order, cfg.Seed, dir)
 	noteBLAS(stderr)
-	opts.Progress, opts.Context = run.NewProgress(stderr, isTerminal(stderr)), ctx
-	res, err := run.Train(cfg, dir, *opts)
-	var cerr *run.ConfigError
+	opts.Progress = run.NewProgress(stderr, isTerminal(stderr))
+	res, err := run.Train(ctx, cfg, dir, *opts)
+	var cerr *configs.ConfigError
 	if errors.As(err, &cerr) && file != "" && !slices.ContainsFunc(sets, func(s string) bool { return strings.HasPrefix(s, cerr.Field+"=") }) {
 		return configErrorAt(file, cerr, opts.DataRoot)
 	}
@@ -247,8 +247,8 @@ func resume(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return errors.New("resume: give exactly -run DIR")
 	}
 	noteBLAS(stderr)
-	opts.Progress, opts.Context = run.NewProgress(stderr, isTerminal(stderr)), ctx
-	res, err := run.Resume(*dir, *opts, sets...)
+	opts.Progress = run.NewProgress(stderr, isTerminal(stderr))
+	res, err := run.Resume(ctx, *dir, *opts, sets...)
 	if err != nil {
 		return err
 	}
@@ -295,7 +295,7 @@ func evaluate(args []string, stdout, stderr io.Writer) error {
 		return errors.New("eval: give exactly -run DIR")
 	}
 	noteBLAS(stderr)
-	res, err := run.Evaluate(*dir, *seed, *opts, sets...)
+	res, err := run.Evaluate(context.Background(), *dir, *seed, *opts, sets...)
 	if err != nil {
 		return err
 	}
@@ -350,8 +350,7 @@ func experimentCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if !*list && !*reportOnly && !sf.submit { // only where it trains here
 		noteBLAS(stderr)
 	}
-	opts.Datasets = new(run.Datasets) // the grid check and the runs load the data once
-	opts.Context = ctx
+	opts.Datasets = new(configs.DataCache) // the grid check and the runs load the data once
 	load := experiment.Load
 	if *list { // listing needs no data
 		load = func(path string, _ run.Options) (experiment.Spec, []configs.Config, error) {
@@ -378,10 +377,10 @@ func experimentCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 			fmt.Fprintf(stdout, "experiment %s: cell %d of %d, %s\n", *path, *cell, len(grid), grid[*cell].Dir)
 		}
 		opts.Progress = run.NewProgress(stderr, isTerminal(stderr))
-		return experiment.RunCell(*out, grid, *cell, *opts)
+		return experiment.RunCell(ctx, *out, grid, *cell, *opts)
 	}
 	fmt.Fprintf(stdout, "experiment %s: %d runs, %d at a time, in %s\n", *path, len(grid), *jobs, *out)
-	runErr := experiment.Run(*out, grid, *jobs, stderr, isTerminal(stderr), *opts)
+	runErr := experiment.Run(ctx, *out, grid, *jobs, stderr, isTerminal(stderr), *opts)
 	if errors.Is(runErr, dirlock.ErrHeld) || errors.Is(runErr, experiment.ErrForeign) || errors.Is(runErr, run.ErrInterrupted) {
 		return runErr
 	}
@@ -464,7 +463,7 @@ func dataFlag(fs *flag.FlagSet) *run.Options {
 // configErrorAt places a config error of the file at path at the line of
 // its field, when the file states it and it was used: a data root given by
 // -data (dataRoot) is not the file's data.root.
-func configErrorAt(path string, cerr *run.ConfigError, dataRoot string) error {
+func configErrorAt(path string, cerr *configs.ConfigError, dataRoot string) error {
 	data, err := os.ReadFile(path)
 	if err != nil || (cerr.Field == "data.root" && dataRoot != "") {
 		return fmt.Errorf("%s: %w", path, cerr)
