@@ -39,23 +39,27 @@ func CVaRTradeoff(groups []*results.Group, path string) error {
 		st            [2]axisStat
 	}
 	var specs []panelSpec
-	levels := results.CVaRLevels(groups)
+	levels, score := results.CVaRLevels(groups), groups[0].Score
+	what := "task loss (" + score.Label + ")"
+	if score.HigherIsBetter {
+		what = "task " + score.Label + " (fraction)"
+	}
 	for _, set := range []results.Set{results.MetaTest, results.MetaTrain} {
 		name, mean, worst := "meta-test", results.MetaTestMean, results.MetaTestWorst
 		if set == results.MetaTrain {
 			name, mean, worst = "meta-training", results.MetaTrainMean, results.MetaTrainWorst
 		}
-		specs = append(specs, panelSpec{name + " tasks", "worst task loss (MSE)", [2]axisStat{finalStat(mean), finalStat(worst)}})
+		specs = append(specs, panelSpec{name + " tasks", "worst " + what, [2]axisStat{finalStat(mean), finalStat(worst)}})
 		if len(levels) > 0 {
 			a := strconv.FormatFloat(levels[0], 'g', -1, 64)
-			specs = append(specs, panelSpec{name + " tasks", "CVaR_" + a + " of task loss (MSE)", [2]axisStat{finalStat(mean), cvarStat(set, levels[0])}})
+			specs = append(specs, panelSpec{name + " tasks", "CVaR_" + a + " of " + what, [2]axisStat{finalStat(mean), cvarStat(set, levels[0], score)}})
 		}
 	}
 	var panels []*plot.Plot
 	var legend []legendItem
 	for pi, spec := range specs {
 		st := spec.st
-		p := newPanel("("+string(rune('a'+pi))+") "+spec.title, "mean task loss (MSE)", spec.ylabel)
+		p := newPanel("("+string(rune('a'+pi))+") "+spec.title, "mean "+what, spec.ylabel)
 		var others plotter.XYs
 		paths := map[string]plotter.XYs{} // per method that sweeps a setting, over its values
 		pathLabels := map[string][]string{}
@@ -157,14 +161,14 @@ func finalStat(f results.Final) axisStat {
 }
 
 // cvarStat is CVaR_alpha over the tasks of set.
-func cvarStat(set results.Set, alpha float64) axisStat {
+func cvarStat(set results.Set, alpha float64, score metalearn.Metric) axisStat {
 	return axisStat{
 		value: func(r *results.Run) float64 {
 			res := &r.Result.MetaTest
 			if set == results.MetaTrain {
 				res = &r.Result.MetaTrain
 			}
-			return metalearn.TailMean(res.PerTask, alpha, metalearn.MSE)
+			return metalearn.TailMean(res.PerTask, alpha, score)
 		},
 		group: func(g *results.Group) results.Estimate { return g.FinalCVaR(set, alpha) },
 	}
