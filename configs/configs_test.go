@@ -361,3 +361,19 @@ func TestRefusals(t *testing.T) {
 		})
 	}
 }
+
+// TestBuiltinSummary: every built-in config has a short summary.
+func TestBuiltinSummary(t *testing.T) {
+	for _, name := range BuiltinNames() {
+		s, err := BuiltinSummary(name)
+		if err != nil || len(s) < 20 || len(s) > 100 || strings.HasPrefix(s, name+":") || strings.Contains(s, "#") {
+			t.Errorf("%s: summary %q, %v", name, s, err)
+		}
+	}
+	if got, _ := BuiltinSummary("sine_quick"); got != "a short TR-MAML run on sinusoid regression with K = 5, the CLI's built-in default" {
+		t.Errorf("sine_quick: %q", got)
+	}
+	if _, err := BuiltinSummary("nope"); err == nil || !strings.Contains(err.Error(), "sine_quick") {
+		t.Errorf("unknown name: %v", err)
+	}
+}

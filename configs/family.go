@@ -81,6 +81,38 @@ type DataCommander interface {
 	DataCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
+// DataChecker is implemented by a family that reads a folder of the
+// user's data, for "trmaml data check DIR -config FILE".
+type DataChecker interface {
+	// DataCheck reads the folder dir ("" means the one c names) as c lays
+	// it out, without training and without writing into it, and prints to
+	// w what it holds per split (counts, sizes) and every problem found;
+	// it returns an error when there is one.
+	DataCheck(c Config, dir string, w io.Writer) error
+}
+
+// TaskNouner is implemented by a family whose config says what its tasks
+// are called (an image folder's groups may be categories or superclasses);
+// it takes precedence over Family.Noun for that config.
+type TaskNouner interface {
+	TaskNoun(c Config) string
+}
+
+// TaskNoun is what a task of c is called: the family's TaskNoun for c, else
+// its Noun, else "task".
+func (c Config) TaskNoun() string {
+	f, err := c.Family()
+	if err != nil {
+		return "task"
+	}
+	if n, ok := f.(TaskNouner); ok {
+		if noun := n.TaskNoun(c); noun != "" {
+			return noun
+		}
+	}
+	return f.Noun()
+}
+
 // DataFamilies lists the registered families that fetch data
 // (DataCommander), in registration order.
 func DataFamilies() []string {

@@ -57,11 +57,16 @@ type Cell struct {
 func (c Cell) Name() string { return filepath.Base(c.Job.Dir) }
 
 // Cells reads the state of every job from its run directory.
-func Cells(jobs []Job) ([]Cell, error) {
+func Cells(jobs []Job) ([]Cell, error) { return CellsHeld(jobs, dirlock.Holder) }
+
+// CellsHeld is Cells with probe telling whether a process holds a run
+// directory's lock and who: a watcher that must not touch the lock
+// itself (trmaml serve) passes its own.
+func CellsHeld(jobs []Job, probe func(dir string) (string, bool, error)) ([]Cell, error) {
 	cells := make([]Cell, len(jobs))
 	for i, j := range jobs {
 		c := Cell{Index: i, Job: j, State: NotStarted, Checkpoint: -1}
-		holder, held, err := dirlock.Holder(j.Dir)
+		holder, held, err := probe(j.Dir)
 		if err != nil {
 			return nil, err
 		}
