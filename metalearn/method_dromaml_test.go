@@ -2,6 +2,7 @@ package metalearn
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -47,5 +48,86 @@ func TestDROMAMLWeightsFormula(t *testing.T) {
 	}
 	if _, err := (&DROMAML{EtaQ: -1}).Init(masses, 5); err == nil {
 		t.Error("eta_q < 0 accepted")
+	}
+}
+
+// TestDROMAMLConvergesToMinMax: with its descent on w, DRO-MAML reaches
+// TR-MAML's closed-form min-max point of the quadratic tasks (as TR-MAML
+// and entropic TR-MAML do, TestTrainerConvergesToClosedForm).
+func TestDROMAMLConvergesToMinMax(t *testing.T) {
+	t.Parallel()
+	q, alpha := newQuad()
+	k := []float64{q.k(0, alpha), q.k(1, alpha), q.k(2, alpha)}
+	r1, r3 := math.Sqrt(k[0]), math.Sqrt(k[2])
+	want := (r1*q.c[0] + r3*q.c[2]) / (r1 + r3)
+	p1, p3 := k[2]*(q.c[2]-want), k[0]*(want-q.c[0])
+	wantP := []float64{p1 / (p1 + p3), 0, p3 / (p1 + p3)}
+	w, p := trainQuad(t, q, alpha, &DROMAML{EtaQ: 0.01}, 40000)
+	if math.Abs(w[0]-want) > 0.01 {
+		t.Errorf("w = %.4f, want the min-max point %.4f", w[0], want)
+	}
+	for i := range p {
+		if math.Abs(p[i]-wantP[i]) > 0.02 {
+			t.Errorf("q = %.3f, want %.3f", p, wantP)
+			break
+		}
+	}
+}
+
+// TestDROMAMLEstimator measures how Group DRO's weights (q_i / c_i on the
+// drawn tasks) differ from the weights (n/C) q_i of Algorithm 1's sampling,
+// which entropic TR-MAML uses, as estimates of sum_i q_i grad F_i at a
+// fixed (w, q) of the quadratic tasks, tasks drawn uniformly: Algorithm 1's
+// is unbiased; Group DRO's expectation is that sum scaled by the chance
+// 1 - (1 - 1/n)^C that a task is drawn at all (the same for every task, so
+// the direction is unbiased), and its spread is smaller. The measured
+// means and standard deviations are logged (go test -v).
+func TestDROMAMLEstimator(t *testing.T) {
+	t.Parallel()
+	q, alpha := newQuad()
+	p := []float64{0.573, 0.001, 0.426}
+	grad := func(i int) float64 { return 2 * q.k(i, alpha) * (0 - q.c[i]) }
+	target := 0.0
+	for i := range p {
+		target += p[i] * grad(i)
+	}
+	const draws = 100000
+	for _, c := range []int{2, 5, 25} {
+		rng := rand.New(rand.NewPCG(11, uint64(c)))
+		var s, ss [2]float64
+		tasks, count := make([]int, c), make([]int, 3)
+		for range draws {
+			clear(count)
+			for k := range tasks {
+				tasks[k] = rng.IntN(3)
+				count[tasks[k]]++
+			}
+			var g [2]float64
+			for _, i := range tasks {
+				g[0] += 3 / float64(c) * p[i] * grad(i)
+				g[1] += p[i] / float64(count[i]) * grad(i)
+			}
+			for e := range g {
+				s[e] += g[e]
+				ss[e] += g[e] * g[e]
+			}
+		}
+		var mean, sd [2]float64
+		for e := range s {
+			mean[e] = s[e] / draws
+			sd[e] = math.Sqrt(ss[e]/draws - mean[e]*mean[e])
+		}
+		scale := 1 - math.Pow(2.0/3, float64(c))
+		t.Logf("C=%2d: target %.4f; Algorithm 1's weights: mean %.4f sd %.4f; Group DRO's: mean %.4f (= %.3f x target) sd %.4f",
+			c, target, mean[0], sd[0], mean[1], mean[1]/target, sd[1])
+		if math.Abs(mean[0]-target) > 4*sd[0]/math.Sqrt(draws) {
+			t.Errorf("C=%d: Algorithm 1's estimate has mean %v, want %v", c, mean[0], target)
+		}
+		if math.Abs(mean[1]-scale*target) > 4*sd[1]/math.Sqrt(draws)+1e-12 {
+			t.Errorf("C=%d: Group DRO's estimate has mean %v, want %v x %v", c, mean[1], scale, target)
+		}
+		if !(sd[1] < sd[0]) {
+			t.Errorf("C=%d: Group DRO's spread %v not below Algorithm 1's %v", c, sd[1], sd[0])
+		}
 	}
 }
