@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
 
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/graph"
@@ -231,4 +232,16 @@ func (s *Setup) evaluate(ctx context.Context, w []float64, iteration int, final 
 		return rundir.Stats{}, rundir.Stats{}, fmt.Errorf("evaluating on the meta-test tasks: %w", err)
 	}
 	return newStats(tr, s.EvalTrain), newStats(te, s.EvalTest), nil
+}
+
+// warn writes line (if not empty) to o.Warnings.
+func (o Options) warn(line string) {
+	if line == "" {
+		return
+	}
+	w := o.Warnings
+	if w == nil {
+		w = os.Stderr
+	}
+	fmt.Fprintln(w, line)
 }

@@ -103,6 +103,12 @@ func Resume(dir string, opts Options, sets ...string) (*rundir.Result, error) {
 			return nil, err
 		}
 		return start(opts.context(), s, dir, opts.Progress, nil)
+	case errors.Is(err, rundir.ErrFinishUnsealed) && len(sets) == 0:
+		// model.json and result.json are bound to the final checkpoint:
+		// a kill came before their seal.
+		if sealed, err = rundir.SealFinished(dir); err != nil {
+			return nil, err
+		}
 	case errors.As(err, &changed) && len(sets) > 0:
 		// Killed between writing the overridden config.yaml and sealing
 		// it: the same command completes it.
@@ -119,6 +125,7 @@ func Resume(dir string, opts Options, sets ...string) (*rundir.Result, error) {
 			return nil, err
 		}
 	}
+	opts.warn(sealed.Note(dir))
 	s, err := loadSetup(dir, opts)
 	if err != nil {
 		return nil, err
@@ -381,8 +388,10 @@ func (ss *session) checkpoint(pd *rundir.Pending) error {
 	if err != nil {
 		return err
 	}
-	sum, err := rundir.WriteCheckpoint(filepath.Join(ss.dir, rundir.CheckpointFile), rundir.Checkpoint{State: snap, OptimizerState: ss.opt, TrainSeconds: ss.trainDur.Seconds(), EvalSeconds: ss.evalDur.Seconds(), CPU: ss.cpu.times(), Pending: pd,
-		Seed: ss.s.Config.Seed, ConfigSHA256: ss.s.configHash, Previous: ss.prevCheckpoint})
+	ck := rundir.Checkpoint{State: snap, OptimizerState: ss.opt, TrainSeconds: ss.trainDur.Seconds(), EvalSeconds: ss.evalDur.Seconds(), CPU: ss.cpu.times(), Pending: pd,
+		Seed: ss.s.Config.Seed, ConfigSHA256: ss.s.configHash, Previous: ss.prevCheckpoint}
+	ck.BindRows(ss.metrics.Bytes(), ss.pcsv.Bytes())
+	sum, err := rundir.WriteCheckpoint(filepath.Join(ss.dir, rundir.CheckpointFile), ck)
 	if err != nil {
 		return err
 	}
@@ -467,10 +476,15 @@ func (ss *session) train(ctx context.Context, p *Progress) (*rundir.Result, erro
 	if movesP(cfg.Algorithm) {
 		res.FinalP, model.P = pFinal, pFinal
 	}
-	if err := rundir.WriteJSON(filepath.Join(ss.dir, rundir.ModelFile), model); err != nil {
+	state, err := rundir.CheckpointStateHash(filepath.Join(ss.dir, rundir.CheckpointFile))
+	if err != nil {
 		return nil, err
 	}
-	if err := rundir.WriteJSON(filepath.Join(ss.dir, rundir.ResultFile), res); err != nil {
+	model.StateSHA256, res.StateSHA256 = state, state
+	if err := rundir.WriteBound(filepath.Join(ss.dir, rundir.ModelFile), model); err != nil {
+		return nil, err
+	}
+	if err := rundir.WriteBound(filepath.Join(ss.dir, rundir.ResultFile), res); err != nil {
 		return nil, err
 	}
 	return res, rundir.Seal(ss.dir, true)
@@ -503,6 +517,7 @@ func Evaluate(dir string, evalSeed uint64, opts Options, sets ...string) (*rundi
 	if err != nil {
 		return nil, err
 	}
+	opts.warn(sealed.Note(dir))
 	s, err := loadSetup(dir, opts, sets...)
 	if err != nil {
 		return nil, err
