@@ -422,6 +422,7 @@ func runJob(j Job, opts run.Options) error {
 		return err
 	}
 	if finished(j.Dir) {
+		clearFailure(j)
 		return nil
 	}
 	_, err := run.Resume(j.Dir, opts)
