@@ -130,7 +130,7 @@ type Binding struct {
 func ReadBinding(path string, raw []byte) (Binding, error) {
 	var probe struct {
 		State  *string `json:"state_sha256"`
-		SHA256     *string `json:"sha256"`
+		SHA256 *string `json:"sha256"`
 	}
 	if err := json.Unmarshal(raw, &probe); err != nil {
 		return Binding{}, fmt.Errorf("%s: %w (the file is damaged: restore it from a copy of the run)", path, err)

@@ -74,9 +74,9 @@ type verifier struct {
 	ckHash string
 	// state is the checkpoint's StateHash.
 	state string
-	last   int
-	rows   map[string][]byte
-	bound  map[string]bool
+	last  int
+	rows  map[string][]byte
+	bound map[string]bool
 }
 
 func (v *verifier) path(name string) string { return filepath.Join(v.dir, name) }
