@@ -46,6 +46,7 @@ func Evaluate(ctx context.Context, dir string, evalSeed uint64, opts Options, se
 	if err != nil {
 		return nil, err
 	}
+	opts.warn(sealed.Note(dir))
 	s, err := loadSetup(dir, opts, sets...)
 	if err != nil {
 		return nil, err

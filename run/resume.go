@@ -42,6 +42,12 @@ func Resume(ctx context.Context, dir string, opts Options, sets ...string) (*run
 			return nil, err
 		}
 		return start(ctx, s, dir, opts.Progress, nil)
+	case errors.Is(err, rundir.ErrFinishUnsealed) && len(sets) == 0:
+		// model.json and result.json are bound to the final checkpoint:
+		// a kill came before their seal.
+		if sealed, err = rundir.SealFinished(dir); err != nil {
+			return nil, err
+		}
 	case errors.As(err, &changed) && len(sets) > 0:
 		// Killed between writing the overridden config.yaml and sealing
 		// it: the same command completes it.
@@ -58,6 +64,7 @@ func Resume(ctx context.Context, dir string, opts Options, sets ...string) (*run
 			return nil, err
 		}
 	}
+	opts.warn(sealed.Note(dir))
 	s, err := loadSetup(dir, opts)
 	if err != nil {
 		return nil, err

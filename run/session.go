@@ -121,8 +121,10 @@ func (ss *session) checkpoint(pd *rundir.Pending) error {
 	if err != nil {
 		return err
 	}
-	sum, err := rundir.WriteCheckpoint(filepath.Join(ss.dir, rundir.CheckpointFile), rundir.Checkpoint{State: snap, OptimizerState: ss.opt, TrainSeconds: ss.trainDur.Seconds(), EvalSeconds: ss.evalDur.Seconds(), CPU: ss.cpu.times(), Pending: pd,
-		Seed: ss.s.Config.Seed, ConfigSHA256: ss.s.configHash, Previous: ss.prevCheckpoint})
+	ck := rundir.Checkpoint{State: snap, OptimizerState: ss.opt, TrainSeconds: ss.trainDur.Seconds(), EvalSeconds: ss.evalDur.Seconds(), CPU: ss.cpu.times(), Pending: pd,
+		Seed: ss.s.Config.Seed, ConfigSHA256: ss.s.configHash, Previous: ss.prevCheckpoint}
+	ck.BindRows(ss.metrics.Bytes(), ss.pcsv.Bytes())
+	sum, err := rundir.WriteCheckpoint(filepath.Join(ss.dir, rundir.CheckpointFile), ck)
 	if err != nil {
 		return err
 	}
@@ -200,10 +202,15 @@ func (ss *session) train(ctx context.Context, p *Progress) (*rundir.Result, erro
 	}
 	model := ss.s.record
 	model.W, model.P = w, res.FinalP
-	if err := rundir.WriteJSON(filepath.Join(ss.dir, rundir.ModelFile), model); err != nil {
+	state, err := rundir.CheckpointStateHash(filepath.Join(ss.dir, rundir.CheckpointFile))
+	if err != nil {
 		return nil, err
 	}
-	if err := rundir.WriteJSON(filepath.Join(ss.dir, rundir.ResultFile), res); err != nil {
+	model.StateSHA256, res.StateSHA256 = state, state
+	if err := rundir.WriteBound(filepath.Join(ss.dir, rundir.ModelFile), model); err != nil {
+		return nil, err
+	}
+	if err := rundir.WriteBound(filepath.Join(ss.dir, rundir.ResultFile), res); err != nil {
 		return nil, err
 	}
 	return res, rundir.Seal(ss.dir, true)

@@ -209,3 +209,15 @@ func checkInstances(cfg configs.Config, train, test int) error {
 	}
 	return nil
 }
+
+// warn writes line (if not empty) to o.Warnings.
+func (o Options) warn(line string) {
+	if line == "" {
+		return
+	}
+	w := o.Warnings
+	if w == nil {
+		w = os.Stderr
+	}
+	fmt.Fprintln(w, line)
+}

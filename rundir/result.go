@@ -40,7 +40,10 @@ type Result struct {
 	// Overrides, in evaluation files only, are the config changes
 	// ("field.path=value") the solution was evaluated under.
 	Overrides []string `json:"overrides,omitempty"`
-	Timing    Timing   `json:"timing"`
+	// StateSHA256, in result.json, is the state hash of the checkpoint
+	// the result was computed from (Checkpoint.StateHash, WriteBound).
+	StateSHA256 string `json:"state_sha256,omitempty"`
+	Timing      Timing `json:"timing"`
 }
 
 // Timing is the cost of a run in wall-clock and processor time, the one
@@ -114,6 +117,9 @@ type Model struct {
 	CNN        *CNN      `json:"cnn,omitempty"`
 	W          []float64 `json:"w"`
 	P          []float64 `json:"p,omitempty"`
+	// StateSHA256 is the state hash of the checkpoint the solution was
+	// taken from (Checkpoint.StateHash, WriteBound).
+	StateSHA256 string `json:"state_sha256,omitempty"`
 }
 
 // CNN is the record of a graph.CNN in model.json: the same fields, so that
