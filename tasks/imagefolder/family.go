@@ -131,10 +131,14 @@ type Family struct{}
 // Name implements configs.Family.
 func (Family) Name() string { return Name }
 
-// NewSection implements configs.Family.
+// NewSection implements configs.Family. The lists are empty, not nil, as
+// a written and read config has them.
 func (Family) NewSection() any {
-	return &Config{Layout: "groups", Images: "images", Seed: 1, Noun: "group", Ways: 5, Resize: "bilinear"}
+	return &Config{Layout: "groups", Images: "images", Seed: 1, Noun: "group", Ways: 5, Resize: "bilinear",
+		CSV: emptyLists(), Splits: emptyLists(), Fractions: []float64{}, GroupSizes: SizeLists{[]int{}, []int{}, []int{}}}
 }
+
+func emptyLists() SplitLists { return SplitLists{[]string{}, []string{}, []string{}} }
 
 // Noun implements configs.Family; TaskNoun gives a config's own noun.
 func (Family) Noun() string { return "group" }
