@@ -331,6 +331,11 @@ func (Family) Tasks(c configs.Config, env configs.Env) (*configs.TaskSets, error
 	if err != nil {
 		return nil, err
 	}
+	if d.H() != d.W() {
+		// The CNN reads its input side from the number of inputs.
+		return nil, &configs.ConfigError{Field: "task.imagefolder.image", Problem: fmt.Sprintf(
+			"the images are %dx%d (height x width); model.cnn takes square images: set task.imagefolder.image to [S, S]", d.H(), d.W())}
+	}
 	t := c.Task
 	sets := func(queries int, rotate, flip bool) (train, test *TaskSet, err error) {
 		spec := Spec{Ways: s.Ways, Shots: t.Support, Queries: queries, Rotate: rotate, Flip: flip}
