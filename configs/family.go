@@ -2,6 +2,7 @@ package configs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"reflect"
@@ -279,6 +280,25 @@ func (c Config) NewMethod() (metalearn.Method, error) {
 		return metalearn.CopySettings(m), nil
 	}
 	return info.New(), nil
+}
+
+// DrawnBatch is the number of task instances c's method draws and adapts
+// per iteration, the training graph's tasks: meta.batch, or the candidate
+// batch of a method that back-propagates only some of them (DR-MAML's).
+func (c Config) DrawnBatch() (int, error) {
+	m, err := c.NewMethod()
+	if err != nil {
+		return 0, err
+	}
+	b, err := metalearn.DrawnBatch(m, c.Meta.Batch)
+	if err != nil {
+		var se metalearn.SettingError
+		if errors.As(err, &se) {
+			return 0, &fieldError{c.Algorithm + "." + se.Key, show(se.Value), se.Rule}
+		}
+		return 0, fmt.Errorf("%s: %w", c.Algorithm, err)
+	}
+	return b, nil
 }
 
 // MethodInfo returns the registration of c's algorithm.

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -108,8 +109,8 @@ var ErrCellRange = errors.New("cell out of range")
 // out, and returns; a finished cell is left as it is. Unlike Run it does
 // not hold out's lock, only the run directory's, so that the cells of one
 // grid run at once in separate processes (a scheduler's array tasks); it
-// refuses the same outs as Run. opts.Context stops it as it stops Run.
-func RunCell(out string, jobs []Job, i int, opts run.Options) error {
+// refuses the same outs as Run. ctx stops it as it stops Run.
+func RunCell(ctx context.Context, out string, jobs []Job, i int, opts run.Options) error {
 	if i < 0 || i >= len(jobs) {
 		return fmt.Errorf("-cell %d: %w: the grid has %d cells, 0 to %d (trmaml experiment -list shows them)", i, ErrCellRange, len(jobs), len(jobs)-1)
 	}
@@ -119,7 +120,7 @@ func RunCell(out string, jobs []Job, i int, opts run.Options) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	return runJob(jobs[i], opts)
+	return runJob(ctx, jobs[i], opts)
 }
 
 // recordFailure keeps the error a run stopped with in its FailedFile, for

@@ -23,7 +23,7 @@ func TestCPUTimeAcrossResume(t *testing.T) {
 	c := tinyConfig()
 	dir := filepath.Join(t.TempDir(), "run")
 	before, _ := cputime.Process()
-	if _, err := Train(c, dir, Options{Context: &afterChecks{Context: context.Background(), n: 13}}); !errors.Is(err, ErrInterrupted) {
+	if _, err := Train(&afterChecks{Context: context.Background(), n: 13}, c, dir, Options{}); !errors.Is(err, ErrInterrupted) {
 		t.Fatalf("got %v, want ErrInterrupted", err)
 	}
 	ckPath := filepath.Join(dir, rundir.CheckpointFile)
@@ -38,7 +38,7 @@ func TestCPUTimeAcrossResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Resume(dir, Options{})
+	res, err := Resume(context.Background(), dir, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestCPUTimeAcrossResume(t *testing.T) {
 	// The same interrupted run, its checkpoint rewritten as one from before
 	// CPU times.
 	dir2 := filepath.Join(t.TempDir(), "old")
-	if _, err := Train(c, dir2, Options{Context: &afterChecks{Context: context.Background(), n: 13}}); !errors.Is(err, ErrInterrupted) {
+	if _, err := Train(&afterChecks{Context: context.Background(), n: 13}, c, dir2, Options{}); !errors.Is(err, ErrInterrupted) {
 		t.Fatalf("got %v, want ErrInterrupted", err)
 	}
 	old, err := rundir.DecodeCheckpoint(ckPath, keep)
@@ -68,7 +68,7 @@ func TestCPUTimeAcrossResume(t *testing.T) {
 	if err := rundir.Seal(dir2, false); err != nil {
 		t.Fatal(err)
 	}
-	res, err = Resume(dir2, Options{})
+	res, err = Resume(context.Background(), dir2, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"math"
@@ -34,13 +35,13 @@ func TestResumeLegacyCheckpoint(t *testing.T) {
 			if out, err := exec.Command("cp", "-r", filepath.Join(src, "unfinished"), dir).CombinedOutput(); err != nil {
 				t.Fatalf("%v: %s", err, out)
 			}
-			if _, err := Resume(dir, Options{}); !errors.Is(err, rundir.ErrUnsealed) || !strings.Contains(err.Error(), "trmaml seal -run "+dir) {
+			if _, err := Resume(context.Background(), dir, Options{}); !errors.Is(err, rundir.ErrUnsealed) || !strings.Contains(err.Error(), "trmaml seal -run "+dir) {
 				t.Fatalf("resume of an unsealed run: %v, want a refusal naming trmaml seal", err)
 			}
 			if err := rundir.SealExisting(dir); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := Resume(dir, Options{}); err != nil {
+			if _, err := Resume(context.Background(), dir, Options{}); err != nil {
 				t.Fatal(err)
 			}
 			got, want := readResult(t, filepath.Join(dir, rundir.ResultFile)), readResult(t, filepath.Join(src, "want", rundir.ResultFile))
@@ -77,7 +78,7 @@ func TestNewMethods(t *testing.T) {
 		var results []rundir.Result
 		for _, d := range []string{"a", "b"} {
 			dir := filepath.Join(t.TempDir(), d)
-			if _, err := Train(cfg, dir, Options{}); err != nil {
+			if _, err := Train(context.Background(), cfg, dir, Options{}); err != nil {
 				t.Fatal(err)
 			}
 			r := readResult(t, filepath.Join(dir, rundir.ResultFile))
@@ -109,7 +110,7 @@ func TestNewMethods(t *testing.T) {
 	for _, alg := range metalearn.MethodNames() {
 		cfg := configs.Defaults()
 		cfg.Algorithm = alg
-		if _, err := NewMethod(cfg); err != nil {
+		if _, err := cfg.NewMethod(); err != nil {
 			t.Errorf("algorithm %s: %v", alg, err)
 		}
 	}

@@ -92,6 +92,17 @@ type Stats struct {
 	// existed hold only sinusoid tasks, whose masses are all 1, and are read
 	// so.
 	Masses []float64 `json:"masses"`
+	// CVaR is CVaR_alpha over the tasks at each of the config's
+	// eval.cvar_alpha levels (metalearn.TailMean of PerTask); absent
+	// without levels.
+	CVaR []TailStat `json:"cvar,omitempty"`
+}
+
+// TailStat is CVaR_alpha over the tasks: the mean of the worst fraction
+// 1-alpha of the per-task values.
+type TailStat struct {
+	Alpha float64 `json:"alpha"`
+	Value float64 `json:"value"`
 }
 
 // Model is model.json: the solution chosen by the output rule, and the

@@ -20,9 +20,8 @@ import (
 
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/experiment"
-	"github.com/trmaml/trmaml/metalearn"
+	"github.com/trmaml/trmaml/results"
 	"github.com/trmaml/trmaml/rundir"
-	_ "github.com/trmaml/trmaml/tasks" // the task families of the runs' configs
 )
 
 //go:embed page.html
@@ -154,7 +153,7 @@ func describe(r *Run, c experiment.Cell) {
 	cfg := c.Job.Config
 	r.State, r.Detail = string(c.State), c.Detail
 	r.Algorithm, r.Order, r.Seed, r.Total = cfg.Algorithm, cfg.Order, cfg.Seed, cfg.Meta.Iterations
-	m := metricOf(cfg)
+	m := results.ScoreOf(cfg)
 	r.Metric, r.Label, r.Unit, r.Scale, r.HigherIsBetter = m.Name, m.Label, m.Unit, m.Scale, m.HigherIsBetter
 	if c.State == experiment.Running {
 		r.Detail = "" // the lock holder's pid and command: not for the page
@@ -170,16 +169,6 @@ func describe(r *Run, c experiment.Cell) {
 	if raw, err := yaml.Marshal(cfg); err == nil {
 		r.flat = flatten(raw)
 	}
-}
-
-// metricOf is the score of a run's train and test columns: accuracy for a
-// family that trains a CNN classifier, MSE for regression (as run.Train
-// chooses it).
-func metricOf(cfg configs.Config) metalearn.Metric {
-	if fam, err := cfg.Family(); err == nil && fam.Model() == "cnn" {
-		return metalearn.Accuracy
-	}
-	return metalearn.MSE
 }
 
 // sweep sets each run's Config to the fields whose values differ between

@@ -6,10 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/trmaml/trmaml/configs"
@@ -56,7 +58,9 @@ func exitCode(err error) int {
 }
 
 const usage = `usage:
-  trmaml train [-config FILE] [-seed N] [-out DIR]   meta-train into a new run directory
+  trmaml train [-config FILE|NAME] [-set F=V]... [-seed N] [-out DIR]
+                                                     meta-train into a new run directory
+  trmaml configs                                     NAME, family, method and summary of each built-in config (train -config NAME)
   trmaml resume -run DIR [-override F=V]...          finish an interrupted run (from its checkpoint, or from the start);
                                                      -override changes meta.iterations or eval.* from the checkpoint on
   trmaml seal -run DIR                               seal a run directory written before manifests (check its files first)
@@ -67,6 +71,7 @@ const usage = `usage:
                                                      submit the unfinished cells to Slurm (docs/cluster.md)
   trmaml status [-config FILE] DIR                   each cell of an experiment (or one run): finished, running, interrupted, failed, not started
   trmaml serve [-addr HOST:PORT] DIR...              a local web page of runs, grids or folders of them: states and curves, live
+  trmaml export -run DIR -format FORMAT [-out DIR]   a run in another program's format: tensorboard (event files)
   trmaml report -out DIR RUNDIR...                   the paper's tables (Markdown, CSV), mean +- 95%% CI over seeds, per-task values (per_task.*)
   trmaml plot -out DIR RUNDIR...                     Figure 1, p-weights or adversary, first- vs second-order figures (PNG)
   trmaml compare -runs A B                           two runs side by side
@@ -108,6 +113,10 @@ func dispatchContext(ctx context.Context, args []string, stdout, stderr io.Write
 		return statusCmd(args[1:], stdout, stderr)
 	case "serve":
 		return serveCmd(ctx, args[1:], stdout, stderr)
+	case "export":
+		return exportCmd(args[1:], stdout, stderr)
+	case "configs":
+		return configsCmd(args[1:], stdout, stderr)
 	case "report":
 		return reportCmd(args[1:], stdout, stderr)
 	case "plot":
@@ -133,7 +142,9 @@ func dispatchContext(ctx context.Context, args []string, stdout, stderr io.Write
 func train(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	path := fs.String("config", "", "config YAML file, e.g. configs/sine_k5_trmaml.yaml (default: the built-in sine_quick)")
+	path := fs.String("config", "", "config YAML file, e.g. configs/sine_k5_trmaml.yaml, or a built-in config's `NAME` (trmaml configs lists them; default: the built-in sine_quick)")
+	var sets setFlags
+	fs.Var(&sets, "set", "change `FIELD=VALUE` of the config (repeatable), e.g. meta.iterations=60: decoded and checked as in a config file; config.yaml records the result")
 	seed := fs.Uint64("seed", 0, "random seed, overriding the config's")
 	out := fs.String("out", "", "new run directory (default: runs/NAME-seedN, or runs/NAME-seedN-2, ... if taken)")
 	opts := dataFlag(fs)
@@ -143,14 +154,11 @@ func train(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("train: unexpected arguments %v", fs.Args())
 	}
-	var cfg configs.Config
-	var err error
-	if *path == "" {
-		cfg, err = configs.Builtin("sine_quick")
-	} else {
-		cfg, err = configs.Load(*path)
-	}
+	cfg, file, err := loadTrainConfig(*path)
 	if err != nil {
+		return err
+	}
+	if cfg, err = configs.Override(cfg, "-set", sets, func(string) bool { return true }); err != nil {
 		return err
 	}
 	fs.Visit(func(f *flag.Flag) {
@@ -164,11 +172,11 @@ func train(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "training %s (%s, %s order, seed %d) into %s\n", cfg.Name, cfg.Algorithm, cfg.Order, cfg.Seed, dir)
 	noteBLAS(stderr)
-	opts.Progress, opts.Context = run.NewProgress(stderr, isTerminal(stderr)), ctx
-	res, err := run.Train(cfg, dir, *opts)
-	var cerr *run.ConfigError
-	if errors.As(err, &cerr) && *path != "" {
-		return configErrorAt(*path, cerr, opts.DataRoot)
+	opts.Progress = run.NewProgress(stderr, isTerminal(stderr))
+	res, err := run.Train(ctx, cfg, dir, *opts)
+	var cerr *configs.ConfigError
+	if errors.As(err, &cerr) && file != "" && !slices.ContainsFunc(sets, func(s string) bool { return strings.HasPrefix(s, cerr.Field+"=") }) {
+		return configErrorAt(file, cerr, opts.DataRoot)
 	}
 	if err != nil {
 		return err
@@ -179,6 +187,49 @@ func train(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		cost += fmt.Sprintf(" (CPU: %.1f s training, %.1f s evaluation)", c.TrainSeconds, c.EvalSeconds)
 	}
 	fmt.Fprintf(stdout, "%s; results in %s\n", cost, filepath.Join(dir, rundir.ResultFile))
+	return nil
+}
+
+// loadTrainConfig loads train's -config: the file of that name if there
+// is one, else the built-in config of that name; the built-in sine_quick
+// when it is empty. file is the path of the file read ("" for a built-in).
+func loadTrainConfig(name string) (cfg configs.Config, file string, err error) {
+	if name == "" {
+		name = "sine_quick"
+	} else if _, statErr := os.Stat(name); statErr == nil || !slices.Contains(configs.BuiltinNames(), name) {
+		cfg, err = configs.Load(name)
+		if errors.Is(err, fs.ErrNotExist) && !strings.ContainsRune(name, '/') {
+			err = fmt.Errorf("%w, and no built-in config has that name (trmaml configs lists them)", err)
+		}
+		return cfg, name, err
+	}
+	cfg, err = configs.Builtin(name)
+	return cfg, "", err
+}
+
+// configsCmd lists the built-in configs, one line each: name, family,
+// algorithm, iterations and what it is.
+func configsCmd(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("configs", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("configs: unexpected arguments %v", fs.Args())
+	}
+	for _, name := range configs.BuiltinNames() {
+		cfg, err := configs.Builtin(name)
+		if err != nil {
+			return err
+		}
+		summary, err := configs.BuiltinSummary(name)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%-28s %-9s %-15s %7d it.  %s\n", name, cfg.Task.Family, cfg.Algorithm, cfg.Meta.Iterations, summary)
+	}
+	fmt.Fprintln(stdout, "trmaml train -config NAME trains one; its file is configs/NAME.yaml")
 	return nil
 }
 
@@ -196,8 +247,8 @@ func resume(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return errors.New("resume: give exactly -run DIR")
 	}
 	noteBLAS(stderr)
-	opts.Progress, opts.Context = run.NewProgress(stderr, isTerminal(stderr)), ctx
-	res, err := run.Resume(*dir, *opts, sets...)
+	opts.Progress = run.NewProgress(stderr, isTerminal(stderr))
+	res, err := run.Resume(ctx, *dir, *opts, sets...)
 	if err != nil {
 		return err
 	}
@@ -244,7 +295,7 @@ func evaluate(args []string, stdout, stderr io.Writer) error {
 		return errors.New("eval: give exactly -run DIR")
 	}
 	noteBLAS(stderr)
-	res, err := run.Evaluate(*dir, *seed, *opts, sets...)
+	res, err := run.Evaluate(context.Background(), *dir, *seed, *opts, sets...)
 	if err != nil {
 		return err
 	}
@@ -299,8 +350,7 @@ func experimentCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if !*list && !*reportOnly && !sf.submit { // only where it trains here
 		noteBLAS(stderr)
 	}
-	opts.Datasets = new(run.Datasets) // the grid check and the runs load the data once
-	opts.Context = ctx
+	opts.Datasets = new(configs.DataCache) // the grid check and the runs load the data once
 	load := experiment.Load
 	if *list { // listing needs no data
 		load = func(path string, _ run.Options) (experiment.Spec, []configs.Config, error) {
@@ -327,10 +377,10 @@ func experimentCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 			fmt.Fprintf(stdout, "experiment %s: cell %d of %d, %s\n", *path, *cell, len(grid), grid[*cell].Dir)
 		}
 		opts.Progress = run.NewProgress(stderr, isTerminal(stderr))
-		return experiment.RunCell(*out, grid, *cell, *opts)
+		return experiment.RunCell(ctx, *out, grid, *cell, *opts)
 	}
 	fmt.Fprintf(stdout, "experiment %s: %d runs, %d at a time, in %s\n", *path, len(grid), *jobs, *out)
-	runErr := experiment.Run(*out, grid, *jobs, stderr, isTerminal(stderr), *opts)
+	runErr := experiment.Run(ctx, *out, grid, *jobs, stderr, isTerminal(stderr), *opts)
 	if errors.Is(runErr, dirlock.ErrHeld) || errors.Is(runErr, experiment.ErrForeign) || errors.Is(runErr, run.ErrInterrupted) {
 		return runErr
 	}
@@ -413,7 +463,7 @@ func dataFlag(fs *flag.FlagSet) *run.Options {
 // configErrorAt places a config error of the file at path at the line of
 // its field, when the file states it and it was used: a data root given by
 // -data (dataRoot) is not the file's data.root.
-func configErrorAt(path string, cerr *run.ConfigError, dataRoot string) error {
+func configErrorAt(path string, cerr *configs.ConfigError, dataRoot string) error {
 	data, err := os.ReadFile(path)
 	if err != nil || (cerr.Field == "data.root" && dataRoot != "") {
 		return fmt.Errorf("%s: %w", path, cerr)
