@@ -131,10 +131,14 @@ type Family struct{}
 // Name implements configs.Family.
 func (Family) Name() string { return Name }
 
-// NewSection implements configs.Family.
+// NewSection implements configs.Family. The lists are empty, not nil, as
+// a written and read config has them.
 func (Family) NewSection() any {
-	return &Config{Layout: "groups", Images: "images", Seed: 1, Noun: "group", Ways: 5, Resize: "bilinear"}
+	return &Config{Layout: "groups", Images: "images", Seed: 1, Noun: "group", Ways: 5, Resize: "bilinear",
+		CSV: emptyLists(), Splits: emptyLists(), Fractions: []float64{}, GroupSizes: SizeLists{[]int{}, []int{}, []int{}}}
 }
+
+func emptyLists() SplitLists { return SplitLists{[]string{}, []string{}, []string{}} }
 
 // Noun implements configs.Family; TaskNoun gives a config's own noun.
 func (Family) Noun() string { return "group" }
@@ -326,6 +330,11 @@ func (Family) Tasks(c configs.Config, env configs.Env) (*configs.TaskSets, error
 	d, err := loadCached(dir, s, env)
 	if err != nil {
 		return nil, err
+	}
+	if d.H() != d.W() {
+		// The CNN reads its input side from the number of inputs.
+		return nil, &configs.ConfigError{Field: "task.imagefolder.image", Problem: fmt.Sprintf(
+			"the images are %dx%d (height x width); model.cnn takes square images: set task.imagefolder.image to [S, S]", d.H(), d.W())}
 	}
 	t := c.Task
 	sets := func(queries int, rotate, flip bool) (train, test *TaskSet, err error) {

@@ -129,11 +129,13 @@ func scan(dir string, cfg *Config) (*layout, []Problem, error) {
 		}
 		sc.groupClasses(l, bySplit, true)
 	}
-	if len(l.splits[Train]) == 0 {
-		sc.fail(dir, "no meta-training groups")
-	}
-	if len(l.splits[Test]) == 0 {
-		sc.fail(dir, "no meta-test groups")
+	if len(sc.problems) == 0 { // else the problems say why
+		if len(l.splits[Train]) == 0 {
+			sc.fail(dir, "no meta-training groups")
+		}
+		if len(l.splits[Test]) == 0 {
+			sc.fail(dir, "no meta-test groups")
+		}
 	}
 	return l, sc.problems, nil
 }

@@ -278,3 +278,64 @@ func TestCSVLayout(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestClassesLayout: flat class folders grouped at random by sizes (one
+// shuffle of all classes, train groups first) or by a group file whose
+// groups are split by fractions from the seed.
+func TestClassesLayout(t *testing.T) {
+	dir := t.TempDir()
+	var mapping strings.Builder
+	for c := range 12 {
+		name := fmt.Sprintf("k%02d", c)
+		writeImage(t, filepath.Join(dir, name, "a.png"), synthImage(0, c, 0, 4, 4, false))
+		fmt.Fprintf(&mapping, "%s,grp%d\n", name, c/2)
+	}
+	writeFile(t, filepath.Join(dir, "map.csv"), mapping.String())
+	l, problems, err := scan(dir, ptr(section(func(s *Config) {
+		s.Layout, s.GroupSizes = "classes", SizeLists{Train: []int{3, 4}, Validation: []int{2}, Test: []int{3}}
+	})))
+	if err != nil || len(problems) > 0 {
+		t.Fatal(err, problems)
+	}
+	seen := map[string]bool{}
+	for s, want := range [][]int{{3, 4}, {2}, {3}} {
+		for g, n := range want {
+			gr := l.splits[s][g]
+			if len(gr.classes) != n || gr.name != fmt.Sprintf("%s-%d", splitNames[s], g+1) {
+				t.Errorf("%s group %d: %s of %d classes, want %d", splitNames[s], g, gr.name, len(gr.classes), n)
+			}
+			for _, c := range gr.classes {
+				if seen[c.name] {
+					t.Errorf("class %s twice", c.name)
+				}
+				seen[c.name] = true
+			}
+		}
+	}
+	if len(seen) != 12 {
+		t.Errorf("%d classes grouped, want 12", len(seen))
+	}
+	_, problems, _ = scan(dir, ptr(section(func(s *Config) {
+		s.Layout, s.GroupSizes = "classes", SizeLists{Train: []int{3, 4}, Test: []int{3}}
+	})))
+	if len(problems) != 1 || !strings.Contains(problems[0].Rule, "group_sizes add up to 10 classes, the folder has 12") {
+		t.Errorf("sizes of 10 classes: %v", problems)
+	}
+
+	l, problems, err = scan(dir, ptr(section(func(s *Config) {
+		s.Layout, s.GroupFile, s.Fractions = "classes", "map.csv", []float64{0.5, 0.2, 0.3}
+	})))
+	if err != nil || len(problems) > 0 {
+		t.Fatal(err, problems)
+	}
+	if n := []int{len(l.splits[0]), len(l.splits[1]), len(l.splits[2])}; !slices.Equal(n, []int{3, 1, 2}) {
+		t.Errorf("6 groups split %v by fractions 0.5, 0.2, 0.3, want [3 1 2]", n)
+	}
+	for _, s := range l.splits {
+		for _, g := range s {
+			if len(g.classes) != 2 {
+				t.Errorf("group %s has %d classes, want its 2", g.name, len(g.classes))
+			}
+		}
+	}
+}
