@@ -280,6 +280,10 @@ type Curve struct {
 	Seconds []float64
 	// Points are the estimates at each iteration.
 	Points []Estimate
+	// Seeds[s][i] is the value of the group's run s at Iterations[i], NaN
+	// where that run has none: with few seeds, figures draw these
+	// rather than a t interval.
+	Seeds [][]float64
 }
 
 // curve estimates value(r, row) over g's runs at each iteration; rows
@@ -291,10 +295,12 @@ func (g *Group) curve(value func(r *Run, row int) float64) Curve {
 	}
 	slices.Sort(its)
 	its = slices.Compact(its)
-	var c Curve
+	c := Curve{Seeds: make([][]float64, len(g.Runs))}
 	for _, it := range its {
 		var vals, secs []float64
-		for _, r := range g.Runs {
+		seed := make([]float64, len(g.Runs))
+		for s, r := range g.Runs {
+			seed[s] = math.NaN()
 			row, ok := slices.BinarySearch(r.Iterations, it)
 			if !ok {
 				continue
@@ -302,6 +308,7 @@ func (g *Group) curve(value func(r *Run, row int) float64) Curve {
 			if v := value(r, row); !math.IsNaN(v) {
 				vals = append(vals, v)
 				secs = append(secs, r.metrics[Elapsed][row])
+				seed[s] = v
 			}
 		}
 		if len(vals) == 0 {
@@ -310,6 +317,9 @@ func (g *Group) curve(value func(r *Run, row int) float64) Curve {
 		c.Iterations = append(c.Iterations, float64(it))
 		c.Seconds = append(c.Seconds, stat.Mean(secs, nil))
 		c.Points = append(c.Points, Summarize(vals))
+		for s, v := range seed {
+			c.Seeds[s] = append(c.Seeds[s], v)
+		}
 	}
 	return c
 }
@@ -449,8 +459,9 @@ func (g *Group) FinalP() (tasks []string, p []Estimate) {
 type Histogram struct {
 	// Edges are the bin edges, len(Counts[g])+1 of them, in stored units
 	// (accuracy as a fraction): for a loss from 0 to the largest task loss
-	// of any run, for a score from a multiple of 0.05 at or below the
-	// smallest task score to 1.
+	// of any run, for a score from the multiple of 0.05 at or below the
+	// smallest task score to the one at or above the largest (not 1:
+	// the bins span the data).
 	Edges []float64
 	// Counts[g][b] is the number of tasks whose final value falls in bin b
 	// ([Edges[b], Edges[b+1]), the last bin closed), averaged over the
@@ -464,13 +475,14 @@ type Histogram struct {
 func TaskHistogram(groups []*Group, set Set, bins int) Histogram {
 	lo, hi := 0.0, 0.0
 	if groups[0].Score.HigherIsBetter {
-		lo, hi = 1.0, 1.0
+		lo, hi = 1.0, 0.0
 		for _, g := range groups {
 			for _, r := range g.Runs {
 				lo = min(lo, floats.Min(set.of(&r.Result).PerTask))
+				hi = max(hi, floats.Max(set.of(&r.Result).PerTask))
 			}
 		}
-		lo = math.Floor(lo*20) / 20
+		lo, hi = math.Floor(lo*20)/20, min(math.Ceil(hi*20)/20, 1)
 		if lo >= hi {
 			lo = hi - 0.05
 		}

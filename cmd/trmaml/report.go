@@ -70,18 +70,56 @@ func loadGroups(paths []string, stderr io.Writer) ([]*results.Group, error) {
 	return results.LoadGroups(dirs)
 }
 
+// figureFlags are the -format and -width flags of the commands that
+// draw figures (-width only where the figures have a layout for each).
+type figureFlags struct {
+	format     string
+	width      plots.Column
+	fixedWidth bool
+}
+
+func (f *figureFlags) add(fs *flag.FlagSet) {
+	fs.StringVar(&f.format, "format", "png", "figure file `FORMAT`: "+strings.Join(plots.Formats, ", "))
+	if f.fixedWidth {
+		return
+	}
+	fs.Func("width", "lay figures out for `WIDTH`: double (a page's text width, 7 in; the default) or single (one column of two, 3.4 in)", func(v string) error {
+		var err error
+		f.width, err = plots.ParseColumn(v)
+		return err
+	})
+}
+
+func (f *figureFlags) check() error {
+	if !slices.Contains(plots.Formats, f.format) {
+		return fmt.Errorf("-format %q: want one of %s", f.format, strings.Join(plots.Formats, ", "))
+	}
+	return nil
+}
+
+// file is the path of figure name in out, in the chosen format.
+func (f *figureFlags) file(out, name string) string { return filepath.Join(out, name+"."+f.format) }
+
 // groupsAndOut parses the flags shared by report and plot (-runs DIR...,
-// positional run directories, a required -out DIR), loads the runs' groups
-// and creates the output directory.
-func groupsAndOut(name, outUsage string, args []string, stderr io.Writer) ([]*results.Group, string, func(), error) {
+// positional run directories, a required -out DIR, and with fig, the
+// figure flags), loads the runs' groups and creates the output directory.
+func groupsAndOut(name, outUsage string, args []string, stderr io.Writer, fig *figureFlags) ([]*results.Group, string, func(), error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var runs dirList
 	fs.Var(&runs, "runs", "run directory or directory to search for them (repeatable; positional arguments work too)")
 	out := fs.String("out", "", outUsage)
+	if fig != nil {
+		fig.add(fs)
+	}
 	paths, err := parseRunArgs(fs, &runs, args)
 	if err != nil {
 		return nil, "", nil, err
+	}
+	if fig != nil {
+		if err := fig.check(); err != nil {
+			return nil, "", nil, fmt.Errorf("%s: %w", name, err)
+		}
 	}
 	if *out == "" {
 		return nil, "", nil, fmt.Errorf("%s: -out DIR is required", name)
@@ -113,7 +151,7 @@ func groupsAndOut(name, outUsage string, args []string, stderr io.Writer) ([]*re
 // which every statistic of the tables can be recomputed, and, when a run's
 // method moves p, p_travel.md: how far and when p moved from its start.
 func reportCmd(args []string, stdout, stderr io.Writer) error {
-	groups, out, release, err := groupsAndOut("report", "directory for the tables (required)", args, stderr)
+	groups, out, release, err := groupsAndOut("report", "directory for the tables (required)", args, stderr, nil)
 	if err != nil {
 		return err
 	}
@@ -186,7 +224,8 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 // orders). With runs of several metrics each file name starts with the
 // metric's name (mse_figure1.png, accuracy_figure1.png, ...).
 func plotCmd(args []string, stdout, stderr io.Writer) error {
-	groups, out, release, err := groupsAndOut("plot", "directory for the PNG files (required)", args, stderr)
+	var fig figureFlags
+	groups, out, release, err := groupsAndOut("plot", "directory for the figures (required)", args, stderr, &fig)
 	if err != nil {
 		return err
 	}
@@ -197,7 +236,7 @@ func plotCmd(args []string, stdout, stderr io.Writer) error {
 		if len(parts) > 1 {
 			prefix = part[0].Score.Name + "_"
 		}
-		if err := plotPart(part, out, prefix, stdout); err != nil {
+		if err := plotPart(part, out, prefix, fig, stdout); err != nil {
 			return err
 		}
 	}
@@ -206,7 +245,7 @@ func plotCmd(args []string, stdout, stderr io.Writer) error {
 
 // plotPart draws the figures of groups of one metric into out, each file
 // name starting with prefix.
-func plotPart(groups []*results.Group, out, prefix string, stdout io.Writer) error {
+func plotPart(groups []*results.Group, out, prefix string, fig figureFlags, stdout io.Writer) error {
 	written := func(path string, err error) error {
 		if err == nil {
 			fmt.Fprintf(stdout, "wrote %s\n", path)
@@ -227,12 +266,12 @@ func plotPart(groups []*results.Group, out, prefix string, stdout io.Writer) err
 			suffix = "_" + settingSlug(k)
 		}
 		sel := preferSecondOrder(filter(groups, func(g *results.Group) bool { return g.Key.SameSetting(k) }))
-		path := filepath.Join(out, prefix+"figure1"+suffix+".png")
-		if err := written(path, plots.Figure1(sel, path)); err != nil {
+		path := fig.file(out, prefix+"figure1"+suffix)
+		if err := written(path, plots.Figure1(sel, path, fig.width)); err != nil {
 			return err
 		}
 		if classification {
-			path := filepath.Join(out, prefix+"adversary"+suffix+".png")
+			path := fig.file(out, prefix+"adversary"+suffix)
 			if err := written(path, plots.Adversary(sel, path)); err != nil {
 				return err
 			}
@@ -241,8 +280,8 @@ func plotPart(groups []*results.Group, out, prefix string, stdout io.Writer) err
 
 	if tr := preferSecondOrder(filter(groups, func(g *results.Group) bool { return g.Key.Algorithm == robustMethod(groups) })); len(tr) > 0 && !classification {
 		tasks, _ := tr[0].FinalP()
-		path := filepath.Join(out, prefix+"p_weights.png")
-		if err := written(path, plots.PWeights(tr, results.HardTasks(tasks), path)); err != nil {
+		path := fig.file(out, prefix+"p_weights")
+		if err := written(path, plots.PWeights(tr, results.HardTasks(tasks), path, fig.width)); err != nil {
 			return err
 		}
 	}
@@ -250,8 +289,8 @@ func plotPart(groups []*results.Group, out, prefix string, stdout io.Writer) err
 	for _, k := range settings {
 		atK := filter(groups, func(g *results.Group) bool { return g.Key.SameSetting(k) })
 		if slices.ContainsFunc(atK, func(g *results.Group) bool { return g.Key.Order != atK[0].Key.Order }) {
-			path := filepath.Join(out, prefix+"orders.png")
-			return written(path, plots.Orders(atK, path))
+			path := fig.file(out, prefix+"orders")
+			return written(path, plots.Orders(atK, path, fig.width))
 		}
 	}
 	return nil
