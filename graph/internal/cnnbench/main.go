@@ -27,6 +27,8 @@ func main() {
 	image := flag.Int("image", 28, "image side in pixels (84 for mini-ImageNet)")
 	channels := flag.Int("channels", 1, "input channels (3 for colour)")
 	steps := flag.Int("steps", 1, "inner SGD steps")
+	bn := flag.String("bn", graph.BatchNormFixed, "batch norm: adapt (scale and shift adapted in the inner loop, as the PyTorch yardstick does), fixed or off")
+	pool := flag.String("pool", graph.PoolMax, "block pooling: max, stride or none")
 	order := flag.String("order", "second", "second or first")
 	dtype := flag.String("dtype", "float32", "float32 or float64")
 	iters := flag.Int("iters", 5, "timed iterations (after one warm-up)")
@@ -55,7 +57,7 @@ func main() {
 	if *gemm {
 		err = gemmPeak(*iters)
 	} else {
-		err = run(shape{*ways, *shots, *query, *tasks, *filters, *image, *channels, *steps}, *order, *dtype, *iters, *eval)
+		err = run(shape{*ways, *shots, *query, *tasks, *filters, *image, *channels, *steps, *bn, *pool}, *order, *dtype, *iters, *eval)
 	}
 	pprof.StopCPUProfile()
 	if err == nil && *memprofile != "" {
@@ -72,6 +74,7 @@ type shape struct {
 	ways, shots, query, tasks int
 	filters, image, channels  int
 	steps                     int
+	bn, pool                  string
 }
 
 func run(sh shape, order, dtype string, iters int, eval bool) error {
@@ -83,7 +86,8 @@ func run(sh shape, order, dtype string, iters int, eval bool) error {
 	if sh.steps < 1 {
 		return fmt.Errorf("-steps must be >= 1, got %d", sh.steps)
 	}
-	cnn, err := graph.NewCNN(sh.image, sh.image, sh.channels, filters, 4, ways, false)
+	cnn, err := graph.Conv4{Filters: filters, Blocks: 4, Channels: sh.channels, Height: sh.image, Width: sh.image,
+		Pool: sh.pool, BatchNorm: sh.bn}.CNN(ways)
 	if err != nil {
 		return err
 	}
@@ -132,8 +136,8 @@ func run(sh shape, order, dtype string, iters int, eval bool) error {
 			ways, shots, query, tasks, filters, dtype, graph.Engine(), runtime.GOMAXPROCS(0), med, times[0], cpu[len(cpu)/2], float64(tasks)/med, obj.FLOPs()/1e9, obj.FLOPs()/med/1e9)
 		return nil
 	}
-	fmt.Printf("%d-way %d-shot, %d query images per class, %d tasks, %dx%dx%d images, %d filters, %d inner steps, %s order, %s, %s, GOMAXPROCS %d: median %.3f s (min %.3f s, CPU %.3f s) per meta-iteration, %.1f GFLOP per iteration, %.1f GFLOP/s\n",
-		ways, shots, query, tasks, sh.image, sh.image, sh.channels, filters, sh.steps, order, dtype, graph.Engine(), runtime.GOMAXPROCS(0), med, times[0], cpu[len(cpu)/2], obj.FLOPs()/1e9, obj.FLOPs()/med/1e9)
+	fmt.Printf("%d-way %d-shot, %d query images per class, %d tasks, %dx%dx%d images, %d filters, %s pooling, batch norm %s, %d inner steps, %s order, %s, %s, GOMAXPROCS %d: median %.3f s (min %.3f s, CPU %.3f s) per meta-iteration, %.1f GFLOP per iteration, %.1f GFLOP/s\n",
+		ways, shots, query, tasks, sh.image, sh.image, sh.channels, filters, sh.pool, sh.bn, sh.steps, order, dtype, graph.Engine(), runtime.GOMAXPROCS(0), med, times[0], cpu[len(cpu)/2], obj.FLOPs()/1e9, obj.FLOPs()/med/1e9)
 	return nil
 }
 
