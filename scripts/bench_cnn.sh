@@ -61,7 +61,7 @@ dir=$(mktemp -d)
 bin=$dir/cnnbench
 GOEXPERIMENT=simd go build -tags openblas -o "$bin" ./graph/internal/cnnbench
 blasfix=""
-if [ -z "${OPENBLAS_CORETYPE+set}" ] && grep -qw avx512f /proc/cpuinfo && "$bin" -gemm -iters 1 | grep -q 'Prescott kernels'; then
+if [ -z "${OPENBLAS_CORETYPE+set}" ] && grep -qw avx512f /proc/cpuinfo && [[ $("$bin" -gemm -iters 1) == *"Prescott kernels"* ]]; then
   OPENBLAS_CORETYPE=SkylakeX
   grep -qw avx512_bf16 /proc/cpuinfo && OPENBLAS_CORETYPE=Cooperlake
   export OPENBLAS_CORETYPE
