@@ -26,7 +26,9 @@
 # query images per class and meta-batch 4, batch norm adapted in the inner
 # loop as the yardstick does (1-shot and 5-shot, both orders, 1 and 2
 # cores; the yardstick's flags --image 84 --channels 3 --filters 32 --steps
-# 5 --query 15 --tasks 4).
+# 5 --query 15 --tasks 4), and the 1-shot second-order setting at
+# meta-batch 1 and 2 on 1 and 2 cores (fewer tasks than cores: one task's
+# convolutions split over the cores).
 #
 # OpenBLAS 0.3.21 does not know every AVX-512 CPU (Emerald Rapids, CPU
 # model 207, for one) and then runs its SSE3 "Prescott" kernels, at a
@@ -122,6 +124,12 @@ row() {
           [ $order = first ] && yorder=--first-order
           row "mini-ImageNet 5-way $shots-shot, $order order, 2 cores" 2 "$mini -shots $shots -order $order -iters 3" "$ymini --shots $shots $yorder --iters 3 --warmup 1"
           row "mini-ImageNet 5-way $shots-shot, $order order, 1 core" 1 "$mini -shots $shots -order $order -iters 2" "$ymini --shots $shots $yorder --iters 2 --warmup 1"
+        done
+      done
+      # One task's work on both cores: meta-batch 1 and 2 on 1 and 2 cores.
+      for tasks in 1 2; do
+        for procs in 1 2; do
+          row "mini-ImageNet 5-way 1-shot, second order, meta-batch $tasks, $procs core(s)" $procs "${mini/-tasks 4/-tasks $tasks} -shots 1 -iters 2"
         done
       done
     fi
