@@ -124,14 +124,19 @@ type Model struct {
 
 // CNN is the record of a graph.CNN in model.json: the same fields, so that
 // package run converts one into the other (CNN(cnn)) and reading a model
-// needs no engine.
+// needs no engine. Records from before Pool, NoBatchNorm and Hidden lack
+// them: their zero values are that model (max-pooling, batch norm, no
+// hidden layer).
 type CNN struct {
-	H, W, C int
-	Filters int
-	Blocks  int
-	Ways    int
-	AdaptBN bool
-	Eps     float64
+	H, W, C     int
+	Filters     int
+	Blocks      int
+	Ways        int
+	AdaptBN     bool
+	Eps         float64
+	Pool        string `json:",omitempty"`
+	NoBatchNorm bool   `json:",omitempty"`
+	Hidden      int    `json:",omitempty"`
 }
 
 // UnmarshalJSON reads a Result, naming the metric "mse" when the file has
