@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"errors"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -15,7 +16,8 @@ import (
 // run's setup), so that no file of the repository falls behind the schema;
 // the *_base.yaml files beside the experiments are configs.
 // Experiment files on Omniglot need the data and are left to
-// TestOmniglotCPUGrids.
+// TestOmniglotCPUGrids; those on a user's image folder (mini-ImageNet's
+// layout) are expanded as far as the missing folder allows.
 func TestEveryRepositoryFileLoads(t *testing.T) {
 	n := 0
 	err := filepath.WalkDir("../configs", func(path string, d fs.DirEntry, err error) error {
@@ -32,7 +34,9 @@ func TestEveryRepositoryFileLoads(t *testing.T) {
 		if strings.Contains(filepath.Base(path), "omniglot") {
 			return nil
 		}
-		if _, cfgs, err := Load(path, run.Options{}); err != nil {
+		if _, cfgs, err := Load(path, run.Options{}); errors.Is(err, fs.ErrNotExist) && strings.Contains(err.Error(), "image folder") {
+			t.Logf("%s: %v (the data are the user's)", path, err)
+		} else if err != nil {
 			t.Error(err)
 		} else if len(cfgs) == 0 {
 			t.Errorf("%s: an empty grid", path)

@@ -46,9 +46,9 @@ type CNN struct {
 	Ways        int
 	AdaptBN     bool
 	Eps         float64 // batch-norm epsilon (1e-5 by default in NewCNN)
-	Pool        string  // how a block shrinks the image: PoolMax ("" too), PoolStride or PoolNone
-	NoBatchNorm bool    // blocks without batch norm
-	Hidden      int     // width of a hidden layer before the output layer, 0 for none
+	Pool        string  `json:",omitempty"` // how a block shrinks the image: PoolMax ("" too), PoolStride or PoolNone
+	NoBatchNorm bool    `json:",omitempty"` // blocks without batch norm
+	Hidden      int     `json:",omitempty"` // width of a hidden layer before the output layer, 0 for none
 }
 
 // The poolings of a CNN block, CNN.Pool.

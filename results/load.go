@@ -10,6 +10,7 @@ import (
 
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/metalearn"
+	_ "github.com/trmaml/trmaml/models/builtin" // the built-in models, which configs name
 	"github.com/trmaml/trmaml/rundir"
 	_ "github.com/trmaml/trmaml/tasks" // the task families of the runs' configs
 )

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trmaml/trmaml/models/mlp"
+
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/graph"
 	"github.com/trmaml/trmaml/metalearn"
@@ -22,7 +24,7 @@ func tinyConfig() configs.Config {
 	c := configs.Defaults()
 	c.Name = "tiny"
 	c.Algorithm = "trmaml"
-	c.Model.Hidden = []int{8}
+	mlp.Section(c).Hidden = []int{8}
 	c.Meta.Iterations = 30
 	c.Meta.Batch = 10
 	c.Eval.Every = 10

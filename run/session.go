@@ -258,10 +258,15 @@ func taskNames(set metalearn.TaskSet) []string {
 }
 
 // scaleFields names the config fields, with their values, that set the
-// scale of the losses before training: the initial weights, the inputs and
-// the inner step.
+// scale of the losses before training: the initial weights (as the model
+// names them), the inner step and the inputs (as the family does).
 func scaleFields(c configs.Config) string {
-	f := fmt.Sprintf("model.init_std = %g, inner.alpha = %g, inner.steps = %d, meta.lr = %g", c.Model.InitStd, c.Inner.Alpha, c.Inner.Steps, c.Meta.LR)
+	f := fmt.Sprintf("inner.alpha = %g, inner.steps = %d, meta.lr = %g", c.Inner.Alpha, c.Inner.Steps, c.Meta.LR)
+	if m, ok := configs.LookupModel(c.Model.Kind); ok {
+		if sf, ok := m.(configs.ScaleFielder); ok {
+			f = sf.ScaleFields(c) + ", " + f
+		}
+	}
 	if fam, err := c.Family(); err == nil {
 		if sf, ok := fam.(configs.ScaleFielder); ok {
 			f += ", " + sf.ScaleFields(c)

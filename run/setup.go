@@ -1,6 +1,7 @@
 package run
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -109,8 +110,8 @@ func Build(cfg configs.Config, opts Options) (*Setup, error) {
 		dtype = tensor.Float32
 	}
 	spec := graph.Spec{
-		Model: f.model, Tasks: drawn, Support: f.support, Query: f.query,
-		Loss: f.loss, Score: f.metric, InShape: f.inShape, OutDim: out, Steps: cfg.Inner.Steps, Alpha: cfg.Inner.Alpha,
+		Model: f.model.Net, Tasks: drawn, Support: f.support, Query: f.query,
+		Loss: f.loss, Score: f.metric, InShape: f.model.InShape, OutDim: out, Steps: cfg.Inner.Steps, Alpha: cfg.Inner.Alpha,
 		FirstOrder: cfg.Order == "first", MetaGradient: true, Dtype: dtype,
 	}
 	obj, err := graph.NewObjective(spec)
@@ -123,6 +124,10 @@ func Build(cfg configs.Config, opts Options) (*Setup, error) {
 		return nil, err
 	}
 	evalObj.ShareBuffers(obj) // evaluation and training run in turn
+	net, err := json.Marshal(f.model.Record)
+	if err != nil {
+		return nil, err
+	}
 	method, err := cfg.NewMethod()
 	if err != nil {
 		return nil, fmt.Errorf("run: %w", err)
@@ -138,7 +143,7 @@ func Build(cfg configs.Config, opts Options) (*Setup, error) {
 	in, _ := f.train.Dims()
 	s := &Setup{
 		Config: cfg, Train: f.train, Test: f.test, EvalTrain: f.evalTrain, EvalTest: f.evalTest,
-		Model: f.model, Objective: obj,
+		Model: f.model.Net, Objective: obj,
 		Evaluator: metalearn.NewEvaluator(evalObj, f.support, f.evalQuery, in, out),
 		Metric:    metalearn.MSE,
 		Score: func(w []float64, b *metalearn.Batch, out []float64) error {
@@ -149,7 +154,7 @@ func Build(cfg configs.Config, opts Options) (*Setup, error) {
 			BallRadius: cfg.Meta.BallRadius, Output: metalearn.OutputRule(cfg.Meta.Output),
 			Optimizer: opt, Schedule: schedule, Seed: cfg.Seed,
 		},
-		Support: f.support, Query: f.query, init: f.init, record: f.record,
+		Support: f.support, Query: f.query, init: f.model.Init, record: rundir.Model{Kind: cfg.Model.Kind, Net: net},
 	}
 	if name := evalObj.Metric(); name != "" {
 		if s.Metric, err = metalearn.MetricNamed(name); err != nil {

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trmaml/trmaml/models/mlp"
+
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/internal/dirlock"
 	"github.com/trmaml/trmaml/metalearn"
@@ -311,7 +313,7 @@ var damagedStateCases = []struct {
 	{"config changed under the checkpoint", "checkpoint.json: state.W: 25 parameters, the model of config.yaml has 21", func(t *testing.T, dir string) {
 		c := tinyConfig()
 		c.Meta.Iterations = 30
-		c.Model.Hidden = []int{4, 2}
+		mlp.Section(c).Hidden = []int{4, 2}
 		yml, _ := c.Marshal()
 		os.WriteFile(filepath.Join(dir, rundir.ConfigFile), yml, 0o644)
 		rehash(t, dir, func(map[string]any) {})
@@ -398,7 +400,7 @@ func FuzzDecodeCheckpoint(f *testing.F) {
 	dir := f.TempDir()
 	c := tinyConfig()
 	c.Meta.Iterations = 10
-	c.Model.Hidden = []int{2}
+	mlp.Section(c).Hidden = []int{2}
 	c.Eval.Batch = 10
 	s, err := Build(c, Options{})
 	if err != nil {
@@ -447,7 +449,7 @@ func FuzzDecodeCheckpoint(f *testing.F) {
 func TestNonFiniteAtIterationZeroNamesScale(t *testing.T) {
 	t.Parallel()
 	for _, edit := range []func(c *configs.Config){
-		func(c *configs.Config) { c.Model.InitStd = 1e200 },
+		func(c *configs.Config) { mlp.Section(*c).InitStd = 1e200 },
 		func(c *configs.Config) { c.Task.Section("sinusoid").(*sinusoid.Config).XMin = -1e300 },
 	} {
 		c := tinyConfig()
@@ -456,7 +458,7 @@ func TestNonFiniteAtIterationZeroNamesScale(t *testing.T) {
 			t.Skipf("the config is refused before training: %v", err)
 		}
 		_, err := Train(context.Background(), c, filepath.Join(t.TempDir(), "run"), Options{})
-		if !errors.Is(err, metalearn.ErrNonFinite) || !strings.Contains(err.Error(), "model.init_std = ") || !strings.Contains(err.Error(), "task.sinusoid.x_min = ") {
+		if !errors.Is(err, metalearn.ErrNonFinite) || !strings.Contains(err.Error(), "model.mlp.init_std = ") || !strings.Contains(err.Error(), "task.sinusoid.x_min = ") {
 			t.Errorf("non-finite first evaluation: %v, want the scale's fields named", err)
 		}
 	}

@@ -109,34 +109,18 @@ type TailStat struct {
 }
 
 // Model is model.json: the solution chosen by the output rule, and the
-// network it parameterises: the MLP's layer sizes and activation, or the
-// CNN.
+// network it parameterises: the registered model (model.kind) and its
+// record (models.Built.Record, e.g. the MLP's layer sizes and activation).
+// Files written before the field name no kind; their W and P read the
+// same.
 type Model struct {
-	Sizes      []int     `json:"sizes,omitempty"`
-	Activation string    `json:"activation,omitempty"`
-	CNN        *CNN      `json:"cnn,omitempty"`
-	W          []float64 `json:"w"`
-	P          []float64 `json:"p,omitempty"`
+	Kind string          `json:"kind,omitempty"`
+	Net  json.RawMessage `json:"net,omitempty"`
+	W    []float64       `json:"w"`
+	P    []float64       `json:"p,omitempty"`
 	// StateSHA256 is the state hash of the checkpoint the solution was
 	// taken from (Checkpoint.StateHash, WriteBound).
 	StateSHA256 string `json:"state_sha256,omitempty"`
-}
-
-// CNN is the record of a graph.CNN in model.json: the same fields, so that
-// package run converts one into the other (CNN(cnn)) and reading a model
-// needs no engine. Records from before Pool, NoBatchNorm and Hidden lack
-// them: their zero values are that model (max-pooling, batch norm, no
-// hidden layer).
-type CNN struct {
-	H, W, C     int
-	Filters     int
-	Blocks      int
-	Ways        int
-	AdaptBN     bool
-	Eps         float64
-	Pool        string `json:",omitempty"`
-	NoBatchNorm bool   `json:",omitempty"`
-	Hidden      int    `json:",omitempty"`
 }
 
 // UnmarshalJSON reads a Result, naming the metric "mse" when the file has
