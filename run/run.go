@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
 
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/graph"
@@ -43,6 +44,8 @@ type Setup struct {
 	// configHash is the SHA-256 of the run's config.yaml, which its
 	// checkpoints carry.
 	configHash string
+	// warnings is Options.Warnings (nil: os.Stderr).
+	warnings io.Writer
 }
 
 // Options are the settings of a run that are not part of its config: where
@@ -152,7 +155,17 @@ func Build(cfg configs.Config, opts Options) (*Setup, error) {
 			return evalObj.LossesMetric(w, b, nil, losses, out, nil)
 		}
 	}
+	s.warnings = opts.Warnings
 	return s, nil
+}
+
+// warn writes a line that does not stop the run to Options.Warnings.
+func (s *Setup) warn(msg string) {
+	w := s.warnings
+	if w == nil {
+		w = os.Stderr
+	}
+	fmt.Fprintln(w, msg)
 }
 
 // checkInstances refuses evaluation counts that leave a task unmeasured.

@@ -328,7 +328,7 @@ func newSession(s *Setup, dir string, w0 []float64) (*session, error) {
 	settings := metalearn.Settings{
 		Method: method, Iterations: cfg.Meta.Iterations, Batch: s.Objective.Tasks(), Support: s.Support, Query: s.Query,
 		BallRadius: cfg.Meta.BallRadius, Output: metalearn.OutputRule(cfg.Meta.Output),
-		Optimizer: opt, Schedule: schedule, Seed: cfg.Seed,
+		Optimizer: opt, Schedule: schedule, Seed: cfg.Seed, Warn: s.warn,
 	}
 	tr, err := metalearn.NewTrainer(s.Objective, s.Train, w0, settings)
 	if err != nil {
