@@ -168,7 +168,7 @@ type EvalConfig struct {
 	// mean and the worst: the mean loss of the worst fraction 1-alpha of the
 	// tasks (DR-MAML's convention; the cvar method's level a is 1-alpha).
 	// Empty: none.
-	CVaRAlpha []float64 `yaml:"cvar_alpha,omitempty"`
+	CVaRAlpha []float64 `yaml:"cvar_alpha"`
 }
 
 // Defaults returns the paper's sine K=5 MAML setting, with every registered

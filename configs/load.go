@@ -63,6 +63,9 @@ func ParseWith(name string, data []byte, from string, sets []Setting) (Config, e
 	if len(over.errs) > 0 {
 		return Config{}, errors.Join(over.errs...)
 	}
+	if len(c.Eval.CVaRAlpha) == 0 {
+		c.Eval.CVaRAlpha = nil // "cvar_alpha: []" is the default, no levels
+	}
 	if errs := append(c.resolveDefaults(d.lines), c.validate()...); len(errs) > 0 {
 		return Config{}, d.locate(errs)
 	}

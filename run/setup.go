@@ -152,7 +152,7 @@ func Build(cfg configs.Config, opts Options) (*Setup, error) {
 		Settings: metalearn.Settings{
 			Method: method, Iterations: cfg.Meta.Iterations, Batch: drawn, Support: f.support, Query: f.query,
 			BallRadius: cfg.Meta.BallRadius, Output: metalearn.OutputRule(cfg.Meta.Output),
-			Optimizer: opt, Schedule: schedule, Seed: cfg.Seed,
+			Optimizer: opt, Schedule: schedule, Seed: cfg.Seed, Warn: opts.warn,
 		},
 		Support: f.support, Query: f.query, init: f.model.Init, record: rundir.Model{Kind: cfg.Model.Kind, Net: net},
 	}
