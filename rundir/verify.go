@@ -224,11 +224,17 @@ func (v *verifier) checkpoint() (present bool, err error) {
 	if v.ck, err = DecodeCheckpoint(path, raw); err != nil {
 		return false, err
 	}
-	if err := CheckIdentity(path, v.ck, v.s); err != nil {
-		return false, err
-	}
 	if v.last, err = v.ck.LastRow(); err != nil {
 		return false, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := CheckIdentity(path, v.ck, v.s); err != nil {
+		if v.m == nil && v.boundToRows() {
+			// Without a manifest, the checkpoint and its rows agree:
+			// config.yaml is the odd file out.
+			return false, fmt.Errorf("%s: not the config %s was written under (config_sha256 %.12s…, this file hashes to %.12s…), while the checkpoint and its rows agree: the file was edited or is another run's; restore it from a copy of the run",
+				v.path(ConfigFile), CheckpointFile, v.ck.ConfigSHA256, HashBytes(v.cfgRaw))
+		}
+		return false, err
 	}
 	v.ckHash = HashBytes(raw)
 	if v.state, err = v.ck.StateHash(); err != nil {
