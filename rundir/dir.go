@@ -3,6 +3,7 @@ package rundir
 import (
 	"errors"
 	"fmt"
+	"github.com/trmaml/trmaml/internal/shell"
 	"os"
 	"path/filepath"
 
@@ -61,7 +62,7 @@ func refuseContent(dir string) error {
 			continue
 		}
 		if fileExists(filepath.Join(dir, ConfigFile)) && !fileExists(filepath.Join(dir, ResultFile)) {
-			return fmt.Errorf("%s: %w: it holds an unfinished run (continue it with trmaml resume -run %s)", dir, ErrExists, dir)
+			return fmt.Errorf("%s: %w: it holds an unfinished run (continue it with trmaml resume -run %s)", dir, ErrExists, shell.Quote(dir))
 		}
 		return fmt.Errorf("%s: %w (choose a new -out, or remove it yourself)", dir, ErrExists)
 	}

@@ -3,6 +3,7 @@ package rundir
 import (
 	"errors"
 	"fmt"
+	"github.com/trmaml/trmaml/internal/shell"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -42,7 +43,7 @@ func Verify(dir string) (*Sealed, error) {
 		if !fileExists(filepath.Join(dir, ConfigFile)) {
 			return nil, fmt.Errorf("%s has no %s: not a run directory (or one killed before its config was written: start it again with train)", dir, ConfigFile)
 		}
-		return nil, fmt.Errorf("%s %w: restore it from a copy of the run; if its files are bound to each other (written by this trmaml), trmaml seal -run %s recomputes it", dir, ErrUnsealed, dir)
+		return nil, fmt.Errorf("%s %w: restore it from a copy of the run; if its files are bound to each other (written by this trmaml), trmaml seal -run %s recomputes it", dir, ErrUnsealed, shell.Quote(dir))
 	}
 	if err != nil {
 		return nil, err
@@ -91,7 +92,7 @@ func (v *verifier) listed(name string) (FileSum, bool) {
 // manifestErr blames the manifest.
 func (v *verifier) manifestErr(format string, args ...any) error {
 	return fmt.Errorf("%s: %s (the manifest is damaged or from another run: restore it from a copy of the run, or remove it and run trmaml seal -run %s, which recomputes it from the files bound to each other)",
-		v.path(ManifestFile), fmt.Sprintf(format, args...), v.dir)
+		v.path(ManifestFile), fmt.Sprintf(format, args...), shell.Quote(v.dir))
 }
 
 // unbound records that file name has no binding: Verify checks it against
@@ -201,7 +202,7 @@ func (v *verifier) checkpoint() (present bool, err error) {
 			return false, fmt.Errorf("%s: missing, but sealed in %s: restore it from a copy of the run", path, ManifestFile)
 		}
 		if v.m == nil {
-			return false, fmt.Errorf("%s has no %s: nothing was trained, nothing to seal (trmaml resume -run %s starts the run from its %s)", v.dir, CheckpointFile, v.dir, ConfigFile)
+			return false, fmt.Errorf("%s has no %s: nothing was trained, nothing to seal (trmaml resume -run %s starts the run from its %s)", v.dir, CheckpointFile, shell.Quote(v.dir), ConfigFile)
 		}
 		_, res := v.m.Sum(ResultFile)
 		_, model := v.m.Sum(ModelFile)
@@ -414,7 +415,7 @@ func (v *verifier) finish() error {
 		return nil
 	}
 	if v.m != nil {
-		return fmt.Errorf("%s: files: %w: the manifest lost them, or a kill came before the finished run's seal (trmaml resume -run %s seals them)", v.path(ManifestFile), ErrFinishUnsealed, v.dir)
+		return fmt.Errorf("%s: files: %w: the manifest lost them, or a kill came before the finished run's seal (trmaml resume -run %s seals them)", v.path(ManifestFile), ErrFinishUnsealed, shell.Quote(v.dir))
 	}
 	v.s.Finished = true
 	return v.noRowsAfter()
