@@ -193,6 +193,11 @@ var damageScenarios = []damageScenario{
 		m["files"] = append(m["files"].([]any), map[string]any{"name": rundir.ResultFile, "bytes": 10, "sha256": strings.Repeat("0", 64)}, map[string]any{"name": rundir.ModelFile, "bytes": 10, "sha256": strings.Repeat("0", 64)})
 	}), want: rundir.ManifestFile},
 
+	// A refused call leaves even an interrupted write's temporary file.
+	{name: "a stray temporary file, rows edited", finished: true, damage: then(edit(rundir.MetricsFile), func(t *testing.T, e scenarioEnv) {
+		os.WriteFile(e.path(".checkpoint.json.tmp123"), []byte(`{"state":`), 0o644)
+	}), want: rundir.MetricsFile},
+
 	// The lock cannot be turned into a write elsewhere.
 	{name: ".lock symlink to a file outside", finished: true, damage: lockAt(func(e scenarioEnv) string { return e.victim }), want: dirlock.Name, accept: []string{"status", "report"}},
 	{name: ".lock symlink to config.yaml", finished: false, damage: lockAt(func(scenarioEnv) string { return rundir.ConfigFile }), want: dirlock.Name, accept: []string{"status", "report"}},

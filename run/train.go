@@ -87,13 +87,18 @@ func start(ctx context.Context, s *Setup, dir string, p *Progress, overrides []s
 // change the config from the checkpoint on; the change is recorded in the
 // manifest and in result.json.
 func Resume(dir string, opts Options, sets ...string) (*rundir.Result, error) {
-	lock, err := rundir.Open(dir)
+	lock, err := rundir.Lock(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer lock.Release()
 	ckPath := filepath.Join(dir, rundir.CheckpointFile)
 	sealed, err := rundir.Verify(dir)
+	if accepted := err == nil || errors.Is(err, rundir.ErrUnsealed) && !fileExists(ckPath); accepted {
+		if err := rundir.CleanTemps(dir); err != nil {
+			return nil, err
+		}
+	}
 	var changed *rundir.ConfigChangedError
 	switch {
 	case errors.Is(err, rundir.ErrUnsealed) && !fileExists(ckPath) && len(sets) == 0:
@@ -509,13 +514,16 @@ func EvalOverridable(path string) bool {
 // evaluate the same solution under another protocol or image preparation;
 // the result records them and goes to rundir.EvalFileFor(sets).
 func Evaluate(dir string, evalSeed uint64, opts Options, sets ...string) (*rundir.Result, error) {
-	lock, err := rundir.Open(dir)
+	lock, err := rundir.Lock(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer lock.Release()
 	sealed, err := rundir.Verify(dir)
 	if err != nil {
+		return nil, err
+	}
+	if err := rundir.CleanTemps(dir); err != nil {
 		return nil, err
 	}
 	opts.warn(sealed.Note(dir))
