@@ -189,6 +189,7 @@ var damageScenarios = []damageScenario{
 		dropEntry(rundir.ResultFile)(m)
 		dropEntry(rundir.ModelFile)(m)
 	}), want: rundir.ManifestFile, accept: []string{"resume"}},
+	{name: "manifest: lost its result.json entry", finished: true, damage: manifest(dropEntry(rundir.ResultFile)), want: rundir.ManifestFile},
 	{name: "manifest: lists result.json of an unfinished run", finished: false, damage: manifest(func(m map[string]any) {
 		m["files"] = append(m["files"].([]any), map[string]any{"name": rundir.ResultFile, "bytes": 10, "sha256": strings.Repeat("0", 64)}, map[string]any{"name": rundir.ModelFile, "bytes": 10, "sha256": strings.Repeat("0", 64)})
 	}), want: rundir.ManifestFile},
