@@ -31,7 +31,6 @@ a, b = (json.load(open(d + "/result.json")) for d in sys.argv[1:])
 for r in (a, b):
     r.pop("timing")
     r.pop("sha256", None)  # result.json's own hash, which covers its timing
-
 ma, mb = (open(d + "/model.json").read() for d in sys.argv[1:])
 sys.exit(0 if a == b and ma == mb else 1)
 PY
