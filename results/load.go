@@ -3,6 +3,7 @@ package results
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/trmaml/trmaml/internal/shell"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -79,7 +80,7 @@ func Load(dir string) (*Run, error) {
 		return nil, err
 	}
 	if !sealed.Finished {
-		return nil, fmt.Errorf("%s: no sealed %s: the run is unfinished (trmaml resume -run %s finishes it)", dir, rundir.ResultFile, dir)
+		return nil, fmt.Errorf("%s: no sealed %s: the run is unfinished (trmaml resume -run %s finishes it)", dir, rundir.ResultFile, shell.Quote(dir))
 	}
 	r.Config = sealed.Config
 	if err := r.loadMetrics(filepath.Join(dir, rundir.MetricsFile)); err != nil {

@@ -25,13 +25,18 @@ import (
 // config from the checkpoint on; the change is recorded in the manifest and
 // in result.json.
 func Resume(ctx context.Context, dir string, opts Options, sets ...string) (*rundir.Result, error) {
-	lock, err := rundir.Open(dir)
+	lock, err := rundir.Lock(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer lock.Release()
 	ckPath := filepath.Join(dir, rundir.CheckpointFile)
 	sealed, err := rundir.Verify(dir)
+	if accepted := err == nil || errors.Is(err, rundir.ErrUnsealed) && !fileExists(ckPath); accepted {
+		if err := rundir.CleanTemps(dir); err != nil {
+			return nil, err
+		}
+	}
 	var changed *rundir.ConfigChangedError
 	switch {
 	case errors.Is(err, rundir.ErrUnsealed) && !fileExists(ckPath) && len(sets) == 0:

@@ -14,6 +14,7 @@ import (
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/graph"
 	"github.com/trmaml/trmaml/internal/atomicfile"
+	"github.com/trmaml/trmaml/internal/shell"
 	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/rundir"
 )
@@ -143,7 +144,7 @@ func (ss *session) interrupt() error {
 			return fmt.Errorf("%s: interrupted at iteration %d, and its checkpoint failed: %w", ss.s.Config.Name, it, err)
 		}
 	}
-	return fmt.Errorf("%s: %w at iteration %d, checkpoint written (trmaml resume -run %s continues it)", ss.s.Config.Name, ErrInterrupted, it, ss.dir)
+	return fmt.Errorf("%s: %w at iteration %d, checkpoint written (trmaml resume -run %s continues it)", ss.s.Config.Name, ErrInterrupted, it, shell.Quote(ss.dir))
 }
 
 // train runs the remaining iterations (metalearn.Trainer.Run), then
@@ -180,7 +181,7 @@ func (ss *session) train(ctx context.Context, p *Progress) (*rundir.Result, erro
 	case ctx.Err() != nil:
 		return nil, ss.interrupt()
 	case err != nil:
-		return nil, fmt.Errorf("%s: training stopped: %w (the files in %s are from the last evaluation; trmaml eval -run %s evaluates its checkpoint)", cfg.Name, err, ss.dir, ss.dir)
+		return nil, fmt.Errorf("%s: training stopped: %w (the files in %s are from the last evaluation; trmaml eval -run %s evaluates its checkpoint)", cfg.Name, err, ss.dir, shell.Quote(ss.dir))
 	}
 
 	w, pFinal := tr.Solution()

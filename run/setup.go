@@ -184,13 +184,13 @@ func loadSetup(dir string, opts Options, sets ...string) (*Setup, error) {
 		return nil, err
 	}
 	if len(sets) > 0 {
-		if cfg, err = configs.Override(cfg, "-set", sets, EvalOverridable); err != nil {
+		if cfg, err = evalSets(cfg, sets); err != nil {
 			return nil, err
 		}
 	}
 	s, err := Build(cfg, opts)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", cfgPath, err)
+		return nil, blameSets(cfgPath, sets, err)
 	}
 	s.configHash = rundir.HashBytes(yml)
 	return s, nil

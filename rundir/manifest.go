@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/trmaml/trmaml/internal/shell"
 	"io"
 	"io/fs"
 	"os"
@@ -197,7 +198,7 @@ func (e *ConfigChangedError) Error() string {
 		what = "the content differs and is not a valid config; " + firstDifference(e.Sealed, e.Now)
 	}
 	return fmt.Sprintf("%s: changed since the run sealed it in %s: %s (restore it; fields that may change mid-run are changed with trmaml resume -run %s -override FIELD=VALUE, see docs/run-directory.md)",
-		e.Path, ManifestFile, what, filepath.Dir(e.Path))
+		e.Path, ManifestFile, what, shell.Quote(filepath.Dir(e.Path)))
 }
 
 // firstDifference names the first line where now differs from sealed, for

@@ -3,6 +3,7 @@ package rundir
 import (
 	"errors"
 	"fmt"
+	"github.com/trmaml/trmaml/internal/shell"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -42,7 +43,7 @@ func Verify(dir string) (*Sealed, error) {
 		if !fileExists(filepath.Join(dir, ConfigFile)) {
 			return nil, fmt.Errorf("%s has no %s: not a run directory (or one killed before its config was written: start it again with train)", dir, ConfigFile)
 		}
-		return nil, fmt.Errorf("%s %w: restore it from a copy of the run; if its files are bound to each other (written by this trmaml), trmaml seal -run %s recomputes it", dir, ErrUnsealed, dir)
+		return nil, fmt.Errorf("%s %w: restore it from a copy of the run; if its files are bound to each other (written by this trmaml), trmaml seal -run %s recomputes it", dir, ErrUnsealed, shell.Quote(dir))
 	}
 	if err != nil {
 		return nil, err
@@ -91,7 +92,7 @@ func (v *verifier) listed(name string) (FileSum, bool) {
 // manifestErr blames the manifest.
 func (v *verifier) manifestErr(format string, args ...any) error {
 	return fmt.Errorf("%s: %s (the manifest is damaged or from another run: restore it from a copy of the run, or remove it and run trmaml seal -run %s, which recomputes it from the files bound to each other)",
-		v.path(ManifestFile), fmt.Sprintf(format, args...), v.dir)
+		v.path(ManifestFile), fmt.Sprintf(format, args...), shell.Quote(v.dir))
 }
 
 // unbound records that file name has no binding: Verify checks it against
@@ -201,7 +202,7 @@ func (v *verifier) checkpoint() (present bool, err error) {
 			return false, fmt.Errorf("%s: missing, but sealed in %s: restore it from a copy of the run", path, ManifestFile)
 		}
 		if v.m == nil {
-			return false, fmt.Errorf("%s has no %s: nothing was trained, nothing to seal (trmaml resume -run %s starts the run from its %s)", v.dir, CheckpointFile, v.dir, ConfigFile)
+			return false, fmt.Errorf("%s has no %s: nothing was trained, nothing to seal (trmaml resume -run %s starts the run from its %s)", v.dir, CheckpointFile, shell.Quote(v.dir), ConfigFile)
 		}
 		_, res := v.m.Sum(ResultFile)
 		_, model := v.m.Sum(ModelFile)
@@ -224,11 +225,17 @@ func (v *verifier) checkpoint() (present bool, err error) {
 	if v.ck, err = DecodeCheckpoint(path, raw); err != nil {
 		return false, err
 	}
-	if err := CheckIdentity(path, v.ck, v.s); err != nil {
-		return false, err
-	}
 	if v.last, err = v.ck.LastRow(); err != nil {
 		return false, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := CheckIdentity(path, v.ck, v.s); err != nil {
+		if v.m == nil && v.boundToRows() {
+			// Without a manifest, the checkpoint and its rows agree:
+			// config.yaml is the odd file out.
+			return false, fmt.Errorf("%s: not the config %s was written under (config_sha256 %.12s…, this file hashes to %.12s…), while the checkpoint and its rows agree: the file was edited or is another run's; restore it from a copy of the run",
+				v.path(ConfigFile), CheckpointFile, v.ck.ConfigSHA256, HashBytes(v.cfgRaw))
+		}
+		return false, err
 	}
 	v.ckHash = HashBytes(raw)
 	if v.state, err = v.ck.StateHash(); err != nil {
@@ -408,7 +415,7 @@ func (v *verifier) finish() error {
 		return nil
 	}
 	if v.m != nil {
-		return fmt.Errorf("%s: files: %w: the manifest lost them, or a kill came before the finished run's seal (trmaml resume -run %s seals them)", v.path(ManifestFile), ErrFinishUnsealed, v.dir)
+		return fmt.Errorf("%s: files: %w: the manifest lost them, or a kill came before the finished run's seal (trmaml resume -run %s seals them)", v.path(ManifestFile), ErrFinishUnsealed, shell.Quote(v.dir))
 	}
 	v.s.Finished = true
 	return v.noRowsAfter()

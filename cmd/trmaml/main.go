@@ -269,7 +269,7 @@ func sealCmd(args []string, stdout, stderr io.Writer) error {
 	if *dir == "" || fs.NArg() > 0 {
 		return errors.New("seal: give exactly -run DIR")
 	}
-	lock, err := rundir.Open(*dir)
+	lock, err := rundir.Lock(*dir)
 	if err != nil {
 		return err
 	}
