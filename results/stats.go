@@ -204,9 +204,17 @@ func GroupRuns(runs []*Run) ([]*Group, error) {
 			if !sameButSeed(first.Config, r.Config) {
 				return nil, fmt.Errorf("%s: %s and %s differ in more than their seed; averaging them would mix settings", g.Key, first.Dir, r.Dir)
 			}
-			if !slices.Equal(r.Result.MetaTrain.Tasks, first.Result.MetaTrain.Tasks) || !slices.Equal(r.Result.MetaTest.Tasks, first.Result.MetaTest.Tasks) ||
-				!slices.Equal(r.Result.MetaTrain.Masses, first.Result.MetaTrain.Masses) {
+			if !slices.Equal(r.P.Tasks, first.P.Tasks) {
 				return nil, fmt.Errorf("%s: %s and %s have different task sets", g.Key, first.Dir, r.Dir)
+			}
+		}
+		// The final task sets of the finished runs (unfinished ones have
+		// none yet).
+		fin := slices.DeleteFunc(slices.Clone(g.Runs), func(r *Run) bool { return r.Unfinished })
+		for _, r := range fin {
+			if !slices.Equal(r.Result.MetaTrain.Tasks, fin[0].Result.MetaTrain.Tasks) || !slices.Equal(r.Result.MetaTest.Tasks, fin[0].Result.MetaTest.Tasks) ||
+				!slices.Equal(r.Result.MetaTrain.Masses, fin[0].Result.MetaTrain.Masses) {
+				return nil, fmt.Errorf("%s: %s and %s have different task sets", g.Key, fin[0].Dir, r.Dir)
 			}
 		}
 	}
@@ -265,6 +273,9 @@ func Labels(groups []*Group) []string {
 	for i, l := range labels {
 		if count[l] > 1 {
 			labels[i] += " (" + groups[i].Key.Name + ")"
+		}
+		if groups[i].Unfinished() {
+			labels[i] += " (unfinished)"
 		}
 	}
 	return labels

@@ -38,6 +38,8 @@ type TrainTestRow struct {
 	// Stats are the columns in table order: meta-training weighted mean,
 	// mean, worst, std; meta-test mean, worst, std (stored units).
 	Stats [7]Estimate
+	// Unfinished names the group's unfinished runs (Group.UnfinishedNote).
+	Unfinished string
 }
 
 // trainTestColumns are the statistics of the columns of a TrainTestTable,
@@ -66,7 +68,7 @@ func NewTrainTestTable(groups []*Group) (*TrainTestTable, error) {
 	t := &TrainTestTable{Score: groups[0].Score, Noun: TaskNoun(groups)}
 	t.ShowOrder, t.ShowName = rowColumns(groups)
 	for i, g := range groups {
-		row := TrainTestRow{Key: g.Key, Seeds: g.Seeds()}
+		row := TrainTestRow{Key: g.Key, Seeds: g.Seeds(), Unfinished: g.UnfinishedNote()}
 		for c, col := range trainTestColumns {
 			row.Stats[c] = g.Final(col.stat)
 		}
@@ -124,7 +126,7 @@ func (t *TrainTestTable) Markdown() string {
 	writeMarkdownHead(&b, t.ShowOrder, t.ShowName, numeric...)
 	rows := make([]markdownRow, len(t.Rows))
 	for i, r := range t.Rows {
-		rows[i] = markdownRow{r.Key, r.Seeds, r.Stats[:]}
+		rows[i] = markdownRow{r.Key, r.Seeds, r.Stats[:], r.Unfinished}
 	}
 	spread := make([]bool, len(trainTestColumns))
 	for c, col := range trainTestColumns {
