@@ -426,7 +426,8 @@ type taggedField struct {
 func taggedFields(t reflect.Type) []taggedField {
 	var fs []taggedField
 	for i := range t.NumField() {
-		if key := t.Field(i).Tag.Get("yaml"); key != "" && key != "-" && t.Field(i).IsExported() {
+		key, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",") // options such as omitempty
+		if key != "" && key != "-" && t.Field(i).IsExported() {
 			fs = append(fs, taggedField{key, i})
 		}
 	}

@@ -55,23 +55,23 @@ func TestRunCellAndStates(t *testing.T) {
 		t.Fatalf("fresh grid: %v", got)
 	}
 	for _, i := range []int{-1, 4} {
-		if err := RunCell(out, jobs, i, run.Options{}); !errors.Is(err, ErrCellRange) || !strings.Contains(err.Error(), "4 cells, 0 to 3") {
+		if err := RunCell(context.Background(), out, jobs, i, run.Options{}); !errors.Is(err, ErrCellRange) || !strings.Contains(err.Error(), "4 cells, 0 to 3") {
 			t.Errorf("cell %d: %v, want ErrCellRange naming the grid's cells", i, err)
 		}
 	}
-	if err := RunCell(out, jobs, 1, run.Options{}); err != nil {
+	if err := RunCell(context.Background(), out, jobs, 1, run.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	// Stopped before their first iteration, after the evaluation at
 	// iteration 0 (a done context's Done would stop that evaluation, and
 	// the run before its first checkpoint).
 	for _, i := range []int{2, 3} {
-		if err := RunCell(out, jobs, i, run.Options{Context: stopBeforeTraining{context.Background()}}); !errors.Is(err, run.ErrInterrupted) {
+		if err := RunCell(stopBeforeTraining{context.Background()}, out, jobs, i, run.Options{}); !errors.Is(err, run.ErrInterrupted) {
 			t.Fatalf("cell %d under a done context: %v, want run.ErrInterrupted", i, err)
 		}
 	}
 	os.WriteFile(filepath.Join(jobs[3].Dir, rundir.CheckpointFile), []byte(`{"state":{}}`), 0o644)
-	if err := RunCell(out, jobs, 3, run.Options{}); err == nil {
+	if err := RunCell(context.Background(), out, jobs, 3, run.Options{}); err == nil {
 		t.Fatal("a damaged checkpoint was resumed")
 	}
 	if got := states(t, jobs); !reflect.DeepEqual(got, []State{NotStarted, Finished, Interrupted, Failed}) {
@@ -88,7 +88,7 @@ func TestRunCellAndStates(t *testing.T) {
 	if got := states(t, jobs)[2]; got != Running {
 		t.Errorf("locked cell: %v, want running", got)
 	}
-	if err := RunCell(out, jobs, 2, run.Options{}); !errors.Is(err, dirlock.ErrHeld) {
+	if err := RunCell(context.Background(), out, jobs, 2, run.Options{}); !errors.Is(err, dirlock.ErrHeld) {
 		t.Errorf("a second process on a running cell: %v, want dirlock.ErrHeld", err)
 	}
 	lock.Release()
@@ -98,7 +98,7 @@ func TestRunCellAndStates(t *testing.T) {
 	os.Remove(filepath.Join(jobs[3].Dir, rundir.CheckpointFile))
 	os.Remove(filepath.Join(jobs[3].Dir, rundir.ManifestFile))
 	for _, i := range []int{0, 2, 3} {
-		if err := RunCell(out, jobs, i, run.Options{}); err != nil {
+		if err := RunCell(context.Background(), out, jobs, i, run.Options{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -109,7 +109,7 @@ func TestRunCellAndStates(t *testing.T) {
 		t.Errorf("%s stays after the run finished: %v", FailedFile, err)
 	}
 	whole := filepath.Join(dir, "whole")
-	if err := Run(whole, Jobs(cfgs, whole), 2, io.Discard, false, run.Options{}); err != nil {
+	if err := Run(context.Background(), whole, Jobs(cfgs, whole), 2, io.Discard, false, run.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	for i, j := range Jobs(cfgs, whole) {
@@ -133,10 +133,10 @@ func TestRunInterrupted(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	done, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := Run(out, Jobs(cfgs, out), 1, io.Discard, false, run.Options{Context: done}); !errors.Is(err, run.ErrInterrupted) {
+	if err := Run(done, out, Jobs(cfgs, out), 1, io.Discard, false, run.Options{}); !errors.Is(err, run.ErrInterrupted) {
 		t.Fatalf("got %v, want run.ErrInterrupted", err)
 	}
-	if err := Run(out, Jobs(cfgs, out), 1, io.Discard, false, run.Options{}); err != nil {
+	if err := Run(context.Background(), out, Jobs(cfgs, out), 1, io.Discard, false, run.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := states(t, Jobs(cfgs, out)); !reflect.DeepEqual(got, []State{Finished, Finished}) {

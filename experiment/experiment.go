@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -42,9 +43,6 @@ type Spec struct {
 	// 5]}). An axis under a method's section (cvar.level) applies to that
 	// method's runs only.
 	Sweep Sweep `yaml:"sweep"`
-	// CVaRLevels is the old spelling of sweep: {cvar.level: [...]}, refused
-	// with that rewrite.
-	CVaRLevels []float64 `yaml:"cvar_levels"`
 	// Iterations, if not zero, overrides the base config's meta.iterations.
 	Iterations int `yaml:"iterations"`
 	// Slurm holds sbatch long options, without the dashes, that
@@ -132,7 +130,6 @@ func expand(path string, raw []byte) (Spec, []configs.Config, map[string]int, er
 	check("algorithms", spec.Algorithms, unique(spec.Algorithms), "must not repeat an entry")
 	check("orders", spec.Orders, unique(spec.Orders), "must not repeat an entry")
 	check("seeds", spec.Seeds, unique(spec.Seeds), "must not repeat a seed (runs would share a directory)")
-	check("cvar_levels", spec.CVaRLevels, len(spec.CVaRLevels) == 0, "is replaced by the general sweep axis: write instead\n    sweep: {cvar.level: %s}", flowList(spec.CVaRLevels))
 	check("iterations", spec.Iterations, spec.Iterations >= 0 && spec.Iterations <= configs.MaxIterations,
 		"must be in [0, %d] (0 keeps the base config's)", configs.MaxIterations)
 	slurmLines(raw, lines)
@@ -285,17 +282,17 @@ var ErrForeign = errors.New("not this experiment's directory")
 // or holds directories other than the jobs' (another experiment's runs,
 // which a report of out would mix in). It returns the errors of failed runs,
 // joined; the other runs still complete. The runs share opts.Datasets (a
-// new one if nil); each reports its own progress. When opts.Context is
-// done, the runs in progress stop at a checkpoint, no other starts, and the
+// new one if nil); each reports its own progress. When ctx is done, the
+// runs in progress stop at a checkpoint, no other starts, and the
 // error wraps run.ErrInterrupted.
-func Run(out string, jobs []Job, workers int, w io.Writer, terminal bool, opts run.Options) error {
+func Run(ctx context.Context, out string, jobs []Job, workers int, w io.Writer, terminal bool, opts run.Options) error {
 	lock, err := openOut(out, jobs)
 	if err != nil {
 		return err
 	}
 	defer lock.Release()
 	if opts.Datasets == nil {
-		opts.Datasets = new(run.Datasets)
+		opts.Datasets = new(configs.DataCache)
 	}
 	board := newBoard(w, terminal, jobs)
 	queue := make(chan int)
@@ -306,12 +303,12 @@ func Run(out string, jobs []Job, workers int, w io.Writer, terminal bool, opts r
 		go func() {
 			defer wg.Done()
 			for i := range queue {
-				if opts.Context != nil && opts.Context.Err() != nil {
+				if ctx.Err() != nil {
 					continue // not started: the rerun starts it
 				}
 				o := opts
 				o.Progress = board.progress(i)
-				errs[i] = runJob(jobs[i], o)
+				errs[i] = runJob(ctx, jobs[i], o)
 				board.finish(i, errs[i])
 			}
 		}()
@@ -323,7 +320,7 @@ func Run(out string, jobs []Job, workers int, w io.Writer, terminal bool, opts r
 	close(queue)
 	wg.Wait()
 	stop()
-	if opts.Context != nil && opts.Context.Err() != nil && !slices.ContainsFunc(errs, func(err error) bool { return errors.Is(err, run.ErrInterrupted) }) {
+	if ctx.Err() != nil && !slices.ContainsFunc(errs, func(err error) bool { return errors.Is(err, run.ErrInterrupted) }) {
 		errs = append(errs, fmt.Errorf("experiment %w before its remaining runs started", run.ErrInterrupted))
 	}
 	return errors.Join(errs...)
@@ -412,9 +409,9 @@ func checkOut(out string, jobs []Job) error {
 // from the same config: an edited experiment file is refused, not silently
 // ignored. Nothing a later rerun needs is ever removed. A failure is kept
 // in the run directory's FailedFile.
-func runJob(j Job, opts run.Options) error {
+func runJob(ctx context.Context, j Job, opts run.Options) error {
 	if !fileExists(filepath.Join(j.Dir, rundir.ConfigFile)) {
-		_, err := run.Train(j.Config, j.Dir, opts)
+		_, err := run.Train(ctx, j.Config, j.Dir, opts)
 		recordFailure(j, err)
 		return err
 	}
@@ -422,9 +419,10 @@ func runJob(j Job, opts run.Options) error {
 		return err
 	}
 	if finished(j.Dir) {
+		clearFailure(j)
 		return nil
 	}
-	_, err := run.Resume(j.Dir, opts)
+	_, err := run.Resume(ctx, j.Dir, opts)
 	recordFailure(j, err)
 	return err
 }

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -88,7 +89,7 @@ func TestLoadRefusals(t *testing.T) {
 }
 
 // TestSweep: a sweep axis under a method's section (cvar.level) expands
-// that method's runs only, named and placed by level as cvar_levels did;
+// that method's runs only, named and placed by level;
 // an axis over a common field (inner.steps) multiplies every method's runs
 // and names them by its last key and value.
 func TestSweep(t *testing.T) {
@@ -96,7 +97,6 @@ func TestSweep(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"base.yaml": tinyBase,
 		"exp.yaml":   "name: x\nbase: base.yaml\nalgorithms: [maml, trmaml_entropic, cvar]\norders: [second]\nseeds: [1, 2]\nsweep: {cvar.level: [1, 0.05]}\n",
 		"steps.yaml": "name: y\nbase: base.yaml\nalgorithms: [maml, cvar]\norders: [second]\nseeds: [1]\nsweep: {inner.steps: [1, 2], cvar.level: [0.5]}\n",
-		"old.yaml":   "name: x\nbase: base.yaml\nalgorithms: [cvar]\norders: [second]\nseeds: [1]\ncvar_levels: [1, 0.05]\n",
 		"bad.yaml":   "name: x\nbase: base.yaml\nalgorithms: [cvar]\norders: [second]\nseeds: [1]\nsweep:\n  cvar.levle: [1]\n  inner.steps: [1.5]\n"})
 	_, cfgs, err := Load(filepath.Join(dir, "exp.yaml"), run.Options{})
 	if err != nil {
@@ -129,10 +129,6 @@ func TestSweep(t *testing.T) {
 		t.Errorf("jobs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 
-	_, _, err = Load(filepath.Join(dir, "old.yaml"), run.Options{})
-	if err == nil || !strings.Contains(err.Error(), "old.yaml:6: cvar_levels") || !strings.Contains(err.Error(), "sweep: {cvar.level: [1, 0.05]}") {
-		t.Errorf("cvar_levels: error %v, want the rewrite", err)
-	}
 	_, _, err = Load(filepath.Join(dir, "bad.yaml"), run.Options{})
 	for _, w := range []string{`bad.yaml:7: unknown field "levle" in cvar (allowed: level, p_lr)`, "bad.yaml:8: inner.steps: cannot use \"1.5\" (float): want an integer"} {
 		if err == nil || !strings.Contains(err.Error(), w) {
@@ -195,7 +191,7 @@ func TestRunGridResumes(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	jobs := Jobs(cfgs, out)
 	var log bytes.Buffer
-	if err := Run(out, jobs, 2, &log, false, run.Options{}); err != nil {
+	if err := Run(context.Background(), out, jobs, 2, &log, false, run.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, j := range jobs {
@@ -215,7 +211,7 @@ func TestRunGridResumes(t *testing.T) {
 	if err := rundir.Seal(jobs[1].Dir, false); err != nil {
 		t.Fatal(err)
 	}
-	if err := Run(out, jobs, 2, &log, false, run.Options{}); err != nil {
+	if err := Run(context.Background(), out, jobs, 2, &log, false, run.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if again, _ := os.ReadFile(filepath.Join(jobs[0].Dir, rundir.MetricsFile)); string(again) != string(keep) {
@@ -235,21 +231,21 @@ func TestRunRefusesChangedConfigAndRestartsUncheckpointed(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	jobs := Jobs(cfgs, out)
 	var log bytes.Buffer
-	if err := Run(out, jobs, 1, &log, false, run.Options{}); err != nil {
+	if err := Run(context.Background(), out, jobs, 1, &log, false, run.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	// Only config.yaml left, as after a kill during the first evaluation.
 	for _, f := range []string{rundir.ResultFile, rundir.CheckpointFile, rundir.MetricsFile, rundir.PFile, rundir.ModelFile, rundir.ManifestFile} {
 		os.Remove(filepath.Join(jobs[0].Dir, f))
 	}
-	if err := Run(out, jobs, 1, &log, false, run.Options{}); err != nil {
+	if err := Run(context.Background(), out, jobs, 1, &log, false, run.Options{}); err != nil {
 		t.Fatalf("run stopped before its first checkpoint was not restarted: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(jobs[0].Dir, rundir.ResultFile)); err != nil {
 		t.Fatal(err)
 	}
 	jobs[0].Config.Meta.Iterations = 40
-	if err := Run(out, jobs, 1, &log, false, run.Options{}); err == nil || !strings.Contains(err.Error(), "different config") {
+	if err := Run(context.Background(), out, jobs, 1, &log, false, run.Options{}); err == nil || !strings.Contains(err.Error(), "different config") {
 		t.Fatalf("edited experiment: error %v, want a refusal", err)
 	}
 }
@@ -311,16 +307,16 @@ func TestRunRefusesForeignAndBusyDirectories(t *testing.T) {
 	var log bytes.Buffer
 
 	runDir := filepath.Join(dir, "finished")
-	if _, err := run.Train(cfgs[0], runDir, run.Options{}); err != nil {
+	if _, err := run.Train(context.Background(), cfgs[0], runDir, run.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := Run(runDir, Jobs(cfgs, runDir), 1, &log, false, run.Options{}); !errors.Is(err, ErrForeign) || !strings.Contains(err.Error(), "is a run directory") {
+	if err := Run(context.Background(), runDir, Jobs(cfgs, runDir), 1, &log, false, run.Options{}); !errors.Is(err, ErrForeign) || !strings.Contains(err.Error(), "is a run directory") {
 		t.Errorf("into a run directory: %v", err)
 	}
 
 	mixed := filepath.Join(dir, "mixed")
 	os.MkdirAll(filepath.Join(mixed, "trmaml-second-seed9"), 0o755)
-	if err := Run(mixed, Jobs(cfgs, mixed), 1, &log, false, run.Options{}); !errors.Is(err, ErrForeign) || !strings.Contains(err.Error(), "trmaml-second-seed9") {
+	if err := Run(context.Background(), mixed, Jobs(cfgs, mixed), 1, &log, false, run.Options{}); !errors.Is(err, ErrForeign) || !strings.Contains(err.Error(), "trmaml-second-seed9") {
 		t.Errorf("into a directory with other runs: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(mixed, "maml-second-seed1")); err == nil {
@@ -333,7 +329,7 @@ func TestRunRefusesForeignAndBusyDirectories(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Run(busy, Jobs(cfgs, busy), 1, &log, false, run.Options{}); !errors.Is(err, dirlock.ErrHeld) || !strings.Contains(err.Error(), "pid ") {
+	if err := Run(context.Background(), busy, Jobs(cfgs, busy), 1, &log, false, run.Options{}); !errors.Is(err, dirlock.ErrHeld) || !strings.Contains(err.Error(), "pid ") {
 		t.Errorf("into a locked directory: %v", err)
 	}
 	lock.Release()

@@ -2,12 +2,14 @@ package experiment
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/data/omniglot"
 	"github.com/trmaml/trmaml/internal/omniglottest"
 	"github.com/trmaml/trmaml/run"
@@ -20,7 +22,7 @@ import (
 // and TR-MAML with three seeds each at the grid's ways.
 func TestOmniglotCPUGrids(t *testing.T) {
 	t.Parallel()
-	opts := run.Options{DataRoot: omniglottest.Root(t), Datasets: new(run.Datasets)}
+	opts := run.Options{DataRoot: omniglottest.Root(t), Datasets: new(configs.DataCache)}
 	for _, grid := range []struct {
 		file string
 		ways int
@@ -56,7 +58,7 @@ func TestOmniglotGridOnFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Parallel()
-	opts := run.Options{DataRoot: fx.Root, DataRelease: &rel, Datasets: new(run.Datasets)}
+	opts := run.Options{DataRoot: fx.Root, DataRelease: &rel, Datasets: new(configs.DataCache)}
 	dir := writeFiles(t, map[string]string{
 		"exp.yaml": "name: g\nbase: base.yaml\nalgorithms: [maml, trmaml]\norders: [first]\nseeds: [1]\n",
 		"base.yaml": `name: tiny_omniglot
@@ -80,14 +82,14 @@ eval: {every: 2, instances: 10, train_instances: 10, query: 2, batch: 5, final_i
 	out := filepath.Join(dir, "out")
 	jobs := Jobs(cfgs, out)
 	var log bytes.Buffer
-	if err := Run(out, jobs, 2, &log, false, opts); err != nil {
+	if err := Run(context.Background(), out, jobs, 2, &log, false, opts); err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
 	if len(jobs) != 2 || !strings.Contains(log.String(), "experiment: 8/8 iterations over 2 runs") {
 		t.Errorf("%d jobs; log:\n%s", len(jobs), log.String())
 	}
 	for _, j := range jobs {
-		res, err := run.Evaluate(j.Dir, 0, opts)
+		res, err := run.Evaluate(context.Background(), j.Dir, 0, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +102,7 @@ eval: {every: 2, instances: 10, train_instances: 10, query: 2, batch: 5, final_i
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Run(out, jobs, 2, &log, false, opts); err != nil {
+	if err := Run(context.Background(), out, jobs, 2, &log, false, opts); err != nil {
 		t.Fatal(err)
 	}
 	if again, _ := os.ReadFile(filepath.Join(jobs[0].Dir, rundir.MetricsFile)); !bytes.Equal(again, keep) {
@@ -121,7 +123,7 @@ func TestExpandReadsNoData(t *testing.T) {
 	if _, _, err := Load(path, run.Options{DataRoot: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "data") {
 		t.Errorf("Load without data: %v, want a refusal naming the data", err)
 	}
-	_, built, err := Load(path, run.Options{DataRoot: omniglottest.Root(t), Datasets: new(run.Datasets)})
+	_, built, err := Load(path, run.Options{DataRoot: omniglottest.Root(t), Datasets: new(configs.DataCache)})
 	if err != nil {
 		t.Fatal(err)
 	}

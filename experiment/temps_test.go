@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -24,7 +25,7 @@ func TestRunCleansStaleTemps(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := Run(out, Jobs(cfgs, out), 1, io.Discard, false, run.Options{}); err != nil {
+	if err := Run(context.Background(), out, Jobs(cfgs, out), 1, io.Discard, false, run.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range stale {

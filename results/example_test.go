@@ -1,11 +1,13 @@
 package results_test
 
 import (
+	"context"
 	"fmt"
-	"github.com/trmaml/trmaml/metalearn"
-	"github.com/trmaml/trmaml/tasks/sinusoid"
 	"os"
 	"path/filepath"
+
+	"github.com/trmaml/trmaml/metalearn"
+	"github.com/trmaml/trmaml/tasks/sinusoid"
 
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/results"
@@ -35,7 +37,7 @@ func Example() {
 		c.Meta.LR, c.Settings("trmaml").(*metalearn.TRMAML).PLR = 0.01, 0.05
 		c.Eval.Every, c.Eval.Instances, c.Eval.TrainInstances, c.Eval.Batch = 10, 50, 30, 10
 		dir := filepath.Join(root, alg)
-		if _, err := run.Train(c, dir, run.Options{}); err != nil {
+		if _, err := run.Train(context.Background(), c, dir, run.Options{}); err != nil {
 			panic(err)
 		}
 		dirs = append(dirs, dir)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -23,7 +22,7 @@ func TestCPUTimeAcrossResume(t *testing.T) {
 	c := tinyConfig()
 	dir := filepath.Join(t.TempDir(), "run")
 	before, _ := cputime.Process()
-	if _, err := Train(c, dir, Options{Context: &afterChecks{Context: context.Background(), n: 13}}); !errors.Is(err, ErrInterrupted) {
+	if _, err := Train(&afterChecks{Context: context.Background(), n: 13}, c, dir, Options{}); !errors.Is(err, ErrInterrupted) {
 		t.Fatalf("got %v, want ErrInterrupted", err)
 	}
 	ckPath := filepath.Join(dir, rundir.CheckpointFile)
@@ -34,11 +33,7 @@ func TestCPUTimeAcrossResume(t *testing.T) {
 	if ck.CPU == nil || ck.CPU.TrainSeconds <= 0 || ck.CPU.EvalSeconds <= 0 || ck.CPU.Shared {
 		t.Fatalf("checkpoint CPU times %+v, want positive and not shared", ck.CPU)
 	}
-	keep, err := os.ReadFile(ckPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Resume(dir, Options{})
+	res, err := Resume(context.Background(), dir, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,10 +49,10 @@ func TestCPUTimeAcrossResume(t *testing.T) {
 	// The same interrupted run, its checkpoint rewritten as one from before
 	// CPU times.
 	dir2 := filepath.Join(t.TempDir(), "old")
-	if _, err := Train(c, dir2, Options{Context: &afterChecks{Context: context.Background(), n: 13}}); !errors.Is(err, ErrInterrupted) {
+	if _, err := Train(&afterChecks{Context: context.Background(), n: 13}, c, dir2, Options{}); !errors.Is(err, ErrInterrupted) {
 		t.Fatalf("got %v, want ErrInterrupted", err)
 	}
-	old, err := rundir.DecodeCheckpoint(ckPath, keep)
+	old, err := rundir.ReadCheckpoint(filepath.Join(dir2, rundir.CheckpointFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +63,7 @@ func TestCPUTimeAcrossResume(t *testing.T) {
 	if err := rundir.Seal(dir2, false); err != nil {
 		t.Fatal(err)
 	}
-	res, err = Resume(dir2, Options{})
+	res, err = Resume(context.Background(), dir2, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -128,7 +128,7 @@ var damageCommands = []command{
 		return []any{res, r.Config, r.Iterations, r.P, r.Column(results.TestMean)}, nil
 	}},
 	{"eval", func(dir string) (any, error) {
-		r, err := Evaluate(dir, 0, Options{})
+		r, err := Evaluate(context.Background(), dir, 0, Options{})
 		if err != nil {
 			return nil, err
 		}
@@ -136,7 +136,7 @@ var damageCommands = []command{
 		return *r, nil
 	}},
 	{"resume", func(dir string) (any, error) {
-		r, err := Resume(dir, Options{})
+		r, err := Resume(context.Background(), dir, Options{})
 		if err != nil {
 			return nil, err
 		}
@@ -167,12 +167,12 @@ func TestDamageSuite(t *testing.T) {
 	for _, seed := range []uint64{1, 2} {
 		c.Seed = seed
 		fin := filepath.Join(root, fmt.Sprintf("finished-%d", seed))
-		if _, err := Train(c, fin, Options{}); err != nil {
+		if _, err := Train(context.Background(), c, fin, Options{}); err != nil {
 			t.Fatal(err)
 		}
 		unf := filepath.Join(root, fmt.Sprintf("unfinished-%d", seed))
 		// Stopped at iteration 15, with a checkpoint of pending batches.
-		if _, err := Train(c, unf, Options{Context: &afterChecks{Context: context.Background(), n: 15}}); err == nil {
+		if _, err := Train(&afterChecks{Context: context.Background(), n: 15}, c, unf, Options{}); err == nil {
 			t.Fatal("the interrupted run finished")
 		}
 		runs[fmt.Sprintf("finished-%d", seed)], runs[fmt.Sprintf("unfinished-%d", seed)] = fin, unf
@@ -183,7 +183,7 @@ func TestDamageSuite(t *testing.T) {
 	if err := copyRunFiles(runs["unfinished-1"], finishedCopy); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Resume(finishedCopy, Options{}); err != nil {
+	if _, err := Resume(context.Background(), finishedCopy, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	copyCheckpoint, err := os.ReadFile(filepath.Join(finishedCopy, rundir.CheckpointFile))

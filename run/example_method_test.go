@@ -1,6 +1,7 @@
 package run_test
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -94,7 +95,7 @@ eval: {every: 100, instances: 30, train_instances: 30, query: 20}
 	}
 	dir, _ := os.MkdirTemp("", "tilted")
 	defer os.RemoveAll(dir)
-	res, err := run.Train(cfg, dir, run.Options{})
+	res, err := run.Train(context.Background(), cfg, dir, run.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -62,7 +62,7 @@ func newFamily(cfg configs.Config, opts Options) (*family, error) {
 		n := cfg.Model.CNN
 		cnn, err := graph.NewCNN(side, side, 1, n.Filters, n.Blocks, out, n.AdaptBN)
 		if err != nil {
-			return nil, &ConfigError{Field: "model.cnn", Problem: err.Error()}
+			return nil, &configs.ConfigError{Field: "model.cnn", Problem: err.Error()}
 		}
 		f.model, f.loss, f.metric, f.inShape = cnn, graph.SoftmaxCrossEntropy, graph.Accuracy, cnn.InShape()
 		f.init = func(rng *rand.Rand) ([]float64, error) { return cnn.Init(rng), nil }

@@ -51,7 +51,7 @@ func withoutElapsed(csv string) string {
 func TestInterruptCheckpointsAndResumes(t *testing.T) {
 	c := tinyConfig() // 30 iterations, evaluated every 10
 	fullDir := filepath.Join(t.TempDir(), "full")
-	full, err := Train(c, fullDir, Options{})
+	full, err := Train(context.Background(), c, fullDir, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,9 +69,9 @@ func TestInterruptCheckpointsAndResumes(t *testing.T) {
 			ctx := &afterChecks{Context: context.Background(), n: n}
 			var err error
 			if k == 0 {
-				_, err = Train(c, dir, Options{Context: ctx})
+				_, err = Train(ctx, c, dir, Options{})
 			} else {
-				_, err = Resume(dir, Options{Context: ctx})
+				_, err = Resume(ctx, dir, Options{})
 			}
 			at += n
 			if !errors.Is(err, ErrInterrupted) {
@@ -93,7 +93,7 @@ func TestInterruptCheckpointsAndResumes(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, rundir.ResultFile)); err == nil {
 			t.Fatalf("stops %v: an interrupted run wrote %s", stops, rundir.ResultFile)
 		}
-		res, err := Resume(dir, Options{})
+		res, err := Resume(context.Background(), dir, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +113,7 @@ func TestInterruptCheckpointsAndResumes(t *testing.T) {
 // do not fit its iteration is refused, naming the field.
 func TestResumeRefusesInconsistentPending(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
-	if _, err := Train(tinyConfig(), dir, Options{Context: &afterChecks{Context: context.Background(), n: 7}}); !errors.Is(err, ErrInterrupted) {
+	if _, err := Train(&afterChecks{Context: context.Background(), n: 7}, tinyConfig(), dir, Options{}); !errors.Is(err, ErrInterrupted) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, rundir.CheckpointFile)
@@ -128,7 +128,7 @@ func TestResumeRefusesInconsistentPending(t *testing.T) {
 	}
 	os.WriteFile(path, raw, 0o644)
 	reseal(t, dir)
-	if _, err := Resume(dir, Options{}); err == nil || !strings.Contains(err.Error(), "pending: evaluated 0 and batch_n 3 do not fit iteration 7") {
+	if _, err := Resume(context.Background(), dir, Options{}); err == nil || !strings.Contains(err.Error(), "pending: evaluated 0 and batch_n 3 do not fit iteration 7") {
 		t.Errorf("got %v, want a refusal of the pending field", err)
 	}
 }
@@ -169,7 +169,7 @@ func (c *doneFrom) Err() error { return nil }
 func TestInterruptInEvaluation(t *testing.T) {
 	c := tinyConfig() // 30 iterations, evaluated at 0, 10, 20, 30, then the final evaluation
 	fullDir := filepath.Join(t.TempDir(), "full")
-	full, err := Train(c, fullDir, Options{})
+	full, err := Train(context.Background(), c, fullDir, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,9 +194,9 @@ func TestInterruptInEvaluation(t *testing.T) {
 		for k, n := range tc.stops {
 			var err error
 			if k == 0 {
-				_, err = Train(c, dir, Options{Context: newDoneFrom(n)})
+				_, err = Train(newDoneFrom(n), c, dir, Options{})
 			} else {
-				_, err = Resume(dir, Options{Context: newDoneFrom(n)})
+				_, err = Resume(newDoneFrom(n), dir, Options{})
 			}
 			if !errors.Is(err, ErrInterrupted) {
 				t.Fatalf("stops %v: got %v, want ErrInterrupted", tc.stops, err)
@@ -216,7 +216,7 @@ func TestInterruptInEvaluation(t *testing.T) {
 			t.Fatalf("stops %v: the interrupted run kept its lock: %v", tc.stops, err)
 		}
 		lock.Release()
-		res, err := Resume(dir, Options{})
+		res, err := Resume(context.Background(), dir, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	omniglottask "github.com/trmaml/trmaml/tasks/omniglot"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -13,6 +12,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	omniglottask "github.com/trmaml/trmaml/tasks/omniglot"
 
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/data/omniglot"
@@ -23,7 +24,7 @@ import (
 
 // testDatasets keeps the Omniglot data the tests load, as the runs of an
 // experiment share it.
-var testDatasets = new(Datasets)
+var testDatasets = new(configs.DataCache)
 
 // An omniglotSource is Omniglot data the tests train on, with what its
 // splits hold: the synthetic fixture on every clone, the real archives
@@ -101,7 +102,7 @@ func TestOmniglotTrain(t *testing.T) { forEachSource(t, testOmniglotTrain) }
 
 func testOmniglotTrain(t *testing.T, src omniglotSource, opts Options) {
 	dir := filepath.Join(t.TempDir(), "run")
-	res, err := Train(tinyOmniglot(t), dir, opts)
+	res, err := Train(context.Background(), tinyOmniglot(t), dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +155,7 @@ func testOmniglotTrain(t *testing.T, src omniglotSource, opts Options) {
 	if rows := strings.Count(string(metrics), "\n"); rows != 4 {
 		t.Errorf("metrics.csv has %d lines, want the header and iterations 0, 2, 4", rows)
 	}
-	again, err := Evaluate(dir, 0, opts)
+	again, err := Evaluate(context.Background(), dir, 0, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +166,7 @@ func testOmniglotTrain(t *testing.T, src omniglotSource, opts Options) {
 	// The same solution under the paper code's image preparation: another
 	// file, the changes recorded, other accuracies, result.json untouched.
 	sets := []string{"task.omniglot.resize=nearest", "task.omniglot.rotate_eval=false"}
-	other, err := Evaluate(dir, 0, opts, sets...)
+	other, err := Evaluate(context.Background(), dir, 0, opts, sets...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +176,7 @@ func testOmniglotTrain(t *testing.T, src omniglotSource, opts Options) {
 	if _, err := os.Stat(filepath.Join(dir, "evaluation-task.omniglot.resize=nearest,task.omniglot.rotate_eval=false.json")); err != nil {
 		t.Error(err)
 	}
-	if _, err := Evaluate(dir, 0, opts, "model.cnn.filters=8"); err == nil || !strings.Contains(err.Error(), "model.cnn.filters may not be changed") {
+	if _, err := Evaluate(context.Background(), dir, 0, opts, "model.cnn.filters=8"); err == nil || !strings.Contains(err.Error(), "model.cnn.filters may not be changed") {
 		t.Errorf("changing the model at evaluation: error %v", err)
 	}
 }
@@ -186,8 +187,8 @@ func TestOmniglotMissingData(t *testing.T) {
 	t.Parallel()
 	opts := Options{DataRoot: t.TempDir()}
 	dir := filepath.Join(t.TempDir(), "run")
-	_, err := Train(tinyOmniglot(t), dir, opts)
-	var cerr *ConfigError
+	_, err := Train(context.Background(), tinyOmniglot(t), dir, opts)
+	var cerr *configs.ConfigError
 	if !errors.As(err, &cerr) || cerr.Field != "data.root" || !strings.Contains(err.Error(), "trmaml data omniglot -dir "+opts.DataRoot) {
 		t.Fatalf("error %v, want a data.root error naming the fetch command", err)
 	}
@@ -258,18 +259,18 @@ func testOmniglotResume(t *testing.T, opts Options) {
 	c.Meta.Schedule = "constant" // the cosine depends on meta.iterations, edited below
 	c.Meta.Iterations = 2
 	partial := filepath.Join(t.TempDir(), "partial")
-	if _, err := Train(c, partial, opts); err != nil {
+	if _, err := Train(context.Background(), c, partial, opts); err != nil {
 		t.Fatal(err)
 	}
 	c = unfinish(t, c, partial, 4)
 	if err := os.Remove(filepath.Join(partial, rundir.ModelFile)); err != nil {
 		t.Fatal(err)
 	}
-	resumed, err := Resume(partial, opts)
+	resumed, err := Resume(context.Background(), partial, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, err := Train(c, filepath.Join(t.TempDir(), "full"), opts)
+	full, err := Train(context.Background(), c, filepath.Join(t.TempDir(), "full"), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +297,7 @@ func TestUnwritableCacheWarnsOnce(t *testing.T) {
 	t.Parallel()
 	var warn bytes.Buffer
 	opts := fixtureOptions(t)
-	opts.Datasets, opts.Warnings = new(Datasets), &warn
+	opts.Datasets, opts.Warnings = new(configs.DataCache), &warn
 	dir := filepath.Join(opts.DataRoot, "omniglot")
 	// A directory where the cache file would go: unwritable even for root.
 	for _, name := range []string{"decoded.cache", "decoded-lanczos.cache", "decoded-nearest.cache"} {

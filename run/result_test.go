@@ -1,6 +1,7 @@
 package run
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -18,7 +19,7 @@ func TestResultRecordsMetricAndMasses(t *testing.T) {
 	c := tinyConfig()
 	c.Meta.Iterations = 1
 	dir := filepath.Join(t.TempDir(), "run")
-	if _, err := Train(c, dir, Options{}); err != nil {
+	if _, err := Train(context.Background(), c, dir, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, rundir.ResultFile))

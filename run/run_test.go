@@ -1,6 +1,7 @@
 package run
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -52,7 +53,7 @@ func TestTrainDeterministic(t *testing.T) {
 	t.Parallel()
 	dirs := []string{filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")}
 	for _, d := range dirs {
-		if _, err := Train(tinyConfig(), d, Options{}); err != nil {
+		if _, err := Train(context.Background(), tinyConfig(), d, Options{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -76,7 +77,7 @@ func TestTrainDeterministic(t *testing.T) {
 			len(a.MetaTest.PerTask), len(a.MetaTrain.PerTask), len(a.FinalP))
 	}
 
-	ev, err := Evaluate(dirs[0], 0, Options{})
+	ev, err := Evaluate(context.Background(), dirs[0], 0, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func TestTrainDeterministic(t *testing.T) {
 	c := tinyConfig()
 	c.Seed = 2
 	other := filepath.Join(t.TempDir(), "c")
-	if _, err := Train(c, other, Options{}); err != nil {
+	if _, err := Train(context.Background(), c, other, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if r := readResult(t, filepath.Join(other, rundir.ResultFile)); r.MetaTest.Mean == a.MetaTest.Mean {
@@ -105,7 +106,7 @@ func TestTrainRefusesExistingRunDir(t *testing.T) {
 	if err := os.WriteFile(keep, []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Train(tinyConfig(), dir, Options{}); !errors.Is(err, rundir.ErrExists) {
+	if _, err := Train(context.Background(), tinyConfig(), dir, Options{}); !errors.Is(err, rundir.ErrExists) {
 		t.Fatalf("Train into a non-empty directory: %v, want rundir.ErrExists", err)
 	}
 	if b, _ := os.ReadFile(keep); string(b) != "mine" {
@@ -125,7 +126,7 @@ func TestTrainStopsOnNonFinite(t *testing.T) {
 	c.Meta.LR = 1e8
 	c.Meta.Iterations = 200
 	dir := filepath.Join(t.TempDir(), "run")
-	_, err := Train(c, dir, Options{})
+	_, err := Train(context.Background(), c, dir, Options{})
 	if !errors.Is(err, metalearn.ErrNonFinite) {
 		t.Fatalf("diverging run returned %v, want ErrNonFinite", err)
 	}
@@ -167,12 +168,9 @@ func unfinish(t *testing.T, c configs.Config, dir string, iterations int) config
 	if err := os.Remove(filepath.Join(dir, rundir.ResultFile)); err != nil {
 		t.Fatal(err)
 	}
-	// Sealed afresh, as trmaml seal would: this test is about what
-	// resume does with such a state, not about the manifest.
-	os.Remove(filepath.Join(dir, rundir.ManifestFile))
-	if err := rundir.SealExisting(dir); err != nil {
-		t.Fatal(err)
-	}
+	// Bound and sealed afresh: this test is about what resume does with
+	// such a state, not about the bindings.
+	rebind(t, dir)
 	return c
 }
 
@@ -184,7 +182,7 @@ func TestResumeMatchesUninterruptedRun(t *testing.T) {
 	c := tinyConfig()
 	c.Meta.Iterations = 20
 	partial := filepath.Join(t.TempDir(), "partial")
-	if _, err := Train(c, partial, Options{}); err != nil {
+	if _, err := Train(context.Background(), c, partial, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	c = unfinish(t, c, partial, 30)
@@ -192,11 +190,11 @@ func TestResumeMatchesUninterruptedRun(t *testing.T) {
 	m, _ := os.ReadFile(filepath.Join(partial, rundir.MetricsFile))
 	os.WriteFile(filepath.Join(partial, rundir.MetricsFile), append(m, []byte("25,1,1,1,1,1,1,1,1,1\n")...), 0o644)
 
-	resumed, err := Resume(partial, Options{})
+	resumed, err := Resume(context.Background(), partial, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, err := Train(c, filepath.Join(t.TempDir(), "full"), Options{})
+	full, err := Train(context.Background(), c, filepath.Join(t.TempDir(), "full"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

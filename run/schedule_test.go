@@ -1,6 +1,7 @@
 package run
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -33,7 +34,7 @@ func TestCosineScheduleRunResumes(t *testing.T) {
 			copied, copyErr = true, copyRunFiles(full, partial)
 		}
 	})
-	res, err := Train(c, full, Options{Progress: p})
+	res, err := Train(context.Background(), c, full, Options{Progress: p})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,14 +55,14 @@ func TestCosineScheduleRunResumes(t *testing.T) {
 		t.Errorf("checkpointed Adam: rate %v after %d steps, want the base rate %v after 30", adam.LR, adam.T, c.Meta.LR)
 	}
 
-	resumed, err := Resume(partial, Options{})
+	resumed, err := Resume(context.Background(), partial, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	sameResult(t, "resumed cosine run", resumed, res)
 
 	c.Meta.Schedule = "constant"
-	constant, err := Train(c, filepath.Join(root, "constant"), Options{})
+	constant, err := Train(context.Background(), c, filepath.Join(root, "constant"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ func TestCheckpointNewerThanManifest(t *testing.T) {
 	t.Parallel()
 	c := tinyConfig() // 30 iterations, evaluated every 10
 	root := t.TempDir()
-	full, err := Train(c, filepath.Join(root, "full"), Options{})
+	full, err := Train(context.Background(), c, filepath.Join(root, "full"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,15 +36,15 @@ func TestCheckpointNewerThanManifest(t *testing.T) {
 	// Sealed at the evaluation of iteration 10; its continuation sealed at
 	// that of iteration 20; a finished copy of the continuation.
 	at10 := filepath.Join(root, "at10")
-	if _, err := Train(c, at10, Options{Context: &afterChecks{Context: context.Background(), n: 10}}); err == nil {
+	if _, err := Train(&afterChecks{Context: context.Background(), n: 10}, c, at10, Options{}); err == nil {
 		t.Fatal("the interrupted run finished")
 	}
 	at20 := copyDir(at10, "at20")
-	if _, err := Resume(at20, Options{Context: &afterChecks{Context: context.Background(), n: 10}}); err == nil {
+	if _, err := Resume(&afterChecks{Context: context.Background(), n: 10}, at20, Options{}); err == nil {
 		t.Fatal("the interrupted resume finished")
 	}
 	finished := copyDir(at20, "finished")
-	if _, err := Resume(finished, Options{}); err != nil {
+	if _, err := Resume(context.Background(), finished, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if checkpointIteration(mustReadFile(t, filepath.Join(at20, rundir.CheckpointFile))) != 20 {
@@ -60,7 +60,7 @@ func TestCheckpointNewerThanManifest(t *testing.T) {
 	if _, err := rundir.Verify(killed); err != nil {
 		t.Fatalf("a kill between checkpoint and manifest: %v", err)
 	}
-	res, err := Resume(killed, Options{})
+	res, err := Resume(context.Background(), killed, Options{})
 	if err != nil {
 		t.Fatalf("a kill between checkpoint and manifest: %v", err)
 	}
@@ -77,8 +77,8 @@ func TestCheckpointNewerThanManifest(t *testing.T) {
 			run  func() error
 		}{
 			{"verify", func() error { _, err := rundir.Verify(dir); return err }},
-			{"eval", func() error { _, err := Evaluate(dir, 0, Options{}); return err }},
-			{"resume", func() error { _, err := Resume(dir, Options{}); return err }},
+			{"eval", func() error { _, err := Evaluate(context.Background(), dir, 0, Options{}); return err }},
+			{"resume", func() error { _, err := Resume(context.Background(), dir, Options{}); return err }},
 		} {
 			err := cmd.run()
 			if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, rundir.CheckpointFile)+": ") || !strings.Contains(err.Error(), "no row") {

@@ -1,6 +1,7 @@
 package run_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,7 +41,7 @@ eval: {every: 10, instances: 30, train_instances: 30, query: 20}
 		t.Fatalf("Swept() = %v, want the temperature 20", got)
 	}
 	dir := filepath.Join(t.TempDir(), "run")
-	if _, err := run.Train(cfg, dir, run.Options{}); err != nil {
+	if _, err := run.Train(context.Background(), cfg, dir, run.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, rundir.ResultFile))

@@ -37,7 +37,7 @@ func sameResult(t *testing.T, what string, got, want *rundir.Result) {
 func TestResumeBeforeFirstCheckpoint(t *testing.T) {
 	t.Parallel()
 	c := tinyConfig()
-	full, err := Train(c, filepath.Join(t.TempDir(), "full"), Options{})
+	full, err := Train(context.Background(), c, filepath.Join(t.TempDir(), "full"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,10 +49,10 @@ func TestResumeBeforeFirstCheckpoint(t *testing.T) {
 	stray := filepath.Join(dir, ".checkpoint.json.tmp123456")
 	os.WriteFile(stray, []byte(`{"state":{"Itera`), 0o644)
 
-	if _, err := Train(c, dir, Options{}); !errors.Is(err, rundir.ErrExists) || !strings.Contains(err.Error(), "trmaml resume -run") {
+	if _, err := Train(context.Background(), c, dir, Options{}); !errors.Is(err, rundir.ErrExists) || !strings.Contains(err.Error(), "trmaml resume -run") {
 		t.Errorf("train into the killed run: %v, want a refusal pointing to resume", err)
 	}
-	res, err := Resume(dir, Options{})
+	res, err := Resume(context.Background(), dir, Options{})
 	if err != nil {
 		t.Fatalf("resume of a run killed before its first checkpoint: %v", err)
 	}
@@ -73,7 +73,7 @@ func TestKillAndResume(t *testing.T) {
 		c := tinyConfig()
 		c.Meta.Iterations = 300
 		c.Eval.Every = 100
-		if _, err := Train(c, dir, Options{}); err != nil {
+		if _, err := Train(context.Background(), c, dir, Options{}); err != nil {
 			os.Exit(3)
 		}
 		os.Exit(0)
@@ -84,7 +84,7 @@ func TestKillAndResume(t *testing.T) {
 	c := tinyConfig()
 	c.Meta.Iterations = 300
 	c.Eval.Every = 100
-	full, err := Train(c, filepath.Join(t.TempDir(), "full"), Options{})
+	full, err := Train(context.Background(), c, filepath.Join(t.TempDir(), "full"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestKillAndResume(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, rundir.ResultFile)); err == nil {
 			t.Logf("kill after %s came too late: the run had finished", when)
 		}
-		res, err := Resume(dir, Options{})
+		res, err := Resume(context.Background(), dir, Options{})
 		if err != nil {
 			t.Fatalf("killed after %s: resume: %v", when, err)
 		}
@@ -121,7 +121,7 @@ func TestSecondWriterRefused(t *testing.T) {
 	t.Parallel()
 	c := tinyConfig()
 	dir := filepath.Join(t.TempDir(), "run")
-	if _, err := Train(c, dir, Options{}); err != nil {
+	if _, err := Train(context.Background(), c, dir, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	before, _ := os.ReadFile(filepath.Join(dir, rundir.ResultFile))
@@ -131,8 +131,8 @@ func TestSecondWriterRefused(t *testing.T) {
 	}
 	defer lock.Release()
 	for name, f := range map[string]func() error{
-		"resume": func() error { _, err := Resume(dir, Options{}); return err },
-		"eval":   func() error { _, err := Evaluate(dir, 0, Options{}); return err },
+		"resume": func() error { _, err := Resume(context.Background(), dir, Options{}); return err },
+		"eval":   func() error { _, err := Evaluate(context.Background(), dir, 0, Options{}); return err },
 	} {
 		if err := f(); !errors.Is(err, dirlock.ErrHeld) || !strings.Contains(err.Error(), "pid ") {
 			t.Errorf("%s while another process holds the directory: %v", name, err)
@@ -148,7 +148,7 @@ func TestSecondWriterRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l2.Release()
-	if _, err := Train(c, fresh, Options{}); !errors.Is(err, dirlock.ErrHeld) {
+	if _, err := Train(context.Background(), c, fresh, Options{}); !errors.Is(err, dirlock.ErrHeld) {
 		t.Errorf("train into an empty directory another process holds: %v", err)
 	}
 }
@@ -160,7 +160,7 @@ func unfinished(t *testing.T) string {
 	c := tinyConfig()
 	c.Meta.Iterations = 20
 	dir := filepath.Join(t.TempDir(), "run")
-	if _, err := Train(c, dir, Options{}); err != nil {
+	if _, err := Train(context.Background(), c, dir, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	c.Meta.Iterations = 30
@@ -168,11 +168,18 @@ func unfinished(t *testing.T) string {
 	os.WriteFile(filepath.Join(dir, rundir.ConfigFile), yml, 0o644)
 	os.Remove(filepath.Join(dir, rundir.ResultFile))
 	os.Remove(filepath.Join(dir, rundir.ModelFile))
-	os.Remove(filepath.Join(dir, rundir.ManifestFile))
-	if err := rundir.SealExisting(dir); err != nil {
-		t.Fatal(err)
-	}
+	rebind(t, dir)
 	return dir
+}
+
+// rebind binds the checkpoint in dir to the config.yaml beside it and
+// seals the directory as unfinished, as a test that edits a run's config
+// on purpose must (trmaml seal refuses it: the checkpoint was not written
+// under that config).
+func rebind(t *testing.T, dir string) {
+	t.Helper()
+	rehash(t, dir, func(map[string]any) {})
+	reseal(t, dir)
 }
 
 // reseal seals dir as it is, as a bug that wrote inconsistent state and
@@ -295,7 +302,7 @@ var damagedStateCases = []struct {
 	{"short w", "checkpoint.json: state.W: 3 parameters, the model of config.yaml has 25", func(t *testing.T, dir string) {
 		rehash(t, dir, func(m map[string]any) { m["state"].(map[string]any)["W"] = []any{1, 2, 3} })
 	}},
-	{"iteration past the end", "checkpoint.json: state.Iteration = 99: must be in [0, 30]", func(t *testing.T, dir string) {
+	{"iteration past the end", "checkpoint.json: iteration 99 but metrics.csv and p.csv have no row", func(t *testing.T, dir string) {
 		rehash(t, dir, func(m map[string]any) { m["state"].(map[string]any)["Iteration"] = 99 })
 	}},
 	{"bad RNG", "checkpoint.json: state.RNG", func(t *testing.T, dir string) {
@@ -309,27 +316,27 @@ var damagedStateCases = []struct {
 		os.WriteFile(filepath.Join(dir, rundir.ConfigFile), yml, 0o644)
 		rehash(t, dir, func(map[string]any) {})
 	}},
-	{"garbage metrics row", "metrics.csv:3: 2 fields, want 10", func(t *testing.T, dir string) {
+	{"garbage metrics row", "metrics.csv: the rows through iteration 20 are not those checkpoint.json was written with", func(t *testing.T, dir string) {
 		p := filepath.Join(dir, rundir.MetricsFile)
 		raw, _ := os.ReadFile(p)
 		lines := strings.SplitAfter(string(raw), "\n")
 		lines[2] = "10,x\n"
 		os.WriteFile(p, []byte(strings.Join(lines, "")), 0o644)
 	}},
-	{"NaN metrics value", "metrics.csv:2: \"NaN\" is not a finite number", func(t *testing.T, dir string) {
+	{"NaN metrics value", "metrics.csv: the rows through iteration 20 are not those checkpoint.json", func(t *testing.T, dir string) {
 		p := filepath.Join(dir, rundir.MetricsFile)
 		raw, _ := os.ReadFile(p)
 		lines := strings.SplitAfter(string(raw), "\n")
 		lines[1] = "0,1,,,NaN,1,1,1,1,1\n"
 		os.WriteFile(p, []byte(strings.Join(lines, "")), 0o644)
 	}},
-	{"metrics cut before the checkpoint", "metrics.csv:4: no row for iteration 20", func(t *testing.T, dir string) {
+	{"metrics cut before the checkpoint", "metrics.csv: no complete row for iteration 20", func(t *testing.T, dir string) {
 		p := filepath.Join(dir, rundir.MetricsFile)
 		raw, _ := os.ReadFile(p)
 		lines := strings.SplitAfter(string(raw), "\n")
 		os.WriteFile(p, []byte(strings.Join(lines[:3], "")), 0o644)
 	}},
-	{"p.csv header of another task set", "p.csv:1: the header is not the run's", func(t *testing.T, dir string) {
+	{"p.csv header of another task set", "p.csv: the rows through iteration 20 are not those checkpoint.json", func(t *testing.T, dir string) {
 		p := filepath.Join(dir, rundir.PFile)
 		raw, _ := os.ReadFile(p)
 		os.WriteFile(p, []byte(strings.Replace(string(raw), "iteration,", "iteration,extra,", 1)), 0o644)
@@ -348,7 +355,7 @@ func TestResumeRefusesDamagedState(t *testing.T) {
 		c.damage(t, dir)
 		reseal(t, dir)
 		before, _ := os.ReadFile(filepath.Join(dir, rundir.CheckpointFile))
-		_, err := Resume(dir, Options{})
+		_, err := Resume(context.Background(), dir, Options{})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: resume error\n%v\nwant it to contain\n%s", c.name, err, c.want)
 		}
@@ -357,7 +364,7 @@ func TestResumeRefusesDamagedState(t *testing.T) {
 		}
 	}
 	t.Logf("%d damaged-state cases refused", len(damagedStateCases))
-	if _, err := Resume(unfinished(t), Options{}); err != nil {
+	if _, err := Resume(context.Background(), unfinished(t), Options{}); err != nil {
 		t.Errorf("undamaged: %v", err)
 	}
 }
@@ -372,11 +379,11 @@ func TestDivergedRunStopsAndEvaluates(t *testing.T) {
 	c.Meta.LR = 1e300
 	c.Meta.Iterations = 200
 	dir := filepath.Join(t.TempDir(), "run")
-	_, err := Train(c, dir, Options{})
+	_, err := Train(context.Background(), c, dir, Options{})
 	if !errors.Is(err, metalearn.ErrNonFinite) && !errors.Is(err, metalearn.ErrNonFiniteState) || !strings.Contains(err.Error(), "at iteration ") {
 		t.Fatalf("diverging Adam run: %v, want a non-finite error naming the iteration", err)
 	}
-	res, err := Evaluate(dir, 0, Options{})
+	res, err := Evaluate(context.Background(), dir, 0, Options{})
 	if err != nil {
 		t.Fatalf("eval of the stopped run: %v", err)
 	}
@@ -448,7 +455,7 @@ func TestNonFiniteAtIterationZeroNamesScale(t *testing.T) {
 		if err := c.Validate(); err != nil {
 			t.Skipf("the config is refused before training: %v", err)
 		}
-		_, err := Train(c, filepath.Join(t.TempDir(), "run"), Options{})
+		_, err := Train(context.Background(), c, filepath.Join(t.TempDir(), "run"), Options{})
 		if !errors.Is(err, metalearn.ErrNonFinite) || !strings.Contains(err.Error(), "model.init_std = ") || !strings.Contains(err.Error(), "task.sinusoid.x_min = ") {
 			t.Errorf("non-finite first evaluation: %v, want the scale's fields named", err)
 		}
@@ -465,16 +472,16 @@ func TestResumeOverride(t *testing.T) {
 	c.Meta.Iterations = 20
 	stopped := func() string {
 		dir := filepath.Join(t.TempDir(), "run")
-		if _, err := Train(c, dir, Options{Context: &afterChecks{Context: context.Background(), n: 15}}); !errors.Is(err, ErrInterrupted) {
+		if _, err := Train(&afterChecks{Context: context.Background(), n: 15}, c, dir, Options{}); !errors.Is(err, ErrInterrupted) {
 			t.Fatalf("interrupted run: %v", err)
 		}
 		return dir
 	}
 	dir := stopped()
-	if _, err := Resume(dir, Options{}, "inner.alpha=0.5"); err == nil || !strings.Contains(err.Error(), "inner.alpha may not be changed here") {
+	if _, err := Resume(context.Background(), dir, Options{}, "inner.alpha=0.5"); err == nil || !strings.Contains(err.Error(), "inner.alpha may not be changed here") {
 		t.Errorf("override of inner.alpha: %v, want a refusal", err)
 	}
-	res, err := Resume(dir, Options{}, "meta.iterations=30")
+	res, err := Resume(context.Background(), dir, Options{}, "meta.iterations=30")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -485,7 +492,7 @@ func TestResumeOverride(t *testing.T) {
 	if err != nil || len(s.Overrides) != 1 || s.Overrides[0].Iteration != 15 || s.Config.Meta.Iterations != 30 {
 		t.Errorf("manifest after the override: %+v, %v", s, err)
 	}
-	if _, err := Resume(dir, Options{}, "meta.iterations=40"); err == nil || !strings.Contains(err.Error(), "finished run") {
+	if _, err := Resume(context.Background(), dir, Options{}, "meta.iterations=40"); err == nil || !strings.Contains(err.Error(), "finished run") {
 		t.Errorf("override of a finished run: %v, want a refusal", err)
 	}
 
@@ -495,10 +502,10 @@ func TestResumeOverride(t *testing.T) {
 	c2.Meta.Iterations = 30
 	yml, _ := c2.Marshal()
 	os.WriteFile(filepath.Join(dir, rundir.ConfigFile), yml, 0o644)
-	if _, err := Resume(dir, Options{}); err == nil || !strings.Contains(err.Error(), "meta.iterations: 20 when sealed, now 30") {
+	if _, err := Resume(context.Background(), dir, Options{}); err == nil || !strings.Contains(err.Error(), "meta.iterations: 20 when sealed, now 30") {
 		t.Errorf("resume of the half-done override: %v, want the field named", err)
 	}
-	again, err := Resume(dir, Options{}, "meta.iterations=30")
+	again, err := Resume(context.Background(), dir, Options{}, "meta.iterations=30")
 	if err != nil {
 		t.Fatalf("the same override again: %v", err)
 	}

@@ -45,7 +45,7 @@ func TestBrowserWatchesTrainingGrid(t *testing.T) {
 	quick := base.Clone()
 	quick.Meta.Iterations, quick.Eval.Every, quick.Eval.Instances, quick.Eval.TrainInstances = 400, 200, 490, 100
 	for _, name := range []string{"done", "broken"} {
-		if _, err := run.Train(quick, filepath.Join(root, name), run.Options{}); err != nil {
+		if _, err := run.Train(context.Background(), quick, filepath.Join(root, name), run.Options{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -64,7 +64,7 @@ func TestBrowserWatchesTrainingGrid(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := run.Train(cfg, filepath.Join(root, "grid", alg), run.Options{Context: ctx})
+			_, err := run.Train(ctx, cfg, filepath.Join(root, "grid", alg), run.Options{})
 			if err != nil && !errors.Is(err, run.ErrInterrupted) {
 				t.Error(err)
 			}

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io/fs"
 	"net"
@@ -29,7 +30,7 @@ func quickRun(t *testing.T, dir, algorithm string) {
 	}
 	cfg.Algorithm = algorithm
 	cfg.Meta.Iterations, cfg.Eval.Every, cfg.Eval.Instances, cfg.Eval.TrainInstances = 200, 100, 490, 100
-	if _, err := run.Train(cfg, dir, run.Options{}); err != nil {
+	if _, err := run.Train(context.Background(), cfg, dir, run.Options{}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -1,6 +1,7 @@
 package tasks_test
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -88,7 +89,7 @@ eval: {every: 50, instances: 30, train_instances: 30, query: 20}
 	}
 	dir, _ := os.MkdirTemp("", "slopes")
 	defer os.RemoveAll(dir)
-	res, err := run.Train(cfg, dir, run.Options{})
+	res, err := run.Train(context.Background(), cfg, dir, run.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -2,6 +2,7 @@ package tfevents
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -238,7 +239,7 @@ func TestExportRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.Meta.Iterations, cfg.Eval.Every, cfg.Eval.Instances, cfg.Eval.TrainInstances = 200, 100, 490, 100
-	if _, err := run.Train(cfg, dir, run.Options{}); err != nil {
+	if _, err := run.Train(context.Background(), cfg, dir, run.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "tb")

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/experiment"
 	"github.com/trmaml/trmaml/internal/omniglottest"
 	"github.com/trmaml/trmaml/run"
@@ -86,7 +87,7 @@ func experimentHelp(t *testing.T) string {
 // run, the --time and --mem -slurm asks for, core-hours, their total) is
 // what slurm's estimate gives for its cells.
 func TestClusterWorkedExample(t *testing.T) {
-	opts := run.Options{DataRoot: omniglottest.Root(t), Datasets: new(run.Datasets)}
+	opts := run.Options{DataRoot: omniglottest.Root(t), Datasets: new(configs.DataCache)}
 	page := docsPage(t, "cluster.md")
 	row := regexp.MustCompile(`(?m)^\| (\d+)-way (\d)-shot \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| (\d+) h (\d+) m \| (\d+) MiB \| (\d+) \|$`)
 	rows := row.FindAllStringSubmatch(page, -1)

@@ -63,7 +63,7 @@ const usage = `usage:
   trmaml configs                                     NAME, family, method and summary of each built-in config (train -config NAME)
   trmaml resume -run DIR [-override F=V]...          finish an interrupted run (from its checkpoint, or from the start);
                                                      -override changes meta.iterations or eval.* from the checkpoint on
-  trmaml seal -run DIR                               seal a run directory written before manifests (check its files first)
+  trmaml seal -run DIR                               recompute a lost manifest.json from files bound to each other
   trmaml eval -run DIR [-seed N] [-set F=V]...       re-evaluate a run (evaluation.json; under -set changes evaluation-F=V.json)
   trmaml experiment -config FILE -out DIR [-jobs N]  run (or resume) a grid of runs, e.g. configs/experiments/quick.yaml
       ... -cell I | -list | -report                  train or resume cell I only; list the cells and their states; only the table and figures
@@ -78,6 +78,8 @@ const usage = `usage:
   trmaml tradeoff -out DIR RUNDIR...                 mean vs worst-task loss of MAML, TR-MAML, entropic TR-MAML, CVaR levels
   trmaml theory -out DIR                             Theorem 1 measured: duality gap vs T (docs/theorem1_gap.png)
   trmaml data omniglot [-dir DIR] [-verify] [-info]  download (or check, or list) the Omniglot data
+  trmaml data check [DIR] -config FILE               an image folder's groups, classes, images and problems, as the config lays it out
+  trmaml version                                     Release, Go toolchain and the engine's build (CPU, BLAS, kernels)
 train, resume, eval and experiment take -data DIR, the Omniglot data root (default: the
 config's data.root, else $TRMAML_DATA, else the user cache directory).
 SIGINT, SIGTERM or SIGUSR1 stops train, resume and experiment at a checkpoint of the current
@@ -127,6 +129,8 @@ func dispatchContext(ctx context.Context, args []string, stdout, stderr io.Write
 		return tradeoffCmd(args[1:], stdout, stderr)
 	case "data":
 		return dataCmd(args[1:], stdout, stderr)
+	case "version":
+		return versionCmd(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprintf(stdout, usage, configs.BuiltinNames())
 		return nil
@@ -168,9 +172,9 @@ func train(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "training %s (%s, %s order, seed %d) into %s\n", cfg.Name, cfg.Algorithm, cfg.Order, cfg.Seed, dir)
 	noteBLAS(stderr)
-	opts.Progress, opts.Context = run.NewProgress(stderr, isTerminal(stderr)), ctx
-	res, err := run.Train(cfg, dir, *opts)
-	var cerr *run.ConfigError
+	opts.Progress = run.NewProgress(stderr, isTerminal(stderr))
+	res, err := run.Train(ctx, cfg, dir, *opts)
+	var cerr *configs.ConfigError
 	if errors.As(err, &cerr) && file != "" && !slices.ContainsFunc(sets, func(s string) bool { return strings.HasPrefix(s, cerr.Field+"=") }) {
 		return configErrorAt(file, cerr, opts.DataRoot)
 	}
@@ -243,8 +247,8 @@ func resume(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return errors.New("resume: give exactly -run DIR")
 	}
 	noteBLAS(stderr)
-	opts.Progress, opts.Context = run.NewProgress(stderr, isTerminal(stderr)), ctx
-	res, err := run.Resume(*dir, *opts, sets...)
+	opts.Progress = run.NewProgress(stderr, isTerminal(stderr))
+	res, err := run.Resume(ctx, *dir, *opts, sets...)
 	if err != nil {
 		return err
 	}
@@ -252,12 +256,13 @@ func resume(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	return nil
 }
 
-// sealCmd seals a run directory written before run directories carried a
-// manifest, trusting its files as they are.
+// sealCmd recomputes the manifest of a run directory that lost it, from
+// files that are bound to each other (rundir.SealExisting); it refuses
+// anything it cannot prove and rewrites no file.
 func sealCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("seal", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dir := fs.String("run", "", "run directory without manifest.json")
+	dir := fs.String("run", "", "run directory that lost its manifest.json")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -272,7 +277,7 @@ func sealCmd(args []string, stdout, stderr io.Writer) error {
 	if err := rundir.SealExisting(*dir); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "sealed %s: %s now holds the hashes of its files as they are\n", *dir, filepath.Join(*dir, rundir.ManifestFile))
+	fmt.Fprintf(stdout, "sealed %s: %s recomputed from files bound to each other (no file was changed)\n", *dir, filepath.Join(*dir, rundir.ManifestFile))
 	return nil
 }
 
@@ -291,7 +296,7 @@ func evaluate(args []string, stdout, stderr io.Writer) error {
 		return errors.New("eval: give exactly -run DIR")
 	}
 	noteBLAS(stderr)
-	res, err := run.Evaluate(*dir, *seed, *opts, sets...)
+	res, err := run.Evaluate(context.Background(), *dir, *seed, *opts, sets...)
 	if err != nil {
 		return err
 	}
@@ -346,8 +351,7 @@ func experimentCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if !*list && !*reportOnly && !sf.submit { // only where it trains here
 		noteBLAS(stderr)
 	}
-	opts.Datasets = new(run.Datasets) // the grid check and the runs load the data once
-	opts.Context = ctx
+	opts.Datasets = new(configs.DataCache) // the grid check and the runs load the data once
 	load := experiment.Load
 	if *list { // listing needs no data
 		load = func(path string, _ run.Options) (experiment.Spec, []configs.Config, error) {
@@ -374,10 +378,10 @@ func experimentCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 			fmt.Fprintf(stdout, "experiment %s: cell %d of %d, %s\n", *path, *cell, len(grid), grid[*cell].Dir)
 		}
 		opts.Progress = run.NewProgress(stderr, isTerminal(stderr))
-		return experiment.RunCell(*out, grid, *cell, *opts)
+		return experiment.RunCell(ctx, *out, grid, *cell, *opts)
 	}
 	fmt.Fprintf(stdout, "experiment %s: %d runs, %d at a time, in %s\n", *path, len(grid), *jobs, *out)
-	runErr := experiment.Run(*out, grid, *jobs, stderr, isTerminal(stderr), *opts)
+	runErr := experiment.Run(ctx, *out, grid, *jobs, stderr, isTerminal(stderr), *opts)
 	if errors.Is(runErr, dirlock.ErrHeld) || errors.Is(runErr, experiment.ErrForeign) || errors.Is(runErr, run.ErrInterrupted) {
 		return runErr
 	}
@@ -460,7 +464,7 @@ func dataFlag(fs *flag.FlagSet) *run.Options {
 // configErrorAt places a config error of the file at path at the line of
 // its field, when the file states it and it was used: a data root given by
 // -data (dataRoot) is not the file's data.root.
-func configErrorAt(path string, cerr *run.ConfigError, dataRoot string) error {
+func configErrorAt(path string, cerr *configs.ConfigError, dataRoot string) error {
 	data, err := os.ReadFile(path)
 	if err != nil || (cerr.Field == "data.root" && dataRoot != "") {
 		return fmt.Errorf("%s: %w", path, cerr)

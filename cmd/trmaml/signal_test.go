@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -81,7 +82,7 @@ func TestSignalCheckpointsAndResumes(t *testing.T) {
 	}
 	ref := filepath.Join(dir, "ref")
 	refJobs := experiment.Jobs(cfgs, ref)
-	if err := experiment.RunCell(ref, refJobs, 0, run.Options{}); err != nil {
+	if err := experiment.RunCell(context.Background(), ref, refJobs, 0, run.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	refCfg := filepath.Join(refJobs[0].Dir, rundir.ConfigFile)

@@ -92,7 +92,7 @@ func TestSlurmSubmitRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := experiment.RunCell(out, experiment.Jobs(cfgs, out), 2, run.Options{}); err != nil {
+	if err := experiment.RunCell(context.Background(), out, experiment.Jobs(cfgs, out), 2, run.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	fakeSbatch(t, "for a; do last=$a; done\ncase $last in *array.sbatch) echo 101;; *) echo 102;; esac\n")
@@ -133,13 +133,13 @@ func TestStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	grid := experiment.Jobs(cfgs, out)
-	if err := experiment.RunCell(out, grid, 0, run.Options{}); err != nil {
+	if err := experiment.RunCell(context.Background(), out, grid, 0, run.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	// Stopped before its first iteration, after the evaluation at iteration
 	// 0 (its Done is nil: a done context would stop that evaluation, and the
 	// run before its first checkpoint).
-	experiment.RunCell(out, grid, 1, run.Options{Context: stopBeforeTraining{context.Background()}})
+	experiment.RunCell(stopBeforeTraining{context.Background()}, out, grid, 1, run.Options{})
 	var stdout, stderr bytes.Buffer
 	if err := dispatch([]string{"status", "-config", spec, out}, &stdout, &stderr); err != nil {
 		t.Fatal(err)
@@ -176,7 +176,7 @@ func TestStatusSlurmStates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := experiment.RunCell(out, experiment.Jobs(cfgs, out), 2, run.Options{}); err != nil {
+	if err := experiment.RunCell(context.Background(), out, experiment.Jobs(cfgs, out), 2, run.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	sched := filepath.Join(out, experiment.SchedulerDir)

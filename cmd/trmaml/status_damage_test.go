@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,7 +24,7 @@ func TestStatusNamesDamage(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "run")
-	if _, err := run.Train(c, dir, run.Options{}); err != nil {
+	if _, err := run.Train(context.Background(), c, dir, run.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	status := func() (string, error) {

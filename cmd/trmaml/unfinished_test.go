@@ -27,7 +27,7 @@ func TestReportAndPlotUnfinished(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.Meta.Iterations, cfg.Eval.Every, cfg.Eval.Instances, cfg.Eval.TrainInstances = 600, 100, 490, 100
-	if _, err := run.Train(cfg, filepath.Join(root, "seed1"), run.Options{}); err != nil {
+	if _, err := run.Train(context.Background(), cfg, filepath.Join(root, "seed1"), run.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	// Seed 2 stops once it has evaluated at iteration 200.
@@ -42,7 +42,7 @@ func TestReportAndPlotUnfinished(t *testing.T) {
 			time.Sleep(5 * time.Millisecond)
 		}
 	}()
-	_, err = run.Train(cfg, dir, run.Options{Context: ctx})
+	_, err = run.Train(ctx, cfg, dir, run.Options{})
 	stop()
 	if !errors.Is(err, run.ErrInterrupted) {
 		t.Fatalf("seed 2 was not interrupted: %v", err)

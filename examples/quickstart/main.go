@@ -5,6 +5,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log"
 
@@ -17,8 +18,8 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	cfg.Meta.Iterations, cfg.Eval.Every = 2000, 1000             // a short run: about 30 s of CPU
-	res, err := run.Train(cfg, "runs/quickstart", run.Options{}) // refuses a used directory
+	cfg.Meta.Iterations, cfg.Eval.Every = 2000, 1000                                   // a short run: about 30 s of CPU
+	res, err := run.Train(context.Background(), cfg, "runs/quickstart", run.Options{}) // refuses a used directory
 	if err != nil {
 		log.Fatal(err)
 	}

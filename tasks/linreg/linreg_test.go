@@ -1,6 +1,7 @@
 package linreg_test
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -34,7 +35,7 @@ func TestTRMAMLWorstTaskBelowMAML(t *testing.T) {
 	t.Parallel()
 	results := map[string]*rundir.Result{}
 	for _, alg := range []string{"maml", "trmaml"} {
-		r, err := run.Train(load(t, "linreg_skewed_"+alg), t.TempDir(), run.Options{})
+		r, err := run.Train(context.Background(), load(t, "linreg_skewed_"+alg), t.TempDir(), run.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,11 +1,12 @@
 package run
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/graph"
@@ -27,6 +28,10 @@ type Setup struct {
 	Model               graph.Model
 	Objective           *graph.Objective // training graph, with meta-gradient
 	Evaluator           *metalearn.Evaluator
+	// Settings are the trainer's: the method, optimizer and schedule of the
+	// config. Its Method and Optimizer carry training state, so a Setup
+	// trains once (metalearn.Settings).
+	Settings metalearn.Settings
 	// Metric is what the evaluation statistics measure; result.json names it.
 	Metric metalearn.Metric
 	// Score gives the evaluated value of every instance of a batch, in
@@ -60,43 +65,29 @@ type Options struct {
 	// that trains on its own data in Omniglot's layout sets it from
 	// omniglot.Describe, as the tests do for their synthetic fixture.
 	DataRelease any
-	// Datasets, if not nil, keeps the data sets loaded by the runs given it,
-	// so that the runs of an experiment load them once; nil loads them for
-	// each run.
-	Datasets *Datasets
+	// Datasets, if not nil, keeps the data sets loaded by the runs given it
+	// (such as Omniglot's decoded images, one per data root, image size,
+	// resize and release), so that the runs of an experiment load them once;
+	// nil loads them for each run. It is safe for concurrent use.
+	Datasets *configs.DataCache
 	// Progress reports training; nil reports nothing.
 	Progress *Progress
 	// Warnings receives one line per problem that does not stop the run
 	// (an unwritable data cache); nil is os.Stderr.
 	Warnings io.Writer
-	// Context, if not nil, stops training between two iterations when it is
-	// done: the run checkpoints at the iteration it reached and returns
-	// ErrInterrupted.
-	Context context.Context
 }
 
-// ErrInterrupted is returned (wrapped) by a run whose Options.Context was
-// done before it finished: it wrote a checkpoint at the iteration it
+// ErrInterrupted is returned (wrapped) by a run whose context was done
+// before it finished: it wrote a checkpoint at the iteration it
 // reached and released its directory, and Resume continues it to the
 // result it would have had without the interruption.
 var ErrInterrupted = errors.New("interrupted")
 
-// context is opts.Context, or a context never done.
-func (opts Options) context() context.Context {
-	if opts.Context == nil {
-		return context.Background()
-	}
-	return opts.Context
-}
-
-// ConfigError is a config that passes field-by-field validation but cannot
-// be built, such as too few evaluation instances for its task sets. It
-// names the field; the caller adds the file.
-type ConfigError = configs.ConfigError
-
-// Build assembles a Setup from a config, refusing with a *ConfigError what
-// the task sets make impossible. It writes nothing; an Omniglot config loads
-// the data of opts.DataRoot (once per opts.Datasets).
+// Build assembles a config into everything the engine needs: the task sets,
+// the training and evaluation graphs and the trainer's settings. It refuses
+// with a *configs.ConfigError what the task sets make impossible. It writes
+// nothing; an Omniglot config loads the data of opts.DataRoot (once per
+// opts.Datasets).
 func Build(cfg configs.Config, opts Options) (*Setup, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -109,12 +100,16 @@ func Build(cfg configs.Config, opts Options) (*Setup, error) {
 		return nil, err
 	}
 	_, out := f.train.Dims()
+	drawn, err := cfg.DrawnBatch()
+	if err != nil {
+		return nil, err
+	}
 	dtype := tensor.Float64
 	if cfg.Model.Dtype == "float32" {
 		dtype = tensor.Float32
 	}
 	spec := graph.Spec{
-		Model: f.model, Tasks: cfg.Meta.Batch, Support: f.support, Query: f.query,
+		Model: f.model, Tasks: drawn, Support: f.support, Query: f.query,
 		Loss: f.loss, Score: f.metric, InShape: f.inShape, OutDim: out, Steps: cfg.Inner.Steps, Alpha: cfg.Inner.Alpha,
 		FirstOrder: cfg.Order == "first", MetaGradient: true, Dtype: dtype,
 	}
@@ -128,6 +123,18 @@ func Build(cfg configs.Config, opts Options) (*Setup, error) {
 		return nil, err
 	}
 	evalObj.ShareBuffers(obj) // evaluation and training run in turn
+	method, err := cfg.NewMethod()
+	if err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	opt, err := metalearn.NewOptimizer(cfg.Meta.Optimizer, cfg.Meta.LR, obj.NumParams())
+	if err != nil {
+		return nil, err
+	}
+	schedule, err := metalearn.NewSchedule(cfg.Meta.Schedule, cfg.Meta.LR, cfg.Meta.LRMin, cfg.Meta.Iterations)
+	if err != nil {
+		return nil, err
+	}
 	in, _ := f.train.Dims()
 	s := &Setup{
 		Config: cfg, Train: f.train, Test: f.test, EvalTrain: f.evalTrain, EvalTest: f.evalTest,
@@ -136,6 +143,11 @@ func Build(cfg configs.Config, opts Options) (*Setup, error) {
 		Metric:    metalearn.MSE,
 		Score: func(w []float64, b *metalearn.Batch, out []float64) error {
 			return evalObj.Losses(w, b, nil, out, nil)
+		},
+		Settings: metalearn.Settings{
+			Method: method, Iterations: cfg.Meta.Iterations, Batch: drawn, Support: f.support, Query: f.query,
+			BallRadius: cfg.Meta.BallRadius, Output: metalearn.OutputRule(cfg.Meta.Output),
+			Optimizer: opt, Schedule: schedule, Seed: cfg.Seed,
 		},
 		Support: f.support, Query: f.query, init: f.init, record: f.record,
 	}
@@ -148,6 +160,34 @@ func Build(cfg configs.Config, opts Options) (*Setup, error) {
 			return evalObj.LossesMetric(w, b, nil, losses, out, nil)
 		}
 	}
+	return s, nil
+}
+
+// loadSetup builds the run of the config.yaml in dir, with the fields of
+// sets changed (see Evaluate); errors name the file.
+func loadSetup(dir string, opts Options, sets ...string) (*Setup, error) {
+	cfgPath := filepath.Join(dir, rundir.ConfigFile)
+	yml, err := os.ReadFile(cfgPath)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s has no %s: not a run directory (or one killed before its config was written: start it again with train)", dir, rundir.ConfigFile)
+	}
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := configs.Parse(cfgPath, yml)
+	if err != nil {
+		return nil, err
+	}
+	if len(sets) > 0 {
+		if cfg, err = configs.Override(cfg, "-set", sets, EvalOverridable); err != nil {
+			return nil, err
+		}
+	}
+	s, err := Build(cfg, opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cfgPath, err)
+	}
+	s.configHash = rundir.HashBytes(yml)
 	return s, nil
 }
 
@@ -164,71 +204,20 @@ func checkInstances(cfg configs.Config, train, test int) error {
 		{"eval.final_instances", e.FinalInstances, max(train, test), "meta-training or meta-test"},
 	} {
 		if c.v < c.n && (c.field != "eval.final_instances" || c.v != 0) {
-			return &ConfigError{Field: c.field, Problem: fmt.Sprintf("%d is too few: must be >= %d, the number of %s tasks, so that every task is measured", c.v, c.n, c.what)}
+			return &configs.ConfigError{Field: c.field, Problem: fmt.Sprintf("%d is too few: must be >= %d, the number of %s tasks, so that every task is measured", c.v, c.n, c.what)}
 		}
 	}
 	return nil
 }
 
-// evalRNG is the generator of the evaluation of one task set at a given
-// iteration: derived from the seed, the set and the iteration alone, so
-// evaluations never disturb the training stream, a re-evaluation draws the
-// same instances, and no two (seed, set, iteration) share a stream.
-func evalRNG(seed uint64, iteration int, set string) *rand.Rand {
-	stream := uint64(0x74657374) // "test"
-	if set == "train" {
-		stream = 0x74726e // "trn"
+// warn writes line (if not empty) to o.Warnings.
+func (o Options) warn(line string) {
+	if line == "" {
+		return
 	}
-	return rand.New(rand.NewPCG(seed, stream<<32|uint64(iteration)))
-}
-
-func newStats(s metalearn.TaskStats, set metalearn.TaskSet) rundir.Stats {
-	names := make([]string, set.Len())
-	total := 0
-	for i := range names {
-		names[i] = set.Name(i)
-		total += s.Count[i]
+	w := o.Warnings
+	if w == nil {
+		w = os.Stderr
 	}
-	return rundir.Stats{
-		Mean: s.Mean, WeightedMean: s.WeightedMean, Worst: s.Worst, WorstTask: names[s.WorstTask],
-		Std: s.Std, Instances: total, PerTask: s.PerTask, Tasks: names, Masses: masses(set),
-	}
-}
-
-// errEvaluationStopped is returned (wrapped) by an evaluation whose context
-// was done: the caller checkpoints and returns ErrInterrupted.
-var errEvaluationStopped = errors.New("evaluation stopped")
-
-// evaluate measures w on both task sets with the evaluation generators of
-// the given iteration: with eval.instances and eval.train_instances during
-// training, with eval.final_instances (if set) for a final solution. When
-// ctx is done it stops before its next batch of instances and returns
-// errEvaluationStopped (the final evaluation of a paper-scale 20-way run
-// takes tens of minutes, longer than Slurm's warning before a time limit).
-func (s *Setup) evaluate(ctx context.Context, w []float64, iteration int, final bool) (train, test rundir.Stats, err error) {
-	cfg := s.Config
-	trainN, testN := cfg.Eval.TrainInstances, cfg.Eval.Instances
-	if final && cfg.Eval.FinalInstances > 0 {
-		trainN, testN = cfg.Eval.FinalInstances, cfg.Eval.FinalInstances
-	}
-	score := s.Score
-	if done := ctx.Done(); done != nil {
-		score = func(w []float64, b *metalearn.Batch, out []float64) error {
-			select {
-			case <-done:
-				return errEvaluationStopped
-			default:
-				return s.Score(w, b, out)
-			}
-		}
-	}
-	tr, err := s.Evaluator.EvaluateScore(w, s.EvalTrain, trainN, evalRNG(cfg.Seed, iteration, "train"), s.Metric, score)
-	if err != nil {
-		return rundir.Stats{}, rundir.Stats{}, fmt.Errorf("evaluating on the meta-training tasks: %w", err)
-	}
-	te, err := s.Evaluator.EvaluateScore(w, s.EvalTest, testN, evalRNG(cfg.Seed, iteration, "test"), s.Metric, score)
-	if err != nil {
-		return rundir.Stats{}, rundir.Stats{}, fmt.Errorf("evaluating on the meta-test tasks: %w", err)
-	}
-	return newStats(tr, s.EvalTrain), newStats(te, s.EvalTest), nil
+	fmt.Fprintln(w, line)
 }
