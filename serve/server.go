@@ -95,6 +95,9 @@ type Run struct {
 	// TestMean and TestWorst are the last row's meta-test mean and worst.
 	TestMean  *float64 `json:"test_mean,omitempty"`
 	TestWorst *float64 `json:"test_worst,omitempty"`
+	// CVaR is a finished run's meta-test CVaR at its eval.cvar_alpha
+	// levels, from result.json (none without levels).
+	CVaR []rundir.TailStat `json:"cvar,omitempty"`
 	// Config maps the config fields that differ between the listed runs
 	// to this run's values: what the page can colour by.
 	Config map[string]string `json:"config,omitempty"`
@@ -165,6 +168,11 @@ func describe(r *Run, c experiment.Cell) {
 		last := len(t.Iterations) - 1
 		r.Iteration = t.Iterations[last]
 		r.TestMean, r.TestWorst = finite(t.Values[rundir.TestMean][last]), finite(t.Values[rundir.TestWorst][last])
+	}
+	if c.State == experiment.Finished {
+		if res, err := rundir.ReadResult(filepath.Join(r.Dir, rundir.ResultFile)); err == nil {
+			r.CVaR = res.MetaTest.CVaR
+		}
 	}
 	if raw, err := yaml.Marshal(cfg); err == nil {
 		r.flat = flatten(raw)

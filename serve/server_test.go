@@ -30,6 +30,7 @@ func quickRun(t *testing.T, dir, algorithm string) {
 	}
 	cfg.Algorithm = algorithm
 	cfg.Meta.Iterations, cfg.Eval.Every, cfg.Eval.Instances, cfg.Eval.TrainInstances = 200, 100, 490, 100
+	cfg.Eval.CVaRAlpha = []float64{0.9}
 	if _, err := run.Train(context.Background(), cfg, dir, run.Options{}); err != nil {
 		t.Fatal(err)
 	}
@@ -136,6 +137,13 @@ func TestListStatesAsStatus(t *testing.T) {
 		if r.Name != "damaged" && r.Iteration != 200 || r.Total != 200 || r.TestMean == nil || r.Metric != "mse" {
 			t.Errorf("%s: iteration %d/%d, test mean %v, metric %q", r.Name, r.Iteration, r.Total, r.TestMean, r.Metric)
 		}
+	}
+	res, err := rundir.ReadResult(filepath.Join(list.Runs[0].Dir, rundir.ResultFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := list.Runs[0].CVaR; len(got) != 1 || got[0] != res.MetaTest.CVaR[0] {
+		t.Errorf("a/maml: CVaR %v, result.json has %v", got, res.MetaTest.CVaR)
 	}
 	if got := list.Runs[0].Config["algorithm"]; got != "maml" {
 		t.Errorf("a/maml: swept algorithm %q, want maml (config %v)", got, list.Runs[0].Config)
