@@ -175,6 +175,12 @@ func TestListStatesAsStatus(t *testing.T) {
 	if code := get(t, s, "/", nil); code != http.StatusOK {
 		t.Errorf("/: %d", code)
 	}
+	// Listed again, unchanged runs come from the cache; a run damaged
+	// since is checked again.
+	again, err := s.List()
+	if err != nil || len(again) != len(list.Runs) || again[0].State != list.Runs[0].State {
+		t.Fatalf("second listing %v, %v", again, err)
+	}
 	after := snapshot(t, root)
 	for p, v := range after {
 		if before[p] != v {
@@ -183,6 +189,12 @@ func TestListStatesAsStatus(t *testing.T) {
 	}
 	if len(after) != len(before) {
 		t.Errorf("serving made or removed files: %d before, %d after", len(before), len(after))
+	}
+	p := filepath.Join(root, "a", "maml", rundir.PFile)
+	raw, _ = os.ReadFile(p)
+	os.WriteFile(p, append(raw, '\n'), 0o644)
+	if again, _ := s.List(); again[0].State != string(experiment.Damaged) || !strings.Contains(again[0].Detail, rundir.PFile) {
+		t.Errorf("a/maml damaged after the first listing: %s, %q", again[0].State, again[0].Detail)
 	}
 }
 
