@@ -118,9 +118,13 @@ func Figure1(groups []*results.Group, path string, c Column) error {
 		}
 	}
 
-	panels = append(panels, histogramPanel(groups, results.MetaTest, "(d) final, meta-test "+noun+"s", noun))
-	if skewedTraining(groups) {
-		panels = append(panels, histogramPanel(groups, results.MetaTrain, "(e) final, meta-training "+noun+"s", noun))
+	// The final histograms are of the finished runs: unfinished ones
+	// have no per-task values yet.
+	if fin := results.Finished(groups); slices.ContainsFunc(fin, func(g *results.Group) bool { return len(g.Runs) > 0 }) {
+		panels = append(panels, histogramPanel(fin, results.MetaTest, "(d) final, meta-test "+noun+"s", noun))
+		if skewedTraining(fin) {
+			panels = append(panels, histogramPanel(fin, results.MetaTrain, "(e) final, meta-training "+noun+"s", noun))
+		}
 	}
 
 	var legend []legendItem
@@ -131,8 +135,11 @@ func Figure1(groups []*results.Group, path string, c Column) error {
 		legendItem{"average over " + noun + "s", []plot.Thumbnailer{lineSample(color.Black, nil)}},
 		legendItem{worstOver(m) + " over " + noun + "s", []plot.Thumbnailer{lineSample(color.Black, dashed)}},
 		legendItem{text: bandNote(groups, "shaded")})
-	if several(groups) {
+	if several(groups) && len(panels) > 3 {
 		legend = append(legend, legendItem{text: "histograms: mean count over seeds"})
+	}
+	if slices.ContainsFunc(groups, (*results.Group).Unfinished) {
+		legend = append(legend, legendItem{text: "unfinished: to the last evaluation; histograms: finished runs"})
 	}
 	return renderColumn(path, c, legend, panels)
 }
@@ -140,15 +147,17 @@ func Figure1(groups []*results.Group, path string, c Column) error {
 // histogramPanel is a panel with the histograms of groups' final per-task
 // values on set, overlaid in shared bins.
 func histogramPanel(groups []*results.Group, set results.Set, title, noun string) *plot.Plot {
-	m := groups[0].Score
+	m := groups[0].Score // groups may have no run (results.Finished), but a metric
 	hp := newPanel(title, valueLabel(m, noun), "number of "+noun+"s")
 	h := results.TaskHistogram(groups, set, histogramBins)
 	edges := make([]float64, len(h.Edges))
 	for i, e := range h.Edges {
 		edges[i] = m.Show(e)
 	}
-	for i := range groups {
-		hp.Add(histogram(edges, h.Counts[i], groupColor(i)))
+	for i, g := range groups {
+		if len(g.Runs) > 0 {
+			hp.Add(histogram(edges, h.Counts[i], groupColor(i)))
+		}
 	}
 	hp.X.Min, hp.X.Max = edges[0], edges[len(edges)-1]
 	hp.X.Tick.Marker, hp.Y.Tick.Marker = valueTicks(m), countTicks{}
@@ -163,7 +172,8 @@ func histogramPanel(groups []*results.Group, set results.Set, title, noun string
 // some meta-training tasks, and their final values get a histogram of
 // their own.
 func skewedTraining(groups []*results.Group) bool {
-	s := groups[0].TaskValues(results.MetaTrain).Sampling
+	i := slices.IndexFunc(groups, func(g *results.Group) bool { return len(g.Runs) > 0 })
+	s := groups[i].TaskValues(results.MetaTrain).Sampling
 	return slices.Max(s) > 2*slices.Min(s)
 }
 
@@ -396,6 +406,9 @@ func Orders(groups []*results.Group, path string, c Column) error {
 		}
 
 		ms := g.Final(results.MsPerIteration)
+		if math.IsNaN(ms.Mean) { // unfinished runs have no timing yet
+			continue
+		}
 		bar, err := plotter.NewBarChart(plotter.Values{ms.Mean}, vg.Points(20))
 		if err != nil {
 			return err

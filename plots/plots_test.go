@@ -311,7 +311,7 @@ func TestTheorem1Gap(t *testing.T) {
 	if err := plots.Theorem1Gap(curves, path); err != nil {
 		t.Fatal(err)
 	}
-	readPNG(t, path).check(t, 9*plots.DPI, 1, blue, vermillion)
+	readPNG(t, path).checkGrid(t, 7*plots.DPI, 850, 1050, 1, 1, blue, vermillion)
 	if err := plots.Theorem1Gap(nil, path); err == nil {
 		t.Error("Theorem1Gap of no curves succeeded")
 	}

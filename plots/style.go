@@ -28,8 +28,8 @@ import (
 // figures' page size.
 const DPI = 300
 
-// panelHeight is the height of the panels of figures not laid out by
-// Column (the adversary, the trade-off, Theorem 1), below the legend.
+// panelHeight is the least height of the adversary figure's panels,
+// below the legend (it grows with the number of tasks).
 const panelHeight = 2.4 * vg.Inch
 
 // Font sizes in points, for figures printed at their own size (Column's
@@ -177,7 +177,7 @@ type countTicks struct{}
 
 // Ticks implements plot.Ticker.
 func (countTicks) Ticks(min, max float64) []plot.Tick {
-	return stepTicks(min, max, niceStep(min, max, 4, true), tickLabel)
+	return stepTicks(min, max, niceStep(min, max, 5, true), tickLabel)
 }
 
 // percentTicks labels an axis of percentages ("90%") at round steps.
@@ -185,7 +185,8 @@ type percentTicks struct{}
 
 // Ticks implements plot.Ticker.
 func (percentTicks) Ticks(min, max float64) []plot.Tick {
-	return stepTicks(min, max, niceStep(min, max, 5, false), func(v float64) string { return tickLabel(v) + "%" })
+	// Whole percentages unless the axis spans less than 5 points.
+	return stepTicks(min, max, niceStep(min, max, 6, max-min >= 5), func(v float64) string { return tickLabel(v) + "%" })
 }
 
 // tickLabel writes a tick's value in the shortest form ("75", not
@@ -197,38 +198,15 @@ func tickLabel(v float64) string {
 	return strconv.FormatFloat(r, 'g', -1, 64)
 }
 
-// plainTicks are gonum's default ticks labelled by tickLabel.
-type plainTicks struct{}
-
-// Ticks implements plot.Ticker.
-func (plainTicks) Ticks(min, max float64) []plot.Tick {
-	ts := plot.DefaultTicks{}.Ticks(min, max)
-	for i := range ts {
-		if ts[i].Label != "" {
-			ts[i].Label = tickLabel(ts[i].Value)
-		}
-	}
-	return ts
-}
-
-// denseTicks are plainTicks with every tick labelled when there are at
-// most maxDenseLabels of them: gonum labels only its major ticks, which on
-// a short range such as 0 to 2.8 leaves two labels ("0", "2.5").
+// denseTicks label every multiple of a round step (1, 2, 2.5 or 5 times
+// a power of ten) that splits the axis into at most six intervals: gonum's
+// default labels only its major ticks, which on a short range such as 0
+// to 2.8 leaves two labels ("0", "2.5"), and picks steps such as 0.45.
 type denseTicks struct{}
-
-// maxDenseLabels is the most labels denseTicks writes on an axis.
-const maxDenseLabels = 8
 
 // Ticks implements plot.Ticker.
 func (denseTicks) Ticks(min, max float64) []plot.Tick {
-	ts := plainTicks{}.Ticks(min, max)
-	if len(ts) > maxDenseLabels {
-		return ts
-	}
-	for i := range ts {
-		ts[i].Label = tickLabel(ts[i].Value)
-	}
-	return ts
+	return stepTicks(min, max, niceStep(min, max, 6, false), tickLabel)
 }
 
 // curveLine is the line through the means of c at positions x.
@@ -389,12 +367,6 @@ func banded(groups []*results.Group) bool {
 
 // shapes are the scatter glyphs of successive groups.
 var shapes = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.SquareGlyph{}, draw.PyramidGlyph{}}
-
-// render draws panels side by side, each panelWidth wide and panelHeight
-// high, under the shared legend, and writes the PNG to path.
-func render(path string, panelWidth vg.Length, legend []legendItem, panels []*plot.Plot) error {
-	return renderSized(path, panelWidth, panelHeight, legend, panels)
-}
 
 // renderSized is render with panels of the given height.
 func renderSized(path string, panelWidth, height vg.Length, legend []legendItem, panels []*plot.Plot) error {

@@ -33,7 +33,7 @@ const (
 	TestStd    = rundir.TestStd    // test_std: std of the meta-test task losses
 )
 
-// Run is one finished run directory.
+// Run is one run directory: finished (Load) or not (LoadUnfinished).
 type Run struct {
 	// Dir is the directory the run was loaded from.
 	Dir string
@@ -49,6 +49,9 @@ type Run struct {
 	// Score is the metric of the run's statistics, named by result.json
 	// (MSE for files from before the field).
 	Score metalearn.Metric
+	// Unfinished is set for a run loaded by LoadUnfinished: running or
+	// interrupted, its Result holds its last evaluation.
+	Unfinished bool
 
 	metrics [rundir.NumColumns][]float64
 }

@@ -204,9 +204,17 @@ func GroupRuns(runs []*Run) ([]*Group, error) {
 			if !sameButSeed(first.Config, r.Config) {
 				return nil, fmt.Errorf("%s: %s and %s differ in more than their seed; averaging them would mix settings", g.Key, first.Dir, r.Dir)
 			}
-			if !slices.Equal(r.Result.MetaTrain.Tasks, first.Result.MetaTrain.Tasks) || !slices.Equal(r.Result.MetaTest.Tasks, first.Result.MetaTest.Tasks) ||
-				!slices.Equal(r.Result.MetaTrain.Masses, first.Result.MetaTrain.Masses) {
+			if !slices.Equal(r.P.Tasks, first.P.Tasks) {
 				return nil, fmt.Errorf("%s: %s and %s have different task sets", g.Key, first.Dir, r.Dir)
+			}
+		}
+		// The final task sets of the finished runs (unfinished ones have
+		// none yet).
+		fin := slices.DeleteFunc(slices.Clone(g.Runs), func(r *Run) bool { return r.Unfinished })
+		for _, r := range fin {
+			if !slices.Equal(r.Result.MetaTrain.Tasks, fin[0].Result.MetaTrain.Tasks) || !slices.Equal(r.Result.MetaTest.Tasks, fin[0].Result.MetaTest.Tasks) ||
+				!slices.Equal(r.Result.MetaTrain.Masses, fin[0].Result.MetaTrain.Masses) {
+				return nil, fmt.Errorf("%s: %s and %s have different task sets", g.Key, fin[0].Dir, r.Dir)
 			}
 		}
 	}
@@ -265,6 +273,9 @@ func Labels(groups []*Group) []string {
 	for i, l := range labels {
 		if count[l] > 1 {
 			labels[i] += " (" + groups[i].Key.Name + ")"
+		}
+		if groups[i].Unfinished() {
+			labels[i] += " (unfinished)"
 		}
 	}
 	return labels
@@ -419,10 +430,15 @@ func CVaRLevels(groups []*Group) []float64 {
 // FinalCVaR returns CVaR_alpha over the tasks of set (the mean of the worst
 // fraction 1-alpha of result.json's per-task values, metalearn.TailMean in
 // the group's metric), estimated over the group's seeds. It is computed
-// from the per-task values, so it exists at any level for any run.
+// from the per-task values, so it exists at any level for any finished
+// run (unfinished ones, which have none yet, are left out).
 func (g *Group) FinalCVaR(set Set, alpha float64) Estimate {
 	vals := make([]float64, len(g.Runs))
 	for i, r := range g.Runs {
+		if r.Unfinished {
+			vals[i] = math.NaN()
+			continue
+		}
 		vals[i] = metalearn.TailMean(set.of(&r.Result).PerTask, alpha, g.Score)
 	}
 	return Summarize(vals)

@@ -50,24 +50,43 @@ func parseRunArgs(fs *flag.FlagSet, runs *dirList, args []string) ([]string, err
 	return append(slices.Clone(*runs), pos...), nil
 }
 
-// loadGroups loads and groups the finished runs found under paths (the
-// runs directory if there are none), noting skipped unfinished runs on
-// stderr.
-func loadGroups(paths []string, stderr io.Writer) ([]*results.Group, error) {
+// loadGroups loads and groups the runs found under paths (the runs
+// directory if there are none): the finished ones and, with unfinished,
+// the running or interrupted ones that have an evaluation, noting on
+// stderr each unfinished run it includes or skips.
+func loadGroups(paths []string, unfinished bool, stderr io.Writer) ([]*results.Group, error) {
 	if len(paths) == 0 {
 		paths = []string{"runs"}
 	}
-	dirs, unfinished, err := results.Discover(paths)
+	dirs, partial, err := results.Discover(paths)
 	if err != nil {
 		return nil, err
 	}
-	for _, d := range unfinished {
-		fmt.Fprintf(stderr, "skipping %s: no result.json (unfinished run)\n", d)
+	runs, err := results.LoadAll(dirs)
+	if err != nil {
+		return nil, err
 	}
-	if len(dirs) == 0 {
-		return nil, fmt.Errorf("no finished run directories (with result.json) in %s", strings.Join(paths, " "))
+	for _, d := range partial {
+		if !unfinished {
+			fmt.Fprintf(stderr, "skipping %s: no result.json (unfinished run)\n", d)
+			continue
+		}
+		r, err := results.LoadUnfinished(d)
+		if err != nil {
+			fmt.Fprintf(stderr, "skipping %s: %v\n", d, err)
+			continue
+		}
+		fmt.Fprintf(stderr, "including %s, unfinished: to its last evaluation, iteration %d of %d\n", d, r.LastIteration(), r.Config.Meta.Iterations)
+		runs = append(runs, r)
 	}
-	return results.LoadGroups(dirs)
+	if len(runs) == 0 {
+		what := "finished run directories (with result.json)"
+		if unfinished {
+			what = "run directories with an evaluation"
+		}
+		return nil, fmt.Errorf("no %s in %s", what, strings.Join(paths, " "))
+	}
+	return results.GroupRuns(runs)
 }
 
 // figureFlags are the -format and -width flags of the commands that
@@ -102,8 +121,10 @@ func (f *figureFlags) file(out, name string) string { return filepath.Join(out, 
 
 // groupsAndOut parses the flags shared by report and plot (-runs DIR...,
 // positional run directories, a required -out DIR, and with fig, the
-// figure flags), loads the runs' groups and creates the output directory.
-func groupsAndOut(name, outUsage string, args []string, stderr io.Writer, fig *figureFlags) ([]*results.Group, string, func(), error) {
+// figure flags), loads the runs' groups (with unfinished, the running and
+// interrupted runs too, to their last evaluation) and creates the output
+// directory.
+func groupsAndOut(name, outUsage string, args []string, stderr io.Writer, fig *figureFlags, unfinished bool) ([]*results.Group, string, func(), error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var runs dirList
@@ -124,7 +145,7 @@ func groupsAndOut(name, outUsage string, args []string, stderr io.Writer, fig *f
 	if *out == "" {
 		return nil, "", nil, fmt.Errorf("%s: -out DIR is required", name)
 	}
-	groups, err := loadGroups(paths, stderr)
+	groups, err := loadGroups(paths, unfinished, stderr)
 	if err != nil {
 		return nil, "", nil, err
 	}
@@ -151,7 +172,7 @@ func groupsAndOut(name, outUsage string, args []string, stderr io.Writer, fig *f
 // which every statistic of the tables can be recomputed, and, when a run's
 // method moves p, p_travel.md: how far and when p moved from its start.
 func reportCmd(args []string, stdout, stderr io.Writer) error {
-	groups, out, release, err := groupsAndOut("report", "directory for the tables (required)", args, stderr, nil)
+	groups, out, release, err := groupsAndOut("report", "directory for the tables (required)", args, stderr, nil, true)
 	if err != nil {
 		return err
 	}
@@ -184,7 +205,13 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(stdout, "%s\nwritten to %s and %s\n", md, mdPath, csvPath)
-		perTask, err := results.PerTaskMarkdown(part)
+		// Per-task values are of the finished runs: unfinished ones
+		// have none yet.
+		fin := results.FinishedGroups(part)
+		if len(fin) == 0 {
+			continue
+		}
+		perTask, err := results.PerTaskMarkdown(fin)
 		if err != nil {
 			return err
 		}
@@ -192,11 +219,15 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	fin := results.FinishedGroups(groups)
+	if len(fin) == 0 {
+		return nil
+	}
 	perTask, perRun := filepath.Join(out, "per_task.csv"), filepath.Join(out, "per_task_seeds.csv")
-	if err := atomicfile.Write(perTask, []byte(results.PerTaskCSV(groups))); err != nil {
+	if err := atomicfile.Write(perTask, []byte(results.PerTaskCSV(fin))); err != nil {
 		return err
 	}
-	if err := atomicfile.Write(perRun, []byte(results.PerRunCSV(groups))); err != nil {
+	if err := atomicfile.Write(perRun, []byte(results.PerRunCSV(fin))); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "per-task values written to %s (Markdown: per_task.md), each seed's to %s\n", perTask, perRun)
@@ -225,7 +256,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 // metric's name (mse_figure1.png, accuracy_figure1.png, ...).
 func plotCmd(args []string, stdout, stderr io.Writer) error {
 	var fig figureFlags
-	groups, out, release, err := groupsAndOut("plot", "directory for the figures (required)", args, stderr, &fig)
+	groups, out, release, err := groupsAndOut("plot", "directory for the figures (required)", args, stderr, &fig, true)
 	if err != nil {
 		return err
 	}
@@ -270,9 +301,9 @@ func plotPart(groups []*results.Group, out, prefix string, fig figureFlags, stdo
 		if err := written(path, plots.Figure1(sel, path, fig.width)); err != nil {
 			return err
 		}
-		if classification {
+		if fin := results.FinishedGroups(sel); classification && len(fin) > 0 { // per-task values: finished runs only
 			path := fig.file(out, prefix+"adversary"+suffix)
-			if err := written(path, plots.Adversary(sel, path)); err != nil {
+			if err := written(path, plots.Adversary(fin, path)); err != nil {
 				return err
 			}
 		}

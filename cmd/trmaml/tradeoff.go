@@ -19,7 +19,7 @@ import (
 // cvar_seeds.csv.
 func tradeoffCmd(args []string, stdout, stderr io.Writer) error {
 	fig := figureFlags{fixedWidth: true} // one column of two panels, 4.2 in
-	groups, out, release, err := groupsAndOut("tradeoff", "directory for cvar_tradeoff.png, cvar_table.md, cvar_table.csv and cvar_seeds.csv (required)", args, stderr, &fig)
+	groups, out, release, err := groupsAndOut("tradeoff", "directory for cvar_tradeoff.png, cvar_table.md, cvar_table.csv and cvar_seeds.csv (required)", args, stderr, &fig, false)
 	if err != nil {
 		return err
 	}
