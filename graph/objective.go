@@ -136,8 +136,11 @@ type Objective struct {
 	gradsOut  []int     // indices of the meta-gradients
 	pred      []float64 // float64 copy of float32 query predictions
 	// lanes, if not nil, are the objectives of Spec.Lanes groups of tasks,
-	// which a call runs instead of this one's own (empty) graph.
-	lanes []lane
+	// which a call runs instead of this one's own (empty) graph: at once,
+	// or one after another if inTurn (task groups, groups.go).
+	lanes  []lane
+	inTurn bool
+	part   []float64 // a group's meta-gradient, summed into the call's
 }
 
 // AdaptedParams is implemented by models whose inner loop adapts only some
@@ -161,6 +164,9 @@ func NewObjective(spec Spec) (*Objective, error) {
 	}
 	if n := spec.lanes(); n > 1 {
 		return newLanes(spec, n)
+	}
+	if n := spec.groups(); n > 1 {
+		return newGroups(spec, n)
 	}
 	o := &Objective{spec: spec, g: New(), predOut: -1}
 	g := o.g
@@ -442,6 +448,9 @@ func (o *Objective) LossesMetric(w []float64, b *metalearn.Batch, weights, losse
 		return fmt.Errorf("graph: grad has length %d, want %d", len(grad), o.nParams)
 	case grad != nil && len(weights) != s.Tasks:
 		return fmt.Errorf("graph: weights has length %d, want %d", len(weights), s.Tasks)
+	}
+	if o.inTurn {
+		return o.runGroups(w, b, weights, losses, metric, grad)
 	}
 	if o.lanes != nil {
 		return o.runLanes(w, b, losses, metric)
