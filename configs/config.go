@@ -95,12 +95,21 @@ type ModelConfig struct {
 	Sections map[string]any `yaml:"-"`
 }
 
-// InnerConfig is the inner loop: plain gradient steps on the support set.
+// InnerConfig is the inner loop: a registered loop (InnerLoopNames: sgd,
+// MAML's plain gradient steps, and metasgd, anil, mamlpp and any a program
+// registers) with its steps and step size; a loop's own settings are the
+// section of its name under inner.
 type InnerConfig struct {
+	// Kind is the registered inner loop.
+	Kind string `yaml:"kind"`
 	// Steps >= 1 is the number of inner gradient steps.
 	Steps int `yaml:"steps"`
-	// Alpha > 0 is the inner step size.
+	// Alpha > 0 is the inner step size (Meta-SGD's and MAML++'s learned
+	// step sizes start at it).
 	Alpha float64 `yaml:"alpha"`
+	// Sections holds the section of every registered inner loop, keyed by
+	// its name. In YAML each is a key under inner.
+	Sections map[string]any `yaml:"-"`
 }
 
 // MetaConfig is the outer loop that updates the meta-parameters w.
@@ -187,7 +196,7 @@ func Defaults() Config {
 			Sections: map[string]any{},
 		},
 		Model: ModelConfig{Dtype: "float64", Sections: map[string]any{}},
-		Inner: InnerConfig{Steps: 1, Alpha: 1e-3},
+		Inner: InnerConfig{Kind: "sgd", Steps: 1, Alpha: 1e-3, Sections: map[string]any{}},
 		Meta: MetaConfig{
 			Iterations: 70000,
 			Batch:      25,
@@ -211,6 +220,9 @@ func Defaults() Config {
 	}
 	for _, m := range models {
 		c.Model.Sections[m.Name()] = m.NewSection()
+	}
+	for _, l := range innerLoops {
+		c.Inner.Sections[l.Name()] = l.NewSection()
 	}
 	if f, ok := LookupFamily(c.Task.Family); ok {
 		c.Model.Kind = f.Model()
@@ -236,6 +248,7 @@ func (c Config) Clone() Config {
 	}
 	c.Methods, c.Task.Sections = methods, sections
 	c.Model.Sections = copySections(c.Model.Sections)
+	c.Inner.Sections = copySections(c.Inner.Sections)
 	return c
 }
 
@@ -273,6 +286,11 @@ func (c Config) validate() []error {
 		model.Check(c, fam.IO(c), &k)
 	}
 
+	if l, ok := LookupInnerLoop(c.Inner.Kind); !ok {
+		k.fail("inner.kind", c.Inner.Kind, "is not registered (registered: %s)", strings.Join(InnerLoopNames(), ", "))
+	} else {
+		l.Check(c, &k)
+	}
 	k.between("inner.steps", c.Inner.Steps, 1, MaxSteps)
 	k.float("inner.alpha", c.Inner.Alpha, c.Inner.Alpha > 0, "> 0")
 
@@ -319,6 +337,10 @@ type Checker struct{ errs []error }
 // Fail reports that the field at path has value v, which breaks rule (a
 // format for args).
 func (k *Checker) Fail(path string, v any, rule string, args ...any) { k.fail(path, v, rule, args...) }
+
+// Err returns the violations found so far, joined, or nil: what a
+// section's Check reported, for its tests.
+func (k *Checker) Err() error { return errors.Join(k.errs...) }
 
 // OneOf checks that v is one of allowed.
 func (k *Checker) OneOf(path, v string, allowed ...string) { k.oneOf(path, v, allowed...) }
