@@ -72,6 +72,7 @@ const usage = `usage:
   trmaml tradeoff -out DIR RUNDIR...                 mean vs worst-task loss of MAML, TR-MAML, entropic TR-MAML, CVaR levels
   trmaml theory -out DIR                             Theorem 1 measured: duality gap vs T (docs/theorem1_gap.png)
   trmaml data omniglot [-dir DIR] [-verify] [-info]  download (or check, or list) the Omniglot data
+  trmaml export -run DIR [-format safetensors]       the trained model as named tensors with PyTorch's layouts (model.safetensors)
 train, resume, eval and experiment take -data DIR, the Omniglot data root (default: the
 config's data.root, else $TRMAML_DATA, else the user cache directory).
 SIGINT, SIGTERM or SIGUSR1 stops train, resume and experiment at a checkpoint of the current
@@ -115,6 +116,8 @@ func dispatchContext(ctx context.Context, args []string, stdout, stderr io.Write
 		return tradeoffCmd(args[1:], stdout, stderr)
 	case "data":
 		return dataCmd(args[1:], stdout, stderr)
+	case "export":
+		return exportCmd(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprintf(stdout, usage, configs.BuiltinNames())
 		return nil
