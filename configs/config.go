@@ -47,6 +47,17 @@ type Config struct {
 	Eval EvalConfig `yaml:"eval"`
 	// Data says where the task family's files are (Omniglot).
 	Data DataConfig `yaml:"data"`
+	// Init says where the initial meta-parameters come from.
+	Init InitConfig `yaml:"init"`
+}
+
+// InitConfig is where meta-training starts.
+type InitConfig struct {
+	// From, if not empty, is a safetensors file (trmaml export's, or one
+	// written elsewhere with the same names, shapes and dtype F32) whose
+	// tensors are the model's initial parameters; empty draws them as the
+	// model's initialisation does.
+	From string `yaml:"from"`
 }
 
 // DataConfig locates the data of file-based task families.

@@ -263,7 +263,7 @@ func TestRefusals(t *testing.T) {
 		{"unknown top-level key", "algorithm: maml\nfoo: 1\n",
 			// the methods' sections (a method registered later adds its own)
 			// come after meta
-			[]string{`x.yaml:2: unknown field "foo" (allowed: name, algorithm, order, seed, task, model, inner, meta, trmaml, trmaml_entropic, cvar, `, `, eval, data)`}},
+			[]string{`x.yaml:2: unknown field "foo" (allowed: name, algorithm, order, seed, task, model, inner, meta, trmaml, trmaml_entropic, cvar, `, `, eval, data, init)`}},
 		{"cvar level out of range", "algorithm: cvar\ncvar:\n  level: 1.5\n",
 			[]string{`x.yaml:3: cvar.level = 1.5: must be in (0, 1]`}},
 		{"cvar level zero", "cvar:\n  level: 0\n", []string{`x.yaml:2: cvar.level = 0: must be in (0, 1]`}},

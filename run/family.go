@@ -20,6 +20,7 @@ type family struct {
 	train, test, evalTrain, evalTest metalearn.TaskSet
 	model                            models.Built
 	inner                            innerloops.Built
+	io                               configs.IO
 	loss                             graph.Loss
 	metric                           graph.Score // nil: the loss is the metric
 	support, query, evalQuery        int         // points per instance
@@ -61,7 +62,7 @@ func newFamily(cfg configs.Config, opts Options) (*family, error) {
 	}
 	f := &family{
 		train: sets.Train, test: sets.Test, evalTrain: sets.EvalTrain, evalTest: sets.EvalTest,
-		model: built, inner: inner, loss: graph.MSELoss,
+		model: built, inner: inner, io: io, loss: graph.MSELoss,
 		support: sets.Support, query: sets.Query, evalQuery: sets.EvalQuery,
 	}
 	if io.Classes {

@@ -156,6 +156,15 @@ func Build(cfg configs.Config, opts Options) (*Setup, error) {
 		},
 		Support: f.support, Query: f.query, init: withOwn(f.model, f.inner.Own, obj.NumParams()), record: rundir.Model{Kind: cfg.Model.Kind, Net: net},
 	}
+	if cfg.Init.From != "" {
+		n := 0
+		for _, sh := range f.model.Net.ParamShapes() {
+			n += sh.TotalSize()
+		}
+		if s.init, err = initFrom(cfg, f.io, n, s.init); err != nil {
+			return nil, err
+		}
+	}
 	if name := evalObj.Metric(); name != "" {
 		if s.Metric, err = metalearn.MetricNamed(name); err != nil {
 			return nil, err
