@@ -47,6 +47,17 @@ type Config struct {
 	Eval EvalConfig `yaml:"eval"`
 	// Data says where the task family's files are (Omniglot).
 	Data DataConfig `yaml:"data"`
+	// Init says where the initial meta-parameters come from.
+	Init InitConfig `yaml:"init"`
+}
+
+// InitConfig is where meta-training starts.
+type InitConfig struct {
+	// From, if not empty, is a safetensors file (trmaml export's, or one
+	// written elsewhere with the same names, shapes and dtype F32) whose
+	// tensors are the model's initial parameters; empty draws them as the
+	// model's initialisation does.
+	From string `yaml:"from"`
 }
 
 // DataConfig locates the data of file-based task families.
@@ -95,12 +106,21 @@ type ModelConfig struct {
 	Sections map[string]any `yaml:"-"`
 }
 
-// InnerConfig is the inner loop: plain gradient steps on the support set.
+// InnerConfig is the inner loop: a registered loop (InnerLoopNames: sgd,
+// MAML's plain gradient steps, and metasgd, anil, mamlpp and any a program
+// registers) with its steps and step size; a loop's own settings are the
+// section of its name under inner.
 type InnerConfig struct {
+	// Kind is the registered inner loop.
+	Kind string `yaml:"kind"`
 	// Steps >= 1 is the number of inner gradient steps.
 	Steps int `yaml:"steps"`
-	// Alpha > 0 is the inner step size.
+	// Alpha > 0 is the inner step size (Meta-SGD's and MAML++'s learned
+	// step sizes start at it).
 	Alpha float64 `yaml:"alpha"`
+	// Sections holds the section of every registered inner loop, keyed by
+	// its name. In YAML each is a key under inner.
+	Sections map[string]any `yaml:"-"`
 }
 
 // MetaConfig is the outer loop that updates the meta-parameters w.
@@ -193,7 +213,7 @@ func Defaults() Config {
 			Sections: map[string]any{},
 		},
 		Model: ModelConfig{Dtype: "float64", Sections: map[string]any{}},
-		Inner: InnerConfig{Steps: 1, Alpha: 1e-3},
+		Inner: InnerConfig{Kind: "sgd", Steps: 1, Alpha: 1e-3, Sections: map[string]any{}},
 		Meta: MetaConfig{
 			Iterations: 70000,
 			Batch:      25,
@@ -217,6 +237,9 @@ func Defaults() Config {
 	}
 	for _, m := range models {
 		c.Model.Sections[m.Name()] = m.NewSection()
+	}
+	for _, l := range innerLoops {
+		c.Inner.Sections[l.Name()] = l.NewSection()
 	}
 	if f, ok := LookupFamily(c.Task.Family); ok {
 		c.Model.Kind = f.Model()
@@ -243,6 +266,7 @@ func (c Config) Clone() Config {
 	c.Methods, c.Task.Sections = methods, sections
 	c.Model.Sections = copySections(c.Model.Sections)
 	c.Eval.CVaRAlpha = slices.Clone(c.Eval.CVaRAlpha)
+	c.Inner.Sections = copySections(c.Inner.Sections)
 	return c
 }
 
@@ -280,6 +304,11 @@ func (c Config) validate() []error {
 		model.Check(c, fam.IO(c), &k)
 	}
 
+	if l, ok := LookupInnerLoop(c.Inner.Kind); !ok {
+		k.fail("inner.kind", c.Inner.Kind, "is not registered (registered: %s)", strings.Join(InnerLoopNames(), ", "))
+	} else {
+		l.Check(c, &k)
+	}
 	k.between("inner.steps", c.Inner.Steps, 1, MaxSteps)
 	k.float("inner.alpha", c.Inner.Alpha, c.Inner.Alpha > 0, "> 0")
 
@@ -338,6 +367,10 @@ type Checker struct{ errs []error }
 // Fail reports that the field at path has value v, which breaks rule (a
 // format for args).
 func (k *Checker) Fail(path string, v any, rule string, args ...any) { k.fail(path, v, rule, args...) }
+
+// Err returns the violations found so far, joined, or nil: what a
+// section's Check reported, for its tests.
+func (k *Checker) Err() error { return errors.Join(k.errs...) }
 
 // OneOf checks that v is one of allowed.
 func (k *Checker) OneOf(path, v string, allowed ...string) { k.oneOf(path, v, allowed...) }

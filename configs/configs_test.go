@@ -79,6 +79,11 @@ func TestBuiltins(t *testing.T) {
 					zero.Model.Sections[k] = sec
 				}
 			}
+			for k, sec := range c.Inner.Sections {
+				if k != c.Inner.Kind {
+					zero.Inner.Sections[k] = sec
+				}
+			}
 			if len(errs) > 0 || !reflect.DeepEqual(zero, c) {
 				t.Errorf("file is not fully explicit: %v\nover zero: %+v\nover defaults: %+v", errs, zero, c)
 			}
@@ -258,7 +263,7 @@ func TestRefusals(t *testing.T) {
 		{"unknown top-level key", "algorithm: maml\nfoo: 1\n",
 			// the methods' sections (a method registered later adds its own)
 			// come after meta
-			[]string{`x.yaml:2: unknown field "foo" (allowed: name, algorithm, order, seed, task, model, inner, meta, trmaml, trmaml_entropic, cvar, `, `, eval, data)`}},
+			[]string{`x.yaml:2: unknown field "foo" (allowed: name, algorithm, order, seed, task, model, inner, meta, trmaml, trmaml_entropic, cvar, `, `, eval, data, init)`}},
 		{"cvar level out of range", "algorithm: cvar\ncvar:\n  level: 1.5\n",
 			[]string{`x.yaml:3: cvar.level = 1.5: must be in (0, 1]`}},
 		{"cvar level zero", "cvar:\n  level: 0\n", []string{`x.yaml:2: cvar.level = 0: must be in (0, 1]`}},
@@ -274,7 +279,7 @@ func TestRefusals(t *testing.T) {
 		{"negative entropic step", "trmaml_entropic:\n  p_lr: -1\n", []string{`x.yaml:2: trmaml_entropic.p_lr = -1: must be >= 0`}},
 		{"unknown algorithm", "algorithm: reptile\n", []string{`x.yaml:1: algorithm = "reptile": must be one of maml, trmaml, trmaml_entropic, cvar`}},
 		{"unknown nested key", "inner:\n  steps: 1\n  alpah: 0.1\n",
-			[]string{`x.yaml:3: unknown field "alpah" in inner (allowed: steps, alpha)`}},
+			[]string{`x.yaml:3: unknown field "alpah" in inner (allowed: kind, steps, alpha, anil)`}},
 		{"unknown deeply nested key", "task:\n  sinusoid:\n    phase: 1\n",
 			[]string{`x.yaml:3: unknown field "phase" in task.sinusoid (allowed: phase_max, x_min`}},
 		{"wrong type", "task:\n  support: five\n",
@@ -284,7 +289,7 @@ func TestRefusals(t *testing.T) {
 		{"negative seed", "seed: -1\n",
 			[]string{`x.yaml:1: seed: cannot use "-1" (int): want a non-negative integer`}},
 		{"scalar for mapping", "inner: 3\n",
-			[]string{`x.yaml:1: inner: cannot use "3" (int): want a mapping (keys: steps, alpha)`}},
+			[]string{`x.yaml:1: inner: cannot use "3" (int): want a mapping (keys: kind, steps, alpha)`}},
 		{"pair of wrong length", "task:\n  sinusoid:\n    test_amplitudes: [0.1, 2, 5]\n",
 			[]string{`x.yaml:3: task.sinusoid.test_amplitudes: cannot use a list of 3: want a list of 2, each a number`}},
 		{"wrong element type", "model:\n  mlp:\n    hidden: [40, forty]\n",

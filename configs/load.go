@@ -245,6 +245,15 @@ func insertSections(root *yaml.Node, c Config) error {
 				model := root.Content[i+1]
 				model.Content = append(model.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: c.Model.Kind}, v)
 			}
+		case "inner":
+			if s := c.Inner.Sections[c.Inner.Kind]; s != nil && len(taggedFields(reflect.TypeOf(s).Elem())) > 0 {
+				v, err := sectionNode(s)
+				if err != nil {
+					return err
+				}
+				inner := root.Content[i+1]
+				inner.Content = append(inner.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: c.Inner.Kind}, v)
+			}
 		}
 	}
 	return nil
@@ -482,7 +491,7 @@ func sections(v reflect.Value) map[string]reflect.Value {
 	switch v.Type() {
 	case reflect.TypeFor[Config]():
 		m = v.FieldByName("Methods")
-	case reflect.TypeFor[TaskConfig](), reflect.TypeFor[ModelConfig]():
+	case reflect.TypeFor[TaskConfig](), reflect.TypeFor[ModelConfig](), reflect.TypeFor[InnerConfig]():
 		m = v.FieldByName("Sections")
 	default:
 		return out
@@ -510,6 +519,8 @@ func allowedKeys(v reflect.Value) []string {
 		names = FamilyNames()
 	case reflect.TypeFor[ModelConfig]():
 		names = ModelNames()
+	case reflect.TypeFor[InnerConfig]():
+		names = InnerLoopNames()
 	}
 	var present []string
 	for _, n := range names {

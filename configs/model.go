@@ -208,3 +208,20 @@ func mappingValue(n *yaml.Node, key string) *yaml.Node {
 	}
 	return nil
 }
+
+// Tensor is a named tensor of a trained model, row-major.
+type Tensor struct {
+	Name  string
+	Shape []int
+	Data  []float64
+}
+
+// Exporter is a model whose trained parameters leave Go as named tensors
+// with PyTorch's names and layouts (a state_dict: convolution kernels
+// OIHW, linear weights [out, in]), so that a plain PyTorch module of the
+// same architecture loads them.
+type Exporter interface {
+	// Tensors splits the model's flat parameters w (a prefix of model.json's
+	// w; an inner loop's own parameters follow) into named tensors.
+	Tensors(c Config, io IO, w []float64) ([]Tensor, error)
+}

@@ -19,7 +19,7 @@
 // way: the ops are exported as layers (layers.go: MatMul, Conv3x3,
 // BatchNormMaxPool, ...) and the inner loop as pieces (inner.go: InnerLoop,
 // Support, SGDStep, ScaledStep), with examples in examples/custommodel and
-// examples/innerloops and a guide in docs/extending.md.
+// package innerloops and a guide in docs/extending.md.
 //
 // gorgonia's LogSumExp cannot be refused here, being a composition of
 // sound ops, but in v0.9.18 it computes the wrong value on vectors and fails

@@ -5,6 +5,7 @@ import (
 
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/graph"
+	"github.com/trmaml/trmaml/innerloops"
 	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/models"
 	_ "github.com/trmaml/trmaml/models/builtin/engines" // the built-in models
@@ -18,13 +19,16 @@ import (
 type family struct {
 	train, test, evalTrain, evalTest metalearn.TaskSet
 	model                            models.Built
+	inner                            innerloops.Built
+	io                               configs.IO
 	loss                             graph.Loss
 	metric                           graph.Score // nil: the loss is the metric
 	support, query, evalQuery        int         // points per instance
 }
 
-// newFamily builds the task sets of cfg's registered family and the
-// registered model of model.kind on the family's points (configs.IO):
+// newFamily builds the task sets of cfg's registered family, the
+// registered model of model.kind on the family's points (configs.IO) and
+// the registered inner loop of inner.kind:
 // class scores train with softmax cross-entropy and are scored by
 // accuracy, regression with the squared error.
 func newFamily(cfg configs.Config, opts Options) (*family, error) {
@@ -51,9 +55,17 @@ func newFamily(cfg configs.Config, opts Options) (*family, error) {
 	if err != nil {
 		return nil, err
 	}
+	loop, err := innerloops.Named(cfg.Inner.Kind)
+	if err != nil {
+		return nil, err
+	}
+	inner, err := loop.Build(cfg, cfg.Order == "first")
+	if err != nil {
+		return nil, err
+	}
 	f := &family{
 		train: sets.Train, test: sets.Test, evalTrain: sets.EvalTrain, evalTest: sets.EvalTest,
-		model: built, loss: graph.MSELoss,
+		model: built, inner: inner, io: io, loss: graph.MSELoss,
 		support: sets.Support, query: sets.Query, evalQuery: sets.EvalQuery,
 	}
 	if io.Classes {

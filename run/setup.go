@@ -12,6 +12,7 @@ import (
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/graph"
 	"github.com/trmaml/trmaml/metalearn"
+	"github.com/trmaml/trmaml/models"
 	"github.com/trmaml/trmaml/rundir"
 	"gorgonia.org/tensor"
 )
@@ -114,6 +115,9 @@ func Build(cfg configs.Config, opts Options) (*Setup, error) {
 		Loss: f.loss, Score: f.metric, InShape: f.model.InShape, OutDim: out, Steps: cfg.Inner.Steps, Alpha: cfg.Inner.Alpha,
 		FirstOrder: cfg.Order == "first", MetaGradient: true, Dtype: dtype,
 	}
+	if f.inner.Loop != nil { // the loop holds its steps, step size and order
+		spec.Inner, spec.Steps, spec.Alpha, spec.FirstOrder = f.inner.Loop, 0, 0, false
+	}
 	obj, err := graph.NewObjective(spec)
 	if err != nil {
 		return nil, err
@@ -154,7 +158,16 @@ func Build(cfg configs.Config, opts Options) (*Setup, error) {
 			BallRadius: cfg.Meta.BallRadius, Output: metalearn.OutputRule(cfg.Meta.Output),
 			Optimizer: opt, Schedule: schedule, Seed: cfg.Seed, Warn: opts.warn,
 		},
-		Support: f.support, Query: f.query, init: f.model.Init, record: rundir.Model{Kind: cfg.Model.Kind, Net: net},
+		Support: f.support, Query: f.query, init: withOwn(f.model, f.inner.Own, obj.NumParams()), record: rundir.Model{Kind: cfg.Model.Kind, Net: net},
+	}
+	if cfg.Init.From != "" {
+		n := 0
+		for _, sh := range f.model.Net.ParamShapes() {
+			n += sh.TotalSize()
+		}
+		if s.init, err = initFrom(cfg, f.io, n, s.init); err != nil {
+			return nil, err
+		}
 	}
 	if name := evalObj.Metric(); name != "" {
 		if s.Metric, err = metalearn.MetricNamed(name); err != nil {
@@ -225,4 +238,19 @@ func (o Options) warn(line string) {
 		w = os.Stderr
 	}
 	fmt.Fprintln(w, line)
+}
+
+// withOwn is the initialisation of the model's parameters followed by the
+// inner loop's own (learned step sizes), all at own, up to n parameters.
+func withOwn(m models.Built, own float64, n int) func(rng *rand.Rand) ([]float64, error) {
+	return func(rng *rand.Rand) ([]float64, error) {
+		w, err := m.Init(rng)
+		if err != nil {
+			return nil, err
+		}
+		for len(w) < n {
+			w = append(w, own)
+		}
+		return w, nil
+	}
 }

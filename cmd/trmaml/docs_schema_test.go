@@ -58,6 +58,17 @@ func configSchema(t *testing.T) map[string]schemaField {
 			}
 		}
 	}
+	for _, name := range configs.InnerLoopNames() {
+		l, _ := configs.LookupInnerLoop(name)
+		typeFields(reflect.TypeOf(l.NewSection()).Elem(), "inner."+name, types)
+		c := configs.Defaults()
+		c.Inner.Kind = name
+		for path, v := range marshalledFields(t, c) {
+			if strings.HasPrefix(path, "inner."+name+".") {
+				defaults[path] = v
+			}
+		}
+	}
 	fields := map[string]schemaField{}
 	for path, typ := range types {
 		d, ok := defaults[path]

@@ -7,8 +7,10 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"os"
 	"strings"
 
+	"github.com/trmaml/trmaml/export"
 	"github.com/trmaml/trmaml/tfevents"
 )
 
@@ -23,6 +25,7 @@ type exporter struct {
 // place a format is added.
 var exporters = map[string]exporter{
 	"tensorboard": {"metrics.csv and p.csv as a TensorBoard event file (default -out: RUNDIR/tensorboard)", exportTensorBoard},
+	"safetensors": {"the finished run's model as named tensors in PyTorch's layouts (default -out: RUNDIR)", exportSafetensors},
 }
 
 func exportFormats() []string {
@@ -67,5 +70,24 @@ func exportTensorBoard(dir, out string, stdout io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %s (tensorboard --logdir %s shows it; a folder above it shows several runs)\n", path, out)
+	return nil
+}
+
+func exportSafetensors(dir, out string, stdout io.Writer) error {
+	path, err := export.Safetensors(dir)
+	if err != nil {
+		return err
+	}
+	if out != "" {
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return err
+		}
+		dst := filepath.Join(out, export.SafetensorsFile)
+		if err := os.Rename(path, dst); err != nil {
+			return err
+		}
+		path = dst
+	}
+	fmt.Fprintf(stdout, "wrote %s\n", path)
 	return nil
 }

@@ -71,7 +71,7 @@ const usage = `usage:
                                                      submit the unfinished cells to Slurm (docs/cluster.md)
   trmaml status [-config FILE] DIR                   each cell of an experiment (or one run): finished, running, interrupted, failed, not started
   trmaml serve [-addr HOST:PORT] DIR...              a local web page of runs, grids or folders of them: states and curves, live
-  trmaml export -run DIR -format FORMAT [-out DIR]   a run in another program's format: tensorboard (event files)
+  trmaml export -run DIR -format FORMAT [-out DIR]   a run in another program's format: tensorboard (event files), safetensors (the model)
   trmaml report -out DIR RUNDIR...                   the paper's tables (Markdown, CSV), mean +- 95%% CI over seeds, per-task values (per_task.*)
   trmaml plot -out DIR RUNDIR...                     Figure 1, p-weights or adversary, first- vs second-order figures (PNG)
   trmaml compare -runs A B                           two runs side by side

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/trmaml/trmaml/graph"
-	"github.com/trmaml/trmaml/internal/reference"
+	"github.com/trmaml/trmaml/graph/gradcheck"
 	"github.com/trmaml/trmaml/metalearn"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -83,7 +83,7 @@ func TestResConvMetaGradient(t *testing.T) {
 			}
 			return weights[0]*losses[0] + weights[1]*losses[1]
 		}
-		want := reference.CentralDiff(total, w, 1e-6)
+		want := gradcheck.CentralDiff(total, w, 1e-6)
 		grads := map[bool][]float64{}
 		for _, first := range []bool{false, true} {
 			grads[first] = make([]float64, len(w))

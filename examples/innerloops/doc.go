@@ -1,9 +1,8 @@
-// Package innerloops holds inner loops written outside package graph from
-// its exported pieces (graph.Support's Cost and Gradients, graph.SGDStep,
+// Package innerloops shows an inner loop written outside package graph
+// from its exported pieces (graph.Support's Cost and Gradients,
 // graph.ScaledStep) and plugged into graph.NewObjective through
-// graph.Spec.Inner: ANIL, which adapts only the head, and MAML++'s learned
-// per-step, per-tensor step sizes. Meta-SGD's learned per-parameter step
-// sizes are the package's Example. The tests check each loop's
-// second-order meta-gradient against finite differences of the full
-// two-level objective.
+// graph.Spec.Inner: Meta-SGD's learned per-parameter step sizes, the
+// package's Example, with its second-order meta-gradient checked against
+// finite differences of the full two-level objective. The built-in loops a
+// config chooses (inner.kind) are package github.com/trmaml/trmaml/innerloops.
 package innerloops

@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/trmaml/trmaml/graph"
-	"github.com/trmaml/trmaml/internal/reference"
+	"github.com/trmaml/trmaml/graph/gradcheck"
 	"github.com/trmaml/trmaml/metalearn"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -100,7 +100,7 @@ func Example() {
 		}
 		return floatsDot(weights, losses)
 	}
-	fd := reference.CentralDiff(total, w, 1e-6)
+	fd := gradcheck.CentralDiff(total, w, 1e-6)
 	fmt.Printf("%d weights, %d step sizes\n", model, len(w)-model)
 	fmt.Println("weights' meta-gradient matches finite differences:", relErr(grad[:model], fd[:model]) < 1e-6)
 	fmt.Println("step sizes' meta-gradient matches finite differences:", relErr(grad[model:], fd[model:]) < 1e-6)

@@ -5,6 +5,8 @@
 package conv4
 
 import (
+	"fmt"
+
 	"github.com/trmaml/trmaml/configs"
 	"gopkg.in/yaml.v3"
 )
@@ -186,4 +188,73 @@ func (Model) Legacy(key string, value *yaml.Node) ([]*yaml.Node, bool) {
 		out = append(out, k, v)
 	}
 	return out, true
+}
+
+// Tensors implements configs.Exporter with the names of a PyTorch module
+// with blocks[l].conv (Conv2d 3x3, padding 1), blocks[l].bn (BatchNorm2d
+// with batch statistics) and head (Linear): kernels [F, Cin, 3, 3] (OIHW)
+// from graph.CNN's [kh][kw][cin][f], and the head's weight [ways, F*h*w]
+// over the last block's output flattened as PyTorch flattens NCHW, (c, h,
+// w), from graph.CNN's (h, w, c) rows.
+func (Model) Tensors(c configs.Config, io configs.IO, w []float64) ([]configs.Tensor, error) {
+	s := Section(c)
+	var out []configs.Tensor
+	take := func(n int) ([]float64, error) {
+		if len(w) < n {
+			return nil, fmt.Errorf("conv4: %d parameters left, the next tensor has %d", len(w), n)
+		}
+		v := w[:n]
+		w = w[n:]
+		return v, nil
+	}
+	cin, h, wd := io.Channels, io.Height, io.Width
+	f := s.Filters
+	for l := range s.Blocks {
+		k, err := take(9 * cin * f)
+		if err != nil {
+			return nil, err
+		}
+		oihw := make([]float64, len(k))
+		for kh := range 3 {
+			for kw := range 3 {
+				for ci := range cin {
+					for o := range f {
+						oihw[((o*cin+ci)*3+kh)*3+kw] = k[((kh*3+kw)*cin+ci)*f+o]
+					}
+				}
+			}
+		}
+		p := fmt.Sprintf("blocks.%d.", l)
+		out = append(out, configs.Tensor{Name: p + "conv.weight", Shape: []int{f, cin, 3, 3}, Data: oihw})
+		for _, name := range []string{"conv.bias", "bn.weight", "bn.bias"} {
+			v, err := take(f)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, configs.Tensor{Name: p + name, Shape: []int{f}, Data: append([]float64(nil), v...)})
+		}
+		cin, h, wd = f, h/2, wd/2
+	}
+	ways, d := io.Outputs, h*wd*f
+	lin, err := take(d * ways)
+	if err != nil {
+		return nil, err
+	}
+	weight := make([]float64, len(lin))
+	for y := range h {
+		for x := range wd {
+			for ch := range f {
+				for o := range ways {
+					weight[o*d+(ch*h+y)*wd+x] = lin[((y*wd+x)*f+ch)*ways+o]
+				}
+			}
+		}
+	}
+	bias, err := take(ways)
+	if err != nil {
+		return nil, err
+	}
+	return append(out,
+		configs.Tensor{Name: "head.weight", Shape: []int{ways, d}, Data: weight},
+		configs.Tensor{Name: "head.bias", Shape: []int{ways}, Data: append([]float64(nil), bias...)}), nil
 }

@@ -122,3 +122,28 @@ func (Model) Legacy(key string, value *yaml.Node) ([]*yaml.Node, bool) {
 	}
 	return nil, false
 }
+
+// Tensors implements configs.Exporter with the names of a torch.nn.Sequential
+// of Linear layers and activations: "0.weight" [out, in], "0.bias", then
+// "2.weight", ... (the activations hold no parameters).
+func (Model) Tensors(c configs.Config, io configs.IO, w []float64) ([]configs.Tensor, error) {
+	sizes := append(append([]int{io.Inputs()}, Section(c).Hidden...), io.Outputs)
+	var out []configs.Tensor
+	for l := 0; l+1 < len(sizes); l++ {
+		in, o := sizes[l], sizes[l+1]
+		if len(w) < in*o+o {
+			return nil, fmt.Errorf("mlp: %d parameters left for layer %d of %dx%d", len(w), l, in, o)
+		}
+		weight := make([]float64, in*o)
+		for i := range in { // graph's (in, out) row-major to PyTorch's [out, in]
+			for j := range o {
+				weight[j*in+i] = w[i*o+j]
+			}
+		}
+		out = append(out,
+			configs.Tensor{Name: fmt.Sprintf("%d.weight", 2*l), Shape: []int{o, in}, Data: weight},
+			configs.Tensor{Name: fmt.Sprintf("%d.bias", 2*l), Shape: []int{o}, Data: slices.Clone(w[in*o : in*o+o])})
+		w = w[in*o+o:]
+	}
+	return out, nil
+}

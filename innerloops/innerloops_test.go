@@ -1,15 +1,23 @@
 package innerloops_test
 
 import (
+	"context"
+	"fmt"
+	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/examples/custommodel"
-	"github.com/trmaml/trmaml/examples/innerloops"
 	"github.com/trmaml/trmaml/graph"
-	"github.com/trmaml/trmaml/internal/reference"
+	"github.com/trmaml/trmaml/graph/gradcheck"
+	"github.com/trmaml/trmaml/innerloops"
 	"github.com/trmaml/trmaml/metalearn"
+	"github.com/trmaml/trmaml/run"
+	"github.com/trmaml/trmaml/rundir"
 )
 
 // images fills a batch of 2-way classification tasks of h*w images: a
@@ -38,7 +46,7 @@ func images(rng *rand.Rand, tasks, shots, queries, pixels int) *metalearn.Batch 
 }
 
 // TestLoopsMetaGradient checks the second-order meta-gradient of every
-// loop of the package and of the Example's MetaSGD, on graph's MLP and on
+// loop of the package, on graph's MLP and on
 // the user model custommodel.ResConv, against central differences of the
 // full two-level objective, and that the loop's own meta-parameters (the
 // step sizes) get a nonzero meta-gradient.
@@ -55,11 +63,11 @@ func TestLoopsMetaGradient(t *testing.T) {
 		inner graph.InnerLoop
 	}{
 		{"ANIL, MLP", mlp, innerloops.ANIL{Steps: 2, Head: 2, Alpha: 0.3}},
-		{"MAML++ per-step rates, MLP", mlp, innerloops.PerStepSGD{Steps: 2}},
-		{"Meta-SGD, MLP", mlp, MetaSGD{Steps: 2}},
+		{"MAML++ per-step rates, MLP", mlp, innerloops.MAMLPP{Steps: 2}},
+		{"Meta-SGD, MLP", mlp, innerloops.MetaSGD{Steps: 2}},
 		{"ANIL, ResConv", conv, innerloops.ANIL{Steps: 1, Head: 2, Alpha: 0.4}},
-		{"MAML++ per-step rates, ResConv", conv, innerloops.PerStepSGD{Steps: 2}},
-		{"Meta-SGD, ResConv", conv, MetaSGD{Steps: 2}},
+		{"MAML++ per-step rates, ResConv", conv, innerloops.MAMLPP{Steps: 2}},
+		{"Meta-SGD, ResConv", conv, innerloops.MetaSGD{Steps: 2}},
 	}
 	const tasks = 2
 	for ci, c := range cases {
@@ -96,7 +104,7 @@ func TestLoopsMetaGradient(t *testing.T) {
 			if err := obj.Losses(w, b, weights, losses, grad); err != nil {
 				t.Fatal(err)
 			}
-			fd := reference.CentralDiff(func(w []float64) float64 {
+			fd := gradcheck.CentralDiff(func(w []float64) float64 {
 				if err := value.Losses(w, b, weights, losses, nil); err != nil {
 					t.Fatal(err)
 				}
@@ -160,7 +168,7 @@ func TestLoopErrors(t *testing.T) {
 		edit func(*graph.Spec)
 		want string
 	}{
-		{"ANIL head too large", func(s *graph.Spec) { s.Inner = innerloops.ANIL{Steps: 1, Head: 5, Alpha: 0.1} }, "innerloops: ANIL.Head must be in 1..4 (the parameter tensors), got 5"},
+		{"ANIL head too large", func(s *graph.Spec) { s.Inner = innerloops.ANIL{Steps: 1, Head: 5, Alpha: 0.1} }, "inner.anil.head = 5: must be in [1, 4], the model's parameter tensors"},
 		{"SGD without a step size", func(s *graph.Spec) { s.Inner = graph.InnerSGD{Steps: 1} }, "graph: InnerSGD needs Steps >= 0 and Alpha > 0, got 1 and 0"},
 		{"inner loop and Spec steps", func(s *graph.Spec) { s.Inner, s.Steps = graph.InnerSGD{Steps: 1, Alpha: 0.1}, 1 },
 			"graph: Spec.Inner is set, so Spec.Steps, Alpha and FirstOrder must be zero (the inner loop holds them), got 1, 0, false"},
@@ -171,5 +179,80 @@ func TestLoopErrors(t *testing.T) {
 		if _, err := graph.NewObjective(s); err == nil || err.Error() != c.want {
 			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
 		}
+	}
+}
+
+// sineTasks fills a batch with sine regression tasks of random amplitude
+// and phase, x uniform on [-5, 5].
+func sineTasks(rng *rand.Rand, tasks, k, j int) *metalearn.Batch {
+	b := metalearn.NewBatch(tasks, k, j, 1, 1)
+	for t := 0; t < tasks; t++ {
+		amp, phase := 0.1+4.9*rng.Float64(), math.Pi*rng.Float64()
+		sx, sy, qx, qy := b.Row(t)
+		for _, set := range [][2][]float64{{sx, sy}, {qx, qy}} {
+			for p := range set[0] {
+				set[0][p] = 10*rng.Float64() - 5
+				set[1][p] = amp * math.Sin(set[0][p]-phase)
+			}
+		}
+	}
+	return b
+}
+
+func floatsDot(a, b []float64) float64 {
+	s := 0.0
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}
+
+// relErr is |got - want| / |want| in the Euclidean norm.
+func relErr(got, want []float64) float64 {
+	var d, n float64
+	for i := range got {
+		d += (got[i] - want[i]) * (got[i] - want[i])
+		n += want[i] * want[i]
+	}
+	return math.Sqrt(d / math.Max(n, 1e-300))
+}
+
+// TestLoopsFromConfig trains every registered loop from a config through
+// package run, as trmaml train does: the loop's own meta-parameters follow
+// the model's in model.json, starting at inner.alpha, and an unknown kind
+// is refused with the registered ones.
+func TestLoopsFromConfig(t *testing.T) {
+	t.Parallel()
+	const src = `
+name: loops
+algorithm: trmaml
+task: {family: sinusoid, support: 5, query: 5}
+model: {kind: mlp, mlp: {hidden: [8]}}
+inner: {kind: %s, steps: 2, alpha: 0.01}
+meta: {iterations: 4, batch: 4}
+eval: {every: 2, instances: 500, train_instances: 200, query: 5, batch: 100}
+`
+	// The MLP 1-8-1 has 25 parameters in 4 tensors, all adapted.
+	own := map[string]int{"sgd": 0, "metasgd": 25, "anil": 0, "mamlpp": 2 * 4}
+	for _, kind := range configs.InnerLoopNames() {
+		c, err := configs.Parse("loops.yaml", []byte(fmt.Sprintf(src, kind)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(t.TempDir(), kind)
+		if _, err := run.Train(context.Background(), c, dir, run.Options{}); err != nil {
+			t.Fatalf("%s: %v", kind, err)
+		}
+		m, err := rundir.ReadModel(filepath.Join(dir, rundir.ModelFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, ok := own[kind]; !ok || len(m.W) != 25+n {
+			t.Errorf("%s: %d parameters in model.json, want 25 and the loop's %d", kind, len(m.W), n)
+		}
+	}
+	_, err := configs.Parse("loops.yaml", []byte(fmt.Sprintf(src, "reptile")))
+	if err == nil || !strings.Contains(err.Error(), `loops.yaml:6: inner.kind = "reptile": is not registered (registered: sgd, metasgd, anil, mamlpp)`) {
+		t.Errorf("unknown kind: %v", err)
 	}
 }

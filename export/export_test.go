@@ -1,0 +1,72 @@
+package export_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/trmaml/trmaml/configs"
+	"github.com/trmaml/trmaml/export"
+	"github.com/trmaml/trmaml/run"
+	"github.com/trmaml/trmaml/rundir"
+	"github.com/trmaml/trmaml/safetensors"
+)
+
+// TestSafetensorsMLP exports a trained MLP run: PyTorch's Linear names and
+// [out, in] weights (the transpose of graph's rows), float32 values of
+// model.json's w, and a run directory that still verifies.
+func TestSafetensorsMLP(t *testing.T) {
+	c, err := configs.Parse("x.yaml", []byte(`
+model: {mlp: {hidden: [3]}}
+meta: {iterations: 2}
+eval: {every: 2, instances: 500, train_instances: 200, query: 5, batch: 100}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	if _, err := export.Run(dir, "safetensors"); err == nil {
+		t.Error("a missing run was exported")
+	}
+	if _, err := run.Train(context.Background(), c, dir, run.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := export.Run(dir, "onnx"); !errors.Is(err, export.ErrFormat) {
+		t.Errorf("unknown format: %v", err)
+	}
+	path, err := export.Run(dir, "safetensors")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, meta, err := safetensors.Decode(path, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := rundir.ReadModel(filepath.Join(dir, rundir.ModelFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"0.weight", "0.bias", "2.weight", "2.bias"}
+	shapes := [][]int{{3, 1}, {3}, {1, 3}, {1}}
+	if len(ts) != 4 || meta["kind"] != "mlp" {
+		t.Fatalf("%d tensors, metadata %v", len(ts), meta)
+	}
+	for i, tn := range ts {
+		if tn.Name != names[i] || len(tn.Shape) != len(shapes[i]) || tn.Shape[0] != shapes[i][0] {
+			t.Errorf("tensor %d: %s %v, want %s %v", i, tn.Name, tn.Shape, names[i], shapes[i])
+		}
+	}
+	// graph's second weight is (3, 1) rows [w6, w7, w8]; PyTorch's [1, 3].
+	if got, want := ts[2].Data, m.W[6:9]; got[0] != float32(want[0]) || got[2] != float32(want[2]) {
+		t.Errorf("2.weight %v, want %v", got, want)
+	}
+	if _, err := rundir.Verify(dir); err != nil {
+		t.Errorf("the run no longer verifies: %v", err)
+	}
+}
