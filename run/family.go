@@ -17,6 +17,7 @@ import (
 // sets, the model that fits them, and how a graph of it is built.
 type family struct {
 	train, test, evalTrain, evalTest metalearn.TaskSet
+	evalValidation                   metalearn.TaskSet // nil: no meta-validation tasks
 	model                            graph.Model
 	init                             func(rng *rand.Rand) ([]float64, error)
 	record                           rundir.Model
@@ -39,7 +40,7 @@ func newFamily(cfg configs.Config, opts Options) (*family, error) {
 	}
 	f := &family{
 		train: sets.Train, test: sets.Test, evalTrain: sets.EvalTrain, evalTest: sets.EvalTest,
-		support: sets.Support, query: sets.Query, evalQuery: sets.EvalQuery,
+		support: sets.Support, query: sets.Query, evalQuery: sets.EvalQuery, evalValidation: sets.EvalValidation,
 	}
 	in, out := sets.Train.Dims()
 	switch kind := fam.Model(); kind {

@@ -97,7 +97,7 @@ func Seal(dir string, finished bool, add ...Override) error {
 		m.Overrides = old.Overrides
 	}
 	m.Overrides = append(m.Overrides, add...)
-	for _, name := range StateFiles() {
+	for _, name := range append(StateFiles(), ValidationFiles()...) {
 		if !finished && (name == ModelFile || name == ResultFile) {
 			continue
 		}
@@ -254,7 +254,14 @@ func Verify(dir string) (*Sealed, error) {
 		case CheckpointFile:
 			ckSum = f
 			continue // below, with the config
-		case MetricsFile, PFile:
+		case BestValModelFile:
+			if !s.Finished {
+				// Rewritten before each checkpoint: a kill between the two
+				// leaves the evaluation's model, which resume checks against
+				// the validation rows up to the checkpoint and rewrites.
+				continue
+			}
+		case MetricsFile, PFile, ValidationFile:
 			if !s.Finished && int64(len(raw)) > f.Bytes {
 				raw = raw[:f.Bytes] // rows after the checkpoint, from a killed save
 			}

@@ -40,7 +40,10 @@ type Result struct {
 	// Overrides, in evaluation files only, are the config changes
 	// ("field.path=value") the solution was evaluated under.
 	Overrides []string `json:"overrides,omitempty"`
-	Timing    Timing   `json:"timing"`
+	// BestValIteration, with output rule best_val, is the iteration of the
+	// evaluated model: the best on the meta-validation tasks.
+	BestValIteration int    `json:"best_val_iteration,omitempty"`
+	Timing           Timing `json:"timing"`
 }
 
 // Timing is the cost of a run in wall-clock and processor time, the one
@@ -114,6 +117,9 @@ type Model struct {
 	CNN        *CNN      `json:"cnn,omitempty"`
 	W          []float64 `json:"w"`
 	P          []float64 `json:"p,omitempty"`
+	// Iteration, in model_best_val.json only, is the iteration of the
+	// evaluation that chose it.
+	Iteration int `json:"iteration,omitempty"`
 }
 
 // CNN is the record of a graph.CNN in model.json: the same fields, so that

@@ -337,7 +337,7 @@ func (Family) Tasks(c configs.Config, env configs.Env) (*configs.TaskSets, error
 			"the images are %dx%d (height x width); model.cnn takes square images: set task.imagefolder.image to [S, S]", d.H(), d.W())}
 	}
 	t := c.Task
-	sets := func(queries int, rotate, flip bool) (train, test *TaskSet, err error) {
+	split := func(queries int, rotate, flip bool) (train, test *TaskSet, err error) {
 		spec := Spec{Ways: s.Ways, Shots: t.Support, Queries: queries, Rotate: rotate, Flip: flip}
 		if train, err = NewTaskSet(d, Train, spec); err != nil {
 			return nil, nil, &configs.ConfigError{Field: "task.imagefolder", Problem: err.Error()}
@@ -347,18 +347,29 @@ func (Family) Tasks(c configs.Config, env configs.Env) (*configs.TaskSets, error
 		}
 		return train, test, nil
 	}
-	train, test, err := sets(t.Query, s.Rotate, s.Flip)
+	train, test, err := split(t.Query, s.Rotate, s.Flip)
 	if err != nil {
 		return nil, err
 	}
-	evalTrain, evalTest, err := sets(c.Eval.Query, s.RotateEval, false)
+	evalTrain, evalTest, err := split(c.Eval.Query, s.RotateEval, false)
 	if err != nil {
 		return nil, err
 	}
-	return &configs.TaskSets{
+	sets := &configs.TaskSets{
 		Train: train, Test: test, EvalTrain: evalTrain, EvalTest: evalTest,
 		Support: s.Ways * t.Support, Query: s.Ways * t.Query, EvalQuery: s.Ways * c.Eval.Query,
-	}, nil
+	}
+	if len(d.Groups(Validation)) > 0 {
+		spec := Spec{Ways: s.Ways, Shots: t.Support, Queries: c.Eval.Query, Rotate: s.RotateEval}
+		val, err := NewTaskSet(d, Validation, spec)
+		switch {
+		case err == nil:
+			sets.EvalValidation = val
+		case c.Meta.Output == "best_val": // else the run has no validation tasks
+			return nil, &configs.ConfigError{Field: "meta.output", Problem: "best_val: " + err.Error()}
+		}
+	}
+	return sets, nil
 }
 
 // resolveDir is the dataset folder: dir itself if absolute, else under the
