@@ -2,8 +2,8 @@ package configs
 
 import (
 	"fmt"
+	"maps"
 	"math"
-	"slices"
 )
 
 // Upper bounds on the size fields. They lie far beyond what a real
@@ -16,8 +16,6 @@ const (
 	MaxEvalQuery  = 100_000     // eval.query (paper: 1000)
 	MaxBatch      = 10_000      // meta.batch (paper: 25), eval.batch (500)
 	MaxInstances  = 10_000_000  // eval.instances, eval.train_instances (5000)
-	MaxWidth      = 100_000     // each model.hidden entry (40)
-	MaxLayers     = 16          // len(model.hidden) (2)
 	MaxSteps      = 100         // inner.steps, unrolled in the graph (1)
 	MaxIterations = 100_000_000 // meta.iterations, eval.every (70,000)
 	MaxTasks      = 100_000     // tasks of a task set, (hi-lo)/task_width (490)
@@ -28,12 +26,6 @@ const (
 	// anything is allocated (the paper's settings need about 0.32 GiB).
 	MaxMemory = 4 << 30
 )
-
-// maxListLen bounds each list field, checked before it is decoded; other
-// lists (such as task.sinusoid.train_amplitudes) are bounded by maxAnyList.
-var maxListLen = map[string]int{
-	"model.hidden": MaxLayers,
-}
 
 // MemoryEstimate is the memory a run of a config needs, in bytes, by part.
 type MemoryEstimate struct {
@@ -72,75 +64,64 @@ func (m MemoryEstimate) Total() float64 {
 }
 
 // Memory estimates the memory a run of c needs from its sizes alone,
-// without allocating anything, as its task family says (Family.Memory); a
-// config of an unregistered family estimates nothing.
+// without allocating anything: the graphs as its model says (Model.Memory),
+// the records and data as its task family says (Family.Memory). A config of
+// an unregistered family or model estimates nothing of it.
 func (c Config) Memory() MemoryEstimate {
 	f, err := c.Family()
 	if err != nil {
 		return MemoryEstimate{}
 	}
-	return f.Memory(c)
+	m := f.Memory(c)
+	if model, ok := LookupModel(c.Model.Kind); ok {
+		g := model.Memory(c, f.IO(c))
+		m.TrainGraph, m.EvalGraph, m.SharedGraphs = g.TrainGraph, g.EvalGraph, g.SharedGraphs
+	}
+	return m
 }
 
-// MLPMemory estimates a run of c with the MLP of model.hidden on in inputs
-// and out outputs and trainTasks meta-training tasks (p.csv's columns):
-// graph nodes hold, per instance and inner step, a copy of the parameters
-// and the activations of every point, and the backward sweeps hold as much
-// again. The factors are upper estimates measured on the sine configs (the
-// paper's K=5 run with eval.query 1000 and eval.batch 100 estimates 0.32
-// GiB; six such runs at once held 1.8 GB resident). Computed in float64 so
-// that no size product overflows.
-func MLPMemory(c Config, in, out int, trainTasks float64) MemoryEstimate {
-	const float = 8 // bytes per value
-	params, units := 0.0, float64(in+out)
-	prev := float64(in)
-	for _, h := range append(append([]int(nil), c.Model.Hidden...), out) {
-		params += prev*float64(h) + float64(h)
-		units += float64(h)
-		prev = float64(h)
-	}
-	units -= float64(out) // the output layer is counted once below, in the loss
-	graph := func(tasks, query int, factor float64) float64 {
-		t, steps := float64(tasks), float64(c.Inner.Steps)
-		perStep := t * (params + float64(c.Task.Support)*units)
-		final := t * float64(query) * units
-		return factor * float * (params + steps*perStep + final)
-	}
+// RecordsMemory is the records of a run of c with trainTasks meta-training
+// tasks (p.csv's columns): metrics.csv and p.csv, one row per evaluation,
+// kept in memory while training.
+func RecordsMemory(c Config, trainTasks float64) float64 {
 	rows := float64(c.Meta.Iterations)/float64(max(c.Eval.Every, 1)) + 2
-	return MemoryEstimate{
-		TrainGraph: graph(c.Meta.Batch, c.Task.Query, 8),
-		EvalGraph:  graph(c.Eval.Batch, c.Eval.Query, 4) + float*float64(max(c.Eval.Instances, c.Eval.TrainInstances)),
-		Records:    rows * (200 + 25*trainTasks),
-	}
+	return rows * (200 + 25*trainTasks)
 }
 
 // checkMemory refuses a config whose estimate exceeds MaxMemory, naming the
 // field that dominates it: the one whose smallest value would shrink the
 // estimate most.
-func (k *Checker) checkMemory(c Config, f Family) {
-	m := f.Memory(c)
+func (k *Checker) checkMemory(c Config) {
+	m := c.Memory()
 	if !(m.Total() > MaxMemory) {
 		return
 	}
-	field, v, least := "", any(nil), math.Inf(1)
-	for _, cand := range []struct {
+	type candidate struct {
 		name  string
 		value any
 		small func(*Config)
-	}{
-		{"model.hidden", c.Model.Hidden, func(c *Config) { c.Model.Hidden = slices.Repeat([]int{1}, len(c.Model.Hidden)) }},
-		{"model.cnn.filters", c.Model.CNN.Filters, func(c *Config) { c.Model.CNN.Filters = 1 }},
+	}
+	var cands []candidate
+	if model, ok := LookupModel(c.Model.Kind); ok {
+		for _, s := range model.Shrink(c) {
+			cands = append(cands, candidate{s.Path, s.Value, func(d *Config) {
+				d.Model.Sections = maps.Clone(d.Model.Sections)
+				d.Model.Sections[d.Model.Kind] = s.Section
+			}})
+		}
+	}
+	field, v, least := "", any(nil), math.Inf(1)
+	for _, cand := range append(cands, []candidate{
 		{"meta.batch", c.Meta.Batch, func(c *Config) { c.Meta.Batch = 1 }},
 		{"eval.batch", c.Eval.Batch, func(c *Config) { c.Eval.Batch = 1 }},
 		{"eval.query", c.Eval.Query, func(c *Config) { c.Eval.Query = 1 }},
 		{"task.query", c.Task.Query, func(c *Config) { c.Task.Query = 1 }},
 		{"inner.steps", c.Inner.Steps, func(c *Config) { c.Inner.Steps = 1 }},
 		{"eval.every", c.Eval.Every, func(c *Config) { c.Eval.Every = max(c.Meta.Iterations, 1) }},
-	} {
+	}...) {
 		d := c
-		d.Model.Hidden = slices.Clone(c.Model.Hidden)
 		cand.small(&d)
-		if t := f.Memory(d).Total(); t < least {
+		if t := d.Memory().Total(); t < least {
 			field, v, least = cand.name, cand.value, t
 		}
 	}

@@ -26,14 +26,14 @@ func TestSizeBounds(t *testing.T) {
 		{"eval:\n  instances: 10000001\n", "x.yaml:2: eval.instances = 10000001: must be in [1, 10000000]"},
 		{"eval:\n  train_instances: 1000000000\n", "x.yaml:2: eval.train_instances = 1000000000: must be in [1, 10000000]"},
 		{"eval:\n  every: 100000001\n", "x.yaml:2: eval.every = 100000001: must be in [1, 100000000]"},
-		{"model:\n  hidden: [40, " + huge + "]\n", "x.yaml:2: model.hidden[1] = " + huge + ": must be in [1, 100000]"},
-		{"model:\n  hidden: [1000000000]\n", "x.yaml:2: model.hidden[0] = 1000000000: must be in [1, 100000]"},
+		{"model:\n  mlp:\n    hidden: [40, " + huge + "]\n", "x.yaml:3: model.mlp.hidden[1] = " + huge + ": must be in [1, 100000]"},
+		{"model:\n  mlp:\n    hidden: [1000000000]\n", "x.yaml:3: model.mlp.hidden[0] = 1000000000: must be in [1, 100000]"},
 		{"inner:\n  steps: 1000000\n", "x.yaml:2: inner.steps = 1000000: must be in [1, 100]"},
-		{"model:\n  hidden: [" + strings.Repeat("1, ", 16) + "1]\n", "x.yaml:2: model.hidden: a list of 17: at most 16 entries are allowed"},
+		{"model:\n  mlp:\n    hidden: [" + strings.Repeat("1, ", 16) + "1]\n", `x.yaml:3: model.mlp.hidden = "a list of 17": must have at most 16 entries`},
 		{"task:\n  sinusoid:\n    task_width: 1e-9\n", "x.yaml:3: task.sinusoid.task_width = 1e-09: makes 4.9e+09 meta-test tasks of test_amplitudes [0.1, 5]: at most 100000 are allowed"},
 		// Each within its bound, together beyond the memory limit.
 		{"eval:\n  batch: 10000\n  query: 100000\n", "x.yaml:2: eval.batch = 10000: the config needs about 2444.50 GiB"},
-		{"model:\n  hidden: [100000, 100000]\n", "x.yaml:2: model.hidden = [100000 100000]: the config needs about 46201.45 GiB (training graph 15500.81 GiB"},
+		{"model:\n  mlp:\n    hidden: [100000, 100000]\n", "x.yaml:3: model.mlp.hidden = [100000 100000]: the config needs about 46201.45 GiB (training graph 15500.81 GiB"},
 		{"meta:\n  iterations: 100000000\neval:\n  every: 1\n", "x.yaml:4: eval.every = 1: the config needs about 251.77 GiB"},
 	} {
 		_, err := Parse("x.yaml", []byte(tc.yaml))
@@ -43,7 +43,7 @@ func TestSizeBounds(t *testing.T) {
 	}
 	for _, ok := range []string{
 		"task:\n  support: 10\n  query: 10000\n",
-		"model:\n  hidden: [" + strings.Repeat("40, ", 15) + "40]\n",
+		"model:\n  mlp:\n    hidden: [" + strings.Repeat("40, ", 15) + "40]\n",
 		"inner:\n  steps: 100\n",
 		"eval:\n  instances: 10000000\n  train_instances: 10000000\n",
 	} {
@@ -57,9 +57,9 @@ func TestSizeBounds(t *testing.T) {
 // list of hidden sizes took the loader to 6.6 GB) is refused from its size.
 func TestHugeInputRefusedBeforeDecoding(t *testing.T) {
 	t.Parallel()
-	data := []byte("model:\n  hidden: [" + strings.Repeat("1, ", 1<<20) + "1]\n")
+	data := []byte("model:\n  mlp:\n    hidden: [" + strings.Repeat("1, ", 1<<20) + "1]\n")
 	_, err := Parse("x.yaml", data)
-	if err == nil || !strings.Contains(err.Error(), "x.yaml: 3145749 bytes: a file may have at most 65536") {
+	if err == nil || !strings.Contains(err.Error(), "x.yaml: 3145758 bytes: a file may have at most 65536") {
 		t.Errorf("error %v", err)
 	}
 	// Within the size bound, a list longer than any schema list is refused
@@ -81,7 +81,7 @@ func TestMemoryEstimatePaperConfigs(t *testing.T) {
 			t.Fatal(err)
 		}
 		m := c.Memory()
-		if f, err := c.Family(); err == nil && f.Model() == "cnn" {
+		if io, err := c.IO(); err == nil && io.Classes {
 			// The CNN's activations: the paper's Omniglot settings need 0.45
 			// GiB (5-way 1-shot) to 2.3 GiB (20-way 5-shot), MAML's
 			// mini-ImageNet network 1.5 to 2.7 GiB.
@@ -135,9 +135,9 @@ func TestKDerivedDefaults(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	// Small seeds: the commented built-in files make the fuzzer crawl.
 	f.Add([]byte("algorithm: trmaml\ntask:\n  support: 10\n  query: 10\n"))
-	f.Add([]byte("model:\n  hidden: [40, 40]\ninner:\n  steps: 2\n"))
+	f.Add([]byte("model:\n  mlp:\n    hidden: [40, 40]\ninner:\n  steps: 2\n"))
 	f.Add([]byte("task:\n  sinusoid:\n    phase_max: 2pi\n    train_amplitudes: [[0.1, 1], [4, 5]]\n"))
-	f.Add([]byte("model:\n  hidden: [40, 9223372036854775807]\n"))
+	f.Add([]byte("model:\n  mlp:\n    hidden: [40, 9223372036854775807]\n"))
 	f.Add([]byte("a: &a [*a]\n"))
 	f.Add([]byte("eval:\n  query: 1e9\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -63,7 +63,7 @@ type TaskConfig struct {
 	// Family is the task family, the name of a registered Family (the
 	// built-in ones are the table of package tasks, e.g. "sinusoid":
 	// regression with the MLP of model, metric MSE; "omniglot": alphabets as
-	// N-way classification tasks, the CNN of model.cnn, metric accuracy).
+	// N-way classification tasks, the model's class scores, metric accuracy).
 	Family string `yaml:"family"`
 	// Support is K >= 1, the number of support points the inner loop adapts
 	// on; for omniglot the number of support images per class (K-shot), so
@@ -78,42 +78,21 @@ type TaskConfig struct {
 	Sections map[string]any `yaml:"-"`
 }
 
-// ModelConfig describes the network that is meta-learned: the fully
-// connected MLP of the sinusoid family (hidden, activation, init,
-// init_std) or the CNN of the omniglot family (cnn, initialised as
-// graph.CNN.Init says), and the graphs' dtype.
+// ModelConfig chooses the network that is meta-learned, a registered
+// model (ModelNames: the built-in mlp and conv4, and any a program
+// registers), and the graphs' dtype. The model's settings are the section
+// of its name under model, e.g. model: {kind: mlp, mlp: {hidden: [40, 40]}}.
 type ModelConfig struct {
-	// Hidden lists the hidden layer widths, each >= 1; empty gives a linear
-	// model.
-	Hidden []int `yaml:"hidden"`
-	// Activation is the hidden nonlinearity: "relu", "tanh", "sigmoid" or
-	// "softplus".
-	Activation string `yaml:"activation"`
-	// Init is the weight initialisation: "truncated_normal" (as in the
-	// authors' code) or "he".
-	Init string `yaml:"init"`
-	// InitStd > 0 is the standard deviation of the truncated normal
-	// initialisation.
-	InitStd float64 `yaml:"init_std"`
-	// CNN is the convolutional network of the omniglot family; the fields
-	// above describe the sinusoid family's MLP.
-	CNN CNNConfig `yaml:"cnn"`
+	// Kind is the registered model; a file that leaves it out gets its
+	// task family's model (Family.Model).
+	Kind string `yaml:"kind"`
 	// Dtype is the floating-point type of the graphs: "float64" or
 	// "float32" (about twice as fast for the CNN, half the memory).
 	Dtype string `yaml:"dtype"`
-}
-
-// CNNConfig is MAML's Omniglot network: Blocks blocks of [3x3 conv with
-// Filters filters, batch norm, ReLU, 2x2 max-pool] and a linear layer.
-type CNNConfig struct {
-	// Filters >= 1 per convolution (paper: 64).
-	Filters int `yaml:"filters"`
-	// Blocks >= 1 (paper: 4); each halves the image side, which must stay
-	// >= 1 (28 -> 14 -> 7 -> 3 -> 1).
-	Blocks int `yaml:"blocks"`
-	// AdaptBN adapts batch norm's scale and shift in the inner loop too
-	// (the paper: false, only conv and linear weights and biases).
-	AdaptBN bool `yaml:"adapt_bn"`
+	// Sections holds the section of every registered model, keyed by its
+	// name (a pointer to the model's type, Model.NewSection). In YAML each
+	// is a key under model.
+	Sections map[string]any `yaml:"-"`
 }
 
 // InnerConfig is the inner loop: plain gradient steps on the support set.
@@ -191,7 +170,7 @@ type EvalConfig struct {
 	// mean and the worst: the mean loss of the worst fraction 1-alpha of the
 	// tasks (DR-MAML's convention; the cvar method's level a is 1-alpha).
 	// Empty: none.
-	CVaRAlpha []float64 `yaml:"cvar_alpha,omitempty"`
+	CVaRAlpha []float64 `yaml:"cvar_alpha"`
 	// Select is the statistic over the meta-validation tasks that picks
 	// the best model of meta.output best_val: "worst" (also "", the
 	// default), "mean" or "cvar" (CVaR at the first eval.cvar_alpha level).
@@ -219,14 +198,7 @@ func Defaults() Config {
 			Query:    5,
 			Sections: map[string]any{},
 		},
-		Model: ModelConfig{
-			Hidden:     []int{40, 40},
-			Activation: "relu",
-			Init:       "truncated_normal",
-			InitStd:    0.01,
-			CNN:        CNNConfig{Filters: 64, Blocks: 4},
-			Dtype:      "float64",
-		},
+		Model: ModelConfig{Dtype: "float64", Sections: map[string]any{}},
 		Inner: InnerConfig{Steps: 1, Alpha: 1e-3},
 		Meta: MetaConfig{
 			Iterations: 70000,
@@ -249,6 +221,12 @@ func Defaults() Config {
 	for _, f := range families {
 		c.Task.Sections[f.Name()] = f.NewSection()
 	}
+	for _, m := range models {
+		c.Model.Sections[m.Name()] = m.NewSection()
+	}
+	if f, ok := LookupFamily(c.Task.Family); ok {
+		c.Model.Kind = f.Model()
+	}
 	for _, m := range metalearn.Methods() {
 		c.Methods[m.Name] = m.New()
 	}
@@ -269,7 +247,7 @@ func (c Config) Clone() Config {
 		sections[k] = v.Interface()
 	}
 	c.Methods, c.Task.Sections = methods, sections
-	c.Model.Hidden = slices.Clone(c.Model.Hidden)
+	c.Model.Sections = copySections(c.Model.Sections)
 	c.Eval.CVaRAlpha = slices.Clone(c.Eval.CVaRAlpha)
 	return c
 }
@@ -300,17 +278,13 @@ func (c Config) validate() []error {
 		fam.Check(c, &k)
 	}
 
-	m := c.Model
-	k.oneOf("model.dtype", m.Dtype, "float64", "float32")
-	if len(m.Hidden) > MaxLayers {
-		k.fail("model.hidden", fmt.Sprintf("a list of %d", len(m.Hidden)), "must have at most %d entries", MaxLayers)
+	k.oneOf("model.dtype", c.Model.Dtype, "float64", "float32")
+	model, modelErr := ModelNamed(c.Model.Kind)
+	if modelErr != nil {
+		k.fail("model.kind", c.Model.Kind, "is not registered (registered: %s)", strings.Join(ModelNames(), ", "))
+	} else if famErr == nil {
+		model.Check(c, fam.IO(c), &k)
 	}
-	for i, h := range m.Hidden {
-		k.between(fmt.Sprintf("model.hidden[%d]", i), h, 1, MaxWidth)
-	}
-	k.oneOf("model.activation", m.Activation, "relu", "tanh", "sigmoid", "softplus")
-	k.oneOf("model.init", m.Init, "truncated_normal", "he")
-	k.float("model.init_std", m.InitStd, m.InitStd > 0, "> 0")
 
 	k.between("inner.steps", c.Inner.Steps, 1, MaxSteps)
 	k.float("inner.alpha", c.Inner.Alpha, c.Inner.Alpha > 0, "> 0")
@@ -357,7 +331,7 @@ func (c Config) validate() []error {
 		}
 	}
 	if len(k.errs) == 0 && famErr == nil {
-		k.checkMemory(c, fam)
+		k.checkMemory(c)
 	}
 	return k.errs
 }

@@ -13,6 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	. "github.com/trmaml/trmaml/configs"
+	"github.com/trmaml/trmaml/models/mlp"
 )
 
 func TestDefaultsValidate(t *testing.T) {
@@ -73,14 +74,10 @@ func TestBuiltins(t *testing.T) {
 					zero.Methods[k] = m
 				}
 			}
-			fam, err := c.Family()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if fam.Model() == "cnn" {
-				zero.Model.Hidden, zero.Model.Activation, zero.Model.Init, zero.Model.InitStd = c.Model.Hidden, c.Model.Activation, c.Model.Init, c.Model.InitStd
-			} else {
-				zero.Model.CNN = c.Model.CNN
+			for k, sec := range c.Model.Sections {
+				if k != c.Model.Kind {
+					zero.Model.Sections[k] = sec
+				}
 			}
 			if len(errs) > 0 || !reflect.DeepEqual(zero, c) {
 				t.Errorf("file is not fully explicit: %v\nover zero: %+v\nover defaults: %+v", errs, zero, c)
@@ -178,7 +175,7 @@ func TestMarshalRoundTrip(t *testing.T) {
 		configs[name] = c
 	}
 	linear := Defaults()
-	linear.Model.Hidden = []int{}
+	mlp.Section(linear).Hidden = []int{}
 	sine(linear).PhaseMax = 2 * math.Pi
 	configs["linear"] = linear
 	for name, c := range configs {
@@ -290,8 +287,8 @@ func TestRefusals(t *testing.T) {
 			[]string{`x.yaml:1: inner: cannot use "3" (int): want a mapping (keys: steps, alpha)`}},
 		{"pair of wrong length", "task:\n  sinusoid:\n    test_amplitudes: [0.1, 2, 5]\n",
 			[]string{`x.yaml:3: task.sinusoid.test_amplitudes: cannot use a list of 3: want a list of 2, each a number`}},
-		{"wrong element type", "model:\n  hidden: [40, forty]\n",
-			[]string{`x.yaml:2: model.hidden[1]: cannot use "forty" (string): want an integer`}},
+		{"wrong element type", "model:\n  mlp:\n    hidden: [40, forty]\n",
+			[]string{`x.yaml:3: model.mlp.hidden[1]: cannot use "forty" (string): want an integer`}},
 		{"bad phase string", "task:\n  sinusoid:\n    phase_max: tau\n",
 			[]string{`x.yaml:3: task.sinusoid.phase_max: cannot use "tau" (string): want a number, "pi" or "2pi"`}},
 		{"phase out of range", "task:\n  sinusoid:\n    phase_max: 7\n",
@@ -316,8 +313,8 @@ func TestRefusals(t *testing.T) {
 			[]string{`x.yaml:2: order = "third": must be one of second, first`}},
 		{"bad output", "meta:\n  output: best\n",
 			[]string{`x.yaml:2: meta.output = "best": must be one of last, T1, T2`}},
-		{"bad activation", "model:\n  activation: gelu\n",
-			[]string{`x.yaml:2: model.activation = "gelu": must be one of relu, tanh, sigmoid, softplus`}},
+		{"bad activation", "model:\n  mlp:\n    activation: gelu\n",
+			[]string{`x.yaml:3: model.mlp.activation = "gelu": must be one of relu, tanh, sigmoid, softplus`}},
 		{"bad name", "name: a b\n",
 			[]string{`x.yaml:1: name = "a b": must be non-empty and use only A-Z a-z 0-9 _ . -`}},
 		{"train range outside test range", "task:\n  sinusoid:\n    train_amplitudes: [[0.05, 1]]\n",

@@ -28,11 +28,14 @@ func DecodeOverZero(name string) (Config, []error) {
 	for k, s := range zero.Task.Sections {
 		zero.Task.Sections[k] = reflect.New(reflect.TypeOf(s).Elem()).Interface()
 	}
+	for k, s := range zero.Model.Sections {
+		zero.Model.Sections[k] = reflect.New(reflect.TypeOf(s).Elem()).Interface()
+	}
 	for k, m := range zero.Methods {
 		zero.Methods[k] = reflect.New(reflect.TypeOf(m).Elem()).Interface().(metalearn.Method)
 	}
 	base := zero
-	zero = Config{Methods: base.Methods, Task: TaskConfig{Sections: base.Task.Sections}}
+	zero = Config{Methods: base.Methods, Task: TaskConfig{Sections: base.Task.Sections}, Model: ModelConfig{Sections: base.Model.Sections}}
 	d := decoder{file: name, lines: map[string]int{}}
 	d.decode(root, reflect.ValueOf(&zero).Elem(), "")
 	return zero, d.errs

@@ -28,11 +28,12 @@ type Family interface {
 	// Noun is what one task is called in captions, headers and on axes,
 	// e.g. "task" or "alphabet".
 	Noun() string
-	// Model is the kind of network the family's tasks take: "mlp"
-	// (regression with the MLP of model.hidden and the squared error) or
-	// "cnn" (classification with the CNN of model.cnn, softmax cross-entropy
-	// and accuracy).
+	// Model is the registered model (model.kind) of a file that states
+	// none.
 	Model() string
+	// IO is what c's points are to a model: the input's height, width and
+	// channels, the outputs, and whether they are class scores.
+	IO(c Config) IO
 	// Ways is N of N-way classification (tables then name the setting
 	// "N-way K-shot"), 0 for regression.
 	Ways(c Config) int
@@ -47,7 +48,9 @@ type Family interface {
 	// Check validates the section and the fields whose range depends on
 	// the family, with k's helpers.
 	Check(c Config, k *Checker)
-	// Memory estimates the memory a run of c needs, from its sizes alone.
+	// Memory estimates the memory of a run of c that is the family's, from
+	// its sizes alone: Records (RecordsMemory) and Data; the model
+	// estimates the graphs.
 	Memory(c Config) MemoryEstimate
 	// Tasks builds the task sets of c. Errors a config could have caused
 	// are *ConfigError, naming the field.
@@ -63,8 +66,9 @@ type EvalFielder interface {
 }
 
 // ScaleFielder is implemented by a family whose section sets the scale of
-// the inputs, so that a run whose first evaluation is not finite can name
-// those fields beside the model's and the learning rates.
+// the inputs, or a model whose section sets that of the initial weights, so
+// that a run whose first evaluation is not finite can name those fields
+// beside the learning rates.
 type ScaleFielder interface {
 	// ScaleFields names the section's fields that set the input scale,
 	// with their values, e.g. "task.sinusoid.x_min = -5".
@@ -199,6 +203,10 @@ type TaskSets struct {
 	// Support, Query and EvalQuery are the points of a training instance's
 	// support and query sets and of an evaluated instance's query set.
 	Support, Query, EvalQuery int
+	// IO, if not nil, is what the points turned out to be when the family's
+	// IO left a size to its data (an image folder's files decide their
+	// size or channels); the model is built on it.
+	IO *IO
 }
 
 // ConfigError is a config that passes field-by-field validation but cannot

@@ -63,10 +63,26 @@ func ParseWith(name string, data []byte, from string, sets []Setting) (Config, e
 	if len(over.errs) > 0 {
 		return Config{}, errors.Join(over.errs...)
 	}
+	if len(c.Eval.CVaRAlpha) == 0 {
+		c.Eval.CVaRAlpha = nil // "cvar_alpha: []" is the default, no levels
+	}
 	if errs := append(c.resolveDefaults(d.lines), c.validate()...); len(errs) > 0 {
 		return Config{}, d.locate(errs)
 	}
 	return c, nil
+}
+
+// familyModel is the model of the family a config document names (or of
+// the default family), "" if it is not registered.
+func familyModel(root *yaml.Node) string {
+	name := Defaults().Task.Family
+	if f := mappingValue(mappingValue(root, "task"), "family"); f != nil {
+		name = f.Value
+	}
+	if f, ok := LookupFamily(name); ok {
+		return f.Model()
+	}
+	return ""
 }
 
 // settingNode is the mapping {a: {b: value}} of the setting a.b = value.
@@ -89,6 +105,9 @@ func (c *Config) resolveDefaults(set map[string]int) []error {
 	fam, err := c.Family()
 	if err != nil {
 		return nil // validate reports task.family
+	}
+	if !stated("model.kind") {
+		c.Model.Kind = fam.Model()
 	}
 	if errs := fam.Defaults(c, stated); len(errs) > 0 {
 		return errs
@@ -138,6 +157,9 @@ func decodeStrict(name string, data []byte, v any) (*decoder, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, ok := v.(*Config); ok {
+		legacyModel(root, familyModel)
+	}
 	d := &decoder{file: name, lines: map[string]int{}}
 	d.decode(root, reflect.ValueOf(v).Elem(), "")
 	if len(d.errs) > 0 {
@@ -184,8 +206,9 @@ func (c Config) Marshal() ([]byte, error) {
 }
 
 // insertSections adds the registered methods' sections after meta, in
-// registration order, and the section of c's family at the end of task
-// (the other families' sections are their defaults, which Parse restores).
+// registration order, the section of c's family at the end of task and that
+// of c's model at the end of model (the other families' and models'
+// sections are their defaults, which Parse restores).
 func insertSections(root *yaml.Node, c Config) error {
 	var methods []*yaml.Node
 	for _, info := range metalearn.Methods() {
@@ -212,6 +235,15 @@ func insertSections(root *yaml.Node, c Config) error {
 					}
 					task.Content = append(task.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: f.Name()}, v)
 				}
+			}
+		case "model":
+			if s := c.Model.Section(); s != nil {
+				v, err := sectionNode(s)
+				if err != nil {
+					return err
+				}
+				model := root.Content[i+1]
+				model.Content = append(model.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: c.Model.Kind}, v)
 			}
 		}
 	}
@@ -272,7 +304,8 @@ func syntaxError(name string, err error) error {
 	return fmt.Errorf("%s: %s", name, strings.TrimPrefix(msg, "yaml: "))
 }
 
-// maxAnyList bounds a list field without its own bound in maxListLen.
+// maxAnyList bounds every list field, checked before it is decoded; the
+// section that owns a list checks its own, smaller, bound.
 const maxAnyList = 1000
 
 // decoder strictly decodes a YAML node tree into Go values, recording the line
@@ -307,10 +340,6 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 	case reflect.Slice:
 		if n.Kind != yaml.SequenceNode {
 			d.mismatch(n, v, path)
-			return
-		}
-		if max, ok := maxListLen[path]; ok && len(n.Content) > max {
-			d.errorf(n.Line, "%s: a list of %d: at most %d entries are allowed", path, len(n.Content), max)
 			return
 		}
 		if len(n.Content) > maxAnyList {
@@ -444,7 +473,8 @@ func fieldKeys(t reflect.Type) []string {
 }
 
 // sections returns the registered sections a struct value holds besides
-// its fields (a Config's methods, a TaskConfig's families), each the
+// its fields (a Config's methods, a TaskConfig's families, a ModelConfig's
+// models), each the
 // addressable struct its key decodes into.
 func sections(v reflect.Value) map[string]reflect.Value {
 	out := map[string]reflect.Value{}
@@ -452,7 +482,7 @@ func sections(v reflect.Value) map[string]reflect.Value {
 	switch v.Type() {
 	case reflect.TypeFor[Config]():
 		m = v.FieldByName("Methods")
-	case reflect.TypeFor[TaskConfig]():
+	case reflect.TypeFor[TaskConfig](), reflect.TypeFor[ModelConfig]():
 		m = v.FieldByName("Sections")
 	default:
 		return out
@@ -478,6 +508,8 @@ func allowedKeys(v reflect.Value) []string {
 		names = metalearn.MethodNames()
 	case reflect.TypeFor[TaskConfig]():
 		names = FamilyNames()
+	case reflect.TypeFor[ModelConfig]():
+		names = ModelNames()
 	}
 	var present []string
 	for _, n := range names {

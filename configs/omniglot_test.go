@@ -24,10 +24,10 @@ func TestOmniglotRefusals(t *testing.T) {
 			[]string{`x.yaml:4: task.query = 16: must be <= 15 with task.support = 5: a character has 20 drawings`}},
 		{"evaluation queries beyond the drawings", omniglotYAML + "eval:\n  query: 20\n",
 			[]string{`x.yaml:6: eval.query = 20: must be <= 19 with task.support = 1`}},
-		{"image too small for the blocks", omniglotYAML + "  omniglot:\n    image_size: 8\nmodel:\n  cnn:\n    blocks: 4\n",
-			[]string{`x.yaml:9: model.cnn.blocks = 4: must be >= 1 and leave images of at least 1x1: each block halves the side, so at most 3 for task.omniglot.image_size = 8`}},
-		{"no filters", omniglotYAML + "model:\n  cnn:\n    filters: 0\n",
-			[]string{`x.yaml:7: model.cnn.filters = 0: must be in [1, 1024]`}},
+		{"image too small for the blocks", omniglotYAML + "  omniglot:\n    image_size: 8\nmodel:\n  conv4:\n    blocks: 4\n",
+			[]string{`x.yaml:9: model.conv4.blocks = 4: leaves no image: 8x8 inputs under 4 blocks of max pooling shrink to nothing at block 4 (at most 3 blocks)`}},
+		{"no filters", omniglotYAML + "model:\n  conv4:\n    filters: 0\n",
+			[]string{`x.yaml:7: model.conv4.filters = 0: must be in [1, 1024]`}},
 		{"image larger than the drawings", omniglotYAML + "  omniglot:\n    image_size: 106\n",
 			[]string{`x.yaml:6: task.omniglot.image_size = 106: must be in [1, 105]`}},
 		{"unknown dtype", "model:\n  dtype: float16\n", []string{`x.yaml:2: model.dtype = "float16": must be one of float64, float32`}},
@@ -37,8 +37,8 @@ func TestOmniglotRefusals(t *testing.T) {
 			[]string{`x.yaml:2: eval.final_instances = -1: must be in [0, 10000000]`}},
 		{"p_lr for ways the paper does not report", omniglotYAML + "  omniglot:\n    ways: 7\n",
 			[]string{`x.yaml: trmaml.p_lr = (not set): must be stated for task.omniglot.ways = 7`}},
-		{"unknown cnn key", "model:\n  cnn:\n    width: 3\n",
-			[]string{`x.yaml:3: unknown field "width" in model.cnn (allowed: filters, blocks, adapt_bn)`}},
+		{"unknown conv4 key", "model:\n  conv4:\n    width: 3\n",
+			[]string{`x.yaml:3: unknown field "width" in model.conv4 (allowed: filters, blocks, pool, batch_norm, hidden)`}},
 		{"unknown data key", "data:\n  dir: /x\n", []string{`x.yaml:2: unknown field "dir" in data (allowed: root)`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -60,7 +60,7 @@ func TestOmniglotRefusals(t *testing.T) {
 // its ways in Algorithm 1's convention; a sinusoid file keeps its defaults.
 func TestOmniglotDerivedDefaults(t *testing.T) {
 	t.Parallel()
-	const small = "model:\n  cnn:\n    filters: 4\nmeta:\n  batch: 2\n" // within the memory limit at eval.batch 100
+	const small = "model:\n  conv4:\n    filters: 4\nmeta:\n  batch: 2\n" // within the memory limit at eval.batch 100
 	for _, tc := range []struct {
 		yaml              string
 		evalQuery, final  int

@@ -6,7 +6,8 @@ import (
 	"github.com/trmaml/trmaml/tasks/omniglot"
 	"github.com/trmaml/trmaml/tasks/sinusoid"
 
-	_ "github.com/trmaml/trmaml/tasks" // the built-in task families
+	_ "github.com/trmaml/trmaml/models/builtin" // the built-in models
+	_ "github.com/trmaml/trmaml/tasks"          // the built-in task families
 )
 
 // Accessors of the registered sections the tests read.

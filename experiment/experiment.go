@@ -419,6 +419,7 @@ func runJob(ctx context.Context, j Job, opts run.Options) error {
 		return err
 	}
 	if finished(j.Dir) {
+		clearFailure(j)
 		return nil
 	}
 	_, err := run.Resume(ctx, j.Dir, opts)

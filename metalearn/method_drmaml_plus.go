@@ -23,7 +23,10 @@ type DRMAMLPlus struct {
 	maml      MAML
 	order     []int
 	fallbacks int
+	warn      func(msg string)
 }
+
+func (m *DRMAMLPlus) setWarn(f func(msg string)) { m.warn = f }
 
 // Init implements Method: batch is B, the candidates.
 func (m *DRMAMLPlus) Init(masses []float64, batch int) ([]float64, error) {
@@ -42,7 +45,9 @@ func (m *DRMAMLPlus) Weigh(_ []float64, _ []int, losses, weights []float64) {
 	w := 1 / ((1 - m.Alpha) * float64(len(losses)))
 	v, ok := KDEQuantile(losses, m.Alpha)
 	if !ok {
-		m.fallbacks++
+		if m.fallbacks++; m.fallbacks == 1 && m.warn != nil {
+			m.warn(fmt.Sprintf("DR-MAML+: no kernel density of %d candidate losses (all equal): the empirical tail of DR-MAML is used when this happens (said once)", len(losses)))
+		}
 		selectTail(losses, tailSize(len(losses), m.Alpha), w, m.order, weights)
 		return
 	}

@@ -51,29 +51,6 @@ func TestDROMAMLWeightsFormula(t *testing.T) {
 	}
 }
 
-// TestDROMAMLConvergesToMinMax: with its descent on w, DRO-MAML reaches
-// TR-MAML's closed-form min-max point of the quadratic tasks (as TR-MAML
-// and entropic TR-MAML do, TestTrainerConvergesToClosedForm).
-func TestDROMAMLConvergesToMinMax(t *testing.T) {
-	t.Parallel()
-	q, alpha := newQuad()
-	k := []float64{q.k(0, alpha), q.k(1, alpha), q.k(2, alpha)}
-	r1, r3 := math.Sqrt(k[0]), math.Sqrt(k[2])
-	want := (r1*q.c[0] + r3*q.c[2]) / (r1 + r3)
-	p1, p3 := k[2]*(q.c[2]-want), k[0]*(want-q.c[0])
-	wantP := []float64{p1 / (p1 + p3), 0, p3 / (p1 + p3)}
-	w, p := trainQuad(t, q, alpha, &DROMAML{EtaQ: 0.01}, 40000)
-	if math.Abs(w[0]-want) > 0.01 {
-		t.Errorf("w = %.4f, want the min-max point %.4f", w[0], want)
-	}
-	for i := range p {
-		if math.Abs(p[i]-wantP[i]) > 0.02 {
-			t.Errorf("q = %.3f, want %.3f", p, wantP)
-			break
-		}
-	}
-}
-
 // TestDROMAMLEstimator measures how Group DRO's weights (q_i / c_i on the
 // drawn tasks) differ from the weights (n/C) q_i of Algorithm 1's sampling,
 // which entropic TR-MAML uses, as estimates of sum_i q_i grad F_i at a

@@ -61,7 +61,13 @@ type Settings struct {
 	Schedule Schedule
 	// Seed seeds the generator that draws the tasks and their instances.
 	Seed uint64
+	// Warn, if not nil, receives what a method reports without stopping
+	// the run, once (DR-MAML+ falling back from its kernel density).
+	Warn func(msg string)
 }
+
+// warner is a built-in method that reports through Settings.Warn.
+type warner interface{ setWarn(func(msg string)) }
 
 // BatchShaper is an Objective that reports the support and query points
 // per instance it was built for, as graph.Objective does, so that
@@ -210,6 +216,9 @@ func NewTrainer(obj Objective, train TaskSet, w0 []float64, s Settings) (*Traine
 	p, err := s.Method.Init(masses, s.Batch)
 	if err != nil {
 		return nil, err
+	}
+	if w, ok := s.Method.(warner); ok && s.Warn != nil {
+		w.setWarn(s.Warn)
 	}
 	t := &Trainer{Settings: s, Objective: obj, Train: train}
 	t.pcg = rand.NewPCG(s.Seed, 0x7472_6d61_6d6c) // second word: "trmaml"

@@ -102,3 +102,24 @@ func TestWeigherWeightsTheGradient(t *testing.T) {
 		}
 	}
 }
+
+// TestDRMAMLPlusWarnsOnce: when every iteration's losses are equal (one
+// task), DR-MAML+ falls back at every iteration and Settings.Warn hears of
+// it once.
+func TestDRMAMLPlusWarnsOnce(t *testing.T) {
+	t.Parallel()
+	q := quadTasks{a: []float64{1}, c: []float64{0.5}, mass: []float64{1}}
+	var msgs []string
+	m := &DRMAMLPlus{Alpha: 0.5}
+	s := Settings{Method: m, Iterations: 5, Batch: 4, Optimizer: &SGD{LR: 0.05}, Warn: func(msg string) { msgs = append(msgs, msg) }}
+	tr, err := NewTrainer(quadObjective{q: q, alpha: 0.1, tasks: 4}, q, []float64{3}, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Run(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) != 1 || m.Fallbacks() != 5 {
+		t.Errorf("warnings %q over %d fallbacks, want one over 5", msgs, m.Fallbacks())
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/trmaml/trmaml/models/mlp"
+
 	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/tasks/sinusoid"
 
@@ -32,7 +34,7 @@ func Example() {
 		sine.TaskWidth = 0.5
 		sine.TestAmplitudes = [2]float64{0.5, 5}
 		sine.TrainAmplitudes = [][2]float64{{0.5, 1.5}, {4.5, 5}}
-		c.Model.Hidden = []int{8}
+		mlp.Section(c).Hidden = []int{8}
 		c.Meta.Iterations, c.Meta.Batch = 30, 10
 		c.Meta.LR, c.Settings("trmaml").(*metalearn.TRMAML).PLR = 0.01, 0.05
 		c.Eval.Every, c.Eval.Instances, c.Eval.TrainInstances, c.Eval.Batch = 10, 50, 30, 10

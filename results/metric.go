@@ -84,6 +84,14 @@ func DisplayCurve(m metalearn.Metric, c Curve) Curve {
 		pts[i] = Display(m, e)
 	}
 	c.Points = pts
+	seeds := make([][]float64, len(c.Seeds))
+	for s, vs := range c.Seeds {
+		seeds[s] = make([]float64, len(vs))
+		for i, v := range vs {
+			seeds[s][i] = m.Show(v)
+		}
+	}
+	c.Seeds = seeds
 	return c
 }
 

@@ -27,6 +27,9 @@ type TableRow struct {
 	// CVaR is CVaR_alpha over the meta-test tasks at each of the table's
 	// CVaRAlpha levels.
 	CVaR []Estimate
+	// Unfinished names the group's unfinished runs, whose values are
+	// their last evaluation's (Group.UnfinishedNote); "" when all finished.
+	Unfinished string
 }
 
 // SummaryTable is the paper's results table (Table 1) for a set of groups.
@@ -54,18 +57,25 @@ func Table(groups []*Group) (*SummaryTable, error) {
 	}
 	t := &SummaryTable{Score: groups[0].Score, CVaRAlpha: CVaRLevels(groups)}
 	t.ShowOrder, t.ShowName = rowColumns(groups)
-	for i, g := range groups {
+	counted := false // t.TestTasks holds a finished run's count
+	for _, g := range groups {
 		row := TableRow{
 			Key: g.Key, Seeds: g.Seeds(),
 			Mean: g.Final(MetaTestMean), Worst: g.Final(MetaTestWorst), Std: g.Final(MetaTestStd),
 			TrainWeightedMean: g.Final(MetaTrainWeightedMean),
+			Unfinished:        g.UnfinishedNote(),
 		}
 		for _, a := range t.CVaRAlpha {
 			row.CVaR = append(row.CVaR, g.FinalCVaR(MetaTest, a))
 		}
 		t.Rows = append(t.Rows, row)
-		n := len(g.Runs[0].Result.MetaTest.Tasks)
-		if i == 0 {
+		fin := Finished([]*Group{g})[0].Runs
+		if len(fin) == 0 {
+			continue
+		}
+		n := len(fin[0].Result.MetaTest.Tasks)
+		if !counted {
+			counted = true
 			t.TestTasks = n
 		} else if n != t.TestTasks {
 			t.TestTasks = 0
@@ -129,7 +139,7 @@ func (t *SummaryTable) Markdown() string {
 	rows := make([]markdownRow, len(t.Rows))
 	for i, r := range t.Rows {
 		e := r.estimates()
-		rows[i] = markdownRow{r.Key, r.Seeds, append(e[:], r.CVaR...)}
+		rows[i] = markdownRow{r.Key, r.Seeds, append(e[:], r.CVaR...), r.Unfinished}
 	}
 	writeMarkdownRows(&b, t.Score, rows, spread, t.ShowOrder, t.ShowName)
 	return b.String()
@@ -182,6 +192,8 @@ type markdownRow struct {
 	key   Key
 	seeds int
 	stats []Estimate // stored units, in column order
+	// unfinished notes the unfinished runs, after the seed count.
+	unfinished string
 }
 
 // writeMarkdownRows writes one line per row under writeMarkdownHead's
@@ -192,7 +204,11 @@ type markdownRow struct {
 // is better in any metric.
 func writeMarkdownRows(b *strings.Builder, score metalearn.Metric, rows []markdownRow, spread []bool, showOrder, showName bool) {
 	for i, r := range rows {
-		cells := append(keyCells(r.key, showOrder, showName), strconv.Itoa(r.seeds))
+		seeds := strconv.Itoa(r.seeds)
+		if r.unfinished != "" {
+			seeds += " (" + r.unfinished + ")"
+		}
+		cells := append(keyCells(r.key, showOrder, showName), seeds)
 		for c, e := range r.stats {
 			s := formatEstimate(Display(score, e))
 			if bestInSetting(score, rows, i, c, spread[c]) {
@@ -228,8 +244,11 @@ func bestInSetting(score metalearn.Metric, rows []markdownRow, i, c int, spread 
 
 // formatEstimate writes "mean ± half" with two decimals, more for means
 // below 0.1 so that two significant digits show; just the mean for a
-// single seed.
+// single seed; "n/a" for a value not measured (NaN).
 func formatEstimate(e Estimate) string {
+	if math.IsNaN(e.Mean) {
+		return "n/a" // not measured yet: an unfinished run's
+	}
 	d := 2
 	if m := math.Abs(e.Mean); m > 0 && m < 0.1 {
 		d = min(6, 1-int(math.Floor(math.Log10(m))))

@@ -45,6 +45,8 @@ type TrainTestRow struct {
 	// CVaR are CVaR_alpha at the table's levels, over the meta-training
 	// tasks, then over the meta-test tasks.
 	CVaR []Estimate
+	// Unfinished names the group's unfinished runs (Group.UnfinishedNote).
+	Unfinished string
 }
 
 // trainTestColumns are the statistics of the columns of a TrainTestTable,
@@ -73,7 +75,7 @@ func NewTrainTestTable(groups []*Group) (*TrainTestTable, error) {
 	t := &TrainTestTable{Score: groups[0].Score, Noun: TaskNoun(groups), CVaRAlpha: CVaRLevels(groups)}
 	t.ShowOrder, t.ShowName = rowColumns(groups)
 	for i, g := range groups {
-		row := TrainTestRow{Key: g.Key, Seeds: g.Seeds()}
+		row := TrainTestRow{Key: g.Key, Seeds: g.Seeds(), Unfinished: g.UnfinishedNote()}
 		for c, col := range trainTestColumns {
 			row.Stats[c] = g.Final(col.stat)
 		}
@@ -141,7 +143,7 @@ func (t *TrainTestTable) Markdown() string {
 	writeMarkdownHead(&b, t.ShowOrder, t.ShowName, numeric...)
 	rows := make([]markdownRow, len(t.Rows))
 	for i, r := range t.Rows {
-		rows[i] = markdownRow{r.Key, r.Seeds, append(r.Stats[:len(r.Stats):len(r.Stats)], r.CVaR...)}
+		rows[i] = markdownRow{r.Key, r.Seeds, append(r.Stats[:len(r.Stats):len(r.Stats)], r.CVaR...), r.Unfinished}
 	}
 	spread := make([]bool, len(trainTestColumns)+2*len(t.CVaRAlpha))
 	for c, col := range trainTestColumns {

@@ -37,7 +37,7 @@ func EvalOverridable(path string) bool {
 // the result records them and goes to rundir.EvalFileFor(sets). When ctx
 // is done the evaluation stops and writes nothing.
 func Evaluate(ctx context.Context, dir string, evalSeed uint64, opts Options, sets ...string) (*rundir.Result, error) {
-	lock, err := rundir.Open(dir)
+	lock, err := rundir.Lock(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -46,6 +46,10 @@ func Evaluate(ctx context.Context, dir string, evalSeed uint64, opts Options, se
 	if err != nil {
 		return nil, err
 	}
+	if err := rundir.CleanTemps(dir); err != nil {
+		return nil, err
+	}
+	opts.warn(sealed.Note(dir))
 	s, err := loadSetup(dir, opts, sets...)
 	if err != nil {
 		return nil, err

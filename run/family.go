@@ -2,35 +2,38 @@ package run
 
 import (
 	"fmt"
-	"math"
-	"math/rand/v2"
 
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/graph"
 	"github.com/trmaml/trmaml/metalearn"
-	"github.com/trmaml/trmaml/rundir"
-	_ "github.com/trmaml/trmaml/tasks"               // the built-in task families
-	_ "github.com/trmaml/trmaml/tasks/omniglot/load" // and the data side of those that read files
+	"github.com/trmaml/trmaml/models"
+	_ "github.com/trmaml/trmaml/models/builtin/engines" // the built-in models
+	_ "github.com/trmaml/trmaml/tasks"                  // the built-in task families
+	_ "github.com/trmaml/trmaml/tasks/omniglot/load"    // and the data side of those that read files
 )
 
-// family is what a config's task family contributes to a Setup: its task
-// sets, the model that fits them, and how a graph of it is built.
+// family is what a config's task family and model contribute to a Setup:
+// its task sets, the model built on their points, and how a graph of it
+// is built.
 type family struct {
 	train, test, evalTrain, evalTest metalearn.TaskSet
 	evalValidation                   metalearn.TaskSet // nil: no meta-validation tasks
-	model                            graph.Model
-	init                             func(rng *rand.Rand) ([]float64, error)
-	record                           rundir.Model
+	model                            models.Built
 	loss                             graph.Loss
 	metric                           graph.Score // nil: the loss is the metric
-	inShape                          []int
-	support, query, evalQuery        int // points per instance
+	support, query, evalQuery        int         // points per instance
 }
 
-// newFamily builds the task sets of cfg's registered family and the model
-// of the kind the family names (configs.Family.Model).
+// newFamily builds the task sets of cfg's registered family and the
+// registered model of model.kind on the family's points (configs.IO):
+// class scores train with softmax cross-entropy and are scored by
+// accuracy, regression with the squared error.
 func newFamily(cfg configs.Config, opts Options) (*family, error) {
 	fam, err := cfg.Family()
+	if err != nil {
+		return nil, err
+	}
+	model, err := models.Named(cfg.Model.Kind)
 	if err != nil {
 		return nil, err
 	}
@@ -38,38 +41,24 @@ func newFamily(cfg configs.Config, opts Options) (*family, error) {
 	if err != nil {
 		return nil, err
 	}
+	io := fam.IO(cfg)
+	if sets.IO != nil {
+		io = *sets.IO
+	}
+	if in, out := sets.Train.Dims(); in != io.Inputs() || out != io.Outputs {
+		return nil, fmt.Errorf("run: task family %q: its tasks have %d inputs and %d outputs, its IO says %s", fam.Name(), in, out, io)
+	}
+	built, err := model.Build(cfg.Model.Section(), io)
+	if err != nil {
+		return nil, err
+	}
 	f := &family{
 		train: sets.Train, test: sets.Test, evalTrain: sets.EvalTrain, evalTest: sets.EvalTest,
+		model: built, loss: graph.MSELoss,
 		support: sets.Support, query: sets.Query, evalQuery: sets.EvalQuery, evalValidation: sets.EvalValidation,
 	}
-	in, out := sets.Train.Dims()
-	switch kind := fam.Model(); kind {
-	case "mlp":
-		sizes := append(append([]int{in}, cfg.Model.Hidden...), out)
-		mlp, err := graph.NewMLP(sizes, graph.Activation(cfg.Model.Activation))
-		if err != nil {
-			return nil, err
-		}
-		f.model, f.loss, f.inShape = mlp, graph.MSELoss, []int{in}
-		f.init = func(rng *rand.Rand) ([]float64, error) {
-			return mlp.Init(graph.Init(cfg.Model.Init), cfg.Model.InitStd, rng)
-		}
-		f.record = rundir.Model{Sizes: mlp.Sizes, Activation: string(mlp.Activation)}
-	case "cnn":
-		side := int(math.Round(math.Sqrt(float64(in))))
-		if side*side != in {
-			return nil, fmt.Errorf("run: task family %q: the CNN needs square one-channel images, got %d inputs", fam.Name(), in)
-		}
-		n := cfg.Model.CNN
-		cnn, err := graph.NewCNN(side, side, 1, n.Filters, n.Blocks, out, n.AdaptBN)
-		if err != nil {
-			return nil, &configs.ConfigError{Field: "model.cnn", Problem: err.Error()}
-		}
-		f.model, f.loss, f.metric, f.inShape = cnn, graph.SoftmaxCrossEntropy, graph.Accuracy, cnn.InShape()
-		f.init = func(rng *rand.Rand) ([]float64, error) { return cnn.Init(rng), nil }
-		f.record = rundir.Model{CNN: (*rundir.CNN)(&cnn)}
-	default:
-		return nil, fmt.Errorf("run: task family %q asks for model %q: want mlp or cnn", fam.Name(), kind)
+	if io.Classes {
+		f.loss, f.metric = graph.SoftmaxCrossEntropy, graph.Accuracy
 	}
 	return f, nil
 }

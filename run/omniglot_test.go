@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trmaml/trmaml/graph"
+
 	omniglottask "github.com/trmaml/trmaml/tasks/omniglot"
 
 	"github.com/trmaml/trmaml/configs"
@@ -145,7 +147,8 @@ func testOmniglotTrain(t *testing.T, src omniglotSource, opts Options) {
 	if err := json.Unmarshal(raw, &model); err != nil {
 		t.Fatal(err)
 	}
-	if model.CNN == nil || model.CNN.Filters != 4 || model.CNN.Ways != 5 || model.Sizes != nil {
+	var cnn graph.CNN
+	if err := json.Unmarshal(model.Net, &cnn); err != nil || model.Kind != "conv4" || cnn.Filters != 4 || cnn.Ways != 5 {
 		t.Errorf("model.json describes %+v, want the 4-filter 5-way CNN", model)
 	}
 	metrics, err := os.ReadFile(filepath.Join(dir, rundir.MetricsFile))

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trmaml/trmaml/models/mlp"
+
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/graph"
 	"github.com/trmaml/trmaml/metalearn"
@@ -22,7 +24,7 @@ func tinyConfig() configs.Config {
 	c := configs.Defaults()
 	c.Name = "tiny"
 	c.Algorithm = "trmaml"
-	c.Model.Hidden = []int{8}
+	mlp.Section(c).Hidden = []int{8}
 	c.Meta.Iterations = 30
 	c.Meta.Batch = 10
 	c.Eval.Every = 10
@@ -168,12 +170,9 @@ func unfinish(t *testing.T, c configs.Config, dir string, iterations int) config
 	if err := os.Remove(filepath.Join(dir, rundir.ResultFile)); err != nil {
 		t.Fatal(err)
 	}
-	// Sealed afresh, as trmaml seal would: this test is about what
-	// resume does with such a state, not about the manifest.
-	os.Remove(filepath.Join(dir, rundir.ManifestFile))
-	if err := rundir.SealExisting(dir); err != nil {
-		t.Fatal(err)
-	}
+	// Bound and sealed afresh: this test is about what resume does with
+	// such a state, not about the bindings.
+	rebind(t, dir)
 	return c
 }
 

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -117,8 +118,8 @@ func Build(cfg configs.Config, opts Options) (*Setup, error) {
 		dtype = tensor.Float32
 	}
 	spec := graph.Spec{
-		Model: f.model, Tasks: drawn, Support: f.support, Query: f.query,
-		Loss: f.loss, Score: f.metric, InShape: f.inShape, OutDim: out, Steps: cfg.Inner.Steps, Alpha: cfg.Inner.Alpha,
+		Model: f.model.Net, Tasks: drawn, Support: f.support, Query: f.query,
+		Loss: f.loss, Score: f.metric, InShape: f.model.InShape, OutDim: out, Steps: cfg.Inner.Steps, Alpha: cfg.Inner.Alpha,
 		FirstOrder: cfg.Order == "first", MetaGradient: true, Dtype: dtype,
 	}
 	obj, err := graph.NewObjective(spec)
@@ -131,6 +132,10 @@ func Build(cfg configs.Config, opts Options) (*Setup, error) {
 		return nil, err
 	}
 	evalObj.ShareBuffers(obj) // evaluation and training run in turn
+	net, err := json.Marshal(f.model.Record)
+	if err != nil {
+		return nil, err
+	}
 	method, err := cfg.NewMethod()
 	if err != nil {
 		return nil, fmt.Errorf("run: %w", err)
@@ -146,7 +151,7 @@ func Build(cfg configs.Config, opts Options) (*Setup, error) {
 	in, _ := f.train.Dims()
 	s := &Setup{
 		Config: cfg, Train: f.train, Test: f.test, EvalTrain: f.evalTrain, EvalTest: f.evalTest, EvalValidation: f.evalValidation,
-		Model: f.model, Objective: obj,
+		Model: f.model.Net, Objective: obj,
 		Evaluator: metalearn.NewEvaluator(evalObj, f.support, f.evalQuery, in, out),
 		Metric:    metalearn.MSE,
 		Score: func(w []float64, b *metalearn.Batch, out []float64) error {
@@ -155,9 +160,9 @@ func Build(cfg configs.Config, opts Options) (*Setup, error) {
 		Settings: metalearn.Settings{
 			Method: method, Iterations: cfg.Meta.Iterations, Batch: drawn, Support: f.support, Query: f.query,
 			BallRadius: cfg.Meta.BallRadius, Output: output,
-			Optimizer: opt, Schedule: schedule, Seed: cfg.Seed,
+			Optimizer: opt, Schedule: schedule, Seed: cfg.Seed, Warn: opts.warn,
 		},
-		Support: f.support, Query: f.query, init: f.init, record: f.record,
+		Support: f.support, Query: f.query, init: f.model.Init, record: rundir.Model{Kind: cfg.Model.Kind, Net: net},
 	}
 	if name := evalObj.Metric(); name != "" {
 		if s.Metric, err = metalearn.MetricNamed(name); err != nil {
@@ -187,13 +192,13 @@ func loadSetup(dir string, opts Options, sets ...string) (*Setup, error) {
 		return nil, err
 	}
 	if len(sets) > 0 {
-		if cfg, err = configs.Override(cfg, "-set", sets, EvalOverridable); err != nil {
+		if cfg, err = evalSets(cfg, sets); err != nil {
 			return nil, err
 		}
 	}
 	s, err := Build(cfg, opts)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", cfgPath, err)
+		return nil, blameSets(cfgPath, sets, err)
 	}
 	s.configHash = rundir.HashBytes(yml)
 	return s, nil
@@ -216,4 +221,16 @@ func checkInstances(cfg configs.Config, train, test int) error {
 		}
 	}
 	return nil
+}
+
+// warn writes line (if not empty) to o.Warnings.
+func (o Options) warn(line string) {
+	if line == "" {
+		return
+	}
+	w := o.Warnings
+	if w == nil {
+		w = os.Stderr
+	}
+	fmt.Fprintln(w, line)
 }

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trmaml/trmaml/models/mlp"
+
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/internal/dirlock"
 	"github.com/trmaml/trmaml/metalearn"
@@ -168,11 +170,18 @@ func unfinished(t *testing.T) string {
 	os.WriteFile(filepath.Join(dir, rundir.ConfigFile), yml, 0o644)
 	os.Remove(filepath.Join(dir, rundir.ResultFile))
 	os.Remove(filepath.Join(dir, rundir.ModelFile))
-	os.Remove(filepath.Join(dir, rundir.ManifestFile))
-	if err := rundir.SealExisting(dir); err != nil {
-		t.Fatal(err)
-	}
+	rebind(t, dir)
 	return dir
+}
+
+// rebind binds the checkpoint in dir to the config.yaml beside it and
+// seals the directory as unfinished, as a test that edits a run's config
+// on purpose must (trmaml seal refuses it: the checkpoint was not written
+// under that config).
+func rebind(t *testing.T, dir string) {
+	t.Helper()
+	rehash(t, dir, func(map[string]any) {})
+	reseal(t, dir)
 }
 
 // reseal seals dir as it is, as a bug that wrote inconsistent state and
@@ -295,7 +304,7 @@ var damagedStateCases = []struct {
 	{"short w", "checkpoint.json: state.W: 3 parameters, the model of config.yaml has 25", func(t *testing.T, dir string) {
 		rehash(t, dir, func(m map[string]any) { m["state"].(map[string]any)["W"] = []any{1, 2, 3} })
 	}},
-	{"iteration past the end", "checkpoint.json: state.Iteration = 99: must be in [0, 30]", func(t *testing.T, dir string) {
+	{"iteration past the end", "checkpoint.json: iteration 99 but metrics.csv and p.csv have no row", func(t *testing.T, dir string) {
 		rehash(t, dir, func(m map[string]any) { m["state"].(map[string]any)["Iteration"] = 99 })
 	}},
 	{"bad RNG", "checkpoint.json: state.RNG", func(t *testing.T, dir string) {
@@ -304,32 +313,32 @@ var damagedStateCases = []struct {
 	{"config changed under the checkpoint", "checkpoint.json: state.W: 25 parameters, the model of config.yaml has 21", func(t *testing.T, dir string) {
 		c := tinyConfig()
 		c.Meta.Iterations = 30
-		c.Model.Hidden = []int{4, 2}
+		mlp.Section(c).Hidden = []int{4, 2}
 		yml, _ := c.Marshal()
 		os.WriteFile(filepath.Join(dir, rundir.ConfigFile), yml, 0o644)
 		rehash(t, dir, func(map[string]any) {})
 	}},
-	{"garbage metrics row", "metrics.csv:3: 2 fields, want 10", func(t *testing.T, dir string) {
+	{"garbage metrics row", "metrics.csv: the rows through iteration 20 are not those checkpoint.json was written with", func(t *testing.T, dir string) {
 		p := filepath.Join(dir, rundir.MetricsFile)
 		raw, _ := os.ReadFile(p)
 		lines := strings.SplitAfter(string(raw), "\n")
 		lines[2] = "10,x\n"
 		os.WriteFile(p, []byte(strings.Join(lines, "")), 0o644)
 	}},
-	{"NaN metrics value", "metrics.csv:2: \"NaN\" is not a finite number", func(t *testing.T, dir string) {
+	{"NaN metrics value", "metrics.csv: the rows through iteration 20 are not those checkpoint.json", func(t *testing.T, dir string) {
 		p := filepath.Join(dir, rundir.MetricsFile)
 		raw, _ := os.ReadFile(p)
 		lines := strings.SplitAfter(string(raw), "\n")
 		lines[1] = "0,1,,,NaN,1,1,1,1,1\n"
 		os.WriteFile(p, []byte(strings.Join(lines, "")), 0o644)
 	}},
-	{"metrics cut before the checkpoint", "metrics.csv:4: no row for iteration 20", func(t *testing.T, dir string) {
+	{"metrics cut before the checkpoint", "metrics.csv: no complete row for iteration 20", func(t *testing.T, dir string) {
 		p := filepath.Join(dir, rundir.MetricsFile)
 		raw, _ := os.ReadFile(p)
 		lines := strings.SplitAfter(string(raw), "\n")
 		os.WriteFile(p, []byte(strings.Join(lines[:3], "")), 0o644)
 	}},
-	{"p.csv header of another task set", "p.csv:1: the header is not the run's", func(t *testing.T, dir string) {
+	{"p.csv header of another task set", "p.csv: the rows through iteration 20 are not those checkpoint.json", func(t *testing.T, dir string) {
 		p := filepath.Join(dir, rundir.PFile)
 		raw, _ := os.ReadFile(p)
 		os.WriteFile(p, []byte(strings.Replace(string(raw), "iteration,", "iteration,extra,", 1)), 0o644)
@@ -391,7 +400,7 @@ func FuzzDecodeCheckpoint(f *testing.F) {
 	dir := f.TempDir()
 	c := tinyConfig()
 	c.Meta.Iterations = 10
-	c.Model.Hidden = []int{2}
+	mlp.Section(c).Hidden = []int{2}
 	c.Eval.Batch = 10
 	s, err := Build(c, Options{})
 	if err != nil {
@@ -440,7 +449,7 @@ func FuzzDecodeCheckpoint(f *testing.F) {
 func TestNonFiniteAtIterationZeroNamesScale(t *testing.T) {
 	t.Parallel()
 	for _, edit := range []func(c *configs.Config){
-		func(c *configs.Config) { c.Model.InitStd = 1e200 },
+		func(c *configs.Config) { mlp.Section(*c).InitStd = 1e200 },
 		func(c *configs.Config) { c.Task.Section("sinusoid").(*sinusoid.Config).XMin = -1e300 },
 	} {
 		c := tinyConfig()
@@ -449,7 +458,7 @@ func TestNonFiniteAtIterationZeroNamesScale(t *testing.T) {
 			t.Skipf("the config is refused before training: %v", err)
 		}
 		_, err := Train(context.Background(), c, filepath.Join(t.TempDir(), "run"), Options{})
-		if !errors.Is(err, metalearn.ErrNonFinite) || !strings.Contains(err.Error(), "model.init_std = ") || !strings.Contains(err.Error(), "task.sinusoid.x_min = ") {
+		if !errors.Is(err, metalearn.ErrNonFinite) || !strings.Contains(err.Error(), "model.mlp.init_std = ") || !strings.Contains(err.Error(), "task.sinusoid.x_min = ") {
 			t.Errorf("non-finite first evaluation: %v, want the scale's fields named", err)
 		}
 	}

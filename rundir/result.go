@@ -42,8 +42,11 @@ type Result struct {
 	Overrides []string `json:"overrides,omitempty"`
 	// BestValIteration, with output rule best_val, is the iteration of the
 	// evaluated model: the best on the meta-validation tasks.
-	BestValIteration int    `json:"best_val_iteration,omitempty"`
-	Timing           Timing `json:"timing"`
+	BestValIteration int `json:"best_val_iteration,omitempty"`
+	// StateSHA256, in result.json, is the state hash of the checkpoint
+	// the result was computed from (Checkpoint.StateHash, WriteBound).
+	StateSHA256 string `json:"state_sha256,omitempty"`
+	Timing      Timing `json:"timing"`
 }
 
 // Timing is the cost of a run in wall-clock and processor time, the one
@@ -109,29 +112,21 @@ type TailStat struct {
 }
 
 // Model is model.json: the solution chosen by the output rule, and the
-// network it parameterises: the MLP's layer sizes and activation, or the
-// CNN.
+// network it parameterises: the registered model (model.kind) and its
+// record (models.Built.Record, e.g. the MLP's layer sizes and activation).
+// Files written before the field name no kind; their W and P read the
+// same.
 type Model struct {
-	Sizes      []int     `json:"sizes,omitempty"`
-	Activation string    `json:"activation,omitempty"`
-	CNN        *CNN      `json:"cnn,omitempty"`
-	W          []float64 `json:"w"`
-	P          []float64 `json:"p,omitempty"`
-	// Iteration, in model_best_val.json only, is the iteration of the
-	// evaluation that chose it.
+	Kind string          `json:"kind,omitempty"`
+	Net  json.RawMessage `json:"net,omitempty"`
+	W    []float64       `json:"w"`
+	P    []float64       `json:"p,omitempty"`
+	// StateSHA256 is the state hash of the checkpoint the solution was
+	// taken from (Checkpoint.StateHash, WriteBound).
+	StateSHA256 string `json:"state_sha256,omitempty"`
+	// Iteration, in model_best_val.json and in the model.json of output
+	// rule best_val, is the iteration of the evaluation that chose it.
 	Iteration int `json:"iteration,omitempty"`
-}
-
-// CNN is the record of a graph.CNN in model.json: the same fields, so that
-// package run converts one into the other (CNN(cnn)) and reading a model
-// needs no engine.
-type CNN struct {
-	H, W, C int
-	Filters int
-	Blocks  int
-	Ways    int
-	AdaptBN bool
-	Eps     float64
 }
 
 // UnmarshalJSON reads a Result, naming the metric "mse" when the file has

@@ -16,11 +16,13 @@ const (
 	PFile = "p.csv"
 	// ValidationFile holds the statistics on the meta-validation tasks at
 	// each evaluation (iteration, mean, worst, CVaR), for families that
-	// have them.
+	// have them. Not sealed: it only chooses the model of meta.output
+	// best_val, which model.json then holds, sealed and bound.
 	ValidationFile = "validation.csv"
 	// BestValModelFile is the model of the evaluation whose
 	// meta-validation statistic (eval.select) was best so far (Model, with
-	// its Iteration); meta.output best_val evaluates it.
+	// its Iteration); meta.output best_val evaluates it. Not sealed, as
+	// ValidationFile.
 	BestValModelFile = "model_best_val.json"
 	// CheckpointFile is the training state after the last evaluation.
 	CheckpointFile = "checkpoint.json"
@@ -41,10 +43,6 @@ const (
 func StateFiles() []string {
 	return []string{ConfigFile, MetricsFile, PFile, CheckpointFile, ModelFile, ResultFile}
 }
-
-// ValidationFiles are the state files of a run whose family has
-// meta-validation tasks, sealed with StateFiles.
-func ValidationFiles() []string { return []string{ValidationFile, BestValModelFile} }
 
 // EvalFileFor is the file trmaml eval writes for the config changes sets
 // ("field.path=value"): EvalFile without changes, else

@@ -44,6 +44,7 @@ func TestBrowserWatchesTrainingGrid(t *testing.T) {
 	}
 	quick := base.Clone()
 	quick.Meta.Iterations, quick.Eval.Every, quick.Eval.Instances, quick.Eval.TrainInstances = 400, 200, 490, 100
+	quick.Eval.CVaRAlpha = []float64{0.9}
 	for _, name := range []string{"done", "broken"} {
 		if _, err := run.Train(context.Background(), quick, filepath.Join(root, name), run.Options{}); err != nil {
 			t.Fatal(err)
@@ -107,6 +108,11 @@ func TestBrowserWatchesTrainingGrid(t *testing.T) {
 	})
 	if got := first["done"]; got != [2]string{"finished", "400"} {
 		t.Errorf("finished run shows %v, want finished at 400", got)
+	}
+	var cvar string
+	wd.call("POST", "/execute/sync", map[string]any{"args": []any{}, "script": `return document.querySelector('#runs tr[data-dir$="done"] .cvar').textContent`}, &cvar)
+	if !strings.HasPrefix(cvar, "α 0.9: ") {
+		t.Errorf("finished run's CVaR cell %q", cvar)
 	}
 	if got := first["broken"]; got[0] != "damaged" {
 		t.Errorf("damaged run shows %v", got)

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 
 	"gopkg.in/yaml.v3"
@@ -33,6 +34,18 @@ var page []byte
 type Server struct {
 	roots []string
 	mux   *http.ServeMux
+
+	mu   sync.Mutex
+	seen map[string]seenRun // by directory
+}
+
+// seenRun is a run as List last described it, with its directory's
+// fingerprint then: an idle run's manifest check hashes its files, which
+// the page's polling must not redo every two seconds for runs that have
+// not changed.
+type seenRun struct {
+	print string
+	run   Run
 }
 
 // New returns the server over roots, each a run directory or a directory
@@ -50,7 +63,7 @@ func New(roots []string) (*Server, error) {
 			return nil, fmt.Errorf("serve: %s is not a directory", r)
 		}
 	}
-	s := &Server{roots: roots, mux: http.NewServeMux()}
+	s := &Server{roots: roots, mux: http.NewServeMux(), seen: map[string]seenRun{}}
 	s.mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Write(page)
@@ -95,6 +108,9 @@ type Run struct {
 	// TestMean and TestWorst are the last row's meta-test mean and worst.
 	TestMean  *float64 `json:"test_mean,omitempty"`
 	TestWorst *float64 `json:"test_worst,omitempty"`
+	// CVaR is a finished run's meta-test CVaR at its eval.cvar_alpha
+	// levels, from result.json (none without levels).
+	CVaR []rundir.TailStat `json:"cvar,omitempty"`
 	// Config maps the config fields that differ between the listed runs
 	// to this run's values: what the page can colour by.
 	Config map[string]string `json:"config,omitempty"`
@@ -109,32 +125,67 @@ func (s *Server) List() ([]Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	var jobs []experiment.Job
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	runs := make([]Run, len(dirs))
 	for i, d := range dirs {
-		runs[i] = Run{Dir: d, Name: s.name(d), Iteration: -1}
-		cfg, err := configs.Load(filepath.Join(d, rundir.ConfigFile))
-		if err != nil {
-			// As status says it: the manifest's refusal if it has
-			// one, else the config's error.
-			if _, verr := rundir.Verify(d); verr != nil {
-				err = verr
-			}
-			runs[i].State, runs[i].Detail = string(experiment.Damaged), err.Error()
+		fp := fingerprint(d)
+		if seen, ok := s.seen[d]; ok && seen.print == fp && fp != "" {
+			runs[i] = seen.run
 			continue
 		}
-		jobs = append(jobs, experiment.Job{Config: cfg, Dir: d})
-	}
-	cells, err := experiment.CellsHeld(jobs, peekHolder)
-	if err != nil {
-		return nil, err
-	}
-	for _, c := range cells {
-		i := slices.IndexFunc(runs, func(r Run) bool { return r.Dir == c.Job.Dir })
-		describe(&runs[i], c)
+		if runs[i], err = s.read(d); err != nil {
+			return nil, err
+		}
+		s.seen[d] = seenRun{fp, runs[i]}
 	}
 	sweep(runs)
 	return runs, nil
+}
+
+// read describes the run directory d from its files.
+func (s *Server) read(d string) (Run, error) {
+	r := Run{Dir: d, Name: s.name(d), Iteration: -1}
+	cfg, err := configs.Load(filepath.Join(d, rundir.ConfigFile))
+	if err != nil {
+		// As status says it: the manifest's refusal if it has one,
+		// else the config's error.
+		if _, verr := rundir.Verify(d); verr != nil {
+			err = verr
+		}
+		r.State, r.Detail = string(experiment.Damaged), err.Error()
+		return r, nil
+	}
+	cells, err := experiment.CellsHeld([]experiment.Job{{Config: cfg, Dir: d}}, peekHolder)
+	if err != nil {
+		return Run{}, err
+	}
+	describe(&r, cells[0])
+	return r, nil
+}
+
+// fingerprint is the name, size and modification time of every file in
+// dir, and whether a process holds its lock ("" if any of it cannot be
+// read): what List's cache of a run is valid for.
+func fingerprint(dir string) string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil {
+			return ""
+		}
+		fmt.Fprintf(&b, "%s %d %d\n", e.Name(), info.Size(), info.ModTime().UnixNano())
+	}
+	_, held, err := peekHolder(dir)
+	if err != nil {
+		return ""
+	}
+	fmt.Fprintf(&b, "held %v", held)
+	return b.String()
 }
 
 // name is dir as the page shows it: its path inside the root it was
@@ -165,6 +216,11 @@ func describe(r *Run, c experiment.Cell) {
 		last := len(t.Iterations) - 1
 		r.Iteration = t.Iterations[last]
 		r.TestMean, r.TestWorst = finite(t.Values[rundir.TestMean][last]), finite(t.Values[rundir.TestWorst][last])
+	}
+	if c.State == experiment.Finished {
+		if res, err := rundir.ReadResult(filepath.Join(r.Dir, rundir.ResultFile)); err == nil {
+			r.CVaR = res.MetaTest.CVaR
+		}
 	}
 	if raw, err := yaml.Marshal(cfg); err == nil {
 		r.flat = flatten(raw)

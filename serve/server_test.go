@@ -30,6 +30,7 @@ func quickRun(t *testing.T, dir, algorithm string) {
 	}
 	cfg.Algorithm = algorithm
 	cfg.Meta.Iterations, cfg.Eval.Every, cfg.Eval.Instances, cfg.Eval.TrainInstances = 200, 100, 490, 100
+	cfg.Eval.CVaRAlpha = []float64{0.9}
 	if _, err := run.Train(context.Background(), cfg, dir, run.Options{}); err != nil {
 		t.Fatal(err)
 	}
@@ -137,6 +138,13 @@ func TestListStatesAsStatus(t *testing.T) {
 			t.Errorf("%s: iteration %d/%d, test mean %v, metric %q", r.Name, r.Iteration, r.Total, r.TestMean, r.Metric)
 		}
 	}
+	res, err := rundir.ReadResult(filepath.Join(list.Runs[0].Dir, rundir.ResultFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := list.Runs[0].CVaR; len(got) != 1 || got[0] != res.MetaTest.CVaR[0] {
+		t.Errorf("a/maml: CVaR %v, result.json has %v", got, res.MetaTest.CVaR)
+	}
 	if got := list.Runs[0].Config["algorithm"]; got != "maml" {
 		t.Errorf("a/maml: swept algorithm %q, want maml (config %v)", got, list.Runs[0].Config)
 	}
@@ -167,6 +175,12 @@ func TestListStatesAsStatus(t *testing.T) {
 	if code := get(t, s, "/", nil); code != http.StatusOK {
 		t.Errorf("/: %d", code)
 	}
+	// Listed again, unchanged runs come from the cache; a run damaged
+	// since is checked again.
+	again, err := s.List()
+	if err != nil || len(again) != len(list.Runs) || again[0].State != list.Runs[0].State {
+		t.Fatalf("second listing %v, %v", again, err)
+	}
 	after := snapshot(t, root)
 	for p, v := range after {
 		if before[p] != v {
@@ -175,6 +189,12 @@ func TestListStatesAsStatus(t *testing.T) {
 	}
 	if len(after) != len(before) {
 		t.Errorf("serving made or removed files: %d before, %d after", len(before), len(after))
+	}
+	p := filepath.Join(root, "a", "maml", rundir.PFile)
+	raw, _ = os.ReadFile(p)
+	os.WriteFile(p, append(raw, '\n'), 0o644)
+	if again, _ := s.List(); again[0].State != string(experiment.Damaged) || !strings.Contains(again[0].Detail, rundir.PFile) {
+		t.Errorf("a/maml damaged after the first listing: %s, %q", again[0].State, again[0].Detail)
 	}
 }
 

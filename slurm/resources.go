@@ -11,7 +11,8 @@ import (
 	"time"
 
 	"github.com/trmaml/trmaml/configs"
-	_ "github.com/trmaml/trmaml/tasks" // the task families of the configs it sizes
+	_ "github.com/trmaml/trmaml/models/builtin" // the built-in models, which configs name
+	_ "github.com/trmaml/trmaml/tasks"          // the task families of the configs it sizes
 )
 
 // Resources are one array task's requests.
@@ -73,12 +74,12 @@ func SecondsPerIteration(c configs.Config, flops float64, cpus int, fastBuild bo
 	return max(minSecondsPerIteration, secs)
 }
 
-// DefaultCPUs is the CPUs a task of config c asks for: 2 for the CNN of the
-// families that train it (configs.Family.Model), whose convolutions use
-// both (the measured timings are on 2 cores), 1 for the small MLPs.
+// DefaultCPUs is the CPUs a task of config c asks for, as its model says
+// (configs.Model.CPUs): 2 for the CNN, whose convolutions use both, 1 for
+// the small MLPs.
 func DefaultCPUs(c configs.Config) int {
-	if fam, err := c.Family(); err == nil && fam.Model() == "cnn" {
-		return 2
+	if m, ok := configs.LookupModel(c.Model.Kind); ok {
+		return m.CPUs(c)
 	}
 	return 1
 }

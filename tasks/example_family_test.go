@@ -37,8 +37,12 @@ func (Slopes) Check(c configs.Config, k *configs.Checker) {
 	}
 }
 
+func (Slopes) IO(configs.Config) configs.IO {
+	return configs.IO{Height: 1, Width: 1, Channels: 1, Outputs: 1}
+}
+
 func (Slopes) Memory(c configs.Config) configs.MemoryEstimate {
-	return configs.MLPMemory(c, 1, 1, float64(len(section(c).Slopes)))
+	return configs.MemoryEstimate{Records: configs.RecordsMemory(c, float64(len(section(c).Slopes)))}
 }
 
 func (Slopes) Tasks(c configs.Config, _ configs.Env) (*configs.TaskSets, error) {

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trmaml/trmaml/models/conv4"
+
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/experiment"
 	"github.com/trmaml/trmaml/internal/omniglottest"
@@ -105,8 +107,8 @@ func TestClusterWorkedExample(t *testing.T) {
 		seen := map[string]bool{}
 		for _, c := range cfgs {
 			seen[fmt.Sprintf("%s-%s-%d", c.Algorithm, c.Order, c.Seed)] = true
-			if c.Meta.Iterations != 60000 || c.Model.CNN.Filters != 64 {
-				t.Errorf("%s: %s has %d iterations and %d filters, want the paper's 60,000 and 64", file, c.Name, c.Meta.Iterations, c.Model.CNN.Filters)
+			if c.Meta.Iterations != 60000 || conv4.Section(c).Filters != 64 {
+				t.Errorf("%s: %s has %d iterations and %d filters, want the paper's 60,000 and 64", file, c.Name, c.Meta.Iterations, conv4.Section(c).Filters)
 			}
 		}
 		if len(cfgs) != 6 || !seen["maml-second-1"] || !seen["trmaml-second-3"] {

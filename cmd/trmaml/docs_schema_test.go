@@ -46,6 +46,18 @@ func configSchema(t *testing.T) map[string]schemaField {
 			}
 		}
 	}
+	for _, name := range configs.ModelNames() {
+		m, _ := configs.LookupModel(name)
+		typeFields(reflect.TypeOf(m.NewSection()).Elem(), "model."+name, types)
+		// A model's section is written for the configs of that model only.
+		c := configs.Defaults()
+		c.Model.Kind = name
+		for path, v := range marshalledFields(t, c) {
+			if strings.HasPrefix(path, "model."+name+".") {
+				defaults[path] = v
+			}
+		}
+	}
 	fields := map[string]schemaField{}
 	for path, typ := range types {
 		d, ok := defaults[path]

@@ -63,7 +63,7 @@ const usage = `usage:
   trmaml configs                                     NAME, family, method and summary of each built-in config (train -config NAME)
   trmaml resume -run DIR [-override F=V]...          finish an interrupted run (from its checkpoint, or from the start);
                                                      -override changes meta.iterations or eval.* from the checkpoint on
-  trmaml seal -run DIR                               seal a run directory written before manifests (check its files first)
+  trmaml seal -run DIR                               recompute a lost manifest.json from files bound to each other
   trmaml eval -run DIR [-seed N] [-set F=V]...       re-evaluate a run (evaluation.json; under -set changes evaluation-F=V.json)
   trmaml experiment -config FILE -out DIR [-jobs N]  run (or resume) a grid of runs, e.g. configs/experiments/quick.yaml
       ... -cell I | -list | -report                  train or resume cell I only; list the cells and their states; only the table and figures
@@ -256,19 +256,20 @@ func resume(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	return nil
 }
 
-// sealCmd seals a run directory written before run directories carried a
-// manifest, trusting its files as they are.
+// sealCmd recomputes the manifest of a run directory that lost it, from
+// files that are bound to each other (rundir.SealExisting); it refuses
+// anything it cannot prove and rewrites no file.
 func sealCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("seal", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dir := fs.String("run", "", "run directory without manifest.json")
+	dir := fs.String("run", "", "run directory that lost its manifest.json")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *dir == "" || fs.NArg() > 0 {
 		return errors.New("seal: give exactly -run DIR")
 	}
-	lock, err := rundir.Open(*dir)
+	lock, err := rundir.Lock(*dir)
 	if err != nil {
 		return err
 	}
@@ -276,7 +277,7 @@ func sealCmd(args []string, stdout, stderr io.Writer) error {
 	if err := rundir.SealExisting(*dir); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "sealed %s: %s now holds the hashes of its files as they are\n", *dir, filepath.Join(*dir, rundir.ManifestFile))
+	fmt.Fprintf(stdout, "sealed %s: %s recomputed from files bound to each other (no file was changed)\n", *dir, filepath.Join(*dir, rundir.ManifestFile))
 	return nil
 }
 

@@ -151,8 +151,17 @@ func (Family) EvalFields() []string {
 	return []string{"task.imagefolder.rotate_eval"}
 }
 
-// Model implements configs.Family.
-func (Family) Model() string { return "cnn" }
+// Model implements configs.Family: MAML's CNN.
+func (Family) Model() string { return "conv4" }
+
+// IO implements configs.Family: images of task.imagefolder.image and
+// .channels, one score per class. A size or channel count left to the
+// files (0) is known once they are read: Tasks then states it
+// (configs.TaskSets.IO).
+func (Family) IO(c configs.Config) configs.IO {
+	s := Section(c)
+	return configs.IO{Height: s.Image[0], Width: s.Image[1], Channels: s.Channels, Outputs: s.Ways, Classes: true}
+}
 
 // Ways implements configs.Family.
 func (Family) Ways(c configs.Config) int { return Section(c).Ways }
@@ -179,8 +188,8 @@ func (Family) PLR(configs.Config) (float64, error) {
 		"(the paper's Omniglot value, 6.4e-6 at 5-way with 25 tasks, is a starting point)")
 }
 
-// Check implements configs.Family: the section's ranges and combinations,
-// and the CNN against the image size. The counts of the data (classes per
+// Check implements configs.Family: the section's ranges and combinations
+// (the model checks itself against the image size). The counts of the data (classes per
 // group, images per class) are checked when the folder is read.
 func (Family) Check(c configs.Config, k *configs.Checker) {
 	s := Section(c)
@@ -206,12 +215,6 @@ func (Family) Check(c configs.Config, k *configs.Checker) {
 		}
 	}
 	checkSplitting(s, k)
-	n := c.Model.CNN
-	k.Between("model.cnn.filters", n.Filters, 1, MaxFilters)
-	if side := min(h, w); side >= 1 && (n.Blocks < 1 || side>>min(n.Blocks, 62) < 1) {
-		k.Fail("model.cnn.blocks", n.Blocks, "must be >= 1 and leave images of at least 1x1: each block halves the sides, so at most %d for task.imagefolder.image = [%d, %d]",
-			int(math.Log2(float64(side))), h, w)
-	}
 }
 
 // checkSplitting checks which of csv, splits, fractions, group_file and
@@ -279,41 +282,14 @@ func checkSplitting(s *Config, k *configs.Checker) {
 	}
 }
 
-// Memory implements configs.Family with the Omniglot family's measured
-// factors (per support and query image, in units of one image's
-// activations) at this family's image size and channels. The data itself
-// (one byte per pixel and image) is not known from the config: `trmaml
-// data check` prints it.
+// Memory implements configs.Family: the records of the p.csv rows (the
+// number of meta-training groups is known once the folder is read; 200
+// bytes a row bounds it for hundreds of groups); the model estimates the
+// graphs. The data itself (one byte per pixel and image) is not known from
+// the config: `trmaml data check` prints it.
 func (Family) Memory(c configs.Config) configs.MemoryEstimate {
-	s, n := Section(c), c.Model.CNN
-	float := 8.0
-	if c.Model.Dtype == "float32" {
-		float = 4
-	}
-	h, w := max(s.Image[0], 1), max(s.Image[1], 1)
-	channels := max(s.Channels, 1)
-	perImage := float64(h * w * channels)
-	for range min(n.Blocks, 62) {
-		perImage += float64(n.Filters * h * w)
-		h, w = h/2, w/2
-	}
-	params := 9*float64(n.Filters)*float64(n.Filters+channels)*float64(n.Blocks) + float64(h*w*n.Filters+1)*float64(s.Ways)
-	graph := func(tasks, query int, supportFactor, queryFactor float64) float64 {
-		images := float64(tasks) * float64(s.Ways) * (supportFactor*float64(c.Task.Support) + queryFactor*float64(query))
-		return float * (images*perImage + params*float64(tasks*(c.Inner.Steps+2)))
-	}
-	support := 5.2
-	if c.Order != "first" {
-		support += 2 * float64(c.Inner.Steps-1)
-	}
 	rows := float64(c.Meta.Iterations)/float64(max(c.Eval.Every, 1)) + 2
-	instances := max(c.Eval.Instances, c.Eval.TrainInstances, c.Eval.FinalInstances)
-	return configs.MemoryEstimate{
-		TrainGraph:   graph(c.Meta.Batch, c.Task.Query, support, 3),
-		EvalGraph:    graph(c.Eval.Batch, c.Eval.Query, 3.2, 0.75) + 8*float64(instances),
-		SharedGraphs: c.Eval.Batch == c.Meta.Batch && c.Eval.Query == c.Task.Query,
-		Records:      rows * 200,
-	}
+	return configs.MemoryEstimate{Records: rows * 200}
 }
 
 // Tasks implements configs.Family: the groups of the train and test
@@ -330,11 +306,6 @@ func (Family) Tasks(c configs.Config, env configs.Env) (*configs.TaskSets, error
 	d, err := loadCached(dir, s, env)
 	if err != nil {
 		return nil, err
-	}
-	if d.H() != d.W() {
-		// The CNN reads its input side from the number of inputs.
-		return nil, &configs.ConfigError{Field: "task.imagefolder.image", Problem: fmt.Sprintf(
-			"the images are %dx%d (height x width); model.cnn takes square images: set task.imagefolder.image to [S, S]", d.H(), d.W())}
 	}
 	t := c.Task
 	split := func(queries int, rotate, flip bool) (train, test *TaskSet, err error) {
@@ -355,9 +326,11 @@ func (Family) Tasks(c configs.Config, env configs.Env) (*configs.TaskSets, error
 	if err != nil {
 		return nil, err
 	}
+	io := configs.IO{Height: d.H(), Width: d.W(), Channels: d.C(), Outputs: s.Ways, Classes: true}
 	sets := &configs.TaskSets{
 		Train: train, Test: test, EvalTrain: evalTrain, EvalTest: evalTest,
 		Support: s.Ways * t.Support, Query: s.Ways * t.Query, EvalQuery: s.Ways * c.Eval.Query,
+		IO: &io,
 	}
 	if len(d.Groups(Validation)) > 0 {
 		spec := Spec{Ways: s.Ways, Shots: t.Support, Queries: c.Eval.Query, Rotate: s.RotateEval}

@@ -5,7 +5,7 @@
 // variance Noise_i. Tasks differ in difficulty through their optimum, input
 // scale and noise floor, and the meta-training distribution can be skewed
 // through their masses. Its config section is task.linreg; it trains a
-// linear model (the MLP of model.hidden, empty unless the file says
+// linear model (the MLP of model.mlp.hidden, empty unless the file says
 // otherwise) on the squared error. Meta-training and meta-test tasks are
 // the same tasks; the meta-test set weighs them equally.
 package linreg
@@ -17,6 +17,7 @@ import (
 
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/metalearn"
+	"github.com/trmaml/trmaml/models/mlp"
 )
 
 // Name is the family's task.family value.
@@ -74,19 +75,32 @@ func (Family) NewSection() any {
 // Noun implements configs.Family.
 func (Family) Noun() string { return "task" }
 
-// Model implements configs.Family: a linear model unless model.hidden is
-// stated.
+// Model implements configs.Family: the fully connected network, linear
+// unless model.mlp.hidden is stated.
 func (Family) Model() string { return "mlp" }
+
+// IO implements configs.Family: d inputs, one output.
+func (Family) IO(c configs.Config) configs.IO {
+	return configs.IO{Height: 1, Width: 1, Channels: dim(c), Outputs: 1}
+}
+
+// dim is the input dimension d of c's tasks, 0 without tasks.
+func dim(c configs.Config) int {
+	if s := section(c); len(s.Tasks) > 0 {
+		return len(s.Tasks[0].Theta)
+	}
+	return 0
+}
 
 // Ways implements configs.Family: regression.
 func (Family) Ways(configs.Config) int { return 0 }
 
-// Defaults implements configs.Family: a linear model (model.hidden empty)
+// Defaults implements configs.Family: a linear model (model.mlp.hidden empty)
 // and the Theorem 1 study's inner step size 1/4 (below 1/L for the
 // default tasks, whose largest input variance is 1.5).
 func (Family) Defaults(c *configs.Config, stated func(string) bool) []error {
-	if !stated("model.hidden") {
-		c.Model.Hidden = nil
+	if m, ok := c.Model.Section().(*mlp.Config); ok && !stated("model.mlp.hidden") {
+		m.Hidden = nil
 	}
 	if !stated("inner.alpha") {
 		c.Inner.Alpha = 0.25
@@ -136,15 +150,10 @@ func (Family) Check(c configs.Config, k *configs.Checker) {
 	}
 }
 
-// Memory implements configs.Family: the MLP's estimate on d inputs and one
-// output.
+// Memory implements configs.Family: the records of the tasks (generated
+// tasks hold no data).
 func (Family) Memory(c configs.Config) configs.MemoryEstimate {
-	s := section(c)
-	d := 0
-	if len(s.Tasks) > 0 {
-		d = len(s.Tasks[0].Theta)
-	}
-	return configs.MLPMemory(c, d, 1, float64(len(s.Tasks)))
+	return configs.MemoryEstimate{Records: configs.RecordsMemory(c, float64(len(section(c).Tasks)))}
 }
 
 // Tasks implements configs.Family.

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trmaml/trmaml/models/mlp"
+
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/run"
@@ -120,8 +122,8 @@ func TestRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Model.Hidden) != 0 || c.Inner.Alpha != 0.25 || c.Settings("trmaml").(*metalearn.TRMAML).PLR != linreg.DefaultPLR {
-		t.Errorf("family defaults: hidden %v, alpha %v, p_lr %v", c.Model.Hidden, c.Inner.Alpha, c.Settings("trmaml"))
+	if len(mlp.Section(c).Hidden) != 0 || c.Inner.Alpha != 0.25 || c.Settings("trmaml").(*metalearn.TRMAML).PLR != linreg.DefaultPLR {
+		t.Errorf("family defaults: hidden %v, alpha %v, p_lr %v", mlp.Section(c).Hidden, c.Inner.Alpha, c.Settings("trmaml"))
 	}
 }
 

@@ -2,8 +2,8 @@
 // paper's Section 5.2): each of the 25 meta-training and 20 meta-test
 // alphabets is a task, an instance is an N-way problem over N distinct
 // characters of one alphabet. Its config section is task.omniglot; it
-// trains the CNN of model.cnn with softmax cross-entropy and reports
-// accuracy. The data lies under the data root (package data/omniglot).
+// trains a classifier (by default conv4) with softmax cross-entropy and
+// reports accuracy. The data lies under the data root (package data/omniglot).
 package omniglot
 
 import (
@@ -52,8 +52,6 @@ const (
 	// meta-test alphabet Angelic has 20): an N-way instance needs N distinct
 	// characters of one alphabet.
 	MaxWays = 20
-	// MaxFilters bounds model.cnn.filters (paper: 64).
-	MaxFilters = 1024
 	// MaxImageSize bounds task.omniglot.image_size (paper: 28; the drawings
 	// are 105x105).
 	MaxImageSize = 105
@@ -83,8 +81,15 @@ func (Family) EvalFields() []string {
 // Noun implements configs.Family: Omniglot's tasks are alphabets.
 func (Family) Noun() string { return "alphabet" }
 
-// Model implements configs.Family.
-func (Family) Model() string { return "cnn" }
+// Model implements configs.Family: MAML's CNN.
+func (Family) Model() string { return "conv4" }
+
+// IO implements configs.Family: one-channel square images, one score per
+// class.
+func (Family) IO(c configs.Config) configs.IO {
+	o := section(c)
+	return configs.IO{Height: o.ImageSize, Width: o.ImageSize, Channels: 1, Outputs: o.Ways, Classes: true}
+}
 
 // Ways implements configs.Family.
 func (Family) Ways(c configs.Config) int { return section(c).Ways }
@@ -96,7 +101,7 @@ func Section(c configs.Config) *Config { return c.Task.Section(Name).(*Config) }
 
 // Check implements configs.Family: the instance sizes against the data (N
 // distinct characters of an alphabet, K + J distinct drawings of a
-// character) and the CNN against the image size.
+// character).
 func (Family) Check(c configs.Config, k *configs.Checker) {
 	o, t := section(c), c.Task
 	if o.Ways < 2 || o.Ways > MaxWays {
@@ -112,22 +117,6 @@ func (Family) Check(c configs.Config, k *configs.Checker) {
 	}
 	k.Between("task.omniglot.image_size", o.ImageSize, 1, MaxImageSize)
 	k.OneOf("task.omniglot.resize", o.Resize, Resizes...)
-	n := c.Model.CNN
-	k.Between("model.cnn.filters", n.Filters, 1, MaxFilters)
-	if o.ImageSize >= 1 && (n.Blocks < 1 || o.ImageSize>>min(n.Blocks, 62) < 1) {
-		k.Fail("model.cnn.blocks", n.Blocks, "must be >= 1 and leave images of at least 1x1: each block halves the side, so at most %d for task.omniglot.image_size = %d",
-			log2(o.ImageSize), o.ImageSize)
-	}
-}
-
-// log2 is floor(log2(n)) for n >= 1.
-func log2(n int) int {
-	l := 0
-	for n > 1 {
-		n >>= 1
-		l++
-	}
-	return l
 }
 
 // paperOmniglotPLR is eta_p of TR-MAML on Omniglot in Algorithm 1's
@@ -172,54 +161,13 @@ const (
 	omniglotTrainTasks = 25
 )
 
-// Memory implements configs.Family. The graphs' large values are the
-// activations of every image: per block its convolution output at that
-// block's resolution, per filter, and their gradients. A support image
-// costs more than a query image (its activations are differentiated twice
-// by the meta-gradient), so each counts with its own factor, in units of
-// one image's activations. They are fitted to the resident peaks of
-// 12-iteration `trmaml train` runs of the paper's 5-way 1-shot, 20-way
-// 1-shot and 20-way 5-shot settings in the default build (/usr/bin/time
-// -v, GOMAXPROCS 2; docs/cluster.md), less about 67 MiB of data and
-// runtime (the estimate adds 88): per support and query image 5.06 and
-// 2.81 in training at one inner step, 3.0 and 0.52 in evaluation, rounded
-// up to 5.2, 3, 3.2 and 0.75. The fast build's fused first block
-// (float32 with vector kernels) needs about 1.0 per training query image,
-// so there the estimate is 1.5 to 2 times the peak. The two
-// graphs share their buffers when their sizes agree
-// (graph.Objective.ShareBuffers).
+// Memory implements configs.Family: the records of the 25 meta-training
+// alphabets and the decoded images.
 func (Family) Memory(c configs.Config) configs.MemoryEstimate {
-	o, n := section(c), c.Model.CNN
-	float := 8.0
-	if c.Model.Dtype == "float32" {
-		float = 4
-	}
-	perImage, side := 0.0, o.ImageSize
-	for range min(n.Blocks, 62) {
-		perImage += float64(n.Filters * side * side)
-		side /= 2
-	}
-	perImage += float64(o.ImageSize * o.ImageSize) // the input
-	params := 9*float64(n.Filters)*float64(n.Filters+1)*float64(n.Blocks) + float64(side*side*n.Filters+1)*float64(o.Ways)
-	graph := func(tasks, query int, supportFactor, queryFactor float64) float64 {
-		images := float64(tasks) * float64(o.Ways) * (supportFactor*float64(c.Task.Support) + queryFactor*float64(query))
-		return float * (images*perImage + params*float64(tasks*(c.Inner.Steps+2)))
-	}
-	// Exact second order keeps every inner step's support activations for
-	// the meta-gradient: about 2 more per support image and extra step
-	// (1.9 measured at 2 and at 5 steps, 5-shot, in the default build).
-	support := 5.2
-	if c.Order != "first" {
-		support += 2 * float64(c.Inner.Steps-1)
-	}
-	rows := float64(c.Meta.Iterations)/float64(max(c.Eval.Every, 1)) + 2
-	instances := max(c.Eval.Instances, c.Eval.TrainInstances, c.Eval.FinalInstances)
+	o := section(c)
 	return configs.MemoryEstimate{
-		TrainGraph:   graph(c.Meta.Batch, c.Task.Query, support, 3),
-		EvalGraph:    graph(c.Eval.Batch, c.Eval.Query, 3.2, 0.75) + 8*float64(instances),
-		SharedGraphs: c.Eval.Batch == c.Meta.Batch && c.Eval.Query == c.Task.Query,
-		Records:      rows * (200 + 25*omniglotTrainTasks),
-		Data:         omniglotImages * float64(o.ImageSize*o.ImageSize), // dense pixels: Omniglot's row spans take a third of it
+		Records: configs.RecordsMemory(c, omniglotTrainTasks),
+		Data:    omniglotImages * float64(o.ImageSize*o.ImageSize), // dense pixels: Omniglot's row spans take a third of it
 	}
 }
 

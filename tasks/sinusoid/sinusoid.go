@@ -3,7 +3,7 @@
 // points (x, A sin(x - phi)); a task is an amplitude interval, so the task
 // distribution can be imbalanced between easy (small A) and hard (large A)
 // tasks. Its config section is task.sinusoid; it trains the MLP of
-// model.hidden on the squared error.
+// model.mlp.hidden on the squared error.
 package sinusoid
 
 import (
@@ -101,8 +101,13 @@ func (Family) NewSection() any {
 // Noun implements configs.Family.
 func (Family) Noun() string { return "task" }
 
-// Model implements configs.Family.
+// Model implements configs.Family: the fully connected network.
 func (Family) Model() string { return "mlp" }
+
+// IO implements configs.Family: x in, y out.
+func (Family) IO(configs.Config) configs.IO {
+	return configs.IO{Height: 1, Width: 1, Channels: 1, Outputs: 1}
+}
 
 // Ways implements configs.Family: regression.
 func (Family) Ways(configs.Config) int { return 0 }
@@ -175,14 +180,14 @@ func taskCount(lo, hi, width float64) float64 {
 	return n
 }
 
-// Memory implements configs.Family: the MLP's estimate on one input and
-// output.
+// Memory implements configs.Family: the records of the training tasks
+// (generated tasks hold no data).
 func (Family) Memory(c configs.Config) configs.MemoryEstimate {
 	s, trainTasks := section(c), 0.0
 	for _, a := range s.TrainAmplitudes {
 		trainTasks += (a[1] - a[0]) / s.TaskWidth
 	}
-	return configs.MLPMemory(c, 1, 1, trainTasks)
+	return configs.MemoryEstimate{Records: configs.RecordsMemory(c, trainTasks)}
 }
 
 // Tasks implements configs.Family.

@@ -1,0 +1,189 @@
+// Package conv4 is MAML's convolutional classifier (model.kind conv4):
+// blocks of [3x3 convolution, batch norm, ReLU, pooling] and a linear head,
+// the network of the paper's Omniglot experiments. Its config section is
+// model.conv4; the engine is graph.CNN.
+package conv4
+
+import (
+	"github.com/trmaml/trmaml/configs"
+	"gopkg.in/yaml.v3"
+)
+
+// Name is the model's model.kind value.
+const Name = "conv4"
+
+// MaxFilters bounds model.conv4.filters (paper: 64).
+const MaxFilters = 1024
+
+// Config is the section model.conv4.
+type Config struct {
+	// Filters >= 1 per convolution (paper: 64 on Omniglot, 32 on
+	// mini-ImageNet).
+	Filters int `yaml:"filters"`
+	// Blocks >= 1 (paper: 4); with max pooling each halves the image,
+	// which must stay at least 1x1 (28 -> 14 -> 7 -> 3 -> 1).
+	Blocks int `yaml:"blocks"`
+	// Pool is each block's downsampling: "max" (2x2 max-pool, stride 2),
+	// "stride" (the convolution itself with stride 2, MAML's no-pool
+	// variant) or "none".
+	Pool string `yaml:"pool"`
+	// BatchNorm is each block's normalisation: "adapt" (its scale and shift
+	// adapted in the inner loop too), "fixed" (meta-learned only, the
+	// paper's) or "off".
+	BatchNorm string `yaml:"batch_norm"`
+	// Hidden, if > 0, is the width of a hidden ReLU layer of the head
+	// between the last block and the class scores; 0 maps the last block
+	// straight to the scores.
+	Hidden int `yaml:"hidden"`
+}
+
+// The values of Pool and BatchNorm.
+var (
+	Pools      = []string{"max", "stride", "none"}
+	BatchNorms = []string{"adapt", "fixed", "off"}
+)
+
+// Model is the four-block CNN.
+type Model struct{}
+
+func init() { configs.RegisterModel(Model{}) }
+
+// Name implements configs.Model.
+func (Model) Name() string { return Name }
+
+// NewSection implements configs.Model: the paper's Omniglot network.
+func (Model) NewSection() any {
+	return &Config{Filters: 64, Blocks: 4, Pool: "max", BatchNorm: "fixed"}
+}
+
+// Section is c's model.conv4 section.
+func Section(c configs.Config) *Config { return c.Model.Sections[Name].(*Config) }
+
+// Check implements configs.Model: the ranges, and a pooling chain that
+// leaves the image at least 1x1 (when the family knows the image's size
+// before reading its data; otherwise the engine refuses it at build time).
+func (Model) Check(c configs.Config, io configs.IO, k *configs.Checker) {
+	s := Section(c)
+	k.Between("model.conv4.filters", s.Filters, 1, MaxFilters)
+	k.OneOf("model.conv4.pool", s.Pool, Pools...)
+	k.OneOf("model.conv4.batch_norm", s.BatchNorm, BatchNorms...)
+	k.Between("model.conv4.hidden", s.Hidden, 0, MaxFilters*16)
+	if s.Blocks < 1 {
+		k.Fail("model.conv4.blocks", s.Blocks, "must be >= 1")
+		return
+	}
+	if io.Height < 1 || io.Width < 1 {
+		return
+	}
+	h, w := io.Height, io.Width
+	for b := 1; b <= min(s.Blocks, 64); b++ {
+		h, w = shrink(s.Pool, h), shrink(s.Pool, w)
+		if h < 1 || w < 1 {
+			k.Fail("model.conv4.blocks", s.Blocks, "leaves no image: %dx%d inputs under %d blocks of %s pooling shrink to nothing at block %d (at most %d blocks)",
+				io.Height, io.Width, s.Blocks, s.Pool, b, b-1)
+			return
+		}
+	}
+}
+
+// shrink is the side of a block's output for a side n of its input:
+// max-pooling halves it (rounding down), a stride-2 convolution with
+// padding 1 halves it rounding up, none keeps it.
+func shrink(pool string, n int) int {
+	switch pool {
+	case "stride":
+		return (n + 1) / 2
+	case "none":
+		return n
+	}
+	return n / 2
+}
+
+// Memory implements configs.Model. The graphs' large values are the
+// activations of every image: per block its convolution output at that
+// block's resolution, per filter, and their gradients. A support image
+// costs more than a query image (its activations are differentiated twice
+// by the meta-gradient), so each counts with its own factor, in units of
+// one image's activations. They are fitted to the resident peaks of
+// 12-iteration `trmaml train` runs of the paper's 5-way 1-shot, 20-way
+// 1-shot and 20-way 5-shot settings in the default build (/usr/bin/time
+// -v, GOMAXPROCS 2; docs/cluster.md), less about 67 MiB of data and
+// runtime: per support and query image 5.06 and 2.81 in training at one
+// inner step, 3.0 and 0.52 in evaluation, rounded up to 5.2, 3, 3.2 and
+// 0.75. The fast build's fused first block (float32 with vector kernels)
+// needs about 1.0 per training query image, so there the estimate is 1.5
+// to 2 times the peak. The two graphs share their buffers when their sizes
+// agree (graph.Objective.ShareBuffers).
+func (Model) Memory(c configs.Config, io configs.IO) configs.MemoryEstimate {
+	n := Section(c)
+	float := 8.0
+	if c.Model.Dtype == "float32" {
+		float = 4
+	}
+	perImage, h, w := 0.0, io.Height, io.Width
+	for range min(n.Blocks, 62) {
+		perImage += float64(n.Filters * h * w)
+		h, w = shrink(n.Pool, h), shrink(n.Pool, w)
+	}
+	perImage += float64(io.Inputs()) // the input
+	ways := io.Outputs
+	head := float64(h*w*n.Filters+1) * float64(ways)
+	if n.Hidden > 0 {
+		head = float64(h*w*n.Filters+1)*float64(n.Hidden) + float64(n.Hidden+1)*float64(ways)
+	}
+	params := 9*float64(n.Filters)*float64(n.Filters+1)*float64(n.Blocks) + 9*float64(n.Filters)*float64(max(io.Channels, 1)-1) + head
+	graph := func(tasks, query int, supportFactor, queryFactor float64) float64 {
+		images := float64(tasks) * float64(ways) * (supportFactor*float64(c.Task.Support) + queryFactor*float64(query))
+		return float * (images*perImage + params*float64(tasks*(c.Inner.Steps+2)))
+	}
+	// Exact second order keeps every inner step's support activations for
+	// the meta-gradient: about 2 more per support image and extra step
+	// (1.9 measured at 2 and at 5 steps, 5-shot, in the default build).
+	support := 5.2
+	if c.Order != "first" {
+		support += 2 * float64(c.Inner.Steps-1)
+	}
+	instances := max(c.Eval.Instances, c.Eval.TrainInstances, c.Eval.FinalInstances)
+	return configs.MemoryEstimate{
+		TrainGraph:   graph(c.Meta.Batch, c.Task.Query, support, 3),
+		EvalGraph:    graph(c.Eval.Batch, c.Eval.Query, 3.2, 0.75) + 8*float64(instances),
+		SharedGraphs: c.Eval.Batch == c.Meta.Batch && c.Eval.Query == c.Task.Query,
+	}
+}
+
+// Shrink implements configs.Model: one filter.
+func (Model) Shrink(c configs.Config) []configs.Shrunk {
+	s := *Section(c)
+	small := s
+	small.Filters = 1
+	return []configs.Shrunk{{Path: "model.conv4.filters", Value: s.Filters, Section: &small}}
+}
+
+// CPUs implements configs.Model: the convolutions use two CPUs (the
+// measured timings are on 2 cores).
+func (Model) CPUs(configs.Config) int { return 2 }
+
+// Legacy implements configs.LegacyModel: the section was model.cnn, with
+// filters, blocks and adapt_bn (true: batch_norm adapt, false: fixed).
+func (Model) Legacy(key string, value *yaml.Node) ([]*yaml.Node, bool) {
+	if key != "cnn" {
+		return nil, false
+	}
+	if value.Kind != yaml.MappingNode {
+		return []*yaml.Node{{Kind: yaml.ScalarNode, Tag: "!!str", Value: key, Line: value.Line}, value}, true
+	}
+	var out []*yaml.Node
+	for i := 0; i+1 < len(value.Content); i += 2 {
+		k, v := value.Content[i], value.Content[i+1]
+		if k.Value == "adapt_bn" && v.Kind == yaml.ScalarNode && (v.Value == "true" || v.Value == "false") {
+			bn := "fixed"
+			if v.Value == "true" {
+				bn = "adapt"
+			}
+			k = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "batch_norm", Line: k.Line}
+			v = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: bn, Line: v.Line}
+		}
+		out = append(out, k, v)
+	}
+	return out, true
+}
