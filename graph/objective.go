@@ -136,8 +136,11 @@ type Objective struct {
 	gradsOut  []int     // indices of the meta-gradients
 	pred      []float64 // float64 copy of float32 query predictions
 	// lanes, if not nil, are the objectives of Spec.Lanes groups of tasks,
-	// which a call runs instead of this one's own (empty) graph.
-	lanes []lane
+	// which a call runs instead of this one's own (empty) graph: at once,
+	// or one after another if inTurn (task groups, groups.go).
+	lanes  []lane
+	inTurn bool
+	part   []float64 // a group's meta-gradient, summed into the call's
 }
 
 // AdaptedParams is implemented by models whose inner loop adapts only some
@@ -161,6 +164,9 @@ func NewObjective(spec Spec) (*Objective, error) {
 	}
 	if n := spec.lanes(); n > 1 {
 		return newLanes(spec, n)
+	}
+	if n := spec.groups(); n > 1 {
+		return newGroups(spec, n)
 	}
 	o := &Objective{spec: spec, g: New(), predOut: -1}
 	g := o.g
@@ -426,6 +432,9 @@ func (o *Objective) LossesMetric(w []float64, b *metalearn.Batch, weights, losse
 	if err := o.check(w, b, weights, losses, metric, grad); err != nil {
 		return err
 	}
+	if o.inTurn {
+		return o.runGroups(w, b, weights, losses, metric, grad)
+	}
 	if o.lanes != nil {
 		return o.runLanes(w, b, losses, metric)
 	}
@@ -452,6 +461,18 @@ func (o *Objective) LossesWeighed(w []float64, b *metalearn.Batch, weigh func(lo
 	}
 	if err := o.check(w, b, weights, losses, nil, grad); err != nil {
 		return err
+	}
+	if o.inTurn {
+		// Groups run their tasks' programs one after another, so every
+		// loss is known only after a forward pass of all of them: the
+		// losses first, then the weighted meta-gradient.
+		if err := o.runGroups(w, b, nil, losses, nil, nil); err != nil {
+			return err
+		}
+		if err := weigh(losses, weights); err != nil {
+			return err
+		}
+		return o.runGroups(w, b, weights, losses, nil, grad)
 	}
 	if o.lanes != nil { // no meta-gradient: nothing to weigh after the losses
 		if err := o.runLanes(w, b, losses, nil); err != nil {

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/trmaml/trmaml/data/imagecache"
+	_ "github.com/trmaml/trmaml/models/builtin" // the built-in models, which configs name
 )
 
 // pixelOf is the synthetic colour of pixel (x, y) of image j of class c of
