@@ -146,7 +146,9 @@ type MetaConfig struct {
 	// each update; 0 means w is unconstrained.
 	BallRadius float64 `yaml:"ball_radius"`
 	// Output selects which iterate the run returns, following Algorithm 1's
-	// output rules: "last", "T1" or "T2".
+	// output rules: "last", "T1" or "T2"; or "best_val", the iterate of the
+	// evaluation whose meta-validation eval.select was best (a family with
+	// meta-validation tasks only).
 	Output string `yaml:"output"`
 }
 
@@ -189,6 +191,10 @@ type EvalConfig struct {
 	// tasks (DR-MAML's convention; the cvar method's level a is 1-alpha).
 	// Empty: none.
 	CVaRAlpha []float64 `yaml:"cvar_alpha"`
+	// Select is the statistic over the meta-validation tasks that picks
+	// the best model of meta.output best_val: "worst" (also "", the
+	// default), "mean" or "cvar" (CVaR at the first eval.cvar_alpha level).
+	Select string `yaml:"select"`
 }
 
 // Defaults returns the paper's sine K=5 MAML setting, with every registered
@@ -320,7 +326,7 @@ func (c Config) validate() []error {
 	k.oneOf("meta.schedule", o.Schedule, "constant", "cosine")
 	k.float("meta.lr_min", o.LRMin, o.LRMin >= 0 && o.LRMin <= o.LR, fmt.Sprintf("in [0, meta.lr] = [0, %v]", o.LR))
 	k.float("meta.ball_radius", o.BallRadius, o.BallRadius >= 0, ">= 0 (0: unconstrained)")
-	k.oneOf("meta.output", o.Output, "last", "T1", "T2")
+	k.oneOf("meta.output", o.Output, "last", "T1", "T2", "best_val")
 
 	for _, info := range metalearn.Methods() {
 		if m := c.Methods[info.Name]; m != nil && info.Check != nil {
@@ -342,6 +348,10 @@ func (c Config) validate() []error {
 	k.between("eval.query", e.Query, 1, MaxEvalQuery)
 	k.between("eval.batch", e.Batch, 1, MaxBatch)
 	k.between("eval.final_instances", e.FinalInstances, 0, MaxInstances)
+	k.oneOf("eval.select", e.Select, "", "worst", "mean", "cvar")
+	if e.Select == "cvar" && len(e.CVaRAlpha) == 0 {
+		k.fail("eval.select", e.Select, "needs a level in eval.cvar_alpha")
+	}
 	for i, a := range e.CVaRAlpha {
 		path := fmt.Sprintf("eval.cvar_alpha[%d]", i)
 		k.float(path, a, a > 0 && a < 1, "in (0, 1)")

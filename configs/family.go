@@ -197,6 +197,9 @@ type TaskSets struct {
 	// Test, or twins with another query size when evaluation scores on
 	// another number of points than training.
 	EvalTrain, EvalTest metalearn.TaskSet
+	// EvalValidation, if not nil, holds the meta-validation tasks, drawn
+	// like EvalTest: evaluated during training for meta.output best_val.
+	EvalValidation metalearn.TaskSet
 	// Support, Query and EvalQuery are the points of a training instance's
 	// support and query sets and of an evaluated instance's query set.
 	Support, Query, EvalQuery int

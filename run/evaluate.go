@@ -54,7 +54,7 @@ func Evaluate(ctx context.Context, dir string, evalSeed uint64, opts Options, se
 	if err != nil {
 		return nil, err
 	}
-	w, p, iterations, source, err := savedSolution(s, dir, sealed.Finished)
+	w, p, iterations, bestIt, source, err := savedSolution(s, dir, sealed.Finished)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +70,7 @@ func Evaluate(ctx context.Context, dir string, evalSeed uint64, opts Options, se
 	}
 	cpu.eval()
 	res := s.result(iterations, trainStats, testStats, p, sets)
-	res.Source = source
+	res.Source, res.BestValIteration = source, bestIt
 	res.Timing = rundir.Timing{EvalSeconds: time.Since(start).Seconds(), Engine: graph.Engine(), Procs: runtime.GOMAXPROCS(0),
 		EvalInstances: finalInstances(s.Config), CPU: cpu.times()}
 	return res, rundir.WriteJSON(filepath.Join(dir, rundir.EvalFileFor(sets)), res)
@@ -86,8 +86,9 @@ func finalInstances(cfg configs.Config) int {
 }
 
 // savedSolution returns the solution of the run in dir: model.json's, or,
-// when the run has none, the output rule's at its checkpoint.
-func savedSolution(s *Setup, dir string, finished bool) (w, p []float64, iterations int, source string, err error) {
+// when the run has none, the output rule's at its checkpoint (best_val: the
+// best model so far); bestIt is the iteration of a best_val model.
+func savedSolution(s *Setup, dir string, finished bool) (w, p []float64, iterations, bestIt int, source string, err error) {
 	path := filepath.Join(dir, rundir.ModelFile)
 	model, err := rundir.ReadModel(path)
 	if !finished {
@@ -98,18 +99,23 @@ func savedSolution(s *Setup, dir string, finished bool) (w, p []float64, iterati
 	if errors.Is(err, os.ErrNotExist) {
 		ss, ck, err := restoreSession(s, dir)
 		if err != nil {
-			return nil, nil, 0, "", fmt.Errorf("%s has no finished model and no checkpoint to evaluate: %w", dir, err)
+			return nil, nil, 0, 0, "", fmt.Errorf("%s has no finished model and no checkpoint to evaluate: %w", dir, err)
 		}
 		w, p = ss.tr.Solution()
-		return w, p, ck.State.Iteration, fmt.Sprintf("%s at iteration %d (no %s)", rundir.CheckpointFile, ck.State.Iteration, rundir.ModelFile), nil
+		source = fmt.Sprintf("%s at iteration %d (no %s)", rundir.CheckpointFile, ck.State.Iteration, rundir.ModelFile)
+		if s.Config.Meta.Output == "best_val" && ss.val != nil && ss.val.bestW != nil {
+			w, bestIt = ss.val.bestW, ss.val.bestIt
+			source = fmt.Sprintf("%s of iteration %d, the best until the checkpoint at %d (no %s)", rundir.BestValModelFile, bestIt, ck.State.Iteration, rundir.ModelFile)
+		}
+		return w, p, ck.State.Iteration, bestIt, source, nil
 	}
 	if err != nil {
-		return nil, nil, 0, "", err
+		return nil, nil, 0, 0, "", err
 	}
 	if len(model.W) != s.Objective.NumParams() {
-		return nil, nil, 0, "", fmt.Errorf("%s: w: %d parameters, the model of %s has %d", path, len(model.W), rundir.ConfigFile, s.Objective.NumParams())
+		return nil, nil, 0, 0, "", fmt.Errorf("%s: w: %d parameters, the model of %s has %d", path, len(model.W), rundir.ConfigFile, s.Objective.NumParams())
 	}
-	return model.W, model.P, s.Config.Meta.Iterations, "", nil
+	return model.W, model.P, s.Config.Meta.Iterations, model.Iteration, "", nil
 }
 
 // evalRNG is the generator of the evaluation of one task set at a given
@@ -118,8 +124,11 @@ func savedSolution(s *Setup, dir string, finished bool) (w, p []float64, iterati
 // same instances, and no two (seed, set, iteration) share a stream.
 func evalRNG(seed uint64, iteration int, set string) *rand.Rand {
 	stream := uint64(0x74657374) // "test"
-	if set == "train" {
+	switch set {
+	case "train":
 		stream = 0x74726e // "trn"
+	case "validation":
+		stream = 0x76616c // "val"
 	}
 	return rand.New(rand.NewPCG(seed, stream<<32|uint64(iteration)))
 }
@@ -163,17 +172,7 @@ func (s *Setup) evaluate(ctx context.Context, w []float64, iteration int, final 
 	if final && cfg.Eval.FinalInstances > 0 {
 		trainN, testN = cfg.Eval.FinalInstances, cfg.Eval.FinalInstances
 	}
-	score := s.Score
-	if done := ctx.Done(); done != nil {
-		score = func(w []float64, b *metalearn.Batch, out []float64) error {
-			select {
-			case <-done:
-				return errEvaluationStopped
-			default:
-				return s.Score(w, b, out)
-			}
-		}
-	}
+	score := s.scorer(ctx)
 	tr, err := s.Evaluator.EvaluateScore(w, s.EvalTrain, trainN, evalRNG(cfg.Seed, iteration, "train"), s.Metric, score)
 	if err != nil {
 		return rundir.Stats{}, rundir.Stats{}, fmt.Errorf("evaluating on the meta-training tasks: %w", err)
@@ -183,6 +182,22 @@ func (s *Setup) evaluate(ctx context.Context, w []float64, iteration int, final 
 		return rundir.Stats{}, rundir.Stats{}, fmt.Errorf("evaluating on the meta-test tasks: %w", err)
 	}
 	return newStats(tr, s.EvalTrain, cfg.Eval.CVaRAlpha, s.Metric), newStats(te, s.EvalTest, cfg.Eval.CVaRAlpha, s.Metric), nil
+}
+
+// scorer is s.Score, stopping with errEvaluationStopped once ctx is done.
+func (s *Setup) scorer(ctx context.Context) metalearn.Scorer {
+	done := ctx.Done()
+	if done == nil {
+		return s.Score
+	}
+	return func(w []float64, b *metalearn.Batch, out []float64) error {
+		select {
+		case <-done:
+			return errEvaluationStopped
+		default:
+			return s.Score(w, b, out)
+		}
+	}
 }
 
 // masses returns the TaskSet.Mass of every task of set.

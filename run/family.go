@@ -18,6 +18,7 @@ import (
 // is built.
 type family struct {
 	train, test, evalTrain, evalTest metalearn.TaskSet
+	evalValidation                   metalearn.TaskSet // nil: no meta-validation tasks
 	model                            models.Built
 	inner                            innerloops.Built
 	io                               configs.IO
@@ -66,7 +67,7 @@ func newFamily(cfg configs.Config, opts Options) (*family, error) {
 	f := &family{
 		train: sets.Train, test: sets.Test, evalTrain: sets.EvalTrain, evalTest: sets.EvalTest,
 		model: built, inner: inner, io: io, loss: graph.MSELoss,
-		support: sets.Support, query: sets.Query, evalQuery: sets.EvalQuery,
+		support: sets.Support, query: sets.Query, evalQuery: sets.EvalQuery, evalValidation: sets.EvalValidation,
 	}
 	if io.Classes {
 		f.loss, f.metric = graph.SoftmaxCrossEntropy, graph.Accuracy

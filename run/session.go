@@ -38,6 +38,8 @@ type session struct {
 	// replaces; overrides are the run's config changes (resume -override).
 	prevCheckpoint string
 	overrides      []string
+	// val evaluates the meta-validation tasks (nil without them).
+	val *validation
 }
 
 // newSession starts the trainer of s at w0 in dir.
@@ -46,7 +48,7 @@ func newSession(s *Setup, dir string, w0 []float64) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &session{s: s, dir: dir, opt: s.Settings.Optimizer, tr: tr}, nil
+	return &session{s: s, dir: dir, opt: s.Settings.Optimizer, tr: tr, val: newValidation(s)}, nil
 }
 
 // restoreSession continues s from the checkpoint in dir, refusing (with the
@@ -75,6 +77,11 @@ func restoreSession(s *Setup, dir string) (*session, rundir.Checkpoint, error) {
 		return nil, rundir.Checkpoint{}, fmt.Errorf("%s: %w (does it belong to this %s?)", ckPath, err, rundir.ConfigFile)
 	}
 	ss.prevCheckpoint = rundir.HashBytes(raw)
+	if ss.val != nil {
+		if err := ss.val.restore(dir, ck.State.Iteration, s.Metric.HigherIsBetter); err != nil {
+			return nil, rundir.Checkpoint{}, fmt.Errorf("%s cannot be resumed: %w", dir, err)
+		}
+	}
 	return ss, ck, nil
 }
 
@@ -93,6 +100,11 @@ func (ss *session) record() error {
 	}
 	if err != nil {
 		return err
+	}
+	if ss.val != nil {
+		if err := ss.val.record(ctx, ss, tr.State.W, tr.State.Iteration); err != nil {
+			return err
+		}
 	}
 	ss.evalDur += time.Since(start)
 	ss.cpu.eval()
@@ -185,6 +197,13 @@ func (ss *session) train(ctx context.Context, p *Progress) (*rundir.Result, erro
 	}
 
 	w, pFinal := tr.Solution()
+	bestIt := 0
+	if cfg.Meta.Output == "best_val" {
+		if ss.val.bestW == nil {
+			return nil, fmt.Errorf("%s: %s does not hold the best model of iteration %d", ss.dir, rundir.BestValModelFile, ss.val.bestIt)
+		}
+		w, bestIt = ss.val.bestW, ss.val.bestIt
+	}
 	start := time.Now()
 	ss.cpu.skip()
 	trainStats, testStats, err := ss.s.evaluate(ctx, w, cfg.Meta.Iterations, true)
@@ -196,13 +215,14 @@ func (ss *session) train(ctx context.Context, p *Progress) (*rundir.Result, erro
 	ss.evalDur += time.Since(start)
 	ss.cpu.eval()
 	res := ss.s.result(cfg.Meta.Iterations, trainStats, testStats, pFinal, ss.overrides)
+	res.BestValIteration = bestIt
 	res.Timing = rundir.Timing{
 		MsPerIteration: ss.trainDur.Seconds() * 1000 / float64(cfg.Meta.Iterations),
 		TrainSeconds:   ss.trainDur.Seconds(), EvalSeconds: ss.evalDur.Seconds(),
 		Engine: graph.Engine(), Procs: runtime.GOMAXPROCS(0), CPU: ss.cpu.times(),
 	}
 	model := ss.s.record
-	model.W, model.P = w, res.FinalP
+	model.W, model.P, model.Iteration = w, res.FinalP, bestIt
 	state, err := rundir.CheckpointStateHash(filepath.Join(ss.dir, rundir.CheckpointFile))
 	if err != nil {
 		return nil, err

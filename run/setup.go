@@ -27,6 +27,7 @@ type Setup struct {
 	// Test, or their twins with eval.query query images per class when an
 	// Omniglot config scores evaluation on another number than training.
 	EvalTrain, EvalTest metalearn.TaskSet
+	EvalValidation      metalearn.TaskSet // meta-validation tasks (nil: none), for best_val (validation.go)
 	Model               graph.Model
 	Objective           *graph.Objective // training graph, with meta-gradient
 	Evaluator           *metalearn.Evaluator
@@ -101,6 +102,13 @@ func Build(cfg configs.Config, opts Options) (*Setup, error) {
 	if err := checkInstances(cfg, f.train.Len(), f.test.Len()); err != nil {
 		return nil, err
 	}
+	if cfg.Meta.Output == "best_val" && f.evalValidation == nil {
+		return nil, &configs.ConfigError{Field: "meta.output", Problem: fmt.Sprintf("best_val needs meta-validation tasks, and this config's %s tasks have none", cfg.Task.Family)}
+	}
+	output := metalearn.OutputRule(cfg.Meta.Output)
+	if cfg.Meta.Output == "best_val" {
+		output = metalearn.OutputLast // the trainer's; the session picks the best
+	}
 	_, out := f.train.Dims()
 	drawn, err := cfg.DrawnBatch()
 	if err != nil {
@@ -146,7 +154,7 @@ func Build(cfg configs.Config, opts Options) (*Setup, error) {
 	}
 	in, _ := f.train.Dims()
 	s := &Setup{
-		Config: cfg, Train: f.train, Test: f.test, EvalTrain: f.evalTrain, EvalTest: f.evalTest,
+		Config: cfg, Train: f.train, Test: f.test, EvalTrain: f.evalTrain, EvalTest: f.evalTest, EvalValidation: f.evalValidation,
 		Model: f.model.Net, Objective: obj,
 		Evaluator: metalearn.NewEvaluator(evalObj, f.support, f.evalQuery, in, out),
 		Metric:    metalearn.MSE,
@@ -155,7 +163,7 @@ func Build(cfg configs.Config, opts Options) (*Setup, error) {
 		},
 		Settings: metalearn.Settings{
 			Method: method, Iterations: cfg.Meta.Iterations, Batch: drawn, Support: f.support, Query: f.query,
-			BallRadius: cfg.Meta.BallRadius, Output: metalearn.OutputRule(cfg.Meta.Output),
+			BallRadius: cfg.Meta.BallRadius, Output: output,
 			Optimizer: opt, Schedule: schedule, Seed: cfg.Seed, Warn: opts.warn,
 		},
 		Support: f.support, Query: f.query, init: withOwn(f.model, f.inner.Own, obj.NumParams()), record: rundir.Model{Kind: cfg.Model.Kind, Net: net},

@@ -40,6 +40,9 @@ type Result struct {
 	// Overrides, in evaluation files only, are the config changes
 	// ("field.path=value") the solution was evaluated under.
 	Overrides []string `json:"overrides,omitempty"`
+	// BestValIteration, with output rule best_val, is the iteration of the
+	// evaluated model: the best on the meta-validation tasks.
+	BestValIteration int `json:"best_val_iteration,omitempty"`
 	// StateSHA256, in result.json, is the state hash of the checkpoint
 	// the result was computed from (Checkpoint.StateHash, WriteBound).
 	StateSHA256 string `json:"state_sha256,omitempty"`
@@ -121,6 +124,9 @@ type Model struct {
 	// StateSHA256 is the state hash of the checkpoint the solution was
 	// taken from (Checkpoint.StateHash, WriteBound).
 	StateSHA256 string `json:"state_sha256,omitempty"`
+	// Iteration, in model_best_val.json and in the model.json of output
+	// rule best_val, is the iteration of the evaluation that chose it.
+	Iteration int `json:"iteration,omitempty"`
 }
 
 // UnmarshalJSON reads a Result, naming the metric "mse" when the file has

@@ -14,6 +14,16 @@ const (
 	MetricsFile = "metrics.csv"
 	// PFile holds the task distribution p at each evaluation (PHistory).
 	PFile = "p.csv"
+	// ValidationFile holds the statistics on the meta-validation tasks at
+	// each evaluation (iteration, mean, worst, CVaR), for families that
+	// have them. Not sealed: it only chooses the model of meta.output
+	// best_val, which model.json then holds, sealed and bound.
+	ValidationFile = "validation.csv"
+	// BestValModelFile is the model of the evaluation whose
+	// meta-validation statistic (eval.select) was best so far (Model, with
+	// its Iteration); meta.output best_val evaluates it. Not sealed, as
+	// ValidationFile.
+	BestValModelFile = "model_best_val.json"
 	// CheckpointFile is the training state after the last evaluation.
 	CheckpointFile = "checkpoint.json"
 	// ModelFile is the finished run's solution (Model).

@@ -10,9 +10,10 @@ import (
 
 // TestImageFolderTrainAndExperiment: a folder of colour PNGs laid out as
 // DIR/GROUP/CLASS/IMAGE trains MAML and TR-MAML from YAML through trmaml
-// train (then eval) and trmaml experiment, whose report calls the tasks
-// what the config calls them. The images are converted to greyscale 16x16
-// here (convert: true), which the CNN takes today.
+// train (then eval) and trmaml experiment, in colour (channels: 3 in the
+// run directory) at a size that is not square, keeping the model of the
+// best meta-validation accuracy; the report calls the tasks what the
+// config calls them.
 func TestImageFolderTrainAndExperiment(t *testing.T) {
 	t.Parallel()
 	dir := writeColourFolder(t, 4, 6, 4, 20)
@@ -26,15 +27,14 @@ task:
   imagefolder:
     dir: ` + dir + `
     ways: 3
-    channels: 1
-    convert: true
-    image: [16, 16]
+    channels: 3
+    image: [16, 12]
     resize: box
     noun: category
-    splits: {train: [g1, g2, g3], test: [g4]}
-model: {cnn: {filters: 4, blocks: 2}}
+    splits: {train: [g1, g2], validation: [g3], test: [g4]}
+model: {kind: conv4, conv4: {filters: 4, blocks: 2}}
 inner: {steps: 1, alpha: 0.1}
-meta: {iterations: 4, batch: 2}
+meta: {iterations: 4, batch: 2, output: best_val}
 trmaml: {p_lr: 1e-3}
 eval: {every: 2, instances: 4, train_instances: 6, batch: 2}
 `
@@ -49,8 +49,14 @@ eval: {every: 2, instances: 4, train_instances: 6, batch: 2}
 	if err := dispatch([]string{"train", "-config", filepath.Join(tmp, "base.yaml"), "-out", run}, &stdout, &stderr); err != nil {
 		t.Fatalf("train: %v\n%s", err, stderr.String())
 	}
-	if cfg := mustRead(t, filepath.Join(run, "config.yaml")); !strings.Contains(cfg, "channels: 1") || !strings.Contains(cfg, "family: imagefolder") {
+	if cfg := mustRead(t, filepath.Join(run, "config.yaml")); !strings.Contains(cfg, "channels: 3") || !strings.Contains(cfg, "family: imagefolder") {
 		t.Errorf("config.yaml of the run:\n%s", cfg)
+	}
+	if !strings.Contains(stdout.String(), "evaluated: the model of iteration") {
+		t.Errorf("train does not say which model it evaluated:\n%s", stdout.String())
+	}
+	if _, err := os.Stat(filepath.Join(run, "validation.csv")); err != nil {
+		t.Error(err)
 	}
 	if err := dispatch([]string{"eval", "-run", run}, &stdout, &stderr); err != nil {
 		t.Fatalf("eval: %v\n%s", err, stderr.String())

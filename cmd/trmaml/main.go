@@ -424,6 +424,9 @@ func isSet(fs *flag.FlagSet, name string) bool {
 }
 
 func printResult(w io.Writer, r *rundir.Result) {
+	if r.Output == "best_val" {
+		fmt.Fprintf(w, "evaluated: the model of iteration %d, the best on the meta-validation tasks (meta.output best_val)\n", r.BestValIteration)
+	}
 	m, err := metalearn.MetricNamed(r.Metric)
 	if err != nil {
 		m = metalearn.MSE

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/trmaml/trmaml/configs"
+	_ "github.com/trmaml/trmaml/models/builtin" // the models configs name
 )
 
 // The package's tests register the family as package tasks does (which
@@ -27,7 +28,7 @@ task:
   imagefolder:
     dir: `+dir+`
 `+section+`
-model: {cnn: {filters: 4, blocks: 2}}
+model: {kind: conv4, conv4: {filters: 4, blocks: 2}}
 meta: {iterations: 4, batch: 2}
 trmaml: {p_lr: 1e-5}
 eval: {every: 2, instances: 4, train_instances: 4, batch: 2}

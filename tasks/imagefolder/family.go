@@ -308,7 +308,7 @@ func (Family) Tasks(c configs.Config, env configs.Env) (*configs.TaskSets, error
 		return nil, err
 	}
 	t := c.Task
-	sets := func(queries int, rotate, flip bool) (train, test *TaskSet, err error) {
+	split := func(queries int, rotate, flip bool) (train, test *TaskSet, err error) {
 		spec := Spec{Ways: s.Ways, Shots: t.Support, Queries: queries, Rotate: rotate, Flip: flip}
 		if train, err = NewTaskSet(d, Train, spec); err != nil {
 			return nil, nil, &configs.ConfigError{Field: "task.imagefolder", Problem: err.Error()}
@@ -318,20 +318,31 @@ func (Family) Tasks(c configs.Config, env configs.Env) (*configs.TaskSets, error
 		}
 		return train, test, nil
 	}
-	train, test, err := sets(t.Query, s.Rotate, s.Flip)
+	train, test, err := split(t.Query, s.Rotate, s.Flip)
 	if err != nil {
 		return nil, err
 	}
-	evalTrain, evalTest, err := sets(c.Eval.Query, s.RotateEval, false)
+	evalTrain, evalTest, err := split(c.Eval.Query, s.RotateEval, false)
 	if err != nil {
 		return nil, err
 	}
 	io := configs.IO{Height: d.H(), Width: d.W(), Channels: d.C(), Outputs: s.Ways, Classes: true}
-	return &configs.TaskSets{
+	sets := &configs.TaskSets{
 		Train: train, Test: test, EvalTrain: evalTrain, EvalTest: evalTest,
 		Support: s.Ways * t.Support, Query: s.Ways * t.Query, EvalQuery: s.Ways * c.Eval.Query,
 		IO: &io,
-	}, nil
+	}
+	if len(d.Groups(Validation)) > 0 {
+		spec := Spec{Ways: s.Ways, Shots: t.Support, Queries: c.Eval.Query, Rotate: s.RotateEval}
+		val, err := NewTaskSet(d, Validation, spec)
+		switch {
+		case err == nil:
+			sets.EvalValidation = val
+		case c.Meta.Output == "best_val": // else the run has no validation tasks
+			return nil, &configs.ConfigError{Field: "meta.output", Problem: "best_val: " + err.Error()}
+		}
+	}
+	return sets, nil
 }
 
 // resolveDir is the dataset folder: dir itself if absolute, else under the

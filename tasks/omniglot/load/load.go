@@ -102,8 +102,24 @@ func tasks(c configs.Config, env configs.Env) (*configs.TaskSets, error) {
 			return nil, err
 		}
 	}
+	// The validation alphabets (14 to 20 characters) serve up to 14-way
+	// instances; beyond, a run has no validation tasks, and meta.output
+	// best_val is refused.
+	val, err := omniglot.NewTaskSet(d, omniglot.Validation, omniglot.Spec{Ways: oc.Ways, Shots: t.Support, Queries: c.Eval.Query, Rotate: oc.RotateEval})
+	if err != nil && c.Meta.Output == "best_val" {
+		return nil, &configs.ConfigError{Field: "meta.output", Problem: "best_val: " + err.Error()}
+	}
 	return &configs.TaskSets{
-		Train: train, Test: test, EvalTrain: evalTrain, EvalTest: evalTest,
+		Train: train, Test: test, EvalTrain: evalTrain, EvalTest: evalTest, EvalValidation: validation(val),
 		Support: oc.Ways * t.Support, Query: oc.Ways * t.Query, EvalQuery: oc.Ways * c.Eval.Query,
 	}, nil
+}
+
+// validation is ts as a task set, nil when there is none (a nil
+// *omniglot.TaskSet is not a nil metalearn.TaskSet).
+func validation(ts *omniglot.TaskSet) metalearn.TaskSet {
+	if ts == nil {
+		return nil
+	}
+	return ts
 }
