@@ -16,16 +16,24 @@ func TestLossesWeighedMatchesLosses(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	sizes := []int{1, 8, 8, 1}
 	mlp, _ := NewMLP(sizes, Tanh)
-	for _, firstOrder := range []bool{false, true} {
-		obj, err := NewObjective(Spec{Model: mlp, Tasks: 5, Support: 4, Query: 6, Loss: MSELoss, InShape: []int{1}, OutDim: 1,
+	// The second case is the sine benchmark's DR-MAML graph, 164 tasks of
+	// the 40 x 40 MLP, whose large values go back to the buffer pool.
+	big, _ := NewMLP([]int{1, 40, 40, 1}, ReLU)
+	for _, c := range []struct {
+		model      Model
+		tasks      int
+		firstOrder bool
+	}{{mlp, 5, false}, {mlp, 5, true}, {big, 164, false}} {
+		firstOrder, n := c.firstOrder, c.tasks
+		obj, err := NewObjective(Spec{Model: c.model, Tasks: n, Support: 4, Query: 6, Loss: MSELoss, InShape: []int{1}, OutDim: 1,
 			Steps: 2, Alpha: 0.1, FirstOrder: firstOrder, MetaGradient: true})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for call := range 3 {
-			b := randomBatch(rng, 5, 4, 6, 1)
+			b := randomBatch(rng, n, 4, 6, 1)
 			w := randomParams(rng, obj.NumParams(), 0.5)
-			losses, grad, weights := make([]float64, 5), make([]float64, len(w)), make([]float64, 5)
+			losses, grad, weights := make([]float64, n), make([]float64, len(w)), make([]float64, n)
 			var seen []float64
 			weigh := func(l, wt []float64) error {
 				seen = slices.Clone(l)
@@ -37,7 +45,7 @@ func TestLossesWeighedMatchesLosses(t *testing.T) {
 			if err := obj.LossesWeighed(w, b, weigh, weights, losses, grad); err != nil {
 				t.Fatal(err)
 			}
-			wantL, wantG := make([]float64, 5), make([]float64, len(w))
+			wantL, wantG := make([]float64, n), make([]float64, len(w))
 			if err := obj.Losses(w, b, weights, wantL, wantG); err != nil {
 				t.Fatal(err)
 			}
