@@ -9,8 +9,8 @@ import (
 // TestLossesWeighedMatchesLosses: weights chosen from the losses in the
 // middle of one run give the losses and meta-gradient that Losses gives
 // with those weights from the start, bit for bit, in second and first
-// order; weigh sees the losses of the call's batch (a second batch rebinds
-// them), and its error stops the call.
+// order, for MLPs and the CNN; weigh sees the losses of the call's batch (a
+// second batch rebinds them), and its error stops the call.
 func TestLossesWeighedMatchesLosses(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -58,6 +58,34 @@ func TestLossesWeighedMatchesLosses(t *testing.T) {
 			}
 		}
 	}
+	// The CNN's graph (its own forward passes, batch norm), second order.
+	cnn, err := NewCNN(8, 8, 1, 4, 2, 3, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cobj, err := NewObjective(Spec{Model: cnn, Loss: SoftmaxCrossEntropy, Score: Accuracy, Tasks: 3, Support: 3, Query: 6,
+		InShape: cnn.InShape(), OutDim: 3, Steps: 2, Alpha: 0.3, MetaGradient: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cb, cw := randomImages(rng, 3, 3, 1, 2, 8, 8, 1), cnn.Init(rng)
+	cl, cg, cwt := make([]float64, 3), make([]float64, len(cw)), make([]float64, 3)
+	if err := cobj.LossesWeighed(cw, cb, func(l, wt []float64) error {
+		for k, v := range l {
+			wt[k] = v / (1 + float64(k))
+		}
+		return nil
+	}, cwt, cl, cg); err != nil {
+		t.Fatal(err)
+	}
+	wl, wg := make([]float64, 3), make([]float64, len(cw))
+	if err := cobj.Losses(cw, cb, cwt, wl, wg); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(cl, wl) || !slices.Equal(cg, wg) {
+		t.Errorf("CNN: weighed pass differs from Losses with the same weights (losses %v, %v; rel. %g)", cl, wl, relErr(cg, wg))
+	}
+
 	obj, err := NewObjective(Spec{Model: mlp, Tasks: 2, Support: 2, Query: 2, Loss: MSELoss, InShape: []int{1}, OutDim: 1,
 		Steps: 1, Alpha: 0.1, MetaGradient: true})
 	if err != nil {
