@@ -9,23 +9,31 @@ import (
 // TestLossesWeighedMatchesLosses: weights chosen from the losses in the
 // middle of one run give the losses and meta-gradient that Losses gives
 // with those weights from the start, bit for bit, in second and first
-// order; weigh sees the losses of the call's batch (a second batch rebinds
-// them), and its error stops the call.
+// order, for MLPs and the CNN; weigh sees the losses of the call's batch (a
+// second batch rebinds them), and its error stops the call.
 func TestLossesWeighedMatchesLosses(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	sizes := []int{1, 8, 8, 1}
 	mlp, _ := NewMLP(sizes, Tanh)
-	for _, firstOrder := range []bool{false, true} {
-		obj, err := NewObjective(Spec{Model: mlp, Tasks: 5, Support: 4, Query: 6, Loss: MSELoss, InShape: []int{1}, OutDim: 1,
+	// The second case is the sine benchmark's DR-MAML graph, 164 tasks of
+	// the 40 x 40 MLP, whose large values go back to the buffer pool.
+	big, _ := NewMLP([]int{1, 40, 40, 1}, ReLU)
+	for _, c := range []struct {
+		model      Model
+		tasks      int
+		firstOrder bool
+	}{{mlp, 5, false}, {mlp, 5, true}, {big, 164, false}} {
+		firstOrder, n := c.firstOrder, c.tasks
+		obj, err := NewObjective(Spec{Model: c.model, Tasks: n, Support: 4, Query: 6, Loss: MSELoss, InShape: []int{1}, OutDim: 1,
 			Steps: 2, Alpha: 0.1, FirstOrder: firstOrder, MetaGradient: true})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for call := range 3 {
-			b := randomBatch(rng, 5, 4, 6, 1)
+			b := randomBatch(rng, n, 4, 6, 1)
 			w := randomParams(rng, obj.NumParams(), 0.5)
-			losses, grad, weights := make([]float64, 5), make([]float64, len(w)), make([]float64, 5)
+			losses, grad, weights := make([]float64, n), make([]float64, len(w)), make([]float64, n)
 			var seen []float64
 			weigh := func(l, wt []float64) error {
 				seen = slices.Clone(l)
@@ -37,7 +45,7 @@ func TestLossesWeighedMatchesLosses(t *testing.T) {
 			if err := obj.LossesWeighed(w, b, weigh, weights, losses, grad); err != nil {
 				t.Fatal(err)
 			}
-			wantL, wantG := make([]float64, 5), make([]float64, len(w))
+			wantL, wantG := make([]float64, n), make([]float64, len(w))
 			if err := obj.Losses(w, b, weights, wantL, wantG); err != nil {
 				t.Fatal(err)
 			}
@@ -50,6 +58,34 @@ func TestLossesWeighedMatchesLosses(t *testing.T) {
 			}
 		}
 	}
+	// The CNN's graph (its own forward passes, batch norm), second order.
+	cnn, err := NewCNN(8, 8, 1, 4, 2, 3, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cobj, err := NewObjective(Spec{Model: cnn, Loss: SoftmaxCrossEntropy, Score: Accuracy, Tasks: 3, Support: 3, Query: 6,
+		InShape: cnn.InShape(), OutDim: 3, Steps: 2, Alpha: 0.3, MetaGradient: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cb, cw := randomImages(rng, 3, 3, 1, 2, 8, 8, 1), cnn.Init(rng)
+	cl, cg, cwt := make([]float64, 3), make([]float64, len(cw)), make([]float64, 3)
+	if err := cobj.LossesWeighed(cw, cb, func(l, wt []float64) error {
+		for k, v := range l {
+			wt[k] = v / (1 + float64(k))
+		}
+		return nil
+	}, cwt, cl, cg); err != nil {
+		t.Fatal(err)
+	}
+	wl, wg := make([]float64, 3), make([]float64, len(cw))
+	if err := cobj.Losses(cw, cb, cwt, wl, wg); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(cl, wl) || !slices.Equal(cg, wg) {
+		t.Errorf("CNN: weighed pass differs from Losses with the same weights (losses %v, %v; rel. %g)", cl, wl, relErr(cg, wg))
+	}
+
 	obj, err := NewObjective(Spec{Model: mlp, Tasks: 2, Support: 2, Query: 2, Loss: MSELoss, InShape: []int{1}, OutDim: 1,
 		Steps: 1, Alpha: 0.1, MetaGradient: true})
 	if err != nil {

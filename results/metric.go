@@ -13,7 +13,8 @@ import (
 // reports take from the file in that metric's terms: no per-task value above
 // the metric's largest possible value (an accuracy above 1), each set's worst task
 // is its worst per-task value in the metric's direction (the smallest
-// accuracy, the largest MSE), and its masses are one finite non-negative
+// accuracy, the largest MSE), its CVaR entries are those of its per-task
+// values (metalearn.TailMean), and its masses are one finite non-negative
 // weight per task with a positive sum.
 func (r *Run) loadScore(path string) error {
 	m, err := metalearn.MetricNamed(r.Result.Metric)
@@ -32,6 +33,11 @@ func (r *Run) loadScore(path string) error {
 		for i, v := range st.PerTask {
 			if v > m.Max() {
 				return fmt.Errorf("%s: %s.per_task[%d] = %v: %s values are at most %v", path, s.name, i, v, m.Label, m.Max())
+			}
+		}
+		for i, c := range st.CVaR {
+			if want := metalearn.TailMean(st.PerTask, c.Alpha, m); !(math.Abs(c.Value-want) <= 1e-9*math.Max(1, math.Abs(want))) {
+				return fmt.Errorf("%s: %s.cvar[%d]: CVaR_%v = %v is not that of the per-task values, %v", path, s.name, i, c.Alpha, c.Value, want)
 			}
 		}
 		if v := max(st.Mean, st.WeightedMean); v > m.Max() {

@@ -94,6 +94,10 @@ func TestLoadScoreErrors(t *testing.T) {
 		}, "meta_test.mean = 0.75, but the per_task values give 0.9"},
 		{"mean accuracy above 1", func(s string) string { return strings.Replace(s, `"mean": 0.75,`, `"mean": 75,`, 1) },
 			"meta_test.mean = 75, but the per_task values give 0.75"},
+		// CVaR is a statistic of the per-task values, as worst is.
+		{"cvar not of the per-task values", func(s string) string {
+			return strings.Replace(s, `"meta_test": {`, `"meta_test": {"cvar": [{"alpha": 0.5, "value": 0.1}],`, 1)
+		}, "meta_test.cvar[0]: CVaR_0.5 = 0.1 is not that of the per-task values"},
 		{"negative mass", func(s string) string { return strings.Replace(s, `"masses": [`, `"masses": [-1, `, 1) },
 			"meta_test.masses: 5 for 4 tasks"},
 		{"mass NaN-like", func(s string) string {

@@ -435,6 +435,13 @@ func printResult(w io.Writer, r *rundir.Result) {
 		name string
 		s    rundir.Stats
 	}{{"meta-train", r.MetaTrain}, {"meta-test", r.MetaTest}}
+	defer func() { // CVaR at eval.cvar_alpha's levels, if any
+		for _, row := range rows {
+			for _, c := range row.s.CVaR {
+				fmt.Fprintf(w, "%-10s CVaR_%v %.4g\n", row.name, c.Alpha, m.Show(c.Value))
+			}
+		}
+	}()
 	if m == metalearn.MSE {
 		fmt.Fprintf(w, "%-10s %9s %9s %9s  %s\n", "task set", "mean", "worst", "std", "worst task")
 		for _, row := range rows {
