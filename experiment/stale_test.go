@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -24,7 +25,7 @@ func TestNoStaleFailure(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	jobs := Jobs(cfgs, out)
 	var log bytes.Buffer
-	if err := Run(out, jobs, 1, &log, false, run.Options{}); err != nil {
+	if err := Run(context.Background(), out, jobs, 1, &log, false, run.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	cell := jobs[0].Dir
@@ -40,7 +41,7 @@ func TestNoStaleFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := listing(t, cell)
-	if err := RunCell(out, jobs, 0, run.Options{}); !errors.Is(err, dirlock.ErrHeld) {
+	if err := RunCell(context.Background(), out, jobs, 0, run.Options{}); !errors.Is(err, dirlock.ErrHeld) {
 		t.Fatalf("a held cell: %v, want ErrHeld", err)
 	}
 	if after := listing(t, cell); after != before {
@@ -51,13 +52,13 @@ func TestNoStaleFailure(t *testing.T) {
 	// A failed.txt from an attempt before the hand resume finished it.
 	failed := filepath.Join(cell, FailedFile)
 	os.WriteFile(failed, []byte("an old failure\n"), 0o644)
-	if _, err := run.Resume(cell, run.Options{}); err != nil {
+	if _, err := run.Resume(context.Background(), cell, run.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if s := states(t, jobs); s[0] != Finished {
 		t.Errorf("a finished run with an old failed.txt: %s, want %s", s[0], Finished)
 	}
-	if err := Run(out, jobs, 1, &log, false, run.Options{}); err != nil {
+	if err := Run(context.Background(), out, jobs, 1, &log, false, run.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(failed); !errors.Is(err, os.ErrNotExist) {

@@ -2,6 +2,7 @@ package rundir
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -96,7 +97,7 @@ func BenchmarkBindings(b *testing.B) {
 			}
 		}
 	})
-	model := Model{Sizes: []int{1, 40, 40, 1}, Activation: "relu", W: w, StateSHA256: HashBytes(nil)}
+	model := Model{Kind: "mlp", Net: json.RawMessage(`{"sizes":[1,40,40,1],"activation":"relu"}`), W: w, StateSHA256: HashBytes(nil)}
 	for _, c := range []struct {
 		name  string
 		write func(string, any) error
