@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"reflect"
 	"regexp"
@@ -163,12 +164,50 @@ func FieldError(path string, value any, rule string) error {
 // Marshal returns the YAML of the resolved config, every field stated and
 // lists written inline as [a, b]; Parse reads it back to an equal Config.
 func (c Config) Marshal() ([]byte, error) {
+	// Only what the run reads: each section it does not (another
+	// method's, the other kind of model's fields) is left out unless
+	// the file would then read back differently (a family may require
+	// another method's setting stated).
+	omit := map[string]bool{}
+	out, err := c.marshal(omit)
+	if err != nil {
+		return nil, err
+	}
+	unread := []string{"model"}
+	for _, info := range metalearn.Methods() {
+		if info.Name != c.Algorithm {
+			unread = append(unread, info.Name)
+		}
+	}
+	want := c.Read()
+	for _, name := range unread {
+		omit[name] = true
+		trimmed, err := c.marshal(omit)
+		if err != nil {
+			return nil, err
+		}
+		if back, err := Parse("config.yaml", trimmed); err == nil && reflect.DeepEqual(back.Read(), want) {
+			out = trimmed
+			continue
+		}
+		omit[name] = false
+	}
+	return out, nil
+}
+
+// marshal writes c as Marshal does, with the sections of the methods in
+// omit left out and, if omit["model"], the model fields c's model does not
+// read.
+func (c Config) marshal(omit map[string]bool) ([]byte, error) {
 	var n yaml.Node
 	if err := n.Encode(c); err != nil {
 		return nil, err
 	}
-	if err := insertSections(&n, c); err != nil {
+	if err := insertSections(&n, c, omit); err != nil {
 		return nil, err
+	}
+	if omit["model"] {
+		dropUnreadModel(&n, c)
 	}
 	inlineLists(&n)
 	var b bytes.Buffer
@@ -184,11 +223,15 @@ func (c Config) Marshal() ([]byte, error) {
 }
 
 // insertSections adds the registered methods' sections after meta, in
-// registration order, and the section of c's family at the end of task
-// (the other families' sections are their defaults, which Parse restores).
-func insertSections(root *yaml.Node, c Config) error {
+// registration order, except those in omit, and the section of c's family
+// at the end of task (the other families' sections are their defaults,
+// which Parse restores).
+func insertSections(root *yaml.Node, c Config, omit map[string]bool) error {
 	var methods []*yaml.Node
 	for _, info := range metalearn.Methods() {
+		if omit[info.Name] {
+			continue
+		}
 		if m := c.Methods[info.Name]; m != nil && len(taggedFields(reflect.TypeOf(m).Elem())) > 0 {
 			v, err := sectionNode(m)
 			if err != nil {
@@ -216,6 +259,58 @@ func insertSections(root *yaml.Node, c Config) error {
 		}
 	}
 	return nil
+}
+
+// modelFields are the model fields each kind of model reads (dtype is
+// read by both).
+var modelFields = map[string][]string{
+	"mlp": {"hidden", "activation", "init", "init_std", "dtype"},
+	"cnn": {"cnn", "dtype"},
+}
+
+// dropUnreadModel removes from the encoded config root the model fields
+// the model of c's family does not read (an MLP's layers for a CNN).
+func dropUnreadModel(root *yaml.Node, c Config) {
+	fam, err := c.Family()
+	if err != nil {
+		return
+	}
+	keep, ok := modelFields[fam.Model()]
+	if !ok {
+		return
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value != "model" {
+			continue
+		}
+		m := root.Content[i+1]
+		var kept []*yaml.Node
+		for j := 0; j+1 < len(m.Content); j += 2 {
+			if slices.Contains(keep, m.Content[j].Value) {
+				kept = append(kept, m.Content[j], m.Content[j+1])
+			}
+		}
+		m.Content = kept
+	}
+}
+
+// Read is c without what a run of c does not read: the settings of the
+// other methods and task families and the other kind of model's fields.
+// Two configs with the same Read train the same run; config.yaml
+// (Marshal) holds Read's fields.
+func (c Config) Read() Config {
+	c = c.Clone()
+	maps.DeleteFunc(c.Methods, func(name string, _ metalearn.Method) bool { return name != c.Algorithm })
+	maps.DeleteFunc(c.Task.Sections, func(name string, _ any) bool { return name != c.Task.Family })
+	if fam, err := c.Family(); err == nil {
+		switch fam.Model() {
+		case "cnn":
+			c.Model.Hidden, c.Model.Activation, c.Model.Init, c.Model.InitStd = nil, "", "", 0
+		case "mlp":
+			c.Model.CNN = CNNConfig{}
+		}
+	}
+	return c
 }
 
 // sectionNode encodes the yaml-tagged fields of the struct s points to.
