@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"reflect"
 	"regexp"
@@ -185,11 +186,44 @@ func FieldError(path string, value any, rule string) error {
 // Marshal returns the YAML of the resolved config, every field stated and
 // lists written inline as [a, b]; Parse reads it back to an equal Config.
 func (c Config) Marshal() ([]byte, error) {
+	// Only what the run reads: each section it does not (another
+	// method's) is left out unless the file would then read back
+	// differently (a family may require another method's setting stated).
+	omit := map[string]bool{}
+	out, err := c.marshal(omit)
+	if err != nil {
+		return nil, err
+	}
+	var unread []string
+	for _, info := range metalearn.Methods() {
+		if info.Name != c.Algorithm {
+			unread = append(unread, info.Name)
+		}
+	}
+	want := c.Read()
+	for _, name := range unread {
+		omit[name] = true
+		trimmed, err := c.marshal(omit)
+		if err != nil {
+			return nil, err
+		}
+		if back, err := Parse("config.yaml", trimmed); err == nil && reflect.DeepEqual(back.Read(), want) {
+			out = trimmed
+			continue
+		}
+		omit[name] = false
+	}
+	return out, nil
+}
+
+// marshal writes c as Marshal does, with the sections of the methods in
+// omit left out.
+func (c Config) marshal(omit map[string]bool) ([]byte, error) {
 	var n yaml.Node
 	if err := n.Encode(c); err != nil {
 		return nil, err
 	}
-	if err := insertSections(&n, c); err != nil {
+	if err := insertSections(&n, c, omit); err != nil {
 		return nil, err
 	}
 	inlineLists(&n)
@@ -206,12 +240,16 @@ func (c Config) Marshal() ([]byte, error) {
 }
 
 // insertSections adds the registered methods' sections after meta, in
-// registration order, the section of c's family at the end of task and that
-// of c's model at the end of model (the other families' and models'
-// sections are their defaults, which Parse restores).
-func insertSections(root *yaml.Node, c Config) error {
+// registration order, except those in omit, the section of c's family at
+// the end of task and that of c's model at the end of model (the other
+// families' and models' sections are their defaults, which Parse
+// restores).
+func insertSections(root *yaml.Node, c Config, omit map[string]bool) error {
 	var methods []*yaml.Node
 	for _, info := range metalearn.Methods() {
+		if omit[info.Name] {
+			continue
+		}
 		if m := c.Methods[info.Name]; m != nil && len(taggedFields(reflect.TypeOf(m).Elem())) > 0 {
 			v, err := sectionNode(m)
 			if err != nil {
@@ -257,6 +295,19 @@ func insertSections(root *yaml.Node, c Config) error {
 		}
 	}
 	return nil
+}
+
+// Read is c without what a run of c does not read: the settings of the
+// other methods, task families, models and inner loops.
+// Two configs with the same Read train the same run; config.yaml
+// (Marshal) holds Read's fields.
+func (c Config) Read() Config {
+	c = c.Clone()
+	maps.DeleteFunc(c.Methods, func(name string, _ metalearn.Method) bool { return name != c.Algorithm })
+	maps.DeleteFunc(c.Task.Sections, func(name string, _ any) bool { return name != c.Task.Family })
+	maps.DeleteFunc(c.Model.Sections, func(name string, _ any) bool { return name != c.Model.Kind })
+	maps.DeleteFunc(c.Inner.Sections, func(name string, _ any) bool { return name != c.Inner.Kind })
+	return c
 }
 
 // sectionNode encodes the yaml-tagged fields of the struct s points to.

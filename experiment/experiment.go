@@ -428,9 +428,10 @@ func runJob(ctx context.Context, j Job, opts run.Options) error {
 }
 
 // sameConfig refuses a run directory of j made from another config than
-// j's; a directory without config is fine. The settings of the methods
-// and task families a run does not use are not compared: its config.yaml
-// carries them, but the run never reads them, so a rewritten experiment
+// j's; a directory without config is fine. The settings of the methods,
+// task families and model a run does not use are not compared
+// (configs.Config.Read): a config.yaml written before it held only what
+// the run reads carries them, but the run never reads them, so a rewritten experiment
 // file that leaves them elsewhere (an ablation base file replaced by a
 // sweep) still continues the runs it made.
 func sameConfig(j Job) error {
@@ -442,20 +443,11 @@ func sameConfig(j Job) error {
 	if err != nil {
 		return err
 	}
-	if !reflect.DeepEqual(readSettings(stored), readSettings(j.Config)) {
+	if !reflect.DeepEqual(stored.Read(), j.Config.Read()) {
 		return fmt.Errorf("%s was made from a different config than the experiment now gives; "+
 			"use a new -out or restore the experiment file", j.Dir)
 	}
 	return nil
-}
-
-// readSettings is c without the sections of the methods other than its
-// algorithm and of the task families other than its own.
-func readSettings(c configs.Config) configs.Config {
-	c = c.Clone()
-	maps.DeleteFunc(c.Methods, func(name string, _ metalearn.Method) bool { return name != c.Algorithm })
-	maps.DeleteFunc(c.Task.Sections, func(name string, _ any) bool { return name != c.Task.Family })
-	return c
 }
 
 // board lays out one status line per active run and an overall line.

@@ -368,15 +368,27 @@ func TestGroupErrors(t *testing.T) {
 		t.Errorf("duplicate seed: error %v", err)
 	}
 
-	// Same name, algorithm, order and K but another eta_p: not one group.
+	// Same name, algorithm, order and K but another inner step size:
+	// not one group.
 	changed := resultstest.New("a", "maml", "second", 2, 5, 1)
-	changed.Config.Settings("trmaml").(*metalearn.TRMAML).PLR *= 2
+	changed.Config.Inner.Alpha *= 2
 	dirs, _, _ = results.Discover([]string{writeRuns(t, resultstest.New("a", "maml", "second", 1, 5, 1), changed)})
 	if runs, err = results.LoadAll(dirs); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := results.GroupRuns(runs); err == nil || !strings.Contains(err.Error(), "more than their seed") {
-		t.Errorf("runs differing in p_lr grouped: error %v", err)
+		t.Errorf("runs differing in inner.alpha grouped: error %v", err)
+	}
+	// A setting MAML does not read (TR-MAML's eta_p) does not split
+	// MAML runs, even in config files that state it.
+	unread := resultstest.New("a", "maml", "second", 2, 5, 1)
+	unread.Config.Settings("trmaml").(*metalearn.TRMAML).PLR *= 2
+	dirs, _, _ = results.Discover([]string{writeRuns(t, resultstest.New("a", "maml", "second", 1, 5, 1), unread)})
+	if runs, err = results.LoadAll(dirs); err != nil {
+		t.Fatal(err)
+	}
+	if groups, err := results.GroupRuns(runs); err != nil || len(groups) != 1 {
+		t.Errorf("MAML runs differing in trmaml.p_lr: %d groups, %v", len(groups), err)
 	}
 }
 

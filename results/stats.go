@@ -235,8 +235,9 @@ func GroupRuns(runs []*Run) ([]*Group, error) {
 }
 
 // sameButSeed reports whether two configs differ at most in seed and name
-// (a name may carry the seed).
+// (a name may carry the seed), in what their runs read (configs.Config.Read).
 func sameButSeed(a, b configs.Config) bool {
+	a, b = a.Read(), b.Read()
 	a.Seed, b.Seed, a.Name, b.Name = 0, 0, "", ""
 	return reflect.DeepEqual(a, b)
 }

@@ -93,8 +93,15 @@ func Resume(ctx context.Context, dir string, opts Options, sets ...string) (*run
 	if pd := ck.Pending; pd != nil {
 		ss.batchSum, ss.batchMax, ss.batchN = pd.BatchSum, pd.BatchMax, pd.BatchN
 	}
-	// Keep the metric rows up to the checkpoint's last; later ones are redone.
-	if err := rundir.KeepRows(filepath.Join(dir, rundir.MetricsFile), rundir.MetricsHeader, 1+int(rundir.NumColumns), last, &ss.metrics); err != nil {
+	// Keep the metric rows up to the checkpoint's last, under the file's
+	// own header (a run started before the column names carried units
+	// keeps its); later rows are redone.
+	mpath := filepath.Join(dir, rundir.MetricsFile)
+	header, err := rundir.MetricsHeaderIn(mpath)
+	if err != nil {
+		return nil, fmt.Errorf("%s cannot be resumed: %w", dir, err)
+	}
+	if err := rundir.KeepRows(mpath, header, 1+int(rundir.NumColumns), last, &ss.metrics); err != nil {
 		return nil, err
 	}
 	if err := rundir.KeepRows(filepath.Join(dir, rundir.PFile), rundir.PHeader(taskNames(s.Train)), 1+s.Train.Len(), last, &ss.pcsv); err != nil {

@@ -52,7 +52,7 @@ func start(ctx context.Context, s *Setup, dir string, p *Progress, overrides []s
 		return nil, err
 	}
 	ss.overrides = overrides
-	ss.metrics.WriteString(rundir.MetricsHeader)
+	ss.metrics.WriteString(rundir.MetricsHeaderFor(s.Metric.Name))
 	ss.pcsv.WriteString(rundir.PHeader(taskNames(s.Train)))
 	ss.ctx, ss.p = ctx, p
 	ss.cpu = newCPUMeter(nil, true)

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/trmaml/trmaml/metalearn"
 )
 
 // Column is one per-evaluation column of metrics.csv.
@@ -32,8 +34,50 @@ const (
 	NumColumns
 )
 
-// MetricsHeader is metrics.csv's header line.
+// MetricsHeader is the header line of metrics.csv as runs wrote it before
+// its column names said what they hold; such files are still read (and
+// resumed under it). Column.String names the columns so.
 const MetricsHeader = "iteration,elapsed_seconds,batch_mean,batch_worst,train_mean,train_worst,train_std,test_mean,test_worst,test_std\n"
+
+// MetricsHeaderFor is the header line of the metrics.csv of a run scored
+// in the metric named metric ("mse", "accuracy"): each column says what it
+// holds and in which unit. The meta-batch columns are the training loss
+// (mean squared error, or cross-entropy for classification), whatever the
+// metric; the train and test columns are the metric, accuracy as a
+// fraction of 1.
+func MetricsHeaderFor(metric string) string {
+	m := metric
+	if m == "accuracy" {
+		m = "accuracy_fraction"
+	}
+	return "iteration,elapsed_seconds,batch_mean_loss,batch_worst_loss," +
+		"train_mean_" + m + ",train_worst_" + m + ",train_std_" + m + "," +
+		"test_mean_" + m + ",test_worst_" + m + ",test_std_" + m + "\n"
+}
+
+// MetricsHeaderIn returns the header line of the metrics.csv at path if it
+// is one ReadMetrics reads: the one resume keeps writing under.
+func MetricsHeaderIn(path string) (string, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	line, _, _ := strings.Cut(string(raw), "\n")
+	line += "\n"
+	if !slices.Contains(metricsHeaders(), line) {
+		return "", fmt.Errorf("%s:1: header %q is not a metrics.csv header", path, strings.TrimSpace(line))
+	}
+	return line, nil
+}
+
+// metricsHeaders are the metrics.csv headers ReadMetrics reads.
+func metricsHeaders() []string {
+	hs := []string{MetricsHeader}
+	for _, m := range metalearn.Metrics {
+		hs = append(hs, MetricsHeaderFor(m.Name))
+	}
+	return hs
+}
 
 // String returns the column's name in metrics.csv.
 func (c Column) String() string {
@@ -85,12 +129,13 @@ type MetricsTable struct {
 // finite numbers >= 0.
 func ReadMetrics(path string) (MetricsTable, error) {
 	var m MetricsTable
-	want := strings.Split(strings.TrimSpace(MetricsHeader), ",")
 	header := func(rec []string) error {
-		if !slices.Equal(rec, want) {
-			return fmt.Errorf("header %q, want %q", rec, want)
+		for _, h := range metricsHeaders() {
+			if slices.Equal(rec, strings.Split(strings.TrimSpace(h), ",")) {
+				return nil
+			}
 		}
-		return nil
+		return fmt.Errorf("header %q, want %q", rec, strings.Split(strings.TrimSpace(MetricsHeaderFor("mse")), ","))
 	}
 	row := func(_ int, rec []string) error {
 		it, err := parseIteration(rec[0], m.Iterations)

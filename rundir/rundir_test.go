@@ -343,3 +343,31 @@ func TestTailWriter(t *testing.T) {
 		}
 	}
 }
+
+// TestMetricsHeaders: the header with units of each metric and the one
+// written before units are read, and resumed under as they are; another
+// header is refused, naming the file.
+func TestMetricsHeaders(t *testing.T) {
+	dir := t.TempDir()
+	row := "0,0.1,,,1,2,0.5,1,2,0.5\n"
+	for _, h := range []string{MetricsHeader, MetricsHeaderFor("mse"), MetricsHeaderFor("accuracy")} {
+		path := filepath.Join(dir, MetricsFile)
+		if err := os.WriteFile(path, []byte(h+row), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if m, err := ReadMetrics(path); err != nil || len(m.Iterations) != 1 {
+			t.Errorf("%q: %v", h, err)
+		}
+		if got, err := MetricsHeaderIn(path); got != h || err != nil {
+			t.Errorf("MetricsHeaderIn of %q = %q, %v", h, got, err)
+		}
+	}
+	if !strings.Contains(MetricsHeaderFor("accuracy"), ",test_mean_accuracy_fraction,") || !strings.Contains(MetricsHeaderFor("mse"), ",batch_mean_loss,") {
+		t.Errorf("headers %q, %q", MetricsHeaderFor("accuracy"), MetricsHeaderFor("mse"))
+	}
+	path := filepath.Join(dir, MetricsFile)
+	os.WriteFile(path, []byte("iteration,loss\n"+row), 0o644)
+	if _, err := MetricsHeaderIn(path); err == nil || !strings.Contains(err.Error(), path+":1:") {
+		t.Errorf("a foreign header: %v", err)
+	}
+}

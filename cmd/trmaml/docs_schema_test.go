@@ -18,7 +18,9 @@ import (
 // registered method's settings (a top-level section named after the
 // method) and of every registered task family's section (task.NAME); the
 // defaults are what a file that states nothing else resolves to, read back
-// from its marshalled YAML, which must hold the same fields.
+// from its marshalled YAML, which must hold the same fields (a method's
+// section and a kind of model's fields are written for the configs that
+// read them: each is taken from a file naming the method or family).
 func configSchema(t *testing.T) map[string]schemaField {
 	t.Helper()
 	types := map[string]string{}
@@ -31,6 +33,20 @@ func configSchema(t *testing.T) map[string]schemaField {
 		t.Fatalf("registered task families: %v", families)
 	}
 	defaults := marshalledFields(t, resolved(t, "{}"))
+	// config.yaml holds the section of the run's own method only: each
+	// method's defaults are those of a file that names it.
+	for _, m := range metalearn.Methods() {
+		c, err := configs.Parse("defaults.yaml", []byte("algorithm: "+m.Name+"\n"))
+		if err != nil {
+			c = configs.Defaults() // a method whose configs must state more
+			c.Algorithm = m.Name
+		}
+		for path, v := range marshalledFields(t, c) {
+			if strings.HasPrefix(path, m.Name+".") {
+				defaults[path] = v
+			}
+		}
+	}
 	for _, name := range families {
 		f, _ := configs.LookupFamily(name)
 		typeFields(reflect.TypeOf(f.NewSection()).Elem(), "task."+name, types)
@@ -41,8 +57,8 @@ func configSchema(t *testing.T) map[string]schemaField {
 			c.Task.Family = name
 		}
 		for path, v := range marshalledFields(t, c) {
-			if strings.HasPrefix(path, "task."+name+".") {
-				defaults[path] = v
+			if _, seen := defaults[path]; strings.HasPrefix(path, "task."+name+".") || strings.HasPrefix(path, "model.") && !seen {
+				defaults[path] = v // and the fields of the family's kind of model
 			}
 		}
 	}

@@ -23,6 +23,9 @@ func TestTrainSetAndBuiltinName(t *testing.T) {
 	if err != nil {
 		t.Fatalf("train: %v\n%s", err, errOut.String())
 	}
+	if h := strings.SplitAfter(mustRead(t, filepath.Join(dir, rundir.MetricsFile)), "\n")[0]; h != rundir.MetricsHeaderFor("mse") {
+		t.Errorf("metrics.csv header %q, want the one with units", h)
+	}
 	// config.yaml is the built-in's, changed in exactly these lines.
 	got := strings.Split(mustRead(t, filepath.Join(dir, rundir.ConfigFile)), "\n")
 	base, _ := configs.Builtin("sine_quick")
