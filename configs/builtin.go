@@ -35,3 +35,38 @@ func BuiltinNames() []string {
 	}
 	return names
 }
+
+// BuiltinSummary is the first clause of the built-in config name's
+// leading comment (up to the first parenthesis, colon or sentence end
+// after 30 characters), without the "name:" it starts with: the one line
+// `trmaml configs` lists.
+func BuiltinSummary(name string) (string, error) {
+	data, err := builtin.ReadFile(name + ".yaml")
+	if err != nil {
+		return "", fmt.Errorf("no built-in config %q (available: %s)", name, strings.Join(BuiltinNames(), ", "))
+	}
+	var words []string
+	for _, line := range strings.Split(string(data), "\n") {
+		text, ok := strings.CutPrefix(strings.TrimSpace(line), "#")
+		if !ok {
+			break
+		}
+		words = append(words, strings.Fields(text)...)
+	}
+	s := strings.TrimPrefix(strings.Join(words, " "), name+": ") + " "
+	end := len(s)
+	for _, mark := range []string{" (", ": ", "; ", ". "} {
+		for i := 0; i < len(s); {
+			j := strings.Index(s[i:], mark)
+			if j < 0 {
+				break
+			}
+			if i+j >= 30 {
+				end = min(end, i+j)
+				break
+			}
+			i += j + 1
+		}
+	}
+	return strings.TrimSuffix(strings.TrimSpace(s[:end]), "."), nil
+}

@@ -183,6 +183,12 @@ type EvalConfig struct {
 	// omniglot file that leaves it out gets the paper's 5,000, so that
 	// evaluation during training can be cheaper.
 	FinalInstances int `yaml:"final_instances"`
+	// CVaRAlpha lists the levels alpha in (0, 1), without duplicates, at
+	// which results and reports give CVaR_alpha over the tasks beside the
+	// mean and the worst: the mean loss of the worst fraction 1-alpha of the
+	// tasks (DR-MAML's convention; the cvar method's level a is 1-alpha).
+	// Empty: none.
+	CVaRAlpha []float64 `yaml:"cvar_alpha"`
 }
 
 // Defaults returns the paper's sine K=5 MAML setting, with every registered
@@ -260,6 +266,7 @@ func (c Config) Clone() Config {
 	c.Methods, c.Task.Sections = methods, sections
 	c.Model.Sections = copySections(c.Model.Sections)
 	c.Inner.Sections = copySections(c.Inner.Sections)
+	c.Eval.CVaRAlpha = slices.Clone(c.Eval.CVaRAlpha)
 	return c
 }
 
@@ -322,6 +329,11 @@ func (c Config) validate() []error {
 			}
 		}
 	}
+	if len(k.errs) == 0 {
+		if _, err := c.DrawnBatch(); err != nil {
+			k.errs = append(k.errs, err)
+		}
+	}
 
 	e := c.Eval
 	k.between("eval.every", e.Every, 1, MaxIterations)
@@ -330,6 +342,13 @@ func (c Config) validate() []error {
 	k.between("eval.query", e.Query, 1, MaxEvalQuery)
 	k.between("eval.batch", e.Batch, 1, MaxBatch)
 	k.between("eval.final_instances", e.FinalInstances, 0, MaxInstances)
+	for i, a := range e.CVaRAlpha {
+		path := fmt.Sprintf("eval.cvar_alpha[%d]", i)
+		k.float(path, a, a > 0 && a < 1, "in (0, 1)")
+		if j := slices.Index(e.CVaRAlpha, a); j < i {
+			k.fail(path, a, "repeats eval.cvar_alpha[%d]: each level once", j)
+		}
+	}
 	if len(k.errs) == 0 && famErr == nil {
 		k.checkMemory(c)
 	}

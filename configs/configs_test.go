@@ -267,6 +267,15 @@ func TestRefusals(t *testing.T) {
 		{"cvar level out of range", "algorithm: cvar\ncvar:\n  level: 1.5\n",
 			[]string{`x.yaml:3: cvar.level = 1.5: must be in (0, 1]`}},
 		{"cvar level zero", "cvar:\n  level: 0\n", []string{`x.yaml:2: cvar.level = 0: must be in (0, 1]`}},
+		{"drmaml alpha one", "drmaml:\n  alpha: 1\n", []string{`x.yaml:2: drmaml.alpha = 1: must be in (0, 1)`}},
+		{"drmaml_plus alpha zero", "drmaml_plus:\n  alpha: 0\n", []string{`x.yaml:2: drmaml_plus.alpha = 0: must be in (0, 1)`}},
+		{"candidates below the meta-batch", "algorithm: drmaml\nmeta:\n  batch: 25\ndrmaml:\n  candidates: 10\n",
+			[]string{`x.yaml:5: drmaml.candidates = 10: the candidate batch must be >= meta.batch = 25`}},
+		{"negative eta_q", "dromaml:\n  eta_q: -0.1\n", []string{`x.yaml:2: dromaml.eta_q = -0.1: must be a finite number >= 0`}},
+		{"negative group adjustment", "dromaml:\n  adjustment: -1\n", []string{`x.yaml:2: dromaml.adjustment = -1: must be a finite number >= 0`}},
+		{"cvar_alpha repeated", "eval:\n  cvar_alpha: [0.5, 0.7, 0.5]\n",
+			[]string{`x.yaml:2: eval.cvar_alpha[2] = 0.5: repeats eval.cvar_alpha[0]: each level once`}},
+		{"cvar_alpha outside (0, 1)", "eval:\n  cvar_alpha: [1]\n", []string{`x.yaml:2: eval.cvar_alpha[0] = 1: must be in (0, 1)`}},
 		{"negative entropic step", "trmaml_entropic:\n  p_lr: -1\n", []string{`x.yaml:2: trmaml_entropic.p_lr = -1: must be >= 0`}},
 		{"unknown algorithm", "algorithm: reptile\n", []string{`x.yaml:1: algorithm = "reptile": must be one of maml, trmaml, trmaml_entropic, cvar`}},
 		{"unknown nested key", "inner:\n  steps: 1\n  alpah: 0.1\n",
@@ -352,5 +361,21 @@ func TestRefusals(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestBuiltinSummary: every built-in config has a short summary.
+func TestBuiltinSummary(t *testing.T) {
+	for _, name := range BuiltinNames() {
+		s, err := BuiltinSummary(name)
+		if err != nil || len(s) < 20 || len(s) > 100 || strings.HasPrefix(s, name+":") || strings.Contains(s, "#") {
+			t.Errorf("%s: summary %q, %v", name, s, err)
+		}
+	}
+	if got, _ := BuiltinSummary("sine_quick"); got != "a short TR-MAML run on sinusoid regression with K = 5, the CLI's built-in default" {
+		t.Errorf("sine_quick: %q", got)
+	}
+	if _, err := BuiltinSummary("nope"); err == nil || !strings.Contains(err.Error(), "sine_quick") {
+		t.Errorf("unknown name: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package configs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"reflect"
@@ -82,6 +83,38 @@ type DataCommander interface {
 	// returns flag.ErrHelp), then fetches, checks or describes the data. ctx
 	// is done when the user interrupts.
 	DataCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+// DataChecker is implemented by a family that reads a folder of the
+// user's data, for "trmaml data check DIR -config FILE".
+type DataChecker interface {
+	// DataCheck reads the folder dir ("" means the one c names) as c lays
+	// it out, without training and without writing into it, and prints to
+	// w what it holds per split (counts, sizes) and every problem found;
+	// it returns an error when there is one.
+	DataCheck(c Config, dir string, w io.Writer) error
+}
+
+// TaskNouner is implemented by a family whose config says what its tasks
+// are called (an image folder's groups may be categories or superclasses);
+// it takes precedence over Family.Noun for that config.
+type TaskNouner interface {
+	TaskNoun(c Config) string
+}
+
+// TaskNoun is what a task of c is called: the family's TaskNoun for c, else
+// its Noun, else "task".
+func (c Config) TaskNoun() string {
+	f, err := c.Family()
+	if err != nil {
+		return "task"
+	}
+	if n, ok := f.(TaskNouner); ok {
+		if noun := n.TaskNoun(c); noun != "" {
+			return noun
+		}
+	}
+	return f.Noun()
 }
 
 // DataFamilies lists the registered families that fetch data
@@ -167,6 +200,10 @@ type TaskSets struct {
 	// Support, Query and EvalQuery are the points of a training instance's
 	// support and query sets and of an evaluated instance's query set.
 	Support, Query, EvalQuery int
+	// IO, if not nil, is what the points turned out to be when the family's
+	// IO left a size to its data (an image folder's files decide their
+	// size or channels); the model is built on it.
+	IO *IO
 }
 
 // ConfigError is a config that passes field-by-field validation but cannot
@@ -251,6 +288,25 @@ func (c Config) NewMethod() (metalearn.Method, error) {
 		return metalearn.CopySettings(m), nil
 	}
 	return info.New(), nil
+}
+
+// DrawnBatch is the number of task instances c's method draws and adapts
+// per iteration, the training graph's tasks: meta.batch, or the candidate
+// batch of a method that back-propagates only some of them (DR-MAML's).
+func (c Config) DrawnBatch() (int, error) {
+	m, err := c.NewMethod()
+	if err != nil {
+		return 0, err
+	}
+	b, err := metalearn.DrawnBatch(m, c.Meta.Batch)
+	if err != nil {
+		var se metalearn.SettingError
+		if errors.As(err, &se) {
+			return 0, &fieldError{c.Algorithm + "." + se.Key, show(se.Value), se.Rule}
+		}
+		return 0, fmt.Errorf("%s: %w", c.Algorithm, err)
+	}
+	return b, nil
 }
 
 // MethodInfo returns the registration of c's algorithm.

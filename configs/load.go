@@ -63,6 +63,9 @@ func ParseWith(name string, data []byte, from string, sets []Setting) (Config, e
 	if len(over.errs) > 0 {
 		return Config{}, errors.Join(over.errs...)
 	}
+	if len(c.Eval.CVaRAlpha) == 0 {
+		c.Eval.CVaRAlpha = nil // "cvar_alpha: []" is the default, no levels
+	}
 	if errs := append(c.resolveDefaults(d.lines), c.validate()...); len(errs) > 0 {
 		return Config{}, d.locate(errs)
 	}
@@ -461,7 +464,8 @@ type taggedField struct {
 func taggedFields(t reflect.Type) []taggedField {
 	var fs []taggedField
 	for i := range t.NumField() {
-		if key := t.Field(i).Tag.Get("yaml"); key != "" && key != "-" && t.Field(i).IsExported() {
+		key, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",") // options such as omitempty
+		if key != "" && key != "-" && t.Field(i).IsExported() {
 			fs = append(fs, taggedField{key, i})
 		}
 	}

@@ -25,7 +25,7 @@ func TestOmniglotRefusals(t *testing.T) {
 		{"evaluation queries beyond the drawings", omniglotYAML + "eval:\n  query: 20\n",
 			[]string{`x.yaml:6: eval.query = 20: must be <= 19 with task.support = 1`}},
 		{"image too small for the blocks", omniglotYAML + "  omniglot:\n    image_size: 8\nmodel:\n  conv4:\n    blocks: 4\n",
-			[]string{`x.yaml:9: model.conv4.blocks = 4: must be >= 1 and leave images of at least 1x1: each block halves the side, so at most 3 for 8x8 inputs`}},
+			[]string{`x.yaml:9: model.conv4.blocks = 4: leaves no image: 8x8 inputs under 4 blocks of max pooling shrink to nothing at block 4 (at most 3 blocks)`}},
 		{"no filters", omniglotYAML + "model:\n  conv4:\n    filters: 0\n",
 			[]string{`x.yaml:7: model.conv4.filters = 0: must be in [1, 1024]`}},
 		{"image larger than the drawings", omniglotYAML + "  omniglot:\n    image_size: 106\n",

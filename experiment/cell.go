@@ -34,12 +34,13 @@ type State string
 
 // The states of a cell.
 const (
-	NotStarted  State = "not started" // no run directory with a config yet
-	Running     State = "running"     // a process holds its run directory's lock
-	Interrupted State = "interrupted" // stopped without result or error: resume it
-	Failed      State = "failed"      // stopped on an error (FailedFile)
-	Finished    State = "finished"    // result.json written
-	Damaged     State = "damaged"     // refused by rundir.Verify: Detail names the file
+	NotStarted  State = "not started"     // no run directory with a config yet
+	Running     State = "running"         // a process holds its run directory's lock
+	Interrupted State = "interrupted"     // stopped without result or error: resume it
+	Failed      State = "failed"          // stopped on an error (FailedFile)
+	Finished    State = "finished"        // result.json written
+	Damaged     State = "damaged"         // refused by rundir.Verify: Detail names the file
+	NotDir      State = "not a directory" // the cell's path is a file (or other), not a run directory
 )
 
 // Cell is one cell of a grid and its state.
@@ -58,13 +59,25 @@ type Cell struct {
 func (c Cell) Name() string { return filepath.Base(c.Job.Dir) }
 
 // Cells reads the state of every job from its run directory.
-func Cells(jobs []Job) ([]Cell, error) {
+func Cells(jobs []Job) ([]Cell, error) { return CellsHeld(jobs, dirlock.Holder) }
+
+// CellsHeld is Cells with probe telling whether a process holds a run
+// directory's lock and who: a watcher that must not touch the lock
+// itself (trmaml serve) passes its own.
+func CellsHeld(jobs []Job, probe func(dir string) (string, bool, error)) ([]Cell, error) {
 	cells := make([]Cell, len(jobs))
 	for i, j := range jobs {
 		c := Cell{Index: i, Job: j, State: NotStarted, Checkpoint: -1}
-		holder, held, err := dirlock.Holder(j.Dir)
+		if st, err := os.Stat(j.Dir); err == nil && !st.IsDir() {
+			c.State, c.Detail = NotDir, fmt.Sprintf("%s is a %s, not a run directory: move it away", j.Dir, kind(st.Mode()))
+			cells[i] = c
+			continue
+		}
+		holder, held, err := probe(j.Dir)
 		if err != nil {
-			return nil, err
+			c.State, c.Detail = Damaged, err.Error()
+			cells[i] = c
+			continue
 		}
 		if ck, err := rundir.ReadCheckpoint(filepath.Join(j.Dir, rundir.CheckpointFile)); err == nil {
 			c.Checkpoint = ck.State.Iteration
@@ -75,10 +88,14 @@ func Cells(jobs []Job) ([]Cell, error) {
 		if !held && fileExists(filepath.Join(j.Dir, rundir.ConfigFile)) {
 			_, damaged = rundir.Verify(j.Dir)
 		}
+		// The run's own state comes first: a FailedFile counts only when
+		// the run has not finished, nor saved a checkpoint, since.
 		switch {
 		case held:
 			c.State, c.Detail = Running, holder
-		case fileExists(filepath.Join(j.Dir, FailedFile)):
+		case damaged == nil && finished(j.Dir):
+			c.State = Finished
+		case failedSince(j.Dir):
 			raw, err := os.ReadFile(filepath.Join(j.Dir, FailedFile))
 			if err != nil {
 				return nil, err
@@ -87,14 +104,31 @@ func Cells(jobs []Job) ([]Cell, error) {
 			c.State, c.Detail = Failed, lines[len(lines)-1]
 		case damaged != nil:
 			c.State, c.Detail = Damaged, damaged.Error()
-		case finished(j.Dir):
-			c.State = Finished
 		case fileExists(filepath.Join(j.Dir, rundir.ConfigFile)):
 			c.State = Interrupted
 		}
 		cells[i] = c
 	}
 	return cells, nil
+}
+
+// failedSince reports whether dir has a FailedFile at least as new as its
+// checkpoint: one older was written before the run went on (a hand resume).
+func failedSince(dir string) bool {
+	f, err := os.Stat(filepath.Join(dir, FailedFile))
+	if err != nil || !f.Mode().IsRegular() {
+		return false
+	}
+	ck, err := os.Stat(filepath.Join(dir, rundir.CheckpointFile))
+	return err != nil || !f.ModTime().Before(ck.ModTime())
+}
+
+// kind names a file mode's type for a refusal.
+func kind(m os.FileMode) string {
+	if m.IsRegular() {
+		return "regular file"
+	}
+	return "file of type " + m.Type().String()
 }
 
 // ErrCellRange is returned (wrapped) for a cell index outside the grid.
@@ -123,6 +157,9 @@ func RunCell(ctx context.Context, out string, jobs []Job, i int, opts run.Option
 // run that stopped before it had a config has no directory to keep it in.
 func recordFailure(j Job, runErr error) {
 	path := filepath.Join(j.Dir, FailedFile)
+	if errors.Is(runErr, dirlock.ErrHeld) {
+		return // another process writes the directory: nothing is written into it
+	}
 	if runErr == nil || errors.Is(runErr, run.ErrInterrupted) {
 		os.Remove(path)
 		return
@@ -130,4 +167,20 @@ func recordFailure(j Job, runErr error) {
 	if fileExists(filepath.Join(j.Dir, rundir.ConfigFile)) {
 		atomicfile.Write(path, []byte(runErr.Error()+"\n"))
 	}
+}
+
+// clearFailure removes the FailedFile of the finished run of j (one a
+// failed attempt left before the run was finished by another), under the
+// directory's lock; a directory another process holds is left alone.
+func clearFailure(j Job) {
+	path := filepath.Join(j.Dir, FailedFile)
+	if !fileExists(path) {
+		return
+	}
+	lock, err := dirlock.Acquire(j.Dir)
+	if err != nil {
+		return
+	}
+	defer lock.Release()
+	os.Remove(path)
 }

@@ -43,9 +43,6 @@ type Spec struct {
 	// 5]}). An axis under a method's section (cvar.level) applies to that
 	// method's runs only.
 	Sweep Sweep `yaml:"sweep"`
-	// CVaRLevels is the old spelling of sweep: {cvar.level: [...]}, refused
-	// with that rewrite.
-	CVaRLevels []float64 `yaml:"cvar_levels"`
 	// Iterations, if not zero, overrides the base config's meta.iterations.
 	Iterations int `yaml:"iterations"`
 	// Slurm holds sbatch long options, without the dashes, that
@@ -133,7 +130,6 @@ func expand(path string, raw []byte) (Spec, []configs.Config, map[string]int, er
 	check("algorithms", spec.Algorithms, unique(spec.Algorithms), "must not repeat an entry")
 	check("orders", spec.Orders, unique(spec.Orders), "must not repeat an entry")
 	check("seeds", spec.Seeds, unique(spec.Seeds), "must not repeat a seed (runs would share a directory)")
-	check("cvar_levels", spec.CVaRLevels, len(spec.CVaRLevels) == 0, "is replaced by the general sweep axis: write instead\n    sweep: {cvar.level: %s}", flowList(spec.CVaRLevels))
 	check("iterations", spec.Iterations, spec.Iterations >= 0 && spec.Iterations <= configs.MaxIterations,
 		"must be in [0, %d] (0 keeps the base config's)", configs.MaxIterations)
 	slurmLines(raw, lines)
@@ -423,6 +419,7 @@ func runJob(ctx context.Context, j Job, opts run.Options) error {
 		return err
 	}
 	if finished(j.Dir) {
+		clearFailure(j)
 		return nil
 	}
 	_, err := run.Resume(ctx, j.Dir, opts)

@@ -89,7 +89,7 @@ func TestLoadRefusals(t *testing.T) {
 }
 
 // TestSweep: a sweep axis under a method's section (cvar.level) expands
-// that method's runs only, named and placed by level as cvar_levels did;
+// that method's runs only, named and placed by level;
 // an axis over a common field (inner.steps) multiplies every method's runs
 // and names them by its last key and value.
 func TestSweep(t *testing.T) {
@@ -97,7 +97,6 @@ func TestSweep(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"base.yaml": tinyBase,
 		"exp.yaml":   "name: x\nbase: base.yaml\nalgorithms: [maml, trmaml_entropic, cvar]\norders: [second]\nseeds: [1, 2]\nsweep: {cvar.level: [1, 0.05]}\n",
 		"steps.yaml": "name: y\nbase: base.yaml\nalgorithms: [maml, cvar]\norders: [second]\nseeds: [1]\nsweep: {inner.steps: [1, 2], cvar.level: [0.5]}\n",
-		"old.yaml":   "name: x\nbase: base.yaml\nalgorithms: [cvar]\norders: [second]\nseeds: [1]\ncvar_levels: [1, 0.05]\n",
 		"bad.yaml":   "name: x\nbase: base.yaml\nalgorithms: [cvar]\norders: [second]\nseeds: [1]\nsweep:\n  cvar.levle: [1]\n  inner.steps: [1.5]\n"})
 	_, cfgs, err := Load(filepath.Join(dir, "exp.yaml"), run.Options{})
 	if err != nil {
@@ -130,10 +129,6 @@ func TestSweep(t *testing.T) {
 		t.Errorf("jobs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 
-	_, _, err = Load(filepath.Join(dir, "old.yaml"), run.Options{})
-	if err == nil || !strings.Contains(err.Error(), "old.yaml:6: cvar_levels") || !strings.Contains(err.Error(), "sweep: {cvar.level: [1, 0.05]}") {
-		t.Errorf("cvar_levels: error %v, want the rewrite", err)
-	}
 	_, _, err = Load(filepath.Join(dir, "bad.yaml"), run.Options{})
 	for _, w := range []string{`bad.yaml:7: unknown field "levle" in cvar (allowed: level, p_lr)`, "bad.yaml:8: inner.steps: cannot use \"1.5\" (float): want an integer"} {
 		if err == nil || !strings.Contains(err.Error(), w) {

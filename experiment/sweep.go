@@ -220,13 +220,3 @@ func valueLabel(n *yaml.Node) string {
 		return '_'
 	}, n.Value)
 }
-
-// flowList writes values as a YAML flow list, for the rewrite of
-// cvar_levels.
-func flowList(values []float64) string {
-	parts := make([]string, len(values))
-	for i, v := range values {
-		parts[i] = strconv.FormatFloat(v, 'g', -1, 64)
-	}
-	return "[" + strings.Join(parts, ", ") + "]"
-}

@@ -7,8 +7,9 @@ import (
 )
 
 // BLASNote warns, in one sentence, when OPENBLAS_CORETYPE makes OpenBLAS
-// run kernels for an older instruction set than the CPU has, and is empty
-// otherwise (also without OpenBLAS, or when either side is unknown). Some
+// run kernels for an older instruction set than the CPU has, or when
+// OpenBLAS fell back to its SSE kernels on an AVX-512 CPU it does not
+// know, and is empty otherwise (also without OpenBLAS, or when either side is unknown). Some
 // machine images set OPENBLAS_CORETYPE=Haswell: on an AVX-512 CPU that
 // halves the matrix products' speed (on AMD Zen 5, single-core GEMM 101
 // against 188 GFLOP/s; docs/getting-started.md), which a run would
@@ -29,6 +30,14 @@ var levelNames = []string{"SSE", "AVX", "AVX2", "AVX-512"}
 // it does not know, and a build without its DYNAMIC_ARCH cannot switch.
 func blasNote(forced, core string, cpu int) string {
 	k := coreLevel(core)
+	if forced == "" && k == 0 && cpu == 3 {
+		// OpenBLAS 0.3.21 does not know some AVX-512 CPUs (Intel's
+		// Emerald Rapids, model 207) and runs its SSE3 kernels there, at a
+		// twentieth of the CPU's GEMM speed (cnnbench -gemm: 7 against
+		// 140 GFLOP/s with OPENBLAS_CORETYPE=Cooperlake).
+		return fmt.Sprintf("OpenBLAS does not know this CPU and runs its SSE kernels (%s), at a tenth or less of its speed; "+
+			"set OPENBLAS_CORETYPE=SkylakeX (or Cooperlake, with AVX-512 BF16) to have it run its AVX-512 ones", core)
+	}
 	if !strings.EqualFold(forced, core) || k < 0 || cpu < 0 || k >= cpu {
 		return ""
 	}

@@ -6,7 +6,8 @@ import (
 )
 
 // TestBLASNote: a note only when OPENBLAS_CORETYPE forced kernels below
-// the CPU's level, naming the variable, both levels and the remedy.
+// the CPU's level, naming the variable, both levels and the remedy, or
+// when OpenBLAS chose its SSE kernels on an AVX-512 CPU by itself.
 func TestBLASNote(t *testing.T) {
 	avx512 := map[string]bool{"avx": true, "avx2": true, "fma": true, "avx512f": true}
 	avx2 := map[string]bool{"avx": true, "avx2": true, "fma": true}
@@ -23,7 +24,9 @@ func TestBLASNote(t *testing.T) {
 		{"Nehalem", "Nehalem", avx2, []string{"SSE kernels (Nehalem)", "a CPU with AVX2"}},
 		{"Sandybridge", "Sandybridge", map[string]bool{"avx": true, "avx2": true}, nil}, // AVX2 without FMA: the AVX level
 		{"Sandybridge", "Sandybridge", avx2, []string{"AVX kernels (Sandybridge)", "a CPU with AVX2,"}},
-		{"", "Haswell", avx512, nil},              // OpenBLAS's own choice
+		{"", "Haswell", avx512, nil}, // OpenBLAS's own choice
+		{"", "Prescott", avx512, []string{"does not know this CPU", "SSE kernels (Prescott)", "OPENBLAS_CORETYPE=SkylakeX"}},
+		{"", "Prescott", avx2, nil},               // only AVX-512 CPUs are known to fall back
 		{"Haswell", "Haswell", avx2, nil},         // the CPU's own level
 		{"SkylakeX", "SkylakeX", avx2, nil},       // above the CPU: OpenBLAS falls back itself
 		{"Haswell", "", avx512, nil},              // no OpenBLAS (gonum's BLAS)

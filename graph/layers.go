@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"fmt"
+
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -43,6 +45,87 @@ func (a Activation) Apply(x *gorgonia.Node) (*gorgonia.Node, error) { return a.a
 // BatchNormMaxPool, and Reshape turns it back into (T, N, h*w*f) images.
 func Conv3x3(x, k *gorgonia.Node, h, w, c int) (*gorgonia.Node, error) {
 	return conv(x, k, imageGeom{h, w, c})
+}
+
+// Conv returns the 3x3 convolution of images x (T, N, h*w*c) (or
+// (T, N*h*w, c)) with per-task kernels k (T, 9*c, f), rows in (kh, kw, c)
+// order, plus the per-task bias b (T, f), with the given stride (>= 1) and
+// zero padding (0 or 1) on every side, as PyTorch's Conv2d: the result is
+// (T, N*ho*wo, f) with ho = (h + 2*pad - 3)/stride + 1 (wo alike). Strides
+// and padding 0 select pixels of the padded stride-1 convolution, which is
+// computed whole (stride times stride the work of the strided one).
+func Conv(x, k, b *gorgonia.Node, h, w, c, stride, pad int) (*gorgonia.Node, error) {
+	if pad < 0 || pad > 1 || stride < 1 {
+		return nil, fmt.Errorf("graph: Conv takes padding 0 or 1 and stride >= 1, got padding %d, stride %d", pad, stride)
+	}
+	z, err := conv(x, k, imageGeom{h, w, c})
+	if err != nil {
+		return nil, err
+	}
+	if stride != 1 || pad != 1 {
+		p := pickGeom{H: h, W: w, Ho: (h+2*pad-3)/stride + 1, Wo: (w+2*pad-3)/stride + 1, S: stride, OY: 1 - pad, OX: 1 - pad}
+		if h+2*pad < 3 || w+2*pad < 3 {
+			return nil, fmt.Errorf("graph: Conv of %dx%d images with padding %d leaves nothing", h, w, pad)
+		}
+		if z, err = pick(z, p); err != nil {
+			return nil, err
+		}
+	}
+	return addBias(z, b)
+}
+
+// MaxPool2 max-pools every h x w image of z (T, N*h*w, c) with 2x2 windows
+// of stride 2 (floor on odd sizes): (T, N*(h/2)*(w/2), c). Its derivative
+// goes to each window's first maximum.
+func MaxPool2(z *gorgonia.Node, h, w int) (*gorgonia.Node, error) {
+	p := poolGeom{h, w}
+	a, err := poolArg(z, p)
+	if err != nil {
+		return nil, err
+	}
+	return apply(gatherPoolKernel{p}, a, z)
+}
+
+// AvgPool2 averages every 2x2 window (stride 2, floor on odd sizes) of the
+// h x w images of z (T, N*h*w, c): (T, N*(h/2)*(w/2), c).
+func AvgPool2(z *gorgonia.Node, h, w int) (*gorgonia.Node, error) {
+	if h < 2 || w < 2 {
+		return nil, fmt.Errorf("graph: AvgPool2 needs images of at least 2x2, got %dx%d", h, w)
+	}
+	var terms gorgonia.Nodes
+	for _, o := range [][2]int{{0, 0}, {0, 1}, {1, 0}, {1, 1}} {
+		t, err := pick(z, pickGeom{H: h, W: w, Ho: h / 2, Wo: w / 2, S: 2, OY: o[0], OX: o[1]})
+		if err != nil {
+			return nil, err
+		}
+		terms = append(terms, t)
+	}
+	s, err := sumTerms(terms)
+	if err != nil {
+		return nil, err
+	}
+	return scale(s, 0.25)
+}
+
+// Flatten turns the per-pixel values z (T, N*h*w, c) of N images per task
+// into one row per image, (T, N, h*w*c) in (h, w, c) order: the input of
+// Linear.
+func Flatten(z *gorgonia.Node, n int) (*gorgonia.Node, error) {
+	s := z.Shape()
+	if len(s) != 3 || n < 1 || s[1]%n != 0 {
+		return nil, fmt.Errorf("graph: Flatten of %v into %d images per task", s, n)
+	}
+	return reshape(z, tensor.Shape{s[0], n, s[1] / n * s[2]})
+}
+
+// Linear returns x w + b for points x (T, N, in), per-task weights w
+// (T, in, out) and biases b (T, out).
+func Linear(x, w, b *gorgonia.Node) (*gorgonia.Node, error) {
+	h, err := bmm(x, w, false, false)
+	if err != nil {
+		return nil, err
+	}
+	return addBias(h, b)
 }
 
 // BatchNorm normalises every channel of z (T, M, F) with the mean and the

@@ -136,8 +136,11 @@ type Objective struct {
 	gradsOut  []int     // indices of the meta-gradients
 	pred      []float64 // float64 copy of float32 query predictions
 	// lanes, if not nil, are the objectives of Spec.Lanes groups of tasks,
-	// which a call runs instead of this one's own (empty) graph.
-	lanes []lane
+	// which a call runs instead of this one's own (empty) graph: at once,
+	// or one after another if inTurn (task groups, groups.go).
+	lanes  []lane
+	inTurn bool
+	part   []float64 // a group's meta-gradient, summed into the call's
 }
 
 // AdaptedParams is implemented by models whose inner loop adapts only some
@@ -161,6 +164,9 @@ func NewObjective(spec Spec) (*Objective, error) {
 	}
 	if n := spec.lanes(); n > 1 {
 		return newLanes(spec, n)
+	}
+	if n := spec.groups(); n > 1 {
+		return newGroups(spec, n)
 	}
 	o := &Objective{spec: spec, g: New(), predOut: -1}
 	g := o.g
@@ -423,6 +429,75 @@ func (o *Objective) Losses(w []float64, b *metalearn.Batch, weights, losses, gra
 // LossesMetric implements metalearn.MetricObjective: Losses, and the metric of
 // every instance's adapted model on its query set into metric if not nil.
 func (o *Objective) LossesMetric(w []float64, b *metalearn.Batch, weights, losses, metric, grad []float64) error {
+	if err := o.check(w, b, weights, losses, metric, grad); err != nil {
+		return err
+	}
+	if o.inTurn {
+		return o.runGroups(w, b, weights, losses, metric, grad)
+	}
+	if o.lanes != nil {
+		return o.runLanes(w, b, losses, metric)
+	}
+	o.bind(w, b)
+	if weights != nil {
+		setFloats(o.weights, weights)
+	}
+	if err := o.prog.run(); err != nil {
+		return fmt.Errorf("graph: running the meta-objective: %w", err)
+	}
+	getFloats(losses, o.prog.vals[o.lossesOut])
+	o.outputs(b, grad, metric)
+	return nil
+}
+
+// LossesWeighed implements metalearn.WeighingObjective: one run of the
+// program, stopped after the losses (whose steps come first) for weigh to
+// choose the weights, then resumed through the meta-gradient. The
+// arithmetic is LossesMetric's with those weights, bit for bit, and the
+// forward pass runs once.
+func (o *Objective) LossesWeighed(w []float64, b *metalearn.Batch, weigh func(losses, weights []float64) error, weights, losses, grad []float64) error {
+	if len(weights) != o.spec.Tasks {
+		return fmt.Errorf("graph: weights has length %d, want %d", len(weights), o.spec.Tasks)
+	}
+	if err := o.check(w, b, weights, losses, nil, grad); err != nil {
+		return err
+	}
+	if o.inTurn {
+		// Groups run their tasks' programs one after another, so every
+		// loss is known only after a forward pass of all of them: the
+		// losses first, then the weighted meta-gradient.
+		if err := o.runGroups(w, b, nil, losses, nil, nil); err != nil {
+			return err
+		}
+		if err := weigh(losses, weights); err != nil {
+			return err
+		}
+		return o.runGroups(w, b, weights, losses, nil, grad)
+	}
+	if o.lanes != nil { // no meta-gradient: nothing to weigh after the losses
+		if err := o.runLanes(w, b, losses, nil); err != nil {
+			return err
+		}
+		return weigh(losses, weights)
+	}
+	o.bind(w, b)
+	if err := o.prog.runSteps(o.prog.steps[:o.prog.first]); err != nil {
+		return fmt.Errorf("graph: running the meta-objective: %w", err)
+	}
+	getFloats(losses, o.prog.vals[o.lossesOut])
+	if err := weigh(losses, weights); err != nil {
+		return err
+	}
+	setFloats(o.weights, weights)
+	if err := o.prog.runSteps(o.prog.steps[o.prog.first:]); err != nil {
+		return fmt.Errorf("graph: running the meta-objective: %w", err)
+	}
+	o.outputs(b, grad, nil)
+	return nil
+}
+
+// check refuses arguments of LossesMetric that do not fit the objective.
+func (o *Objective) check(w []float64, b *metalearn.Batch, weights, losses, metric, grad []float64) error {
 	s := o.spec
 	switch {
 	case len(w) != o.nParams:
@@ -443,9 +518,11 @@ func (o *Objective) LossesMetric(w []float64, b *metalearn.Batch, weights, losse
 	case grad != nil && len(weights) != s.Tasks:
 		return fmt.Errorf("graph: weights has length %d, want %d", len(weights), s.Tasks)
 	}
-	if o.lanes != nil {
-		return o.runLanes(w, b, losses, metric)
-	}
+	return nil
+}
+
+// bind copies the parameters w and the batch b into the graph's inputs.
+func (o *Objective) bind(w []float64, b *metalearn.Batch) {
 	off := 0
 	for _, p := range o.params {
 		off += setFloats(p, w[off:])
@@ -454,15 +531,14 @@ func (o *Objective) LossesMetric(w []float64, b *metalearn.Batch, weights, losse
 	setFloats(o.sy, b.SupportY)
 	setFloats(o.qx, b.QueryX)
 	setFloats(o.qy, b.QueryY)
-	if weights != nil {
-		setFloats(o.weights, weights)
-	}
-	if err := o.prog.run(); err != nil {
-		return fmt.Errorf("graph: running the meta-objective: %w", err)
-	}
-	getFloats(losses, o.prog.vals[o.lossesOut])
+}
+
+// outputs copies the meta-gradient into grad and scores the predictions
+// into metric, each if not nil, after a run.
+func (o *Objective) outputs(b *metalearn.Batch, grad, metric []float64) {
+	s := o.spec
 	if grad != nil {
-		off = 0
+		off := 0
 		for _, i := range o.gradsOut {
 			off += getFloats(grad[off:], o.prog.vals[i])
 		}
@@ -479,7 +555,6 @@ func (o *Objective) LossesMetric(w []float64, b *metalearn.Batch, weights, losse
 		}
 		s.Score.PerTask(pred, b.QueryY, s.Query, s.OutDim, metric)
 	}
-	return nil
 }
 
 // setFloats copies src into the tensor t (float64 or float32) and returns
@@ -530,6 +605,10 @@ type program struct {
 	vals  []gorgonia.Value
 	pool  *bufferPool // shared with other programs by ShareBuffers
 	tasks int         // of the graph (a lane's share of its objective's)
+	// first is the number of steps the first output needs (the losses):
+	// they come first, so runs of [0, first) and [first, len(steps)) are
+	// the whole program in its order, with the losses known in between.
+	first int
 }
 
 // step computes vals[i] = op(vals[args]...) for a node with an op; input
@@ -550,7 +629,7 @@ const pooledSize = 1 << 14
 // compile lists the steps for outputs and returns the value index of each.
 func (p *program) compile(g *Graph, outputs gorgonia.Nodes) []int {
 	index := map[*gorgonia.Node]int{}
-	for _, out := range outputs {
+	for k, out := range outputs {
 		for _, n := range g.postOrder(out) {
 			if _, ok := index[n]; ok {
 				continue
@@ -566,6 +645,9 @@ func (p *program) compile(g *Graph, outputs gorgonia.Nodes) []int {
 				s.args = append(s.args, index[c])
 			}
 			p.steps = append(p.steps, s)
+		}
+		if k == 0 {
+			p.first = len(p.steps)
 		}
 	}
 	idx := make([]int, len(outputs))
@@ -637,9 +719,12 @@ func (p *program) firstTiles(isOut map[int]bool) {
 }
 
 // run evaluates every step once.
-func (p *program) run() error {
+func (p *program) run() error { return p.runSteps(p.steps) }
+
+// runSteps runs steps, a part of p.steps in its order.
+func (p *program) runSteps(steps []step) error {
 	var in [8]gorgonia.Value
-	for _, s := range p.steps {
+	for _, s := range steps {
 		args := in[:0]
 		for _, a := range s.args {
 			args = append(args, p.vals[a])

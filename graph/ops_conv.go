@@ -102,7 +102,7 @@ func forwardConv[T float](k convKernel, out []T, in [][]T, s []tensor.Shape) {
 		winogradConv(m, k.g, F, in[0], in[1], false, out)
 		return
 	}
-	eachChunk(k.g, F, func(t, img, imgs int, cols, pad []T) {
+	eachChunk(k.g, F, true, func(t, img, imgs int, cols, pad []T) {
 		x := in[0][t*k.g.perTask():]
 		im2colChunk(k.g.imageGeom, x, img, imgs, cols, pad)
 		rows := imgs * k.g.H * k.g.W
@@ -141,7 +141,7 @@ func forwardConvT[T float](k convTKernel, out []T, in [][]T, s []tensor.Shape) {
 		winogradConv(m, k.g, F, in[0], in[1], true, out)
 		return
 	}
-	eachChunk(k.g, F, func(t, img, imgs int, cols, pad []T) {
+	eachChunk(k.g, F, true, func(t, img, imgs int, cols, pad []T) {
 		rows := imgs * k.g.H * k.g.W
 		g := in[0][(t*k.g.pixelsPerTask()+img*k.g.H*k.g.W)*F:]
 		gemm(false, true, rows, 9*k.g.C, F, g, in[1][t*9*k.g.C*F:], 0, cols)
@@ -183,7 +183,7 @@ func forwardConvK[T float](k convKKernel, out []T, in [][]T, s []tensor.Shape) {
 		winogradConvK(m, k.g, F, in[0], in[1], out)
 		return
 	}
-	eachChunk(k.g, F, func(t, img, imgs int, cols, pad []T) {
+	eachChunk(k.g, F, false, func(t, img, imgs int, cols, pad []T) {
 		im2colChunk(k.g.imageGeom, in[0][t*k.g.perTask():], img, imgs, cols, pad)
 		rows := imgs * k.g.H * k.g.W
 		g := in[1][(t*k.g.pixelsPerTask()+img*k.g.H*k.g.W)*F:]
@@ -224,19 +224,31 @@ var chunkValues = 1 << 18
 // 28x28 images, C = 1 and F = 64, chunks of 2 images ran the first block's
 // conv and convK in 7.5-8 ms for 8 tasks of 50 images, chunks of 3 to 37
 // in 10-16 ms. Tasks run on several goroutines; the chunks of one task run
-// in order on one goroutine.
-func eachChunk[T float](g convGeom, F int, fn func(t, img, imgs int, cols, pad []T)) {
+// in order on one goroutine, unless disjoint (each chunk writes its own
+// part of the output) and there are fewer tasks than goroutines
+// (splitTasks): then the chunks run on several goroutines too. The chunks
+// are the same either way, so the values do not depend on the cores.
+func eachChunk[T float](g convGeom, F int, disjoint bool, fn func(t, img, imgs int, cols, pad []T)) {
 	n, per := g.pixelsPerTask()/(g.H*g.W), g.chunkImages(F)
 	size, padSize := per*g.H*g.W*9*g.C, (g.H+2)*(g.W+2)*g.C
-	parallelTasks(g.x[0], 1<<20, func(t int) {
+	tasks, chunks := g.x[0], 1
+	if disjoint && splitTasks(tasks) {
+		chunks = (n + per - 1) / per
+	}
+	parallelTasks(tasks*chunks, 1<<20, func(i int) {
+		t, first := i/chunks, i%chunks*per
+		last := n
+		if chunks > 1 {
+			last = min(n, first+per)
+		}
 		bp, buf := pooledSlice[T](&scratch, size+padSize)
 		cols, pad := buf[:size], buf[size:size+padSize]
 		// im2col writes only pad's interior and relies on a zero border;
 		// col2im writes the border too and clears pad itself per image. An
-		// op uses one of the two, so clearing once per task suffices.
+		// op uses one of the two, so clearing once per call suffices.
 		clear(pad)
-		for img := 0; img < n; img += per {
-			imgs := min(per, n-img)
+		for img := first; img < last; img += per {
+			imgs := min(per, last-img)
 			fn(t, img, imgs, cols[:imgs*g.H*g.W*9*g.C], pad)
 		}
 		scratch.put(bp)

@@ -669,6 +669,12 @@ func elemsPieces(n int) int { return min(workers(), n/elemsPiece) }
 // (a variable for the tests, which lower it).
 var elemsPiece = 1 << 15
 
+// splitTasks reports whether an op of n tasks should split the work of a
+// task over several goroutines as well (where it can, with the same
+// values): with fewer tasks than goroutines, a task each would leave
+// cores idle (meta-batch 1 or 2 on 2 cores or more).
+func splitTasks(n int) bool { return n < workers() }
+
 // parallelTasks runs f(t) for t = 0..n-1, over several goroutines when each
 // call does at least work scalar operations' worth of a large tensor (the CNN's
 // activations), on the calling goroutine for the small ones of the MLP.

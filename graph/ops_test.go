@@ -800,7 +800,7 @@ var opRows = func() []opRow {
 					max(in[0][6], in[0][7], in[0][8]), max(in[0][9], in[0][10], in[0][11])}
 			}},
 	)
-	return rows
+	return append(rows, layerRows()...)
 }()
 
 // TestOpsNestedFiniteDifferences checks every op of the package on its own:

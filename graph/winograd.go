@@ -232,7 +232,7 @@ func winogradProducts[T float](m, H, W, C, F, n int, x, k []T, transposed bool, 
 	}
 	th, tw := (H+m-1)/m, (W+m-1)/m // tiles per column and row
 	nn := (m + 2) * (m + 2)        // transformed values per tile and channel
-	per := max(1, min(n, winogradValues/(th*tw*nn*max(cin, cout))))
+	per := winogradChunk(m, H, W, cin, cout, n)
 	pw := (m*tw + 2) * cin // a padded row
 	us, vs, ms := winogradStride(cin*cout), winogradStride(per*th*tw*cin), winogradStride(per*th*tw*cout)
 	own := 0 // the buffers of winogradTransform, if this task transforms k
@@ -260,6 +260,13 @@ func winogradProducts[T float](m, H, W, C, F, n int, x, k []T, transposed bool, 
 		}
 	}
 	winogradScratch.put(bp)
+}
+
+// winogradChunk is the number of images of n that winogradProducts
+// transforms and multiplies at once.
+func winogradChunk(m, H, W, cin, cout, n int) int {
+	th, tw := (H+m-1)/m, (W+m-1)/m
+	return max(1, min(n, winogradValues/(th*tw*(m+2)*(m+2)*max(cin, cout))))
 }
 
 // winogradTransformSize is the length of the buffer that winogradTransform
@@ -436,7 +443,10 @@ func winogradConvK[T float](m int, g convGeom, F int, x, gr []T, out []T) {
 
 // winogradConv runs winogradTask with output tiles of m for every task of
 // a conv (x the images, k the kernels) or convT (x the values at every
-// pixel) of geometry g, on several goroutines. When every task has the same
+// pixel) of geometry g, on several goroutines: a task each, or with fewer
+// tasks than goroutines (splitTasks) a chunk of winogradProducts' images
+// each, the same chunks it multiplies in turn on one goroutine, so that
+// the values do not depend on the cores. When every task has the same
 // kernels (the tiled meta-parameters of the passes at the meta-weights: the
 // support pass and its derivatives), they are transformed once for all.
 func winogradConv[T float](m int, g convGeom, F int, x, k []T, transposed bool, out []T) {
@@ -447,8 +457,16 @@ func winogradConv[T float](m int, g convGeom, F int, x, k []T, transposed bool, 
 	}
 	u, done := sharedKernels(m, g, F, k, transposed)
 	defer done()
-	parallelTasks(g.x[0], 1<<20, func(t int) {
-		winogradTask(m, g.H, g.W, g.C, F, n, x[t*n*g.H*g.W*cin:], k[t*9*g.C*F:], transposed, u, out[t*n*g.H*g.W*cout:])
+	per := n
+	if splitTasks(g.x[0]) {
+		per = winogradChunk(m, g.H, g.W, cin, cout, n)
+	}
+	chunks := (n + per - 1) / per
+	parallelTasks(g.x[0]*chunks, 1<<20, func(i int) {
+		t, img := i/chunks, i%chunks*per
+		imgs := min(per, n-img)
+		o := (t*n + img) * g.H * g.W
+		winogradTask(m, g.H, g.W, g.C, F, imgs, x[o*cin:], k[t*9*g.C*F:], transposed, u, out[o*cout:])
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"gonum.org/v1/gonum/stat"
 )
@@ -126,4 +127,28 @@ func NewTaskStats(perTask []float64, count []int, mass []float64, m Metric) Task
 	st.WorstTask = m.WorstIndex(perTask)
 	st.Worst = perTask[st.WorstTask]
 	return st
+}
+
+// TailMean is CVaR_alpha of values (one per task, the tasks equally
+// likely) in metric m's direction: the mean of the worst fraction 1-alpha
+// of them, the boundary task counted in part, i.e. the largest
+// sum_i q_i v_i over the distributions q with q_i <= 1/((1-alpha) n) (for
+// a score where higher is better, the smallest). alpha in (0, 1); near 1 it
+// tends to the worst task, near 0 to the mean.
+func TailMean(values []float64, alpha float64, m Metric) float64 {
+	v := slices.Clone(values)
+	slices.Sort(v)
+	if !m.HigherIsBetter {
+		slices.Reverse(v)
+	}
+	capacity, mass, sum := 1/((1-alpha)*float64(len(v))), 1.0, 0.0
+	for _, x := range v {
+		if mass <= 0 {
+			break
+		}
+		q := math.Min(capacity, mass)
+		sum += q * x
+		mass -= q
+	}
+	return sum
 }

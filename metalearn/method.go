@@ -40,6 +40,43 @@ type Method interface {
 	Check(name string, p []float64) error
 }
 
+// Weigher is a Method that weighs the instances of an iteration by their own
+// post-adaptation losses (DR-MAML's tail, Group DRO's weights): after the
+// losses of the C instances drawn by Draw are computed and before the
+// meta-gradient is taken, the Trainer calls Weigh, whose weights replace
+// Draw's. Only the backward pass is weighted: with a WeighingObjective the
+// losses and the meta-gradient come from one forward pass, exact in first
+// and second order. Weigh may move p in place (Group DRO moves it before
+// weighing); Update is still called after the step.
+type Weigher interface {
+	Method
+	// Weigh writes into weights the weight of each instance in the
+	// meta-gradient, from the instances' tasks and finite losses at the
+	// iteration's w, and may move p.
+	Weigh(p []float64, tasks []int, losses, weights []float64)
+}
+
+// CandidateMethod is a Method that adapts more instances per iteration than
+// it back-propagates (DR-MAML's candidate batch): the Trainer's
+// Settings.Batch, and the Objective's Tasks, must then be CandidateBatch of
+// the configured meta-batch (see DrawnBatch).
+type CandidateMethod interface {
+	Method
+	// CandidateBatch returns the instances to draw and adapt per
+	// iteration for a meta-batch of batch, or an error naming the setting
+	// that does not fit it.
+	CandidateBatch(batch int) (int, error)
+}
+
+// DrawnBatch is the number of instances m draws per iteration for a
+// configured meta-batch: CandidateBatch for a CandidateMethod, else batch.
+func DrawnBatch(m Method, batch int) (int, error) {
+	if c, ok := m.(CandidateMethod); ok {
+		return c.CandidateBatch(batch)
+	}
+	return batch, nil
+}
+
 // ascent is what the methods that move p by stochastic ascent share: Algorithm
 // 1's sampling (the C tasks uniformly and independently, task i's loss
 // weighted (n/C) p_i in the meta-gradient) and its estimate of the gradient

@@ -94,7 +94,7 @@ func TestCVaRConvergesToClosedForm(t *testing.T) {
 	}
 }
 
-// TestEntropicConvergesToClosedForm: entropic TR-MAML reaches the same
+// TestEntropicConvergesToClosedForm: entropic TR-MAML and DRO-MAML reach the same
 // min-max point as TR-MAML (the closed form of TestTrainerConvergesToClosedForm).
 func TestEntropicConvergesToClosedForm(t *testing.T) {
 	t.Parallel()
@@ -104,14 +104,17 @@ func TestEntropicConvergesToClosedForm(t *testing.T) {
 	wRobust := (r1*q.c[0] + r3*q.c[2]) / (r1 + r3)
 	p1, p3 := k3*(q.c[2]-wRobust), k1*(wRobust-q.c[0])
 	pRobust := []float64{p1 / (p1 + p3), 0, p3 / (p1 + p3)}
-	w, p := trainQuad(t, q, alpha, &EntropicTRMAML{PLR: 0.05}, 40000)
-	if math.Abs(w[0]-wRobust) > 0.02 {
-		t.Errorf("w = %.4f, want %.4f", w[0], wRobust)
-	}
-	for i := range p {
-		if math.Abs(p[i]-pRobust[i]) > 0.05 {
-			t.Errorf("p = %.3f, want %.3f", p, pRobust)
-			break
+	// DRO-MAML (Group DRO) has the same geometry with its own estimator.
+	for _, m := range []Method{&EntropicTRMAML{PLR: 0.05}, &DROMAML{EtaQ: 0.01}} {
+		w, p := trainQuad(t, q, alpha, m, 40000)
+		if math.Abs(w[0]-wRobust) > 0.02 {
+			t.Errorf("%T: w = %.4f, want %.4f", m, w[0], wRobust)
+		}
+		for i := range p {
+			if math.Abs(p[i]-pRobust[i]) > 0.05 {
+				t.Errorf("%T: p = %.3f, want %.3f", m, p, pRobust)
+				break
+			}
 		}
 	}
 }

@@ -79,6 +79,20 @@ type Objective interface {
 	Losses(w []float64, b *Batch, weights, losses, grad []float64) error
 }
 
+// WeighingObjective is an Objective whose meta-gradient weights can be
+// chosen from the losses they weigh, in one evaluation: LossesWeighed writes
+// the post-adaptation losses of every instance of b into losses, calls
+// weigh(losses, weights) to fill weights, then writes the gradient of
+// sum_t weights[t] * L_t into grad (if not nil), differentiating the same
+// forward pass (graph.Objective runs its program up to the losses, then the
+// rest). An error of weigh is returned as is and nothing more is computed.
+// The Trainer uses it for a Weigher; an Objective without it costs such a
+// method a second evaluation per iteration.
+type WeighingObjective interface {
+	Objective
+	LossesWeighed(w []float64, b *Batch, weigh func(losses, weights []float64) error, weights, losses, grad []float64) error
+}
+
 // MetricObjective is an Objective that also scores the adapted model of every
 // instance on its query set, e.g. by classification accuracy. Callers find it
 // with a type assertion; an Objective without a metric need not implement it.

@@ -62,7 +62,7 @@ func (e SettingError) Error() string { return fmt.Sprintf("%s = %v: %s", e.Key, 
 
 // methods is the table of registered methods, in registration order; each
 // method's file defines its MethodInfo.
-var methods = []MethodInfo{mamlInfo, trmamlInfo, entropicInfo, cvarInfo}
+var methods = []MethodInfo{mamlInfo, trmamlInfo, entropicInfo, cvarInfo, dromamlInfo, drmamlInfo, drmamlPlusInfo}
 
 // RegisterMethod adds a method to the table, for a method defined outside
 // this package (call it from an init function). It panics on a name already

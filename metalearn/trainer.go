@@ -61,7 +61,13 @@ type Settings struct {
 	Schedule Schedule
 	// Seed seeds the generator that draws the tasks and their instances.
 	Seed uint64
+	// Warn, if not nil, receives what a method reports without stopping
+	// the run, once (DR-MAML+ falling back from its kernel density).
+	Warn func(msg string)
 }
+
+// warner is a built-in method that reports through Settings.Warn.
+type warner interface{ setWarn(func(msg string)) }
 
 // BatchShaper is an Objective that reports the support and query points
 // per instance it was built for, as graph.Objective does, so that
@@ -210,6 +216,9 @@ func NewTrainer(obj Objective, train TaskSet, w0 []float64, s Settings) (*Traine
 	p, err := s.Method.Init(masses, s.Batch)
 	if err != nil {
 		return nil, err
+	}
+	if w, ok := s.Method.(warner); ok && s.Warn != nil {
+		w.setWarn(s.Warn)
 	}
 	t := &Trainer{Settings: s, Objective: obj, Train: train}
 	t.pcg = rand.NewPCG(s.Seed, 0x7472_6d61_6d6c) // second word: "trmaml"
@@ -383,13 +392,13 @@ func (t *Trainer) Step() (StepStats, error) {
 		t.tasks[k], t.weights[k] = s.Method.Draw(t.rng, st.P)
 		t.Train.Sample(t.tasks[k], t.rng, t.batch, k)
 	}
-	if err := t.Objective.Losses(st.W, t.batch, t.weights, t.losses, t.grad); err != nil {
+	if err := t.evaluate(); err != nil {
 		return StepStats{}, err
 	}
 	stats := StepStats{MaxLoss: math.Inf(-1)}
 	for _, l := range t.losses {
-		if math.IsNaN(l) || math.IsInf(l, 0) {
-			return StepStats{}, fmt.Errorf("%w at iteration %d: task loss %v", ErrNonFinite, st.Iteration+1, l)
+		if err := t.checkLoss(l); err != nil {
+			return StepStats{}, err
 		}
 		stats.MeanLoss += l / float64(C)
 		stats.MaxLoss = math.Max(stats.MaxLoss, l)
@@ -424,6 +433,45 @@ func (t *Trainer) Step() (StepStats, error) {
 		}
 	}
 	return stats, nil
+}
+
+// evaluate computes the iteration's losses and weighted meta-gradient; a
+// Weigher chooses the weights from the losses in between (from the same
+// forward pass if the Objective is a WeighingObjective, else from a
+// first evaluation without the gradient).
+func (t *Trainer) evaluate() error {
+	st := &t.State
+	wr, ok := t.Settings.Method.(Weigher)
+	if !ok {
+		return t.Objective.Losses(st.W, t.batch, t.weights, t.losses, t.grad)
+	}
+	weigh := func(losses, weights []float64) error {
+		for _, l := range losses {
+			if err := t.checkLoss(l); err != nil {
+				return err
+			}
+		}
+		wr.Weigh(st.P, t.tasks, losses, weights)
+		return nil
+	}
+	if wo, ok := t.Objective.(WeighingObjective); ok {
+		return wo.LossesWeighed(st.W, t.batch, weigh, t.weights, t.losses, t.grad)
+	}
+	if err := t.Objective.Losses(st.W, t.batch, nil, t.losses, nil); err != nil {
+		return err
+	}
+	if err := weigh(t.losses, t.weights); err != nil {
+		return err
+	}
+	return t.Objective.Losses(st.W, t.batch, t.weights, t.losses, t.grad)
+}
+
+// checkLoss refuses a non-finite loss of the iteration being run.
+func (t *Trainer) checkLoss(l float64) error {
+	if math.IsNaN(l) || math.IsInf(l, 0) {
+		return fmt.Errorf("%w at iteration %d: task loss %v", ErrNonFinite, t.State.Iteration+1, l)
+	}
+	return nil
 }
 
 // update steps the optimizer on w, at the schedule's rate for this

@@ -26,12 +26,12 @@ func TestFigure1Accuracy(t *testing.T) {
 	if dir := os.Getenv("PLOTS_KEEP"); dir != "" {
 		path = filepath.Join(dir, "figure1_accuracy.png")
 	}
-	if err := plots.Figure1(groups, path); err != nil {
+	if err := plots.Figure1(groups, path, plots.Double); err != nil {
 		t.Fatal(err)
 	}
 	// The skewed training distribution (C(Z_i, 5)) adds (e), the
-	// meta-training histogram: five 3.2-inch panels.
-	readPNG(t, path).check(t, 16*plots.DPI, 5, blue, vermillion)
+	// meta-training histogram: five panels, three in a row.
+	readPNG(t, path).checkGrid(t, 7*plots.DPI, 1300, 1600, 3, 5, blue, vermillion)
 }
 
 func TestAdversary(t *testing.T) {

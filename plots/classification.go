@@ -105,7 +105,7 @@ func Adversary(groups []*results.Group, path string) error {
 		pp.X.Max = math.Pow(10, math.Ceil(math.Log10(hi))) // a labelled decade
 	}
 
-	ap := newPanel("(b) final "+m.Label, m.Axis("final "+noun), "")
+	ap := newPanel("(b) final "+m.Label, valueLabel(m, "final "+noun), "")
 	// Values outside the metric's range (an accuracy below 0 or above 100%)
 	// do not exist: confidence bars stop at its ends.
 	vmin, vmax := 0.0, math.Inf(1)
@@ -128,9 +128,7 @@ func Adversary(groups []*results.Group, path string) error {
 		}
 	}
 	ap.X.Min, ap.X.Max = max(ap.X.Min, vmin), min(ap.X.Max, vmax)
-	if m.HigherIsBetter {
-		ap.X.Tick.Marker = plainTicks{}
-	}
+	ap.X.Tick.Marker = valueTicks(m)
 	for _, p := range []*plot.Plot{pp, ap} {
 		p.Y.Min, p.Y.Max = -0.6, float64(n)-0.4
 	}
@@ -165,19 +163,19 @@ func Adversary(groups []*results.Group, path string) error {
 	}
 	// Beside the two data areas, which plot.Align makes equal: the names,
 	// the tick marks and the padding between and around the panels.
-	width := names + 2*adversaryDataWidth + 0.75*vg.Inch
+	width := names + 2*adversaryDataWidth + 0.5*vg.Inch
 	height := max(panelHeight, vg.Length(n)*rowPitch+vg.Inch)
 	return renderSized(path, width/2, height, legend, []*plot.Plot{pp, ap})
 }
 
 // Sizes of the adversary figure: a panel's data area, the vertical space
 // per task row, and the font size of the task names, chosen so that the
-// figure (about 6 inches wide with Omniglot's names) stays legible
-// shown 800 pixels wide or scaled to a column.
+// figure (about 6 inches wide with Omniglot's names) fits a page's text
+// width at its own size, names as large as the tick labels.
 const (
-	adversaryDataWidth = 1.8 * vg.Inch
-	rowPitch           = 0.24 * vg.Inch
-	nameSize           = 12
+	adversaryDataWidth = 2.2 * vg.Inch
+	rowPitch           = 0.16 * vg.Inch
+	nameSize           = tickSize
 )
 
 // positiveMin is min(a, v) over positive v; other v leave a.
@@ -225,7 +223,7 @@ func hbar(y, x0, v float64, col color.RGBA) *plotter.Polygon {
 // vline is a dashed vertical reference line at x from y0 to y1.
 func vline(x, y0, y1 float64, col color.Color) *plotter.Line {
 	l := &plotter.Line{XYs: plotter.XYs{{X: x, Y: y0}, {X: x, Y: y1}}}
-	l.Color, l.Width, l.Dashes = col, vg.Points(1.2), dashed
+	l.Color, l.Width, l.Dashes = col, vg.Points(0.8), dashed
 	return l
 }
 
@@ -237,12 +235,12 @@ func addRowPoints(p *plot.Plot, es []results.Estimate, row []float64, offset flo
 	for i, e := range es {
 		pts[i] = plotter.XY{X: min(max(e.Mean, lo), hi), Y: row[i] + offset}
 	}
-	return addEstimatePoints(p, pts, es, true, lo, hi, gi, vg.Points(3.2))
+	return addEstimatePoints(p, pts, es, true, lo, hi, gi, vg.Points(2.2))
 }
 
 // rowSample is the legend sample of group gi's markers.
 func rowSample(gi int) []plot.Thumbnailer {
 	s := &plotter.Scatter{}
-	s.Color, s.Radius, s.Shape = groupColor(gi), vg.Points(3), shapes[gi%len(shapes)]
+	s.Color, s.Radius, s.Shape = groupColor(gi), vg.Points(2.2), shapes[gi%len(shapes)]
 	return []plot.Thumbnailer{s}
 }

@@ -33,8 +33,9 @@ func worstOver(m metalearn.Metric) string {
 // valueAxis sets p's y range for values of metric m: from 0 with headroom
 // for a loss; for a score (accuracy in %), from the data's range to at most
 // its ceiling (m.Show(1)), so that the differences near the top stay
-// visible.
+// visible, with percent ticks.
 func valueAxis(p *plot.Plot, m metalearn.Metric) {
+	p.Y.Tick.Marker = valueTicks(m)
 	if !m.HigherIsBetter {
 		fromZero(p)
 		return
@@ -42,6 +43,27 @@ func valueAxis(p *plot.Plot, m metalearn.Metric) {
 	top := m.Show(1)
 	pad := 0.05 * (p.Y.Max - p.Y.Min)
 	p.Y.Min, p.Y.Max = max(p.Y.Min-pad, 0), min(p.Y.Max+pad, top)
+}
+
+// valueTicks are the ticks of an axis of m's values: percentages for
+// accuracy, plain numbers for a loss.
+func valueTicks(m metalearn.Metric) plot.Ticker {
+	if m.Unit == "%" {
+		return percentTicks{}
+	}
+	return denseTicks{}
+}
+
+// valueLabel labels an axis of m's values of noun ("task MSE", "alphabet
+// accuracy"): without the unit where the ticks carry it.
+func valueLabel(m metalearn.Metric, noun string) string {
+	return strings.TrimSuffix(m.Axis(noun), " ("+m.Unit+")")
+}
+
+// valueRange is the range m's displayed values can take, which confidence
+// bands are cut to: [0, 100] for accuracy in percent, [0, +Inf) for a loss.
+func valueRange(m metalearn.Metric) (lo, hi float64) {
+	return 0, m.Show(m.Max())
 }
 
 // Figure1 draws the paper's Figure 1 for groups (typically MAML and TR-MAML
@@ -53,9 +75,11 @@ func valueAxis(p *plot.Plot, m metalearn.Metric) {
 // and, when the training distribution is skewed (Omniglot's C(Z_i, N)),
 // (e) the same over the meta-training tasks, where MAML's neglect of the
 // rarely sampled ones shows. Tasks are called alphabets on Omniglot.
-// Lines are means over seeds, shaded bands 95% confidence intervals. Loss
-// axes start at 0; accuracy is shown in percent.
-func Figure1(groups []*results.Group, path string) error {
+// Lines are means over seeds, shaded bands 95% confidence intervals (cut
+// to the quantity's range; below three seeds each seed's own thin line
+// instead). Loss axes start at 0; accuracy is shown in percent. The panels
+// fill a grid for column c.
+func Figure1(groups []*results.Group, path string, c Column) error {
 	if len(groups) == 0 {
 		return errors.New("plots: Figure1 needs at least one group")
 	}
@@ -63,38 +87,44 @@ func Figure1(groups []*results.Group, path string) error {
 	noun := results.TaskNoun(groups)
 	labels := results.Labels(groups)
 	panels := []*plot.Plot{
-		newPanel("(a) meta-training "+noun+"s", iterationLabel, m.Axis(noun)),
-		newPanel("(b) meta-test "+noun+"s", iterationLabel, m.Axis(noun)),
-		newPanel("(c) spread over meta-test "+noun+"s", iterationLabel, "std. dev. of "+m.Axis(noun)),
+		newPanel("(a) meta-training "+noun+"s", iterationLabel, valueLabel(m, noun)),
+		newPanel("(b) meta-test "+noun+"s", iterationLabel, valueLabel(m, noun)),
+		newPanel("(c) spread over meta-test "+noun+"s", iterationLabel, "std. dev. of "+valueLabel(m, noun)),
 	}
+	lo, hi := valueRange(m)
 	for i, g := range groups {
 		col := groupColor(i)
 		for pi, ms := range [][]results.Column{{results.TrainMean, results.TrainWorst}, {results.TestMean, results.TestWorst}, {results.TestStd}} {
 			for si, mc := range ms {
-				c := results.DisplayCurve(m, g.Curve(mc))
+				cv := results.DisplayCurve(m, g.Curve(mc))
 				var dash []vg.Length
 				if si == 1 {
 					dash = dashed
 				}
-				addCurve(panels[pi], c.Iterations, c, col, dash)
+				top := hi
+				if pi == 2 {
+					top = math.Inf(1) // a spread
+				}
+				addCurve(panels[pi], cv.Iterations, cv, col, dash, lo, top)
 			}
 		}
 	}
 	for i, p := range panels {
 		p.X.Tick.Marker = iterationTicks{}
 		p.X.Min = 0
+		valueAxis(p, m)
 		if i == 2 {
 			fromZero(p) // a spread
-		} else {
-			valueAxis(p, m)
 		}
 	}
 
-	panels = append(panels, histogramPanel(groups, results.MetaTest, "(d) final, meta-test "+noun+"s", noun))
-	width := 3.5 * vg.Inch
-	if skewedTraining(groups) {
-		panels = append(panels, histogramPanel(groups, results.MetaTrain, "(e) final, meta-training "+noun+"s", noun))
-		width = 3.2 * vg.Inch
+	// The final histograms are of the finished runs: unfinished ones
+	// have no per-task values yet.
+	if fin := results.Finished(groups); slices.ContainsFunc(fin, func(g *results.Group) bool { return len(g.Runs) > 0 }) {
+		panels = append(panels, histogramPanel(fin, results.MetaTest, "(d) final, meta-test "+noun+"s", noun))
+		if skewedTraining(fin) {
+			panels = append(panels, histogramPanel(fin, results.MetaTrain, "(e) final, meta-training "+noun+"s", noun))
+		}
 	}
 
 	var legend []legendItem
@@ -105,30 +135,34 @@ func Figure1(groups []*results.Group, path string) error {
 		legendItem{"average over " + noun + "s", []plot.Thumbnailer{lineSample(color.Black, nil)}},
 		legendItem{worstOver(m) + " over " + noun + "s", []plot.Thumbnailer{lineSample(color.Black, dashed)}},
 		legendItem{text: bandNote(groups, "shaded")})
-	if several(groups) {
+	if several(groups) && len(panels) > 3 {
 		legend = append(legend, legendItem{text: "histograms: mean count over seeds"})
 	}
-	return render(path, width, legend, panels)
+	if slices.ContainsFunc(groups, (*results.Group).Unfinished) {
+		legend = append(legend, legendItem{text: "unfinished: to the last evaluation; histograms: finished runs"})
+	}
+	return renderColumn(path, c, legend, panels)
 }
 
 // histogramPanel is a panel with the histograms of groups' final per-task
 // values on set, overlaid in shared bins.
 func histogramPanel(groups []*results.Group, set results.Set, title, noun string) *plot.Plot {
-	m := groups[0].Score
-	hp := newPanel(title, m.Axis(noun), "number of "+noun+"s")
+	m := groups[0].Score // groups may have no run (results.Finished), but a metric
+	hp := newPanel(title, valueLabel(m, noun), "number of "+noun+"s")
 	h := results.TaskHistogram(groups, set, histogramBins)
 	edges := make([]float64, len(h.Edges))
 	for i, e := range h.Edges {
 		edges[i] = m.Show(e)
 	}
-	for i := range groups {
-		hp.Add(histogram(edges, h.Counts[i], groupColor(i)))
+	for i, g := range groups {
+		if len(g.Runs) > 0 {
+			hp.Add(histogram(edges, h.Counts[i], groupColor(i)))
+		}
 	}
-	hp.X.Min = edges[0]
-	if m.HigherIsBetter {
-		hp.X.Tick.Marker, hp.Y.Tick.Marker = plainTicks{}, plainTicks{}
-	}
+	hp.X.Min, hp.X.Max = edges[0], edges[len(edges)-1]
+	hp.X.Tick.Marker, hp.Y.Tick.Marker = valueTicks(m), countTicks{}
 	fromZero(hp)
+	hp.Y.Max = max(hp.Y.Max, 1) // at least one whole task on the axis
 	return hp
 }
 
@@ -138,7 +172,8 @@ func histogramPanel(groups []*results.Group, set results.Set, title, noun string
 // some meta-training tasks, and their final values get a histogram of
 // their own.
 func skewedTraining(groups []*results.Group) bool {
-	s := groups[0].TaskValues(results.MetaTrain).Sampling
+	i := slices.IndexFunc(groups, func(g *results.Group) bool { return len(g.Runs) > 0 })
+	s := groups[i].TaskValues(results.MetaTrain).Sampling
 	return slices.Max(s) > 2*slices.Min(s)
 }
 
@@ -146,7 +181,7 @@ func skewedTraining(groups []*results.Group) bool {
 // its band colour when there are confidence bands.
 func curveSample(groups []*results.Group, i int) []plot.Thumbnailer {
 	line := lineSample(groupColor(i), nil)
-	if !several(groups) {
+	if !banded(groups) {
 		return []plot.Thumbnailer{line}
 	}
 	return []plot.Thumbnailer{fillSample(faded(groupColor(i), 0.22)), line}
@@ -174,8 +209,9 @@ func histogram(edges, counts []float64, col color.RGBA) *plotter.Histogram {
 // seeds with 95% confidence bars, against its coordinate (results.TaskAxisOf:
 // the amplitude of sinusoid tasks; the index for other tasks), and, unless hard is
 // empty, (b) the total weight on the tasks in hard against the iteration.
-// Dashed grey lines mark the uniform distribution, which MAML keeps.
-func PWeights(groups []*results.Group, hard []string, path string) error {
+// Dashed grey lines mark the uniform distribution, which MAML keeps. The
+// panels fill a grid for column c.
+func PWeights(groups []*results.Group, hard []string, path string, c Column) error {
 	if len(groups) == 0 {
 		return errors.New("plots: PWeights needs at least one group")
 	}
@@ -207,7 +243,7 @@ func PWeights(groups []*results.Group, hard []string, path string) error {
 			xmax = max(xmax, x)
 			pts[j] = plotter.XY{X: x, Y: e.Mean}
 		}
-		if err := addEstimatePoints(pp, pts, est, false, 0, 1, i, vg.Points(2.5)); err != nil {
+		if err := addEstimatePoints(pp, pts, est, false, 0, 1, i, vg.Points(1.8)); err != nil {
 			return err
 		}
 	}
@@ -219,7 +255,7 @@ func PWeights(groups []*results.Group, hard []string, path string) error {
 		pp.X.Label.Text = "meta-training task " + axis.Name + " (dotted: gap in the range)"
 		for _, x := range breaks {
 			l := &plotter.Line{XYs: plotter.XYs{{X: x, Y: 0}, {X: x, Y: pp.Y.Max}}}
-			l.Color, l.Width, l.Dashes = grey, vg.Points(1), []vg.Length{vg.Points(1.5), vg.Points(2.5)}
+			l.Color, l.Width, l.Dashes = grey, vg.Points(0.6), []vg.Length{vg.Points(1), vg.Points(1.5)}
 			pp.Add(l)
 		}
 	}
@@ -232,9 +268,9 @@ func PWeights(groups []*results.Group, hard []string, path string) error {
 		}
 		var xmax float64
 		for i, g := range groups {
-			c := g.PMass(hard)
-			addCurve(hp, c.Iterations, c, groupColor(i), nil)
-			xmax = max(xmax, c.Iterations[len(c.Iterations)-1])
+			cv := g.PMass(hard)
+			addCurve(hp, cv.Iterations, cv, groupColor(i), nil, 0, 1)
+			xmax = max(xmax, cv.Iterations[len(cv.Iterations)-1])
 		}
 		hp.Add(hline(0, xmax, float64(len(hard))*uniform, grey))
 		hp.X.Tick.Marker = iterationTicks{}
@@ -250,19 +286,19 @@ func PWeights(groups []*results.Group, hard []string, path string) error {
 	}
 	legend = append(legend, legendItem{"uniform (MAML)", []plot.Thumbnailer{lineSample(grey, dashed)}})
 	legend = append(legend, legendItem{text: bandNote(groups, "bars and shading")})
-	return render(path, 5*vg.Inch, legend, panels)
+	return renderColumn(path, c, legend, panels)
 }
 
 // addEstimatePoints adds group gi's markers of the given radius at pts, one
 // per estimate in es, with 95% confidence bars of half-width es[i].Half
-// where there are several seeds: horizontal bars (the estimates are x
+// where there are minBandSeeds or more seeds: horizontal bars (the estimates are x
 // values) or vertical ones (y values), cut at lo and hi, the ends of the
 // estimates' range (0 and 1 for a probability).
 func addEstimatePoints(p *plot.Plot, pts plotter.XYs, es []results.Estimate, horizontal bool, lo, hi float64, gi int, radius vg.Length) error {
 	var barPts plotter.XYs
 	var below, above []float64
 	for i, e := range es {
-		if e.Half > 0 {
+		if e.Half > 0 && e.N >= minBandSeeds {
 			v := pts[i].Y
 			if horizontal {
 				v = pts[i].X
@@ -272,7 +308,7 @@ func addEstimatePoints(p *plot.Plot, pts plotter.XYs, es []results.Estimate, hor
 		}
 	}
 	if len(barPts) > 0 {
-		bars, err := errorBars(barPts, below, above, horizontal, groupColor(gi), vg.Points(0.8), vg.Points(3))
+		bars, err := errorBars(barPts, below, above, horizontal, groupColor(gi), vg.Points(0.6), vg.Points(2))
 		if err != nil {
 			return err
 		}
@@ -334,7 +370,7 @@ func gappedAxis(amps []float64) (x []float64, ticks []plot.Tick, breaks []float6
 // hline is a dashed horizontal reference line at y from x0 to x1.
 func hline(x0, x1, y float64, col color.Color) *plotter.Line {
 	l := &plotter.Line{XYs: plotter.XYs{{X: x0, Y: y}, {X: x1, Y: y}}}
-	l.Color, l.Width, l.Dashes = col, vg.Points(1.2), dashed
+	l.Color, l.Width, l.Dashes = col, vg.Points(0.8), dashed
 	return l
 }
 
@@ -343,40 +379,44 @@ func hline(x0, x1, y float64, col color.Color) *plotter.Line {
 // file path: (a) mean and worst meta-test task value against the
 // iteration, (b) the same against wall-clock seconds (training plus
 // evaluation), (c) training milliseconds per iteration with 95% confidence
-// bars.
-func Orders(groups []*results.Group, path string) error {
+// bars. The panels fill a grid for column c.
+func Orders(groups []*results.Group, path string, c Column) error {
 	if len(groups) == 0 {
 		return errors.New("plots: Orders needs at least one group")
 	}
 	labels := results.Labels(groups)
 	m := groups[0].Score
-	pi := newPanel("(a) meta-test tasks vs iterations", iterationLabel, m.Axis("task"))
-	ps := newPanel("(b) meta-test tasks vs time", "wall-clock seconds (training + evaluation)", m.Axis("task"))
+	pi := newPanel("(a) meta-test tasks vs iterations", iterationLabel, valueLabel(m, "task"))
+	ps := newPanel("(b) meta-test tasks vs time", "wall-clock seconds (training + evaluation)", valueLabel(m, "task"))
+	lo, hi := valueRange(m)
 	pb := newPanel("(c) cost of a meta-training iteration", "", "milliseconds per iteration")
 	for i, g := range groups {
 		col := groupColor(i)
 		for si, mc := range []results.Column{results.TestMean, results.TestWorst} {
-			c := results.DisplayCurve(m, g.Curve(mc))
+			cv := results.DisplayCurve(m, g.Curve(mc))
 			if si == 1 {
 				// Worst-task curves go without bands: eight overlapping
 				// bands are unreadable, and the table gives their CIs.
-				pi.Add(curveLine(c.Iterations, c, col, dashed))
-				ps.Add(curveLine(c.Seconds, c, col, dashed))
+				pi.Add(curveLine(cv.Iterations, cv, col, dashed))
+				ps.Add(curveLine(cv.Seconds, cv, col, dashed))
 				continue
 			}
-			addCurve(pi, c.Iterations, c, col, nil)
-			addCurve(ps, c.Seconds, c, col, nil)
+			addCurve(pi, cv.Iterations, cv, col, nil, lo, hi)
+			addCurve(ps, cv.Seconds, cv, col, nil, lo, hi)
 		}
 
 		ms := g.Final(results.MsPerIteration)
-		bar, err := plotter.NewBarChart(plotter.Values{ms.Mean}, vg.Points(36))
+		if math.IsNaN(ms.Mean) { // unfinished runs have no timing yet
+			continue
+		}
+		bar, err := plotter.NewBarChart(plotter.Values{ms.Mean}, vg.Points(20))
 		if err != nil {
 			return err
 		}
 		bar.XMin, bar.Color, bar.LineStyle.Width = float64(i), faded(col, 0.6), 0
 		pb.Add(bar)
 		if ms.Half > 0 {
-			e, err := errorBars(plotter.XYs{{X: float64(i), Y: ms.Mean}}, []float64{ms.Half}, []float64{ms.Half}, false, color.Black, vg.Points(1.2), vg.Points(8))
+			e, err := errorBars(plotter.XYs{{X: float64(i), Y: ms.Mean}}, []float64{min(ms.Half, ms.Mean)}, []float64{ms.Half}, false, color.Black, vg.Points(0.8), vg.Points(5))
 			if err != nil {
 				return err
 			}
@@ -403,5 +443,5 @@ func Orders(groups []*results.Group, path string) error {
 		legendItem{"mean over tasks", []plot.Thumbnailer{lineSample(color.Black, nil)}},
 		legendItem{"worst task", []plot.Thumbnailer{lineSample(color.Black, dashed)}},
 		legendItem{text: bandNote(groups, "shaded (means)")})
-	return render(path, 4.2*vg.Inch, legend, []*plot.Plot{pi, ps, pb})
+	return renderColumn(path, c, legend, []*plot.Plot{pi, ps, pb})
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/trmaml/trmaml/plots"
@@ -74,30 +75,32 @@ func (d decoded) rgb(x, y int) (r, g, b uint32) {
 }
 
 // check verifies a figure of panels side by side under its legend: the
-// width, a height of 600-760 pixels and the rest of checkGrid.
+// width, a height of 600-900 pixels and the rest of checkGrid.
 func (d decoded) check(t *testing.T, w int, panels int, colours ...[3]uint32) {
 	t.Helper()
-	d.checkGrid(t, w, 600, 760, panels, 1, colours...)
+	d.checkGrid(t, w, 600, 900, panels, panels, colours...)
 }
 
 // checkGrid verifies the size, that the image is not blank and that the
-// given colours appear, and counts the panels, in rows of cols, by their y
+// given colours appear, and counts the panels, in rows of cols (the last
+// row may be short), by their y
 // axes: the longest vertical black lines, as long as each other since the
 // panels' data areas are aligned (the x axes are horizontal, everything
 // else is coloured, grey or short). Each column of panels has its axes in
 // its share of the width, one per row.
-func (d decoded) checkGrid(t *testing.T, w, minH, maxH, cols, rows int, colours ...[3]uint32) {
+func (d decoded) checkGrid(t *testing.T, w, minH, maxH, cols, panels int, colours ...[3]uint32) {
 	t.Helper()
 	if d.w != w || d.h < minH || d.h > maxH {
 		t.Errorf("size %dx%d, want width %d and height %d-%d", d.w, d.h, w, minH, maxH)
 	}
 	ink, colourHits := 0, make([]int, len(colours))
 	runs := make([][]int, d.w) // lengths of the vertical runs of black pixels per column
+	ends := make([][]int, d.w) // the y just below each run
 	for x := 0; x < d.w; x++ {
 		run := 0
 		for y := 0; y <= d.h; y++ {
 			if y == d.h {
-				runs[x] = append(runs[x], run)
+				runs[x], ends[x] = append(runs[x], run), append(ends[x], y)
 				break
 			}
 			r, g, b := d.rgb(x, y)
@@ -107,7 +110,7 @@ func (d decoded) checkGrid(t *testing.T, w, minH, maxH, cols, rows int, colours 
 			if max(r, g, b) < 60 {
 				run++
 			} else {
-				runs[x] = append(runs[x], run)
+				runs[x], ends[x] = append(runs[x], run), append(ends[x], y)
 				run = 0
 			}
 			for i, c := range colours {
@@ -117,7 +120,7 @@ func (d decoded) checkGrid(t *testing.T, w, minH, maxH, cols, rows int, colours 
 			}
 		}
 	}
-	if frac := float64(ink) / float64(d.w*d.h); frac < 0.03 {
+	if frac := float64(ink) / float64(d.w*d.h); frac < 0.02 {
 		t.Errorf("only %.1f%% of the pixels are not white", 100*frac)
 	}
 	for i, n := range colourHits {
@@ -129,6 +132,7 @@ func (d decoded) checkGrid(t *testing.T, w, minH, maxH, cols, rows int, colours 
 	for _, rs := range runs {
 		tallest = max(tallest, slices.Max(rs))
 	}
+	rows := (panels + cols - 1) / cols
 	if tallest < d.h/(3*rows) {
 		t.Fatalf("the longest vertical line is %d pixels of %d", tallest, d.h)
 	}
@@ -141,11 +145,25 @@ func (d decoded) checkGrid(t *testing.T, w, minH, maxH, cols, rows int, colours 
 		}
 		return n
 	}
+	// A column of panels' y axes, aligned to within a few pixels (the
+	// tick labels of its panels differ).
+	const slack = 8
 	var axes []int
 	for x := 0; x < d.w; x++ {
-		if long(x) > 0 && (x == 0 || long(x-1) == 0) {
+		if long(x) > 0 && (len(axes) == 0 || x-axes[len(axes)-1] > slack) {
 			axes = append(axes, x)
 		}
+	}
+	rowsAt := func(x int) int { // distinct axis-long runs (by where they end) near x
+		var bottoms []int
+		for dx := 0; dx <= slack && x+dx < d.w; dx++ {
+			for i, r := range runs[x+dx] {
+				if r >= tallest*9/10 && !slices.ContainsFunc(bottoms, func(b int) bool { return b-ends[x+dx][i] <= slack && ends[x+dx][i]-b <= slack }) {
+					bottoms = append(bottoms, ends[x+dx][i])
+				}
+			}
+		}
+		return len(bottoms)
 	}
 	if len(axes) != cols {
 		t.Errorf("%d columns of y axes at x = %v, want %d", len(axes), axes, cols)
@@ -155,8 +173,8 @@ func (d decoded) checkGrid(t *testing.T, w, minH, maxH, cols, rows int, colours 
 		if lo, hi := i*d.w/cols, (i+1)*d.w/cols; x < lo || x >= hi {
 			t.Errorf("panel column %d's axis at x = %d, outside its share [%d, %d)", i, x, lo, hi)
 		}
-		if n := long(x); n != rows {
-			t.Errorf("%d y axes at x = %d, want %d rows of panels", n, x, rows)
+		if n, want := rowsAt(x), (panels-i+cols-1)/cols; n != want {
+			t.Errorf("%d y axes at x = %d, want %d rows of panels", n, x, want)
 		}
 	}
 }
@@ -171,19 +189,43 @@ func TestFigure1(t *testing.T) {
 	t.Parallel()
 	groups := groupsOf(t, append(seeds("m", "maml", "second", 1, 1.2, 1.4), seeds("tr", "trmaml", "second", 0.8, 0.9, 1.3)...)...)
 	path := filepath.Join(t.TempDir(), "figure1.png")
-	if err := plots.Figure1(groups, path); err != nil {
+	if err := plots.Figure1(groups, path, plots.Double); err != nil {
 		t.Fatal(err)
 	}
-	readPNG(t, path).check(t, 14*plots.DPI, 4, blue, vermillion)
+	// A page's width, 7 inches: three panels in a row, then one.
+	readPNG(t, path).checkGrid(t, 7*plots.DPI, 1300, 1600, 3, 4, blue, vermillion)
+	// One column, 3.4 inches: two by two.
+	if err := plots.Figure1(groups, path, plots.Single); err != nil {
+		t.Fatal(err)
+	}
+	readPNG(t, path).checkGrid(t, int(3.4*plots.DPI), 1100, 1400, 2, 4, blue, vermillion)
 
 	// One seed per group: no bands, still four panels.
 	one := groupsOf(t, seeds("m", "maml", "second", 1)[0], seeds("tr", "trmaml", "second", 2)[0])
-	if err := plots.Figure1(one, path); err != nil {
+	if err := plots.Figure1(one, path, plots.Double); err != nil {
 		t.Fatal(err)
 	}
-	readPNG(t, path).check(t, 14*plots.DPI, 4, blue, vermillion)
+	readPNG(t, path).checkGrid(t, 7*plots.DPI, 1300, 1600, 3, 4, blue, vermillion)
 
-	if err := plots.Figure1(nil, path); err == nil {
+	// PDF and SVG, by the file's extension; anything else is refused.
+	for _, ext := range []string{"pdf", "svg"} {
+		p := filepath.Join(t.TempDir(), "figure1."+ext)
+		if err := plots.Figure1(groups, p, plots.Double); err != nil {
+			t.Fatal(err)
+		}
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if head := map[string]string{"pdf": "%PDF-", "svg": "<?xml"}[ext]; !strings.HasPrefix(string(raw), head) {
+			t.Errorf("%s starts %q, want %q", p, raw[:min(len(raw), 10)], head)
+		}
+	}
+	if err := plots.Figure1(groups, filepath.Join(t.TempDir(), "figure1.jpg"), plots.Double); err == nil || !strings.Contains(err.Error(), ".png, .pdf, .svg") {
+		t.Errorf("a .jpg file: %v", err)
+	}
+
+	if err := plots.Figure1(nil, path, plots.Double); err == nil {
 		t.Error("Figure1 of no groups succeeded")
 	}
 }
@@ -193,15 +235,15 @@ func TestPWeights(t *testing.T) {
 	groups := groupsOf(t, seeds("tr", "trmaml", "second", 1, 2)...)
 	hard := results.TasksWithAmplitudeAtLeast(resultstest.TrainTasks, results.HardAmplitude)
 	path := filepath.Join(t.TempDir(), "p.png")
-	if err := plots.PWeights(groups, hard, path); err != nil {
+	if err := plots.PWeights(groups, hard, path, plots.Double); err != nil {
 		t.Fatal(err)
 	}
-	readPNG(t, path).check(t, 10*plots.DPI, 2, blue)
+	readPNG(t, path).check(t, 7*plots.DPI, 2, blue)
 
-	if err := plots.PWeights(groups, nil, path); err != nil {
+	if err := plots.PWeights(groups, nil, path, plots.Double); err != nil {
 		t.Fatal(err)
 	}
-	readPNG(t, path).check(t, 5*plots.DPI, 1, blue)
+	readPNG(t, path).check(t, 7*plots.DPI, 1, blue)
 }
 
 func TestOrders(t *testing.T) {
@@ -212,16 +254,16 @@ func TestOrders(t *testing.T) {
 		t.Fatalf("%d groups", len(groups))
 	}
 	path := filepath.Join(t.TempDir(), "orders.png")
-	if err := plots.Orders(groups, path); err != nil {
+	if err := plots.Orders(groups, path, plots.Double); err != nil {
 		t.Fatal(err)
 	}
-	readPNG(t, path).check(t, int(12.6*plots.DPI), 3, blue, vermillion, green)
+	readPNG(t, path).check(t, 7*plots.DPI, 3, blue, vermillion, green)
 }
 
 func TestWriteFails(t *testing.T) {
 	t.Parallel()
 	groups := groupsOf(t, seeds("m", "maml", "second", 1)...)
-	if err := plots.Figure1(groups, filepath.Join(t.TempDir(), "missing", "f.png")); err == nil {
+	if err := plots.Figure1(groups, filepath.Join(t.TempDir(), "missing", "f.png"), plots.Double); err == nil {
 		t.Error("wrote into a missing directory")
 	}
 }
@@ -251,7 +293,7 @@ func TestCVaRTradeoff(t *testing.T) {
 		t.Fatal(err)
 	}
 	// One column of two panels, 4.2 inches wide: legible at a page column.
-	readPNG(t, path).checkGrid(t, 756, 1150, 1400, 1, 2, blue, green)
+	readPNG(t, path).checkGrid(t, int(4.2*plots.DPI), 1800, 2100, 1, 2, blue, green)
 	if err := plots.CVaRTradeoff(nil, path); err == nil {
 		t.Error("CVaRTradeoff of no groups succeeded")
 	}
@@ -269,7 +311,7 @@ func TestTheorem1Gap(t *testing.T) {
 	if err := plots.Theorem1Gap(curves, path); err != nil {
 		t.Fatal(err)
 	}
-	readPNG(t, path).check(t, 9*plots.DPI, 1, blue, vermillion)
+	readPNG(t, path).checkGrid(t, 7*plots.DPI, 850, 1050, 1, 1, blue, vermillion)
 	if err := plots.Theorem1Gap(nil, path); err == nil {
 		t.Error("Theorem1Gap of no curves succeeded")
 	}

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"math"
+	"path/filepath"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -14,25 +17,64 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgpdf"
+	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/trmaml/trmaml/internal/atomicfile"
 	"github.com/trmaml/trmaml/results"
 )
 
-// DPI is the resolution of the PNG files.
-const DPI = 180
+// DPI is the resolution of the PNG files: print resolution at the
+// figures' page size.
+const DPI = 300
 
-// panelHeight is the height of a figure's panels, below the legend.
-const panelHeight = 3.3 * vg.Inch
+// panelHeight is the least height of the adversary figure's panels,
+// below the legend (it grows with the number of tasks).
+const panelHeight = 2.4 * vg.Inch
 
-// Font sizes in points: the smallest text (ticks, legend) stays legible
-// when a 14-inch-wide figure is scaled to a page's width.
+// Font sizes in points, for figures printed at their own size (Column's
+// widths): a paper's figure text is 7-9 pt.
 const (
-	titleSize  = 13
-	labelSize  = 12
-	tickSize   = 11
-	legendSize = 12
+	titleSize  = 9
+	labelSize  = 8.5
+	tickSize   = 7.5
+	legendSize = 8.5
 )
+
+// Column is the width a figure is laid out for, printed at its own size:
+// Double, the text width of a page (both columns of a two-column paper,
+// 7 inches), or Single, one column of a two-column paper (3.4 inches).
+// The figure's panels go in a grid of as many columns as fit.
+type Column int
+
+// The widths a figure is laid out for.
+const (
+	Double Column = iota
+	Single
+)
+
+// ParseColumn reads a -width flag: "double" or "single".
+func ParseColumn(s string) (Column, error) {
+	switch s {
+	case "double":
+		return Double, nil
+	case "single":
+		return Single, nil
+	}
+	return 0, fmt.Errorf("width %q: want double (a page's text width, 7 in) or single (one column of two, 3.4 in)", s)
+}
+
+// layout is the grid of n panels at column c: the panel width and height
+// and the number of columns (at most 3 panels side by side at Double, 2 at
+// Single).
+func (c Column) layout(n int) (w, h vg.Length, cols int) {
+	if c == Single {
+		cols = min(n, 2)
+		return 3.4 * vg.Inch / vg.Length(cols), 1.8 * vg.Inch, cols
+	}
+	cols = min(n, 3)
+	return 7 * vg.Inch / vg.Length(cols), 2.2 * vg.Inch, cols
+}
 
 // palette is the Okabe-Ito colour-blind safe palette, ordered so that the
 // first two (MAML, TR-MAML) contrast most.
@@ -57,7 +99,7 @@ func faded(c color.RGBA, alpha float64) color.RGBA {
 }
 
 // dashed is the dash pattern of the second statistic of a panel (worst).
-var dashed = []vg.Length{vg.Points(6), vg.Points(3)}
+var dashed = []vg.Length{vg.Points(4), vg.Points(2)}
 
 // newPanel returns a plot with the figure's title, axis labels and font
 // sizes.
@@ -71,28 +113,80 @@ func newPanel(title, xLabel, yLabel string) *plot.Plot {
 		a.Label.TextStyle.Font.Size = labelSize
 		a.Tick.Label.Font.Size = tickSize
 		a.Padding = 0 // the axes meet at the origin
-		// 1 pt lines stay visible when the figure is scaled to a page.
-		a.LineStyle.Width, a.Tick.LineStyle.Width = vg.Points(1), vg.Points(1)
+		a.LineStyle.Width, a.Tick.LineStyle.Width = vg.Points(0.6), vg.Points(0.6)
+		a.Tick.Length = vg.Points(3)
+		a.Tick.Marker = denseTicks{}
 	}
 	return p
 }
 
-// iterationTicks labels an iteration axis, in thousands ("20k", but "0")
-// once it reaches 10,000 so that the labels stay short.
+// niceStep is the round step (1, 2, 2.5 or 5 times a power of ten; no
+// 2.5 when integer) that splits [min, max] into at most n intervals.
+func niceStep(min, max float64, n int, integer bool) float64 {
+	span := max - min
+	if !(span > 0) {
+		return 1
+	}
+	step := math.Pow(10, math.Floor(math.Log10(span/float64(n))))
+	for _, f := range []float64{1, 2, 2.5, 5, 10} {
+		if (integer && f == 2.5) || span/(step*f) > float64(n) {
+			continue
+		}
+		step *= f
+		break
+	}
+	if integer {
+		step = math.Max(1, math.Round(step))
+	}
+	return step
+}
+
+// stepTicks labels every multiple of step in [min, max] with label, and
+// marks the midpoints between them unlabelled.
+func stepTicks(min, max, step float64, label func(float64) string) []plot.Tick {
+	var ts []plot.Tick
+	for k := math.Ceil(min/step - 1e-9); k*step <= max+step*1e-9; k++ {
+		v := k*step + 0 // + 0 turns -0 into 0
+		ts = append(ts, plot.Tick{Value: v, Label: label(v)})
+		if mid := v + step/2; mid <= max {
+			ts = append(ts, plot.Tick{Value: mid})
+		}
+	}
+	return ts
+}
+
+// iterationTicks labels an iteration axis with whole numbers, in
+// thousands ("20k", but "0") once it reaches 10,000 so that the labels
+// stay short.
 type iterationTicks struct{}
 
 // Ticks implements plot.Ticker.
 func (iterationTicks) Ticks(min, max float64) []plot.Tick {
-	ts := plot.DefaultTicks{}.Ticks(min, max)
-	if max < 10000 {
-		return ts
-	}
-	for i := range ts {
-		if ts[i].Label != "" && ts[i].Value != 0 {
-			ts[i].Label = tickLabel(ts[i].Value/1000) + "k"
+	step := niceStep(min, max, 4, true)
+	return stepTicks(min, max, step, func(v float64) string {
+		if max >= 10000 && v != 0 {
+			return tickLabel(v/1000) + "k"
 		}
-	}
-	return ts
+		return tickLabel(v)
+	})
+}
+
+// countTicks labels a count axis (tasks in a histogram bin) with whole
+// numbers only.
+type countTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (countTicks) Ticks(min, max float64) []plot.Tick {
+	return stepTicks(min, max, niceStep(min, max, 5, true), tickLabel)
+}
+
+// percentTicks labels an axis of percentages ("90%") at round steps.
+type percentTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (percentTicks) Ticks(min, max float64) []plot.Tick {
+	// Whole percentages unless the axis spans less than 5 points.
+	return stepTicks(min, max, niceStep(min, max, 6, max-min >= 5), func(v float64) string { return tickLabel(v) + "%" })
 }
 
 // tickLabel writes a tick's value in the shortest form ("75", not
@@ -104,38 +198,15 @@ func tickLabel(v float64) string {
 	return strconv.FormatFloat(r, 'g', -1, 64)
 }
 
-// plainTicks are gonum's default ticks labelled by tickLabel.
-type plainTicks struct{}
-
-// Ticks implements plot.Ticker.
-func (plainTicks) Ticks(min, max float64) []plot.Tick {
-	ts := plot.DefaultTicks{}.Ticks(min, max)
-	for i := range ts {
-		if ts[i].Label != "" {
-			ts[i].Label = tickLabel(ts[i].Value)
-		}
-	}
-	return ts
-}
-
-// denseTicks are plainTicks with every tick labelled when there are at
-// most maxDenseLabels of them: gonum labels only its major ticks, which on
-// a short range such as 0 to 2.8 leaves two labels ("0", "2.5").
+// denseTicks label every multiple of a round step (1, 2, 2.5 or 5 times
+// a power of ten) that splits the axis into at most six intervals: gonum's
+// default labels only its major ticks, which on a short range such as 0
+// to 2.8 leaves two labels ("0", "2.5"), and picks steps such as 0.45.
 type denseTicks struct{}
-
-// maxDenseLabels is the most labels denseTicks writes on an axis.
-const maxDenseLabels = 8
 
 // Ticks implements plot.Ticker.
 func (denseTicks) Ticks(min, max float64) []plot.Tick {
-	ts := plainTicks{}.Ticks(min, max)
-	if len(ts) > maxDenseLabels {
-		return ts
-	}
-	for i := range ts {
-		ts[i].Label = tickLabel(ts[i].Value)
-	}
-	return ts
+	return stepTicks(min, max, niceStep(min, max, 6, false), tickLabel)
 }
 
 // curveLine is the line through the means of c at positions x.
@@ -149,17 +220,23 @@ func curveLine(x []float64, c results.Curve, col color.RGBA, dash []vg.Length) *
 	return l
 }
 
-// curveBand is the shaded 95% confidence band of c at positions x, or nil
-// when c has no interval (a single seed).
-func curveBand(x []float64, c results.Curve, col color.RGBA) *plotter.Polygon {
+// minBandSeeds is the fewest seeds a curve gets a t-based 95% band for:
+// with two, t = 12.7 makes the band many times the seeds' own spread, so
+// the seeds' curves are drawn instead.
+const minBandSeeds = 3
+
+// curveBand is the shaded 95% confidence band of c at positions x, cut
+// to [lo, hi], the range of the quantity (0 and 1 for a probability), or
+// nil when c has no interval (a single seed).
+func curveBand(x []float64, c results.Curve, col color.RGBA, lo, hi float64) *plotter.Polygon {
 	ring := make(plotter.XYs, 0, 2*len(x))
 	wide := false
 	for i := range x {
-		ring = append(ring, plotter.XY{X: x[i], Y: c.Points[i].Mean - c.Points[i].Half})
+		ring = append(ring, plotter.XY{X: x[i], Y: math.Max(c.Points[i].Mean-c.Points[i].Half, lo)})
 		wide = wide || c.Points[i].Half > 0
 	}
 	for i := len(x) - 1; i >= 0; i-- {
-		ring = append(ring, plotter.XY{X: x[i], Y: c.Points[i].Mean + c.Points[i].Half})
+		ring = append(ring, plotter.XY{X: x[i], Y: math.Min(c.Points[i].Mean+c.Points[i].Half, hi)})
 	}
 	if !wide {
 		return nil
@@ -167,10 +244,35 @@ func curveBand(x []float64, c results.Curve, col color.RGBA) *plotter.Polygon {
 	return &plotter.Polygon{XYs: []plotter.XYs{ring}, Color: faded(col, 0.22)}
 }
 
-// addCurve adds c's band (under) and mean line to p.
-func addCurve(p *plot.Plot, x []float64, c results.Curve, col color.RGBA, dash []vg.Length) {
-	if b := curveBand(x, c, col); b != nil {
-		p.Add(b)
+// seedLines are thin lines through each seed's values of c at x.
+func seedLines(x []float64, c results.Curve, col color.RGBA, dash []vg.Length) []plot.Plotter {
+	var out []plot.Plotter
+	for _, vs := range c.Seeds {
+		var xys plotter.XYs
+		for i, v := range vs {
+			if !math.IsNaN(v) {
+				xys = append(xys, plotter.XY{X: x[i], Y: v})
+			}
+		}
+		if len(xys) > 0 {
+			l := &plotter.Line{XYs: xys}
+			l.Color, l.Width, l.Dashes = faded(col, 0.45), vg.Points(0.6), dash
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// addCurve adds c's mean line to p over, with minBandSeeds or more
+// seeds, its band cut to [lo, hi], or with two, each seed's own line.
+func addCurve(p *plot.Plot, x []float64, c results.Curve, col color.RGBA, dash []vg.Length, lo, hi float64) {
+	switch {
+	case len(c.Seeds) >= minBandSeeds:
+		if b := curveBand(x, c, col, lo, hi); b != nil {
+			p.Add(b)
+		}
+	case len(c.Seeds) > 1:
+		p.Add(seedLines(x, c, col, dash)...)
 	}
 	p.Add(curveLine(x, c, col, dash))
 }
@@ -215,7 +317,7 @@ type legendItem struct {
 // lineSample is a legend sample of a line style.
 func lineSample(col color.Color, dash []vg.Length) plot.Thumbnailer {
 	l := &plotter.Line{}
-	l.Color, l.Width, l.Dashes = col, vg.Points(1.6), dash
+	l.Color, l.Width, l.Dashes = col, vg.Points(1.2), dash
 	return l
 }
 
@@ -225,7 +327,8 @@ func fillSample(col color.Color) plot.Thumbnailer {
 }
 
 // bandNote says what the confidence marks (e.g. "shaded") of groups
-// show, or that there is one seed per group and so no interval.
+// show: a 95% CI over minBandSeeds or more seeds, the seeds' own (thin)
+// curves below that, or that there is one seed per group.
 func bandNote(groups []*results.Group, marks string) string {
 	n, same := groups[0].Seeds(), true
 	for _, g := range groups {
@@ -234,10 +337,12 @@ func bandNote(groups []*results.Group, marks string) string {
 	switch {
 	case !several(groups):
 		return "1 seed each"
+	case same && n < minBandSeeds:
+		return fmt.Sprintf("mean of %d seeds; thin: each seed", n)
 	case same:
 		return fmt.Sprintf("%s: 95%% CI over %d seeds", marks, n)
 	}
-	return marks + ": 95% CI over seeds"
+	return fmt.Sprintf("%s: 95%% CI over seeds (thin: each seed, below %d)", marks, minBandSeeds)
 }
 
 // several reports whether some group has more than one seed.
@@ -250,24 +355,36 @@ func several(groups []*results.Group) bool {
 	return false
 }
 
+// banded reports whether some group's curves get a confidence band.
+func banded(groups []*results.Group) bool {
+	for _, g := range groups {
+		if g.Seeds() >= minBandSeeds {
+			return true
+		}
+	}
+	return false
+}
+
 // shapes are the scatter glyphs of successive groups.
 var shapes = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.SquareGlyph{}, draw.PyramidGlyph{}}
-
-// render draws panels side by side, each panelWidth wide and panelHeight
-// high, under the shared legend, and writes the PNG to path.
-func render(path string, panelWidth vg.Length, legend []legendItem, panels []*plot.Plot) error {
-	return renderSized(path, panelWidth, panelHeight, legend, panels)
-}
 
 // renderSized is render with panels of the given height.
 func renderSized(path string, panelWidth, height vg.Length, legend []legendItem, panels []*plot.Plot) error {
 	return renderGrid(path, panelWidth, height, len(panels), legend, panels)
 }
 
+// renderColumn draws panels in the grid that fits column c, under the
+// shared legend, into path.
+func renderColumn(path string, c Column, legend []legendItem, panels []*plot.Plot) error {
+	w, h, cols := c.layout(len(panels))
+	return renderGrid(path, w, h, cols, legend, panels)
+}
+
 // renderGrid draws panels in rows of cols, left to right and top to bottom,
 // each panelWidth wide and height high, under the shared legend, and writes
-// the PNG to path. One column makes a figure narrow enough for a column of
-// a two-column page.
+// the figure to path, in the format its extension names (.png, .pdf or
+// .svg). One column makes a figure narrow enough for a column of a
+// two-column page.
 func renderGrid(path string, panelWidth, height vg.Length, cols int, legend []legendItem, panels []*plot.Plot) error {
 	if len(panels) == 0 || cols < 1 {
 		return errors.New("plots: nothing to draw")
@@ -282,7 +399,10 @@ func renderGrid(path string, panelWidth, height vg.Length, cols int, legend []le
 	rows := legendRows(legend, w-2*legendMargin)
 	strip := legendRow*vg.Length(len(rows)) + legendTop
 	h := height*vg.Length(nrows) + strip
-	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(DPI))
+	img, err := newCanvas(path, w, h)
+	if err != nil {
+		return err
+	}
 	dc := draw.New(img)
 	for i, row := range rows {
 		top := h - legendTop - legendRow*vg.Length(i)
@@ -290,7 +410,7 @@ func renderGrid(path string, panelWidth, height vg.Length, cols int, legend []le
 	}
 	tiles := draw.Tiles{
 		Rows: nrows, Cols: cols,
-		PadX: vg.Points(18), PadY: vg.Points(10), PadLeft: vg.Points(6), PadRight: vg.Points(12), PadTop: 4, PadBottom: vg.Points(6),
+		PadX: vg.Points(10), PadY: vg.Points(6), PadLeft: vg.Points(3), PadRight: vg.Points(8), PadTop: 2, PadBottom: vg.Points(3),
 	}
 	canvases := plot.Align(grid, tiles, draw.Crop(dc, 0, 0, 0, -strip))
 	for r, row := range grid {
@@ -300,18 +420,18 @@ func renderGrid(path string, panelWidth, height vg.Length, cols int, legend []le
 			}
 		}
 	}
-	return writePNG(path, img)
+	return write(path, img)
 }
 
 // Legend layout: the height of a row of entries, the space kept free at
 // either end of a row, the width of an entry's style sample, and the gap
 // between entries.
 const (
-	legendTop              = 4 // points above the first row
-	legendRow              = 0.3 * vg.Inch
-	legendMargin vg.Length = 12 // points
-	legendThumb  vg.Length = 26
-	legendGap    vg.Length = 22
+	legendTop              = 2 // points above the first row
+	legendRow              = 0.19 * vg.Inch
+	legendMargin vg.Length = 6 // points
+	legendThumb  vg.Length = 18
+	legendGap    vg.Length = 12
 )
 
 var legendStyle = text.Style{
@@ -371,10 +491,29 @@ func drawLegendRow(c draw.Canvas, items []legendItem) {
 	}
 }
 
-// writePNG writes img to path atomically: path never holds a partial image.
-func writePNG(path string, img *vgimg.Canvas) error {
+// Formats are the figure file formats, by extension.
+var Formats = []string{"png", "pdf", "svg"}
+
+// newCanvas is a w by h canvas for the format of path's extension: a PNG
+// at DPI, a PDF with its fonts embedded, or an SVG.
+func newCanvas(path string, w, h vg.Length) (vg.CanvasWriterTo, error) {
+	switch ext := strings.ToLower(filepath.Ext(path)); ext {
+	case ".png":
+		return vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(DPI))}, nil
+	case ".pdf":
+		c := vgpdf.New(w, h)
+		c.EmbedFonts(true)
+		return c, nil
+	case ".svg":
+		return vgsvg.New(w, h), nil
+	}
+	return nil, fmt.Errorf("plots: %s: want a file ending in .%s", path, strings.Join(Formats, ", ."))
+}
+
+// write writes img to path atomically: path never holds a partial figure.
+func write(path string, img vg.CanvasWriterTo) error {
 	return atomicfile.WriteFunc(path, func(w io.Writer) error {
-		_, err := vgimg.PngCanvas{Canvas: img}.WriteTo(w)
+		_, err := img.WriteTo(w)
 		return err
 	})
 }

@@ -55,8 +55,8 @@ func Theorem1Gap(curves []theory.Curve, path string) error {
 		if err != nil {
 			return err
 		}
-		sc.GlyphStyle.Color, sc.GlyphStyle.Shape, sc.GlyphStyle.Radius = col, shapes[i%len(shapes)], vg.Points(3.5)
-		bars, err := errorBars(pts, low, c.Half, false, col, vg.Points(1.2), vg.Points(6))
+		sc.GlyphStyle.Color, sc.GlyphStyle.Shape, sc.GlyphStyle.Radius = col, shapes[i%len(shapes)], vg.Points(2.4)
+		bars, err := errorBars(pts, low, c.Half, false, col, vg.Points(0.8), vg.Points(4))
 		if err != nil {
 			return err
 		}
@@ -69,13 +69,13 @@ func Theorem1Gap(curves []theory.Curve, path string) error {
 	}
 	// The theorem's rate through the first curve's first point.
 	first := curves[0]
-	ref := fitLine(first, math.Log(first.Mean[0])+0.5*math.Log(float64(first.T[0])), -0.5, color.RGBA{A: 255}, []vg.Length{vg.Points(2), vg.Points(3)})
+	ref := fitLine(first, math.Log(first.Mean[0])+0.5*math.Log(float64(first.T[0])), -0.5, color.RGBA{A: 255}, []vg.Length{vg.Points(1.2), vg.Points(2)})
 	p.Add(ref)
 	p.Y.Min, p.Y.Max = lo/1.5, hi*1.5
 	legend = append(legend,
 		legendItem{"slope -1/2 (Theorem 1's rate)", []plot.Thumbnailer{ref}},
 		legendItem{text: fmt.Sprintf("mean over %d seeds, bars: 95%% CI", len(first.Gaps[0]))})
-	return render(path, 9*vg.Inch, legend, []*plot.Plot{p})
+	return renderSized(path, 7*vg.Inch, 2.8*vg.Inch, legend, []*plot.Plot{p}) // a page's text width
 }
 
 // fitLine is the line exp(intercept) T^slope over the curve's range of T.
@@ -85,7 +85,7 @@ func fitLine(c theory.Curve, intercept, slope float64, col color.RGBA, dash []vg
 		xys = append(xys, plotter.XY{X: T, Y: math.Exp(intercept + slope*math.Log(T))})
 	}
 	l := &plotter.Line{XYs: xys}
-	l.Color, l.Width, l.Dashes = col, vg.Points(1.4), dash
+	l.Color, l.Width, l.Dashes = col, vg.Points(1), dash
 	if dash == nil {
 		l.Dashes = dashed
 	}

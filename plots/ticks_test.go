@@ -30,11 +30,34 @@ func TestDecadeTicks(t *testing.T) {
 	}
 }
 
-func TestPlainTicks(t *testing.T) {
+// TestStepTicks: whole numbers on iteration and count axes (thousands
+// as "20k" from 10,000), percentages on accuracy axes, no "-0", no
+// decimals where none are needed.
+func TestStepTicks(t *testing.T) {
 	t.Parallel()
-	for _, tk := range (plainTicks{}).Ticks(50, 100) {
-		if tk.Label != "" && (tk.Label == "50.00" || len(tk.Label) > 3) {
-			t.Errorf("label %q, want the shortest form such as 75", tk.Label)
+	for _, c := range []struct {
+		name   string
+		ticker plot.Ticker
+		lo, hi float64
+		labels []string
+	}{
+		{"iterations", iterationTicks{}, 0, 200, []string{"0", "50", "100", "150", "200"}},
+		{"few iterations", iterationTicks{}, 0, 3, []string{"0", "1", "2", "3"}},
+		{"many iterations", iterationTicks{}, 0, 70000, []string{"0", "20k", "40k", "60k"}},
+		{"counts", countTicks{}, 0, 1.05, []string{"0", "1"}},
+		{"counts", countTicks{}, 0, 8.4, []string{"0", "2", "4", "6", "8"}},
+		{"accuracy", percentTicks{}, 37.5, 48, []string{"38%", "40%", "42%", "44%", "46%", "48%"}},
+		{"accuracy", percentTicks{}, 0, 100, []string{"0%", "20%", "40%", "60%", "80%", "100%"}},
+		{"negative zero", denseTicks{}, -1e-12, 1, []string{"0", "0.2", "0.4", "0.6", "0.8", "1"}},
+	} {
+		var labels []string
+		for _, tk := range c.ticker.Ticks(c.lo, c.hi) {
+			if tk.Label != "" {
+				labels = append(labels, tk.Label)
+			}
+		}
+		if !slices.Equal(labels, c.labels) {
+			t.Errorf("%s: labels of [%g, %g] = %q, want %q", c.name, c.lo, c.hi, labels, c.labels)
 		}
 	}
 }
@@ -46,10 +69,10 @@ func TestDenseTicks(t *testing.T) {
 		labels []string
 	}{
 		{0, 2.79, []string{"0", "0.5", "1", "1.5", "2", "2.5"}},
-		{0, 9.9, []string{"0", "3", "6", "9"}}, // ten ticks: only the major ones
+		{0, 9.9, []string{"0", "2", "4", "6", "8"}},
 		// Multiples of a step that floats do not hold exactly (3 * 0.1).
 		{0, 0.37, []string{"0", "0.1", "0.2", "0.3"}},
-		{0, 1.3, []string{"0", "0.4", "0.8", "1.2"}},
+		{0, 1.3, []string{"0", "0.25", "0.5", "0.75", "1", "1.25"}},
 		{0, 3.3e-5, []string{"0", "1e-05", "2e-05", "3e-05"}},
 	} {
 		ticks := (denseTicks{}).Ticks(c.lo, c.hi)

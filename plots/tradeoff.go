@@ -27,20 +27,39 @@ import (
 // axes run from 0 to just beyond the largest of those, and confidence bars
 // that reach further (a few seeds with one outlier give wide intervals) are
 // cut at the axes. The panels are stacked in one column, tradeoffWidth
-// wide, so the figure stays legible at the width of a page's column.
+// wide, so the figure stays legible at the width of a page's column. When
+// the runs list CVaR levels (results.CVaRLevels), each set gets a panel of
+// the mean against CVaR_alpha at the first level below its mean-worst one.
 func CVaRTradeoff(groups []*results.Group, path string) error {
 	if len(groups) == 0 {
 		return errors.New("plots: CVaRTradeoff needs at least one group")
 	}
-	stats := [2][2]results.Final{
-		{results.MetaTestMean, results.MetaTestWorst},
-		{results.MetaTrainMean, results.MetaTrainWorst},
+	type panelSpec struct {
+		title, ylabel string
+		st            [2]axisStat
 	}
-	titles := []string{"(a) meta-test tasks", "(b) meta-training tasks"}
+	var specs []panelSpec
+	levels, score := results.CVaRLevels(groups), groups[0].Score
+	what := "task loss (" + score.Label + ")"
+	if score.HigherIsBetter {
+		what = "task " + score.Label + " (fraction)"
+	}
+	for _, set := range []results.Set{results.MetaTest, results.MetaTrain} {
+		name, mean, worst := "meta-test", results.MetaTestMean, results.MetaTestWorst
+		if set == results.MetaTrain {
+			name, mean, worst = "meta-training", results.MetaTrainMean, results.MetaTrainWorst
+		}
+		specs = append(specs, panelSpec{name + " tasks", "worst " + what, [2]axisStat{finalStat(mean), finalStat(worst)}})
+		if len(levels) > 0 {
+			a := strconv.FormatFloat(levels[0], 'g', -1, 64)
+			specs = append(specs, panelSpec{name + " tasks", "CVaR_" + a + " of " + what, [2]axisStat{finalStat(mean), cvarStat(set, levels[0], score)}})
+		}
+	}
 	var panels []*plot.Plot
 	var legend []legendItem
-	for pi, st := range stats {
-		p := newPanel(titles[pi], "mean task loss (MSE)", "worst task loss (MSE)")
+	for pi, spec := range specs {
+		st := spec.st
+		p := newPanel("("+string(rune('a'+pi))+") "+spec.title, "mean "+what, spec.ylabel)
 		var others plotter.XYs
 		paths := map[string]plotter.XYs{} // per method that sweeps a setting, over its values
 		pathLabels := map[string][]string{}
@@ -49,15 +68,15 @@ func CVaRTradeoff(groups []*results.Group, path string) error {
 		xmax, ymax := 0.0, 0.0
 		for _, g := range groups {
 			for _, r := range g.Runs {
-				xmax = math.Max(xmax, st[0].Value(&r.Result))
-				ymax = math.Max(ymax, st[1].Value(&r.Result))
+				xmax = math.Max(xmax, st[0].value(r))
+				ymax = math.Max(ymax, st[1].value(r))
 			}
 		}
 		xmax, ymax = 1.1*xmax, 1.1*ymax
 		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, xmax, 0, ymax
 		p.X.Tick.Marker, p.Y.Tick.Marker = denseTicks{}, denseTicks{}
 		for _, g := range groups {
-			mean, worst := g.Final(st[0]), g.Final(st[1])
+			mean, worst := st[0].group(g), st[1].group(g)
 			style := methodStyle(g.Key.Algorithm)
 			pt := plotter.XYs{{X: mean.Mean, Y: worst.Mean}}
 			sc, err := plotter.NewScatter(pt)
@@ -66,7 +85,7 @@ func CVaRTradeoff(groups []*results.Group, path string) error {
 			}
 			var runs plotter.XYs
 			for _, r := range g.Runs {
-				runs = append(runs, plotter.XY{X: st[0].Value(&r.Result), Y: st[1].Value(&r.Result)})
+				runs = append(runs, plotter.XY{X: st[0].value(r), Y: st[1].value(r)})
 			}
 			dots, err := plotter.NewScatter(runs)
 			if err != nil {
@@ -126,6 +145,35 @@ func CVaRTradeoff(groups []*results.Group, path string) error {
 	return renderGrid(path, tradeoffWidth, tradeoffHeight, 1, legend, panels)
 }
 
+// axisStat is a statistic on an axis of the trade-off figure: one run's
+// value and its estimate over a group's seeds.
+type axisStat struct {
+	value func(*results.Run) float64
+	group func(*results.Group) results.Estimate
+}
+
+// finalStat is a statistic of result.json.
+func finalStat(f results.Final) axisStat {
+	return axisStat{
+		value: func(r *results.Run) float64 { return f.Value(&r.Result) },
+		group: func(g *results.Group) results.Estimate { return g.Final(f) },
+	}
+}
+
+// cvarStat is CVaR_alpha over the tasks of set.
+func cvarStat(set results.Set, alpha float64, score metalearn.Metric) axisStat {
+	return axisStat{
+		value: func(r *results.Run) float64 {
+			res := &r.Result.MetaTest
+			if set == results.MetaTrain {
+				res = &r.Result.MetaTrain
+			}
+			return metalearn.TailMean(res.PerTask, alpha, score)
+		},
+		group: func(g *results.Group) results.Estimate { return g.FinalCVaR(set, alpha) },
+	}
+}
+
 // The trade-off figure's panel size: at a 3.3-inch column its 11-point
 // ticks print at 8.6 points.
 const (
@@ -141,7 +189,8 @@ type glyphStyle struct {
 }
 
 // methodStyles are the styles of the registered methods, by registration
-// order (MAML, TR-MAML, entropic TR-MAML, CVaR, then any other).
+// order (MAML, TR-MAML, entropic TR-MAML, CVaR, DRO-MAML, DR-MAML,
+// DR-MAML+, then any other).
 var methodStyles = []glyphStyle{
 	{groupColor(0), draw.BoxGlyph{}},
 	{groupColor(1), draw.TriangleGlyph{}},
@@ -149,6 +198,7 @@ var methodStyles = []glyphStyle{
 	{groupColor(2), draw.CircleGlyph{}},
 	{groupColor(4), draw.CrossGlyph{}},
 	{groupColor(5), draw.PlusGlyph{}},
+	{groupColor(6), draw.RingGlyph{}},
 }
 
 // methodStyle is the style of the registered method alg; unregistered
@@ -157,5 +207,5 @@ func methodStyle(alg string) glyphStyle {
 	if i := slices.Index(metalearn.MethodNames(), alg); i >= 0 && i < len(methodStyles) {
 		return methodStyles[i]
 	}
-	return glyphStyle{groupColor(6), draw.CrossGlyph{}}
+	return glyphStyle{groupColor(7), draw.CrossGlyph{}}
 }

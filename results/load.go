@@ -3,6 +3,7 @@ package results
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/trmaml/trmaml/internal/shell"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -32,7 +33,7 @@ const (
 	TestStd    = rundir.TestStd    // test_std: std of the meta-test task losses
 )
 
-// Run is one finished run directory.
+// Run is one run directory: finished (Load) or not (LoadUnfinished).
 type Run struct {
 	// Dir is the directory the run was loaded from.
 	Dir string
@@ -48,6 +49,9 @@ type Run struct {
 	// Score is the metric of the run's statistics, named by result.json
 	// (MSE for files from before the field).
 	Score metalearn.Metric
+	// Unfinished is set for a run loaded by LoadUnfinished: running or
+	// interrupted, its Result holds its last evaluation.
+	Unfinished bool
 
 	metrics [rundir.NumColumns][]float64
 }
@@ -79,7 +83,7 @@ func Load(dir string) (*Run, error) {
 		return nil, err
 	}
 	if !sealed.Finished {
-		return nil, fmt.Errorf("%s: no sealed %s: the run is unfinished (trmaml resume -run %s finishes it)", dir, rundir.ResultFile, dir)
+		return nil, fmt.Errorf("%s: no sealed %s: the run is unfinished (trmaml resume -run %s finishes it)", dir, rundir.ResultFile, shell.Quote(dir))
 	}
 	r.Config = sealed.Config
 	if err := r.loadMetrics(filepath.Join(dir, rundir.MetricsFile)); err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/rundir"
 )
@@ -83,5 +84,24 @@ func DisplayCurve(m metalearn.Metric, c Curve) Curve {
 		pts[i] = Display(m, e)
 	}
 	c.Points = pts
+	seeds := make([][]float64, len(c.Seeds))
+	for s, vs := range c.Seeds {
+		seeds[s] = make([]float64, len(vs))
+		for i, v := range vs {
+			seeds[s][i] = m.Show(v)
+		}
+	}
+	c.Seeds = seeds
 	return c
+}
+
+// ScoreOf is the metric a run of cfg records in metrics.csv's train and
+// test columns and in result.json, known before it finishes: accuracy for
+// a family that trains a CNN classifier, MSE for regression (as run.Train
+// chooses it).
+func ScoreOf(cfg configs.Config) metalearn.Metric {
+	if fam, err := cfg.Family(); err == nil && fam.Model() == "cnn" {
+		return metalearn.Accuracy
+	}
+	return metalearn.MSE
 }

@@ -246,16 +246,14 @@ func writePerTaskTable(b *strings.Builder, groups []*Group, labels []string, set
 }
 
 // TaskNoun is what a task of groups is called in captions and on axes: the
-// noun of their task family (configs.Family.Noun, "alphabet" on Omniglot)
+// noun of their task family for their config (configs.Config.TaskNoun:
+// "alphabet" on Omniglot, an image folder's task.imagefolder.noun)
 // when every run shares it, "task" otherwise.
 func TaskNoun(groups []*Group) string {
 	noun := ""
 	for _, g := range groups {
 		for _, r := range g.Runs {
-			n := "task"
-			if f, err := r.Config.Family(); err == nil {
-				n = f.Noun()
-			}
+			n := r.Config.TaskNoun()
 			if noun != "" && n != noun {
 				return "task"
 			}

@@ -204,9 +204,17 @@ func GroupRuns(runs []*Run) ([]*Group, error) {
 			if !sameButSeed(first.Config, r.Config) {
 				return nil, fmt.Errorf("%s: %s and %s differ in more than their seed; averaging them would mix settings", g.Key, first.Dir, r.Dir)
 			}
-			if !slices.Equal(r.Result.MetaTrain.Tasks, first.Result.MetaTrain.Tasks) || !slices.Equal(r.Result.MetaTest.Tasks, first.Result.MetaTest.Tasks) ||
-				!slices.Equal(r.Result.MetaTrain.Masses, first.Result.MetaTrain.Masses) {
+			if !slices.Equal(r.P.Tasks, first.P.Tasks) {
 				return nil, fmt.Errorf("%s: %s and %s have different task sets", g.Key, first.Dir, r.Dir)
+			}
+		}
+		// The final task sets of the finished runs (unfinished ones have
+		// none yet).
+		fin := slices.DeleteFunc(slices.Clone(g.Runs), func(r *Run) bool { return r.Unfinished })
+		for _, r := range fin {
+			if !slices.Equal(r.Result.MetaTrain.Tasks, fin[0].Result.MetaTrain.Tasks) || !slices.Equal(r.Result.MetaTest.Tasks, fin[0].Result.MetaTest.Tasks) ||
+				!slices.Equal(r.Result.MetaTrain.Masses, fin[0].Result.MetaTrain.Masses) {
+				return nil, fmt.Errorf("%s: %s and %s have different task sets", g.Key, fin[0].Dir, r.Dir)
 			}
 		}
 	}
@@ -266,6 +274,9 @@ func Labels(groups []*Group) []string {
 		if count[l] > 1 {
 			labels[i] += " (" + groups[i].Key.Name + ")"
 		}
+		if groups[i].Unfinished() {
+			labels[i] += " (unfinished)"
+		}
 	}
 	return labels
 }
@@ -280,6 +291,10 @@ type Curve struct {
 	Seconds []float64
 	// Points are the estimates at each iteration.
 	Points []Estimate
+	// Seeds[s][i] is the value of the group's run s at Iterations[i], NaN
+	// where that run has none: with few seeds, figures draw these
+	// rather than a t interval.
+	Seeds [][]float64
 }
 
 // curve estimates value(r, row) over g's runs at each iteration; rows
@@ -291,10 +306,12 @@ func (g *Group) curve(value func(r *Run, row int) float64) Curve {
 	}
 	slices.Sort(its)
 	its = slices.Compact(its)
-	var c Curve
+	c := Curve{Seeds: make([][]float64, len(g.Runs))}
 	for _, it := range its {
 		var vals, secs []float64
-		for _, r := range g.Runs {
+		seed := make([]float64, len(g.Runs))
+		for s, r := range g.Runs {
+			seed[s] = math.NaN()
 			row, ok := slices.BinarySearch(r.Iterations, it)
 			if !ok {
 				continue
@@ -302,6 +319,7 @@ func (g *Group) curve(value func(r *Run, row int) float64) Curve {
 			if v := value(r, row); !math.IsNaN(v) {
 				vals = append(vals, v)
 				secs = append(secs, r.metrics[Elapsed][row])
+				seed[s] = v
 			}
 		}
 		if len(vals) == 0 {
@@ -310,6 +328,9 @@ func (g *Group) curve(value func(r *Run, row int) float64) Curve {
 		c.Iterations = append(c.Iterations, float64(it))
 		c.Seconds = append(c.Seconds, stat.Mean(secs, nil))
 		c.Points = append(c.Points, Summarize(vals))
+		for s, v := range seed {
+			c.Seeds[s] = append(c.Seeds[s], v)
+		}
 	}
 	return c
 }
@@ -388,6 +409,52 @@ func (g *Group) Final(f Final) Estimate {
 	return Summarize(vals)
 }
 
+// CVaRLevels are the levels alpha of the eval.cvar_alpha lists of the
+// groups' runs, each once, in increasing order: the CVaR_alpha columns of
+// the reports.
+func CVaRLevels(groups []*Group) []float64 {
+	var levels []float64
+	for _, g := range groups {
+		for _, r := range g.Runs {
+			for _, a := range r.Config.Eval.CVaRAlpha {
+				if !slices.Contains(levels, a) {
+					levels = append(levels, a)
+				}
+			}
+		}
+	}
+	slices.Sort(levels)
+	return levels
+}
+
+// FinalCVaR returns CVaR_alpha over the tasks of set (the mean of the worst
+// fraction 1-alpha of result.json's per-task values, metalearn.TailMean in
+// the group's metric), estimated over the group's seeds. It is computed
+// from the per-task values, so it exists at any level for any finished
+// run (unfinished ones, which have none yet, are left out).
+func (g *Group) FinalCVaR(set Set, alpha float64) Estimate {
+	vals := make([]float64, len(g.Runs))
+	for i, r := range g.Runs {
+		if r.Unfinished {
+			vals[i] = math.NaN()
+			continue
+		}
+		vals[i] = metalearn.TailMean(set.of(&r.Result).PerTask, alpha, g.Score)
+	}
+	return Summarize(vals)
+}
+
+// cvarHead is the column head of CVaR_alpha.
+func cvarHead(alpha float64) string { return "CVaR_" + strconv.FormatFloat(alpha, 'g', -1, 64) }
+
+// cvarCaption explains the CVaR columns of a table, if it has any.
+func cvarCaption(levels []float64, noun string) string {
+	if len(levels) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" CVaR_alpha is the mean of the worst fraction 1-alpha of the %ss (the boundary %s counted in part).", noun, noun)
+}
+
 // FinalP returns the meta-training task names and each task's final weight
 // (Run.FinalP) estimated over the group's seeds.
 func (g *Group) FinalP() (tasks []string, p []Estimate) {
@@ -408,8 +475,9 @@ func (g *Group) FinalP() (tasks []string, p []Estimate) {
 type Histogram struct {
 	// Edges are the bin edges, len(Counts[g])+1 of them, in stored units
 	// (accuracy as a fraction): for a loss from 0 to the largest task loss
-	// of any run, for a score from a multiple of 0.05 at or below the
-	// smallest task score to 1.
+	// of any run, for a score from the multiple of 0.05 at or below the
+	// smallest task score to the one at or above the largest (not 1:
+	// the bins span the data).
 	Edges []float64
 	// Counts[g][b] is the number of tasks whose final value falls in bin b
 	// ([Edges[b], Edges[b+1]), the last bin closed), averaged over the
@@ -423,13 +491,14 @@ type Histogram struct {
 func TaskHistogram(groups []*Group, set Set, bins int) Histogram {
 	lo, hi := 0.0, 0.0
 	if groups[0].Score.HigherIsBetter {
-		lo, hi = 1.0, 1.0
+		lo, hi = 1.0, 0.0
 		for _, g := range groups {
 			for _, r := range g.Runs {
 				lo = min(lo, floats.Min(set.of(&r.Result).PerTask))
+				hi = max(hi, floats.Max(set.of(&r.Result).PerTask))
 			}
 		}
-		lo = math.Floor(lo*20) / 20
+		lo, hi = math.Floor(lo*20)/20, min(math.Ceil(hi*20)/20, 1)
 		if lo >= hi {
 			lo = hi - 0.05
 		}

@@ -24,6 +24,12 @@ type TableRow struct {
 	// TrainWeightedMean weighs the meta-training tasks by the training
 	// distribution, the objective MAML minimises.
 	TrainWeightedMean Estimate
+	// CVaR is CVaR_alpha over the meta-test tasks at each of the table's
+	// CVaRAlpha levels.
+	CVaR []Estimate
+	// Unfinished names the group's unfinished runs, whose values are
+	// their last evaluation's (Group.UnfinishedNote); "" when all finished.
+	Unfinished string
 }
 
 // SummaryTable is the paper's results table (Table 1) for a set of groups.
@@ -38,6 +44,9 @@ type SummaryTable struct {
 	// ShowOrder is set when the rows have more than one order, ShowName
 	// when two rows differ only in their config names (see rowColumns).
 	ShowOrder, ShowName bool
+	// CVaRAlpha are the levels of the CVaR columns (CVaRLevels), after
+	// the others.
+	CVaRAlpha []float64
 }
 
 // Table computes the results table of groups, at least one, all in one
@@ -46,16 +55,27 @@ func Table(groups []*Group) (*SummaryTable, error) {
 	if err := checkTableGroups("Table", groups); err != nil {
 		return nil, err
 	}
-	t := &SummaryTable{Score: groups[0].Score}
+	t := &SummaryTable{Score: groups[0].Score, CVaRAlpha: CVaRLevels(groups)}
 	t.ShowOrder, t.ShowName = rowColumns(groups)
-	for i, g := range groups {
-		t.Rows = append(t.Rows, TableRow{
+	counted := false // t.TestTasks holds a finished run's count
+	for _, g := range groups {
+		row := TableRow{
 			Key: g.Key, Seeds: g.Seeds(),
 			Mean: g.Final(MetaTestMean), Worst: g.Final(MetaTestWorst), Std: g.Final(MetaTestStd),
 			TrainWeightedMean: g.Final(MetaTrainWeightedMean),
-		})
-		n := len(g.Runs[0].Result.MetaTest.Tasks)
-		if i == 0 {
+			Unfinished:        g.UnfinishedNote(),
+		}
+		for _, a := range t.CVaRAlpha {
+			row.CVaR = append(row.CVaR, g.FinalCVaR(MetaTest, a))
+		}
+		t.Rows = append(t.Rows, row)
+		fin := Finished([]*Group{g})[0].Runs
+		if len(fin) == 0 {
+			continue
+		}
+		n := len(fin[0].Result.MetaTest.Tasks)
+		if !counted {
+			counted = true
 			t.TestTasks = n
 		} else if n != t.TestTasks {
 			t.TestTasks = 0
@@ -108,15 +128,20 @@ func (t *SummaryTable) Markdown() string {
 	fmt.Fprintf(&b, "Task %s statistics across %s after meta-training (Mean, Worst, Std. Dev.), "+
 		"and the meta-training tasks' mean weighted by the training distribution. "+
 		"Each entry is the mean over seeds ± the half-width of its 95%% confidence interval "+
-		"(Student t, n-1 degrees of freedom; none for a single seed).\n\n", t.Score.Axis(""), tasks)
+		"(Student t, n-1 degrees of freedom; none for a single seed).%s\n\n", t.Score.Axis(""), tasks, cvarCaption(t.CVaRAlpha, "task"))
 
-	writeMarkdownHead(&b, t.ShowOrder, t.ShowName, "Seeds", "Mean", "Worst", "Std. Dev.", "Meta-train weighted mean")
+	head := []string{"Seeds", "Mean", "Worst", "Std. Dev.", "Meta-train weighted mean"}
+	spread := []bool{false, false, true, false}
+	for _, a := range t.CVaRAlpha {
+		head, spread = append(head, cvarHead(a)), append(spread, false)
+	}
+	writeMarkdownHead(&b, t.ShowOrder, t.ShowName, head...)
 	rows := make([]markdownRow, len(t.Rows))
 	for i, r := range t.Rows {
 		e := r.estimates()
-		rows[i] = markdownRow{r.Key, r.Seeds, e[:]}
+		rows[i] = markdownRow{r.Key, r.Seeds, append(e[:], r.CVaR...), r.Unfinished}
 	}
-	writeMarkdownRows(&b, t.Score, rows, []bool{false, false, true, false}, t.ShowOrder, t.ShowName)
+	writeMarkdownRows(&b, t.Score, rows, spread, t.ShowOrder, t.ShowName)
 	return b.String()
 }
 
@@ -167,6 +192,8 @@ type markdownRow struct {
 	key   Key
 	seeds int
 	stats []Estimate // stored units, in column order
+	// unfinished notes the unfinished runs, after the seed count.
+	unfinished string
 }
 
 // writeMarkdownRows writes one line per row under writeMarkdownHead's
@@ -177,7 +204,11 @@ type markdownRow struct {
 // is better in any metric.
 func writeMarkdownRows(b *strings.Builder, score metalearn.Metric, rows []markdownRow, spread []bool, showOrder, showName bool) {
 	for i, r := range rows {
-		cells := append(keyCells(r.key, showOrder, showName), strconv.Itoa(r.seeds))
+		seeds := strconv.Itoa(r.seeds)
+		if r.unfinished != "" {
+			seeds += " (" + r.unfinished + ")"
+		}
+		cells := append(keyCells(r.key, showOrder, showName), seeds)
 		for c, e := range r.stats {
 			s := formatEstimate(Display(score, e))
 			if bestInSetting(score, rows, i, c, spread[c]) {
@@ -213,8 +244,11 @@ func bestInSetting(score metalearn.Metric, rows []markdownRow, i, c int, spread 
 
 // formatEstimate writes "mean ± half" with two decimals, more for means
 // below 0.1 so that two significant digits show; just the mean for a
-// single seed.
+// single seed; "n/a" for a value not measured (NaN).
 func formatEstimate(e Estimate) string {
+	if math.IsNaN(e.Mean) {
+		return "n/a" // not measured yet: an unfinished run's
+	}
 	d := 2
 	if m := math.Abs(e.Mean); m > 0 && m < 0.1 {
 		d = min(6, 1-int(math.Floor(math.Log10(m))))
@@ -230,13 +264,19 @@ func formatEstimate(e Estimate) string {
 func (t *SummaryTable) CSV() string {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
-	w.Write([]string{"k", "algorithm", "order", "name", "seeds",
+	head := []string{"k", "algorithm", "order", "name", "seeds",
 		"test_mean", "test_mean_ci95", "test_worst", "test_worst_ci95", "test_std", "test_std_ci95",
-		"train_weighted_mean", "train_weighted_mean_ci95"})
+		"train_weighted_mean", "train_weighted_mean_ci95"}
+	for _, a := range t.CVaRAlpha {
+		c := "test_cvar" + strconv.FormatFloat(a, 'g', -1, 64)
+		head = append(head, c, c+"_ci95")
+	}
+	w.Write(head)
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	for _, r := range t.Rows {
 		rec := []string{strconv.Itoa(r.Key.K), r.Key.Algorithm, r.Key.Order, r.Key.Name, strconv.Itoa(r.Seeds)}
-		for _, e := range r.estimates() {
+		e := r.estimates()
+		for _, e := range append(e[:], r.CVaR...) {
 			rec = append(rec, f(e.Mean), f(e.Half))
 		}
 		w.Write(rec)

@@ -29,6 +29,10 @@ type TrainTestTable struct {
 	// Noun is what the caption calls a task (TaskNoun: "alphabet" on
 	// Omniglot).
 	Noun string
+	// CVaRAlpha are the levels of the CVaR columns (CVaRLevels), after
+	// the others: each level on the meta-training tasks, then each on the
+	// meta-test tasks.
+	CVaRAlpha []float64
 }
 
 // TrainTestRow is one group's line of a TrainTestTable.
@@ -38,6 +42,11 @@ type TrainTestRow struct {
 	// Stats are the columns in table order: meta-training weighted mean,
 	// mean, worst, std; meta-test mean, worst, std (stored units).
 	Stats [7]Estimate
+	// CVaR are CVaR_alpha at the table's levels, over the meta-training
+	// tasks, then over the meta-test tasks.
+	CVaR []Estimate
+	// Unfinished names the group's unfinished runs (Group.UnfinishedNote).
+	Unfinished string
 }
 
 // trainTestColumns are the statistics of the columns of a TrainTestTable,
@@ -63,12 +72,17 @@ func NewTrainTestTable(groups []*Group) (*TrainTestTable, error) {
 	if err := checkTableGroups("NewTrainTestTable", groups); err != nil {
 		return nil, err
 	}
-	t := &TrainTestTable{Score: groups[0].Score, Noun: TaskNoun(groups)}
+	t := &TrainTestTable{Score: groups[0].Score, Noun: TaskNoun(groups), CVaRAlpha: CVaRLevels(groups)}
 	t.ShowOrder, t.ShowName = rowColumns(groups)
 	for i, g := range groups {
-		row := TrainTestRow{Key: g.Key, Seeds: g.Seeds()}
+		row := TrainTestRow{Key: g.Key, Seeds: g.Seeds(), Unfinished: g.UnfinishedNote()}
 		for c, col := range trainTestColumns {
 			row.Stats[c] = g.Final(col.stat)
+		}
+		for _, set := range []Set{MetaTrain, MetaTest} {
+			for _, a := range t.CVaRAlpha {
+				row.CVaR = append(row.CVaR, g.FinalCVaR(set, a))
+			}
 		}
 		t.Rows = append(t.Rows, row)
 		res := &g.Runs[0].Result
@@ -109,9 +123,9 @@ func (t *TrainTestTable) Markdown() string {
 		"evaluated instances, then statistics across %ss. 'Weighted mean' weighs the meta-training %ss by the "+
 		"meta-training distribution (the quantity MAML optimises), 'Mean' weighs all %ss equally, 'Worst' is the %s "+
 		"%s value and 'Std. Dev.' the standard deviation across %ss. Each entry is the mean over seeds ± the "+
-		"half-width of its 95%% confidence interval (Student t, n-1 degrees of freedom; none for a single seed).\n\n",
+		"half-width of its 95%% confidence interval (Student t, n-1 degrees of freedom; none for a single seed).%s\n\n",
 		strings.ToUpper(n[:1])+n[1:], t.Score.Axis(""), count(t.TrainTasks, "meta-training", n), count(t.TestTasks, "meta-test", n),
-		n, n, n, n, worst, n, n)
+		n, n, n, n, worst, n, n, cvarCaption(t.CVaRAlpha, n))
 
 	numeric := []string{"Seeds"}
 	for c, col := range trainTestColumns {
@@ -121,12 +135,17 @@ func (t *TrainTestTable) Markdown() string {
 		}
 		numeric = append(numeric, set+" "+col.head)
 	}
+	for _, set := range []string{"Meta-train", "Meta-test"} {
+		for _, a := range t.CVaRAlpha {
+			numeric = append(numeric, set+" "+cvarHead(a))
+		}
+	}
 	writeMarkdownHead(&b, t.ShowOrder, t.ShowName, numeric...)
 	rows := make([]markdownRow, len(t.Rows))
 	for i, r := range t.Rows {
-		rows[i] = markdownRow{r.Key, r.Seeds, r.Stats[:]}
+		rows[i] = markdownRow{r.Key, r.Seeds, append(r.Stats[:len(r.Stats):len(r.Stats)], r.CVaR...), r.Unfinished}
 	}
-	spread := make([]bool, len(trainTestColumns))
+	spread := make([]bool, len(trainTestColumns)+2*len(t.CVaRAlpha))
 	for c, col := range trainTestColumns {
 		spread[c] = col.spread
 	}
@@ -144,12 +163,18 @@ func (t *TrainTestTable) CSV() string {
 	for _, col := range trainTestColumns {
 		head = append(head, col.csv, col.csv+"_ci95")
 	}
+	for _, set := range []string{"train", "test"} {
+		for _, a := range t.CVaRAlpha {
+			c := set + "_cvar" + strconv.FormatFloat(a, 'g', -1, 64)
+			head = append(head, c, c+"_ci95")
+		}
+	}
 	w.Write(head)
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	for _, r := range t.Rows {
 		rec := []string{strconv.Itoa(r.Key.Ways), strconv.Itoa(r.Key.K), r.Key.Algorithm, r.Key.Order, r.Key.Name,
 			strconv.Itoa(r.Seeds), t.Score.Axis("")}
-		for _, e := range r.Stats {
+		for _, e := range append(r.Stats[:len(r.Stats):len(r.Stats)], r.CVaR...) {
 			e = Display(t.Score, e)
 			rec = append(rec, f(e.Mean), f(e.Half))
 		}

@@ -15,17 +15,36 @@ import (
 // half-width, and the mean training time per run.
 func TradeoffMarkdown(groups []*Group) string {
 	var b strings.Builder
-	b.WriteString("Final task MSE (mean over seeds ± 95% CI half-width, Student t).\n\n")
-	b.WriteString("| Method | Seeds | Meta-test mean | Meta-test worst | Meta-train mean | Meta-train worst | Training s/run |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|\n")
+	levels := CVaRLevels(groups)
+	fmt.Fprintf(&b, "Final task MSE (mean over seeds ± 95%% CI half-width, Student t).%s\n\n", cvarCaption(levels, "task"))
+	head := []string{"Method", "Seeds", "Meta-test mean", "Meta-test worst"}
+	for _, a := range levels {
+		head = append(head, "Meta-test "+cvarHead(a))
+	}
+	head = append(head, "Meta-train mean", "Meta-train worst")
+	for _, a := range levels {
+		head = append(head, "Meta-train "+cvarHead(a))
+	}
+	head = append(head, "Training s/run")
+	b.WriteString("| " + strings.Join(head, " | ") + " |\n|---|" + strings.Repeat("---:|", len(head)-1) + "\n")
 	for _, g := range groups {
 		secs := 0.0
 		for _, r := range g.Runs {
 			secs += r.Result.Timing.TrainSeconds + r.Result.Timing.EvalSeconds
 		}
-		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %.0f |\n", g.Key.Method(), g.Seeds(),
-			formatEstimate(g.Final(MetaTestMean)), formatEstimate(g.Final(MetaTestWorst)),
-			formatEstimate(g.Final(MetaTrainMean)), formatEstimate(g.Final(MetaTrainWorst)), secs/float64(g.Seeds()))
+		cells := []string{g.Key.Method(), strconv.Itoa(g.Seeds())}
+		for _, set := range []Set{MetaTest, MetaTrain} {
+			mean, worst := MetaTestMean, MetaTestWorst
+			if set == MetaTrain {
+				mean, worst = MetaTrainMean, MetaTrainWorst
+			}
+			cells = append(cells, formatEstimate(g.Final(mean)), formatEstimate(g.Final(worst)))
+			for _, a := range levels {
+				cells = append(cells, formatEstimate(g.FinalCVaR(set, a)))
+			}
+		}
+		cells = append(cells, fmt.Sprintf("%.0f", secs/float64(g.Seeds())))
+		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
 	}
 	return b.String()
 }

@@ -37,7 +37,7 @@ func EvalOverridable(path string) bool {
 // the result records them and goes to rundir.EvalFileFor(sets). When ctx
 // is done the evaluation stops and writes nothing.
 func Evaluate(ctx context.Context, dir string, evalSeed uint64, opts Options, sets ...string) (*rundir.Result, error) {
-	lock, err := rundir.Open(dir)
+	lock, err := rundir.Lock(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -46,6 +46,10 @@ func Evaluate(ctx context.Context, dir string, evalSeed uint64, opts Options, se
 	if err != nil {
 		return nil, err
 	}
+	if err := rundir.CleanTemps(dir); err != nil {
+		return nil, err
+	}
+	opts.warn(sealed.Note(dir))
 	s, err := loadSetup(dir, opts, sets...)
 	if err != nil {
 		return nil, err
@@ -120,7 +124,7 @@ func evalRNG(seed uint64, iteration int, set string) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, stream<<32|uint64(iteration)))
 }
 
-func newStats(s metalearn.TaskStats, set metalearn.TaskSet) rundir.Stats {
+func newStats(s metalearn.TaskStats, set metalearn.TaskSet, cvar []float64, m metalearn.Metric) rundir.Stats {
 	names := make([]string, set.Len())
 	total := 0
 	for i := range names {
@@ -130,7 +134,17 @@ func newStats(s metalearn.TaskStats, set metalearn.TaskSet) rundir.Stats {
 	return rundir.Stats{
 		Mean: s.Mean, WeightedMean: s.WeightedMean, Worst: s.Worst, WorstTask: names[s.WorstTask],
 		Std: s.Std, Instances: total, PerTask: s.PerTask, Tasks: names, Masses: masses(set),
+		CVaR: tailStats(s.PerTask, cvar, m),
 	}
+}
+
+// tailStats is CVaR_alpha of the per-task values at each level.
+func tailStats(perTask, levels []float64, m metalearn.Metric) []rundir.TailStat {
+	var out []rundir.TailStat
+	for _, a := range levels {
+		out = append(out, rundir.TailStat{Alpha: a, Value: metalearn.TailMean(perTask, a, m)})
+	}
+	return out
 }
 
 // errEvaluationStopped is returned (wrapped) by an evaluation whose context
@@ -168,7 +182,7 @@ func (s *Setup) evaluate(ctx context.Context, w []float64, iteration int, final 
 	if err != nil {
 		return rundir.Stats{}, rundir.Stats{}, fmt.Errorf("evaluating on the meta-test tasks: %w", err)
 	}
-	return newStats(tr, s.EvalTrain), newStats(te, s.EvalTest), nil
+	return newStats(tr, s.EvalTrain, cfg.Eval.CVaRAlpha, s.Metric), newStats(te, s.EvalTest, cfg.Eval.CVaRAlpha, s.Metric), nil
 }
 
 // masses returns the TaskSet.Mass of every task of set.

@@ -45,6 +45,9 @@ func newFamily(cfg configs.Config, opts Options) (*family, error) {
 		return nil, err
 	}
 	io := fam.IO(cfg)
+	if sets.IO != nil {
+		io = *sets.IO
+	}
 	if in, out := sets.Train.Dims(); in != io.Inputs() || out != io.Outputs {
 		return nil, fmt.Errorf("run: task family %q: its tasks have %d inputs and %d outputs, its IO says %s", fam.Name(), in, out, io)
 	}

@@ -23,9 +23,10 @@ import (
 // TestResumeLegacyCheckpoint resumes run directories stopped at iteration 20
 // of 30 by the code before the Method refactoring (testdata/legacy/*/
 // unfinished) and checks that they finish exactly as the uninterrupted runs
-// of that code did (testdata/legacy/*/want): old checkpoints keep working
-// once sealed (trmaml seal; resume refuses them before), and TR-MAML and
-// MAML are reproduced bit for bit.
+// of that code did (testdata/legacy/*/want): TR-MAML and MAML are
+// reproduced bit for bit. Their checkpoints have no hash and name no run,
+// so resume and trmaml seal refuse them (nothing proves what they belong
+// to); the test binds them itself (bindLegacy), as only a test may.
 func TestResumeLegacyCheckpoint(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{"trmaml-last", "trmaml-T2", "maml-T1"} {
@@ -38,18 +39,24 @@ func TestResumeLegacyCheckpoint(t *testing.T) {
 			if _, err := Resume(context.Background(), dir, Options{}); !errors.Is(err, rundir.ErrUnsealed) || !strings.Contains(err.Error(), "trmaml seal -run "+dir) {
 				t.Fatalf("resume of an unsealed run: %v, want a refusal naming trmaml seal", err)
 			}
-			if err := rundir.SealExisting(dir); err != nil {
-				t.Fatal(err)
+			if err := rundir.SealExisting(dir); err == nil || !strings.Contains(err.Error(), filepath.Join(dir, rundir.CheckpointFile)+": sha256: missing") {
+				t.Fatalf("seal of a checkpoint without a hash: %v, want a refusal naming it", err)
 			}
+			if _, err := os.Stat(filepath.Join(dir, rundir.ManifestFile)); !errors.Is(err, os.ErrNotExist) {
+				t.Fatal("a refused seal wrote the manifest")
+			}
+			bindLegacy(t, dir)
 			if _, err := Resume(context.Background(), dir, Options{}); err != nil {
 				t.Fatal(err)
 			}
 			got, want := readResult(t, filepath.Join(dir, rundir.ResultFile)), readResult(t, filepath.Join(src, "want", rundir.ResultFile))
 			got.Timing, want.Timing = rundir.Timing{}, rundir.Timing{}
+			got.StateSHA256 = "" // the recorded files predate the bindings
 			if !sameRecorded(t, got, want) {
 				t.Errorf("resumed result.json differs from the recorded one: meta-test mean %v, want %v", got.MetaTest.Mean, want.MetaTest.Mean)
 			}
 			a, _ := os.ReadFile(filepath.Join(dir, rundir.PFile))
+			a = bindingLines.ReplaceAll(a, nil) // the recorded files predate the bindings
 			b, _ := os.ReadFile(filepath.Join(src, "want", rundir.PFile))
 			if !sameRecorded(t, string(a), string(b)) {
 				t.Errorf("%s differs from the recorded one", rundir.PFile)
@@ -156,6 +163,9 @@ func sameRecorded(t *testing.T, a, b any) bool {
 	return closeNumbers(string(ja), string(jb), 1e-12)
 }
 
+// bindingLines are the lines of model.json that bind it (rundir.WriteBound).
+var bindingLines = regexp.MustCompile(`,\n  "state_sha256": "[0-9a-f]{64}",\n  "sha256": "[0-9a-f]{64}"`)
+
 // numberRE matches the numbers of JSON and CSV text.
 var numberRE = regexp.MustCompile(`-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?`)
 
@@ -191,5 +201,42 @@ func TestCloseNumbers(t *testing.T) {
 		if got := closeNumbers(c.a, c.b, 1e-12); got != c.want {
 			t.Errorf("closeNumbers(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
 		}
+	}
+}
+
+// bindLegacy gives the checkpoint of the legacy run in dir the bindings
+// (hash, seed, config hash, row hashes) and seals the directory.
+func bindLegacy(t *testing.T, dir string) {
+	t.Helper()
+	path := filepath.Join(dir, rundir.CheckpointFile)
+	var ck rundir.Checkpoint
+	if err := json.Unmarshal(mustReadFile(t, path), &ck); err != nil {
+		t.Fatal(err)
+	}
+	yml := mustReadFile(t, filepath.Join(dir, rundir.ConfigFile))
+	cfg, err := configs.Parse("config.yaml", yml)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck.Seed, ck.ConfigSHA256 = cfg.Seed, rundir.HashBytes(yml)
+	last, err := ck.LastRow()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows [2][]byte
+	for i, f := range []string{rundir.MetricsFile, rundir.PFile} {
+		raw := mustReadFile(t, filepath.Join(dir, f))
+		n, ok := rundir.RowsPrefix(raw, last)
+		if !ok {
+			t.Fatalf("%s has no row %d", f, last)
+		}
+		rows[i] = raw[:n]
+	}
+	ck.BindRows(rows[0], rows[1])
+	if _, err := rundir.WriteCheckpoint(path, ck); err != nil {
+		t.Fatal(err)
+	}
+	if err := rundir.Seal(dir, false); err != nil {
+		t.Fatal(err)
 	}
 }

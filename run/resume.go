@@ -25,13 +25,18 @@ import (
 // config from the checkpoint on; the change is recorded in the manifest and
 // in result.json.
 func Resume(ctx context.Context, dir string, opts Options, sets ...string) (*rundir.Result, error) {
-	lock, err := rundir.Open(dir)
+	lock, err := rundir.Lock(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer lock.Release()
 	ckPath := filepath.Join(dir, rundir.CheckpointFile)
 	sealed, err := rundir.Verify(dir)
+	if accepted := err == nil || errors.Is(err, rundir.ErrUnsealed) && !fileExists(ckPath); accepted {
+		if err := rundir.CleanTemps(dir); err != nil {
+			return nil, err
+		}
+	}
 	var changed *rundir.ConfigChangedError
 	switch {
 	case errors.Is(err, rundir.ErrUnsealed) && !fileExists(ckPath) && len(sets) == 0:
@@ -42,6 +47,12 @@ func Resume(ctx context.Context, dir string, opts Options, sets ...string) (*run
 			return nil, err
 		}
 		return start(ctx, s, dir, opts.Progress, nil)
+	case errors.Is(err, rundir.ErrFinishUnsealed) && len(sets) == 0:
+		// model.json and result.json are bound to the final checkpoint:
+		// a kill came before their seal.
+		if sealed, err = rundir.SealFinished(dir); err != nil {
+			return nil, err
+		}
 	case errors.As(err, &changed) && len(sets) > 0:
 		// Killed between writing the overridden config.yaml and sealing
 		// it: the same command completes it.
@@ -58,6 +69,7 @@ func Resume(ctx context.Context, dir string, opts Options, sets ...string) (*run
 			return nil, err
 		}
 	}
+	opts.warn(sealed.Note(dir))
 	s, err := loadSetup(dir, opts)
 	if err != nil {
 		return nil, err

@@ -170,12 +170,9 @@ func unfinish(t *testing.T, c configs.Config, dir string, iterations int) config
 	if err := os.Remove(filepath.Join(dir, rundir.ResultFile)); err != nil {
 		t.Fatal(err)
 	}
-	// Sealed afresh, as trmaml seal would: this test is about what
-	// resume does with such a state, not about the manifest.
-	os.Remove(filepath.Join(dir, rundir.ManifestFile))
-	if err := rundir.SealExisting(dir); err != nil {
-		t.Fatal(err)
-	}
+	// Bound and sealed afresh: this test is about what resume does with
+	// such a state, not about the bindings.
+	rebind(t, dir)
 	return c
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/graph"
 	"github.com/trmaml/trmaml/internal/atomicfile"
+	"github.com/trmaml/trmaml/internal/shell"
 	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/rundir"
 )
@@ -121,8 +122,10 @@ func (ss *session) checkpoint(pd *rundir.Pending) error {
 	if err != nil {
 		return err
 	}
-	sum, err := rundir.WriteCheckpoint(filepath.Join(ss.dir, rundir.CheckpointFile), rundir.Checkpoint{State: snap, OptimizerState: ss.opt, TrainSeconds: ss.trainDur.Seconds(), EvalSeconds: ss.evalDur.Seconds(), CPU: ss.cpu.times(), Pending: pd,
-		Seed: ss.s.Config.Seed, ConfigSHA256: ss.s.configHash, Previous: ss.prevCheckpoint})
+	ck := rundir.Checkpoint{State: snap, OptimizerState: ss.opt, TrainSeconds: ss.trainDur.Seconds(), EvalSeconds: ss.evalDur.Seconds(), CPU: ss.cpu.times(), Pending: pd,
+		Seed: ss.s.Config.Seed, ConfigSHA256: ss.s.configHash, Previous: ss.prevCheckpoint}
+	ck.BindRows(ss.metrics.Bytes(), ss.pcsv.Bytes())
+	sum, err := rundir.WriteCheckpoint(filepath.Join(ss.dir, rundir.CheckpointFile), ck)
 	if err != nil {
 		return err
 	}
@@ -141,7 +144,7 @@ func (ss *session) interrupt() error {
 			return fmt.Errorf("%s: interrupted at iteration %d, and its checkpoint failed: %w", ss.s.Config.Name, it, err)
 		}
 	}
-	return fmt.Errorf("%s: %w at iteration %d, checkpoint written (trmaml resume -run %s continues it)", ss.s.Config.Name, ErrInterrupted, it, ss.dir)
+	return fmt.Errorf("%s: %w at iteration %d, checkpoint written (trmaml resume -run %s continues it)", ss.s.Config.Name, ErrInterrupted, it, shell.Quote(ss.dir))
 }
 
 // train runs the remaining iterations (metalearn.Trainer.Run), then
@@ -178,7 +181,7 @@ func (ss *session) train(ctx context.Context, p *Progress) (*rundir.Result, erro
 	case ctx.Err() != nil:
 		return nil, ss.interrupt()
 	case err != nil:
-		return nil, fmt.Errorf("%s: training stopped: %w (the files in %s are from the last evaluation; trmaml eval -run %s evaluates its checkpoint)", cfg.Name, err, ss.dir, ss.dir)
+		return nil, fmt.Errorf("%s: training stopped: %w (the files in %s are from the last evaluation; trmaml eval -run %s evaluates its checkpoint)", cfg.Name, err, ss.dir, shell.Quote(ss.dir))
 	}
 
 	w, pFinal := tr.Solution()
@@ -200,10 +203,15 @@ func (ss *session) train(ctx context.Context, p *Progress) (*rundir.Result, erro
 	}
 	model := ss.s.record
 	model.W, model.P = w, res.FinalP
-	if err := rundir.WriteJSON(filepath.Join(ss.dir, rundir.ModelFile), model); err != nil {
+	state, err := rundir.CheckpointStateHash(filepath.Join(ss.dir, rundir.CheckpointFile))
+	if err != nil {
 		return nil, err
 	}
-	if err := rundir.WriteJSON(filepath.Join(ss.dir, rundir.ResultFile), res); err != nil {
+	model.StateSHA256, res.StateSHA256 = state, state
+	if err := rundir.WriteBound(filepath.Join(ss.dir, rundir.ModelFile), model); err != nil {
+		return nil, err
+	}
+	if err := rundir.WriteBound(filepath.Join(ss.dir, rundir.ResultFile), res); err != nil {
 		return nil, err
 	}
 	return res, rundir.Seal(ss.dir, true)

@@ -102,12 +102,16 @@ func Build(cfg configs.Config, opts Options) (*Setup, error) {
 		return nil, err
 	}
 	_, out := f.train.Dims()
+	drawn, err := cfg.DrawnBatch()
+	if err != nil {
+		return nil, err
+	}
 	dtype := tensor.Float64
 	if cfg.Model.Dtype == "float32" {
 		dtype = tensor.Float32
 	}
 	spec := graph.Spec{
-		Model: f.model.Net, Tasks: cfg.Meta.Batch, Support: f.support, Query: f.query,
+		Model: f.model.Net, Tasks: drawn, Support: f.support, Query: f.query,
 		Loss: f.loss, Score: f.metric, InShape: f.model.InShape, OutDim: out, Steps: cfg.Inner.Steps, Alpha: cfg.Inner.Alpha,
 		FirstOrder: cfg.Order == "first", MetaGradient: true, Dtype: dtype,
 	}
@@ -150,9 +154,9 @@ func Build(cfg configs.Config, opts Options) (*Setup, error) {
 			return evalObj.Losses(w, b, nil, out, nil)
 		},
 		Settings: metalearn.Settings{
-			Method: method, Iterations: cfg.Meta.Iterations, Batch: cfg.Meta.Batch, Support: f.support, Query: f.query,
+			Method: method, Iterations: cfg.Meta.Iterations, Batch: drawn, Support: f.support, Query: f.query,
 			BallRadius: cfg.Meta.BallRadius, Output: metalearn.OutputRule(cfg.Meta.Output),
-			Optimizer: opt, Schedule: schedule, Seed: cfg.Seed,
+			Optimizer: opt, Schedule: schedule, Seed: cfg.Seed, Warn: opts.warn,
 		},
 		Support: f.support, Query: f.query, init: withOwn(f.model, f.inner.Own, obj.NumParams()), record: rundir.Model{Kind: cfg.Model.Kind, Net: net},
 	}
@@ -193,13 +197,13 @@ func loadSetup(dir string, opts Options, sets ...string) (*Setup, error) {
 		return nil, err
 	}
 	if len(sets) > 0 {
-		if cfg, err = configs.Override(cfg, "-set", sets, EvalOverridable); err != nil {
+		if cfg, err = evalSets(cfg, sets); err != nil {
 			return nil, err
 		}
 	}
 	s, err := Build(cfg, opts)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", cfgPath, err)
+		return nil, blameSets(cfgPath, sets, err)
 	}
 	s.configHash = rundir.HashBytes(yml)
 	return s, nil
@@ -237,4 +241,16 @@ func withOwn(m models.Built, own float64, n int) func(rng *rand.Rand) ([]float64
 		}
 		return w, nil
 	}
+}
+
+// warn writes line (if not empty) to o.Warnings.
+func (o Options) warn(line string) {
+	if line == "" {
+		return
+	}
+	w := o.Warnings
+	if w == nil {
+		w = os.Stderr
+	}
+	fmt.Fprintln(w, line)
 }

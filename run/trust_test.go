@@ -170,11 +170,18 @@ func unfinished(t *testing.T) string {
 	os.WriteFile(filepath.Join(dir, rundir.ConfigFile), yml, 0o644)
 	os.Remove(filepath.Join(dir, rundir.ResultFile))
 	os.Remove(filepath.Join(dir, rundir.ModelFile))
-	os.Remove(filepath.Join(dir, rundir.ManifestFile))
-	if err := rundir.SealExisting(dir); err != nil {
-		t.Fatal(err)
-	}
+	rebind(t, dir)
 	return dir
+}
+
+// rebind binds the checkpoint in dir to the config.yaml beside it and
+// seals the directory as unfinished, as a test that edits a run's config
+// on purpose must (trmaml seal refuses it: the checkpoint was not written
+// under that config).
+func rebind(t *testing.T, dir string) {
+	t.Helper()
+	rehash(t, dir, func(map[string]any) {})
+	reseal(t, dir)
 }
 
 // reseal seals dir as it is, as a bug that wrote inconsistent state and
@@ -297,7 +304,7 @@ var damagedStateCases = []struct {
 	{"short w", "checkpoint.json: state.W: 3 parameters, the model of config.yaml has 25", func(t *testing.T, dir string) {
 		rehash(t, dir, func(m map[string]any) { m["state"].(map[string]any)["W"] = []any{1, 2, 3} })
 	}},
-	{"iteration past the end", "checkpoint.json: state.Iteration = 99: must be in [0, 30]", func(t *testing.T, dir string) {
+	{"iteration past the end", "checkpoint.json: iteration 99 but metrics.csv and p.csv have no row", func(t *testing.T, dir string) {
 		rehash(t, dir, func(m map[string]any) { m["state"].(map[string]any)["Iteration"] = 99 })
 	}},
 	{"bad RNG", "checkpoint.json: state.RNG", func(t *testing.T, dir string) {
@@ -311,27 +318,27 @@ var damagedStateCases = []struct {
 		os.WriteFile(filepath.Join(dir, rundir.ConfigFile), yml, 0o644)
 		rehash(t, dir, func(map[string]any) {})
 	}},
-	{"garbage metrics row", "metrics.csv:3: 2 fields, want 10", func(t *testing.T, dir string) {
+	{"garbage metrics row", "metrics.csv: the rows through iteration 20 are not those checkpoint.json was written with", func(t *testing.T, dir string) {
 		p := filepath.Join(dir, rundir.MetricsFile)
 		raw, _ := os.ReadFile(p)
 		lines := strings.SplitAfter(string(raw), "\n")
 		lines[2] = "10,x\n"
 		os.WriteFile(p, []byte(strings.Join(lines, "")), 0o644)
 	}},
-	{"NaN metrics value", "metrics.csv:2: \"NaN\" is not a finite number", func(t *testing.T, dir string) {
+	{"NaN metrics value", "metrics.csv: the rows through iteration 20 are not those checkpoint.json", func(t *testing.T, dir string) {
 		p := filepath.Join(dir, rundir.MetricsFile)
 		raw, _ := os.ReadFile(p)
 		lines := strings.SplitAfter(string(raw), "\n")
 		lines[1] = "0,1,,,NaN,1,1,1,1,1\n"
 		os.WriteFile(p, []byte(strings.Join(lines, "")), 0o644)
 	}},
-	{"metrics cut before the checkpoint", "metrics.csv:4: no row for iteration 20", func(t *testing.T, dir string) {
+	{"metrics cut before the checkpoint", "metrics.csv: no complete row for iteration 20", func(t *testing.T, dir string) {
 		p := filepath.Join(dir, rundir.MetricsFile)
 		raw, _ := os.ReadFile(p)
 		lines := strings.SplitAfter(string(raw), "\n")
 		os.WriteFile(p, []byte(strings.Join(lines[:3], "")), 0o644)
 	}},
-	{"p.csv header of another task set", "p.csv:1: the header is not the run's", func(t *testing.T, dir string) {
+	{"p.csv header of another task set", "p.csv: the rows through iteration 20 are not those checkpoint.json", func(t *testing.T, dir string) {
 		p := filepath.Join(dir, rundir.PFile)
 		raw, _ := os.ReadFile(p)
 		os.WriteFile(p, []byte(strings.Replace(string(raw), "iteration,", "iteration,extra,", 1)), 0o644)

@@ -42,8 +42,13 @@ type Checkpoint struct {
 	Pending      *Pending `json:"pending,omitempty"`
 	Seed         uint64   `json:"seed,omitempty"`
 	ConfigSHA256 string   `json:"config_sha256,omitempty"`
-	Previous     string   `json:"previous_sha256,omitempty"`
-	SHA256       string   `json:"sha256,omitempty"`
+	// MetricsSHA256 and PSHA256 bind metrics.csv and p.csv to the
+	// checkpoint: the SHA-256 of each file's bytes through the row of its
+	// last evaluation (bind.go); absent in checkpoints written before.
+	MetricsSHA256 string `json:"metrics_sha256,omitempty"`
+	PSHA256       string `json:"p_sha256,omitempty"`
+	Previous      string `json:"previous_sha256,omitempty"`
+	SHA256        string `json:"sha256,omitempty"`
 }
 
 // Pending is the training since the last evaluation of a checkpoint taken
@@ -172,12 +177,6 @@ func WriteCheckpoint(path string, ck Checkpoint) (string, error) {
 // trailing data) and verifies its hash and that it names its run; errors
 // start with name.
 func DecodeCheckpoint(name string, raw []byte) (Checkpoint, error) {
-	return decodeCheckpoint(name, raw, true)
-}
-
-// decodeCheckpoint is DecodeCheckpoint; without sealed, a checkpoint from
-// before hashes and identities (SealExisting) is accepted without them.
-func decodeCheckpoint(name string, raw []byte, sealed bool) (Checkpoint, error) {
 	var ck Checkpoint
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
@@ -192,8 +191,8 @@ func decodeCheckpoint(name string, raw []byte, sealed bool) (Checkpoint, error) 
 	}
 	json.Unmarshal(raw, &probe) // raw decoded above, so this cannot fail
 	switch {
-	case probe.SHA256 == nil && sealed:
-		return Checkpoint{}, fmt.Errorf("%s: sha256: missing: a checkpoint without its hash cannot be verified and is not resumed (one from before hashes existed is sealed by trmaml seal)", name)
+	case probe.SHA256 == nil:
+		return Checkpoint{}, fmt.Errorf("%s: sha256: missing: a checkpoint without its hash cannot be verified and is not resumed: restore the run from a copy, or start it again with trmaml train", name)
 	case probe.SHA256 != nil:
 		h, err := ck.contentHash()
 		if err != nil {
@@ -203,7 +202,7 @@ func decodeCheckpoint(name string, raw []byte, sealed bool) (Checkpoint, error) 
 			return Checkpoint{}, fmt.Errorf("%s: sha256: does not match the content (the file was changed or damaged after it was written); refusing to resume from it", name)
 		}
 	}
-	if sealed && ck.ConfigSHA256 == "" {
+	if ck.ConfigSHA256 == "" {
 		return Checkpoint{}, fmt.Errorf("%s: config_sha256: missing: the checkpoint does not name its run", name)
 	}
 	if len(ck.Optimizer) == 0 || bytes.Equal(ck.Optimizer, []byte("null")) {

@@ -3,6 +3,7 @@ package rundir
 import (
 	"errors"
 	"fmt"
+	"github.com/trmaml/trmaml/internal/shell"
 	"os"
 	"path/filepath"
 
@@ -61,31 +62,45 @@ func refuseContent(dir string) error {
 			continue
 		}
 		if fileExists(filepath.Join(dir, ConfigFile)) && !fileExists(filepath.Join(dir, ResultFile)) {
-			return fmt.Errorf("%s: %w: it holds an unfinished run (continue it with trmaml resume -run %s)", dir, ErrExists, dir)
+			return fmt.Errorf("%s: %w: it holds an unfinished run (continue it with trmaml resume -run %s)", dir, ErrExists, shell.Quote(dir))
 		}
 		return fmt.Errorf("%s: %w (choose a new -out, or remove it yourself)", dir, ErrExists)
 	}
 	return nil
 }
 
-// Open takes the lock of the existing run directory dir, so that no other
+// Open takes the lock of the existing directory dir, so that no other
 // process writes it meanwhile, and removes the temporary files of writes a
-// crash interrupted.
+// crash interrupted: for output directories. A command that may refuse a
+// run directory takes Lock and cleans it (CleanTemps) only once it accepts
+// it, so that a refused call changes nothing.
 func Open(dir string) (*dirlock.Lock, error) {
+	lock, err := Lock(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := CleanTemps(dir); err != nil {
+		lock.Release()
+		return nil, err
+	}
+	return lock, nil
+}
+
+// Lock takes the lock of the existing directory dir, writing nothing else.
+func Lock(dir string) (*dirlock.Lock, error) {
 	if st, err := os.Stat(dir); err != nil {
 		return nil, err
 	} else if !st.IsDir() {
 		return nil, fmt.Errorf("%s is not a directory", dir)
 	}
-	lock, err := dirlock.Acquire(dir)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := atomicfile.CleanTemps(dir); err != nil {
-		lock.Release()
-		return nil, err
-	}
-	return lock, nil
+	return dirlock.Acquire(dir)
+}
+
+// CleanTemps removes the temporary files of writes into dir a crash
+// interrupted; the caller holds dir's lock.
+func CleanTemps(dir string) error {
+	_, err := atomicfile.CleanTemps(dir)
+	return err
 }
 
 func fileExists(p string) bool {

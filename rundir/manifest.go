@@ -7,12 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/trmaml/trmaml/internal/shell"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/trmaml/trmaml/configs"
@@ -175,6 +175,11 @@ type Sealed struct {
 	Config configs.Config
 	// Finished reports whether model.json and result.json are sealed.
 	Finished bool
+	// Unbound are the files checked against the manifest only: written
+	// before the bindings (bind.go), Note.
+	Unbound []string
+	// successor is set for a checkpoint newer than the sealed one.
+	successor bool
 }
 
 // ConfigChangedError is a config.yaml that differs from the sealed one.
@@ -193,7 +198,7 @@ func (e *ConfigChangedError) Error() string {
 		what = "the content differs and is not a valid config; " + firstDifference(e.Sealed, e.Now)
 	}
 	return fmt.Sprintf("%s: changed since the run sealed it in %s: %s (restore it; fields that may change mid-run are changed with trmaml resume -run %s -override FIELD=VALUE, see docs/run-directory.md)",
-		e.Path, ManifestFile, what, filepath.Dir(e.Path))
+		e.Path, ManifestFile, what, shell.Quote(filepath.Dir(e.Path)))
 }
 
 // firstDifference names the first line where now differs from sealed, for
@@ -209,157 +214,6 @@ func firstDifference(sealed, now []byte) string {
 		}
 	}
 	return fmt.Sprintf("line %d: sealed the end of the file, now %q", len(a)+1, b[len(a)])
-}
-
-// Verify checks the run directory dir against its manifest and returns it:
-// every sealed file present with its sealed hash, config.yaml unchanged
-// (else a *ConfigChangedError naming the fields), and a checkpoint that
-// carries the run's identity. A checkpoint newer than the manifest is
-// accepted only as the one state a kill during a save leaves: an unfinished
-// run whose checkpoint verifies, belongs to the run and names the sealed
-// checkpoint as its predecessor. Every command that reads a run directory
-// calls Verify first; a refusal names the file and what differs.
-func Verify(dir string) (*Sealed, error) {
-	m, err := readManifest(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		if !fileExists(filepath.Join(dir, ConfigFile)) {
-			return nil, fmt.Errorf("%s has no %s: not a run directory (or one killed before its config was written: start it again with train)", dir, ConfigFile)
-		}
-		return nil, fmt.Errorf("%s %w: it was written by a trmaml from before run directories were sealed (or its manifest was deleted); if its files are as the run left them, seal it with: trmaml seal -run %s", dir, ErrUnsealed, dir)
-	}
-	if err != nil {
-		return nil, err
-	}
-	s := &Sealed{Manifest: *m}
-	_, s.Finished = m.Sum(ResultFile)
-	var ckSum FileSum
-	for _, f := range m.Files {
-		path := filepath.Join(dir, f.Name)
-		raw, err := os.ReadFile(path)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%s: missing, but sealed in %s: restore it from a copy of the run", path, ManifestFile)
-		}
-		if err != nil {
-			return nil, err
-		}
-		switch f.Name {
-		case ConfigFile:
-			if HashBytes(raw) != f.SHA256 {
-				if foreignManifest(dir, m, raw) {
-					return nil, fmt.Errorf("%s: seals another %s than the directory's, and the checkpoint agrees with the directory's while %s does not match the manifest: the manifest is from another run or damaged; restore it from a copy of the run", filepath.Join(dir, ManifestFile), ConfigFile, MetricsFile)
-				}
-				return nil, configChanged(path, []byte(m.Config), raw)
-			}
-			continue
-		case CheckpointFile:
-			ckSum = f
-			continue // below, with the config
-		case MetricsFile, PFile:
-			if !s.Finished && int64(len(raw)) > f.Bytes {
-				raw = raw[:f.Bytes] // rows after the checkpoint, from a killed save
-			}
-		}
-		if err := compare(path, raw, f); err != nil {
-			return nil, err
-		}
-	}
-	if s.Config, err = configs.Parse(filepath.Join(dir, ConfigFile), []byte(m.Config)); err != nil {
-		return nil, err
-	}
-	if ckSum.Name == "" && !s.Finished && fileExists(filepath.Join(dir, CheckpointFile)) {
-		// The first checkpoint, written by a save a kill ended before
-		// its seal: it must name no predecessor.
-		ckSum = FileSum{Name: CheckpointFile}
-	}
-	if ckSum.Name != "" {
-		if err := verifyCheckpoint(dir, s, ckSum); err != nil {
-			return nil, err
-		}
-	}
-	return s, nil
-}
-
-// foreignManifest reports whether m, whose config differs from config.yaml
-// (content cfg), is the odd file out rather than config.yaml: the
-// checkpoint, which carries the hash of the config.yaml it was written
-// under inside its own hash, names cfg, and metrics.csv is not the sealed
-// one either. An edited config.yaml has neither (the checkpoint names the
-// sealed config), so it is still blamed.
-func foreignManifest(dir string, m *Manifest, cfg []byte) bool {
-	ck, err := ReadCheckpoint(filepath.Join(dir, CheckpointFile))
-	if err != nil || ck.ConfigSHA256 != HashBytes(cfg) {
-		return false
-	}
-	sum, ok := m.Sum(MetricsFile)
-	if !ok {
-		return false
-	}
-	raw, err := os.ReadFile(filepath.Join(dir, MetricsFile))
-	if err != nil {
-		return false
-	}
-	if _, finished := m.Sum(ResultFile); !finished && int64(len(raw)) > sum.Bytes {
-		raw = raw[:sum.Bytes]
-	}
-	return HashBytes(raw) != sum.SHA256
-}
-
-// verifyCheckpoint checks checkpoint.json against its sealed sum and the
-// run's identity.
-func verifyCheckpoint(dir string, s *Sealed, sum FileSum) error {
-	path := filepath.Join(dir, CheckpointFile)
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	ck, err := DecodeCheckpoint(path, raw)
-	if err != nil {
-		return err
-	}
-	if HashBytes(raw) != sum.SHA256 {
-		if s.Finished || ck.Previous != sum.SHA256 {
-			return fmt.Errorf("%s: does not match %s (sha256 %.12s…, sealed %.12s…): it was changed, damaged or copied from another run; restore it from a copy of the run", path, ManifestFile, HashBytes(raw), sum.SHA256)
-		}
-		if err := successorRows(dir, path, ck); err != nil {
-			return err
-		}
-	}
-	return CheckIdentity(path, ck, s)
-}
-
-// successorRows refuses a checkpoint newer than the sealed one unless the
-// metric files hold the row of its last evaluation: a save writes that row
-// before the checkpoint, so a kill between the checkpoint and the manifest
-// leaves it there. Without it the checkpoint was copied in (say, the last
-// checkpoint of a finished copy of the run), and it is blamed, not the
-// metric files.
-func successorRows(dir, path string, ck Checkpoint) error {
-	last, err := ck.LastRow()
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	for _, name := range []string{MetricsFile, PFile} {
-		raw, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-		if !hasRow(raw, last) {
-			return fmt.Errorf("%s: iteration %d, newer than the checkpoint sealed in %s, but %s has no row for its evaluation at iteration %d, which a save writes first: the checkpoint was copied in from elsewhere (another copy of the run?); restore the sealed checkpoint", path, ck.State.Iteration, ManifestFile, name, last)
-		}
-	}
-	return nil
-}
-
-// hasRow reports whether the CSV content raw has a complete line for
-// iteration it.
-func hasRow(raw []byte, it int) bool {
-	prefix := []byte(strconv.Itoa(it) + ",")
-	for line := range bytes.Lines(raw) {
-		if bytes.HasPrefix(line, prefix) && bytes.HasSuffix(line, []byte("\n")) {
-			return true
-		}
-	}
-	return false
 }
 
 // CheckIdentity refuses a checkpoint of another run: another seed, or a
@@ -451,38 +305,4 @@ func flatten(doc []byte) (map[string]string, error) {
 	}
 	walk("", v)
 	return out, nil
-}
-
-// SealExisting seals a run directory that has no manifest (one written
-// before run directories were sealed), trusting its files as they are: the
-// user has checked them (trmaml seal). A checkpoint without its hash or
-// identity gets them, from the config.yaml beside it; one whose hash does
-// not match is refused.
-func SealExisting(dir string) error {
-	if fileExists(filepath.Join(dir, ManifestFile)) {
-		return fmt.Errorf("%s already has a %s: it is sealed", dir, ManifestFile)
-	}
-	cfgPath := filepath.Join(dir, ConfigFile)
-	yml, err := os.ReadFile(cfgPath)
-	if err != nil {
-		return fmt.Errorf("%s cannot be sealed: %w", dir, err)
-	}
-	cfg, err := configs.Parse(cfgPath, yml)
-	if err != nil {
-		return err
-	}
-	ckPath := filepath.Join(dir, CheckpointFile)
-	if raw, err := os.ReadFile(ckPath); err == nil {
-		ck, err := decodeCheckpoint(ckPath, raw, false)
-		if err != nil {
-			return err
-		}
-		ck.Seed, ck.ConfigSHA256 = cfg.Seed, HashBytes(yml)
-		if _, err := WriteCheckpoint(ckPath, ck); err != nil {
-			return err
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	return Seal(dir, fileExists(filepath.Join(dir, ResultFile)))
 }

@@ -1,9 +1,16 @@
 package rundir
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/trmaml/trmaml/metalearn"
 )
 
 // BenchmarkSeal measures the manifest's cost per save: hashing the state
@@ -33,6 +40,71 @@ func BenchmarkSeal(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
 				if err := Seal(dir, false); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkBindings measures what the bindings add to a sine run of
+// configs/sine_quick.yaml's size (a 1-40-40-1 MLP, 1761 parameters with
+// Adam's moments; 100 meta-training tasks; 11 evaluations): per save, the
+// row hashes of metrics.csv and p.csv (BindRows); once when the run
+// finishes, the checkpoint's state hash (CheckpointStateHash) and the
+// self-hash of model.json (WriteBound against WriteJSON). Divided by
+// eval.every and meta.iterations, they are the cost per iteration.
+//
+//	go test -run XXX -bench Bindings ./rundir/
+func BenchmarkBindings(b *testing.B) {
+	const params, tasks, rows = 1761, 100, 11
+	var metrics, p bytes.Buffer
+	metrics.WriteString(MetricsHeader)
+	names := make([]string, tasks)
+	for i := range names {
+		names[i] = fmt.Sprintf("amplitude [%.2f,%.2f)", 0.1+0.01*float64(i), 0.11+0.01*float64(i))
+	}
+	p.WriteString(PHeader(names))
+	w := make([]float64, params)
+	for i := range w {
+		w[i] = math.Sin(float64(i)) / 7
+	}
+	for r := range rows {
+		MetricsRow{Iteration: 2000 * r, Elapsed: time.Duration(r) * time.Second, BatchMean: 1.2345678901234, BatchWorst: 9.87654321,
+			Train: Stats{Mean: 2.1313131, Worst: 4.8178178, Std: 0.5442121}, Test: Stats{Mean: 1.5602323, Worst: 6.389012, Std: 0.8612345}}.Append(&metrics)
+		pr := make([]float64, tasks)
+		for i := range pr {
+			pr[i] = (1 + 0.001*math.Sin(float64(i*r))) / tasks
+		}
+		AppendPRow(&p, 2000*r, pr)
+	}
+	b.Run("rows-per-save", func(b *testing.B) {
+		var ck Checkpoint
+		for b.Loop() {
+			ck.BindRows(metrics.Bytes(), p.Bytes())
+		}
+	})
+	dir := b.TempDir()
+	adam := &metalearn.Adam{LR: 1e-3, Beta1: 0.9, Beta2: 0.999, Epsilon: 1e-8, M: w, V: w, T: 20000}
+	ckPath := filepath.Join(dir, CheckpointFile)
+	if _, err := WriteCheckpoint(ckPath, Checkpoint{State: metalearn.State{Iteration: 20000, W: w, P: make([]float64, tasks)}, OptimizerState: adam, Seed: 1, ConfigSHA256: HashBytes(nil)}); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("state-hash-per-finish", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := CheckpointStateHash(ckPath); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	model := Model{Kind: "mlp", Net: json.RawMessage(`{"Sizes":[1,40,40,1],"Activation":"relu"}`), W: w, StateSHA256: HashBytes(nil)}
+	for _, c := range []struct {
+		name  string
+		write func(string, any) error
+	}{{"model-json", WriteJSON}, {"model-json-bound", WriteBound}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if err := c.write(filepath.Join(dir, ModelFile), model); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -40,7 +40,10 @@ type Result struct {
 	// Overrides, in evaluation files only, are the config changes
 	// ("field.path=value") the solution was evaluated under.
 	Overrides []string `json:"overrides,omitempty"`
-	Timing    Timing   `json:"timing"`
+	// StateSHA256, in result.json, is the state hash of the checkpoint
+	// the result was computed from (Checkpoint.StateHash, WriteBound).
+	StateSHA256 string `json:"state_sha256,omitempty"`
+	Timing      Timing `json:"timing"`
 }
 
 // Timing is the cost of a run in wall-clock and processor time, the one
@@ -92,6 +95,17 @@ type Stats struct {
 	// existed hold only sinusoid tasks, whose masses are all 1, and are read
 	// so.
 	Masses []float64 `json:"masses"`
+	// CVaR is CVaR_alpha over the tasks at each of the config's
+	// eval.cvar_alpha levels (metalearn.TailMean of PerTask); absent
+	// without levels.
+	CVaR []TailStat `json:"cvar,omitempty"`
+}
+
+// TailStat is CVaR_alpha over the tasks: the mean of the worst fraction
+// 1-alpha of the per-task values.
+type TailStat struct {
+	Alpha float64 `json:"alpha"`
+	Value float64 `json:"value"`
 }
 
 // Model is model.json: the solution chosen by the output rule, and the
@@ -104,6 +118,9 @@ type Model struct {
 	Net  json.RawMessage `json:"net,omitempty"`
 	W    []float64       `json:"w"`
 	P    []float64       `json:"p,omitempty"`
+	// StateSHA256 is the state hash of the checkpoint the solution was
+	// taken from (Checkpoint.StateHash, WriteBound).
+	StateSHA256 string `json:"state_sha256,omitempty"`
 }
 
 // UnmarshalJSON reads a Result, naming the metric "mse" when the file has

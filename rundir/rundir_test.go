@@ -225,9 +225,9 @@ func TestKeepRows(t *testing.T) {
 }
 
 // TestHashedCheckpointBeforeIdentity: a checkpoint written with its hash
-// but before checkpoints named their run (no seed, no config_sha256) keeps
-// a valid hash, so trmaml seal can bind it to its run; a changed one is
-// still refused.
+// but before checkpoints named their run (no seed, no config_sha256) is
+// refused (nothing proves which run it belongs to), and a changed one for
+// its hash.
 func TestHashedCheckpointBeforeIdentity(t *testing.T) {
 	old := struct {
 		State        metalearn.State `json:"state"`
@@ -241,15 +241,11 @@ func TestHashedCheckpointBeforeIdentity(t *testing.T) {
 	}
 	sum := sha256.Sum256(body)
 	raw := append(body[:len(body)-1:len(body)-1], []byte(`,"sha256":"`+hex.EncodeToString(sum[:])+`"}`)...)
-	ck, err := decodeCheckpoint("checkpoint.json", raw, false)
-	if err != nil || ck.State.Iteration != 7 {
-		t.Fatalf("old hashed checkpoint: %+v, %v", ck, err)
-	}
-	if _, err := DecodeCheckpoint("checkpoint.json", raw); err == nil {
-		t.Error("an old checkpoint is resumed without being sealed")
+	if _, err := DecodeCheckpoint("checkpoint.json", raw); err == nil || !strings.Contains(err.Error(), "config_sha256: missing") {
+		t.Errorf("an old checkpoint without its run's identity: %v, want a refusal", err)
 	}
 	changed := bytes.Replace(raw, []byte(`0.5`), []byte(`0.6`), 1)
-	if _, err := decodeCheckpoint("checkpoint.json", changed, false); err == nil || !strings.Contains(err.Error(), "sha256: does not match") {
+	if _, err := DecodeCheckpoint("checkpoint.json", changed); err == nil || !strings.Contains(err.Error(), "sha256: does not match") {
 		t.Errorf("changed old checkpoint: %v", err)
 	}
 }
@@ -277,8 +273,8 @@ func TestEncodeCheckpointIsMarshal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ck, err := decodeCheckpoint(p, raw, false)
-		if err != nil {
+		var ck Checkpoint
+		if err := json.Unmarshal(raw, &ck); err != nil {
 			t.Fatal(err)
 		}
 		cks = append(cks, ck)

@@ -20,6 +20,22 @@
 # peak memory (single values after one round): on a shared machine one round can be slowed by a neighbour,
 # and the ratio of one round is the figure to quote.
 #
+# BENCH_ROWS=omniglot or miniimagenet runs one row set (default both):
+# omniglot is the paper's 28x28x1 network with 64 filters and one inner
+# step; miniimagenet MAML's 84x84x3 one with 32 filters, 5 inner steps, 15
+# query images per class and meta-batch 4, batch norm adapted in the inner
+# loop as the yardstick does (1-shot and 5-shot, both orders, 1 and 2
+# cores; the yardstick's flags --image 84 --channels 3 --filters 32 --steps
+# 5 --query 15 --tasks 4), and the 1-shot second-order setting at
+# meta-batch 1 and 2 on 1 and 2 cores (fewer tasks than cores: one task's
+# convolutions split over the cores).
+#
+# OpenBLAS 0.3.21 does not know every AVX-512 CPU (Emerald Rapids, CPU
+# model 207, for one) and then runs its SSE3 "Prescott" kernels, at a
+# twentieth of the machine's GEMM speed; the script then sets
+# OPENBLAS_CORETYPE to the AVX-512 kernels (Cooperlake with AVX-512 BF16,
+# else SkylakeX) for both sides and says so.
+#
 # BENCH_ISA=avx2, avx or sse runs both sides as an older x86 CPU would
 # (an AVX2-only one, one with AVX alone, one without AVX), by the settings
 # that scripts/isa_env.sh names.
@@ -32,6 +48,13 @@ if [ -n "${BENCH_ISA:-}" ] && ! isa_env "$BENCH_ISA"; then
   echo "BENCH_ISA=$BENCH_ISA: allowed are avx2, avx, sse or unset (the machine's own instructions)" >&2
   exit 2
 fi
+case ${BENCH_ROWS:=all} in
+omniglot | miniimagenet | all) ;;
+*)
+  echo "BENCH_ROWS=$BENCH_ROWS: allowed are omniglot, miniimagenet or unset (both)" >&2
+  exit 2
+  ;;
+esac
 out=${1:-/dev/null} # tee prints to the terminal as well
 rounds=${2:-1}
 cores=$(nproc)
@@ -39,6 +62,13 @@ torch=../shared/peers/torch_conv4/maml_conv4_bench.py
 dir=$(mktemp -d)
 bin=$dir/cnnbench
 GOEXPERIMENT=simd go build -tags openblas -o "$bin" ./graph/internal/cnnbench
+blasfix=""
+if [ -z "${OPENBLAS_CORETYPE+set}" ] && grep -qw avx512f /proc/cpuinfo && [[ $("$bin" -gemm -iters 1) == *"Prescott kernels"* ]]; then
+  OPENBLAS_CORETYPE=SkylakeX
+  grep -qw avx512_bf16 /proc/cpuinfo && OPENBLAS_CORETYPE=Cooperlake
+  export OPENBLAS_CORETYPE
+  blasfix="OpenBLAS picked its Prescott (SSE3) kernels on this AVX-512 CPU (model $(awk '/^model\t/ {print $3; exit}' /proc/cpuinfo)): both sides run with OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE"
+fi
 
 # row LABEL PROCS "CNNBENCH FLAGS" ["YARDSTICK FLAGS"]: both lines as they
 # print, then "= LABEL|trmaml s|trmaml MiB|pytorch s|pytorch MiB" for the
@@ -65,22 +95,43 @@ row() {
 {
   date -u
   uptime
+  [ -z "$blasfix" ] || echo "$blasfix"
   [ -z "${BENCH_ISA:-}" ] || echo "BENCH_ISA=$BENCH_ISA: $GODEBUG OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE ATEN_CPU_CAPABILITY=$ATEN_CPU_CAPABILITY ONEDNN_MAX_CPU_ISA=$ONEDNN_MAX_CPU_ISA"
   "$bin" -gemm -iters 3
   for r in $(seq "$rounds"); do
     [ "$rounds" -gt 1 ] && echo "round $r of $rounds"
-    row "5-way, second order, 2 cores" 2 "-ways 5 -order second -iters 5" "--ways 5 --shots 1 --tasks 8 --iters 5 --warmup 1"
-    row "5-way, first order, 2 cores" 2 "-ways 5 -order first -iters 5" "--ways 5 --shots 1 --tasks 8 --first-order --iters 5 --warmup 1"
-    row "5-way, second order, 1 core" 1 "-ways 5 -order second -iters 3" "--ways 5 --shots 1 --tasks 8 --iters 3 --warmup 1"
-    row "5-way, first order, 1 core" 1 "-ways 5 -order first -iters 3" "--ways 5 --shots 1 --tasks 8 --first-order --iters 3 --warmup 1"
-    row "20-way, second order, 2 cores" 2 "-ways 20 -order second -iters 3" "--ways 20 --shots 1 --tasks 8 --iters 2 --warmup 1"
-    row "20-way, second order, 1 core" 1 "-ways 20 -order second -iters 2"
-    row "evaluation, 8 instances, 2 cores (s per batch)" 2 "-ways 5 -eval -iters 10"
-    if [ "$cores" -gt 2 ]; then
-      # Scaling: meta-batch 8 and 20-way on every core of a bigger machine.
-      row "5-way, second order, $cores cores" "$cores" "-ways 5 -order second -iters 5" "--ways 5 --shots 1 --tasks 8 --iters 5 --warmup 1"
-      row "20-way, second order, $cores cores" "$cores" "-ways 20 -order second -iters 3" "--ways 20 --shots 1 --tasks 8 --iters 2 --warmup 1"
-      row "evaluation, 8 instances, $cores cores (s per batch)" "$cores" "-ways 5 -eval -iters 10"
+    if [ "$BENCH_ROWS" != miniimagenet ]; then
+      row "5-way, second order, 2 cores" 2 "-ways 5 -order second -iters 5" "--ways 5 --shots 1 --tasks 8 --iters 5 --warmup 1"
+      row "5-way, first order, 2 cores" 2 "-ways 5 -order first -iters 5" "--ways 5 --shots 1 --tasks 8 --first-order --iters 5 --warmup 1"
+      row "5-way, second order, 1 core" 1 "-ways 5 -order second -iters 3" "--ways 5 --shots 1 --tasks 8 --iters 3 --warmup 1"
+      row "5-way, first order, 1 core" 1 "-ways 5 -order first -iters 3" "--ways 5 --shots 1 --tasks 8 --first-order --iters 3 --warmup 1"
+      row "20-way, second order, 2 cores" 2 "-ways 20 -order second -iters 3" "--ways 20 --shots 1 --tasks 8 --iters 2 --warmup 1"
+      row "20-way, second order, 1 core" 1 "-ways 20 -order second -iters 2"
+      row "evaluation, 8 instances, 2 cores (s per batch)" 2 "-ways 5 -eval -iters 10"
+      if [ "$cores" -gt 2 ]; then
+        # Scaling: meta-batch 8 and 20-way on every core of a bigger machine.
+        row "5-way, second order, $cores cores" "$cores" "-ways 5 -order second -iters 5" "--ways 5 --shots 1 --tasks 8 --iters 5 --warmup 1"
+        row "20-way, second order, $cores cores" "$cores" "-ways 20 -order second -iters 3" "--ways 20 --shots 1 --tasks 8 --iters 2 --warmup 1"
+        row "evaluation, 8 instances, $cores cores (s per batch)" "$cores" "-ways 5 -eval -iters 10"
+      fi
+    fi
+    if [ "$BENCH_ROWS" != omniglot ]; then
+      mini="-image 84 -channels 3 -filters 32 -steps 5 -query 15 -tasks 4 -bn adapt"
+      ymini="--image 84 --channels 3 --filters 32 --steps 5 --query 15 --tasks 4"
+      for shots in 1 5; do
+        for order in second first; do
+          yorder=""
+          [ $order = first ] && yorder=--first-order
+          row "mini-ImageNet 5-way $shots-shot, $order order, 2 cores" 2 "$mini -shots $shots -order $order -iters 3" "$ymini --shots $shots $yorder --iters 3 --warmup 1"
+          row "mini-ImageNet 5-way $shots-shot, $order order, 1 core" 1 "$mini -shots $shots -order $order -iters 2" "$ymini --shots $shots $yorder --iters 2 --warmup 1"
+        done
+      done
+      # One task's work on both cores: meta-batch 1 and 2 on 1 and 2 cores.
+      for tasks in 1 2; do
+        for procs in 1 2; do
+          row "mini-ImageNet 5-way 1-shot, second order, meta-batch $tasks, $procs core(s)" $procs "${mini/-tasks 4/-tasks $tasks} -shots 1 -iters 2"
+        done
+      done
     fi
     uptime
   done

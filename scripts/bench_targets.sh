@@ -4,10 +4,12 @@
 # with a scorecard: each target, the figures measured and whether they
 # meet it. In order:
 #
-#   1. scripts/bench_cnn.sh with ROUNDS rounds: every training setting
-#      against the PyTorch yardstick (at least 2x in every round), 5-way
-#      second order on 2 cores (at most 0.12 s), and on a machine with more
-#      than 2 cores the same settings on all of them (the speedup over 2);
+#   1. scripts/bench_cnn.sh with ROUNDS rounds: every Omniglot training
+#      setting against the PyTorch yardstick (at least 2x in every round),
+#      5-way second order on 2 cores (at most 0.12 s), every mini-ImageNet
+#      setting (at least 3x the yardstick, at most half its peak memory),
+#      and on a machine with more than 2 cores the same settings on all of
+#      them (the speedup over 2);
 #   2. scripts/bench_sine.sh: the sine MLP, second order, one core (at most
 #      0.3 ms and at least 3x the yardstick);
 #   3. a whole `trmaml train` of the paper's 5-way model (its config with
@@ -111,6 +113,14 @@ peak() {
         if (c == 2) two[w[1] w[2]] = lo
         else if ((w[1] w[2]) in two)
           printf "| %s: the cores used (%.0fx the cores of the 2-core row) | %.3f s against %.3f s on 2: %.2fx | (no threshold) |\n", name, c / 2, lo, two[w[1] w[2]], two[w[1] w[2]] / lo
+      }
+    }
+    /^\| mini-ImageNet / {
+      name = trim($2); ratio = trim($5); split(ratio, r, "-"); split(trim($6), m, " / ")
+      split(m[1], a, "-"); split(m[2], b, "-"); ours = (a[2] == "" ? a[1] : a[2]) + 0; theirs = b[1] + 0
+      if (ratio ~ /[0-9]/) {
+        printf "| %s: at least 3x PyTorch in every round | ratio %s | %s |\n", name, ratio, (r[1] >= 3 ? "yes" : "no")
+        printf "| %s: at most half PyTorch'"'"'s peak memory | %s MiB | %s |\n", name, trim($6), (theirs > 0 && ours <= theirs / 2 ? "yes" : "no")
       }
     }' "$dir/cnn.log"
   awk '/^round [0-9]+: trmaml/ {

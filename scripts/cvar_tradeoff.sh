@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The trade-off between average and worst-task loss on the paper's K=5 sine
-# setting (docs/methods.md, docs/cvar_tradeoff.png): CVaR levels 1, 0.5, 0.2,
+# setting (docs/methods.md, docs/figures/cvar_tradeoff.png): CVaR levels 1, 0.5, 0.2,
 # 0.1, 0.05 and 0.01 beside MAML, TR-MAML and entropic TR-MAML, 6 seeds each
 # (54 runs of 70,000 iterations), then the table and the figure. Run
 # directories of the same experiment already in OUT/runs (say, seeds 1-3

@@ -2,7 +2,7 @@
 # The Omniglot table and figures of finished experiment grids:
 #   scripts/omniglot_figures.sh RUNSDIR [RUNSDIR...] OUTDIR
 # e.g.
-#   nice -n 19 scripts/omniglot_figures.sh runs/omniglot_cpu_5way docs
+#   nice -n 19 scripts/omniglot_figures.sh runs/omniglot_cpu_5way docs/figures
 # writes, in OUTDIR, every file named omniglot_*:
 #   omniglot_table.md, .csv        Table 2: meta-training weighted mean (weights
 #                                  C(Z_i, N)), mean, worst, std; meta-test mean,

@@ -38,8 +38,8 @@ const (
 // counts it (the matrix products and convolutions of one training call).
 // Measured on the paper's five Omniglot settings (64 filters, meta-batch 8,
 // second order) with `GOMAXPROCS=1 cnnbench -ways N -shots K -iters 3` at
-// commit 7c02f6c on an AMD EPYC Zen 4 with AVX-512 (OpenBLAS Cooperlake
-// kernels) shared with two training runs, 2026-11-26: 0.285, 0.513, 1.011,
+// an AMD EPYC Zen 4 with AVX-512 (OpenBLAS Cooperlake kernels) shared
+// with two training runs: 0.285, 0.513, 1.011,
 // 0.991 and 2.082 CPU-seconds per iteration, 5-way 1-shot to 20-way 5-shot,
 // 106 to 121 GFLOP per CPU-second; the paper-scale 5-way runs averaged
 // 0.290 s of CPU per iteration over 37,000 iterations. Rounded down to 80
@@ -51,8 +51,8 @@ const FLOPsPerCPUSecond = 80e9
 // BLAS, the SSE loops on amd64) takes over the CNN's arithmetic than the
 // fast build: 4.7-6.0 and 6.6-6.9 times the CPU time for the 5-way and
 // 20-way 1-shot iterations (`GOMAXPROCS=1 cnnbench -ways N -order second`,
-// both builds at 4f8f166 and the SSE loops in the default one, two
-// alternated rounds on a 2-core AMD EPYC Zen 5, 2026-11-27: 1.014-1.042
+// the SSE loops in the default build, two alternated rounds on a 2-core
+// AMD EPYC Zen 5: 1.014-1.042
 // against 0.168-0.220 s, 4.519-5.444 against 0.689-0.790 s).
 const pureGoSlowdown = 6
 

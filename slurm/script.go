@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/trmaml/trmaml/internal/shell"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -35,7 +36,7 @@ func (j Job) command(args ...string) string {
 	words := []string{j.Trmaml, "experiment", "-config", j.Config, "-out", j.Out}
 	words = append(words, j.ExtraArgs...)
 	for i, w := range words {
-		words[i] = Quote(w)
+		words[i] = shell.Quote(w)
 	}
 	return strings.Join(append(words, args...), " ")
 }
@@ -141,15 +142,6 @@ func Range(cells []int) string {
 		i = k + 1
 	}
 	return strings.Join(parts, ",")
-}
-
-// Quote quotes s for a POSIX shell when it holds anything but safe
-// characters.
-func Quote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=/.,:@%") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // CheckPath refuses a path the scripts cannot carry: sbatch splits

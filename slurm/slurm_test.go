@@ -64,9 +64,6 @@ func TestRangeAndFormatTime(t *testing.T) {
 			t.Errorf("FormatTime(%v) = %q, want %q", c.d, got, c.want)
 		}
 	}
-	if got := Quote("it's"); got != `'it'\''s'` {
-		t.Errorf("Quote: %s", got)
-	}
 	if err := CheckPath("-out", "/scratch/me/runs/quick dir"); err == nil || !strings.Contains(err.Error(), "spaces") {
 		t.Errorf("CheckPath accepted a space: %v", err)
 	}

@@ -6,6 +6,7 @@ package tasks
 
 import (
 	"github.com/trmaml/trmaml/configs"
+	"github.com/trmaml/trmaml/tasks/imagefolder"
 	"github.com/trmaml/trmaml/tasks/linreg"
 	"github.com/trmaml/trmaml/tasks/omniglot"
 	"github.com/trmaml/trmaml/tasks/sinusoid"
@@ -16,6 +17,7 @@ func init() {
 		sinusoid.Family{}, // first: the family of configs.Defaults
 		omniglot.Family{},
 		linreg.Family{},
+		imagefolder.Family{},
 	} {
 		configs.RegisterFamily(f)
 	}

@@ -6,10 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/trmaml/trmaml/configs"
@@ -56,23 +58,28 @@ func exitCode(err error) int {
 }
 
 const usage = `usage:
-  trmaml train [-config FILE] [-seed N] [-out DIR]   meta-train into a new run directory
+  trmaml train [-config FILE|NAME] [-set F=V]... [-seed N] [-out DIR]
+                                                     meta-train into a new run directory
+  trmaml configs                                     NAME, family, method and summary of each built-in config (train -config NAME)
   trmaml resume -run DIR [-override F=V]...          finish an interrupted run (from its checkpoint, or from the start);
                                                      -override changes meta.iterations or eval.* from the checkpoint on
-  trmaml seal -run DIR                               seal a run directory written before manifests (check its files first)
+  trmaml seal -run DIR                               recompute a lost manifest.json from files bound to each other
   trmaml eval -run DIR [-seed N] [-set F=V]...       re-evaluate a run (evaluation.json; under -set changes evaluation-F=V.json)
   trmaml experiment -config FILE -out DIR [-jobs N]  run (or resume) a grid of runs, e.g. configs/experiments/quick.yaml
       ... -cell I | -list | -report                  train or resume cell I only; list the cells and their states; only the table and figures
       ... -slurm [-dry-run] [-cpus N] [-mem MiB] [-time D] [-max-running N] [-sbatch NAME=VALUE]
                                                      submit the unfinished cells to Slurm (docs/cluster.md)
   trmaml status [-config FILE] DIR                   each cell of an experiment (or one run): finished, running, interrupted, failed, not started
+  trmaml serve [-addr HOST:PORT] DIR...              a local web page of runs, grids or folders of them: states and curves, live
+  trmaml export -run DIR -format FORMAT [-out DIR]   a run in another program's format: tensorboard (event files), safetensors (the model)
   trmaml report -out DIR RUNDIR...                   the paper's tables (Markdown, CSV), mean +- 95%% CI over seeds, per-task values (per_task.*)
   trmaml plot -out DIR RUNDIR...                     Figure 1, p-weights or adversary, first- vs second-order figures (PNG)
   trmaml compare -runs A B                           two runs side by side
   trmaml tradeoff -out DIR RUNDIR...                 mean vs worst-task loss of MAML, TR-MAML, entropic TR-MAML, CVaR levels
   trmaml theory -out DIR                             Theorem 1 measured: duality gap vs T (docs/theorem1_gap.png)
   trmaml data omniglot [-dir DIR] [-verify] [-info]  download (or check, or list) the Omniglot data
-  trmaml export -run DIR [-format safetensors]       the trained model as named tensors with PyTorch's layouts (model.safetensors)
+  trmaml data check [DIR] -config FILE               an image folder's groups, classes, images and problems, as the config lays it out
+  trmaml version                                     Release, Go toolchain and the engine's build (CPU, BLAS, kernels)
 train, resume, eval and experiment take -data DIR, the Omniglot data root (default: the
 config's data.root, else $TRMAML_DATA, else the user cache directory).
 SIGINT, SIGTERM or SIGUSR1 stops train, resume and experiment at a checkpoint of the current
@@ -104,6 +111,12 @@ func dispatchContext(ctx context.Context, args []string, stdout, stderr io.Write
 		return experimentCmd(ctx, args[1:], stdout, stderr)
 	case "status":
 		return statusCmd(args[1:], stdout, stderr)
+	case "serve":
+		return serveCmd(ctx, args[1:], stdout, stderr)
+	case "export":
+		return exportCmd(args[1:], stdout, stderr)
+	case "configs":
+		return configsCmd(args[1:], stdout, stderr)
 	case "report":
 		return reportCmd(args[1:], stdout, stderr)
 	case "plot":
@@ -116,8 +129,8 @@ func dispatchContext(ctx context.Context, args []string, stdout, stderr io.Write
 		return tradeoffCmd(args[1:], stdout, stderr)
 	case "data":
 		return dataCmd(args[1:], stdout, stderr)
-	case "export":
-		return exportCmd(args[1:], stdout, stderr)
+	case "version":
+		return versionCmd(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprintf(stdout, usage, configs.BuiltinNames())
 		return nil
@@ -129,7 +142,9 @@ func dispatchContext(ctx context.Context, args []string, stdout, stderr io.Write
 func train(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	path := fs.String("config", "", "config YAML file, e.g. configs/sine_k5_trmaml.yaml (default: the built-in sine_quick)")
+	path := fs.String("config", "", "config YAML file, e.g. configs/sine_k5_trmaml.yaml, or a built-in config's `NAME` (trmaml configs lists them; default: the built-in sine_quick)")
+	var sets setFlags
+	fs.Var(&sets, "set", "change `FIELD=VALUE` of the config (repeatable), e.g. meta.iterations=60: decoded and checked as in a config file; config.yaml records the result")
 	seed := fs.Uint64("seed", 0, "random seed, overriding the config's")
 	out := fs.String("out", "", "new run directory (default: runs/NAME-seedN, or runs/NAME-seedN-2, ... if taken)")
 	opts := dataFlag(fs)
@@ -139,14 +154,11 @@ func train(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("train: unexpected arguments %v", fs.Args())
 	}
-	var cfg configs.Config
-	var err error
-	if *path == "" {
-		cfg, err = configs.Builtin("sine_quick")
-	} else {
-		cfg, err = configs.Load(*path)
-	}
+	cfg, file, err := loadTrainConfig(*path)
 	if err != nil {
+		return err
+	}
+	if cfg, err = configs.Override(cfg, "-set", sets, func(string) bool { return true }); err != nil {
 		return err
 	}
 	fs.Visit(func(f *flag.Flag) {
@@ -163,8 +175,8 @@ func train(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	opts.Progress = run.NewProgress(stderr, isTerminal(stderr))
 	res, err := run.Train(ctx, cfg, dir, *opts)
 	var cerr *configs.ConfigError
-	if errors.As(err, &cerr) && *path != "" {
-		return configErrorAt(*path, cerr, opts.DataRoot)
+	if errors.As(err, &cerr) && file != "" && !slices.ContainsFunc(sets, func(s string) bool { return strings.HasPrefix(s, cerr.Field+"=") }) {
+		return configErrorAt(file, cerr, opts.DataRoot)
 	}
 	if err != nil {
 		return err
@@ -175,6 +187,49 @@ func train(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		cost += fmt.Sprintf(" (CPU: %.1f s training, %.1f s evaluation)", c.TrainSeconds, c.EvalSeconds)
 	}
 	fmt.Fprintf(stdout, "%s; results in %s\n", cost, filepath.Join(dir, rundir.ResultFile))
+	return nil
+}
+
+// loadTrainConfig loads train's -config: the file of that name if there
+// is one, else the built-in config of that name; the built-in sine_quick
+// when it is empty. file is the path of the file read ("" for a built-in).
+func loadTrainConfig(name string) (cfg configs.Config, file string, err error) {
+	if name == "" {
+		name = "sine_quick"
+	} else if _, statErr := os.Stat(name); statErr == nil || !slices.Contains(configs.BuiltinNames(), name) {
+		cfg, err = configs.Load(name)
+		if errors.Is(err, fs.ErrNotExist) && !strings.ContainsRune(name, '/') {
+			err = fmt.Errorf("%w, and no built-in config has that name (trmaml configs lists them)", err)
+		}
+		return cfg, name, err
+	}
+	cfg, err = configs.Builtin(name)
+	return cfg, "", err
+}
+
+// configsCmd lists the built-in configs, one line each: name, family,
+// algorithm, iterations and what it is.
+func configsCmd(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("configs", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("configs: unexpected arguments %v", fs.Args())
+	}
+	for _, name := range configs.BuiltinNames() {
+		cfg, err := configs.Builtin(name)
+		if err != nil {
+			return err
+		}
+		summary, err := configs.BuiltinSummary(name)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%-28s %-9s %-15s %7d it.  %s\n", name, cfg.Task.Family, cfg.Algorithm, cfg.Meta.Iterations, summary)
+	}
+	fmt.Fprintln(stdout, "trmaml train -config NAME trains one; its file is configs/NAME.yaml")
 	return nil
 }
 
@@ -201,19 +256,20 @@ func resume(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	return nil
 }
 
-// sealCmd seals a run directory written before run directories carried a
-// manifest, trusting its files as they are.
+// sealCmd recomputes the manifest of a run directory that lost it, from
+// files that are bound to each other (rundir.SealExisting); it refuses
+// anything it cannot prove and rewrites no file.
 func sealCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("seal", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dir := fs.String("run", "", "run directory without manifest.json")
+	dir := fs.String("run", "", "run directory that lost its manifest.json")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *dir == "" || fs.NArg() > 0 {
 		return errors.New("seal: give exactly -run DIR")
 	}
-	lock, err := rundir.Open(*dir)
+	lock, err := rundir.Lock(*dir)
 	if err != nil {
 		return err
 	}
@@ -221,7 +277,7 @@ func sealCmd(args []string, stdout, stderr io.Writer) error {
 	if err := rundir.SealExisting(*dir); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "sealed %s: %s now holds the hashes of its files as they are\n", *dir, filepath.Join(*dir, rundir.ManifestFile))
+	fmt.Fprintf(stdout, "sealed %s: %s recomputed from files bound to each other (no file was changed)\n", *dir, filepath.Join(*dir, rundir.ManifestFile))
 	return nil
 }
 

@@ -50,43 +50,102 @@ func parseRunArgs(fs *flag.FlagSet, runs *dirList, args []string) ([]string, err
 	return append(slices.Clone(*runs), pos...), nil
 }
 
-// loadGroups loads and groups the finished runs found under paths (the
-// runs directory if there are none), noting skipped unfinished runs on
-// stderr.
-func loadGroups(paths []string, stderr io.Writer) ([]*results.Group, error) {
+// loadGroups loads and groups the runs found under paths (the runs
+// directory if there are none): the finished ones and, with unfinished,
+// the running or interrupted ones that have an evaluation, noting on
+// stderr each unfinished run it includes or skips.
+func loadGroups(paths []string, unfinished bool, stderr io.Writer) ([]*results.Group, error) {
 	if len(paths) == 0 {
 		paths = []string{"runs"}
 	}
-	dirs, unfinished, err := results.Discover(paths)
+	dirs, partial, err := results.Discover(paths)
 	if err != nil {
 		return nil, err
 	}
-	for _, d := range unfinished {
-		fmt.Fprintf(stderr, "skipping %s: no result.json (unfinished run)\n", d)
+	runs, err := results.LoadAll(dirs)
+	if err != nil {
+		return nil, err
 	}
-	if len(dirs) == 0 {
-		return nil, fmt.Errorf("no finished run directories (with result.json) in %s", strings.Join(paths, " "))
+	for _, d := range partial {
+		if !unfinished {
+			fmt.Fprintf(stderr, "skipping %s: no result.json (unfinished run)\n", d)
+			continue
+		}
+		r, err := results.LoadUnfinished(d)
+		if err != nil {
+			fmt.Fprintf(stderr, "skipping %s: %v\n", d, err)
+			continue
+		}
+		fmt.Fprintf(stderr, "including %s, unfinished: to its last evaluation, iteration %d of %d\n", d, r.LastIteration(), r.Config.Meta.Iterations)
+		runs = append(runs, r)
 	}
-	return results.LoadGroups(dirs)
+	if len(runs) == 0 {
+		what := "finished run directories (with result.json)"
+		if unfinished {
+			what = "run directories with an evaluation"
+		}
+		return nil, fmt.Errorf("no %s in %s", what, strings.Join(paths, " "))
+	}
+	return results.GroupRuns(runs)
 }
 
+// figureFlags are the -format and -width flags of the commands that
+// draw figures (-width only where the figures have a layout for each).
+type figureFlags struct {
+	format     string
+	width      plots.Column
+	fixedWidth bool
+}
+
+func (f *figureFlags) add(fs *flag.FlagSet) {
+	fs.StringVar(&f.format, "format", "png", "figure file `FORMAT`: "+strings.Join(plots.Formats, ", "))
+	if f.fixedWidth {
+		return
+	}
+	fs.Func("width", "lay figures out for `WIDTH`: double (a page's text width, 7 in; the default) or single (one column of two, 3.4 in)", func(v string) error {
+		var err error
+		f.width, err = plots.ParseColumn(v)
+		return err
+	})
+}
+
+func (f *figureFlags) check() error {
+	if !slices.Contains(plots.Formats, f.format) {
+		return fmt.Errorf("-format %q: want one of %s", f.format, strings.Join(plots.Formats, ", "))
+	}
+	return nil
+}
+
+// file is the path of figure name in out, in the chosen format.
+func (f *figureFlags) file(out, name string) string { return filepath.Join(out, name+"."+f.format) }
+
 // groupsAndOut parses the flags shared by report and plot (-runs DIR...,
-// positional run directories, a required -out DIR), loads the runs' groups
-// and creates the output directory.
-func groupsAndOut(name, outUsage string, args []string, stderr io.Writer) ([]*results.Group, string, func(), error) {
+// positional run directories, a required -out DIR, and with fig, the
+// figure flags), loads the runs' groups (with unfinished, the running and
+// interrupted runs too, to their last evaluation) and creates the output
+// directory.
+func groupsAndOut(name, outUsage string, args []string, stderr io.Writer, fig *figureFlags, unfinished bool) ([]*results.Group, string, func(), error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var runs dirList
 	fs.Var(&runs, "runs", "run directory or directory to search for them (repeatable; positional arguments work too)")
 	out := fs.String("out", "", outUsage)
+	if fig != nil {
+		fig.add(fs)
+	}
 	paths, err := parseRunArgs(fs, &runs, args)
 	if err != nil {
 		return nil, "", nil, err
 	}
+	if fig != nil {
+		if err := fig.check(); err != nil {
+			return nil, "", nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
 	if *out == "" {
 		return nil, "", nil, fmt.Errorf("%s: -out DIR is required", name)
 	}
-	groups, err := loadGroups(paths, stderr)
+	groups, err := loadGroups(paths, unfinished, stderr)
 	if err != nil {
 		return nil, "", nil, err
 	}
@@ -113,7 +172,7 @@ func groupsAndOut(name, outUsage string, args []string, stderr io.Writer) ([]*re
 // which every statistic of the tables can be recomputed, and, when a run's
 // method moves p, p_travel.md: how far and when p moved from its start.
 func reportCmd(args []string, stdout, stderr io.Writer) error {
-	groups, out, release, err := groupsAndOut("report", "directory for the tables (required)", args, stderr)
+	groups, out, release, err := groupsAndOut("report", "directory for the tables (required)", args, stderr, nil, true)
 	if err != nil {
 		return err
 	}
@@ -146,7 +205,13 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(stdout, "%s\nwritten to %s and %s\n", md, mdPath, csvPath)
-		perTask, err := results.PerTaskMarkdown(part)
+		// Per-task values are of the finished runs: unfinished ones
+		// have none yet.
+		fin := results.FinishedGroups(part)
+		if len(fin) == 0 {
+			continue
+		}
+		perTask, err := results.PerTaskMarkdown(fin)
 		if err != nil {
 			return err
 		}
@@ -154,11 +219,15 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	fin := results.FinishedGroups(groups)
+	if len(fin) == 0 {
+		return nil
+	}
 	perTask, perRun := filepath.Join(out, "per_task.csv"), filepath.Join(out, "per_task_seeds.csv")
-	if err := atomicfile.Write(perTask, []byte(results.PerTaskCSV(groups))); err != nil {
+	if err := atomicfile.Write(perTask, []byte(results.PerTaskCSV(fin))); err != nil {
 		return err
 	}
-	if err := atomicfile.Write(perRun, []byte(results.PerRunCSV(groups))); err != nil {
+	if err := atomicfile.Write(perRun, []byte(results.PerRunCSV(fin))); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "per-task values written to %s (Markdown: per_task.md), each seed's to %s\n", perTask, perRun)
@@ -186,7 +255,8 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 // orders). With runs of several metrics each file name starts with the
 // metric's name (mse_figure1.png, accuracy_figure1.png, ...).
 func plotCmd(args []string, stdout, stderr io.Writer) error {
-	groups, out, release, err := groupsAndOut("plot", "directory for the PNG files (required)", args, stderr)
+	var fig figureFlags
+	groups, out, release, err := groupsAndOut("plot", "directory for the figures (required)", args, stderr, &fig, true)
 	if err != nil {
 		return err
 	}
@@ -197,7 +267,7 @@ func plotCmd(args []string, stdout, stderr io.Writer) error {
 		if len(parts) > 1 {
 			prefix = part[0].Score.Name + "_"
 		}
-		if err := plotPart(part, out, prefix, stdout); err != nil {
+		if err := plotPart(part, out, prefix, fig, stdout); err != nil {
 			return err
 		}
 	}
@@ -206,7 +276,7 @@ func plotCmd(args []string, stdout, stderr io.Writer) error {
 
 // plotPart draws the figures of groups of one metric into out, each file
 // name starting with prefix.
-func plotPart(groups []*results.Group, out, prefix string, stdout io.Writer) error {
+func plotPart(groups []*results.Group, out, prefix string, fig figureFlags, stdout io.Writer) error {
 	written := func(path string, err error) error {
 		if err == nil {
 			fmt.Fprintf(stdout, "wrote %s\n", path)
@@ -227,13 +297,13 @@ func plotPart(groups []*results.Group, out, prefix string, stdout io.Writer) err
 			suffix = "_" + settingSlug(k)
 		}
 		sel := preferSecondOrder(filter(groups, func(g *results.Group) bool { return g.Key.SameSetting(k) }))
-		path := filepath.Join(out, prefix+"figure1"+suffix+".png")
-		if err := written(path, plots.Figure1(sel, path)); err != nil {
+		path := fig.file(out, prefix+"figure1"+suffix)
+		if err := written(path, plots.Figure1(sel, path, fig.width)); err != nil {
 			return err
 		}
-		if classification {
-			path := filepath.Join(out, prefix+"adversary"+suffix+".png")
-			if err := written(path, plots.Adversary(sel, path)); err != nil {
+		if fin := results.FinishedGroups(sel); classification && len(fin) > 0 { // per-task values: finished runs only
+			path := fig.file(out, prefix+"adversary"+suffix)
+			if err := written(path, plots.Adversary(fin, path)); err != nil {
 				return err
 			}
 		}
@@ -241,8 +311,8 @@ func plotPart(groups []*results.Group, out, prefix string, stdout io.Writer) err
 
 	if tr := preferSecondOrder(filter(groups, func(g *results.Group) bool { return g.Key.Algorithm == robustMethod(groups) })); len(tr) > 0 && !classification {
 		tasks, _ := tr[0].FinalP()
-		path := filepath.Join(out, prefix+"p_weights.png")
-		if err := written(path, plots.PWeights(tr, results.HardTasks(tasks), path)); err != nil {
+		path := fig.file(out, prefix+"p_weights")
+		if err := written(path, plots.PWeights(tr, results.HardTasks(tasks), path, fig.width)); err != nil {
 			return err
 		}
 	}
@@ -250,8 +320,8 @@ func plotPart(groups []*results.Group, out, prefix string, stdout io.Writer) err
 	for _, k := range settings {
 		atK := filter(groups, func(g *results.Group) bool { return g.Key.SameSetting(k) })
 		if slices.ContainsFunc(atK, func(g *results.Group) bool { return g.Key.Order != atK[0].Key.Order }) {
-			path := filepath.Join(out, prefix+"orders.png")
-			return written(path, plots.Orders(atK, path))
+			path := fig.file(out, prefix+"orders")
+			return written(path, plots.Orders(atK, path, fig.width))
 		}
 	}
 	return nil

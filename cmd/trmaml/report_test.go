@@ -128,7 +128,7 @@ func TestReportCmd(t *testing.T) {
 	if err := reportCmd([]string{"-runs", root}, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "-out") {
 		t.Errorf("no -out: error %v", err)
 	}
-	if err := reportCmd([]string{"-out", out, t.TempDir()}, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "no finished run") {
+	if err := reportCmd([]string{"-out", out, t.TempDir()}, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "no run directories with an evaluation") {
 		t.Errorf("no runs: error %v", err)
 	}
 }

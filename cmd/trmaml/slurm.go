@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/trmaml/trmaml/internal/shell"
 	"io"
 	"os"
 	"os/exec"
@@ -62,6 +63,9 @@ func submitSlurm(f slurmFlags, spec experiment.Spec, specPath, out string, grid 
 	if f.cpus < 0 || f.memMiB < 0 || f.time < 0 || f.maxRunning < 0 {
 		return errors.New("experiment: -cpus, -mem, -time and -max-running must not be negative")
 	}
+	if f.time > 0 && f.time < time.Minute {
+		return fmt.Errorf("experiment -time %v: below one minute, which Slurm's --time would round to 0, no limit: give at least 1m (or leave -time out for the measured or estimated time)", f.time)
+	}
 	sbatchOpts, err := slurm.Merge(spec.Slurm, f.sbatch)
 	if err != nil {
 		return fmt.Errorf("experiment -sbatch: %w", err)
@@ -115,7 +119,7 @@ func submitSlurm(f slurmFlags, spec experiment.Spec, specPath, out string, grid 
 		}
 	}
 	if len(todo) == 0 {
-		fmt.Fprintf(stdout, "nothing to submit: every cell of %s is finished, running or queued (trmaml status %s)\n", out, out)
+		fmt.Fprintf(stdout, "nothing to submit: every cell of %s is finished, running or queued (trmaml status %s)\n", out, shell.Quote(out))
 		return nil
 	}
 	// The array's tasks ask for the most any of its cells needs: the time
@@ -178,7 +182,7 @@ func submitSlurm(f slurmFlags, spec experiment.Spec, specPath, out string, grid 
 		}
 	}
 	if f.dryRun {
-		fmt.Fprintf(stdout, "wrote %s and %s; to submit:\n  id=$(sbatch --parsable %s)\n  sbatch --dependency=afterany:$id %s\n", arrayPath, reportPath, arrayPath, reportPath)
+		fmt.Fprintf(stdout, "wrote %s and %s; to submit:\n  id=$(sbatch --parsable %s)\n  sbatch --dependency=afterany:\"$id\" %s\n", arrayPath, reportPath, shell.Quote(arrayPath), shell.Quote(reportPath))
 		return nil
 	}
 	arrayID, err := slurm.Submit(arrayPath)
@@ -199,7 +203,7 @@ func submitSlurm(f slurmFlags, spec experiment.Spec, specPath, out string, grid 
 		return err
 	}
 	fmt.Fprintf(stdout, "submitted array job %s and report job %s (after it)\n", arrayID, reportID)
-	fmt.Fprintf(stdout, "follow: trmaml status %s   squeue -j %s,%s   tail -f %s/cell-I.log\n", out, arrayID, reportID, logs)
+	fmt.Fprintf(stdout, "follow: trmaml status %s   squeue -j %s   tail -f %s\n", shell.Quote(out), shell.Quote(arrayID+","+reportID), shell.Quote(logs)+"/cell-I.log")
 	fmt.Fprintf(stdout, "the table and figures will be in %s; the same command resubmits cells that did not finish\n", out)
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -57,7 +58,7 @@ func TestSlurmSubmitRefusals(t *testing.T) {
 	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("-slurm without sbatch wrote %s", out)
 	}
-	if stdout, err := submit("-dry-run"); err != nil || !strings.Contains(stdout, "sbatch --dependency=afterany:$id") {
+	if stdout, err := submit("-dry-run"); err != nil || !strings.Contains(stdout, "sbatch --dependency=afterany:\"$id\"") {
 		t.Errorf("-dry-run: %v\n%s", err, stdout)
 	}
 	for _, c := range []struct {
@@ -67,6 +68,8 @@ func TestSlurmSubmitRefusals(t *testing.T) {
 		{[]string{"-sbatch", "partiton=gpu"}, `"partiton" is not an sbatch long option`},
 		{[]string{"-sbatch", "time=1:00"}, "--time is set by trmaml: use -time"},
 		{[]string{"-cpus", "-1"}, "must not be negative"},
+		{[]string{"-time", "1ns"}, "-time 1ns: below one minute"},
+		{[]string{"-time", "59s"}, "-time 59s: below one minute"},
 	} {
 		if _, err := submit(c.args...); err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%v: %v, want a one-line error with %q", c.args, err, c.want)
@@ -224,5 +227,35 @@ func TestStatusSlurmStates(t *testing.T) {
 	stdout.Reset()
 	if err := dispatch([]string{"status", out}, &stdout, &stderr); err != nil || strings.Contains(stdout.String(), "[slurm:") || !strings.Contains(stdout.String(), "report job 11: state unknown") {
 		t.Errorf("status without squeue and sacct: %v\n%s", err, stdout.String())
+	}
+}
+
+// TestSlurmDryRunQuoted: the commands the dry run prints for a shell are
+// quoted: run by sh, an -out with ; and $( ) is passed as one word.
+func TestSlurmDryRunQuoted(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "exp.yaml")
+	os.WriteFile(filepath.Join(dir, "base.yaml"), []byte("name: small\nmodel: {hidden: [8]}\nmeta: {iterations: 20, batch: 10}\neval: {every: 10, instances: 490, train_instances: 100, batch: 245, query: 5}\n"), 0o644)
+	os.WriteFile(spec, []byte("name: s\nbase: base.yaml\nalgorithms: [maml]\norders: [first]\nseeds: [1]\n"), 0o644)
+	out := filepath.Join(dir, "sl;$(x)")
+	var stdout, stderr bytes.Buffer
+	if err := dispatch([]string{"experiment", "-config", spec, "-out", out, "-slurm", "-dry-run"}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	_, cmds, ok := strings.Cut(stdout.String(), "to submit:\n")
+	if !ok {
+		t.Fatalf("no submit commands in:\n%s", stdout.String())
+	}
+	// sbatch that prints its argument: the script's path must arrive whole.
+	fakeCommands(t, map[string]string{"sbatch": `for a; do last=$a; done; printf '%s\n' "$last" >>"$SBATCH_ARGS"; echo 7`})
+	args := filepath.Join(dir, "args")
+	sh := exec.Command("/bin/sh", "-c", cmds)
+	sh.Env = append(os.Environ(), "SBATCH_ARGS="+args)
+	if o, err := sh.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v %s", cmds, err, o)
+	}
+	want := filepath.Join(out, "slurm", "array.sbatch") + "\n" + filepath.Join(out, "slurm", "report.sbatch") + "\n"
+	if got, _ := os.ReadFile(args); string(got) != want {
+		t.Errorf("the printed commands, run by sh, gave sbatch %q, want %q", got, want)
 	}
 }

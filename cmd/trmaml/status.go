@@ -92,7 +92,7 @@ func statusCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, strings.TrimRight(line, " "))
 	}
 	var parts []string
-	for _, s := range []experiment.State{experiment.Finished, experiment.Running, experiment.Interrupted, experiment.Failed, experiment.Damaged, experiment.NotStarted} {
+	for _, s := range []experiment.State{experiment.Finished, experiment.Running, experiment.Interrupted, experiment.Failed, experiment.Damaged, experiment.NotDir, experiment.NotStarted} {
 		if counts[s] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
 		}
@@ -151,7 +151,7 @@ func cellDetail(c experiment.Cell) string {
 			return "before its first checkpoint: resumes from iteration 0"
 		}
 		return fmt.Sprintf("checkpoint at iteration %d/%d", c.Checkpoint, total)
-	case experiment.Failed, experiment.Damaged:
+	case experiment.Failed, experiment.Damaged, experiment.NotDir:
 		return c.Detail
 	}
 	return ""

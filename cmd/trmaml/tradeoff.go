@@ -18,7 +18,8 @@ import (
 // run's own values (and how long it stayed on the initial plateau) in
 // cvar_seeds.csv.
 func tradeoffCmd(args []string, stdout, stderr io.Writer) error {
-	groups, out, release, err := groupsAndOut("tradeoff", "directory for cvar_tradeoff.png, cvar_table.md, cvar_table.csv and cvar_seeds.csv (required)", args, stderr)
+	fig := figureFlags{fixedWidth: true} // one column of two panels, 4.2 in
+	groups, out, release, err := groupsAndOut("tradeoff", "directory for cvar_tradeoff.png, cvar_table.md, cvar_table.csv and cvar_seeds.csv (required)", args, stderr, &fig, false)
 	if err != nil {
 		return err
 	}
@@ -30,7 +31,7 @@ func tradeoffCmd(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("tradeoff: %s measures %s; the trade-off is drawn for MSE runs only", g.Runs[0].Dir, g.Score.Label)
 		}
 	}
-	png := filepath.Join(out, "cvar_tradeoff.png")
+	png := fig.file(out, "cvar_tradeoff")
 	if err := plots.CVaRTradeoff(groups, png); err != nil {
 		return err
 	}

@@ -15,10 +15,10 @@ func TestResolveRoot(t *testing.T) {
 		flag, config, env string
 		want              Root
 	}{
-		{"/f", "/c", "/e", Root{"/f", "flag"}},
-		{"", "/c", "/e", Root{"/c", "config"}},
-		{"", "", "/e", Root{"/e", EnvRoot}},
-		{"", "", "", Root{"", "default"}},
+		{"/f", "/c", "/e", Root{Dir: "/f", Source: "flag"}},
+		{"", "/c", "/e", Root{Dir: "/c", Source: "config"}},
+		{"", "", "/e", Root{Dir: "/e", Source: EnvRoot}},
+		{"", "", "", Root{Dir: "", Source: "default"}},
 	}
 	for _, tt := range tests {
 		t.Setenv(EnvRoot, tt.env)
@@ -104,12 +104,12 @@ func TestAnnotateNamesTheRootsOrigin(t *testing.T) {
 		EnvRoot:   "no data (data root from $TRMAML_DATA)",
 		"default": "no data (the default data root; set $TRMAML_DATA or pass a data directory to use another)",
 	} {
-		err := Root{"/r", source}.Annotate(base)
+		err := Root{Dir: "/r", Source: source}.Annotate(base)
 		if err.Error() != want || !errors.Is(err, base) {
 			t.Errorf("%s: %v", source, err)
 		}
 	}
-	if (Root{"/r", "flag"}).Annotate(nil) != nil {
+	if (Root{Dir: "/r", Source: "flag"}).Annotate(nil) != nil {
 		t.Error("annotated a nil error")
 	}
 }

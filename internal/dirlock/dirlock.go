@@ -3,8 +3,10 @@ package dirlock
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -34,9 +36,9 @@ var ErrHeld = errors.New("in use by another process")
 // after all.
 func Acquire(dir string) (*Lock, error) {
 	path := filepath.Join(dir, Name)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := openLock(path, os.O_RDWR|os.O_CREATE)
 	if err != nil {
-		return nil, fmt.Errorf("locking %s: %w", dir, err)
+		return nil, err
 	}
 	deadline := time.Now().Add(nameWait)
 	for {
@@ -48,7 +50,7 @@ func Acquire(dir string) (*Lock, error) {
 			f.Close()
 			return nil, fmt.Errorf("locking %s: %w", dir, err)
 		}
-		holder, _ := os.ReadFile(path)
+		holder, _ := io.ReadAll(io.NewSectionReader(f, 0, maxHolder))
 		h := strings.TrimSpace(string(holder))
 		if (h == "" || gone(h)) && time.Now().Before(deadline) {
 			time.Sleep(5 * time.Millisecond)
@@ -68,6 +70,68 @@ func Acquire(dir string) (*Lock, error) {
 		f.WriteAt([]byte(info), 0)
 	}
 	return &Lock{f: f}, nil
+}
+
+// openLock opens the lock file at path (creating it with flag O_CREATE),
+// refusing anything but a lock file of ours: it never follows a symbolic
+// link (O_NOFOLLOW), never opens a directory, FIFO or device, never a file
+// with another name linked to it, and never a file whose content is not a
+// holder's name, so that taking and releasing the lock, which write the
+// file, can never write another file. Errors name the file and what it is.
+func openLock(path string, flag int) (*os.File, error) {
+	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0o644)
+	if err != nil {
+		var what string
+		switch {
+		case errors.Is(err, syscall.ELOOP):
+			what = "a symbolic link"
+		case errors.Is(err, syscall.EISDIR):
+			what = "a directory"
+		default:
+			return nil, fmt.Errorf("locking %s: %w", filepath.Dir(path), err)
+		}
+		return nil, notLock(path, what)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("locking %s: %w", filepath.Dir(path), err)
+	}
+	sys, _ := st.Sys().(*syscall.Stat_t)
+	switch {
+	case st.IsDir():
+		err = notLock(path, "a directory")
+	case !st.Mode().IsRegular():
+		err = notLock(path, "not a regular file ("+st.Mode().Type().String()+")")
+	case sys != nil && sys.Nlink > 1:
+		err = notLock(path, fmt.Sprintf("a regular file with %d names (a hard link to another file)", sys.Nlink))
+	case st.Size() > maxHolder:
+		err = notLock(path, fmt.Sprintf("a regular file of %d bytes, not a lock file", st.Size()))
+	default:
+		b := make([]byte, st.Size())
+		if _, rerr := f.ReadAt(b, 0); rerr != nil && len(b) > 0 {
+			err = fmt.Errorf("locking %s: %w", filepath.Dir(path), rerr)
+		} else if len(b) > 0 && !holderLine.Match(b) {
+			err = notLock(path, fmt.Sprintf("a regular file that does not hold a lock holder's name (it starts %q)", b[:min(len(b), 40)]))
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// maxHolder bounds the size of a lock file's content, a holder's name.
+const maxHolder = 1 << 20
+
+// holderLine is the content Acquire writes into a held lock file (its
+// start), which only a lock file of ours holds.
+var holderLine = regexp.MustCompile(`^pid [0-9]+ on `)
+
+// notLock is the refusal of a path named Name that is not a lock file.
+func notLock(path, what string) error {
+	return fmt.Errorf("%s: %s, not trmaml's lock file: refusing to lock the directory through it (nothing was written; remove or rename it yourself if the directory is yours)", path, what)
 }
 
 // gone reports whether holder, the content of a held lock file, names a
@@ -100,7 +164,7 @@ func (l *Lock) Release() {
 // for status displays. A directory without a lock file is not held.
 func Holder(dir string) (holder string, held bool, err error) {
 	path := filepath.Join(dir, Name)
-	f, err := os.Open(path)
+	f, err := openLock(path, os.O_RDONLY)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", false, nil
 	}
@@ -110,7 +174,7 @@ func Holder(dir string) (holder string, held bool, err error) {
 	defer f.Close()
 	err = syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB)
 	if errors.Is(err, syscall.EWOULDBLOCK) {
-		b, _ := os.ReadFile(path)
+		b, _ := io.ReadAll(io.LimitReader(f, maxHolder))
 		return strings.TrimSpace(string(b)), true, nil
 	}
 	if err != nil {

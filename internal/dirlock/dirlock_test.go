@@ -164,3 +164,94 @@ func TestKilledHolderNameNotBlamed(t *testing.T) {
 		t.Errorf("a new holder behind a killed one's name: %v, want the new holder named", err)
 	}
 }
+
+// TestRefusesWhatIsNotALockFile: a symbolic link (to a file, to a directory,
+// dangling), a directory, a FIFO, a second name of another file and a
+// regular file with other content at .lock are refused by Acquire and
+// Holder, naming .lock and what it is, and no byte of anything changes: the
+// lock can never be turned into a write elsewhere.
+func TestRefusesWhatIsNotALockFile(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		make func(dir, victim string) error
+		what string
+	}{
+		{"symlink to a file", func(d, v string) error { return os.Symlink(v, filepath.Join(d, Name)) }, "a symbolic link"},
+		{"relative symlink to a sibling", func(d, v string) error {
+			os.WriteFile(filepath.Join(d, "config.yaml"), []byte("seed: 1\n"), 0o644)
+			return os.Symlink("config.yaml", filepath.Join(d, Name))
+		}, "a symbolic link"},
+		{"symlink to a directory", func(d, v string) error { return os.Symlink(filepath.Dir(v), filepath.Join(d, Name)) }, "a symbolic link"},
+		{"dangling symlink", func(d, v string) error { return os.Symlink(v+".absent", filepath.Join(d, Name)) }, "a symbolic link"},
+		{"directory", func(d, v string) error { return os.Mkdir(filepath.Join(d, Name), 0o755) }, "a directory"},
+		{"fifo", func(d, v string) error { return syscall.Mkfifo(filepath.Join(d, Name), 0o644) }, "not a regular file"},
+		{"hard link", func(d, v string) error { return os.Link(v, filepath.Join(d, Name)) }, "2 names"},
+		{"other content", func(d, v string) error {
+			return os.WriteFile(filepath.Join(d, Name), []byte("seed: 1\nalpha: 0.01\n"), 0o644)
+		}, "does not hold a lock holder's name"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := t.TempDir()
+			dir := filepath.Join(root, "run")
+			os.Mkdir(dir, 0o755)
+			victim := filepath.Join(root, "victim")
+			os.WriteFile(victim, []byte("precious\n"), 0o644)
+			if err := c.make(dir, victim); err != nil {
+				t.Fatal(err)
+			}
+			before := snapshot(t, root)
+			l, err := Acquire(dir)
+			if err == nil {
+				l.Release()
+				t.Fatal("Acquire accepted it")
+			}
+			if !strings.HasPrefix(err.Error(), filepath.Join(dir, Name)+": ") || !strings.Contains(err.Error(), c.what) {
+				t.Errorf("Acquire: %v, want it to name %s as %s", err, Name, c.what)
+			}
+			if _, _, err := Holder(dir); err == nil || !strings.Contains(err.Error(), c.what) {
+				t.Errorf("Holder: %v, want a refusal naming %s", err, c.what)
+			}
+			if after := snapshot(t, root); after != before {
+				t.Errorf("a refused lock changed files:\nbefore %s\nafter  %s", before, after)
+			}
+		})
+	}
+}
+
+// TestOwnLockFileReused: a lock file a killed holder left (its name in
+// it) and an empty one are taken.
+func TestOwnLockFileReused(t *testing.T) {
+	for _, content := range []string{"", "pid 999999 on elsewhere, \"trmaml train\", since 2000-01-01T00:00:00Z\n"} {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, Name), []byte(content), 0o644)
+		l, err := Acquire(dir)
+		if err != nil {
+			t.Fatalf("lock file %q: %v", content, err)
+		}
+		l.Release()
+	}
+}
+
+// snapshot describes every entry under root: name, type, link target and
+// content.
+func snapshot(t *testing.T, root string) string {
+	t.Helper()
+	var b strings.Builder
+	filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "%s %v", p, fi.Mode())
+		switch {
+		case fi.Mode()&os.ModeSymlink != 0:
+			l, _ := os.Readlink(p)
+			b.WriteString(" -> " + l)
+		case fi.Mode().IsRegular():
+			c, _ := os.ReadFile(p)
+			fmt.Fprintf(&b, " %q", c)
+		}
+		b.WriteString("; ")
+		return nil
+	})
+	return b.String()
+}

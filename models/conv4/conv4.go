@@ -61,36 +61,44 @@ func (Model) NewSection() any {
 // Section is c's model.conv4 section.
 func Section(c configs.Config) *Config { return c.Model.Sections[Name].(*Config) }
 
-// Check implements configs.Model: the ranges, the values the engine
-// implements, and a pooling chain that leaves the image at least 1x1.
+// Check implements configs.Model: the ranges, and a pooling chain that
+// leaves the image at least 1x1 (when the family knows the image's size
+// before reading its data; otherwise the engine refuses it at build time).
 func (Model) Check(c configs.Config, io configs.IO, k *configs.Checker) {
 	s := Section(c)
 	k.Between("model.conv4.filters", s.Filters, 1, MaxFilters)
 	k.OneOf("model.conv4.pool", s.Pool, Pools...)
 	k.OneOf("model.conv4.batch_norm", s.BatchNorm, BatchNorms...)
 	k.Between("model.conv4.hidden", s.Hidden, 0, MaxFilters*16)
-	switch {
-	case s.Pool == "stride" || s.Pool == "none":
-		k.Fail("model.conv4.pool", s.Pool, "is not implemented by the CNN engine (graph.CNN) yet: use max")
-	case s.BatchNorm == "off":
-		k.Fail("model.conv4.batch_norm", s.BatchNorm, "is not implemented by the CNN engine (graph.CNN) yet: use adapt or fixed")
-	case s.Hidden != 0:
-		k.Fail("model.conv4.hidden", s.Hidden, "is not implemented by the CNN engine (graph.CNN) yet: use 0")
+	if s.Blocks < 1 {
+		k.Fail("model.conv4.blocks", s.Blocks, "must be >= 1")
+		return
 	}
-	if s.Blocks < 1 || io.Height>>min(s.Blocks, 62) < 1 || io.Width>>min(s.Blocks, 62) < 1 {
-		k.Fail("model.conv4.blocks", s.Blocks, "must be >= 1 and leave images of at least 1x1: each block halves the side, so at most %d for %dx%d inputs",
-			log2(min(io.Height, io.Width)), io.Height, io.Width)
+	if io.Height < 1 || io.Width < 1 {
+		return
+	}
+	h, w := io.Height, io.Width
+	for b := 1; b <= min(s.Blocks, 64); b++ {
+		h, w = shrink(s.Pool, h), shrink(s.Pool, w)
+		if h < 1 || w < 1 {
+			k.Fail("model.conv4.blocks", s.Blocks, "leaves no image: %dx%d inputs under %d blocks of %s pooling shrink to nothing at block %d (at most %d blocks)",
+				io.Height, io.Width, s.Blocks, s.Pool, b, b-1)
+			return
+		}
 	}
 }
 
-// log2 is floor(log2(n)) for n >= 1, 0 below.
-func log2(n int) int {
-	l := 0
-	for n > 1 {
-		n >>= 1
-		l++
+// shrink is the side of a block's output for a side n of its input:
+// max-pooling halves it (rounding down), a stride-2 convolution with
+// padding 1 halves it rounding up, none keeps it.
+func shrink(pool string, n int) int {
+	switch pool {
+	case "stride":
+		return (n + 1) / 2
+	case "none":
+		return n
 	}
-	return l
+	return n / 2
 }
 
 // Memory implements configs.Model. The graphs' large values are the
@@ -117,11 +125,15 @@ func (Model) Memory(c configs.Config, io configs.IO) configs.MemoryEstimate {
 	perImage, h, w := 0.0, io.Height, io.Width
 	for range min(n.Blocks, 62) {
 		perImage += float64(n.Filters * h * w)
-		h, w = h/2, w/2
+		h, w = shrink(n.Pool, h), shrink(n.Pool, w)
 	}
 	perImage += float64(io.Inputs()) // the input
 	ways := io.Outputs
-	params := 9*float64(n.Filters)*float64(n.Filters+1)*float64(n.Blocks) + float64(h*w*n.Filters+1)*float64(ways)
+	head := float64(h*w*n.Filters+1) * float64(ways)
+	if n.Hidden > 0 {
+		head = float64(h*w*n.Filters+1)*float64(n.Hidden) + float64(n.Hidden+1)*float64(ways)
+	}
+	params := 9*float64(n.Filters)*float64(n.Filters+1)*float64(n.Blocks) + 9*float64(n.Filters)*float64(max(io.Channels, 1)-1) + head
 	graph := func(tasks, query int, supportFactor, queryFactor float64) float64 {
 		images := float64(tasks) * float64(ways) * (supportFactor*float64(c.Task.Support) + queryFactor*float64(query))
 		return float * (images*perImage + params*float64(tasks*(c.Inner.Steps+2)))
@@ -186,6 +198,9 @@ func (Model) Legacy(key string, value *yaml.Node) ([]*yaml.Node, bool) {
 // w), from graph.CNN's (h, w, c) rows.
 func (Model) Tensors(c configs.Config, io configs.IO, w []float64) ([]configs.Tensor, error) {
 	s := Section(c)
+	if s.Pool != "max" || s.BatchNorm == "off" || s.Hidden != 0 {
+		return nil, fmt.Errorf("conv4: named tensors are written for pool max, batch_norm adapt or fixed and hidden 0 (the paper's network), not pool %s, batch_norm %s, hidden %d", s.Pool, s.BatchNorm, s.Hidden)
+	}
 	var out []configs.Tensor
 	take := func(n int) ([]float64, error) {
 		if len(w) < n {

@@ -24,6 +24,11 @@ func main() {
 	query := flag.Int("query", 10, "query images per class (J)")
 	tasks := flag.Int("tasks", 8, "instances per meta-batch")
 	filters := flag.Int("filters", 64, "filters per block")
+	image := flag.Int("image", 28, "image side in pixels (84 for mini-ImageNet)")
+	channels := flag.Int("channels", 1, "input channels (3 for colour)")
+	steps := flag.Int("steps", 1, "inner SGD steps")
+	bn := flag.String("bn", graph.BatchNormFixed, "batch norm: adapt (scale and shift adapted in the inner loop, as the PyTorch yardstick does), fixed or off")
+	pool := flag.String("pool", graph.PoolMax, "block pooling: max, stride or none")
 	order := flag.String("order", "second", "second or first")
 	dtype := flag.String("dtype", "float32", "float32 or float64")
 	iters := flag.Int("iters", 5, "timed iterations (after one warm-up)")
@@ -52,7 +57,7 @@ func main() {
 	if *gemm {
 		err = gemmPeak(*iters)
 	} else {
-		err = run(*ways, *shots, *query, *tasks, *filters, *order, *dtype, *iters, *eval)
+		err = run(shape{*ways, *shots, *query, *tasks, *filters, *image, *channels, *steps, *bn, *pool}, *order, *dtype, *iters, *eval)
 	}
 	pprof.StopCPUProfile()
 	if err == nil && *memprofile != "" {
@@ -64,23 +69,36 @@ func main() {
 	}
 }
 
-func run(ways, shots, query, tasks, filters int, order, dtype string, iters int, eval bool) error {
+// shape is one benchmark setting: the instances and the network.
+type shape struct {
+	ways, shots, query, tasks int
+	filters, image, channels  int
+	steps                     int
+	bn, pool                  string
+}
+
+func run(sh shape, order, dtype string, iters int, eval bool) error {
+	ways, shots, query, tasks, filters := sh.ways, sh.shots, sh.query, sh.tasks, sh.filters
 	dt := map[string]tensor.Dtype{"float32": tensor.Float32, "float64": tensor.Float64}[dtype]
 	if dt == (tensor.Dtype{}) || (order != "first" && order != "second") || iters < 1 {
 		return fmt.Errorf("-dtype must be float32 or float64, -order second or first, -iters >= 1")
 	}
-	cnn, err := graph.NewCNN(28, 28, 1, filters, 4, ways, false)
+	if sh.steps < 1 {
+		return fmt.Errorf("-steps must be >= 1, got %d", sh.steps)
+	}
+	cnn, err := graph.Conv4{Filters: filters, Blocks: 4, Channels: sh.channels, Height: sh.image, Width: sh.image,
+		Pool: sh.pool, BatchNorm: sh.bn}.CNN(ways)
 	if err != nil {
 		return err
 	}
 	obj, err := graph.NewObjective(graph.Spec{Model: cnn, Loss: graph.SoftmaxCrossEntropy, Score: graph.Accuracy,
 		Tasks: tasks, Support: ways * shots, Query: ways * query, InShape: cnn.InShape(), OutDim: ways,
-		Steps: 1, Alpha: 0.1, FirstOrder: order == "first" && !eval, MetaGradient: !eval, Dtype: dt})
+		Steps: sh.steps, Alpha: 0.1, FirstOrder: order == "first" && !eval, MetaGradient: !eval, Dtype: dt})
 	if err != nil {
 		return err
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	b := metalearn.NewBatch(tasks, ways*shots, ways*query, 28*28, ways)
+	b := metalearn.NewBatch(tasks, ways*shots, ways*query, sh.image*sh.image*sh.channels, ways)
 	for _, x := range [][]float64{b.SupportX, b.QueryX} {
 		for i := range x {
 			x[i] = rng.Float64()
@@ -118,8 +136,8 @@ func run(ways, shots, query, tasks, filters int, order, dtype string, iters int,
 			ways, shots, query, tasks, filters, dtype, graph.Engine(), runtime.GOMAXPROCS(0), med, times[0], cpu[len(cpu)/2], float64(tasks)/med, obj.FLOPs()/1e9, obj.FLOPs()/med/1e9)
 		return nil
 	}
-	fmt.Printf("%d-way %d-shot, %d tasks, %d filters, %s order, %s, %s, GOMAXPROCS %d: median %.3f s (min %.3f s, CPU %.3f s) per meta-iteration, %.1f GFLOP per iteration, %.1f GFLOP/s\n",
-		ways, shots, tasks, filters, order, dtype, graph.Engine(), runtime.GOMAXPROCS(0), med, times[0], cpu[len(cpu)/2], obj.FLOPs()/1e9, obj.FLOPs()/med/1e9)
+	fmt.Printf("%d-way %d-shot, %d query images per class, %d tasks, %dx%dx%d images, %d filters, %s pooling, batch norm %s, %d inner steps, %s order, %s, %s, GOMAXPROCS %d: median %.3f s (min %.3f s, CPU %.3f s) per meta-iteration, %.1f GFLOP per iteration, %.1f GFLOP/s\n",
+		ways, shots, query, tasks, sh.image, sh.image, sh.channels, filters, sh.pool, sh.bn, sh.steps, order, dtype, graph.Engine(), runtime.GOMAXPROCS(0), med, times[0], cpu[len(cpu)/2], obj.FLOPs()/1e9, obj.FLOPs()/med/1e9)
 	return nil
 }
 

@@ -20,7 +20,10 @@ type builder struct{}
 // Build implements models.Builder.
 func (builder) Build(section any, io configs.IO) (models.Built, error) {
 	s := section.(*conv4.Config)
-	cnn, err := graph.NewCNN(io.Height, io.Width, io.Channels, s.Filters, s.Blocks, io.Outputs, s.BatchNorm == "adapt")
+	cnn, err := graph.Conv4{
+		Filters: s.Filters, Blocks: s.Blocks, Channels: io.Channels, Height: io.Height, Width: io.Width,
+		Pool: s.Pool, BatchNorm: s.BatchNorm, Hidden: s.Hidden,
+	}.CNN(io.Outputs)
 	if err != nil {
 		return models.Built{}, &configs.ConfigError{Field: "model.conv4", Problem: fmt.Sprintf("%v (inputs %s)", err, io)}
 	}

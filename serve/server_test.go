@@ -1,0 +1,258 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io/fs"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/trmaml/trmaml/configs"
+	"github.com/trmaml/trmaml/experiment"
+	"github.com/trmaml/trmaml/internal/dirlock"
+	"github.com/trmaml/trmaml/run"
+	"github.com/trmaml/trmaml/rundir"
+)
+
+// quickRun trains a short sinusoid run into dir.
+func quickRun(t *testing.T, dir, algorithm string) {
+	t.Helper()
+	cfg, err := configs.Builtin("sine_quick")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Algorithm = algorithm
+	cfg.Meta.Iterations, cfg.Eval.Every, cfg.Eval.Instances, cfg.Eval.TrainInstances = 200, 100, 490, 100
+	cfg.Eval.CVaRAlpha = []float64{0.9}
+	if _, err := run.Train(context.Background(), cfg, dir, run.Options{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// snapshot is every file under root with its content and mode.
+func snapshot(t *testing.T, root string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		m[p] = info.Mode().String()
+		if !d.IsDir() {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			m[p] += string(b)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func get(t *testing.T, h http.Handler, path string, out any) int {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+	if out != nil && rec.Code == http.StatusOK {
+		if err := json.Unmarshal(rec.Body.Bytes(), out); err != nil {
+			t.Fatalf("%s: %v: %s", path, err, rec.Body)
+		}
+	}
+	return rec.Code
+}
+
+// TestListStatesAsStatus serves a folder with a finished run, an
+// interrupted one, a damaged one and a run held by a process, and checks
+// each state and reason against experiment.Cells (what trmaml status
+// prints), that the served curves are metrics.csv's, and that serving
+// changed no byte and made no file in the runs.
+func TestListStatesAsStatus(t *testing.T) {
+	root := t.TempDir()
+	for _, name := range []string{"a/trmaml", "a/maml", "damaged", "held", "stopped"} {
+		alg := "trmaml"
+		if strings.HasSuffix(name, "maml") && !strings.HasSuffix(name, "trmaml") {
+			alg = "maml"
+		}
+		quickRun(t, filepath.Join(root, name), alg)
+	}
+	metrics := filepath.Join(root, "damaged", rundir.MetricsFile)
+	raw, _ := os.ReadFile(metrics)
+	os.WriteFile(metrics, bytes.Replace(raw, []byte("200,"), []byte("201,"), 1), 0o644)
+	os.Remove(filepath.Join(root, "stopped", rundir.ResultFile))
+	os.MkdirAll(filepath.Join(root, experiment.SchedulerDir), 0o755) // not a run
+	lock, err := dirlock.Acquire(filepath.Join(root, "held"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Release()
+	before := snapshot(t, root)
+
+	s, err := New([]string{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list struct{ Runs []Run }
+	if code := get(t, s, "/api/runs", &list); code != http.StatusOK {
+		t.Fatalf("/api/runs: %d", code)
+	}
+	var jobs []experiment.Job
+	for _, r := range list.Runs {
+		cfg, err := configs.Load(filepath.Join(r.Dir, rundir.ConfigFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs = append(jobs, experiment.Job{Config: cfg, Dir: r.Dir})
+	}
+	cells, err := experiment.Cells(jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]experiment.State{"a/maml": experiment.Finished, "a/trmaml": experiment.Finished,
+		"damaged": experiment.Damaged, "held": experiment.Running, "stopped": experiment.Damaged}
+	if len(list.Runs) != len(want) {
+		t.Fatalf("listed %d runs, want %d: %+v", len(list.Runs), len(want), list.Runs)
+	}
+	for i, r := range list.Runs {
+		if r.State != string(want[r.Name]) || r.State != string(cells[i].State) {
+			t.Errorf("%s: state %q, want %q (status: %q)", r.Name, r.State, want[r.Name], cells[i].State)
+		}
+		if r.State == string(experiment.Damaged) && (r.Detail != cells[i].Detail || r.Detail == "") {
+			t.Errorf("%s: reason %q, status says %q", r.Name, r.Detail, cells[i].Detail)
+		}
+		if r.Name != "damaged" && r.Iteration != 200 || r.Total != 200 || r.TestMean == nil || r.Metric != "mse" {
+			t.Errorf("%s: iteration %d/%d, test mean %v, metric %q", r.Name, r.Iteration, r.Total, r.TestMean, r.Metric)
+		}
+	}
+	res, err := rundir.ReadResult(filepath.Join(list.Runs[0].Dir, rundir.ResultFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := list.Runs[0].CVaR; len(got) != 1 || got[0] != res.MetaTest.CVaR[0] {
+		t.Errorf("a/maml: CVaR %v, result.json has %v", got, res.MetaTest.CVaR)
+	}
+	if got := list.Runs[0].Config["algorithm"]; got != "maml" {
+		t.Errorf("a/maml: swept algorithm %q, want maml (config %v)", got, list.Runs[0].Config)
+	}
+	if strings.Contains(list.Runs[3].Detail, "pid") {
+		t.Errorf("held: the page shows the lock holder %q", list.Runs[3].Detail)
+	}
+
+	var c Curves
+	dir := filepath.Join(root, "a", "trmaml")
+	if code := get(t, s, "/api/run?dir="+url.QueryEscape(dir), &c); code != http.StatusOK {
+		t.Fatalf("/api/run: %d", code)
+	}
+	table, err := rundir.ReadMetrics(filepath.Join(dir, rundir.MetricsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Iterations) != 3 || c.Columns["batch_mean"][0] != nil || *c.Columns["test_worst"][2] != table.Values[rundir.TestWorst][2] {
+		t.Errorf("curves %v differ from metrics.csv %v", c, table)
+	}
+	if c.P == nil || len(c.P.Weights) != 3 || c.PerTask == nil || len(c.PerTask.Test.PerTask) == 0 {
+		t.Errorf("p %v, per task %v", c.P, c.PerTask)
+	}
+	for _, bad := range []string{"/etc", root, filepath.Join(root, "a")} {
+		if code := get(t, s, "/api/run?dir="+url.QueryEscape(bad), nil); code != http.StatusNotFound {
+			t.Errorf("/api/run?dir=%s: %d, want 404", bad, code)
+		}
+	}
+	if code := get(t, s, "/", nil); code != http.StatusOK {
+		t.Errorf("/: %d", code)
+	}
+	// Listed again, unchanged runs come from the cache; a run damaged
+	// since is checked again.
+	again, err := s.List()
+	if err != nil || len(again) != len(list.Runs) || again[0].State != list.Runs[0].State {
+		t.Fatalf("second listing %v, %v", again, err)
+	}
+	after := snapshot(t, root)
+	for p, v := range after {
+		if before[p] != v {
+			t.Errorf("serving changed %s", p)
+		}
+	}
+	if len(after) != len(before) {
+		t.Errorf("serving made or removed files: %d before, %d after", len(before), len(after))
+	}
+	p := filepath.Join(root, "a", "maml", rundir.PFile)
+	raw, _ = os.ReadFile(p)
+	os.WriteFile(p, append(raw, '\n'), 0o644)
+	if again, _ := s.List(); again[0].State != string(experiment.Damaged) || !strings.Contains(again[0].Detail, rundir.PFile) {
+		t.Errorf("a/maml damaged after the first listing: %s, %q", again[0].State, again[0].Detail)
+	}
+}
+
+// TestPeekHolderSeesFlock checks the lock look-up against a lock taken
+// and released, and the parsing of /proc/locks lines.
+func TestPeekHolderSeesFlock(t *testing.T) {
+	dir := t.TempDir()
+	if _, held, err := peekHolder(dir); held || err != nil {
+		t.Fatalf("no lock file: held %v, %v", held, err)
+	}
+	l, err := dirlock.Acquire(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(procLocks); err != nil {
+		t.Skipf("no %s here: only the fallback works", procLocks)
+	}
+	name, held, err := peekHolder(dir)
+	if !held || err != nil || !strings.Contains(name, "pid") {
+		t.Errorf("held lock: %q %v %v", name, held, err)
+	}
+	l.Release()
+	if _, held, _ := peekHolder(dir); held {
+		t.Error("released lock still held")
+	}
+	// A killed holder's name stays in the file, but no lock: not held.
+	os.WriteFile(filepath.Join(dir, dirlock.Name), []byte("pid 1 on elsewhere, \"trmaml train\"\n"), 0o644)
+	if _, held, _ := peekHolder(dir); held {
+		t.Error("a stale name counted as held")
+	}
+	for _, c := range []struct {
+		table    string
+		dev, ino uint64
+		want     bool
+	}{
+		{"1: FLOCK  ADVISORY  WRITE 17625 fe:00:5317953 0 EOF\n", 0xfe00, 5317953, true},
+		{"1: FLOCK  ADVISORY  WRITE 17625 fe:00:5317953 0 EOF\n", 0xfe01, 5317953, false},
+		{"1: FLOCK  ADVISORY  WRITE 17625 fe:00:5317953 0 EOF\n", 0xfe00, 5317954, false},
+		{"1: -> FLOCK  ADVISORY  WRITE 17625 fe:00:5317953 0 EOF\n", 0xfe00, 5317953, false},
+		{"2: POSIX  ADVISORY  WRITE 99 103:02:42 0 EOF\n", 0x10302, 42, true},
+		{"", 0, 0, false},
+	} {
+		if got := locked(c.table, c.dev, c.ino); got != c.want {
+			t.Errorf("locked(%q, %#x, %d) = %v, want %v", c.table, c.dev, c.ino, got, c.want)
+		}
+	}
+}
+
+// TestListenPortInUse refuses a taken port, naming it.
+func TestListenPortInUse(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	_, err = Listen(l.Addr().String())
+	if err == nil || !strings.Contains(err.Error(), "port "+port+" is in use") {
+		t.Errorf("Listen on a taken port: %v", err)
+	}
+}

@@ -1,0 +1,100 @@
+package tfevents
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/trmaml/trmaml/internal/atomicfile"
+	"github.com/trmaml/trmaml/metalearn"
+	"github.com/trmaml/trmaml/results"
+	"github.com/trmaml/trmaml/rundir"
+)
+
+// Tags names the scalars a run's metrics.csv columns become, by column:
+// grouped as TensorBoard groups tags (by the part before the slash), each
+// saying what it holds and in which unit (UNIT is the run's metric with
+// its unit, "MSE" or "accuracy (%)").
+var Tags = [rundir.NumColumns]string{
+	rundir.Elapsed:    "time/elapsed (s)",
+	rundir.BatchMean:  "meta-batch/mean loss",
+	rundir.BatchWorst: "meta-batch/worst instance loss",
+	rundir.TrainMean:  "meta-train/mean UNIT",
+	rundir.TrainWorst: "meta-train/worst task UNIT",
+	rundir.TrainStd:   "meta-train/std UNIT",
+	rundir.TestMean:   "meta-test/mean UNIT",
+	rundir.TestWorst:  "meta-test/worst task UNIT",
+	rundir.TestStd:    "meta-test/std UNIT",
+}
+
+// ExportRun writes the run directory dir's metrics.csv and p.csv (the task
+// weights, tags "p/TASK") as an event file in out, replacing the one an
+// earlier export wrote, and returns its path. The run is verified against
+// its manifest first; a running or unfinished run exports what it has.
+// Each evaluation is one event at its iteration, timed from config.yaml's
+// modification time (the run's start) plus its elapsed seconds; accuracies
+// are in percent, as the reports show them.
+func ExportRun(dir, out string) (string, error) {
+	sealed, err := rundir.Verify(dir)
+	if err != nil {
+		return "", err
+	}
+	m := results.ScoreOf(sealed.Config)
+	if res, err := rundir.ReadResult(filepath.Join(dir, rundir.ResultFile)); err == nil {
+		if named, err := metalearn.MetricNamed(res.Metric); err == nil {
+			m = named
+		}
+	}
+	table, err := rundir.ReadMetrics(filepath.Join(dir, rundir.MetricsFile))
+	if err != nil {
+		return "", err
+	}
+	p, err := rundir.ReadP(filepath.Join(dir, rundir.PFile))
+	if err != nil {
+		return "", err
+	}
+	st, err := os.Stat(filepath.Join(dir, rundir.ConfigFile))
+	if err != nil {
+		return "", err
+	}
+	start := float64(st.ModTime().UnixNano()) / 1e9
+	unit := m.Label
+	if m.Unit != "" {
+		unit += " (" + m.Unit + ")"
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return "", err
+	}
+	path := filepath.Join(out, fmt.Sprintf("events.out.tfevents.%d.trmaml", int64(start)))
+	err = atomicfile.WriteFunc(path, func(w io.Writer) error {
+		ew, err := NewWriter(w, start)
+		if err != nil {
+			return err
+		}
+		for r, it := range table.Iterations {
+			var values []Scalar
+			for c := range rundir.NumColumns {
+				v := table.Values[c][r]
+				if c >= rundir.TrainMean {
+					v = m.Show(v)
+				}
+				values = append(values, Scalar{strings.Replace(Tags[c], "UNIT", unit, 1), v})
+			}
+			if r < len(p.Iterations) && p.Iterations[r] == it {
+				for k, task := range p.Tasks {
+					values = append(values, Scalar{"p/" + task, p.Weights[r][k]})
+				}
+			}
+			if err := ew.Scalars(start+table.Values[rundir.Elapsed][r], int64(it), values); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return path, nil
+}
