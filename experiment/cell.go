@@ -12,6 +12,7 @@ import (
 	"github.com/trmaml/trmaml/internal/dirlock"
 	"github.com/trmaml/trmaml/run"
 	"github.com/trmaml/trmaml/rundir"
+	"github.com/trmaml/trmaml/slurm"
 )
 
 // A grid's cells are its runs numbered from 0 in the order Parse expands
@@ -22,7 +23,7 @@ import (
 // SchedulerDir is the directory of an experiment's scheduler files (the
 // Slurm scripts and logs) inside its output directory: the one directory
 // there that is not a run.
-const SchedulerDir = "slurm"
+const SchedulerDir = slurm.SchedulerDir
 
 // FailedFile, in a run directory, holds the error the run last stopped
 // with, when that was neither success nor an interruption; it goes when the

@@ -19,6 +19,8 @@ import (
 	"github.com/trmaml/trmaml/graph"
 	"github.com/trmaml/trmaml/internal/dirlock"
 	"github.com/trmaml/trmaml/metalearn"
+	"github.com/trmaml/trmaml/plots"
+	"github.com/trmaml/trmaml/results"
 	"github.com/trmaml/trmaml/run"
 	"github.com/trmaml/trmaml/rundir"
 )
@@ -393,16 +395,21 @@ func experimentCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 // experimentReport writes the table and figures of the grid's runs that
 // exist into out.
 func experimentReport(grid []experiment.Job, out string, stdout, stderr io.Writer) error {
-	report := []string{"-out", out}
+	var dirs []string
 	for _, j := range grid {
 		if _, err := os.Stat(j.Dir); err == nil {
-			report = append(report, j.Dir)
+			dirs = append(dirs, j.Dir)
 		}
 	}
-	if err := reportCmd(report, stdout, stderr); err != nil {
+	groups, release, err := openReport(dirs, out, true, stderr)
+	if err != nil {
 		return err
 	}
-	return plotCmd(report, stdout, stderr)
+	defer release()
+	if err := results.WriteReport(groups, out, stdout); err != nil {
+		return err
+	}
+	return plots.WriteReport(groups, out, "png", plots.Double, stdout) // trmaml plot's defaults
 }
 
 // listCells prints one line per cell: index, run directory, state.

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/trmaml/trmaml/internal/atomicfile"
-	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/plots"
 	"github.com/trmaml/trmaml/results"
 	"github.com/trmaml/trmaml/rundir"
@@ -145,20 +143,27 @@ func groupsAndOut(name, outUsage string, args []string, stderr io.Writer, fig *f
 	if *out == "" {
 		return nil, "", nil, fmt.Errorf("%s: -out DIR is required", name)
 	}
+	groups, release, err := openReport(paths, *out, unfinished, stderr)
+	return groups, *out, release, err
+}
+
+// openReport loads the groups of the runs under paths as loadGroups does,
+// creates the output directory out and locks it, so that two commands do
+// not write one directory at once, cleaning it of the temporary files of a
+// killed earlier write.
+func openReport(paths []string, out string, unfinished bool, stderr io.Writer) ([]*results.Group, func(), error) {
 	groups, err := loadGroups(paths, unfinished, stderr)
 	if err != nil {
-		return nil, "", nil, err
+		return nil, nil, err
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return nil, "", nil, err
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, nil, err
 	}
-	// Locked, so that two commands do not write one directory at once,
-	// and cleaned of the temporary files of a killed earlier write.
-	lock, err := rundir.Open(*out)
+	lock, err := rundir.Open(out)
 	if err != nil {
-		return nil, "", nil, err
+		return nil, nil, err
 	}
-	return groups, *out, lock.Release, nil
+	return groups, lock.Release, nil
 }
 
 // reportCmd is "trmaml report [-runs DIR]... [-out DIR] [DIR...]": the
@@ -177,72 +182,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer release()
-	parts := results.SplitByScore(groups)
-	for _, part := range parts {
-		var t interface {
-			Markdown() string
-			CSV() string
-		}
-		var err error
-		if part[0].Score.HigherIsBetter {
-			t, err = results.NewTrainTestTable(part)
-		} else {
-			t, err = results.Table(part)
-		}
-		if err != nil {
-			return err
-		}
-		md, csv := t.Markdown(), t.CSV()
-		suffix := ""
-		if len(parts) > 1 {
-			suffix = "_" + part[0].Score.Name
-		}
-		mdPath, csvPath := filepath.Join(out, "table"+suffix+".md"), filepath.Join(out, "table"+suffix+".csv")
-		if err := atomicfile.Write(mdPath, []byte(md)); err != nil {
-			return err
-		}
-		if err := atomicfile.Write(csvPath, []byte(csv)); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "%s\nwritten to %s and %s\n", md, mdPath, csvPath)
-		// Per-task values are of the finished runs: unfinished ones
-		// have none yet.
-		fin := results.FinishedGroups(part)
-		if len(fin) == 0 {
-			continue
-		}
-		perTask, err := results.PerTaskMarkdown(fin)
-		if err != nil {
-			return err
-		}
-		if err := atomicfile.Write(filepath.Join(out, "per_task"+suffix+".md"), []byte(perTask)); err != nil {
-			return err
-		}
-	}
-	fin := results.FinishedGroups(groups)
-	if len(fin) == 0 {
-		return nil
-	}
-	perTask, perRun := filepath.Join(out, "per_task.csv"), filepath.Join(out, "per_task_seeds.csv")
-	if err := atomicfile.Write(perTask, []byte(results.PerTaskCSV(fin))); err != nil {
-		return err
-	}
-	if err := atomicfile.Write(perRun, []byte(results.PerRunCSV(fin))); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "per-task values written to %s (Markdown: per_task.md), each seed's to %s\n", perTask, perRun)
-	if moving := results.MovingP(groups); len(moving) > 0 {
-		travel, err := results.PTravelMarkdown(moving, results.StepP)
-		if err != nil {
-			return err
-		}
-		path := filepath.Join(out, "p_travel.md")
-		if err := atomicfile.Write(path, []byte(travel)); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "how far p moved from its start in each run: %s\n", path)
-	}
-	return nil
+	return results.WriteReport(groups, out, stdout)
 }
 
 // plotCmd is "trmaml plot [-runs DIR]... -out DIR [DIR...]": the report
@@ -261,99 +201,7 @@ func plotCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer release()
-	parts := results.SplitByScore(groups)
-	for _, part := range parts {
-		prefix := ""
-		if len(parts) > 1 {
-			prefix = part[0].Score.Name + "_"
-		}
-		if err := plotPart(part, out, prefix, fig, stdout); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// plotPart draws the figures of groups of one metric into out, each file
-// name starting with prefix.
-func plotPart(groups []*results.Group, out, prefix string, fig figureFlags, stdout io.Writer) error {
-	written := func(path string, err error) error {
-		if err == nil {
-			fmt.Fprintf(stdout, "wrote %s\n", path)
-		}
-		return err
-	}
-	classification := groups[0].Score.HigherIsBetter
-
-	var settings []results.Key // groups are sorted by setting
-	for _, g := range groups {
-		if n := len(settings); n == 0 || !settings[n-1].SameSetting(g.Key) {
-			settings = append(settings, g.Key)
-		}
-	}
-	for i, k := range settings {
-		suffix := ""
-		if i > 0 {
-			suffix = "_" + settingSlug(k)
-		}
-		sel := preferSecondOrder(filter(groups, func(g *results.Group) bool { return g.Key.SameSetting(k) }))
-		path := fig.file(out, prefix+"figure1"+suffix)
-		if err := written(path, plots.Figure1(sel, path, fig.width)); err != nil {
-			return err
-		}
-		if fin := results.FinishedGroups(sel); classification && len(fin) > 0 { // per-task values: finished runs only
-			path := fig.file(out, prefix+"adversary"+suffix)
-			if err := written(path, plots.Adversary(fin, path)); err != nil {
-				return err
-			}
-		}
-	}
-
-	if tr := preferSecondOrder(filter(groups, func(g *results.Group) bool { return g.Key.Algorithm == robustMethod(groups) })); len(tr) > 0 && !classification {
-		tasks, _ := tr[0].FinalP()
-		path := fig.file(out, prefix+"p_weights")
-		if err := written(path, plots.PWeights(tr, results.HardTasks(tasks), path, fig.width)); err != nil {
-			return err
-		}
-	}
-
-	for _, k := range settings {
-		atK := filter(groups, func(g *results.Group) bool { return g.Key.SameSetting(k) })
-		if slices.ContainsFunc(atK, func(g *results.Group) bool { return g.Key.Order != atK[0].Key.Order }) {
-			path := fig.file(out, prefix+"orders")
-			return written(path, plots.Orders(atK, path, fig.width))
-		}
-	}
-	return nil
-}
-
-// settingSlug names a setting in a file name: "k10", or "20way1shot" for
-// classification.
-func settingSlug(k results.Key) string {
-	if k.Ways > 0 {
-		return fmt.Sprintf("%dway%dshot", k.Ways, k.K)
-	}
-	return fmt.Sprintf("k%d", k.K)
-}
-
-// filter returns the groups for which keep is true.
-func filter(groups []*results.Group, keep func(*results.Group) bool) []*results.Group {
-	var sel []*results.Group
-	for _, g := range groups {
-		if keep(g) {
-			sel = append(sel, g)
-		}
-	}
-	return sel
-}
-
-// preferSecondOrder returns the second-order groups, or all groups if none
-// is second order.
-func preferSecondOrder(groups []*results.Group) []*results.Group {
-	if second := filter(groups, func(g *results.Group) bool { return g.Key.Order == "second" }); len(second) > 0 {
-		return second
-	}
-	return groups
+	return plots.WriteReport(groups, out, fig.format, fig.width, stdout)
 }
 
 // compareCmd is "trmaml compare [-runs] A B": the final statistics and cost
@@ -423,19 +271,4 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t\n", nameWidth, r[0], r[1], r[2], r[3])
 	}
 	return tw.Flush()
-}
-
-// robustMethod is the method whose task weights the p_weights figure
-// shows: the first registered method among groups that moves p and sweeps
-// no setting (TR-MAML among the built-in ones), "" if none.
-func robustMethod(groups []*results.Group) string {
-	for _, info := range metalearn.Methods() {
-		if info.FixedP || info.Swept != "" {
-			continue
-		}
-		if slices.ContainsFunc(groups, func(g *results.Group) bool { return g.Key.Algorithm == info.Name }) {
-			return info.Name
-		}
-	}
-	return ""
 }

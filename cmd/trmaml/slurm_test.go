@@ -186,7 +186,7 @@ func TestStatusSlurmStates(t *testing.T) {
 	os.MkdirAll(sched, 0o755)
 	// Array 7 ran cells 0-4 and has left squeue; array 9, after it, has
 	// cells 0, 1 and 3 (3 is pending again after a requeue).
-	os.WriteFile(filepath.Join(sched, jobsFile), []byte("config "+spec+"\narray 7 0-4\nreport 8\narray 9 0-1,3\nreport 10\n"), 0o644)
+	os.WriteFile(filepath.Join(sched, slurm.JobsFile), []byte("config "+spec+"\narray 7 0-4\nreport 8\narray 9 0-1,3\nreport 10\n"), 0o644)
 	args := filepath.Join(dir, "args")
 	fakeCommands(t, map[string]string{
 		"squeue": "echo \"squeue $*\" >>" + args + "\necho '9_0 RUNNING'; echo '9_1 PENDING'; echo '9_3 PENDING'; echo '10 PENDING'\n",

@@ -14,6 +14,7 @@ import (
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/experiment"
 	"github.com/trmaml/trmaml/rundir"
+	"github.com/trmaml/trmaml/slurm"
 )
 
 // statusCmd prints the state of every cell of an experiment directory, or
@@ -56,7 +57,7 @@ func statusCmd(args []string, stdout, stderr io.Writer) error {
 		schedDir := filepath.Join(dir, experiment.SchedulerDir)
 		path := *spec
 		if path == "" {
-			if p := submittedJobs(schedDir)["config"]; len(p) > 0 {
+			if p := slurm.SubmittedJobs(schedDir)["config"]; len(p) > 0 {
 				path = p[len(p)-1]
 			}
 		}
@@ -78,7 +79,7 @@ func statusCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	schedDir := filepath.Join(dir, experiment.SchedulerDir)
-	sched, report := slurmStates(schedDir)
+	sched, report := slurm.States(schedDir)
 	counts := map[experiment.State]int{}
 	for _, c := range cells {
 		counts[c.State]++
@@ -98,7 +99,7 @@ func statusCmd(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	fmt.Fprintf(stdout, "%d cells: %s\n", len(cells), strings.Join(parts, ", "))
-	if ids := submittedJobs(schedDir)["report"]; len(ids) > 0 && len(grid) > 1 {
+	if ids := slurm.SubmittedJobs(schedDir)["report"]; len(ids) > 0 && len(grid) > 1 {
 		if report == "" {
 			report = "state unknown to squeue and sacct"
 		}
@@ -134,7 +135,7 @@ func cellDetail(c experiment.Cell) string {
 	total := c.Job.Config.Meta.Iterations
 	switch c.State {
 	case experiment.Finished:
-		r, err := readResult(c.Job.Dir)
+		r, err := rundir.ReadResult(filepath.Join(c.Job.Dir, rundir.ResultFile))
 		if err != nil {
 			return err.Error()
 		}

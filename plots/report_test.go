@@ -1,0 +1,58 @@
+package plots_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/trmaml/trmaml/plots"
+	"github.com/trmaml/trmaml/results/resultstest"
+)
+
+// TestWriteReport checks which figures a report draws for which runs, and
+// that it names each file it writes.
+func TestWriteReport(t *testing.T) {
+	t.Parallel()
+	k10 := resultstest.New("sine_k10_maml", "maml", "second", 1, 10, 1)
+	for _, c := range []struct {
+		name  string
+		specs []resultstest.Spec
+		want  []string
+	}{
+		{"MAML alone", seeds("m", "maml", "second", 1), []string{"figure1.svg"}},
+		{"TR-MAML and both orders", slices.Concat(seeds("m", "maml", "second", 1, 1.2), seeds("tr", "trmaml", "second", 0.8, 0.9), seeds("fo", "maml", "first", 1)),
+			[]string{"figure1.svg", "orders.svg", "p_weights.svg"}},
+		{"TR-MAML first order only", seeds("tr", "trmaml", "first", 0.8), []string{"figure1.svg", "p_weights.svg"}},
+		{"two settings", append(seeds("m", "maml", "second", 1), k10), []string{"figure1.svg", "figure1_k10.svg"}},
+		{"accuracy", accuracySeeds("a", "maml", 0.5, 0.6), []string{"adversary.svg", "figure1.svg"}},
+		{"both metrics", append(seeds("m", "maml", "second", 1), accuracySeeds("a", "maml", 0.5)...),
+			[]string{"accuracy_adversary.svg", "accuracy_figure1.svg", "mse_figure1.svg"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			groups := groupsOf(t, c.specs...)
+			dir := t.TempDir()
+			var log bytes.Buffer
+			if err := plots.WriteReport(groups, dir, "svg", plots.Double, &log); err != nil {
+				t.Fatal(err)
+			}
+			entries, err := os.ReadDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, e := range entries {
+				got = append(got, e.Name())
+				if path := filepath.Join(dir, e.Name()); !strings.Contains(log.String(), "wrote "+path+"\n") {
+					t.Errorf("%s not noted:\n%s", path, log.String())
+				}
+			}
+			if !slices.Equal(got, c.want) {
+				t.Errorf("wrote %q, want %q", got, c.want)
+			}
+		})
+	}
+}
