@@ -1,13 +1,11 @@
 // Package export writes a trained run's model in formats other programs
-// read: Formats maps each -format of "trmaml export" to its writer.
+// read ("trmaml export -format safetensors").
 package export
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/trmaml/trmaml/configs"
@@ -16,31 +14,15 @@ import (
 	"github.com/trmaml/trmaml/safetensors"
 )
 
-// Formats maps a format name to the function that exports the finished
-// run in dir and returns the path it wrote.
-var Formats = map[string]func(dir string) (string, error){
-	"safetensors": Safetensors,
-}
-
-// FormatNames lists the formats, sorted.
-func FormatNames() []string {
-	names := make([]string, 0, len(Formats))
-	for n := range Formats {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
-
 // SafetensorsFile is the file Safetensors writes in the run directory.
 const SafetensorsFile = "model.safetensors"
 
 // Safetensors writes the solution of the finished run in dir as
-// model.safetensors there: the model's named tensors with PyTorch's names
+// model.safetensors in out (dir if empty): the model's named tensors with PyTorch's names
 // and layouts (configs.Exporter), in float32, and as metadata the model's
 // kind, its section of config.yaml and the family's points. The run's
 // sealed files are not changed.
-func Safetensors(dir string) (string, error) {
+func Safetensors(dir, out string) (string, error) {
 	sealed, err := rundir.Verify(dir)
 	if err != nil {
 		return "", err
@@ -69,19 +51,19 @@ func Safetensors(dir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", filepath.Join(dir, rundir.ModelFile), err)
 	}
-	out := make([]safetensors.Tensor, len(tensors))
+	st := make([]safetensors.Tensor, len(tensors))
 	for i, t := range tensors {
 		data := make([]float32, len(t.Data))
 		for j, v := range t.Data {
 			data[j] = float32(v)
 		}
-		out[i] = safetensors.Tensor{Name: t.Name, Shape: t.Shape, Data: data}
+		st[i] = safetensors.Tensor{Name: t.Name, Shape: t.Shape, Data: data}
 	}
 	yml, err := cfg.Marshal()
 	if err != nil {
 		return "", err
 	}
-	raw, err := safetensors.Encode(out, map[string]string{
+	raw, err := safetensors.Encode(st, map[string]string{
 		"kind":  cfg.Model.Kind,
 		"model": modelSection(string(yml)),
 		"io":    fmt.Sprintf("%d %d %d %d %v", io.Height, io.Width, io.Channels, io.Outputs, io.Classes),
@@ -89,7 +71,12 @@ func Safetensors(dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, SafetensorsFile)
+	if out == "" {
+		out = dir
+	} else if err := os.MkdirAll(out, 0o755); err != nil {
+		return "", err
+	}
+	path := filepath.Join(out, SafetensorsFile)
 	return path, atomicfile.Write(path, raw)
 }
 
@@ -109,19 +96,4 @@ func modelSection(yml string) string {
 		}
 	}
 	return b.String()
-}
-
-// ErrFormat is returned (wrapped) for an unknown -format.
-var ErrFormat = errors.New("unknown export format")
-
-// Run exports the run in dir in format.
-func Run(dir, format string) (string, error) {
-	f, ok := Formats[format]
-	if !ok {
-		return "", fmt.Errorf("-format %s: %w (formats: %s)", format, ErrFormat, strings.Join(FormatNames(), ", "))
-	}
-	if _, err := os.Stat(dir); err != nil {
-		return "", err
-	}
-	return f(dir)
 }

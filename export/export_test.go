@@ -2,7 +2,6 @@ package export_test
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -27,16 +26,13 @@ eval: {every: 2, instances: 500, train_instances: 200, query: 5, batch: 100}
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "run")
-	if _, err := export.Run(dir, "safetensors"); err == nil {
+	if _, err := export.Safetensors(dir, ""); err == nil {
 		t.Error("a missing run was exported")
 	}
 	if _, err := run.Train(context.Background(), c, dir, run.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := export.Run(dir, "onnx"); !errors.Is(err, export.ErrFormat) {
-		t.Errorf("unknown format: %v", err)
-	}
-	path, err := export.Run(dir, "safetensors")
+	path, err := export.Safetensors(dir, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -172,13 +172,16 @@ func (k bmmKernel) gemm(m, kk, n int, a []float64, lda int, b []float64, ldb int
 	case kk < m: // c = sum over p of column p of op(a) times row p of op(b)
 		clear(c)
 		for p := 0; p < kk; p++ {
+			// Slice only where the stored layout puts column p of op(a)
+			// and row p of op(b): p*ldb is past the end of a transposed b
+			// with fewer rows (n) than kk.
 			x, incX := a[p:], lda
 			if k.transA {
 				x, incX = a[p*lda:], 1
 			}
-			y, incY := b[p*ldb:], 1
-			if k.transB {
-				y, incY = b[p:], ldb
+			y, incY := b[p:], ldb
+			if !k.transB {
+				y, incY = b[p*ldb:], 1
 			}
 			impl.Dger(m, n, 1, x, incX, y, incY, c, n)
 		}
@@ -188,9 +191,9 @@ func (k bmmKernel) gemm(m, kk, n int, a []float64, lda int, b []float64, ldb int
 			tb, br, bc = blas.NoTrans, n, kk
 		}
 		for i := 0; i < m; i++ {
-			x, incX := a[i*lda:], 1
-			if k.transA {
-				x, incX = a[i:], lda
+			x, incX := a[i:], lda
+			if !k.transA {
+				x, incX = a[i*lda:], 1
 			}
 			impl.Dgemv(tb, br, bc, 1, b, ldb, x, incX, 0, c[i*n:(i+1)*n], 1)
 		}

@@ -25,7 +25,7 @@ func TestInitFrom(t *testing.T) {
 	if _, err := Train(context.Background(), c, first, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	file, err := export.Run(first, "safetensors")
+	file, err := export.Safetensors(first, "")
 	if err != nil {
 		t.Fatal(err)
 	}

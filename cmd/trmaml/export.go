@@ -7,7 +7,6 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
-	"os"
 	"strings"
 
 	"github.com/trmaml/trmaml/export"
@@ -25,7 +24,7 @@ type exporter struct {
 // place a format is added.
 var exporters = map[string]exporter{
 	"tensorboard": {"metrics.csv and p.csv as a TensorBoard event file (default -out: RUNDIR/tensorboard)", exportTensorBoard},
-	"safetensors": {"the finished run's model as named tensors in PyTorch's layouts (default -out: RUNDIR)", exportSafetensors},
+	"safetensors": {"the trained model as named tensors with PyTorch's names and layouts (default -out: RUNDIR)", exportSafetensors},
 }
 
 func exportFormats() []string {
@@ -73,21 +72,13 @@ func exportTensorBoard(dir, out string, stdout io.Writer) error {
 	return nil
 }
 
+// exportSafetensors writes the finished run's model as model.safetensors
+// (package export).
 func exportSafetensors(dir, out string, stdout io.Writer) error {
-	path, err := export.Safetensors(dir)
+	path, err := export.Safetensors(dir, out)
 	if err != nil {
 		return err
 	}
-	if out != "" {
-		if err := os.MkdirAll(out, 0o755); err != nil {
-			return err
-		}
-		dst := filepath.Join(out, export.SafetensorsFile)
-		if err := os.Rename(path, dst); err != nil {
-			return err
-		}
-		path = dst
-	}
-	fmt.Fprintf(stdout, "wrote %s\n", path)
+	fmt.Fprintf(stdout, "written to %s\n", path)
 	return nil
 }

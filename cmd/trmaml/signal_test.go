@@ -123,11 +123,14 @@ func TestSignalCheckpointsAndResumes(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Signal once training is under way: after the first checkpoint
-		// (iteration 0) and a moment of training.
+		// (iteration 0) and a moment of training, counted in the process's
+		// own CPU time so that a busy machine cannot leave it at iteration 0.
 		for !fileExists(filepath.Join(runDir, rundir.CheckpointFile)) {
 			time.Sleep(20 * time.Millisecond)
 		}
-		time.Sleep(200 * time.Millisecond)
+		for start := cpuTime(cmd.Process.Pid); cpuTime(cmd.Process.Pid)-start < 500*time.Millisecond; {
+			time.Sleep(20 * time.Millisecond)
+		}
 		cmd.Process.Signal(sig)
 		err := cmd.Wait()
 		var exit *exec.ExitError
@@ -183,6 +186,24 @@ func dropColumn(csv string, i int) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// cpuTime is the user and system CPU time process pid has used so far
+// (Linux's /proc/PID/stat); where that cannot be read, the wall clock, so
+// that a wait on it still ends.
+func cpuTime(pid int) time.Duration {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	i := bytes.LastIndexByte(raw, ')')
+	if err != nil || i < 0 {
+		return time.Duration(time.Now().UnixNano())
+	}
+	f := strings.Fields(string(raw[i+1:]))
+	if len(f) < 13 {
+		return time.Duration(time.Now().UnixNano())
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * 10 * time.Millisecond // clock ticks of 1/100 s
 }
 
 func fileExists(p string) bool {

@@ -198,6 +198,9 @@ func (Model) Legacy(key string, value *yaml.Node) ([]*yaml.Node, bool) {
 // w), from graph.CNN's (h, w, c) rows.
 func (Model) Tensors(c configs.Config, io configs.IO, w []float64) ([]configs.Tensor, error) {
 	s := Section(c)
+	if s.Pool != "max" || s.BatchNorm == "off" || s.Hidden != 0 {
+		return nil, fmt.Errorf("conv4: named tensors are written for pool max, batch_norm adapt or fixed and hidden 0 (the paper's network), not pool %s, batch_norm %s, hidden %d", s.Pool, s.BatchNorm, s.Hidden)
+	}
 	var out []configs.Tensor
 	take := func(n int) ([]float64, error) {
 		if len(w) < n {

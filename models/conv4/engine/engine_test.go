@@ -59,8 +59,9 @@ func TestMetaGradient(t *testing.T) {
 	}
 }
 
-// TestRefusals: values the engine cannot do yet, and a pooling chain that
-// shrinks the image to nothing, are refused naming the field and shapes.
+// TestRefusals: a pooling chain that shrinks the image to nothing is
+// refused naming the field, the shapes and the block; stride-2 blocks
+// (which round up) and blocks without pooling or batch norm build.
 func TestRefusals(t *testing.T) {
 	c := configs.Defaults()
 	c.Model.Kind = conv4.Name
@@ -70,18 +71,21 @@ func TestRefusals(t *testing.T) {
 		want string
 	}{
 		{func(s *conv4.Config) {}, configs.IO{Height: 11, Width: 9, Channels: 1, Outputs: 5, Classes: true},
-			"model.conv4.blocks = 4: must be >= 1 and leave images of at least 1x1: each block halves the side, so at most 3 for 11x9 inputs"},
-		{func(s *conv4.Config) { s.Pool = "stride" }, configs.IO{Height: 28, Width: 28, Channels: 1, Outputs: 5},
-			`model.conv4.pool = "stride": is not implemented by the CNN engine (graph.CNN) yet: use max`},
-		{func(s *conv4.Config) { s.BatchNorm = "off" }, configs.IO{Height: 28, Width: 28, Channels: 1, Outputs: 5},
-			`model.conv4.batch_norm = "off": is not implemented by the CNN engine (graph.CNN) yet: use adapt or fixed`},
+			"model.conv4.blocks = 4: leaves no image: 11x9 inputs under 4 blocks of max pooling shrink to nothing at block 4 (at most 3 blocks)"},
+		{func(s *conv4.Config) { s.Blocks = 9 }, configs.IO{Height: 3, Width: 84, Channels: 3, Outputs: 5, Classes: true},
+			"model.conv4.blocks = 9: leaves no image: 3x84 inputs under 9 blocks of max pooling shrink to nothing at block 2 (at most 1 blocks)"},
+		{func(s *conv4.Config) { s.Pool = "stride" }, configs.IO{Height: 11, Width: 9, Channels: 1, Outputs: 5}, ""},
+		{func(s *conv4.Config) { s.Pool, s.BatchNorm = "none", "off" }, configs.IO{Height: 28, Width: 28, Channels: 1, Outputs: 5}, ""},
 	} {
 		s := conv4.Model{}.NewSection().(*conv4.Config)
 		tc.edit(s)
 		c.Model.Sections = map[string]any{conv4.Name: s}
 		var k configs.Checker
 		conv4.Model{}.Check(c, tc.io, &k)
-		if err := k.Err(); err == nil || err.Error() != tc.want {
+		switch err := k.Err(); {
+		case tc.want == "" && err != nil:
+			t.Errorf("refused: %v", err)
+		case tc.want != "" && (err == nil || err.Error() != tc.want):
 			t.Errorf("got %v, want %s", err, tc.want)
 		}
 	}
