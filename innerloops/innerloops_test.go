@@ -110,7 +110,7 @@ func TestLoopsMetaGradient(t *testing.T) {
 				}
 				return floatsDot(weights, losses)
 			}, w, 1e-6)
-			d := relErr(grad, fd)
+			d := gradcheck.RelErr(grad, fd)
 			t.Logf("%d model and %d loop parameters: meta-gradient relative error %.2g", model, len(w)-model, d)
 			if d > 1e-6 {
 				t.Errorf("meta-gradient relative error %.3g > 1e-6", d)
@@ -205,16 +205,6 @@ func floatsDot(a, b []float64) float64 {
 		s += a[i] * b[i]
 	}
 	return s
-}
-
-// relErr is |got - want| / |want| in the Euclidean norm.
-func relErr(got, want []float64) float64 {
-	var d, n float64
-	for i := range got {
-		d += (got[i] - want[i]) * (got[i] - want[i])
-		n += want[i] * want[i]
-	}
-	return math.Sqrt(d / math.Max(n, 1e-300))
 }
 
 // TestLoopsFromConfig trains every registered loop from a config through

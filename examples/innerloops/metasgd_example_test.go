@@ -102,8 +102,8 @@ func Example() {
 	}
 	fd := gradcheck.CentralDiff(total, w, 1e-6)
 	fmt.Printf("%d weights, %d step sizes\n", model, len(w)-model)
-	fmt.Println("weights' meta-gradient matches finite differences:", relErr(grad[:model], fd[:model]) < 1e-6)
-	fmt.Println("step sizes' meta-gradient matches finite differences:", relErr(grad[model:], fd[model:]) < 1e-6)
+	fmt.Println("weights' meta-gradient matches finite differences:", gradcheck.RelErr(grad[:model], fd[:model]) < 1e-6)
+	fmt.Println("step sizes' meta-gradient matches finite differences:", gradcheck.RelErr(grad[model:], fd[model:]) < 1e-6)
 	// Output:
 	// 25 weights, 25 step sizes
 	// weights' meta-gradient matches finite differences: true
@@ -133,14 +133,4 @@ func floatsDot(a, b []float64) float64 {
 		s += a[i] * b[i]
 	}
 	return s
-}
-
-// relErr is |got - want| / |want| in the Euclidean norm.
-func relErr(got, want []float64) float64 {
-	var d, n float64
-	for i := range got {
-		d += (got[i] - want[i]) * (got[i] - want[i])
-		n += want[i] * want[i]
-	}
-	return math.Sqrt(d / math.Max(n, 1e-300))
 }
