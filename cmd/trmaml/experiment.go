@@ -11,12 +11,13 @@ import (
 
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/experiment"
-	"github.com/trmaml/trmaml/internal/dirlock"
 	"github.com/trmaml/trmaml/plots"
 	"github.com/trmaml/trmaml/results"
 	"github.com/trmaml/trmaml/run"
 )
 
+// experimentCmd runs, resumes, lists, reports or submits to Slurm the grid
+// of an experiment file.
 func experimentCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("experiment", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -69,7 +70,7 @@ func experimentCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	grid := experiment.Jobs(cfgs, *out)
 	switch {
 	case sf.submit:
-		return submitSlurm(sf, spec, *path, *out, grid, *opts, stdout)
+		return experiment.Submit(sf.request(spec, *path, *out, opts.DataRoot), *out, grid, *opts, stdout)
 	case *list:
 		return listCells(grid, stdout)
 	case *reportOnly:
@@ -86,11 +87,9 @@ func experimentCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	fmt.Fprintf(stdout, "experiment %s: %d runs, %d at a time, in %s\n", *path, len(grid), *jobs, *out)
 	runErr := experiment.Run(ctx, *out, grid, *jobs, stderr, isTerminal(stderr), *opts)
-	if errors.Is(runErr, dirlock.ErrHeld) || errors.Is(runErr, experiment.ErrForeign) || errors.Is(runErr, run.ErrInterrupted) {
+	if experiment.Stopped(runErr) {
 		return runErr
 	}
-	// Figures and table cover the experiment's runs that finished, even if
-	// some failed.
 	return errors.Join(runErr, experimentReport(grid, *out, stdout, stderr))
 }
 

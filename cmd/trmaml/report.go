@@ -5,50 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/trmaml/trmaml/results"
 	"github.com/trmaml/trmaml/rundir"
 )
-
-// loadGroups loads and groups the runs found under paths (the runs
-// directory if there are none): the finished ones and, with unfinished,
-// the running or interrupted ones that have an evaluation, noting on
-// stderr each unfinished run it includes or skips.
-func loadGroups(paths []string, unfinished bool, stderr io.Writer) ([]*results.Group, error) {
-	if len(paths) == 0 {
-		paths = []string{"runs"}
-	}
-	dirs, partial, err := results.Discover(paths)
-	if err != nil {
-		return nil, err
-	}
-	runs, err := results.LoadAll(dirs)
-	if err != nil {
-		return nil, err
-	}
-	for _, d := range partial {
-		if !unfinished {
-			fmt.Fprintf(stderr, "skipping %s: no result.json (unfinished run)\n", d)
-			continue
-		}
-		r, err := results.LoadUnfinished(d)
-		if err != nil {
-			fmt.Fprintf(stderr, "skipping %s: %v\n", d, err)
-			continue
-		}
-		fmt.Fprintf(stderr, "including %s, unfinished: to its last evaluation, iteration %d of %d\n", d, r.LastIteration(), r.Config.Meta.Iterations)
-		runs = append(runs, r)
-	}
-	if len(runs) == 0 {
-		what := "finished run directories (with result.json)"
-		if unfinished {
-			what = "run directories with an evaluation"
-		}
-		return nil, fmt.Errorf("no %s in %s", what, strings.Join(paths, " "))
-	}
-	return results.GroupRuns(runs)
-}
 
 // groupsAndOut parses the flags shared by report and plot (-runs DIR...,
 // positional run directories, a required -out DIR, and with fig, the
@@ -80,12 +40,15 @@ func groupsAndOut(name, outUsage string, args []string, stderr io.Writer, fig *f
 	return groups, *out, release, err
 }
 
-// openReport loads the groups of the runs under paths as loadGroups does,
-// creates the output directory out and locks it, so that two commands do
-// not write one directory at once, cleaning it of the temporary files of a
-// killed earlier write.
+// openReport loads the groups of the runs under paths (results.Gather; the
+// runs directory if there are none), creates the output directory out and
+// locks it, so that two commands do not write one directory at once,
+// cleaning it of the temporary files of a killed earlier write.
 func openReport(paths []string, out string, unfinished bool, stderr io.Writer) ([]*results.Group, func(), error) {
-	groups, err := loadGroups(paths, unfinished, stderr)
+	if len(paths) == 0 {
+		paths = []string{"runs"}
+	}
+	groups, err := results.Gather(paths, unfinished, stderr)
 	if err != nil {
 		return nil, nil, err
 	}
