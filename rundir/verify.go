@@ -9,9 +9,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/trmaml/trmaml/internal/shell"
-
 	"github.com/trmaml/trmaml/configs"
+	"github.com/trmaml/trmaml/internal/shell"
 )
 
 // ErrFinishUnsealed is returned (wrapped) by Verify for a run whose
