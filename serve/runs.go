@@ -1,7 +1,6 @@
 package serve
 
 import (
-	_ "embed"
 	"fmt"
 	"io/fs"
 	"os"
