@@ -29,9 +29,14 @@ func experimentCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	reportOnly := fs.Bool("report", false, "write only the table and figures of the finished cells, training nothing")
 	var sf slurmFlags
 	sf.add(fs)
+	var fig figureFlags // the figures written after training, or with -report
+	fig.add(fs)
 	opts := dataFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if err := fig.check(); err != nil {
+		return fmt.Errorf("experiment: %w", err)
 	}
 	if *path == "" || *out == "" || fs.NArg() > 0 {
 		return errors.New("experiment: give -config FILE and -out DIR")
@@ -77,7 +82,7 @@ func experimentCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 		if err := experiment.CheckOut(*out, grid); err != nil {
 			return err
 		}
-		return experimentReport(grid, *out, stdout, stderr)
+		return experimentReport(grid, *out, fig, stdout, stderr)
 	case isSet(fs, "cell"):
 		if *cell >= 0 && *cell < len(grid) {
 			fmt.Fprintf(stdout, "experiment %s: cell %d of %d, %s\n", *path, *cell, len(grid), grid[*cell].Dir)
@@ -90,12 +95,12 @@ func experimentCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if experiment.Stopped(runErr) {
 		return runErr
 	}
-	return errors.Join(runErr, experimentReport(grid, *out, stdout, stderr))
+	return errors.Join(runErr, experimentReport(grid, *out, fig, stdout, stderr))
 }
 
-// experimentReport writes the table and figures of the grid's runs that
-// exist into out.
-func experimentReport(grid []experiment.Job, out string, stdout, stderr io.Writer) error {
+// experimentReport writes the table and figures (in fig's format and
+// width) of the grid's runs that exist into out.
+func experimentReport(grid []experiment.Job, out string, fig figureFlags, stdout, stderr io.Writer) error {
 	var dirs []string
 	for _, j := range grid {
 		if _, err := os.Stat(j.Dir); err == nil {
@@ -110,7 +115,7 @@ func experimentReport(grid []experiment.Job, out string, stdout, stderr io.Write
 	if err := results.WriteReport(groups, out, stdout); err != nil {
 		return err
 	}
-	return plots.WriteReport(groups, out, "png", plots.Double, stdout) // trmaml plot's defaults
+	return plots.WriteReport(groups, out, fig.format, fig.width, stdout)
 }
 
 // listCells prints one line per cell: index, run directory, state.

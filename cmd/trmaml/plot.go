@@ -12,18 +12,14 @@ import (
 )
 
 // figureFlags are the -format and -width flags of the commands that
-// draw figures (-width only where the figures have a layout for each).
+// draw figures.
 type figureFlags struct {
-	format     string
-	width      plots.Column
-	fixedWidth bool
+	format string
+	width  plots.Column
 }
 
 func (f *figureFlags) add(fs *flag.FlagSet) {
 	fs.StringVar(&f.format, "format", "png", "figure file `FORMAT`: "+strings.Join(plots.Formats, ", "))
-	if f.fixedWidth {
-		return
-	}
 	fs.Func("width", "lay figures out for `WIDTH`: double (a page's text width, 7 in; the default) or single (one column of two, 3.4 in)", func(v string) error {
 		var err error
 		f.width, err = plots.ParseColumn(v)

@@ -19,7 +19,8 @@ import (
 )
 
 // theoryCmd measures Theorem 1 (package theory) and writes
-// theorem1_gap.png, theorem1_gap.csv and theorem1_gap.md into -out.
+// theorem1_gap.png (-format, -width), theorem1_gap.csv and theorem1_gap.md
+// into -out.
 func theoryCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("theory", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -29,8 +30,13 @@ func theoryCmd(args []string, stdout, stderr io.Writer) error {
 	perDecade := fs.Int("per-decade", 3, "values of T per decade")
 	seeds := fs.Int("seeds", 10, "seeds per T (1..N)")
 	batch := fs.Int("batch", 2, "tasks per iteration C")
+	var fig figureFlags
+	fig.add(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if err := fig.check(); err != nil {
+		return fmt.Errorf("theory: %w", err)
 	}
 	switch {
 	case *out == "" || fs.NArg() > 0:
@@ -90,8 +96,8 @@ func theoryCmd(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	fmt.Fprintf(&md, "\n%d seeds per T, T = %v; %s wall clock.\n", *seeds, Ts, time.Since(start).Round(time.Second))
-	png := filepath.Join(*out, "theorem1_gap.png")
-	if err := plots.Theorem1Gap(curves, png); err != nil {
+	png := fig.file(*out, "theorem1_gap")
+	if err := plots.Theorem1Gap(curves, png, fig.width); err != nil {
 		return err
 	}
 	if err := atomicfile.Write(filepath.Join(*out, "theorem1_gap.csv"), []byte(csv.String())); err != nil {
