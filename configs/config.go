@@ -191,6 +191,12 @@ type EvalConfig struct {
 	// tasks (DR-MAML's convention; the cvar method's level a is 1-alpha).
 	// Empty: none.
 	CVaRAlpha []float64 `yaml:"cvar_alpha"`
+	// Steps is the number of inner gradient steps of the evaluated
+	// adaptation; 0 means inner.steps, the paper's protocol (one step in
+	// training and at meta-test). MAML's mini-ImageNet setting trains with
+	// 5 steps and evaluates with 10. An inner loop that learns a setting
+	// per step (mamlpp) evaluates with inner.steps only.
+	Steps int `yaml:"steps"`
 	// Select is the statistic over the meta-validation tasks that picks
 	// the best model of meta.output best_val: "worst" (also "", the
 	// default), "mean" or "cvar" (CVaR at the first eval.cvar_alpha level).
@@ -348,6 +354,7 @@ func (c Config) validate() []error {
 	k.between("eval.query", e.Query, 1, MaxEvalQuery)
 	k.between("eval.batch", e.Batch, 1, MaxBatch)
 	k.between("eval.final_instances", e.FinalInstances, 0, MaxInstances)
+	k.between("eval.steps", e.Steps, 0, MaxSteps)
 	k.oneOf("eval.select", e.Select, "", "worst", "mean", "cvar")
 	if e.Select == "cvar" && len(e.CVaRAlpha) == 0 {
 		k.fail("eval.select", e.Select, "needs a level in eval.cvar_alpha")
@@ -363,6 +370,15 @@ func (c Config) validate() []error {
 		k.checkMemory(c)
 	}
 	return k.errs
+}
+
+// EvalSteps is the number of inner steps of the evaluated adaptation:
+// eval.steps, or inner.steps if it is 0.
+func (c Config) EvalSteps() int {
+	if c.Eval.Steps > 0 {
+		return c.Eval.Steps
+	}
+	return c.Inner.Steps
 }
 
 // fieldError is a range violation of the field at path (e.g. "inner.alpha").

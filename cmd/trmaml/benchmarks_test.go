@@ -15,10 +15,11 @@ import (
 // shrink are the -set flags that cut a built-in image config to a test's
 // size: one iteration of two instances, 2 query images, the fewest
 // evaluation instances that still measure every task, a 4-filter network
-// with one inner step. The data, the layout, the grouping, the image size
-// and the channels stay the config's.
+// with one inner step in training and two at evaluation. The data, the
+// layout, the grouping, the image size and the channels stay the
+// config's.
 var shrink = []string{"-set", "meta.iterations=1", "-set", "meta.batch=2", "-set", "task.query=2", "-set", "eval.query=2",
-	"-set", "eval.every=1", "-set", "eval.batch=4", "-set", "model.conv4.filters=4", "-set", "inner.steps=1"}
+	"-set", "eval.every=1", "-set", "eval.batch=4", "-set", "model.conv4.filters=4", "-set", "inner.steps=1", "-set", "eval.steps=2"}
 
 // trainBuiltin trains the built-in config name on the data root root
 // with shrink, the evaluation counts and the extra flags, and returns the
