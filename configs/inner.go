@@ -59,10 +59,10 @@ func (c InnerConfig) Section() any { return c.Sections[c.Kind] }
 // innerloops'. sgd is MAML's loop and the default.
 func init() {
 	for _, l := range []InnerLoop{
-		plainLoop{"sgd"},     // MAML: Steps steps of size Alpha
-		plainLoop{"metasgd"}, // Meta-SGD: a learned step size per parameter
-		anilLoop{},           // ANIL: the head alone adapted
-		plainLoop{"mamlpp"},  // MAML++: learned step sizes per step and tensor
+		plainLoop{"sgd"},      // MAML: Steps steps of size Alpha
+		plainLoop{"metasgd"},  // Meta-SGD: a learned step size per parameter
+		anilLoop{},            // ANIL: the head alone adapted
+		perStepLoop{"mamlpp"}, // MAML++: learned step sizes per step and tensor
 	} {
 		RegisterInnerLoop(l)
 	}
@@ -75,6 +75,19 @@ type plainLoop struct{ name string }
 func (l plainLoop) Name() string         { return l.name }
 func (plainLoop) NewSection() any        { return &struct{}{} }
 func (plainLoop) Check(Config, *Checker) {}
+
+// perStepLoop is an inner loop with no settings beyond inner.steps and
+// inner.alpha that learns parameters for each of its steps, so it cannot
+// evaluate with more or fewer steps than it trained.
+type perStepLoop struct{ name string }
+
+func (l perStepLoop) Name() string  { return l.name }
+func (perStepLoop) NewSection() any { return &struct{}{} }
+func (l perStepLoop) Check(c Config, k *Checker) {
+	if c.EvalSteps() != c.Inner.Steps {
+		k.fail("eval.steps", c.Eval.Steps, "must be 0 or inner.steps = %d: inner loop %s learns its step sizes step by step", c.Inner.Steps, l.name)
+	}
+}
 
 // ANILConfig is the section inner.anil.
 type ANILConfig struct {
