@@ -98,9 +98,9 @@ func settingNode(s Setting) *yaml.Node {
 }
 
 // resolveDefaults fills the defaults that depend on the task family: the
-// family's own (Family.Defaults), then each method's in registration order
-// (metalearn.MethodInfo.Defaults), which may ask the family for its step
-// size of p. set holds the line of each field path the file sets.
+// family's own (Family.Defaults), then each method's
+// (metalearn.MethodInfo.Defaults), which may ask for Algorithm 1's step size
+// of p (stepP). set holds the line of each field path the file sets.
 func (c *Config) resolveDefaults(set map[string]int) []error {
 	stated := func(path string) bool { _, ok := set[path]; return ok }
 	fam, err := c.Family()
@@ -113,6 +113,7 @@ func (c *Config) resolveDefaults(set map[string]int) []error {
 	if errs := fam.Defaults(c, stated); len(errs) > 0 {
 		return errs
 	}
+	plr, plrErr := c.stepP(fam, stated)
 	var errs []error
 	for _, info := range metalearn.Methods() {
 		m := c.Methods[info.Name]
@@ -121,14 +122,25 @@ func (c *Config) resolveDefaults(set map[string]int) []error {
 		}
 		err := info.Defaults(m, metalearn.MethodDefaults{
 			Stated: func(key string) bool { return stated(info.Name + "." + key) },
-			PLR:    func() (float64, error) { return fam.PLR(*c) },
-			Method: func(name string) metalearn.Method { return c.Methods[name] },
+			PLR:    func() (float64, error) { return plr, plrErr },
 		})
-		if err != nil {
+		if err != nil && !slices.Contains(errs, err) {
 			errs = append(errs, err)
 		}
 	}
 	return errs
+}
+
+// stepP is Algorithm 1's step size eta_p for c (metalearn.MethodDefaults.PLR):
+// the p_lr of its TR-MAML section when the file states it, else the task
+// family's.
+func (c *Config) stepP(fam Family, stated func(string) bool) (float64, error) {
+	for name, s := range c.Methods {
+		if t, ok := s.(*metalearn.TRMAML); ok && stated(name+".p_lr") {
+			return t.PLR, nil
+		}
+	}
+	return fam.PLR(*c)
 }
 
 // NotSet returns the error of a field the file must state because no
@@ -303,7 +315,7 @@ func insertSections(root *yaml.Node, c Config, omit map[string]bool) error {
 // (Marshal) holds Read's fields.
 func (c Config) Read() Config {
 	c = c.Clone()
-	maps.DeleteFunc(c.Methods, func(name string, _ metalearn.Method) bool { return name != c.Algorithm })
+	maps.DeleteFunc(c.Methods, func(name string, _ metalearn.MethodSettings) bool { return name != c.Algorithm })
 	maps.DeleteFunc(c.Task.Sections, func(name string, _ any) bool { return name != c.Task.Family })
 	maps.DeleteFunc(c.Model.Sections, func(name string, _ any) bool { return name != c.Model.Kind })
 	maps.DeleteFunc(c.Inner.Sections, func(name string, _ any) bool { return name != c.Inner.Kind })

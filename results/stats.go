@@ -11,6 +11,7 @@ import (
 
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/metalearn"
+	"github.com/trmaml/trmaml/results/display"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/stat"
@@ -132,27 +133,12 @@ func (k Key) Method() string {
 }
 
 // SweptSymbol is how reports write the setting the key's method sweeps
-// (metalearn.MethodInfo.SweptSymbol, "a" for CVaR's level); "" for none.
-func (k Key) SweptSymbol() string {
-	info, ok := metalearn.LookupMethod(k.Algorithm)
-	switch {
-	case !ok || info.Swept == "":
-		return ""
-	case info.SweptSymbol != "":
-		return info.SweptSymbol
-	}
-	return info.Swept
-}
+// (display.SweptSymbol, "a" for CVaR's level); "" for none.
+func (k Key) SweptSymbol() string { return display.SweptSymbol(k.Algorithm) }
 
-// AlgorithmName is the display name of a registered method
-// (metalearn.MethodInfo.Display), e.g. "TR-MAML"; other values are
-// returned unchanged.
-func AlgorithmName(alg string) string {
-	if info, ok := metalearn.LookupMethod(alg); ok {
-		return info.Display
-	}
-	return alg
-}
+// AlgorithmName is the display name of a method (display.Method), e.g.
+// "TR-MAML"; other values are returned unchanged.
+func AlgorithmName(alg string) string { return display.Method(alg) }
 
 // MovesP reports whether the key's method moves the task distribution p
 // (every registered method but those with a fixed p, such as MAML).
@@ -168,7 +154,7 @@ type Group struct {
 	// Runs are the group's runs, one per seed.
 	Runs []*Run
 	// Score is the metric of the runs' statistics (all runs share it).
-	Score metalearn.Metric
+	Score display.Score
 }
 
 // Seeds returns the number of runs (seeds) in g.
@@ -440,7 +426,7 @@ func (g *Group) FinalCVaR(set Set, alpha float64) Estimate {
 			vals[i] = math.NaN()
 			continue
 		}
-		vals[i] = metalearn.TailMean(set.of(&r.Result).PerTask, alpha, g.Score)
+		vals[i] = metalearn.TailMean(set.of(&r.Result).PerTask, alpha, g.Score.Metric)
 	}
 	return Summarize(vals)
 }

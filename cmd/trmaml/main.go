@@ -21,6 +21,7 @@ import (
 	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/plots"
 	"github.com/trmaml/trmaml/results"
+	"github.com/trmaml/trmaml/results/display"
 	"github.com/trmaml/trmaml/run"
 	"github.com/trmaml/trmaml/rundir"
 )
@@ -434,10 +435,11 @@ func printResult(w io.Writer, r *rundir.Result) {
 	if r.Output == "best_val" {
 		fmt.Fprintf(w, "evaluated: the model of iteration %d, the best on the meta-validation tasks (meta.output best_val)\n", r.BestValIteration)
 	}
-	m, err := metalearn.MetricNamed(r.Metric)
+	metric, err := metalearn.MetricNamed(r.Metric)
 	if err != nil {
-		m = metalearn.MSE
+		metric = metalearn.MSE
 	}
+	m := display.Of(metric)
 	rows := []struct {
 		name string
 		s    rundir.Stats
@@ -449,7 +451,7 @@ func printResult(w io.Writer, r *rundir.Result) {
 			}
 		}
 	}()
-	if m == metalearn.MSE {
+	if metric == metalearn.MSE {
 		fmt.Fprintf(w, "%-10s %9s %9s %9s  %s\n", "task set", "mean", "worst", "std", "worst task")
 		for _, row := range rows {
 			fmt.Fprintf(w, "%-10s %9.4f %9.4f %9.4f  %s\n", row.name, row.s.Mean, row.s.Worst, row.s.Std, row.s.WorstTask)
