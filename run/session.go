@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/trmaml/trmaml/configs"
@@ -22,11 +23,14 @@ import (
 // session is one training process on a run directory: the trainer, its
 // optimizer, the metric files being accumulated, and the time spent.
 type session struct {
-	s                  *Setup
-	dir                string
-	opt                metalearn.Optimizer
-	tr                 *metalearn.Trainer
-	metrics, pcsv      bytes.Buffer
+	s             *Setup
+	dir           string
+	opt           metalearn.Optimizer
+	tr            *metalearn.Trainer
+	metrics, pcsv bytes.Buffer
+	// cvarColumns are the CVaR levels of metrics.csv's columns: the
+	// config's eval.cvar_alpha for a new run, its header's when resumed.
+	cvarColumns        []float64
 	trainDur, evalDur  time.Duration
 	cpu                *cpuMeter
 	batchSum, batchMax float64
@@ -109,11 +113,14 @@ func (ss *session) record() error {
 	ss.evalDur += time.Since(start)
 	ss.cpu.eval()
 	row := rundir.MetricsRow{Iteration: tr.State.Iteration, Elapsed: ss.trainDur + ss.evalDur,
-		BatchMean: math.NaN(), BatchWorst: math.NaN(), Train: trainStats, Test: testStats}
+		BatchMean: math.NaN(), BatchWorst: math.NaN(), CVaRAlpha: ss.cvarColumns,
+		Train: withLevels(trainStats, ss.cvarColumns, ss.s.Metric), Test: withLevels(testStats, ss.cvarColumns, ss.s.Metric)}
 	if ss.batchN > 0 {
 		row.BatchMean, row.BatchWorst = ss.batchSum/float64(ss.batchN), ss.batchMax
 	}
-	row.Append(&ss.metrics)
+	if err := row.Append(&ss.metrics); err != nil {
+		return err
+	}
 	rundir.AppendPRow(&ss.pcsv, tr.State.Iteration, tr.State.P)
 	ss.batchSum, ss.batchMax, ss.batchN = 0, 0, 0
 	ss.p.Evaluated(testStats.Mean, testStats.Worst, ss.s.Metric)
@@ -294,4 +301,20 @@ func scaleFields(c configs.Config) string {
 		}
 	}
 	return f
+}
+
+// withLevels is st with CVaR entries at every level of levels, so that a
+// run resumed under another eval.cvar_alpha keeps filling its metrics.csv
+// columns.
+func withLevels(st rundir.Stats, levels []float64, m metalearn.Metric) rundir.Stats {
+	have := make([]float64, len(st.CVaR))
+	for i, t := range st.CVaR {
+		have[i] = t.Alpha
+	}
+	for _, a := range levels {
+		if !slices.Contains(have, a) {
+			st.CVaR = append(slices.Clip(st.CVaR), tailStats(st.PerTask, []float64{a}, m)...)
+		}
+	}
+	return st
 }

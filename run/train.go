@@ -52,7 +52,8 @@ func start(ctx context.Context, s *Setup, dir string, p *Progress, overrides []s
 		return nil, err
 	}
 	ss.overrides = overrides
-	ss.metrics.WriteString(rundir.MetricsHeaderFor(s.Metric.Name))
+	ss.cvarColumns = s.Config.Eval.CVaRAlpha
+	ss.metrics.WriteString(rundir.MetricsHeaderFor(s.Metric.Name, ss.cvarColumns...))
 	ss.pcsv.WriteString(rundir.PHeader(taskNames(s.Train)))
 	ss.ctx, ss.p = ctx, p
 	ss.cpu = newCPUMeter(nil, true)
