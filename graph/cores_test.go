@@ -18,18 +18,14 @@ import (
 // and neither may change a bit. Chunks of one image make the split
 // convolutions many chunks on the im2col path and on both Winograd paths.
 func TestSameBitsOnEveryCoreCount(t *testing.T) {
-	defer func(v int) { chunkValues = v }(chunkValues)
-	chunkValues = 1
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, tasks := range []int{1, 2, 4} {
 		for _, wino := range []int{0, 2, 4} {
 			t.Run(fmt.Sprintf("meta-batch %d, Winograd %d", tasks, wino), func(t *testing.T) {
-				defer func(v int) { winogradForce = v }(winogradForce)
-				winogradForce = wino
 				var first []byte
 				for _, procs := range []int{1, 2, 3} {
 					runtime.GOMAXPROCS(procs)
-					got := metaSteps(t, tasks)
+					got := metaSteps(t, tasks, tuning{winograd: wino, chunkValues: 1})
 					if first == nil {
 						first = got
 					} else if !bytes.Equal(got, first) {
@@ -44,12 +40,13 @@ func TestSameBitsOnEveryCoreCount(t *testing.T) {
 // metaSteps runs 3 plain meta-gradient steps of a 2-block CNN on 10x9x3
 // images (5 support and 10 query images per task, 2 inner steps, float32)
 // and returns the bytes of the final parameters, losses and accuracies.
-func metaSteps(t *testing.T, tasks int) []byte {
+func metaSteps(t *testing.T, tasks int, tune tuning) []byte {
 	const ways = 5
 	m, err := Conv4{Filters: 8, Blocks: 2, Channels: 3, Height: 10, Width: 9, Pool: PoolMax, BatchNorm: BatchNormAdapt}.CNN(ways)
 	if err != nil {
 		t.Fatal(err)
 	}
+	m.tune = tune
 	rng := rand.New(rand.NewPCG(9, 9))
 	b := randomImages(rng, tasks, ways, 1, 2, 10, 9, 3)
 	obj, err := NewObjective(Spec{Model: m, Loss: SoftmaxCrossEntropy, Score: Accuracy, Tasks: tasks, Support: ways,

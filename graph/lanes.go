@@ -73,19 +73,19 @@ const laneFLOPs = 1 << 24
 // same size recycle the same buffers, and together they hold about what one
 // graph of all the tasks would. Shared with another objective's pool
 // (ShareBuffers), they borrow its buffers (joinPool).
-func newLanes(spec Spec, n int) (*Objective, error) {
+func newLanes(spec Spec, n int, tune tuning) (*Objective, error) {
 	o := &Objective{spec: spec, predOut: -1}
 	for l := range n {
 		from, to := l*spec.Tasks/n, (l+1)*spec.Tasks/n
 		s := spec
 		s.Tasks, s.Lanes = to-from, 1
-		sub, err := NewObjective(s)
+		sub, err := newObjective(s, tune)
 		if err != nil {
 			return nil, err
 		}
 		if l == 0 && spec.Lanes == 0 && sub.FLOPs() < laneFLOPs*float64(s.Tasks) {
 			spec.Lanes = 1 // small tasks: one graph
-			return NewObjective(spec)
+			return newObjective(spec, tune)
 		}
 		if l > 0 {
 			sub.joinPool(o.lanes[0].obj.prog.pool, false)

@@ -160,14 +160,19 @@ type AdaptedParams interface {
 // (and the inner loop's own parameters), differentiated through the inner
 // gradients unless spec.FirstOrder.
 func NewObjective(spec Spec) (*Objective, error) {
+	return newObjective(spec, tuning{})
+}
+
+// newObjective is NewObjective with the engine's choices of tune.
+func newObjective(spec Spec, tune tuning) (*Objective, error) {
 	if err := spec.validate(); err != nil {
 		return nil, err
 	}
 	if n := spec.lanes(); n > 1 {
-		return newLanes(spec, n)
+		return newLanes(spec, n, tune)
 	}
-	if n := spec.groups(); n > 1 {
-		return newGroups(spec, n)
+	if n := spec.groups(tune); n > 1 {
+		return newGroups(spec, n, tune)
 	}
 	o := &Objective{spec: spec, g: New(), predOut: -1}
 	g := o.g
@@ -286,7 +291,7 @@ func NewObjective(spec Spec) (*Objective, error) {
 		outputs = append(outputs, pred)
 	}
 	o.prog.tasks = T
-	idx := o.prog.compile(g, outputs)
+	idx := o.prog.compile(g, outputs, tune)
 	o.lossesOut = idx[0]
 	if spec.MetaGradient {
 		o.gradsOut = idx[1 : 1+len(w)]
@@ -624,8 +629,9 @@ type step struct {
 // below it, the bookkeeping costs more than the memory is worth.
 const pooledSize = 1 << 14
 
-// compile lists the steps for outputs and returns the value index of each.
-func (p *program) compile(g *Graph, outputs gorgonia.Nodes) []int {
+// compile lists the steps for outputs and returns the value index of each;
+// the ops take tune's elemsPiece.
+func (p *program) compile(g *Graph, outputs gorgonia.Nodes, tune tuning) []int {
 	index := map[*gorgonia.Node]int{}
 	for k, out := range outputs {
 		for _, n := range g.postOrder(out) {
@@ -669,6 +675,9 @@ func (p *program) compile(g *Graph, outputs gorgonia.Nodes) []int {
 	p.pool = memory.NewPool()
 	for _, s := range p.steps {
 		o, ok := s.op.(*op)
+		if ok {
+			o.a.piece = tune.elemsPiece
+		}
 		if !ok || isOut[s.i] || foreign[s.i] || o.outShape.TotalSize() < pooledSize {
 			continue
 		}

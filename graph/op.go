@@ -68,11 +68,13 @@ type float interface{ ~float32 | ~float64 }
 // args are the inputs and output of one kernel call, in one of the two
 // dtypes (the slices of the other are nil).
 type args struct {
-	s   []tensor.Shape
-	o64 []float64
-	i64 [][]float64
-	o32 []float32
-	i32 [][]float32
+	// piece is tuning.elemsPiece of the op's program (parallelElems).
+	piece int
+	s     []tensor.Shape
+	o64   []float64
+	i64   [][]float64
+	o32   []float32
+	i32   [][]float32
 }
 
 // call runs the float64 or the float32 instance of a kernel's generic
