@@ -292,8 +292,8 @@ func TestBuffersRecycled(t *testing.T) {
 	losses, grad := make([]float64, 4), make([]float64, len(w))
 	held := func() (values, buffers int) {
 		seen := map[*tensor.Dense]bool{}
-		for _, s := range obj.prog.steps {
-			if o, ok := s.op.(*op); ok && o.pool != nil {
+		for _, s := range obj.prog.Steps {
+			if o, ok := s.Op.(*op); ok && o.pool != nil {
 				values += o.outShape.TotalSize()
 				if o.buf != nil && !seen[o.buf] {
 					seen[o.buf] = true
@@ -301,7 +301,7 @@ func TestBuffersRecycled(t *testing.T) {
 				}
 			}
 		}
-		for _, d := range obj.programs()[0].pool.Free() {
+		for _, d := range obj.programs()[0].Pool.Free() {
 			if !seen[d] {
 				seen[d] = true
 				buffers += d.Shape().TotalSize()
@@ -368,7 +368,7 @@ func TestShareBuffers(t *testing.T) {
 		return r
 	}
 	pooled := func(obj *Objective) (floats int) {
-		for _, d := range obj.programs()[0].pool.Free() {
+		for _, d := range obj.programs()[0].Pool.Free() {
 			floats += d.Shape().TotalSize()
 		}
 		return floats

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/trmaml/trmaml/graph/internal/exec"
 	"github.com/trmaml/trmaml/metalearn"
 )
 
@@ -88,7 +89,7 @@ func newLanes(spec Spec, n int, tune tuning) (*Objective, error) {
 			return newObjective(spec, tune)
 		}
 		if l > 0 {
-			sub.joinPool(o.lanes[0].obj.prog.pool, false)
+			sub.joinPool(o.lanes[0].obj.prog.Pool, false)
 		}
 		o.lanes = append(o.lanes, lane{obj: sub, from: from, to: to})
 	}
@@ -96,14 +97,24 @@ func newLanes(spec Spec, n int, tune tuning) (*Objective, error) {
 	return o, nil
 }
 
-// programs are the compiled graphs of o: its own, or its lanes'.
-func (o *Objective) programs() []*program {
+// graphs are the objectives of o's compiled graphs: o, or its lanes'
+// (or groups').
+func (o *Objective) graphs() []*Objective {
 	if o.lanes == nil {
-		return []*program{&o.prog}
+		return []*Objective{o}
 	}
-	ps := make([]*program, len(o.lanes))
+	gs := make([]*Objective, len(o.lanes))
 	for i, l := range o.lanes {
-		ps[i] = &l.obj.prog
+		gs[i] = l.obj
+	}
+	return gs
+}
+
+// programs are the compiled graphs of o: its own, or its lanes'.
+func (o *Objective) programs() []*exec.Program {
+	var ps []*exec.Program
+	for _, g := range o.graphs() {
+		ps = append(ps, g.prog)
 	}
 	return ps
 }

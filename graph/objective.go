@@ -3,130 +3,23 @@ package graph
 import (
 	"fmt"
 
+	"github.com/trmaml/trmaml/graph/internal/exec"
 	"github.com/trmaml/trmaml/graph/internal/memory"
 	"github.com/trmaml/trmaml/metalearn"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
 
-// Spec describes a meta-objective graph: a model with its loss and metric,
-// the shape of a meta-batch, and the inner loop that adapts the model to each
-// instance.
-type Spec struct {
-	Model Model
-	// Loss is minimised by the inner loop on the support set and reported
-	// per instance on the query set: MSELoss or SoftmaxCrossEntropy.
-	Loss Loss
-	// Score, if not nil, scores the adapted model on the query set (e.g.
-	// Accuracy); see Objective.LossesMetric.
-	Score Score
-	// Tasks is the number of instances T in a batch; Support (K) and Query
-	// (J) the points per instance.
-	Tasks, Support, Query int
-	// InShape is the shape of one input point, e.g. {1} for the sinusoid or
-	// {28, 28, 1} for H x W x C images (stored row-major, (h, w, c)); OutDim
-	// the length of a target (the classes of one-hot labels).
-	InShape []int
-	OutDim  int
-	// Steps inner SGD steps of size Alpha on the support loss.
-	Steps int
-	Alpha float64
-	// FirstOrder holds the inner gradients constant in the meta-gradient.
-	FirstOrder bool
-	// Inner, if not nil, is the inner loop instead of InnerSGD{Steps, Alpha,
-	// FirstOrder} (those three must then be zero): a loop written outside
-	// this package, e.g. with learned step sizes. Its own meta-parameters
-	// follow the model's in the flat parameter vector.
-	Inner InnerLoop
-	// MetaGradient builds the outer gradient; without it the graph only
-	// computes adapted losses (evaluation).
-	MetaGradient bool
-	// Lanes, for an objective without a meta-gradient, splits its tasks
-	// into that many groups, each compiled into a graph of its own; the
-	// graphs run at once on up to GOMAXPROCS goroutines, so that no core
-	// waits for the others between two ops (lanes.go). 0 means one lane
-	// per 4 tasks for tasks of at least 16 MFLOP (the CNN's), else 1: the
-	// lanes depend on Tasks alone, so the values never depend on the
-	// machine's cores. Against one graph they may differ in the last bits,
-	// where a product's kernel rounds a row differently for fewer rows.
-	// The buffers of all lanes together are about those of one graph. An
-	// objective with a meta-gradient has one graph.
-	Lanes int
-	// Dtype of every tensor of the graph: tensor.Float64 (the zero value
-	// means it) or tensor.Float32, about twice as fast with half the memory
-	// on large models; the Objective converts from and to float64 at its
-	// boundary.
-	Dtype tensor.Dtype
-}
-
-// dtype is s.Dtype with the zero value resolved to float64.
-func (s Spec) dtype() tensor.Dtype {
-	if s.Dtype == (tensor.Dtype{}) {
-		return tensor.Float64
-	}
-	return s.Dtype
-}
-
-// inDim is the length of one input point.
-func (s Spec) inDim() int {
-	n := 1
-	for _, d := range s.InShape {
-		n *= d
-	}
-	return n
-}
-
-func (s Spec) validate() error {
-	positive := len(s.InShape) > 0
-	for _, d := range s.InShape {
-		positive = positive && d >= 1
-	}
-	switch {
-	case s.Model == nil:
-		return fmt.Errorf("graph: Spec.Model is nil")
-	case s.Loss == nil:
-		return fmt.Errorf("graph: Spec.Loss is nil (graph.MSELoss or graph.SoftmaxCrossEntropy)")
-	case s.Tasks < 1 || s.Support < 1 || s.Query < 1 || s.OutDim < 1:
-		return fmt.Errorf("graph: Spec needs Tasks, Support, Query, OutDim >= 1, got %d, %d, %d, %d",
-			s.Tasks, s.Support, s.Query, s.OutDim)
-	case !positive:
-		return fmt.Errorf("graph: Spec.InShape must list positive sizes, got %v", s.InShape)
-	case s.dtype() != tensor.Float64 && s.dtype() != tensor.Float32:
-		return fmt.Errorf("graph: Spec.Dtype must be tensor.Float64 or tensor.Float32, got %v", s.Dtype)
-	case s.Lanes < 0:
-		return fmt.Errorf("graph: Spec.Lanes must be >= 0 (0: one lane per 4 tasks of a large model), got %d", s.Lanes)
-	case s.Inner != nil && (s.Steps != 0 || s.Alpha != 0 || s.FirstOrder):
-		return fmt.Errorf("graph: Spec.Inner is set, so Spec.Steps, Alpha and FirstOrder must be zero (the inner loop holds them), got %d, %v, %v",
-			s.Steps, s.Alpha, s.FirstOrder)
-	case s.Inner != nil:
-		return nil
-	case s.Steps < 0:
-		return fmt.Errorf("graph: Spec.Steps must be >= 0, got %d", s.Steps)
-	case !(s.Alpha > 0):
-		return fmt.Errorf("graph: Spec.Alpha must be > 0, got %v", s.Alpha)
-	}
-	return nil
-}
-
-// inner is the Spec's inner loop: Inner, or InnerSGD from Steps, Alpha and
-// FirstOrder.
-func (s Spec) inner() InnerLoop {
-	if s.Inner != nil {
-		return s.Inner
-	}
-	return InnerSGD{Steps: s.Steps, Alpha: s.Alpha, FirstOrder: s.FirstOrder}
-}
-
 // Objective is the meta-objective of a Spec compiled once into a gorgonia
-// graph and an evaluation order of its nodes (a program). Each call rebinds
-// the inputs (parameters, data, task weights) in place and reruns the
-// program; it implements metalearn.Objective and metalearn.MetricObjective.
+// graph and an evaluation order of its nodes (a program,
+// graph/internal/exec). Each call rebinds the inputs (parameters, data,
+// task weights) in place and reruns the program; it implements metalearn.Objective and metalearn.MetricObjective.
 // Its ops keep state between runs, so one Objective must not be used by two
 // goroutines at once.
 type Objective struct {
 	spec      Spec
 	g         *Graph
-	prog      program
+	prog      *exec.Program // nil in lanes or groups
 	nParams   int
 	params    []*tensor.Dense // meta-parameters, bound to the param nodes
 	sx, sy    *tensor.Dense
@@ -290,8 +183,8 @@ func newObjective(spec Spec, tune tuning) (*Objective, error) {
 	if spec.Score != nil {
 		outputs = append(outputs, pred)
 	}
-	o.prog.tasks = T
-	idx := o.prog.compile(g, outputs, tune)
+	var idx []int
+	o.prog, idx = compile(g, outputs, tune)
 	o.lossesOut = idx[0]
 	if spec.MetaGradient {
 		o.gradsOut = idx[1 : 1+len(w)]
@@ -348,8 +241,8 @@ func (o *Objective) BatchShape() (support, query int) { return o.spec.Support, o
 func (o *Objective) FLOPs() float64 {
 	total := 0.0
 	for _, p := range o.programs() {
-		for _, s := range p.steps {
-			if op, ok := s.op.(*op); ok {
+		for _, s := range p.Steps {
+			if op, ok := s.Op.(*op); ok {
 				total += op.flops()
 			}
 		}
@@ -367,7 +260,7 @@ func (o *Objective) FLOPs() float64 {
 // once, before either has run: BufferBytes counts o's buffers into other's
 // pool.
 func (o *Objective) ShareBuffers(other *Objective) {
-	o.joinPool(other.programs()[0].pool, true)
+	o.joinPool(other.programs()[0].Pool, true)
 }
 
 // joinPool moves o's buffers into pool to and has its ops take theirs from
@@ -375,26 +268,27 @@ func (o *Objective) ShareBuffers(other *Objective) {
 // allocate, when nothing free fits, what the op would take in a graph of
 // all of o's tasks.
 func (o *Objective) joinPool(to *memory.Pool, borrow bool) {
-	from := o.programs()[0].pool
+	from := o.programs()[0].Pool
 	if from == to {
 		return
 	}
 	to.Absorb(from)
-	for _, p := range o.programs() { // the lanes of o share from
-		for _, s := range p.steps {
-			op, ok := s.op.(*op)
+	for _, sub := range o.graphs() { // the lanes of o share from
+		p := sub.prog
+		for _, s := range p.Steps {
+			op, ok := s.Op.(*op)
 			if !ok || op.pool != from {
 				continue
 			}
 			op.pool = to
 			if borrow {
 				op.borrow = op.outShape.TotalSize()
-				if p.tasks < o.spec.Tasks && len(op.outShape) > 0 && op.outShape[0] == p.tasks {
-					op.borrow = op.borrow / p.tasks * o.spec.Tasks
+				if n := sub.spec.Tasks; n < o.spec.Tasks && len(op.outShape) > 0 && op.outShape[0] == n {
+					op.borrow = op.borrow / n * o.spec.Tasks
 				}
 			}
 		}
-		p.pool = to
+		p.Pool = to
 	}
 }
 
@@ -403,7 +297,7 @@ func (o *Objective) joinPool(to *memory.Pool, borrow bool) {
 // far, shared with the objectives of ShareBuffers: the pool keeps every
 // buffer for reuse, so after a call of each this is the graphs' peak.
 // Parameters, batches and small values are not counted.
-func (o *Objective) BufferBytes() int64 { return o.programs()[0].pool.Bytes() }
+func (o *Objective) BufferBytes() int64 { return o.programs()[0].Pool.Bytes() }
 
 // Graph returns the underlying graph, for inspection (node counts, dot); of
 // an objective in lanes, the first lane's (the others differ only in their
@@ -445,10 +339,10 @@ func (o *Objective) LossesMetric(w []float64, b *metalearn.Batch, weights, losse
 	if weights != nil {
 		setFloats(o.weights, weights)
 	}
-	if err := o.prog.run(); err != nil {
+	if err := o.prog.Run(); err != nil {
 		return fmt.Errorf("graph: running the meta-objective: %w", err)
 	}
-	getFloats(losses, o.prog.vals[o.lossesOut])
+	getFloats(losses, o.prog.Vals[o.lossesOut])
 	o.outputs(b, grad, metric)
 	return nil
 }
@@ -484,15 +378,15 @@ func (o *Objective) LossesWeighed(w []float64, b *metalearn.Batch, weigh func(lo
 		return weigh(losses, weights)
 	}
 	o.bind(w, b)
-	if err := o.prog.runSteps(o.prog.steps[:o.prog.first]); err != nil {
+	if err := o.prog.RunSteps(o.prog.Steps[:o.prog.First]); err != nil {
 		return fmt.Errorf("graph: running the meta-objective: %w", err)
 	}
-	getFloats(losses, o.prog.vals[o.lossesOut])
+	getFloats(losses, o.prog.Vals[o.lossesOut])
 	if err := weigh(losses, weights); err != nil {
 		return err
 	}
 	setFloats(o.weights, weights)
-	if err := o.prog.runSteps(o.prog.steps[o.prog.first:]); err != nil {
+	if err := o.prog.RunSteps(o.prog.Steps[o.prog.First:]); err != nil {
 		return fmt.Errorf("graph: running the meta-objective: %w", err)
 	}
 	o.outputs(b, grad, nil)
@@ -543,11 +437,11 @@ func (o *Objective) outputs(b *metalearn.Batch, grad, metric []float64) {
 	if grad != nil {
 		off := 0
 		for _, i := range o.gradsOut {
-			off += getFloats(grad[off:], o.prog.vals[i])
+			off += getFloats(grad[off:], o.prog.Vals[i])
 		}
 	}
 	if metric != nil {
-		v := o.prog.vals[o.predOut]
+		v := o.prog.Vals[o.predOut]
 		pred, ok := v.Data().([]float64)
 		if !ok { // float32: convert into a reused buffer
 			if o.pred == nil {
@@ -592,158 +486,4 @@ func getFloats(dst []float64, v gorgonia.Value) int {
 		dst[0] = float64(d)
 	}
 	return 1
-}
-
-// program evaluates the nodes a set of outputs depends on, in an order where
-// every node follows its inputs; nodes nothing reads (differentiation also
-// builds the gradients of data and constants) are never run. It replaces
-// gorgonia's TapeMachine, whose per-run cost (a goroutine locked to a thread,
-// per-instruction bookkeeping, reallocation of every register after Reset)
-// showed in profiles. The ops of this package keep their output buffers
-// between runs; large ones (the CNN's activations) go back to a pool after
-// their last reader in a run, so the peak memory is that of the values
-// alive at once (liveness), not of the whole graph.
-type program struct {
-	steps []step
-	vals  []gorgonia.Value
-	pool  *memory.Pool // shared with other programs by ShareBuffers
-	tasks int          // of the graph (a lane's share of its objective's)
-	// first is the number of steps the first output needs (the losses):
-	// they come first, so runs of [0, first) and [first, len(steps)) are
-	// the whole program in its order, with the losses known in between.
-	first int
-}
-
-// step computes vals[i] = op(vals[args]...) for a node with an op; input
-// nodes have no step and keep the value bound to them. After the step, the
-// ops in release have had their last reader.
-type step struct {
-	i       int
-	op      gorgonia.Op
-	args    []int
-	name    string
-	release []*op
-}
-
-// pooledSize is the smallest output (in elements) whose buffer is recycled:
-// below it, the bookkeeping costs more than the memory is worth.
-const pooledSize = 1 << 14
-
-// compile lists the steps for outputs and returns the value index of each;
-// the ops take tune's elemsPiece.
-func (p *program) compile(g *Graph, outputs gorgonia.Nodes, tune tuning) []int {
-	index := map[*gorgonia.Node]int{}
-	for k, out := range outputs {
-		for _, n := range g.postOrder(out) {
-			if _, ok := index[n]; ok {
-				continue
-			}
-			i := len(p.vals)
-			index[n] = i
-			p.vals = append(p.vals, n.Value())
-			if n.Op() == nil {
-				continue
-			}
-			s := step{i: i, op: n.Op(), name: n.Name()}
-			for _, c := range g.children(n) {
-				s.args = append(s.args, index[c])
-			}
-			p.steps = append(p.steps, s)
-		}
-		if k == 0 {
-			p.first = len(p.steps)
-		}
-	}
-	idx := make([]int, len(outputs))
-	isOut := map[int]bool{}
-	for k, out := range outputs {
-		idx[k] = index[out]
-		isOut[idx[k]] = true
-	}
-	// Liveness: the last step reading each value. A value read by a
-	// gorgonia op is never recycled: such an op may return a view of it.
-	last := map[int]int{}
-	foreign := map[int]bool{}
-	for si, s := range p.steps {
-		_, ours := s.op.(*op)
-		for _, a := range s.args {
-			last[a] = si
-			foreign[a] = foreign[a] || !ours
-		}
-	}
-	p.firstTiles(isOut)
-	p.pool = memory.NewPool()
-	for _, s := range p.steps {
-		o, ok := s.op.(*op)
-		if ok {
-			o.a.piece = tune.elemsPiece
-		}
-		if !ok || isOut[s.i] || foreign[s.i] || o.outShape.TotalSize() < pooledSize {
-			continue
-		}
-		if r, read := last[s.i]; read {
-			o.pool = p.pool
-			p.steps[r].release = append(p.steps[r].release, o)
-		}
-	}
-	return idx
-}
-
-// firstTiles makes every tile step whose value is read only as the tiled
-// b of products (bmm's tiledB, which reads b[0]) and is no output write its
-// first copy only, and every other tile step all copies: the meta-weights'
-// tiles of an MLP, (25, 40, 40) for the sine MLP, of which the products
-// read one (40, 40) copy. It changes the graph's ops in place, so it
-// relies on every graph being compiled into one program (NewObjective).
-func (p *program) firstTiles(isOut map[int]bool) {
-	onlyFirst := map[int]bool{}
-	for _, s := range p.steps {
-		if o, ok := s.op.(*op); ok {
-			if _, ok := o.k.(tileKernel); ok && !isOut[s.i] {
-				onlyFirst[s.i] = true
-			}
-		}
-	}
-	for _, s := range p.steps {
-		o, ours := s.op.(*op)
-		k, isBmm := bmmKernel{}, false
-		if ours {
-			k, isBmm = o.k.(bmmKernel)
-		}
-		for j, a := range s.args {
-			if !isBmm || !k.tiledB || j != 1 {
-				delete(onlyFirst, a)
-			}
-		}
-	}
-	for _, s := range p.steps {
-		if o, ok := s.op.(*op); ok {
-			if k, ok := o.k.(tileKernel); ok {
-				o.k = tileKernel{n: k.n, first: onlyFirst[s.i]}
-			}
-		}
-	}
-}
-
-// run evaluates every step once.
-func (p *program) run() error { return p.runSteps(p.steps) }
-
-// runSteps runs steps, a part of p.steps in its order.
-func (p *program) runSteps(steps []step) error {
-	var in [8]gorgonia.Value
-	for _, s := range steps {
-		args := in[:0]
-		for _, a := range s.args {
-			args = append(args, p.vals[a])
-		}
-		v, err := s.op.Do(args...)
-		if err != nil {
-			return fmt.Errorf("node %q (%v): %w", s.name, s.op, err)
-		}
-		p.vals[s.i] = v
-		for _, o := range s.release {
-			o.release()
-		}
-	}
-	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/trmaml/trmaml/graph/internal/exec"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -220,7 +221,7 @@ func TestConvBlockBackMatchesUnfused(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				var p *program
+				var p *exec.Program
 				p, grads[k] = runFlat(t, g, d)
 				if fused && (runs[bnBackMaxKernel](p) || runs[convKKernel](p) || runs[convKernel](p)) {
 					t.Errorf("the fused gradient runs bnBackMax, convK or conv")
@@ -326,30 +327,29 @@ func buildBlock(in gorgonia.Nodes, geo imageGeom, f int, fused bool) (*gorgonia.
 
 // runFlat compiles and runs the graph g for outputs and returns the
 // program and the outputs' values one after the other.
-func runFlat(t *testing.T, g *Graph, outputs gorgonia.Nodes) (*program, []float64) {
+func runFlat(t *testing.T, g *Graph, outputs gorgonia.Nodes) (*exec.Program, []float64) {
 	t.Helper()
-	var p program
-	idx := p.compile(g, outputs, tuning{})
-	if err := p.run(); err != nil {
+	p, idx := compile(g, outputs, tuning{})
+	if err := p.Run(); err != nil {
 		t.Fatal(err)
 	}
 	var flat []float64
 	for _, i := range idx {
-		out := make([]float64, p.vals[i].Shape().TotalSize())
-		getFloats(out, p.vals[i])
+		out := make([]float64, p.Vals[i].Shape().TotalSize())
+		getFloats(out, p.Vals[i])
 		flat = append(flat, out...)
 	}
-	return &p, flat
+	return p, flat
 }
 
 // runs reports whether program p runs a kernel of type K.
-func runs[K kernel](p *program) bool { return count[K](p) > 0 }
+func runs[K kernel](p *exec.Program) bool { return count[K](p) > 0 }
 
 // count returns how many ops of kernel type K program p runs.
-func count[K kernel](p *program) int {
+func count[K kernel](p *exec.Program) int {
 	n := 0
-	for _, s := range p.steps {
-		if o, ok := s.op.(*op); ok {
+	for _, s := range p.Steps {
+		if o, ok := s.Op.(*op); ok {
 			if _, is := o.k.(K); is {
 				n++
 			}

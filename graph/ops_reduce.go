@@ -14,7 +14,7 @@ import (
 
 // tileKernel stacks n copies of its input along a new leading axis:
 // (s...) -> (n, s...). Its adjoint is sumFirst (as sumOverTasks computes
-// it). With first, set by program.firstTiles where only the first copy is
+// it). With first, set by firstTiles (compile.go) where only the first copy is
 // ever read, it writes only that one (the others hold stale values).
 type tileKernel struct {
 	n     int

@@ -885,19 +885,18 @@ func checkNested(t *testing.T, rows []opRow) {
 				outputs = append(append(append(outputs, f, h), fGrads...), hGrads...)
 			}
 
-			var p program
-			idx := p.compile(g, outputs, tuning{})
-			if err := p.run(); err != nil {
+			p, idx := compile(g, outputs, tuning{})
+			if err := p.Run(); err != nil {
 				t.Fatal(err)
 			}
 			get := func(k int) []float64 {
-				switch v := p.vals[idx[k]].Data().(type) {
+				switch v := p.Vals[idx[k]].Data().(type) {
 				case float64:
 					return []float64{v}
 				case []float64:
 					return append([]float64(nil), v...)
 				}
-				t.Fatalf("output %d is %T", k, p.vals[idx[k]])
+				t.Fatalf("output %d is %T", k, p.Vals[idx[k]])
 				return nil
 			}
 			if row.value != nil {
@@ -923,12 +922,12 @@ func checkNested(t *testing.T, rows []opRow) {
 				for _, j := range coords {
 					orig := x[j]
 					x[j] = orig + step
-					if err := p.run(); err != nil {
+					if err := p.Run(); err != nil {
 						t.Fatal(err)
 					}
 					fp, hp := get(1)[0], get(2)[0]
 					x[j] = orig - step
-					if err := p.run(); err != nil {
+					if err := p.Run(); err != nil {
 						t.Fatal(err)
 					}
 					fm, hm := get(1)[0], get(2)[0]
