@@ -1,19 +1,8 @@
-// Command trmaml trains and evaluates MAML and Task-Robust MAML from YAML
-// experiment files.
-//
-//	trmaml train [-config FILE] [-seed N] [-out DIR]
-//	trmaml resume -run DIR [-override FIELD=VALUE]...
-//	trmaml seal -run DIR
-//	trmaml eval -run DIR [-seed N] [-set FIELD=VALUE]...
-//	trmaml experiment -config FILE -out DIR [-jobs N | -cell I | -list | -report | -slurm]
-//	trmaml status [-config FILE] DIR
-//	trmaml report -out DIR RUNDIR...
-//	trmaml plot -out DIR RUNDIR...
-//	trmaml compare -runs A B
-//	trmaml tradeoff -out DIR RUNDIR...
-//	trmaml theory -out DIR
-//	trmaml data omniglot [-dir DIR] [-verify] [-info]
-//
-// Without -config, train runs the built-in quick sinusoid experiment
-// (configs/sine_quick.yaml).
+// Command trmaml trains, resumes, evaluates and reports MAML, TR-MAML and
+// the other task-robust methods from YAML experiment files, alone or as
+// grids, locally or on Slurm. Each subcommand is one file here: its flags,
+// a call into the package that does the work (run, experiment, results,
+// plots, slurm, rundir, theory) and what it prints. "trmaml help" lists the
+// commands; docs/cli.md documents every flag. Without -config, train runs
+// the built-in quick sinusoid experiment (configs/sine_quick.yaml).
 package main
