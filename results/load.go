@@ -49,8 +49,7 @@ type Run struct {
 	P PHistory
 	// Result is result.json.
 	Result rundir.Result
-	// Score is the metric of the run's statistics, named by result.json
-	// (MSE for files from before the field).
+	// Score is the metric of the run's statistics, named by result.json.
 	Score display.Score
 	// Unfinished is set for a run loaded by LoadUnfinished: running or
 	// interrupted, its Result holds its last evaluation.

@@ -113,8 +113,8 @@ func Resume(ctx context.Context, dir string, opts Options, sets ...string) (*run
 	// evaluation is done first.
 	cfg, it := s.Config, ck.State.Iteration
 	if ss.batchN > 0 && (it%cfg.Eval.Every == 0 || it == cfg.Meta.Iterations) {
-		ss.ctx, ss.p = ctx, opts.Progress
-		if err := ss.record(); errors.Is(err, errEvaluationStopped) {
+		ss.p = opts.Progress
+		if err := ss.record(ctx); errors.Is(err, errEvaluationStopped) {
 			return nil, ss.interrupt()
 		} else if err != nil {
 			return nil, err

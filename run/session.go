@@ -36,8 +36,6 @@ type session struct {
 	batchSum, batchMax float64
 	batchN             int
 	p                  *Progress
-	// ctx stops the evaluations (nil: never).
-	ctx context.Context
 	// prevCheckpoint is the SHA-256 of the checkpoint file the next one
 	// replaces; overrides are the run's config changes (resume -override).
 	prevCheckpoint string
@@ -90,14 +88,11 @@ func restoreSession(s *Setup, dir string) (*session, rundir.Checkpoint, error) {
 }
 
 // record evaluates the current iterate, appends to the metric files and
-// writes them and a checkpoint.
-func (ss *session) record() error {
+// writes them and a checkpoint. When ctx is done it stops the evaluation
+// (errEvaluationStopped).
+func (ss *session) record(ctx context.Context) error {
 	tr := ss.tr
 	start := time.Now()
-	ctx := ss.ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	trainStats, testStats, err := ss.s.evaluate(ctx, tr.State.W, tr.State.Iteration, false)
 	if err != nil && tr.State.Iteration == 0 && errors.Is(err, metalearn.ErrNonFinite) {
 		return fmt.Errorf("%w; at iteration 0 nothing is trained yet, so the config's scale is to blame: %s", err, scaleFields(ss.s.Config))
@@ -172,7 +167,7 @@ func (ss *session) interrupt() error {
 // the final evaluation, and returns ss.interrupt's error.
 func (ss *session) train(ctx context.Context, p *Progress) (*rundir.Result, error) {
 	cfg, tr := ss.s.Config, ss.tr
-	ss.p, ss.ctx = p, ctx
+	ss.p = p
 	p.Start(fmt.Sprintf("%s seed %d", cfg.Name, cfg.Seed), tr.State.Iteration, cfg.Meta.Iterations)
 	var recordErr error
 	last := time.Now()
@@ -185,7 +180,7 @@ func (ss *session) train(ctx context.Context, p *Progress) (*rundir.Result, erro
 		ss.batchN++
 		p.Step(tr.State.Iteration, st.MeanLoss, st.MaxLoss)
 		if tr.State.Iteration%cfg.Eval.Every == 0 || tr.State.Iteration == cfg.Meta.Iterations {
-			recordErr = ss.record()
+			recordErr = ss.record(ctx)
 		}
 		last = time.Now()
 		ss.cpu.skip()
