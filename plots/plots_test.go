@@ -335,3 +335,22 @@ func TestTheorem1Gap(t *testing.T) {
 		}
 	}
 }
+
+func TestTaskCurves(t *testing.T) {
+	t.Parallel()
+	var specs []resultstest.Spec
+	for _, s := range append(seeds("m", "maml", "second", 1, 1.2, 1.4), seeds("tr", "trmaml", "second", 0.8, 0.9, 1.3)...) {
+		specs = append(specs, s.WithTasks())
+	}
+	path := filepath.Join(t.TempDir(), "tasks.png")
+	if err := plots.TaskCurves(groupsOf(t, specs...), path, plots.Double); err != nil {
+		t.Fatal(err)
+	}
+	// A row per method, a column per task set; the best group of tasks is
+	// light green, the worst dark purple.
+	lightGreen, purple := [3]uint32{122, 209, 81}, [3]uint32{68, 1, 84}
+	readPNG(t, path).checkGrid(t, 7*plots.DPI, 1300, 1600, 2, 4, lightGreen, purple)
+	if err := plots.TaskCurves(groupsOf(t, seeds("old", "maml", "second", 1)...), path, plots.Double); err == nil {
+		t.Error("runs without tasks.csv drawn")
+	}
+}

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"math/rand/v2"
@@ -54,6 +55,7 @@ func start(ctx context.Context, s *Setup, dir string, p *Progress, overrides []s
 	ss.overrides = overrides
 	ss.metrics.WriteString(rundir.MetricsHeaderFor(s.Metric.Name))
 	ss.pcsv.WriteString(rundir.PHeader(taskNames(s.Train)))
+	ss.tasks = bytes.NewBufferString(rundir.TasksHeader(taskNames(s.Train), taskNames(s.Test)))
 	ss.ctx, ss.p = ctx, p
 	ss.cpu = newCPUMeter(nil, true)
 	defer ss.cpu.stop()
