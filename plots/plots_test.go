@@ -192,8 +192,8 @@ func TestFigure1(t *testing.T) {
 	if err := plots.Figure1(groups, path, plots.Double); err != nil {
 		t.Fatal(err)
 	}
-	// A page's width, 7 inches: three panels in a row, then one.
-	readPNG(t, path).checkGrid(t, 7*plots.DPI, 1300, 1600, 3, 4, blue, vermillion)
+	// A page's width, 7 inches: two rows of two panels.
+	readPNG(t, path).checkGrid(t, 7*plots.DPI, 1300, 1600, 2, 4, blue, vermillion)
 	// One column, 3.4 inches: two by two.
 	if err := plots.Figure1(groups, path, plots.Single); err != nil {
 		t.Fatal(err)
@@ -205,7 +205,7 @@ func TestFigure1(t *testing.T) {
 	if err := plots.Figure1(one, path, plots.Double); err != nil {
 		t.Fatal(err)
 	}
-	readPNG(t, path).checkGrid(t, 7*plots.DPI, 1300, 1600, 3, 4, blue, vermillion)
+	readPNG(t, path).checkGrid(t, 7*plots.DPI, 1300, 1600, 2, 4, blue, vermillion)
 
 	// PDF and SVG, by the file's extension; anything else is refused.
 	for _, ext := range []string{"pdf", "svg"} {
