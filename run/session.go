@@ -30,7 +30,10 @@ type session struct {
 	metrics, pcsv bytes.Buffer
 	// cvarColumns are the CVaR levels of metrics.csv's columns: the
 	// config's eval.cvar_alpha for a new run, its header's when resumed.
-	cvarColumns        []float64
+	cvarColumns []float64
+	// tasks is tasks.csv's content, nil for a run started before the
+	// file existed, which goes on without it.
+	tasks              *bytes.Buffer
 	trainDur, evalDur  time.Duration
 	cpu                *cpuMeter
 	batchSum, batchMax float64
@@ -117,6 +120,9 @@ func (ss *session) record(ctx context.Context) error {
 		return err
 	}
 	rundir.AppendPRow(&ss.pcsv, tr.State.Iteration, tr.State.P)
+	if ss.tasks != nil {
+		rundir.AppendTasksRow(ss.tasks, tr.State.Iteration, trainStats.PerTask, testStats.PerTask)
+	}
 	ss.batchSum, ss.batchMax, ss.batchN = 0, 0, 0
 	ss.p.Evaluated(testStats.Mean, testStats.Worst, ss.s.Metric)
 
@@ -125,6 +131,11 @@ func (ss *session) record(ctx context.Context) error {
 	}
 	if err := atomicfile.Write(filepath.Join(ss.dir, rundir.PFile), ss.pcsv.Bytes()); err != nil {
 		return err
+	}
+	if ss.tasks != nil {
+		if err := atomicfile.Write(filepath.Join(ss.dir, rundir.TasksFile), ss.tasks.Bytes()); err != nil {
+			return err
+		}
 	}
 	return ss.checkpoint(nil)
 }
@@ -138,7 +149,11 @@ func (ss *session) checkpoint(pd *rundir.Pending) error {
 	}
 	ck := rundir.Checkpoint{State: snap, OptimizerState: ss.opt, TrainSeconds: ss.trainDur.Seconds(), EvalSeconds: ss.evalDur.Seconds(), CPU: ss.cpu.times(), Pending: pd,
 		Seed: ss.s.Config.Seed, ConfigSHA256: ss.s.configHash, Previous: ss.prevCheckpoint}
-	ck.BindRows(ss.metrics.Bytes(), ss.pcsv.Bytes())
+	var tasks []byte
+	if ss.tasks != nil {
+		tasks = ss.tasks.Bytes()
+	}
+	ck.BindRows(ss.metrics.Bytes(), ss.pcsv.Bytes(), tasks)
 	sum, err := rundir.WriteCheckpoint(filepath.Join(ss.dir, rundir.CheckpointFile), ck)
 	if err != nil {
 		return err
