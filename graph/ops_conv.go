@@ -276,7 +276,8 @@ var scratch memory.Scratch
 // patch of pixel (y, x) is three contiguous runs of 3*C values, rows
 // y..y+2 and columns x..x+2 of pad, copied without bounds tests (ten times
 // faster than per-tap copies at C = 1: 0.08 against 0.77 ms for 37 28x28
-// images, measured).
+// images, measured); at C = 1 and C = 3 (colour) as fixed-size arrays,
+// without a call to copy per run.
 func im2colChunk[T float](g imageGeom, x []T, img, imgs int, cols, pad []T) {
 	H, W, C := g.H, g.W, g.C
 	pw := (W + 2) * C // a padded row
@@ -294,6 +295,16 @@ func im2colChunk[T float](g imageGeom, x []T, img, imgs int, cols, pad []T) {
 					row[0], row[1], row[2] = a[0], a[1], a[2]
 					row[3], row[4], row[5] = b[0], b[1], b[2]
 					row[6], row[7], row[8] = c[0], c[1], c[2]
+				}
+				continue
+			}
+			if C == 3 { // colour images: three runs of nine values, as arrays
+				r0, r1, r2 := pad[y*pw:(y+1)*pw], pad[(y+1)*pw:(y+2)*pw], pad[(y+2)*pw:(y+3)*pw]
+				for xx := 0; xx < W; xx++ {
+					row := (*[27]T)(cols[((i*H+y)*W+xx)*27:])
+					*(*[9]T)(row[0:9]) = *(*[9]T)(r0[3*xx:])
+					*(*[9]T)(row[9:18]) = *(*[9]T)(r1[3*xx:])
+					*(*[9]T)(row[18:27]) = *(*[9]T)(r2[3*xx:])
 				}
 				continue
 			}
