@@ -33,6 +33,9 @@ type Objective struct {
 	lanes  []lane
 	inTurn bool
 	part   []float64 // a group's meta-gradient, summed into the call's
+	// stepWeights are a MultiStepLoop's weights of its steps' query
+	// losses, one (T) input per step (multistep.go).
+	stepWeights []*tensor.Dense
 }
 
 // AdaptedParams is implemented by models whose inner loop adapts only some
@@ -128,7 +131,16 @@ func newObjective(spec Spec, tune tuning) (*Objective, error) {
 	}
 
 	sup := &Support{Graph: g, Model: spec.Model, Loss: spec.Loss, X: sx, Y: sy, Adapted: adapted}
-	if theta, err = loop.Adapt(sup, theta, w[len(shapes):]); err != nil {
+	var steps []gorgonia.Nodes // a MultiStepLoop's adapted parameters, step by step
+	if ms, ok := loop.(MultiStepLoop); ok && spec.MetaGradient {
+		if steps, err = ms.AdaptSteps(sup, theta, w[len(shapes):]); err != nil {
+			return nil, err
+		}
+		if n := len(ms.StepWeights(0, 1)); len(steps) == 0 || n != len(steps) {
+			return nil, fmt.Errorf("graph: the multi-step inner loop returned %d steps and %d step weights", len(steps), n)
+		}
+		theta = steps[len(steps)-1]
+	} else if theta, err = loop.Adapt(sup, theta, w[len(shapes):]); err != nil {
 		return nil, err
 	}
 	if len(theta) != len(shapes) {
@@ -161,6 +173,11 @@ func newObjective(spec Spec, tune tuning) (*Objective, error) {
 	losses, err := spec.Loss.PerTask(pred, qy)
 	if err != nil {
 		return nil, fmt.Errorf("graph: query loss: %w", err)
+	}
+	if steps != nil {
+		if losses, err = o.multiStepLosses(steps, qx, qy, losses, newInput); err != nil {
+			return nil, err
+		}
 	}
 	outputs := gorgonia.Nodes{losses}
 	if spec.MetaGradient {
