@@ -78,7 +78,7 @@ func restoreSession(s *Setup, dir string) (*session, rundir.Checkpoint, error) {
 	}
 	ss.prevCheckpoint = rundir.HashBytes(raw)
 	if ss.val != nil {
-		if err := ss.val.restore(dir, ck.State.Iteration, s.Metric.HigherIsBetter); err != nil {
+		if err := ss.val.restore(dir, ck.State.Iteration, s.Metric.HigherIsBetter, ck.BestValSHA256); err != nil {
 			return nil, rundir.Checkpoint{}, fmt.Errorf("%s cannot be resumed: %w", dir, err)
 		}
 	}
@@ -137,6 +137,7 @@ func (ss *session) checkpoint(pd *rundir.Pending) error {
 	ck := rundir.Checkpoint{State: snap, OptimizerState: ss.opt, TrainSeconds: ss.trainDur.Seconds(), EvalSeconds: ss.evalDur.Seconds(), CPU: ss.cpu.times(), Pending: pd,
 		Seed: ss.s.Config.Seed, ConfigSHA256: ss.s.configHash, Previous: ss.prevCheckpoint}
 	ck.BindRows(ss.metrics.Bytes(), ss.pcsv.Bytes())
+	ss.val.bind(&ck)
 	sum, err := rundir.WriteCheckpoint(filepath.Join(ss.dir, rundir.CheckpointFile), ck)
 	if err != nil {
 		return err
