@@ -95,6 +95,15 @@ type DataChecker interface {
 	DataCheck(c Config, dir string, w io.Writer) error
 }
 
+// DataSizer is implemented by a family whose data in memory depends on the
+// files, not only on the config (an image folder's image count), so that
+// Family.Memory cannot include it.
+type DataSizer interface {
+	// DataBytes returns the bytes c's data will hold in memory, from a
+	// listing of the files under env's data root, without decoding them.
+	DataBytes(c Config, env Env) (float64, error)
+}
+
 // TaskNouner is implemented by a family whose config says what its tasks
 // are called (an image folder's groups may be categories or superclasses);
 // it takes precedence over Family.Noun for that config.

@@ -292,6 +292,37 @@ func (Family) Memory(c configs.Config) configs.MemoryEstimate {
 	return configs.MemoryEstimate{Records: rows * 200}
 }
 
+// DataBytes implements configs.DataSizer: the decoded images of the
+// splits, one byte per pixel and channel (3 when task.imagefolder.channels
+// leaves them to the files), from a listing of the folder.
+func (Family) DataBytes(c configs.Config, env configs.Env) (float64, error) {
+	s := Section(c)
+	dir, err := resolveDir(s.Dir, c.Data.Root, env.DataRoot)
+	if err != nil {
+		return 0, err
+	}
+	l, problems, err := scan(dir, s)
+	if err != nil {
+		return 0, err
+	}
+	if len(problems) > 0 {
+		return 0, &DataError{dir, problems}
+	}
+	images := 0
+	for _, groups := range l.splits {
+		for _, g := range groups {
+			for _, c := range g.classes {
+				images += len(c.files)
+			}
+		}
+	}
+	channels := s.Channels
+	if channels == 0 {
+		channels = 3
+	}
+	return float64(images) * float64(s.Image[0]*s.Image[1]*channels), nil
+}
+
 // Tasks implements configs.Family: the groups of the train and test
 // splits, read and decoded (or taken from the cache) from the folder.
 func (Family) Tasks(c configs.Config, env configs.Env) (*configs.TaskSets, error) {
