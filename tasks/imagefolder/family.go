@@ -146,6 +146,12 @@ func (Family) Noun() string { return "group" }
 // TaskNoun implements configs.TaskNouner: task.imagefolder.noun.
 func (Family) TaskNoun(c configs.Config) string { return Section(c).Noun }
 
+// Sampling implements configs.SamplingDescriber: a group's mass is the
+// number of its N-way class sets.
+func (Family) Sampling(c configs.Config) configs.Sampling {
+	return configs.Sampling{Formula: "C(Z_i, N) / sum_j C(Z_j, N)", Terms: "for a " + Section(c).Noun + " of Z_i classes and N ways", Order: "fewest classes Z_i first"}
+}
+
 // EvalFields implements configs.EvalFielder.
 func (Family) EvalFields() []string {
 	return []string{"task.imagefolder.rotate_eval"}

@@ -101,6 +101,12 @@ func (Family) NewSection() any {
 // Noun implements configs.Family.
 func (Family) Noun() string { return "task" }
 
+// Sampling implements configs.SamplingDescriber: every meta-training
+// amplitude interval is equally likely.
+func (Family) Sampling(configs.Config) configs.Sampling {
+	return configs.Sampling{Formula: "1 / n", Terms: "for n tasks, all equally likely"}
+}
+
 // Model implements configs.Family: the fully connected network.
 func (Family) Model() string { return "mlp" }
 
