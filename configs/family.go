@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -217,6 +218,22 @@ type ConfigError struct {
 }
 
 func (e *ConfigError) Error() string { return e.Field + ": " + e.Problem }
+
+// At places cerr, an error of the config file at path, at the line of its
+// field when the file states it: "path:line: field: problem", else
+// "path: field: problem".
+func (e *ConfigError) At(path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, e)
+	}
+	c := Defaults()
+	lines, err := DecodeStrict(path, data, &c)
+	if err != nil || lines[e.Field] == 0 {
+		return fmt.Errorf("%s: %w", path, e)
+	}
+	return fmt.Errorf("%s:%d: %w", path, lines[e.Field], e)
+}
 
 // families is the table of registered task families, in registration
 // order.

@@ -306,12 +306,10 @@ func TestBuffersRecycled(t *testing.T) {
 				}
 			}
 		}
-		for _, l := range obj.programs()[0].pool.free {
-			for _, d := range l {
-				if !seen[d] {
-					seen[d] = true
-					buffers += d.Shape().TotalSize()
-				}
+		for _, d := range obj.programs()[0].pool.Free() {
+			if !seen[d] {
+				seen[d] = true
+				buffers += d.Shape().TotalSize()
 			}
 		}
 		return values, buffers
@@ -375,10 +373,8 @@ func TestShareBuffers(t *testing.T) {
 		return r
 	}
 	pooled := func(obj *Objective) (floats int) {
-		for _, l := range obj.programs()[0].pool.free {
-			for _, d := range l {
-				floats += d.Shape().TotalSize()
-			}
+		for _, d := range obj.programs()[0].pool.Free() {
+			floats += d.Shape().TotalSize()
 		}
 		return floats
 	}

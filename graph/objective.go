@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 
+	"github.com/trmaml/trmaml/graph/internal/memory"
 	"github.com/trmaml/trmaml/metalearn"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -365,18 +366,15 @@ func (o *Objective) ShareBuffers(other *Objective) {
 }
 
 // joinPool moves o's buffers into pool to and has its ops take theirs from
-// it; with borrow, they may borrow larger buffers (bufferPool.get) and
+// it; with borrow, they may borrow larger buffers (memory.Pool.Get) and
 // allocate, when nothing free fits, what the op would take in a graph of
 // all of o's tasks.
-func (o *Objective) joinPool(to *bufferPool, borrow bool) {
+func (o *Objective) joinPool(to *memory.Pool, borrow bool) {
 	from := o.programs()[0].pool
 	if from == to {
 		return
 	}
-	for k, l := range from.free {
-		to.free[k] = append(to.free[k], l...)
-	}
-	to.bytes += from.bytes
+	to.Absorb(from)
 	for _, p := range o.programs() { // the lanes of o share from
 		for _, s := range p.steps {
 			op, ok := s.op.(*op)
@@ -400,7 +398,7 @@ func (o *Objective) joinPool(to *bufferPool, borrow bool) {
 // far, shared with the objectives of ShareBuffers: the pool keeps every
 // buffer for reuse, so after a call of each this is the graphs' peak.
 // Parameters, batches and small values are not counted.
-func (o *Objective) BufferBytes() int64 { return o.programs()[0].pool.bytes }
+func (o *Objective) BufferBytes() int64 { return o.programs()[0].pool.Bytes() }
 
 // Graph returns the underlying graph, for inspection (node counts, dot); of
 // an objective in lanes, the first lane's (the others differ only in their
@@ -603,8 +601,8 @@ func getFloats(dst []float64, v gorgonia.Value) int {
 type program struct {
 	steps []step
 	vals  []gorgonia.Value
-	pool  *bufferPool // shared with other programs by ShareBuffers
-	tasks int         // of the graph (a lane's share of its objective's)
+	pool  *memory.Pool // shared with other programs by ShareBuffers
+	tasks int          // of the graph (a lane's share of its objective's)
 	// first is the number of steps the first output needs (the losses):
 	// they come first, so runs of [0, first) and [first, len(steps)) are
 	// the whole program in its order, with the losses known in between.
@@ -668,7 +666,7 @@ func (p *program) compile(g *Graph, outputs gorgonia.Nodes) []int {
 		}
 	}
 	p.firstTiles(isOut)
-	p.pool = newBufferPool()
+	p.pool = memory.NewPool()
 	for _, s := range p.steps {
 		o, ok := s.op.(*op)
 		if !ok || isOut[s.i] || foreign[s.i] || o.outShape.TotalSize() < pooledSize {

@@ -2,8 +2,8 @@ package graph
 
 import (
 	"fmt"
-	"sync"
 
+	"github.com/trmaml/trmaml/graph/internal/memory"
 	"github.com/trmaml/trmaml/graph/internal/vec"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -241,7 +241,7 @@ func eachChunk[T float](g convGeom, F int, disjoint bool, fn func(t, img, imgs i
 		if chunks > 1 {
 			last = min(n, first+per)
 		}
-		bp, buf := pooledSlice[T](&scratch, size+padSize)
+		bp, buf := memory.Take[T](&scratch, size+padSize)
 		cols, pad := buf[:size], buf[size:size+padSize]
 		// im2col writes only pad's interior and relies on a zero border;
 		// col2im writes the border too and clears pad itself per image. An
@@ -251,7 +251,7 @@ func eachChunk[T float](g convGeom, F int, disjoint bool, fn func(t, img, imgs i
 			imgs := min(per, last-img)
 			fn(t, img, imgs, cols[:imgs*g.H*g.W*9*g.C], pad)
 		}
-		scratch.put(bp)
+		scratch.Put(bp)
 	})
 }
 
@@ -264,67 +264,7 @@ func (g convGeom) chunkImages(F int) int {
 
 // scratch holds the patch buffers of the convolutions for reuse across
 // calls.
-var scratch scratchPool
-
-// scratchPool keeps scratch buffers of both float types for reuse. Unlike
-// a sync.Pool it keeps them across garbage collections: trmaml runs the
-// collector at GOGC=5, which collects every batch or two, and a sync.Pool
-// emptied that often had the convolutions allocate their megabytes of
-// scratch again and fault its pages in (an evaluation spent a tenth of its
-// time in the kernel). It holds at most one buffer per goroutine that used
-// one at once, each as large as the largest use so far, mapped outside Go's
-// heap like the graph's buffers (offHeapDense), so that they do not raise
-// the collector's target.
-type scratchPool struct {
-	mu   sync.Mutex
-	free []any // *scratchBuf[float32] and *scratchBuf[float64]
-}
-
-// scratchBuf is a buffer of a scratchPool.
-type scratchBuf[T float] struct {
-	data   []T
-	mapped []byte // the mapping behind data, nil if data is on Go's heap
-}
-
-// pooledSlice returns n values of a free buffer of p, or of a new one
-// (replacing a free one too small: the buffers grow to the largest use),
-// and the buffer to put back.
-func pooledSlice[T float](p *scratchPool, n int) (*scratchBuf[T], []T) {
-	var bp, drop *scratchBuf[T]
-	p.mu.Lock()
-	at := -1
-	for i, b := range p.free {
-		if b, ok := b.(*scratchBuf[T]); ok {
-			at = i
-			if len(b.data) >= n {
-				bp = b
-				break
-			}
-			drop = b
-		}
-	}
-	if at >= 0 { // taken, or dropped for a larger one
-		p.free = append(p.free[:at], p.free[at+1:]...)
-	}
-	p.mu.Unlock()
-	if bp == nil {
-		if drop != nil && drop.mapped != nil {
-			unmapMemory(drop.mapped)
-		}
-		bp = &scratchBuf[T]{}
-		if bp.data, bp.mapped = mapFloats[T](n); bp.mapped == nil {
-			bp.data = make([]T, n)
-		}
-	}
-	return bp, bp.data[:n]
-}
-
-// put hands back a buffer from pooledSlice.
-func (p *scratchPool) put(bp any) {
-	p.mu.Lock()
-	p.free = append(p.free, bp)
-	p.mu.Unlock()
-}
+var scratch memory.Scratch
 
 // im2colChunk writes the patches of images img..img+imgs-1 of x (one task)
 // into cols, one row of 9*C values per pixel. Each image is first copied

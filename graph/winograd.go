@@ -5,6 +5,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/trmaml/trmaml/graph/internal/memory"
 	"github.com/trmaml/trmaml/graph/internal/vec"
 )
 
@@ -51,7 +52,7 @@ var winogradForce = 0
 const winogradValues = 1 << 16
 
 // winogradScratch holds the buffers of a task's Winograd convolution.
-var winogradScratch scratchPool
+var winogradScratch memory.Scratch
 
 // winogradTile returns the output tile size of the Winograd path that a
 // convolution of n images of H x W from cin to cout channels (per task)
@@ -259,7 +260,7 @@ func winogradProducts[T float](m, H, W, C, F, n int, x, k []T, transposed bool, 
 			image(img+i, mm[i*th*tw*cout:], ms, tmp)
 		}
 	}
-	winogradScratch.put(bp)
+	winogradScratch.Put(bp)
 }
 
 // winogradChunk is the number of images of n that winogradProducts
@@ -335,12 +336,12 @@ func winogradInputs[T float](m, H, W, c int, x []T, imgs int, pad, v []T, vs int
 
 // winogradBuffers returns scratch slices of the given sizes from
 // winogradScratch and the buffer to put back.
-func winogradBuffers[T float](sizes []int, parts [][]T) *scratchBuf[T] {
+func winogradBuffers[T float](sizes []int, parts [][]T) *memory.Buf[T] {
 	total := 0
 	for _, s := range sizes {
 		total += s
 	}
-	bp, buf := pooledSlice[T](&winogradScratch, total)
+	bp, buf := memory.Take[T](&winogradScratch, total)
 	for i, s := range sizes {
 		parts[i], buf = buf[:s:s], buf[s:]
 	}
@@ -417,7 +418,7 @@ func winogradKTask[T float](m, H, W, C, F, n int, x, g []T, out []T) {
 			copy(out[(i*C+c)*F:][:F], dst[i])
 		}
 	}
-	winogradScratch.put(bp)
+	winogradScratch.Put(bp)
 }
 
 // winogradGrad sets dst ((m+2)^2 rows of c values, stride apart) to A g
@@ -478,13 +479,13 @@ func sharedKernels[T float](m int, g convGeom, F int, k []T, transposed bool) (u
 	if !sameTasks(k, g.x[0], 9*g.C*F) {
 		return nil, func() {}
 	}
-	bp, buf := pooledSlice[T](&winogradShared, winogradTransformSize(m, g.C, F, transposed))
-	return winogradTransform(m, k, g.C, F, transposed, buf), func() { winogradShared.put(bp) }
+	bp, buf := memory.Take[T](&winogradShared, winogradTransformSize(m, g.C, F, transposed))
+	return winogradTransform(m, k, g.C, F, transposed, buf), func() { winogradShared.Put(bp) }
 }
 
 // winogradShared holds the kernels that winogradConv transforms once for
 // all tasks.
-var winogradShared scratchPool
+var winogradShared memory.Scratch
 
 // sameTasks reports whether the n blocks of size values at the start of v
 // (one per task) are the same bit for bit. It stops at the first byte that

@@ -63,7 +63,7 @@ func reportPart(groups []*results.Group, file func(name string) string, width Co
 		}
 		if fin := results.FinishedGroups(sel); classification && len(fin) > 0 { // per-task values: finished runs only
 			path := file("adversary" + suffix)
-			if err := written(path, Adversary(fin, path)); err != nil {
+			if err := written(path, Adversary(fin, path, width)); err != nil {
 				return err
 			}
 		}

@@ -27,11 +27,11 @@ import (
 // glyphs of their own. Every seed's own result is a small faint dot; the
 // axes run from 0 to just beyond the largest of those, and confidence bars
 // that reach further (a few seeds with one outlier give wide intervals) are
-// cut at the axes. The panels are stacked in one column, tradeoffWidth
-// wide, so the figure stays legible at the width of a page's column. When
+// cut at the axes. The panels go two side by side at Double, stacked in one
+// column at Single (tradeoffLayout). When
 // the runs list CVaR levels (results.CVaRLevels), each set gets a panel of
 // the mean against CVaR_alpha at the first level below its mean-worst one.
-func CVaRTradeoff(groups []*results.Group, path string) error {
+func CVaRTradeoff(groups []*results.Group, path string, c Column) error {
 	if len(groups) == 0 {
 		return errors.New("plots: CVaRTradeoff needs at least one group")
 	}
@@ -143,7 +143,8 @@ func CVaRTradeoff(groups []*results.Group, path string) error {
 		panels = append(panels, p)
 	}
 	legend = append(legend, legendItem{text: bandNote(groups, "bars") + " (cut at the axes); dots: single seeds"})
-	return renderGrid(path, tradeoffWidth, tradeoffHeight, 1, legend, panels)
+	w, h, cols := tradeoffLayout(c, len(panels))
+	return renderGrid(path, w, h, cols, legend, panels)
 }
 
 // axisStat is a statistic on an axis of the trade-off figure: one run's
@@ -175,13 +176,20 @@ func cvarStat(set results.Set, alpha float64, score display.Score) axisStat {
 	}
 }
 
-// The trade-off figure's panel size: at a 3.3-inch column its 11-point
-// ticks print at 8.6 points.
-const (
-	tradeoffWidth  = 4.2 * vg.Inch
-	tradeoffHeight = 3.1 * vg.Inch
-	markerRadius   = 4 // points: the groups' markers
-)
+// tradeoffLayout is the trade-off figure's grid of n panels at column c:
+// two side by side across a page (Double), or one above the other in a
+// column (Single); the panels are kept nearly square, so that the labels
+// placed beside the CVaR levels' points have room.
+func tradeoffLayout(c Column, n int) (w, h vg.Length, cols int) {
+	if c == Single {
+		return c.Width(), 2.7 * vg.Inch, 1
+	}
+	cols = min(n, 2)
+	return c.Width() / vg.Length(cols), 3 * vg.Inch, cols
+}
+
+// markerRadius is the radius of the groups' markers, in points.
+const markerRadius = 4
 
 // glyphStyle is how a method's points look in the trade-off figure.
 type glyphStyle struct {

@@ -3,11 +3,14 @@ package results
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/trmaml/trmaml/internal/shell"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+
+	"github.com/trmaml/trmaml/internal/shell"
 
 	"github.com/trmaml/trmaml/configs"
 	_ "github.com/trmaml/trmaml/models/builtin" // the built-in models, which configs name
@@ -229,6 +232,42 @@ func LoadGroups(dirs []string) ([]*Group, error) {
 	runs, err := LoadAll(dirs)
 	if err != nil {
 		return nil, err
+	}
+	return GroupRuns(runs)
+}
+
+// Gather loads and groups the runs found under paths (Discover): the
+// finished ones and, with unfinished, the running or interrupted ones that
+// have an evaluation (LoadUnfinished), noting on log each unfinished run it
+// includes or skips. Finding no run is an error.
+func Gather(paths []string, unfinished bool, log io.Writer) ([]*Group, error) {
+	dirs, partial, err := Discover(paths)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := LoadAll(dirs)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range partial {
+		if !unfinished {
+			fmt.Fprintf(log, "skipping %s: no result.json (unfinished run)\n", d)
+			continue
+		}
+		r, err := LoadUnfinished(d)
+		if err != nil {
+			fmt.Fprintf(log, "skipping %s: %v\n", d, err)
+			continue
+		}
+		fmt.Fprintf(log, "including %s, unfinished: to its last evaluation, iteration %d of %d\n", d, r.LastIteration(), r.Config.Meta.Iterations)
+		runs = append(runs, r)
+	}
+	if len(runs) == 0 {
+		what := "finished run directories (with result.json)"
+		if unfinished {
+			what = "run directories with an evaluation"
+		}
+		return nil, fmt.Errorf("no %s in %s", what, strings.Join(paths, " "))
 	}
 	return GroupRuns(runs)
 }

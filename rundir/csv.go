@@ -429,3 +429,23 @@ func csvQuote(s string) string {
 	}
 	return s
 }
+
+// LastEvaluation reads the last row of the metrics.csv in dir, as a run
+// writes it: the iteration, the elapsed seconds and the meta-test mean and
+// worst; ok is false when there is no complete row yet.
+func LastEvaluation(dir string) (it int, elapsed float64, test [2]float64, ok bool) {
+	raw, err := os.ReadFile(filepath.Join(dir, MetricsFile))
+	if err != nil {
+		return 0, 0, test, false
+	}
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	f := strings.Split(lines[len(lines)-1], ",")
+	if len(lines) < 2 || len(f) < 2+int(TestWorst) {
+		return 0, 0, test, false
+	}
+	it, err1 := strconv.Atoi(f[0])
+	elapsed, err2 := strconv.ParseFloat(f[1+Elapsed], 64)
+	mean, err3 := strconv.ParseFloat(f[1+TestMean], 64)
+	worst, err4 := strconv.ParseFloat(f[1+TestWorst], 64)
+	return it, elapsed, [2]float64{mean, worst}, errors.Join(err1, err2, err3, err4) == nil
+}
