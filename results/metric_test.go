@@ -34,7 +34,7 @@ func TestLoadAccuracyRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Score != metalearn.Accuracy {
+	if r.Score.Metric != metalearn.Accuracy {
 		t.Errorf("score %+v, want accuracy", r.Score)
 	}
 	// The worst alphabet is the least accurate one.
@@ -150,7 +150,7 @@ func TestSplitByScoreAndSampling(t *testing.T) {
 		}
 	}
 	acc := parts[0]
-	if acc[0].Score != metalearn.Accuracy {
+	if acc[0].Score.Metric != metalearn.Accuracy {
 		acc = parts[1]
 	}
 	// C(Z, 5) for Z = 26, 55, 24, 52, 40, normalised.

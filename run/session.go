@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/trmaml/trmaml/configs"
@@ -22,11 +23,17 @@ import (
 // session is one training process on a run directory: the trainer, its
 // optimizer, the metric files being accumulated, and the time spent.
 type session struct {
-	s                  *Setup
-	dir                string
-	opt                metalearn.Optimizer
-	tr                 *metalearn.Trainer
-	metrics, pcsv      bytes.Buffer
+	s             *Setup
+	dir           string
+	opt           metalearn.Optimizer
+	tr            *metalearn.Trainer
+	metrics, pcsv bytes.Buffer
+	// cvarColumns are the CVaR levels of metrics.csv's columns: the
+	// config's eval.cvar_alpha for a new run, its header's when resumed.
+	cvarColumns []float64
+	// tasks is tasks.csv's content, nil for a run started before the
+	// file existed, which goes on without it.
+	tasks              *bytes.Buffer
 	trainDur, evalDur  time.Duration
 	cpu                *cpuMeter
 	batchSum, batchMax float64
@@ -76,7 +83,7 @@ func restoreSession(s *Setup, dir string) (*session, rundir.Checkpoint, error) {
 	}
 	ss.prevCheckpoint = rundir.HashBytes(raw)
 	if ss.val != nil {
-		if err := ss.val.restore(dir, ck.State.Iteration, s.Metric.HigherIsBetter); err != nil {
+		if err := ss.val.restore(dir, ck.State.Iteration, s.Metric.HigherIsBetter, ck.BestValSHA256); err != nil {
 			return nil, rundir.Checkpoint{}, fmt.Errorf("%s cannot be resumed: %w", dir, err)
 		}
 	}
@@ -104,12 +111,18 @@ func (ss *session) record(ctx context.Context) error {
 	ss.evalDur += time.Since(start)
 	ss.cpu.eval()
 	row := rundir.MetricsRow{Iteration: tr.State.Iteration, Elapsed: ss.trainDur + ss.evalDur,
-		BatchMean: math.NaN(), BatchWorst: math.NaN(), Train: trainStats, Test: testStats}
+		BatchMean: math.NaN(), BatchWorst: math.NaN(), CVaRAlpha: ss.cvarColumns,
+		Train: withLevels(trainStats, ss.cvarColumns, ss.s.Metric), Test: withLevels(testStats, ss.cvarColumns, ss.s.Metric)}
 	if ss.batchN > 0 {
 		row.BatchMean, row.BatchWorst = ss.batchSum/float64(ss.batchN), ss.batchMax
 	}
-	row.Append(&ss.metrics)
+	if err := row.Append(&ss.metrics); err != nil {
+		return err
+	}
 	rundir.AppendPRow(&ss.pcsv, tr.State.Iteration, tr.State.P)
+	if ss.tasks != nil {
+		rundir.AppendTasksRow(ss.tasks, tr.State.Iteration, trainStats.PerTask, testStats.PerTask)
+	}
 	ss.batchSum, ss.batchMax, ss.batchN = 0, 0, 0
 	ss.p.Evaluated(testStats.Mean, testStats.Worst, ss.s.Metric)
 
@@ -118,6 +131,11 @@ func (ss *session) record(ctx context.Context) error {
 	}
 	if err := atomicfile.Write(filepath.Join(ss.dir, rundir.PFile), ss.pcsv.Bytes()); err != nil {
 		return err
+	}
+	if ss.tasks != nil {
+		if err := atomicfile.Write(filepath.Join(ss.dir, rundir.TasksFile), ss.tasks.Bytes()); err != nil {
+			return err
+		}
 	}
 	return ss.checkpoint(nil)
 }
@@ -131,7 +149,12 @@ func (ss *session) checkpoint(pd *rundir.Pending) error {
 	}
 	ck := rundir.Checkpoint{State: snap, OptimizerState: ss.opt, TrainSeconds: ss.trainDur.Seconds(), EvalSeconds: ss.evalDur.Seconds(), CPU: ss.cpu.times(), Pending: pd,
 		Seed: ss.s.Config.Seed, ConfigSHA256: ss.s.configHash, Previous: ss.prevCheckpoint}
-	ck.BindRows(ss.metrics.Bytes(), ss.pcsv.Bytes())
+	var tasks []byte
+	if ss.tasks != nil {
+		tasks = ss.tasks.Bytes()
+	}
+	ck.BindRows(ss.metrics.Bytes(), ss.pcsv.Bytes(), tasks)
+	ss.val.bind(&ck)
 	sum, err := rundir.WriteCheckpoint(filepath.Join(ss.dir, rundir.CheckpointFile), ck)
 	if err != nil {
 		return err
@@ -289,4 +312,20 @@ func scaleFields(c configs.Config) string {
 		}
 	}
 	return f
+}
+
+// withLevels is st with CVaR entries at every level of levels, so that a
+// run resumed under another eval.cvar_alpha keeps filling its metrics.csv
+// columns.
+func withLevels(st rundir.Stats, levels []float64, m metalearn.Metric) rundir.Stats {
+	have := make([]float64, len(st.CVaR))
+	for i, t := range st.CVaR {
+		have[i] = t.Alpha
+	}
+	for _, a := range levels {
+		if !slices.Contains(have, a) {
+			st.CVaR = append(slices.Clip(st.CVaR), tailStats(st.PerTask, []float64{a}, m)...)
+		}
+	}
+	return st
 }

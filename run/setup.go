@@ -11,6 +11,7 @@ import (
 
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/graph"
+	"github.com/trmaml/trmaml/innerloops"
 	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/models"
 	"github.com/trmaml/trmaml/rundir"
@@ -107,7 +108,7 @@ func Build(cfg configs.Config, opts Options) (*Setup, error) {
 	if err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
-	drawn, err := metalearn.DrawnBatch(method, cfg.Meta.Batch) // checked by Validate
+	drawn, err := cfg.DrawnBatch() // checked by Validate
 	if err != nil {
 		return nil, err
 	}
@@ -129,9 +130,16 @@ func Build(cfg configs.Config, opts Options) (*Setup, error) {
 		return nil, err
 	}
 	spec.Tasks, spec.Query, spec.MetaGradient, spec.FirstOrder = cfg.Eval.Batch, f.evalQuery, false, false
+	if spec, err = evalSteps(cfg, spec); err != nil {
+		return nil, err
+	}
 	evalObj, err := graph.NewObjective(spec)
 	if err != nil {
 		return nil, err
+	}
+	if evalObj.NumParams() != obj.NumParams() {
+		return nil, &configs.ConfigError{Field: "eval.steps", Problem: fmt.Sprintf("inner loop %s has %d meta-parameters at %d steps and %d at inner.steps = %d: evaluate it with inner.steps (eval.steps 0)",
+			cfg.Inner.Kind, evalObj.NumParams(), cfg.EvalSteps(), obj.NumParams(), cfg.Inner.Steps)}
 	}
 	evalObj.ShareBuffers(obj) // evaluation and training run in turn
 	net, err := json.Marshal(f.model.Record)
@@ -181,6 +189,32 @@ func Build(cfg configs.Config, opts Options) (*Setup, error) {
 		}
 	}
 	return s, nil
+}
+
+// evalSteps is spec, the evaluation graph's, with the config's evaluation
+// inner steps (eval.steps) in place of its training ones: in the spec for
+// graph's default loop, else in the registered loop built again for them.
+func evalSteps(cfg configs.Config, spec graph.Spec) (graph.Spec, error) {
+	steps := cfg.EvalSteps()
+	if steps == cfg.Inner.Steps {
+		return spec, nil
+	}
+	if spec.Inner == nil {
+		spec.Steps = steps
+		return spec, nil
+	}
+	loop, err := innerloops.Named(cfg.Inner.Kind)
+	if err != nil {
+		return spec, err
+	}
+	c := cfg
+	c.Inner.Steps = steps
+	built, err := loop.Build(c, false)
+	if err != nil {
+		return spec, err
+	}
+	spec.Inner = built.Loop
+	return spec, nil
 }
 
 // loadSetup builds the run of the config.yaml in dir, with the fields of

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"math/rand/v2"
@@ -52,8 +53,10 @@ func start(ctx context.Context, s *Setup, dir string, p *Progress, overrides []s
 		return nil, err
 	}
 	ss.overrides = overrides
-	ss.metrics.WriteString(rundir.MetricsHeaderFor(s.Metric.Name))
+	ss.cvarColumns = s.Config.Eval.CVaRAlpha
+	ss.metrics.WriteString(rundir.MetricsHeaderFor(s.Metric.Name, ss.cvarColumns...))
 	ss.pcsv.WriteString(rundir.PHeader(taskNames(s.Train)))
+	ss.tasks = bytes.NewBufferString(rundir.TasksHeader(taskNames(s.Train), taskNames(s.Test)))
 	ss.p = p
 	ss.cpu = newCPUMeter(nil, true)
 	defer ss.cpu.stop()
