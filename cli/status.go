@@ -41,7 +41,7 @@ func statusCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	var grid []experiment.Job
 	if _, err := os.Stat(filepath.Join(dir, rundir.ConfigFile)); err == nil {
-		cfg, err := configs.Load(filepath.Join(dir, rundir.ConfigFile))
+		cfg, err := configs.LoadRecorded(filepath.Join(dir, rundir.ConfigFile))
 		if err != nil {
 			return err
 		}
@@ -121,7 +121,7 @@ func presentRuns(dir string) ([]experiment.Job, error) {
 		if !e.IsDir() {
 			continue
 		}
-		cfg, err := configs.Load(p)
+		cfg, err := configs.LoadRecorded(p)
 		if err != nil {
 			continue // not a run directory
 		}

@@ -52,8 +52,31 @@ type Setting struct {
 // error naming from (the file of the settings), the value's line and the
 // keys allowed.
 func ParseWith(name string, data []byte, from string, sets []Setting) (Config, error) {
+	return parse(name, data, from, sets, false)
+}
+
+// ParseRecorded is Parse for the config.yaml of a run directory, which may
+// have been written before models had sections of their own (model:
+// {hidden: [40, 40], cnn: {filters: 64}}): that layout is read as the
+// family's model's section, so that old run directories keep working.
+// A config a user writes goes through Parse, which refuses it.
+func ParseRecorded(name string, data []byte) (Config, error) {
+	return parse(name, data, "", nil, true)
+}
+
+// LoadRecorded reads the run directory's config.yaml at path and decodes
+// it like ParseRecorded.
+func LoadRecorded(path string) (Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, err
+	}
+	return ParseRecorded(path, data)
+}
+
+func parse(name string, data []byte, from string, sets []Setting, recorded bool) (Config, error) {
 	c := Defaults()
-	d, err := decodeStrict(name, data, &c)
+	d, err := decodeStrict(name, data, &c, recorded)
 	if err != nil {
 		return Config{}, err
 	}
@@ -143,14 +166,16 @@ func NotSet(path, rule string) error { return &fieldError{path, "(not set)", rul
 // naming name and the line. It returns the line of every field path the
 // document sets, so that later checks can name lines too.
 func DecodeStrict(name string, data []byte, v any) (lines map[string]int, err error) {
-	d, err := decodeStrict(name, data, v)
+	d, err := decodeStrict(name, data, v, false)
 	if err != nil {
 		return nil, err
 	}
 	return d.lines, nil
 }
 
-func decodeStrict(name string, data []byte, v any) (*decoder, error) {
+// decodeStrict decodes data into v; a Config's model section of the old
+// layout is translated if recorded (a run directory's), else refused.
+func decodeStrict(name string, data []byte, v any, recorded bool) (*decoder, error) {
 	if len(data) > MaxFileBytes {
 		return nil, fmt.Errorf("%s: %d bytes: a file may have at most %d", name, len(data), MaxFileBytes)
 	}
@@ -159,7 +184,9 @@ func decodeStrict(name string, data []byte, v any) (*decoder, error) {
 		return nil, err
 	}
 	if _, ok := v.(*Config); ok {
-		legacyModel(root, familyModel)
+		if old := legacyModel(root, familyModel, recorded); len(old) > 0 {
+			return nil, oldLayoutError(name, old)
+		}
 	}
 	d := &decoder{file: name, lines: map[string]int{}}
 	d.decode(root, reflect.ValueOf(v).Elem(), "")

@@ -152,7 +152,7 @@ func (v *verifier) config() error {
 	v.cfgRaw = raw
 	if v.m == nil {
 		v.s.Manifest.Config = string(raw)
-		v.s.Config, err = configs.Parse(path, raw)
+		v.s.Config, err = configs.ParseRecorded(path, raw)
 		return err
 	}
 	if c, _ := v.m.Sum(ConfigFile); HashBytes(raw) != c.SHA256 {
@@ -161,7 +161,7 @@ func (v *verifier) config() error {
 		}
 		return configChanged(path, []byte(v.m.Config), raw)
 	}
-	v.s.Config, err = configs.Parse(path, []byte(v.m.Config))
+	v.s.Config, err = configs.ParseRecorded(path, []byte(v.m.Config))
 	return err
 }
 
