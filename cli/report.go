@@ -5,117 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"slices"
-	"strings"
-	"text/tabwriter"
 
-	"github.com/trmaml/trmaml/plots"
 	"github.com/trmaml/trmaml/results"
 	"github.com/trmaml/trmaml/rundir"
 )
-
-// dirList is a repeatable directory flag.
-type dirList []string
-
-func (d *dirList) String() string { return strings.Join(*d, " ") }
-
-func (d *dirList) Set(s string) error {
-	*d = append(*d, s)
-	return nil
-}
-
-// parseRunArgs parses the flags of a results command, which may come
-// before, between or after the directory arguments: "-runs A B -out X"
-// gives the directories A and B. It returns the -runs values followed by
-// the positional arguments.
-func parseRunArgs(fs *flag.FlagSet, runs *dirList, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
-			pos = append(pos, rest...) // everything after "--" is a directory
-			break
-		}
-		if len(rest) == 0 {
-			break
-		}
-		pos, args = append(pos, rest[0]), rest[1:]
-	}
-	return append(slices.Clone(*runs), pos...), nil
-}
-
-// loadGroups loads and groups the runs found under paths (the runs
-// directory if there are none): the finished ones and, with unfinished,
-// the running or interrupted ones that have an evaluation, noting on
-// stderr each unfinished run it includes or skips.
-func loadGroups(paths []string, unfinished bool, stderr io.Writer) ([]*results.Group, error) {
-	if len(paths) == 0 {
-		paths = []string{"runs"}
-	}
-	dirs, partial, err := results.Discover(paths)
-	if err != nil {
-		return nil, err
-	}
-	runs, err := results.LoadAll(dirs)
-	if err != nil {
-		return nil, err
-	}
-	for _, d := range partial {
-		if !unfinished {
-			fmt.Fprintf(stderr, "skipping %s: no result.json (unfinished run)\n", d)
-			continue
-		}
-		r, err := results.LoadUnfinished(d)
-		if err != nil {
-			fmt.Fprintf(stderr, "skipping %s: %v\n", d, err)
-			continue
-		}
-		fmt.Fprintf(stderr, "including %s, unfinished: to its last evaluation, iteration %d of %d\n", d, r.LastIteration(), r.Config.Meta.Iterations)
-		runs = append(runs, r)
-	}
-	if len(runs) == 0 {
-		what := "finished run directories (with result.json)"
-		if unfinished {
-			what = "run directories with an evaluation"
-		}
-		return nil, fmt.Errorf("no %s in %s", what, strings.Join(paths, " "))
-	}
-	return results.GroupRuns(runs)
-}
-
-// figureFlags are the -format and -width flags of the commands that
-// draw figures (-width only where the figures have a layout for each).
-type figureFlags struct {
-	format     string
-	width      plots.Column
-	fixedWidth bool
-}
-
-func (f *figureFlags) add(fs *flag.FlagSet) {
-	fs.StringVar(&f.format, "format", "png", "figure file `FORMAT`: "+strings.Join(plots.Formats, ", "))
-	if f.fixedWidth {
-		return
-	}
-	fs.Func("width", "lay figures out for `WIDTH`: double (a page's text width, 7 in; the default) or single (one column of two, 3.4 in)", func(v string) error {
-		var err error
-		f.width, err = plots.ParseColumn(v)
-		return err
-	})
-}
-
-func (f *figureFlags) check() error {
-	if !slices.Contains(plots.Formats, f.format) {
-		return fmt.Errorf("-format %q: want one of %s", f.format, strings.Join(plots.Formats, ", "))
-	}
-	return nil
-}
-
-// file is the path of figure name in out, in the chosen format.
-func (f *figureFlags) file(out, name string) string { return filepath.Join(out, name+"."+f.format) }
 
 // groupsAndOut parses the flags shared by report and plot (-runs DIR...,
 // positional run directories, a required -out DIR, and with fig, the
@@ -147,12 +40,15 @@ func groupsAndOut(name, outUsage string, args []string, stderr io.Writer, fig *f
 	return groups, *out, release, err
 }
 
-// openReport loads the groups of the runs under paths as loadGroups does,
-// creates the output directory out and locks it, so that two commands do
-// not write one directory at once, cleaning it of the temporary files of a
-// killed earlier write.
+// openReport loads the groups of the runs under paths (results.Gather; the
+// runs directory if there are none), creates the output directory out and
+// locks it, so that two commands do not write one directory at once,
+// cleaning it of the temporary files of a killed earlier write.
 func openReport(paths []string, out string, unfinished bool, stderr io.Writer) ([]*results.Group, func(), error) {
-	groups, err := loadGroups(paths, unfinished, stderr)
+	if len(paths) == 0 {
+		paths = []string{"runs"}
+	}
+	groups, err := results.Gather(paths, unfinished, stderr)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -183,92 +79,4 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	defer release()
 	return results.WriteReport(groups, out, stdout)
-}
-
-// plotCmd is "trmaml plot [-runs DIR]... -out DIR [DIR...]": the report
-// figures of the finished runs in the directories (default runs), written to
-// -out: figure1.png (Figure 1 at the first setting, second order when there
-// is one; figure1_kN.png or figure1_NwayKshot.png for every other setting),
-// for MSE runs p_weights.png (if there is a TR-MAML run), for accuracy runs
-// adversary.png per setting (training distribution, final p and per-task
-// accuracy by task name), and orders.png (if some setting has runs of both
-// orders). With runs of several metrics each file name starts with the
-// metric's name (mse_figure1.png, accuracy_figure1.png, ...).
-func plotCmd(args []string, stdout, stderr io.Writer) error {
-	var fig figureFlags
-	groups, out, release, err := groupsAndOut("plot", "directory for the figures (required)", args, stderr, &fig, true)
-	if err != nil {
-		return err
-	}
-	defer release()
-	return plots.WriteReport(groups, out, fig.format, fig.width, stdout)
-}
-
-// compareCmd is "trmaml compare [-runs] A B": the final statistics and cost
-// of two run directories side by side, with the difference B - A, in the
-// runs' metric (which must be the same).
-func compareCmd(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var runs dirList
-	fs.Var(&runs, "runs", "run directory (give two, as -runs A B or A B)")
-	dirs, err := parseRunArgs(fs, &runs, args)
-	if err != nil {
-		return err
-	}
-	if len(dirs) != 2 {
-		return fmt.Errorf("compare: give exactly two run directories, got %d", len(dirs))
-	}
-	a, err := results.Load(dirs[0])
-	if err != nil {
-		return err
-	}
-	b, err := results.Load(dirs[1])
-	if err != nil {
-		return err
-	}
-	if a.Score != b.Score {
-		return fmt.Errorf("compare: %s measures %s but %s measures %s", a.Dir, a.Score.Label, b.Dir, b.Score.Label)
-	}
-	describe := func(r *results.Run) string {
-		k := results.KeyOf(r)
-		return fmt.Sprintf("%s %s-order %s seed %d", results.AlgorithmName(k.Algorithm), k.Order, k.Shots(), r.Config.Seed)
-	}
-	rows := [][4]string{
-		{"", "A", "B", "B - A"},
-		{"run", filepath.Base(a.Dir), filepath.Base(b.Dir), ""},
-		{"setting", describe(a), describe(b), ""},
-		{"iterations", fmt.Sprint(a.Result.Iterations), fmt.Sprint(b.Result.Iterations), ""},
-		{"metric", a.Score.Axis(""), b.Score.Axis(""), ""},
-	}
-	for _, row := range []struct {
-		name string
-		stat results.Final
-	}{
-		{"meta-test mean", results.MetaTestMean},
-		{"meta-test worst", results.MetaTestWorst},
-		{"meta-test std", results.MetaTestStd},
-		{"meta-train mean", results.MetaTrainMean},
-		{"meta-train weighted mean", results.MetaTrainWeightedMean},
-		{"meta-train worst", results.MetaTrainWorst},
-		{"meta-train std", results.MetaTrainStd},
-		{"ms per iteration", results.MsPerIteration},
-	} {
-		va, vb := row.stat.Value(&a.Result), row.stat.Value(&b.Result)
-		if row.stat != results.MsPerIteration {
-			va, vb = a.Score.Show(va), b.Score.Show(vb)
-		}
-		rows = append(rows, [4]string{row.name, fmt.Sprintf("%.4f", va), fmt.Sprintf("%.4f", vb), fmt.Sprintf("%+.4f", vb-va)})
-	}
-	rows = append(rows, [4]string{"meta-test worst task", a.Result.MetaTest.WorstTask, b.Result.MetaTest.WorstTask, ""})
-	// Names left-aligned (padded to one width), values right-aligned.
-	nameWidth := 0
-	for _, r := range rows {
-		nameWidth = max(nameWidth, len(r[0]))
-	}
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	for _, r := range rows {
-		fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t\n", nameWidth, r[0], r[1], r[2], r[3])
-	}
-	return tw.Flush()
 }

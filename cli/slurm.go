@@ -2,14 +2,10 @@ package cli
 
 import (
 	"flag"
-	"io"
 	"strings"
 	"time"
 
-	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/experiment"
-	"github.com/trmaml/trmaml/graph"
-	"github.com/trmaml/trmaml/run"
 	"github.com/trmaml/trmaml/slurm"
 )
 
@@ -40,36 +36,11 @@ func (f *slurmFlags) add(fs *flag.FlagSet) {
 	})
 }
 
-// submitSlurm submits the cells of grid that are neither finished, nor
-// running, nor queued by an earlier submission (slurm.SubmitGrid).
-func submitSlurm(f slurmFlags, spec experiment.Spec, specPath, out string, grid []experiment.Job, opts run.Options, stdout io.Writer) error {
-	req := slurm.Request{
+// request is the Slurm request of the flags for the experiment spec, read
+// from specPath, run in out (experiment.Submit).
+func (f slurmFlags) request(spec experiment.Spec, specPath, out, dataRoot string) slurm.Request {
+	return slurm.Request{
 		CPUs: f.cpus, MemMiB: f.memMiB, Time: f.time, MaxRunning: f.maxRunning, DryRun: f.dryRun, Sbatch: f.sbatch,
-		Name: spec.Name, File: spec.Slurm, Spec: specPath, Out: out, Data: opts.DataRoot,
-		Engine: slurm.Engine{
-			FLOPs: func(c configs.Config) (float64, error) {
-				s, err := run.Build(c, opts)
-				if err != nil {
-					return 0, err
-				}
-				return s.Objective.FLOPs(), nil
-			},
-			FastBuild: graph.BLASCore() != "",
-		},
+		Name: spec.Name, File: spec.Slurm, Spec: specPath, Out: out, Data: dataRoot,
 	}
-	if err := req.Check(); err != nil {
-		return err
-	}
-	if err := experiment.CheckOut(out, grid); err != nil {
-		return err
-	}
-	cells, err := experiment.Cells(grid)
-	if err != nil {
-		return err
-	}
-	for _, c := range cells {
-		req.Cells = append(req.Cells, slurm.Cell{Index: c.Index, Config: c.Job.Config, Dir: c.Job.Dir,
-			Finished: c.State == experiment.Finished, Running: c.State == experiment.Running})
-	}
-	return slurm.SubmitGrid(req, stdout)
 }

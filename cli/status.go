@@ -5,13 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/experiment"
 	"github.com/trmaml/trmaml/rundir"
 	"github.com/trmaml/trmaml/slurm"
@@ -34,45 +31,9 @@ func statusCmd(args []string, stdout, stderr io.Writer) error {
 		return errors.New("status: give one run or experiment directory")
 	}
 	dir := fs.Arg(0)
-	if st, err := os.Stat(dir); err != nil {
-		return err
-	} else if !st.IsDir() {
-		return fmt.Errorf("status: %s is not a directory", dir)
-	}
-	var grid []experiment.Job
-	if _, err := os.Stat(filepath.Join(dir, rundir.ConfigFile)); err == nil {
-		cfg, err := configs.LoadRecorded(filepath.Join(dir, rundir.ConfigFile))
-		if err != nil {
-			return err
-		}
-		grid = []experiment.Job{{Config: cfg, Dir: dir}}
-	} else if _, err := os.Stat(filepath.Join(dir, rundir.ManifestFile)); err == nil {
-		// A sealed run directory whose config.yaml is gone: the
-		// manifest check names it.
-		if _, err := rundir.Verify(dir); err != nil {
-			return err
-		}
-		return fmt.Errorf("status: %s: %s is missing", dir, rundir.ConfigFile)
-	} else {
-		schedDir := filepath.Join(dir, experiment.SchedulerDir)
-		path := *spec
-		if path == "" {
-			if p := slurm.SubmittedJobs(schedDir)["config"]; len(p) > 0 {
-				path = p[len(p)-1]
-			}
-		}
-		if path != "" {
-			_, cfgs, err := experiment.Expand(path) // no data needed to list cells
-			if err != nil {
-				return err
-			}
-			grid = experiment.Jobs(cfgs, dir)
-		} else if grid, err = presentRuns(dir); err != nil {
-			return err
-		}
-		if len(grid) == 0 {
-			return fmt.Errorf("status: %s holds no run directories (give -config FILE to list the cells of an experiment not started)", dir)
-		}
+	grid, err := experiment.Find(dir, *spec)
+	if err != nil {
+		return fmt.Errorf("status: %w", err)
 	}
 	cells, err := experiment.Cells(grid)
 	if err != nil {
@@ -108,28 +69,6 @@ func statusCmd(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// presentRuns are the run directories in dir, in name order, when the grid
-// is not known.
-func presentRuns(dir string) ([]experiment.Job, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	var jobs []experiment.Job
-	for _, e := range entries {
-		p := filepath.Join(dir, e.Name(), rundir.ConfigFile)
-		if !e.IsDir() {
-			continue
-		}
-		cfg, err := configs.LoadRecorded(p)
-		if err != nil {
-			continue // not a run directory
-		}
-		jobs = append(jobs, experiment.Job{Config: cfg, Dir: filepath.Join(dir, e.Name())})
-	}
-	return jobs, nil
-}
-
 // cellDetail is what a status line says beyond the state.
 func cellDetail(c experiment.Cell) string {
 	total := c.Job.Config.Meta.Iterations
@@ -141,7 +80,7 @@ func cellDetail(c experiment.Cell) string {
 		}
 		return fmt.Sprintf("meta-test mean %.4g worst %.4g (%s), %.1f ms/iteration", r.MetaTest.Mean, r.MetaTest.Worst, r.Metric, r.Timing.MsPerIteration)
 	case experiment.Running:
-		it, elapsed, test, ok := lastMetrics(c.Job.Dir)
+		it, elapsed, test, ok := rundir.LastEvaluation(c.Job.Dir)
 		if !ok || it == 0 {
 			return fmt.Sprintf("before its first evaluation after iteration 0 (of %d)", total)
 		}
@@ -156,23 +95,4 @@ func cellDetail(c experiment.Cell) string {
 		return c.Detail
 	}
 	return ""
-}
-
-// lastMetrics reads metrics.csv's last row: iteration, elapsed seconds and
-// the meta-test mean and worst.
-func lastMetrics(dir string) (it int, elapsed float64, test [2]float64, ok bool) {
-	raw, err := os.ReadFile(filepath.Join(dir, rundir.MetricsFile))
-	if err != nil {
-		return 0, 0, test, false
-	}
-	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
-	f := strings.Split(lines[len(lines)-1], ",")
-	if len(lines) < 2 || len(f) < 9 {
-		return 0, 0, test, false
-	}
-	it, err1 := strconv.Atoi(f[0])
-	elapsed, err2 := strconv.ParseFloat(f[1], 64)
-	mean, err3 := strconv.ParseFloat(f[7], 64)
-	worst, err4 := strconv.ParseFloat(f[8], 64)
-	return it, elapsed, [2]float64{mean, worst}, errors.Join(err1, err2, err3, err4) == nil
 }

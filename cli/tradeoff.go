@@ -14,11 +14,11 @@ import (
 // tradeoffCmd is "trmaml tradeoff [-runs DIR]... -out DIR [DIR...]": the
 // trade-off between mean and worst-task loss of the finished runs (MAML,
 // TR-MAML, entropic TR-MAML and CVaR levels), written to cvar_tradeoff.png
-// and its table to cvar_table.md and cvar_table.csv in -out, with every
+// (-format, -width) and its table to cvar_table.md and cvar_table.csv in -out, with every
 // run's own values (and how long it stayed on the initial plateau) in
 // cvar_seeds.csv.
 func tradeoffCmd(args []string, stdout, stderr io.Writer) error {
-	fig := figureFlags{fixedWidth: true} // one column of two panels, 4.2 in
+	var fig figureFlags
 	groups, out, release, err := groupsAndOut("tradeoff", "directory for cvar_tradeoff.png, cvar_table.md, cvar_table.csv and cvar_seeds.csv (required)", args, stderr, &fig, false)
 	if err != nil {
 		return err
@@ -32,7 +32,7 @@ func tradeoffCmd(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	png := fig.file(out, "cvar_tradeoff")
-	if err := plots.CVaRTradeoff(groups, png); err != nil {
+	if err := plots.CVaRTradeoff(groups, png, fig.width); err != nil {
 		return err
 	}
 	md := results.TradeoffMarkdown(groups)

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/trmaml/trmaml/graph/internal/memory"
 	"github.com/trmaml/trmaml/graph/internal/vec"
 )
 
@@ -38,11 +39,6 @@ import (
 // the products are too thin.
 const winogradMin = 16
 
-// winogradForce, when not 0, makes every conv, convT and convK take the
-// Winograd path with output tiles of this size (2 or 4), or none (-1), for
-// tests on small images and few channels and for benchmarks.
-var winogradForce = 0
-
 // winogradValues bounds the transformed values of a chunk of images (256 KB
 // in float32, in and out, so that they stay in the cache between the
 // transforms and the products: one 14x14 image at 64 channels; measured on
@@ -51,21 +47,21 @@ var winogradForce = 0
 const winogradValues = 1 << 16
 
 // winogradScratch holds the buffers of a task's Winograd convolution.
-var winogradScratch scratchPool
+var winogradScratch memory.Scratch
 
 // winogradTile returns the output tile size of the Winograd path that a
-// convolution of n images of H x W from cin to cout channels (per task)
-// takes, 2 or 4, or 0 for im2col: the one of least estimated cost
+// convolution of n images of g from cin to cout channels (per task) takes,
+// 2 or 4, or 0 for im2col: the one of least estimated cost
 // (winogradCosts), in products of a row of cin values by the cin x cout
-// kernels; im2col does 9 per pixel.
-func winogradTile(H, W, n, cin, cout int) int {
-	if winogradForce != 0 {
-		return max(0, winogradForce)
+// kernels; im2col does 9 per pixel. tuning.winograd overrides the choice.
+func (g imageGeom) winogradTile(n, cin, cout int) int {
+	if g.tune.winograd != 0 {
+		return max(0, g.tune.winograd)
 	}
 	if cin < winogradMin || cout < winogradMin {
 		return 0
 	}
-	return cheapestTile(H, W, n, winogradCosts())
+	return cheapestTile(g.H, g.W, n, winogradCosts())
 }
 
 // cheapestTile returns the tile size of least cost for n images of H x W
@@ -259,7 +255,7 @@ func winogradProducts[T float](m, H, W, C, F, n int, x, k []T, transposed bool, 
 			image(img+i, mm[i*th*tw*cout:], ms, tmp)
 		}
 	}
-	winogradScratch.put(bp)
+	winogradScratch.Put(bp)
 }
 
 // winogradChunk is the number of images of n that winogradProducts
@@ -335,12 +331,12 @@ func winogradInputs[T float](m, H, W, c int, x []T, imgs int, pad, v []T, vs int
 
 // winogradBuffers returns scratch slices of the given sizes from
 // winogradScratch and the buffer to put back.
-func winogradBuffers[T float](sizes []int, parts [][]T) *scratchBuf[T] {
+func winogradBuffers[T float](sizes []int, parts [][]T) *memory.Buf[T] {
 	total := 0
 	for _, s := range sizes {
 		total += s
 	}
-	bp, buf := pooledSlice[T](&winogradScratch, total)
+	bp, buf := memory.Take[T](&winogradScratch, total)
 	for i, s := range sizes {
 		parts[i], buf = buf[:s:s], buf[s:]
 	}
@@ -417,7 +413,7 @@ func winogradKTask[T float](m, H, W, C, F, n int, x, g []T, out []T) {
 			copy(out[(i*C+c)*F:][:F], dst[i])
 		}
 	}
-	winogradScratch.put(bp)
+	winogradScratch.Put(bp)
 }
 
 // winogradGrad sets dst ((m+2)^2 rows of c values, stride apart) to A g
@@ -478,13 +474,13 @@ func sharedKernels[T float](m int, g convGeom, F int, k []T, transposed bool) (u
 	if !sameTasks(k, g.x[0], 9*g.C*F) {
 		return nil, func() {}
 	}
-	bp, buf := pooledSlice[T](&winogradShared, winogradTransformSize(m, g.C, F, transposed))
-	return winogradTransform(m, k, g.C, F, transposed, buf), func() { winogradShared.put(bp) }
+	bp, buf := memory.Take[T](&winogradShared, winogradTransformSize(m, g.C, F, transposed))
+	return winogradTransform(m, k, g.C, F, transposed, buf), func() { winogradShared.Put(bp) }
 }
 
 // winogradShared holds the kernels that winogradConv transforms once for
 // all tasks.
-var winogradShared scratchPool
+var winogradShared memory.Scratch
 
 // sameTasks reports whether the n blocks of size values at the start of v
 // (one per task) are the same bit for bit. It stops at the first byte that

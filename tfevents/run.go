@@ -10,6 +10,7 @@ import (
 	"github.com/trmaml/trmaml/internal/atomicfile"
 	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/results"
+	"github.com/trmaml/trmaml/results/display"
 	"github.com/trmaml/trmaml/rundir"
 )
 
@@ -44,7 +45,7 @@ func ExportRun(dir, out string) (string, error) {
 	m := results.ScoreOf(sealed.Config)
 	if res, err := rundir.ReadResult(filepath.Join(dir, rundir.ResultFile)); err == nil {
 		if named, err := metalearn.MetricNamed(res.Metric); err == nil {
-			m = named
+			m = display.Of(named)
 		}
 	}
 	table, err := rundir.ReadMetrics(filepath.Join(dir, rundir.MetricsFile))

@@ -1,12 +1,17 @@
-package graph
+// Package blas routes the large matrix products of the graphs to a BLAS:
+// gonum's pure Go one, or OpenBLAS with -tags openblas; it names the one in
+// use and warns when OpenBLAS runs kernels below the CPU's level.
+package blas
 
 import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/trmaml/trmaml/graph/internal/cpu"
 )
 
-// BLASNote warns, in one sentence, when OPENBLAS_CORETYPE makes OpenBLAS
+// Note warns, in one sentence, when OPENBLAS_CORETYPE makes OpenBLAS
 // run kernels for an older instruction set than the CPU has, or when
 // OpenBLAS fell back to its SSE kernels on an AVX-512 CPU it does not
 // know, and is empty otherwise (also without OpenBLAS, or when either side is unknown). Some
@@ -15,22 +20,18 @@ import (
 // against 188 GFLOP/s; docs/getting-started.md), which a run would
 // otherwise show only in its timings (single-core GEMM with OpenBLAS's SSE
 // kernels on the same CPU: 31-37 GFLOP/s).
-func BLASNote() string {
-	_, flags := cpuInfo("/proc/cpuinfo")
-	return blasNote(os.Getenv("OPENBLAS_CORETYPE"), BLASCore(), cpuLevel(flags))
+func Note() string {
+	_, flags := cpu.Info("/proc/cpuinfo")
+	return note(os.Getenv("OPENBLAS_CORETYPE"), Core(), cpu.Level(flags))
 }
 
-// The instruction-set levels of blasNote: what a CPU has and what
-// OpenBLAS's kernels use.
-var levelNames = []string{"SSE", "AVX", "AVX2", "AVX-512"}
-
-// blasNote is BLASNote for the forced core type, the kernels OpenBLAS
-// runs (openblas_get_corename) and the CPU's level (-1 unknown). Only
+// note is Note for the forced core type, the kernels OpenBLAS
+// runs (openblas_get_corename) and the CPU's level (cpu.Level, -1 unknown). Only
 // kernels that the variable named are its doing: OpenBLAS ignores names
 // it does not know, and a build without its DYNAMIC_ARCH cannot switch.
-func blasNote(forced, core string, cpu int) string {
+func note(forced, core string, level int) string {
 	k := coreLevel(core)
-	if forced == "" && k == 0 && cpu == 3 {
+	if forced == "" && k == cpu.SSE && level == cpu.AVX512 {
 		// OpenBLAS 0.3.21 does not know some AVX-512 CPUs (Intel's
 		// Emerald Rapids, model 207) and runs its SSE3 kernels there, at a
 		// twentieth of the CPU's GEMM speed (cnnbench -gemm: 7 against
@@ -38,32 +39,16 @@ func blasNote(forced, core string, cpu int) string {
 		return fmt.Sprintf("OpenBLAS does not know this CPU and runs its SSE kernels (%s), at a tenth or less of its speed; "+
 			"set OPENBLAS_CORETYPE=SkylakeX (or Cooperlake, with AVX-512 BF16) to have it run its AVX-512 ones", core)
 	}
-	if !strings.EqualFold(forced, core) || k < 0 || cpu < 0 || k >= cpu {
+	if !strings.EqualFold(forced, core) || k < 0 || level < 0 || k >= level {
 		return ""
 	}
 	slower := "about half"
-	if cpu-k > 1 {
+	if level-k > 1 {
 		slower = "a third or less of"
 	}
 	return fmt.Sprintf("OPENBLAS_CORETYPE=%s makes OpenBLAS run its %s kernels (%s) on a CPU with %s, "+
 		"so the matrix products run at %s this CPU's speed; unset it (env -u OPENBLAS_CORETYPE) unless that is what you want to measure",
-		forced, levelNames[k], core, levelNames[cpu], slower)
-}
-
-// cpuLevel is the instruction-set level of a CPU with these
-// /proc/cpuinfo flags, -1 without them.
-func cpuLevel(flags map[string]bool) int {
-	switch {
-	case flags == nil:
-		return -1
-	case flags["avx512f"]:
-		return 3
-	case flags["avx2"] && flags["fma"]:
-		return 2
-	case flags["avx"]:
-		return 1
-	}
-	return 0
+		forced, cpu.LevelNames[k], core, cpu.LevelNames[level], slower)
 }
 
 // coreLevel is the instruction-set level of OpenBLAS's x86-64 kernels of
@@ -71,14 +56,14 @@ func cpuLevel(flags map[string]bool) int {
 func coreLevel(core string) int {
 	switch strings.ToLower(core) {
 	case "skylakex", "cooperlake", "sapphirerapids":
-		return 3
+		return cpu.AVX512
 	case "haswell", "zen", "excavator":
-		return 2
+		return cpu.AVX2
 	case "sandybridge", "bulldozer", "piledriver", "steamroller":
-		return 1
+		return cpu.AVX
 	case "katmai", "coppermine", "northwood", "prescott", "banias", "core2", "penryn", "dunnington",
 		"nehalem", "atom", "athlon", "opteron", "opteron_sse3", "barcelona", "bobcat", "nano":
-		return 0
+		return cpu.SSE
 	}
 	return -1
 }

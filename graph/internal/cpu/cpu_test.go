@@ -1,4 +1,4 @@
-package graph
+package cpu
 
 import (
 	"os"
@@ -24,7 +24,7 @@ func TestCPUInfo(t *testing.T) {
 		if err := os.WriteFile(path, []byte(tc.text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		model, flags := cpuInfo(path)
+		model, flags := Info(path)
 		if model != tc.model {
 			t.Errorf("%s: model %q, want %q", tc.name, model, tc.model)
 		}
@@ -39,10 +39,10 @@ func TestCPUInfo(t *testing.T) {
 			}
 		}
 	}
-	if m, f := cpuInfo(filepath.Join(dir, "missing")); m != "" || f != nil {
+	if m, f := Info(filepath.Join(dir, "missing")); m != "" || f != nil {
 		t.Errorf("missing file: %q %v, want nothing", m, f)
 	}
-	if m := Machine(); !strings.Contains(m, "CPUs") || !strings.Contains(Engine(), m) {
-		t.Errorf("Machine %q, Engine %q: want the CPU count, and the machine inside the engine", m, Engine())
+	if m := Machine(); !strings.Contains(m, "CPUs") {
+		t.Errorf("Machine %q: want the CPU count", m)
 	}
 }

@@ -1,4 +1,4 @@
-package graph
+package memory
 
 import (
 	"reflect"
@@ -24,9 +24,9 @@ func TestPoolOffHeap(t *testing.T) {
 		{"float32 without a pool", tensor.Float32, false, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			var p *bufferPool
+			var p *Pool
 			if tt.pool {
-				p = newBufferPool()
+				p = NewPool()
 			}
 			heap := func() uint64 { // bytes allocated on the heap so far
 				s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
@@ -34,7 +34,7 @@ func TestPoolOffHeap(t *testing.T) {
 				return s[0].Value.Uint64()
 			}
 			before := heap()
-			b := p.get(tt.dt, tensor.Shape{n / 4, 4}, 0)
+			b := p.Get(tt.dt, tensor.Shape{n / 4, 4}, 0)
 			allocated := int64(heap() - before)
 			size := int64(n * tt.dt.Size())
 			if tt.offHeap && allocated > size/8 || !tt.offHeap && allocated < size {
@@ -59,8 +59,8 @@ func TestPoolOffHeap(t *testing.T) {
 			if !tt.pool {
 				return
 			}
-			p.put(b)
-			if again := p.get(tt.dt, tensor.Shape{n}, 0); again != b {
+			p.Put(b)
+			if again := p.Get(tt.dt, tensor.Shape{n}, 0); again != b {
 				t.Error("the pool did not recycle the buffer")
 			}
 		})
@@ -89,16 +89,16 @@ func TestPoolBorrow(t *testing.T) {
 		{"other dtype", tensor.Float64, 65, 65, 0, 65 * 8},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			p := newBufferPool()
+			p := NewPool()
 			free := map[int]*tensor.Dense{}
 			for _, n := range []int{64, 128, 512} {
-				free[n] = p.get(tensor.Float32, tensor.Shape{n}, 0)
+				free[n] = p.Get(tensor.Float32, tensor.Shape{n}, 0)
 			}
 			for _, b := range free {
-				p.put(b)
+				p.Put(b)
 			}
 			before := p.bytes
-			b := p.get(tt.dt, tensor.Shape{tt.size, 1}, tt.borrow)
+			b := p.Get(tt.dt, tensor.Shape{tt.size, 1}, tt.borrow)
 			if got := b.Shape().TotalSize(); got != tt.size || b.Dtype() != tt.dt {
 				t.Fatalf("got %v of %v, want %d values of %v", b.Shape(), b.Dtype(), tt.size, tt.dt)
 			}
@@ -108,7 +108,7 @@ func TestPoolBorrow(t *testing.T) {
 			if whole, ok := free[tt.wantWhole]; ok && &b.Float32s()[0] != &whole.Float32s()[0] {
 				t.Errorf("not the beginning of the free buffer of %d", tt.wantWhole)
 			}
-			p.put(b)
+			p.Put(b)
 			sizes := map[int]int{}
 			for k, l := range p.free {
 				sizes[k.size] += len(l)
@@ -130,12 +130,12 @@ func TestPoolBorrow(t *testing.T) {
 // (each aligned to 16 values) before they take another, and the buffer is
 // free again only when every part is back.
 func TestPoolLendsParts(t *testing.T) {
-	p := newBufferPool()
-	whole := p.get(tensor.Float32, tensor.Shape{128}, 0)
-	p.put(whole)
-	a := p.get(tensor.Float32, tensor.Shape{60}, 60)
-	b := p.get(tensor.Float32, tensor.Shape{3, 20}, 60)
-	c := p.get(tensor.Float32, tensor.Shape{10}, 10) // no room left: a new buffer
+	p := NewPool()
+	whole := p.Get(tensor.Float32, tensor.Shape{128}, 0)
+	p.Put(whole)
+	a := p.Get(tensor.Float32, tensor.Shape{60}, 60)
+	b := p.Get(tensor.Float32, tensor.Shape{3, 20}, 60)
+	c := p.Get(tensor.Float32, tensor.Shape{10}, 10) // no room left: a new buffer
 	data := whole.Float32s()
 	if &a.Float32s()[0] != &data[0] || &b.Float32s()[0] != &data[64] || b.Shape().TotalSize() != 60 {
 		t.Fatalf("parts at %p and %p (shape %v), want the buffer's values 0 and 64", &a.Float32s()[0], &b.Float32s()[0], b.Shape())
@@ -143,11 +143,11 @@ func TestPoolLendsParts(t *testing.T) {
 	if &c.Float32s()[0] == &data[0] || len(p.open) != 1 {
 		t.Fatalf("a part of a full buffer was lent again (%d open)", len(p.open))
 	}
-	p.put(a)
+	p.Put(a)
 	if len(p.free[poolKey{tensor.Float32, 128}]) != 0 {
 		t.Fatal("the buffer came back while a part was still lent")
 	}
-	p.put(b)
+	p.Put(b)
 	if l := p.free[poolKey{tensor.Float32, 128}]; len(l) != 1 || l[0] != whole || len(p.open) != 0 || len(p.lent) != 0 {
 		t.Fatalf("after both parts: free %v, %d open, %d lent", l, len(p.open), len(p.lent))
 	}

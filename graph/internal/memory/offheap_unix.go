@@ -1,6 +1,6 @@
 //go:build unix
 
-package graph
+package memory
 
 import "syscall"
 

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package graph
+package memory
 
 // mapMemory is unavailable here: pooled buffers stay on Go's heap.
 func mapMemory(int) ([]byte, bool) { return nil, false }

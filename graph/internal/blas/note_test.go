@@ -1,14 +1,16 @@
-package graph
+package blas
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/trmaml/trmaml/graph/internal/cpu"
 )
 
-// TestBLASNote: a note only when OPENBLAS_CORETYPE forced kernels below
+// TestNote: a note only when OPENBLAS_CORETYPE forced kernels below
 // the CPU's level, naming the variable, both levels and the remedy, or
 // when OpenBLAS chose its SSE kernels on an AVX-512 CPU by itself.
-func TestBLASNote(t *testing.T) {
+func TestNote(t *testing.T) {
 	avx512 := map[string]bool{"avx": true, "avx2": true, "fma": true, "avx512f": true}
 	avx2 := map[string]bool{"avx": true, "avx2": true, "fma": true}
 	for _, c := range []struct {
@@ -33,13 +35,13 @@ func TestBLASNote(t *testing.T) {
 		{"Haswell", "Haswell", nil, nil},          // no /proc/cpuinfo
 		{"Neoversen1", "NeoverseN1", avx512, nil}, // kernels it does not know
 	} {
-		got := blasNote(c.forced, c.core, cpuLevel(c.flags))
+		got := note(c.forced, c.core, cpu.Level(c.flags))
 		if (got != "") != (c.want != nil) {
-			t.Errorf("blasNote(%q, %q, %v) = %q, want a note: %v", c.forced, c.core, c.flags, got, c.want != nil)
+			t.Errorf("note(%q, %q, %v) = %q, want a note: %v", c.forced, c.core, c.flags, got, c.want != nil)
 		}
 		for _, w := range c.want {
 			if !strings.Contains(got, w) {
-				t.Errorf("blasNote(%q, %q, %v) = %q, want it to contain %q", c.forced, c.core, c.flags, got, w)
+				t.Errorf("note(%q, %q, %v) = %q, want it to contain %q", c.forced, c.core, c.flags, got, w)
 			}
 		}
 	}
