@@ -54,7 +54,7 @@ task:
   support: 1
   query: 2
   imagefolder: {ways: 3, splits: {train: [g1, g2], validation: [g3], test: [g3]}}
-model: {cnn: {filters: 4, blocks: 2}}
+model: {kind: conv4, conv4: {filters: 4, blocks: 2}}
 trmaml: {p_lr: 1e-5}
 `), 0o644)
 	for _, args := range [][]string{{"data", "check", dir, "-config", cfg}, {"data", "check", "-config", cfg, dir}} {

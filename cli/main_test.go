@@ -129,7 +129,7 @@ func TestBadInputRefused(t *testing.T) {
 func TestExperimentWritesTableAndFigures(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
-	base := "name: tiny\nmodel: {hidden: [8]}\nmeta: {iterations: 20, batch: 10}\n" +
+	base := "name: tiny\nmodel: {kind: mlp, mlp: {hidden: [8]}}\nmeta: {iterations: 20, batch: 10}\n" +
 		"eval: {every: 10, instances: 490, train_instances: 100, batch: 245, query: 5}\n"
 	exp := "name: tiny\nbase: base.yaml\nalgorithms: [maml, trmaml]\norders: [second, first]\nseeds: [1, 2]\n"
 	for name, body := range map[string]string{"base.yaml": base, "exp.yaml": exp} {

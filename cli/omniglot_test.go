@@ -15,7 +15,7 @@ func TestOmniglotDataFlag(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "omni.yaml")
-	yaml := "name: omni\ntask:\n  family: omniglot\n  support: 1\n  query: 5\nmodel:\n  cnn: {filters: 4}\n  dtype: float32\n" +
+	yaml := "name: omni\ntask:\n  family: omniglot\n  support: 1\n  query: 5\nmodel:\n  kind: conv4\n  conv4: {filters: 4}\n  dtype: float32\n" +
 		"meta: {batch: 2}\neval: {batch: 4, final_instances: 25}\ndata:\n  root: /nonexistent/config-root\n"
 	if err := os.WriteFile(cfg, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)

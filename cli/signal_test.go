@@ -44,7 +44,7 @@ func trmaml(args ...string) (*exec.Cmd, *bytes.Buffer) {
 const (
 	signalGrid = "name: sig\nbase: base.yaml\nalgorithms: [trmaml]\norders: [first]\nseeds: [3]\n"
 	signalBase = `name: small
-model: {hidden: [8]}
+model: {kind: mlp, mlp: {hidden: [8]}}
 meta: {iterations: 20000, batch: 10}
 eval: {every: 5000, instances: 490, train_instances: 100, batch: 245, query: 5}
 `

@@ -43,7 +43,7 @@ func fakeCommands(t *testing.T, bodies map[string]string) {
 func TestSlurmSubmitRefusals(t *testing.T) {
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "exp.yaml")
-	os.WriteFile(filepath.Join(dir, "base.yaml"), []byte("name: small\nmodel: {hidden: [8]}\nmeta: {iterations: 20, batch: 10}\neval: {every: 10, instances: 490, train_instances: 100, batch: 245, query: 5}\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "base.yaml"), []byte("name: small\nmodel: {kind: mlp, mlp: {hidden: [8]}}\nmeta: {iterations: 20, batch: 10}\neval: {every: 10, instances: 490, train_instances: 100, batch: 245, query: 5}\n"), 0o644)
 	os.WriteFile(spec, []byte("name: s\nbase: base.yaml\nalgorithms: [maml, trmaml]\norders: [first]\nseeds: [1, 2]\nslurm: {partition: cpu}\n"), 0o644)
 	out := filepath.Join(dir, "out")
 	submit := func(extra ...string) (string, error) {
@@ -128,7 +128,7 @@ func (stopBeforeTraining) Err() error { return context.Canceled }
 func TestStatus(t *testing.T) {
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "exp.yaml")
-	os.WriteFile(filepath.Join(dir, "base.yaml"), []byte("name: small\nmodel: {hidden: [8]}\nmeta: {iterations: 20, batch: 10}\neval: {every: 10, instances: 490, train_instances: 100, batch: 245, query: 5}\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "base.yaml"), []byte("name: small\nmodel: {kind: mlp, mlp: {hidden: [8]}}\nmeta: {iterations: 20, batch: 10}\neval: {every: 10, instances: 490, train_instances: 100, batch: 245, query: 5}\n"), 0o644)
 	os.WriteFile(spec, []byte("name: s\nbase: base.yaml\nalgorithms: [maml]\norders: [first]\nseeds: [1, 2, 3]\n"), 0o644)
 	out := filepath.Join(dir, "out")
 	_, cfgs, err := experiment.Load(spec, run.Options{})
@@ -172,7 +172,7 @@ func TestStatus(t *testing.T) {
 func TestStatusSlurmStates(t *testing.T) {
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "exp.yaml")
-	os.WriteFile(filepath.Join(dir, "base.yaml"), []byte("name: small\nmodel: {hidden: [8]}\nmeta: {iterations: 20, batch: 10}\neval: {every: 10, instances: 490, train_instances: 100, batch: 245, query: 5}\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "base.yaml"), []byte("name: small\nmodel: {kind: mlp, mlp: {hidden: [8]}}\nmeta: {iterations: 20, batch: 10}\neval: {every: 10, instances: 490, train_instances: 100, batch: 245, query: 5}\n"), 0o644)
 	os.WriteFile(spec, []byte("name: s\nbase: base.yaml\nalgorithms: [maml]\norders: [first]\nseeds: [1, 2, 3, 4, 5]\n"), 0o644)
 	out := filepath.Join(dir, "out")
 	_, cfgs, err := experiment.Load(spec, run.Options{})
@@ -235,7 +235,7 @@ func TestStatusSlurmStates(t *testing.T) {
 func TestSlurmDryRunQuoted(t *testing.T) {
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "exp.yaml")
-	os.WriteFile(filepath.Join(dir, "base.yaml"), []byte("name: small\nmodel: {hidden: [8]}\nmeta: {iterations: 20, batch: 10}\neval: {every: 10, instances: 490, train_instances: 100, batch: 245, query: 5}\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "base.yaml"), []byte("name: small\nmodel: {kind: mlp, mlp: {hidden: [8]}}\nmeta: {iterations: 20, batch: 10}\neval: {every: 10, instances: 490, train_instances: 100, batch: 245, query: 5}\n"), 0o644)
 	os.WriteFile(spec, []byte("name: s\nbase: base.yaml\nalgorithms: [maml]\norders: [first]\nseeds: [1]\n"), 0o644)
 	out := filepath.Join(dir, "sl;$(x)")
 	var stdout, stderr bytes.Buffer

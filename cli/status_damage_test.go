@@ -19,7 +19,7 @@ import (
 // finding no run there.
 func TestStatusNamesDamage(t *testing.T) {
 	t.Parallel()
-	c, err := configs.Parse("small.yaml", []byte("name: small\nmodel: {hidden: [8]}\nmeta: {iterations: 20, batch: 10}\neval: {every: 10, instances: 490, train_instances: 100, batch: 245, query: 5}\n"))
+	c, err := configs.Parse("small.yaml", []byte("name: small\nmodel: {kind: mlp, mlp: {hidden: [8]}}\nmeta: {iterations: 20, batch: 10}\neval: {every: 10, instances: 490, train_instances: 100, batch: 245, query: 5}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

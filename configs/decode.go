@@ -21,14 +21,16 @@ import (
 // naming name and the line. It returns the line of every field path the
 // document sets, so that later checks can name lines too.
 func DecodeStrict(name string, data []byte, v any) (lines map[string]int, err error) {
-	d, err := decodeStrict(name, data, v)
+	d, err := decodeStrict(name, data, v, false)
 	if err != nil {
 		return nil, err
 	}
 	return d.lines, nil
 }
 
-func decodeStrict(name string, data []byte, v any) (*decoder, error) {
+// decodeStrict decodes data into v; a Config's model section of the old
+// layout is translated if recorded (a run directory's), else refused.
+func decodeStrict(name string, data []byte, v any, recorded bool) (*decoder, error) {
 	if len(data) > MaxFileBytes {
 		return nil, fmt.Errorf("%s: %d bytes: a file may have at most %d", name, len(data), MaxFileBytes)
 	}
@@ -37,7 +39,9 @@ func decodeStrict(name string, data []byte, v any) (*decoder, error) {
 		return nil, err
 	}
 	if _, ok := v.(*Config); ok {
-		legacyModel(root, familyModel)
+		if old := legacyModel(root, familyModel, recorded); len(old) > 0 {
+			return nil, oldLayoutError(name, old)
+		}
 	}
 	d := &decoder{file: name, lines: map[string]int{}}
 	d.decode(root, reflect.ValueOf(v).Elem(), "")

@@ -48,8 +48,31 @@ type Setting struct {
 // error naming from (the file of the settings), the value's line and the
 // keys allowed.
 func ParseWith(name string, data []byte, from string, sets []Setting) (Config, error) {
+	return parse(name, data, from, sets, false)
+}
+
+// ParseRecorded is Parse for the config.yaml of a run directory, which may
+// have been written before models had sections of their own (model:
+// {hidden: [40, 40], cnn: {filters: 64}}): that layout is read as the
+// family's model's section, so that old run directories keep working.
+// A config a user writes goes through Parse, which refuses it.
+func ParseRecorded(name string, data []byte) (Config, error) {
+	return parse(name, data, "", nil, true)
+}
+
+// LoadRecorded reads the run directory's config.yaml at path and decodes
+// it like ParseRecorded.
+func LoadRecorded(path string) (Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, err
+	}
+	return ParseRecorded(path, data)
+}
+
+func parse(name string, data []byte, from string, sets []Setting, recorded bool) (Config, error) {
 	c := Defaults()
-	d, err := decodeStrict(name, data, &c)
+	d, err := decodeStrict(name, data, &c, recorded)
 	if err != nil {
 		return Config{}, err
 	}

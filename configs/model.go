@@ -1,6 +1,7 @@
 package configs
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"reflect"
@@ -156,14 +157,16 @@ func copySections(m map[string]any) map[string]any {
 // into the section of kind (the family's model): the keys the registered
 // models claim (LegacyModel) are removed, and those of kind become its
 // section. A mapping with a kind or a model section is left as it is.
-func legacyModel(root *yaml.Node, kind func(root *yaml.Node) string) {
+// Unless translate, nothing is rewritten and the claimed keys are
+// returned, for oldLayoutError.
+func legacyModel(root *yaml.Node, kind func(root *yaml.Node) string, translate bool) (old []oldKey) {
 	model := mappingValue(root, "model")
 	if model == nil || model.Kind != yaml.MappingNode || mappingValue(model, "kind") != nil {
-		return
+		return nil
 	}
 	for _, name := range ModelNames() {
 		if mappingValue(model, name) != nil {
-			return
+			return nil
 		}
 	}
 	claimed := map[string][]*yaml.Node{}
@@ -175,6 +178,9 @@ func legacyModel(root *yaml.Node, kind func(root *yaml.Node) string) {
 			if l, ok := m.(LegacyModel); ok {
 				if sec, ok := l.Legacy(k.Value, v); ok {
 					claimed[m.Name()] = append(claimed[m.Name()], sec...)
+					if !took {
+						old = append(old, oldKey{k.Value, k.Line, m.Name()})
+					}
 					took = true
 				}
 			}
@@ -183,8 +189,8 @@ func legacyModel(root *yaml.Node, kind func(root *yaml.Node) string) {
 			keep = append(keep, k, v)
 		}
 	}
-	if len(claimed) == 0 {
-		return
+	if len(claimed) == 0 || !translate {
+		return old
 	}
 	name := kind(root)
 	model.Content = keep
@@ -194,6 +200,27 @@ func legacyModel(root *yaml.Node, kind func(root *yaml.Node) string) {
 			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: name, Line: line},
 			&yaml.Node{Kind: yaml.MappingNode, Content: sec, Line: line})
 	}
+	return nil
+}
+
+// oldKey is a key of the model section's old layout: its line and the
+// model whose section holds it now.
+type oldKey struct {
+	key   string
+	line  int
+	model string
+}
+
+// oldLayoutError refuses the model section's old layout in file, naming
+// each key's line, where it moved and what model allows.
+func oldLayoutError(file string, old []oldKey) error {
+	allowed := append([]string{"kind", "dtype"}, ModelNames()...)
+	errs := make([]error, len(old))
+	for i, o := range old {
+		errs[i] = fmt.Errorf("%s:%d: model.%s: is the layout before models had sections: write model: {kind: %s, %s: {...}} with the model's settings in its section (model allows: %s; docs/configs.md)",
+			file, o.line, o.key, o.model, o.model, strings.Join(allowed, ", "))
+	}
+	return errors.Join(errs...)
 }
 
 // mappingValue is the value of key in mapping n, or nil.

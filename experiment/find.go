@@ -22,7 +22,7 @@ func Find(dir, spec string) ([]Job, error) {
 		return nil, fmt.Errorf("%s is not a directory", dir)
 	}
 	if _, err := os.Stat(filepath.Join(dir, rundir.ConfigFile)); err == nil {
-		cfg, err := configs.Load(filepath.Join(dir, rundir.ConfigFile))
+		cfg, err := configs.LoadRecorded(filepath.Join(dir, rundir.ConfigFile))
 		if err != nil {
 			return nil, err
 		}
@@ -73,7 +73,7 @@ func present(dir string) ([]Job, error) {
 		if !e.IsDir() {
 			continue
 		}
-		cfg, err := configs.Load(p)
+		cfg, err := configs.LoadRecorded(p)
 		if err != nil {
 			continue // not a run directory
 		}

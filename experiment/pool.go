@@ -195,7 +195,7 @@ func sameConfig(j Job) error {
 	if !fileExists(cfgPath) {
 		return nil
 	}
-	stored, err := configs.Load(cfgPath)
+	stored, err := configs.LoadRecorded(cfgPath)
 	if err != nil {
 		return err
 	}

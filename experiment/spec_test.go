@@ -12,7 +12,7 @@ import (
 )
 
 const tinyBase = `name: tiny
-model: {hidden: [8]}
+model: {kind: mlp, mlp: {hidden: [8]}}
 meta: {iterations: 20, batch: 10}
 eval: {every: 10, instances: 490, train_instances: 100, batch: 245, query: 5}
 `

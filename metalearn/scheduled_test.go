@@ -20,7 +20,8 @@ func (o scheduledQuad) AtIteration(i, n int) { *o.calls = append(*o.calls, [2]in
 func TestScheduledObjectiveIterations(t *testing.T) {
 	t.Parallel()
 	q, alpha := newQuad()
-	for _, m := range []Method{MAML{}.New(), TRMAML{PLR: 1e-3}.New()} {
+	for _, settings := range []MethodSettings{MAML{}, TRMAML{PLR: 1e-3}} {
+		m := settings.New()
 		var calls [][2]int
 		tr, err := NewTrainer(scheduledQuad{quadObjective{q, alpha, 2}, &calls}, q, []float64{0}, Settings{Method: m, Iterations: 4, Seed: 1})
 		if err != nil {

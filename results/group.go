@@ -109,7 +109,7 @@ func Labels(groups []*Group) []string {
 	k = k || varies(func(k Key) string { return strconv.Itoa(k.Ways) })
 	labels := make([]string, len(groups))
 	for i, g := range groups {
-		labels[i] = g.Key.Method()
+		labels[i] = shownKey(g, groups).Method()
 		if order {
 			labels[i] += ", " + g.Key.Order + " order"
 		}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 
+	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/results/display"
 )
@@ -24,6 +25,9 @@ type Key struct {
 	// Ways is N of N-way classification (K is then per class); 0 for other
 	// task families.
 	Ways int
+	// Inner is the inner loop (inner.kind) unless it is the default, MAML's
+	// plain steps: "".
+	Inner string
 }
 
 // Setting names the few-shot setting of k: "5-shot", or "20-way 1-shot"
@@ -54,6 +58,9 @@ var seedSuffix = regexp.MustCompile(`[-_]seed\d+$`)
 func KeyOf(r *Run) Key {
 	c := r.Config
 	k := Key{Name: seedSuffix.ReplaceAllString(c.Name, ""), Algorithm: c.Algorithm, Order: c.Order, K: c.Task.Support, Level: c.Swept()}
+	if c.Inner.Kind != configs.Defaults().Inner.Kind {
+		k.Inner = c.Inner.Kind
+	}
 	if f, err := c.Family(); err == nil {
 		k.Ways = f.Ways(c)
 	}
@@ -67,16 +74,43 @@ func (k Key) String() string {
 	if k.SweptSymbol() != "" {
 		alg += " " + k.SweptSymbol() + "=" + strconv.FormatFloat(k.Level, 'g', -1, 64)
 	}
+	if k.Inner != "" {
+		alg += ", inner " + k.Inner
+	}
 	return fmt.Sprintf("%s (%s, %s order, %s)", k.Name, alg, k.Order, k.Shots())
 }
 
 // Method is the display name of the key's method: AlgorithmName, with the
-// value of the setting it sweeps ("CVaR a=0.5").
+// value of the setting it sweeps ("CVaR a=0.5") and the inner loop unless
+// it is MAML's plain steps ("TR-MAML, inner metasgd"), so that tables and
+// legends of runs that differ by inner loop name it.
 func (k Key) Method() string {
+	m := AlgorithmName(k.Algorithm)
 	if s := k.SweptSymbol(); s != "" {
-		return fmt.Sprintf("%s %s=%s", AlgorithmName(k.Algorithm), s, strconv.FormatFloat(k.Level, 'g', -1, 64))
+		m = fmt.Sprintf("%s %s=%s", m, s, strconv.FormatFloat(k.Level, 'g', -1, 64))
 	}
-	return AlgorithmName(k.Algorithm)
+	if k.Inner != "" {
+		m += ", inner " + k.Inner
+	}
+	return m
+}
+
+// shownKey is g's key as tables and legends of groups show it: with the
+// default inner loop named too when the groups' inner loops differ, so
+// that a row of MAML's plain steps reads "MAML, inner sgd" beside "MAML,
+// inner metasgd".
+func shownKey(g *Group, groups []*Group) Key {
+	k := g.Key
+	if k.Inner != "" {
+		return k
+	}
+	for _, o := range groups {
+		if o.Key.Inner != "" {
+			k.Inner = configs.Defaults().Inner.Kind
+			return k
+		}
+	}
+	return k
 }
 
 // SweptSymbol is how reports write the setting the key's method sweeps

@@ -60,7 +60,7 @@ func Table(groups []*Group) (*SummaryTable, error) {
 	counted := false // t.TestTasks holds a finished run's count
 	for _, g := range groups {
 		row := TableRow{
-			Key: g.Key, Seeds: g.Seeds(),
+			Key: shownKey(g, groups), Seeds: g.Seeds(),
 			Mean: g.Final(MetaTestMean), Worst: g.Final(MetaTestWorst), Std: g.Final(MetaTestStd),
 			TrainWeightedMean: g.Final(MetaTrainWeightedMean),
 			Unfinished:        g.UnfinishedNote(),

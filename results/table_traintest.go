@@ -75,7 +75,7 @@ func NewTrainTestTable(groups []*Group) (*TrainTestTable, error) {
 	t := &TrainTestTable{Score: groups[0].Score, Noun: TaskNoun(groups), CVaRAlpha: CVaRLevels(groups)}
 	t.ShowOrder, t.ShowName = rowColumns(groups)
 	for i, g := range groups {
-		row := TrainTestRow{Key: g.Key, Seeds: g.Seeds(), Unfinished: g.UnfinishedNote()}
+		row := TrainTestRow{Key: shownKey(g, groups), Seeds: g.Seeds(), Unfinished: g.UnfinishedNote()}
 		for c, col := range trainTestColumns {
 			row.Stats[c] = g.Final(col.stat)
 		}

@@ -214,7 +214,7 @@ func bindLegacy(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	yml := mustReadFile(t, filepath.Join(dir, rundir.ConfigFile))
-	cfg, err := configs.Parse("config.yaml", yml)
+	cfg, err := configs.ParseRecorded("config.yaml", yml)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,8 @@ task:
   query: %d
   omniglot: {ways: 5, rotate: true, image_size: 28}
 model:
-  cnn: {filters: %d, blocks: 4}
+  kind: conv4
+  conv4: {filters: %d, blocks: 4}
   dtype: float32
 order: %s
 inner: {steps: %d, alpha: 0.1}

@@ -83,7 +83,8 @@ task:
   query: 5
   omniglot: {ways: 5, rotate: true, image_size: 28}
 model:
-  cnn: {filters: 4, blocks: 4}
+  kind: conv4
+  conv4: {filters: 4, blocks: 4}
   dtype: float32
 inner: {steps: 1, alpha: 0.1}
 meta: {iterations: 4, batch: 2, schedule: cosine, lr_min: 1.0e-6}

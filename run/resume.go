@@ -168,7 +168,7 @@ func override(dir string, sealed *rundir.Sealed, sets []string) error {
 // completeOverride seals the config.yaml a killed override wrote, if it is
 // the sealed config with sets applied, and verifies dir again.
 func completeOverride(dir string, changed *rundir.ConfigChangedError, sets []string) (*rundir.Sealed, error) {
-	old, err := configs.Parse(changed.Path, changed.Sealed)
+	old, err := configs.ParseRecorded(changed.Path, changed.Sealed)
 	if err != nil {
 		return nil, changed
 	}

@@ -228,7 +228,7 @@ func loadSetup(dir string, opts Options, sets ...string) (*Setup, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := configs.Parse(cfgPath, yml)
+	cfg, err := configs.ParseRecorded(cfgPath, yml)
 	if err != nil {
 		return nil, err
 	}

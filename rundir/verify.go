@@ -158,7 +158,7 @@ func (v *verifier) config() error {
 	v.cfgRaw = raw
 	if v.m == nil {
 		v.s.Manifest.Config = string(raw)
-		v.s.Config, err = configs.Parse(path, raw)
+		v.s.Config, err = configs.ParseRecorded(path, raw)
 		return err
 	}
 	if c, _ := v.m.Sum(ConfigFile); HashBytes(raw) != c.SHA256 {
@@ -167,7 +167,7 @@ func (v *verifier) config() error {
 		}
 		return configChanged(path, []byte(v.m.Config), raw)
 	}
-	v.s.Config, err = configs.Parse(path, []byte(v.m.Config))
+	v.s.Config, err = configs.ParseRecorded(path, []byte(v.m.Config))
 	return err
 }
 

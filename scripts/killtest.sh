@@ -16,7 +16,7 @@ go build -o "$out/trmaml" ./cmd/trmaml
 cat > "$out/short.yaml" <<'YAML'
 name: killtest
 algorithm: trmaml
-model: {hidden: [16, 16]}
+model: {kind: mlp, mlp: {hidden: [16, 16]}}
 meta: {iterations: 600, batch: 10}
 eval: {every: 100, instances: 490, train_instances: 100, query: 50, batch: 245}
 YAML

@@ -82,7 +82,7 @@ func (s *Server) List() ([]Run, error) {
 // read describes the run directory d from its files.
 func (s *Server) read(d string) (Run, error) {
 	r := Run{Dir: d, Name: s.name(d), Iteration: -1}
-	cfg, err := configs.Load(filepath.Join(d, rundir.ConfigFile))
+	cfg, err := configs.LoadRecorded(filepath.Join(d, rundir.ConfigFile))
 	if err != nil {
 		// As status says it: the manifest's refusal if it has one,
 		// else the config's error.

@@ -81,7 +81,7 @@ func Example_newFamily() {
 name: slopes_trmaml
 algorithm: trmaml
 task: {family: slopes, slopes: {slopes: [0.5, -1, 3]}}
-model: {hidden: []}
+model: {kind: mlp, mlp: {hidden: []}}
 inner: {alpha: 0.1}
 meta: {iterations: 50, batch: 6, lr: 1.0e-2}
 eval: {every: 50, instances: 30, train_instances: 30, query: 20}
