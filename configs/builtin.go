@@ -2,7 +2,11 @@ package configs
 
 import (
 	"embed"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"slices"
 	"strings"
 )
 
@@ -23,6 +27,21 @@ func BuiltinWith(name, from string, sets []Setting) (Config, error) {
 		return Config{}, fmt.Errorf("no built-in config %q (available: %s)", name, strings.Join(BuiltinNames(), ", "))
 	}
 	return ParseWith("configs/"+name+".yaml", data, from, sets)
+}
+
+// LoadNamed loads the config a user names: the file of that name if there
+// is one (or if no built-in config has the name), else the built-in config
+// of that name. file is the path of the file read ("" for a built-in).
+func LoadNamed(name string) (cfg Config, file string, err error) {
+	if _, statErr := os.Stat(name); statErr == nil || !slices.Contains(BuiltinNames(), name) {
+		cfg, err = Load(name)
+		if errors.Is(err, fs.ErrNotExist) && !strings.ContainsRune(name, '/') {
+			err = fmt.Errorf("%w, and no built-in config has that name (trmaml configs lists them)", err)
+		}
+		return cfg, name, err
+	}
+	cfg, err = Builtin(name)
+	return cfg, "", err
 }
 
 // BuiltinNames lists the built-in configs, sorted.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -257,6 +258,22 @@ type ConfigError struct {
 
 func (e *ConfigError) Error() string { return e.Field + ": " + e.Problem }
 
+// At places cerr, an error of the config file at path, at the line of its
+// field when the file states it: "path:line: field: problem", else
+// "path: field: problem".
+func (e *ConfigError) At(path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, e)
+	}
+	c := Defaults()
+	lines, err := DecodeStrict(path, data, &c)
+	if err != nil || lines[e.Field] == 0 {
+		return fmt.Errorf("%s: %w", path, e)
+	}
+	return fmt.Errorf("%s:%d: %w", path, lines[e.Field], e)
+}
+
 // families is the table of registered task families, in registration
 // order.
 var families []Family
@@ -317,17 +334,27 @@ func (t TaskConfig) Section(name string) any { return t.Sections[name] }
 
 // Settings returns the configured settings of the registered method name
 // (a pointer to the method's type), or nil.
-func (c Config) Settings(name string) metalearn.Method { return c.Methods[name] }
+func (c Config) Settings(name string) metalearn.MethodSettings { return c.Methods[name] }
 
-// NewMethod returns a fresh metalearn.Method of c's algorithm with the
-// settings of its section.
+// NewMethod returns a new running metalearn.Method of c's algorithm with
+// the settings of its section.
 func (c Config) NewMethod() (metalearn.Method, error) {
+	s, err := c.methodSettings()
+	if err != nil {
+		return nil, err
+	}
+	return s.New(), nil
+}
+
+// methodSettings are the settings of c's algorithm: its section, or the
+// method's defaults.
+func (c Config) methodSettings() (metalearn.MethodSettings, error) {
 	info, err := metalearn.MethodNamed(c.Algorithm)
 	if err != nil {
 		return nil, err
 	}
-	if m := c.Methods[info.Name]; m != nil {
-		return metalearn.CopySettings(m), nil
+	if s := c.Methods[info.Name]; s != nil {
+		return s, nil
 	}
 	return info.New(), nil
 }
@@ -336,7 +363,7 @@ func (c Config) NewMethod() (metalearn.Method, error) {
 // per iteration, the training graph's tasks: meta.batch, or the candidate
 // batch of a method that back-propagates only some of them (DR-MAML's).
 func (c Config) DrawnBatch() (int, error) {
-	m, err := c.NewMethod()
+	m, err := c.methodSettings()
 	if err != nil {
 		return 0, err
 	}
@@ -361,5 +388,9 @@ func (c Config) Swept() float64 {
 	if !ok {
 		return 0
 	}
-	return info.SweptValue(c.Methods[info.Name])
+	s := c.Methods[info.Name]
+	if info.SweptValue == nil || s == nil {
+		return 0
+	}
+	return info.SweptValue(s)
 }

@@ -59,10 +59,10 @@ func (c InnerConfig) Section() any { return c.Sections[c.Kind] }
 // innerloops'. sgd is MAML's loop and the default.
 func init() {
 	for _, l := range []InnerLoop{
-		plainLoop{"sgd"},      // MAML: Steps steps of size Alpha
-		plainLoop{"metasgd"},  // Meta-SGD: a learned step size per parameter
-		anilLoop{},            // ANIL: the head alone adapted
-		perStepLoop{"mamlpp"}, // MAML++: learned step sizes per step and tensor
+		plainLoop{"sgd"},     // MAML: Steps steps of size Alpha
+		plainLoop{"metasgd"}, // Meta-SGD: a learned step size per parameter
+		anilLoop{},           // ANIL: the head alone adapted
+		mamlppLoop{},         // MAML++: learned step sizes per step and tensor, multi-step loss
 	} {
 		RegisterInnerLoop(l)
 	}
@@ -75,19 +75,6 @@ type plainLoop struct{ name string }
 func (l plainLoop) Name() string         { return l.name }
 func (plainLoop) NewSection() any        { return &struct{}{} }
 func (plainLoop) Check(Config, *Checker) {}
-
-// perStepLoop is an inner loop with no settings beyond inner.steps and
-// inner.alpha that learns parameters for each of its steps, so it cannot
-// evaluate with more or fewer steps than it trained.
-type perStepLoop struct{ name string }
-
-func (l perStepLoop) Name() string  { return l.name }
-func (perStepLoop) NewSection() any { return &struct{}{} }
-func (l perStepLoop) Check(c Config, k *Checker) {
-	if c.EvalSteps() != c.Inner.Steps {
-		k.fail("eval.steps", c.Eval.Steps, "must be 0 or inner.steps = %d: inner loop %s learns its step sizes step by step", c.Inner.Steps, l.name)
-	}
-}
 
 // ANILConfig is the section inner.anil.
 type ANILConfig struct {
@@ -108,3 +95,29 @@ func (anilLoop) Check(c Config, k *Checker) {
 
 // maxHead bounds inner.anil.head, far beyond any model's tensor count.
 const maxHead = 1000
+
+// MAMLPPConfig is the section inner.mamlpp.
+type MAMLPPConfig struct {
+	// MSLIterations >= 0: with > 0 (and inner.steps >= 2) the
+	// meta-objective is MAML++'s multi-step loss, the query losses after
+	// every inner step weighted from uniform toward the last step over the
+	// first MSLIterations meta-iterations (package innerloops); 0 scores
+	// the last step alone.
+	MSLIterations int `yaml:"msl_iterations"`
+}
+
+type mamlppLoop struct{}
+
+func (mamlppLoop) Name() string    { return "mamlpp" }
+func (mamlppLoop) NewSection() any { return &MAMLPPConfig{} }
+func (mamlppLoop) Check(c Config, k *Checker) {
+	if c.EvalSteps() != c.Inner.Steps { // its step sizes are learned step by step
+		k.fail("eval.steps", c.Eval.Steps, "must be 0 or inner.steps = %d: inner loop mamlpp learns its step sizes step by step", c.Inner.Steps)
+	}
+	if s, ok := c.Inner.Sections["mamlpp"].(*MAMLPPConfig); ok {
+		k.between("inner.mamlpp.msl_iterations", s.MSLIterations, 0, MaxIterations)
+		if s.MSLIterations > 0 && c.Inner.Steps < 2 {
+			k.Fail("inner.mamlpp.msl_iterations", s.MSLIterations, "weighs the query losses of several inner steps: needs inner.steps >= 2, got %d", c.Inner.Steps)
+		}
+	}
+}

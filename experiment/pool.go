@@ -74,6 +74,14 @@ func Run(ctx context.Context, out string, jobs []Job, workers int, w io.Writer, 
 	return errors.Join(errs...)
 }
 
+// Stopped reports whether err, from Run, means the grid did not run to its
+// end: another process holds it, it holds foreign files, or a signal
+// stopped it at a checkpoint. Otherwise its finished runs are reported,
+// even if some failed.
+func Stopped(err error) bool {
+	return errors.Is(err, dirlock.ErrHeld) || errors.Is(err, ErrForeign) || errors.Is(err, run.ErrInterrupted)
+}
+
 // openOut makes and locks the experiment directory out, refusing a run
 // directory and directories that are not the jobs'.
 func openOut(out string, jobs []Job) (*dirlock.Lock, error) {

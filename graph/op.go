@@ -4,12 +4,10 @@ import (
 	"fmt"
 	"hash"
 	"hash/fnv"
-	"runtime"
-	"slices"
-	"sync"
-	"unsafe"
 
 	"github.com/chewxy/hm"
+	"github.com/trmaml/trmaml/graph/internal/exec"
+	"github.com/trmaml/trmaml/graph/internal/memory"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -24,8 +22,8 @@ import (
 //
 // A kernel is wrapped in op, which implements gorgonia's Op interface once for
 // all kernels. Each op belongs to one node and keeps that node's output
-// tensor between runs, so a rerun allocates nothing; program (objective.go)
-// may hand the buffer back to a pool after its last use in a run and the op
+// tensor between runs, so a rerun allocates nothing; the program
+// (graph/internal/exec) may hand the buffer back to a pool after its last use in a run and the op
 // takes a buffer from the pool on its next run. Nothing writes into an op's
 // input (no kernel here or gorgonia op in our graphs overwrites its inputs).
 
@@ -59,8 +57,8 @@ type op struct {
 	inShapes []tensor.Shape
 	outShape tensor.Shape
 	buf      *tensor.Dense // the output of the last run; nil when released
-	pool     *bufferPool   // where the output comes from, if planned
-	borrow   int           // bufferPool.get's borrow: 0, or the values to allocate when nothing free fits
+	pool     *memory.Pool  // where the output comes from, if planned
+	borrow   int           // memory.Pool.Get's borrow: 0, or the values to allocate when nothing free fits
 	a        args          // scratch for Do
 }
 
@@ -71,11 +69,13 @@ type float interface{ ~float32 | ~float64 }
 // args are the inputs and output of one kernel call, in one of the two
 // dtypes (the slices of the other are nil).
 type args struct {
-	s   []tensor.Shape
-	o64 []float64
-	i64 [][]float64
-	o32 []float32
-	i32 [][]float32
+	// piece is tuning.elemsPiece of the op's program (parallelElems).
+	piece int
+	s     []tensor.Shape
+	o64   []float64
+	i64   [][]float64
+	o32   []float32
+	i32   [][]float32
 }
 
 // call runs the float64 or the float32 instance of a kernel's generic
@@ -202,7 +202,7 @@ func (o *op) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 		}
 	}
 	if o.buf == nil {
-		o.buf = o.pool.get(o.dtype, o.outShape, o.borrow)
+		o.buf = o.pool.Get(o.dtype, o.outShape, o.borrow)
 	}
 	if o.a.i64 != nil {
 		o.a.o64 = o.buf.Float64s()
@@ -252,198 +252,27 @@ func (o *op) flops() float64 {
 	return 0
 }
 
-// release hands the output buffer back to the pool: its last reader in this
-// run is done. The next Do takes a buffer from the pool again.
-func (o *op) release() {
+// The program (graph/internal/exec) pools the buffers of large ops.
+var _ exec.Pooled = (*op)(nil)
+
+// OutSize implements exec.Pooled: the values of the output.
+func (o *op) OutSize() int { return o.outShape.TotalSize() }
+
+// UsePool implements exec.Pooled.
+func (o *op) UsePool(p *memory.Pool) { o.pool = p }
+
+// Release implements exec.Pooled: it hands the output buffer back to the
+// pool, its last reader in this run being done. The next Do takes a
+// buffer from the pool again.
+func (o *op) Release() {
 	if o.pool != nil && o.buf != nil {
-		o.pool.put(o.buf)
+		o.pool.Put(o.buf)
 		o.buf = nil
 	}
 }
 
 func (o *op) SymDiff(in gorgonia.Nodes, out, g *gorgonia.Node) (gorgonia.Nodes, error) {
 	return o.k.grad(in, out, g)
-}
-
-// bufferPool recycles tensors by dtype and size between the ops of one
-// program, so that the peak memory of a run is that of the values alive at
-// once, not of all values. A nil pool allocates on Go's heap. Programs
-// that share a pool (ShareBuffers, lanes) may run at the same time.
-//
-// The pool's own float buffers live outside Go's heap (offHeapDense): the
-// pool, not the garbage collector, manages them, and the collector's target
-// (a percentage of the live heap) would otherwise grow with the
-// activations, leaving room for tens of megabytes of garbage beside a graph
-// of a few hundred.
-type bufferPool struct {
-	mu   sync.Mutex
-	free map[poolKey][]*tensor.Dense
-	// lent maps the views handed out by borrow to the buffer they are part
-	// of; open are the lendings with room left at their end.
-	lent map[*tensor.Dense]*lending
-	open []*lending
-	// bytes is the memory of every buffer the pool has allocated; it
-	// releases none, so this is its peak.
-	bytes int64
-}
-
-type poolKey struct {
-	dtype tensor.Dtype
-	size  int
-}
-
-func newBufferPool() *bufferPool {
-	return &bufferPool{free: map[poolKey][]*tensor.Dense{}, lent: map[*tensor.Dense]*lending{}}
-}
-
-// lending is a buffer whose consecutive parts are lent to borrowing ops:
-// the lanes of an evaluation, whose graphs hold half the tasks of
-// training's (or fewer), fit two (or more) of their values into one of
-// training's buffers. It goes back to the free buffers when every part has
-// come back.
-type lending struct {
-	whole *tensor.Dense
-	used  int // values lent from the beginning, each part aligned to 16
-	views int // parts not yet returned
-}
-
-// get returns a free buffer of shape's size, or a new one. With borrow > 0
-// it lends, instead of allocating, a part of a larger buffer: the room left
-// in one already partly lent, else the beginning of the smallest larger
-// free buffer, else of a new buffer of borrow values if that is larger. The
-// ops of an objective that shares another's pool (ShareBuffers) borrow,
-// and borrow is the size of their value in a graph of all their
-// objective's tasks: an evaluation in lanes, whose graphs hold fewer tasks
-// than training's, then runs in training's buffers when training ran
-// first, and allocates buffers that training's graph takes over when it
-// runs first.
-func (p *bufferPool) get(dt tensor.Dtype, shape tensor.Shape, borrow int) *tensor.Dense {
-	if p == nil {
-		return tensor.New(tensor.WithShape(shape.Clone()...), tensor.Of(dt))
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	key := poolKey{dt, shape.TotalSize()}
-	if t := p.take(key); t != nil {
-		if err := t.Reshape(shape...); err == nil {
-			return t
-		}
-	}
-	if borrow <= 0 {
-		return p.alloc(dt, shape)
-	}
-	if t := p.borrow(key, shape); t != nil {
-		return t
-	}
-	if borrow <= key.size {
-		return p.alloc(dt, shape)
-	}
-	p.free[poolKey{dt, borrow}] = append(p.free[poolKey{dt, borrow}], p.alloc(dt, tensor.Shape{borrow}))
-	return p.borrow(key, shape)
-}
-
-// take removes a free buffer of key from the pool, or returns nil.
-func (p *bufferPool) take(key poolKey) *tensor.Dense {
-	l := p.free[key]
-	if len(l) == 0 {
-		return nil
-	}
-	t := l[len(l)-1]
-	p.free[key] = l[:len(l)-1]
-	return t
-}
-
-// borrow lends a part of shape's size of an open lending with room enough,
-// else of the smallest larger free buffer, or returns nil.
-func (p *bufferPool) borrow(key poolKey, shape tensor.Shape) *tensor.Dense {
-	var to *lending
-	for _, l := range p.open {
-		if l.whole.Dtype() == key.dtype && l.whole.Shape().TotalSize()-l.used >= key.size {
-			to = l
-			break
-		}
-	}
-	if to == nil {
-		best := poolKey{}
-		for k, l := range p.free {
-			if k.dtype == key.dtype && k.size > key.size && len(l) > 0 && (best.size == 0 || k.size < best.size) {
-				best = k
-			}
-		}
-		if best.size == 0 {
-			return nil
-		}
-		to = &lending{whole: p.take(best)}
-		p.open = append(p.open, to)
-	}
-	var view *tensor.Dense
-	from, end := to.used, to.used+key.size
-	switch d := to.whole.Data().(type) {
-	case []float32:
-		view = tensor.New(tensor.WithShape(shape.Clone()...), tensor.WithBacking(d[from:end:end]))
-	case []float64:
-		view = tensor.New(tensor.WithShape(shape.Clone()...), tensor.WithBacking(d[from:end:end]))
-	}
-	to.used, to.views = (end+15)&^15, to.views+1
-	p.lent[view] = to
-	return view
-}
-
-// alloc returns a new buffer of shape and counts it.
-func (p *bufferPool) alloc(dt tensor.Dtype, shape tensor.Shape) *tensor.Dense {
-	var t *tensor.Dense
-	switch dt {
-	case tensor.Float32:
-		t = offHeapDense[float32](shape)
-	case tensor.Float64:
-		t = offHeapDense[float64](shape)
-	}
-	if t == nil {
-		t = tensor.New(tensor.WithShape(shape.Clone()...), tensor.Of(dt))
-	}
-	p.bytes += int64(t.MemSize())
-	return t
-}
-
-// offHeapDense returns a zeroed tensor of shape backed by memory mapped
-// outside Go's heap, unmapped once the tensor is unreachable, or nil if
-// the mapping fails. Nothing may keep a slice of its data beyond the
-// tensor itself: the collector does not see such a slice.
-func offHeapDense[E float32 | float64](shape tensor.Shape) *tensor.Dense {
-	data, mem := mapFloats[E](shape.TotalSize())
-	if mem == nil {
-		return nil
-	}
-	t := tensor.New(tensor.WithShape(shape.Clone()...), tensor.WithBacking(data))
-	runtime.AddCleanup(t, unmapMemory, mem)
-	return t
-}
-
-// mapFloats returns n zeros mapped outside Go's heap and the mapping,
-// which unmapMemory releases, or nil and nil if the mapping fails.
-func mapFloats[E float](n int) ([]E, []byte) {
-	mem, ok := mapMemory(n * int(unsafe.Sizeof(E(0))))
-	if !ok {
-		return nil, nil
-	}
-	return unsafe.Slice((*E)(unsafe.Pointer(unsafe.SliceData(mem))), n), mem
-}
-
-// put hands t back: a lent part returns its buffer once the buffer's other
-// parts are back too.
-func (p *bufferPool) put(t *tensor.Dense) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if l, ok := p.lent[t]; ok {
-		delete(p.lent, t)
-		if l.views--; l.views > 0 {
-			return
-		}
-		p.open = slices.DeleteFunc(p.open, func(o *lending) bool { return o == l })
-		t = l.whole
-	}
-	key := poolKey{t.Dtype(), t.Shape().TotalSize()}
-	p.free[key] = append(p.free[key], t)
 }
 
 // shapeErr formats a shape mismatch for kernel.shape.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/trmaml/trmaml/graph/internal/memory"
 	"github.com/trmaml/trmaml/graph/internal/vec"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -92,7 +93,7 @@ func forwardConvBlock[T float](k convBlockKernel, out []T, in [][]T, s []tensor.
 	}
 	per, Ho, Wo := g.chunkImages(F), H/2, W/2
 	parallelTasks(g.x[0], n*H*W*F, func(t int) {
-		bp, buf := pooledSlice[T](&scratch, g.blockScratch(F))
+		bp, buf := memory.Take[T](&scratch, g.blockScratch(F))
 		xt, kt := x[t*g.perTask():], kern[t*9*C*F:][:9*C*F]
 		if C == 1 {
 			// One channel: the statistics from the moments of the images'
@@ -127,7 +128,7 @@ func forwardConvBlock[T float](k convBlockKernel, out []T, in [][]T, s []tensor.
 				vec.Relu(o, o)
 			})
 		}
-		scratch.put(bp)
+		scratch.Put(bp)
 	})
 }
 
@@ -328,14 +329,11 @@ func (k convBlockKernel) unfusedGrad(in gorgonia.Nodes, out, g *gorgonia.Node) (
 // than the unfused backward pass (measured, cnnbench -ways 5 -order
 // second at 64 filters on one core: 16% more CPU per iteration in the
 // plain build, 5-30% more in float64), so CNN.forwardOnce fuses only then.
-func blockBackFast(dt tensor.Dtype) bool {
-	return forceBlockBack || dt == tensor.Float32 && vec.SIMD()
+// tuning.blockBack makes it true, so that tests run the fused query pass
+// in float64 and in the plain build too.
+func (g imageGeom) blockBackFast(dt tensor.Dtype) bool {
+	return g.tune.blockBack || dt == tensor.Float32 && vec.SIMD()
 }
-
-// forceBlockBack makes blockBackFast true, so that tests run the fused
-// query pass in float64 and in the plain build too. A package variable:
-// the tests that set it must not run in parallel.
-var forceBlockBack = false
 
 // convBlockBackKernel is the gradient of convBlock(x, k, b, gamma, beta)
 // with respect to k, gamma and beta for images of one channel, given the
@@ -401,7 +399,7 @@ func forwardConvBlockBack[T float](k convBlockBackKernel, out []T, in [][]T, s [
 	n, Ho, Wo := geo.pixelsPerTask()/(H*W), H/2, W/2
 	st := make([]T, 2*geo.x[0]*F)
 	parallelTasks(geo.x[0], n*H*W*F, func(t int) {
-		bp, buf := pooledSlice[T](&scratch, geo.blockScratch(F))
+		bp, buf := memory.Take[T](&scratch, geo.blockScratch(F))
 		xt, kt := x[t*geo.perTask():], kern[t*9*F:][:9*F]
 		sums, prods := taskPatchMoments(xt, n, H, W)
 		patchStats(st, t, &sums, &prods, kt, n*H*W, k.eps)
@@ -435,7 +433,7 @@ func forwardConvBlockBack[T float](k convBlockBackKernel, out []T, in [][]T, s [
 			}
 			dst[9*F+f], dst[10*F+f] = T(dGamma), T(dBeta)
 		}
-		scratch.put(bp)
+		scratch.Put(bp)
 	})
 }
 

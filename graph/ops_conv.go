@@ -2,8 +2,8 @@ package graph
 
 import (
 	"fmt"
-	"sync"
 
+	"github.com/trmaml/trmaml/graph/internal/memory"
 	"github.com/trmaml/trmaml/graph/internal/vec"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -17,8 +17,12 @@ import (
 // argmax with a scatter as its adjoint; the argmax is piecewise constant in
 // the input, so it carries no derivative.
 
-// imageGeom is the size of the images of a task-batched tensor.
-type imageGeom struct{ H, W, C int }
+// imageGeom is the size of the images of a task-batched tensor, and the
+// engine's choices for the ops on them.
+type imageGeom struct {
+	H, W, C int
+	tune    tuning
+}
 
 // images returns the number of images per task in a tensor of shape s whose
 // per-task size is a multiple of H*W*C.
@@ -98,7 +102,7 @@ func (k convKernel) forward(a *args) { call(a, k, forwardConv[float64], forwardC
 
 func forwardConv[T float](k convKernel, out []T, in [][]T, s []tensor.Shape) {
 	F := s[1][2]
-	if m := winogradTile(k.g.H, k.g.W, k.g.pixelsPerTask()/(k.g.H*k.g.W), k.g.C, F); m > 0 {
+	if m := k.g.winogradTile(k.g.pixelsPerTask()/(k.g.H*k.g.W), k.g.C, F); m > 0 {
 		winogradConv(m, k.g, F, in[0], in[1], false, out)
 		return
 	}
@@ -137,7 +141,7 @@ func (k convTKernel) forward(a *args) { call(a, k, forwardConvT[float64], forwar
 
 func forwardConvT[T float](k convTKernel, out []T, in [][]T, s []tensor.Shape) {
 	F := s[1][2]
-	if m := winogradTile(k.g.H, k.g.W, k.g.pixelsPerTask()/(k.g.H*k.g.W), F, k.g.C); m > 0 {
+	if m := k.g.winogradTile(k.g.pixelsPerTask()/(k.g.H*k.g.W), F, k.g.C); m > 0 {
 		winogradConv(m, k.g, F, in[0], in[1], true, out)
 		return
 	}
@@ -179,7 +183,7 @@ func (k convKKernel) forward(a *args) { call(a, k, forwardConvK[float64], forwar
 // (eachChunk runs the chunks of a task on one goroutine, in order).
 func forwardConvK[T float](k convKKernel, out []T, in [][]T, s []tensor.Shape) {
 	F := s[1][2]
-	if m := winogradTile(k.g.H, k.g.W, k.g.pixelsPerTask()/(k.g.H*k.g.W), k.g.C, F); m > 0 {
+	if m := k.g.winogradTile(k.g.pixelsPerTask()/(k.g.H*k.g.W), k.g.C, F); m > 0 {
 		winogradConvK(m, k.g, F, in[0], in[1], out)
 		return
 	}
@@ -211,9 +215,9 @@ func (g convGeom) perTask() int { return g.x[1] * g.x[2] }
 func (g convGeom) pixelsPerTask() int { return g.perTask() / g.C }
 
 // chunkValues bounds the patch values laid out at once (about 1 MB in
-// float32): enough rows for an efficient product, small enough for the cache.
-// A variable so that tests can force one image per chunk.
-var chunkValues = 1 << 18
+// float32): enough rows for an efficient product, small enough for the
+// cache (tuning.chunkValues overrides it).
+const chunkValues = 1 << 18
 
 // eachChunk calls f(t, img, imgs, cols, pad) for every task t and every
 // chunk of imgs images starting at img, with cols a scratch buffer of
@@ -241,7 +245,7 @@ func eachChunk[T float](g convGeom, F int, disjoint bool, fn func(t, img, imgs i
 		if chunks > 1 {
 			last = min(n, first+per)
 		}
-		bp, buf := pooledSlice[T](&scratch, size+padSize)
+		bp, buf := memory.Take[T](&scratch, size+padSize)
 		cols, pad := buf[:size], buf[size:size+padSize]
 		// im2col writes only pad's interior and relies on a zero border;
 		// col2im writes the border too and clears pad itself per image. An
@@ -251,7 +255,7 @@ func eachChunk[T float](g convGeom, F int, disjoint bool, fn func(t, img, imgs i
 			imgs := min(per, last-img)
 			fn(t, img, imgs, cols[:imgs*g.H*g.W*9*g.C], pad)
 		}
-		scratch.put(bp)
+		scratch.Put(bp)
 	})
 }
 
@@ -259,72 +263,12 @@ func eachChunk[T float](g convGeom, F int, disjoint bool, fn func(t, img, imgs i
 // convolution to F channels.
 func (g convGeom) chunkImages(F int) int {
 	n := g.pixelsPerTask() / (g.H * g.W)
-	return max(1, min(n, chunkValues/(g.H*g.W*max(9*g.C, 2*F))))
+	return max(1, min(n, or(g.tune.chunkValues, chunkValues)/(g.H*g.W*max(9*g.C, 2*F))))
 }
 
 // scratch holds the patch buffers of the convolutions for reuse across
 // calls.
-var scratch scratchPool
-
-// scratchPool keeps scratch buffers of both float types for reuse. Unlike
-// a sync.Pool it keeps them across garbage collections: trmaml runs the
-// collector at GOGC=5, which collects every batch or two, and a sync.Pool
-// emptied that often had the convolutions allocate their megabytes of
-// scratch again and fault its pages in (an evaluation spent a tenth of its
-// time in the kernel). It holds at most one buffer per goroutine that used
-// one at once, each as large as the largest use so far, mapped outside Go's
-// heap like the graph's buffers (offHeapDense), so that they do not raise
-// the collector's target.
-type scratchPool struct {
-	mu   sync.Mutex
-	free []any // *scratchBuf[float32] and *scratchBuf[float64]
-}
-
-// scratchBuf is a buffer of a scratchPool.
-type scratchBuf[T float] struct {
-	data   []T
-	mapped []byte // the mapping behind data, nil if data is on Go's heap
-}
-
-// pooledSlice returns n values of a free buffer of p, or of a new one
-// (replacing a free one too small: the buffers grow to the largest use),
-// and the buffer to put back.
-func pooledSlice[T float](p *scratchPool, n int) (*scratchBuf[T], []T) {
-	var bp, drop *scratchBuf[T]
-	p.mu.Lock()
-	at := -1
-	for i, b := range p.free {
-		if b, ok := b.(*scratchBuf[T]); ok {
-			at = i
-			if len(b.data) >= n {
-				bp = b
-				break
-			}
-			drop = b
-		}
-	}
-	if at >= 0 { // taken, or dropped for a larger one
-		p.free = append(p.free[:at], p.free[at+1:]...)
-	}
-	p.mu.Unlock()
-	if bp == nil {
-		if drop != nil && drop.mapped != nil {
-			unmapMemory(drop.mapped)
-		}
-		bp = &scratchBuf[T]{}
-		if bp.data, bp.mapped = mapFloats[T](n); bp.mapped == nil {
-			bp.data = make([]T, n)
-		}
-	}
-	return bp, bp.data[:n]
-}
-
-// put hands back a buffer from pooledSlice.
-func (p *scratchPool) put(bp any) {
-	p.mu.Lock()
-	p.free = append(p.free, bp)
-	p.mu.Unlock()
-}
+var scratch memory.Scratch
 
 // im2colChunk writes the patches of images img..img+imgs-1 of x (one task)
 // into cols, one row of 9*C values per pixel. Each image is first copied
@@ -332,7 +276,8 @@ func (p *scratchPool) put(bp any) {
 // patch of pixel (y, x) is three contiguous runs of 3*C values, rows
 // y..y+2 and columns x..x+2 of pad, copied without bounds tests (ten times
 // faster than per-tap copies at C = 1: 0.08 against 0.77 ms for 37 28x28
-// images, measured).
+// images, measured); at C = 1 and C = 3 (colour) as fixed-size arrays,
+// without a call to copy per run.
 func im2colChunk[T float](g imageGeom, x []T, img, imgs int, cols, pad []T) {
 	H, W, C := g.H, g.W, g.C
 	pw := (W + 2) * C // a padded row
@@ -350,6 +295,16 @@ func im2colChunk[T float](g imageGeom, x []T, img, imgs int, cols, pad []T) {
 					row[0], row[1], row[2] = a[0], a[1], a[2]
 					row[3], row[4], row[5] = b[0], b[1], b[2]
 					row[6], row[7], row[8] = c[0], c[1], c[2]
+				}
+				continue
+			}
+			if C == 3 { // colour images: three runs of nine values, as arrays
+				r0, r1, r2 := pad[y*pw:(y+1)*pw], pad[(y+1)*pw:(y+2)*pw], pad[(y+2)*pw:(y+3)*pw]
+				for xx := 0; xx < W; xx++ {
+					row := (*[27]T)(cols[((i*H+y)*W+xx)*27:])
+					*(*[9]T)(row[0:9]) = *(*[9]T)(r0[3*xx:])
+					*(*[9]T)(row[9:18]) = *(*[9]T)(r1[3*xx:])
+					*(*[9]T)(row[18:27]) = *(*[9]T)(r2[3*xx:])
 				}
 				continue
 			}

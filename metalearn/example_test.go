@@ -62,9 +62,9 @@ func ExampleTrainer() {
 	}
 	fmt.Printf("before training: meta-test worst-task loss %.1f\n", before.Worst)
 
-	for _, method := range []metalearn.Method{&metalearn.TRMAML{PLR: 0.0005}, &metalearn.MAML{}} {
+	for _, method := range []metalearn.MethodSettings{metalearn.TRMAML{PLR: 0.0005}, metalearn.MAML{}} {
 		tr, err := metalearn.NewTrainer(objective(model, 4, true), train, w0, metalearn.Settings{
-			Method:     method,
+			Method:     method.New(),
 			Iterations: 300,
 			Optimizer:  metalearn.NewAdam(0.01, len(w0)),
 			Schedule:   metalearn.Cosine{Max: 0.01, Min: 0.001, Iterations: 300},
@@ -86,8 +86,8 @@ func ExampleTrainer() {
 	}
 	// Output:
 	// before training: meta-test worst-task loss 184.8
-	// *metalearn.TRMAML: p of amplitude [4.5,5.0) 1.00; meta-test mean loss 5.0, worst-task 12.7
-	// *metalearn.MAML: p of amplitude [4.5,5.0) 0.25; meta-test mean loss 5.5, worst-task 14.3
+	// metalearn.TRMAML: p of amplitude [4.5,5.0) 1.00; meta-test mean loss 5.0, worst-task 12.7
+	// metalearn.MAML: p of amplitude [4.5,5.0) 0.25; meta-test mean loss 5.5, worst-task 14.3
 }
 
 // Stopping a Trainer through its context and resuming it from a
@@ -103,7 +103,7 @@ func ExampleTrainer_Snapshot() {
 	}
 	settings := func() metalearn.Settings {
 		return metalearn.Settings{
-			Method:     &metalearn.TRMAML{PLR: 0.0005},
+			Method:     metalearn.TRMAML{PLR: 0.0005}.New(),
 			Iterations: 200,
 			Optimizer:  metalearn.NewAdam(0.01, len(w0)),
 			Schedule:   metalearn.Cosine{Max: 0.01, Min: 0.001, Iterations: 200},

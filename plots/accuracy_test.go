@@ -41,7 +41,14 @@ func TestAdversary(t *testing.T) {
 	if dir := os.Getenv("PLOTS_KEEP"); dir != "" {
 		path = filepath.Join(dir, "adversary.png")
 	}
-	if err := plots.Adversary(groups, path); err != nil {
+	// One column of two: the data areas share what the names leave.
+	if err := plots.Adversary(groups, path, plots.Single); err != nil {
+		t.Fatal(err)
+	}
+	if d := readPNG(t, path); d.w < 3*plots.DPI || d.w > 3.6*plots.DPI {
+		t.Errorf("single-column width %d pixels, want about 3.4 inches", d.w)
+	}
+	if err := plots.Adversary(groups, path, plots.Double); err != nil {
 		t.Fatal(err)
 	}
 	d := readPNG(t, path)
@@ -70,7 +77,7 @@ func TestAdversary(t *testing.T) {
 		st := specs[i].Result.MetaTrain
 		specs[i].Result.MetaTrain = resultstest.AccuracyStats(st.PerTask, st.Tasks, []float64{1e-12, 1, 1e-6, 0.5, 1e-3}, st.Instances)
 	}
-	if err := plots.Adversary(groupsOf(t, specs...), path); err != nil {
+	if err := plots.Adversary(groupsOf(t, specs...), path, plots.Double); err != nil {
 		t.Fatal(err)
 	}
 	if d := readPNG(t, path); d.w < 4.5*plots.DPI || d.w > 6.5*plots.DPI {
@@ -78,10 +85,10 @@ func TestAdversary(t *testing.T) {
 	}
 
 	other := groupsOf(t, resultstest.New("s", "maml", "second", 1, 5, 1))
-	if err := plots.Adversary(append(groups, other...), path); err == nil {
+	if err := plots.Adversary(append(groups, other...), path, plots.Double); err == nil {
 		t.Error("groups with different meta-training tasks accepted")
 	}
-	if err := plots.Adversary(nil, path); err == nil {
+	if err := plots.Adversary(nil, path, plots.Double); err == nil {
 		t.Error("no groups accepted")
 	}
 }

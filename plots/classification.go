@@ -26,10 +26,11 @@ import (
 // confidence bars), with the uniform 1/n dashed; (b) every group's final
 // per-task value on the same rows (accuracy in percent), with 95%
 // confidence bars clipped to the metric's range. The names are written
-// once, left of (a), at a size that stays legible with the figure (about
-// 6.5 inches wide) shown 800 pixels wide. All groups must share the
+// once, left of (a). At Double the data areas are adversaryDataWidth wide
+// (the figure about 6.5 inches with Omniglot's names); at Single they share
+// what the names leave of the column's width. All groups must share the
 // meta-training tasks.
-func Adversary(groups []*results.Group, path string) error {
+func Adversary(groups []*results.Group, path string, c Column) error {
 	if len(groups) == 0 {
 		return errors.New("plots: Adversary needs at least one group")
 	}
@@ -161,7 +162,11 @@ func Adversary(groups []*results.Group, path string) error {
 	}
 	// Beside the two data areas, which plot.Align makes equal: the names,
 	// the tick marks and the padding between and around the panels.
-	width := names + 2*adversaryDataWidth + 0.5*vg.Inch
+	data := adversaryDataWidth
+	if c == Single {
+		data = max(minDataWidth, (c.Width()-names-0.5*vg.Inch)/2)
+	}
+	width := names + 2*data + 0.5*vg.Inch
 	height := max(panelHeight, vg.Length(n)*rowPitch+vg.Inch)
 	return renderSized(path, width/2, height, legend, []*plot.Plot{pp, ap})
 }
@@ -172,6 +177,7 @@ func Adversary(groups []*results.Group, path string) error {
 // width at its own size, names as large as the tick labels.
 const (
 	adversaryDataWidth = 2.2 * vg.Inch
+	minDataWidth       = 0.9 * vg.Inch // at Single, however long the names
 	rowPitch           = 0.16 * vg.Inch
 	nameSize           = tickSize
 )

@@ -192,8 +192,8 @@ func TestFigure1(t *testing.T) {
 	if err := plots.Figure1(groups, path, plots.Double); err != nil {
 		t.Fatal(err)
 	}
-	// A page's width, 7 inches: three panels in a row, then one.
-	readPNG(t, path).checkGrid(t, 7*plots.DPI, 1300, 1600, 3, 4, blue, vermillion)
+	// A page's width, 7 inches: two rows of two panels.
+	readPNG(t, path).checkGrid(t, 7*plots.DPI, 1300, 1600, 2, 4, blue, vermillion)
 	// One column, 3.4 inches: two by two.
 	if err := plots.Figure1(groups, path, plots.Single); err != nil {
 		t.Fatal(err)
@@ -205,7 +205,7 @@ func TestFigure1(t *testing.T) {
 	if err := plots.Figure1(one, path, plots.Double); err != nil {
 		t.Fatal(err)
 	}
-	readPNG(t, path).checkGrid(t, 7*plots.DPI, 1300, 1600, 3, 4, blue, vermillion)
+	readPNG(t, path).checkGrid(t, 7*plots.DPI, 1300, 1600, 2, 4, blue, vermillion)
 
 	// PDF and SVG, by the file's extension; anything else is refused.
 	for _, ext := range []string{"pdf", "svg"} {
@@ -289,12 +289,17 @@ func TestCVaRTradeoff(t *testing.T) {
 		t.Fatalf("%d groups, want 6 (one per CVaR level)", len(groups))
 	}
 	path := filepath.Join(t.TempDir(), "tradeoff.png")
-	if err := plots.CVaRTradeoff(groups, path); err != nil {
+	if err := plots.CVaRTradeoff(groups, path, plots.Double); err != nil {
 		t.Fatal(err)
 	}
-	// One column of two panels, 4.2 inches wide: legible at a page column.
-	readPNG(t, path).checkGrid(t, int(4.2*plots.DPI), 1800, 2100, 1, 2, blue, green)
-	if err := plots.CVaRTradeoff(nil, path); err == nil {
+	// A page's width: the two panels side by side.
+	readPNG(t, path).checkGrid(t, 7*plots.DPI, 900, 1100, 2, 2, blue, green)
+	// One column: stacked.
+	if err := plots.CVaRTradeoff(groups, path, plots.Single); err != nil {
+		t.Fatal(err)
+	}
+	readPNG(t, path).checkGrid(t, int(3.4*plots.DPI), 1600, 1900, 1, 2, blue, green)
+	if err := plots.CVaRTradeoff(nil, path, plots.Double); err == nil {
 		t.Error("CVaRTradeoff of no groups succeeded")
 	}
 }
@@ -308,11 +313,15 @@ func TestTheorem1Gap(t *testing.T) {
 			Gaps: [][]float64{{0.2, 0.2}, {0.1, 0.1}, {0.05, 0.05}}, Slope: -0.3, Intercept: math.Log(0.2) + 0.3*math.Log(100)},
 	}
 	path := filepath.Join(t.TempDir(), "gap.png")
-	if err := plots.Theorem1Gap(curves, path); err != nil {
+	if err := plots.Theorem1Gap(curves, path, plots.Double); err != nil {
 		t.Fatal(err)
 	}
 	readPNG(t, path).checkGrid(t, 7*plots.DPI, 850, 1050, 1, 1, blue, vermillion)
-	if err := plots.Theorem1Gap(nil, path); err == nil {
+	if err := plots.Theorem1Gap(curves, path, plots.Single); err != nil {
+		t.Fatal(err)
+	}
+	readPNG(t, path).checkGrid(t, int(3.4*plots.DPI), 750, 1000, 1, 1, blue, vermillion)
+	if err := plots.Theorem1Gap(nil, path, plots.Double); err == nil {
 		t.Error("Theorem1Gap of no curves succeeded")
 	}
 	// One T, or a zero gap, has no log-log axes: an error, not gonum's panic.
@@ -321,8 +330,27 @@ func TestTheorem1Gap(t *testing.T) {
 	zero := curves[1]
 	zero.Mean = []float64{0.2, 0, 0.05}
 	for _, bad := range []theory.Curve{one, zero} {
-		if err := plots.Theorem1Gap([]theory.Curve{curves[0], bad}, path); err == nil {
+		if err := plots.Theorem1Gap([]theory.Curve{curves[0], bad}, path, plots.Double); err == nil {
 			t.Errorf("Theorem1Gap of T %v, mean %v succeeded", bad.T, bad.Mean)
 		}
+	}
+}
+
+func TestTaskCurves(t *testing.T) {
+	t.Parallel()
+	var specs []resultstest.Spec
+	for _, s := range append(seeds("m", "maml", "second", 1, 1.2, 1.4), seeds("tr", "trmaml", "second", 0.8, 0.9, 1.3)...) {
+		specs = append(specs, s.WithTasks())
+	}
+	path := filepath.Join(t.TempDir(), "tasks.png")
+	if err := plots.TaskCurves(groupsOf(t, specs...), path, plots.Double); err != nil {
+		t.Fatal(err)
+	}
+	// A row per method, a column per task set; the best group of tasks is
+	// light green, the worst dark purple.
+	lightGreen, purple := [3]uint32{122, 209, 81}, [3]uint32{68, 1, 84}
+	readPNG(t, path).checkGrid(t, 7*plots.DPI, 1300, 1600, 2, 4, lightGreen, purple)
+	if err := plots.TaskCurves(groupsOf(t, seeds("old", "maml", "second", 1)...), path, plots.Double); err == nil {
+		t.Error("runs without tasks.csv drawn")
 	}
 }

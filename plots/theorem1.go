@@ -16,9 +16,9 @@ import (
 // Theorem1Gap draws the measured duality gap of Algorithm 1's T1 output
 // against the number of iterations T on log-log axes (theory.Curve: mean
 // over seeds with 95% confidence bars), each curve with its least-squares
-// line and fitted slope, beside a line of Theorem 1's slope -1/2, in the PNG
-// file path.
-func Theorem1Gap(curves []theory.Curve, path string) error {
+// line and fitted slope, beside a line of Theorem 1's slope -1/2, in the
+// file path (its extension names the format), laid out for column c.
+func Theorem1Gap(curves []theory.Curve, path string, c Column) error {
 	if len(curves) == 0 {
 		return errors.New("plots: Theorem1Gap needs at least one curve")
 	}
@@ -75,7 +75,11 @@ func Theorem1Gap(curves []theory.Curve, path string) error {
 	legend = append(legend,
 		legendItem{"slope -1/2 (Theorem 1's rate)", []plot.Thumbnailer{ref}},
 		legendItem{text: fmt.Sprintf("mean over %d seeds, bars: 95%% CI", len(first.Gaps[0]))})
-	return renderSized(path, 7*vg.Inch, 2.8*vg.Inch, legend, []*plot.Plot{p}) // a page's text width
+	w, h := c.Width(), 2.8*vg.Inch
+	if c == Single {
+		h = 2.4 * vg.Inch
+	}
+	return renderSized(path, w, h, legend, []*plot.Plot{p})
 }
 
 // fitLine is the line exp(intercept) T^slope over the curve's range of T.

@@ -3,15 +3,18 @@ package results
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/trmaml/trmaml/internal/shell"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+
+	"github.com/trmaml/trmaml/internal/shell"
 
 	"github.com/trmaml/trmaml/configs"
-	"github.com/trmaml/trmaml/metalearn"
 	_ "github.com/trmaml/trmaml/models/builtin" // the built-in models, which configs name
+	"github.com/trmaml/trmaml/results/display"
 	"github.com/trmaml/trmaml/rundir"
 	_ "github.com/trmaml/trmaml/tasks" // the task families of the runs' configs
 )
@@ -44,11 +47,13 @@ type Run struct {
 	Iterations []int
 	// P holds p.csv: the task weights at each evaluation.
 	P PHistory
+	// Tasks holds tasks.csv, every task's value at each evaluation; nil for
+	// a run without one (started before the file existed).
+	Tasks *rundir.TaskHistory
 	// Result is result.json.
 	Result rundir.Result
-	// Score is the metric of the run's statistics, named by result.json
-	// (MSE for files from before the field).
-	Score metalearn.Metric
+	// Score is the metric of the run's statistics, named by result.json.
+	Score display.Score
 	// Unfinished is set for a run loaded by LoadUnfinished: running or
 	// interrupted, its Result holds its last evaluation.
 	Unfinished bool
@@ -74,8 +79,8 @@ func (r *Run) FinalP() []float64 {
 }
 
 // Load reads the finished run directory dir, verified against its
-// manifest (rundir.Verify): config.yaml, metrics.csv, p.csv and
-// result.json. Errors name the file and, where it applies, the line.
+// manifest (rundir.Verify): config.yaml, metrics.csv, p.csv, tasks.csv
+// where the run has it, and result.json. Errors name the file and, where it applies, the line.
 func Load(dir string) (*Run, error) {
 	r := &Run{Dir: dir}
 	sealed, err := rundir.Verify(dir)
@@ -90,6 +95,9 @@ func Load(dir string) (*Run, error) {
 		return nil, err
 	}
 	if err := r.loadP(filepath.Join(dir, rundir.PFile)); err != nil {
+		return nil, err
+	}
+	if err := r.loadTasks(dir, sealed); err != nil {
 		return nil, err
 	}
 	if err := r.loadResult(filepath.Join(dir, rundir.ResultFile)); err != nil {
@@ -229,6 +237,42 @@ func LoadGroups(dirs []string) ([]*Group, error) {
 	runs, err := LoadAll(dirs)
 	if err != nil {
 		return nil, err
+	}
+	return GroupRuns(runs)
+}
+
+// Gather loads and groups the runs found under paths (Discover): the
+// finished ones and, with unfinished, the running or interrupted ones that
+// have an evaluation (LoadUnfinished), noting on log each unfinished run it
+// includes or skips. Finding no run is an error.
+func Gather(paths []string, unfinished bool, log io.Writer) ([]*Group, error) {
+	dirs, partial, err := Discover(paths)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := LoadAll(dirs)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range partial {
+		if !unfinished {
+			fmt.Fprintf(log, "skipping %s: no result.json (unfinished run)\n", d)
+			continue
+		}
+		r, err := LoadUnfinished(d)
+		if err != nil {
+			fmt.Fprintf(log, "skipping %s: %v\n", d, err)
+			continue
+		}
+		fmt.Fprintf(log, "including %s, unfinished: to its last evaluation, iteration %d of %d\n", d, r.LastIteration(), r.Config.Meta.Iterations)
+		runs = append(runs, r)
+	}
+	if len(runs) == 0 {
+		what := "finished run directories (with result.json)"
+		if unfinished {
+			what = "run directories with an evaluation"
+		}
+		return nil, fmt.Errorf("no %s in %s", what, strings.Join(paths, " "))
 	}
 	return GroupRuns(runs)
 }

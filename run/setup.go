@@ -100,21 +100,19 @@ func Build(cfg configs.Config, opts Options) (*Setup, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkInstances(cfg, f.train.Len(), f.test.Len()); err != nil {
-		return nil, err
-	}
-	if cfg.Meta.Output == "best_val" && f.evalValidation == nil {
-		return nil, &configs.ConfigError{Field: "meta.output", Problem: fmt.Sprintf("best_val needs meta-validation tasks, and this config's %s tasks have none", cfg.Task.Family)}
-	}
 	output := metalearn.OutputRule(cfg.Meta.Output)
 	if cfg.Meta.Output == "best_val" {
 		output = metalearn.OutputLast // the trainer's; the session picks the best
 	}
-	_, out := f.train.Dims()
-	drawn, err := cfg.DrawnBatch()
+	method, err := cfg.NewMethod()
+	if err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	drawn, err := cfg.DrawnBatch() // checked by Validate
 	if err != nil {
 		return nil, err
 	}
+	_, out := f.train.Dims()
 	dtype := tensor.Float64
 	if cfg.Model.Dtype == "float32" {
 		dtype = tensor.Float32
@@ -147,10 +145,6 @@ func Build(cfg configs.Config, opts Options) (*Setup, error) {
 	net, err := json.Marshal(f.model.Record)
 	if err != nil {
 		return nil, err
-	}
-	method, err := cfg.NewMethod()
-	if err != nil {
-		return nil, fmt.Errorf("run: %w", err)
 	}
 	opt, err := metalearn.NewOptimizer(cfg.Meta.Optimizer, cfg.Meta.LR, obj.NumParams())
 	if err != nil {
@@ -249,25 +243,6 @@ func loadSetup(dir string, opts Options, sets ...string) (*Setup, error) {
 	}
 	s.configHash = rundir.HashBytes(yml)
 	return s, nil
-}
-
-// checkInstances refuses evaluation counts that leave a task unmeasured.
-func checkInstances(cfg configs.Config, train, test int) error {
-	e := cfg.Eval
-	for _, c := range []struct {
-		field string
-		v, n  int
-		what  string
-	}{
-		{"eval.instances", e.Instances, test, "meta-test"},
-		{"eval.train_instances", e.TrainInstances, train, "meta-training"},
-		{"eval.final_instances", e.FinalInstances, max(train, test), "meta-training or meta-test"},
-	} {
-		if c.v < c.n && (c.field != "eval.final_instances" || c.v != 0) {
-			return &configs.ConfigError{Field: c.field, Problem: fmt.Sprintf("%d is too few: must be >= %d, the number of %s tasks, so that every task is measured", c.v, c.n, c.what)}
-		}
-	}
-	return nil
 }
 
 // warn writes line (if not empty) to o.Warnings.

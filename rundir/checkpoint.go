@@ -47,6 +47,9 @@ type Checkpoint struct {
 	// last evaluation (bind.go); absent in checkpoints written before.
 	MetricsSHA256 string `json:"metrics_sha256,omitempty"`
 	PSHA256       string `json:"p_sha256,omitempty"`
+	// TasksSHA256 binds tasks.csv likewise; absent in the checkpoints of
+	// runs without one (started before the file existed).
+	TasksSHA256 string `json:"tasks_sha256,omitempty"`
 	// ValidationSHA256 and BestValSHA256 bind validation.csv (its bytes
 	// through the row of the last evaluation) and model_best_val.json (all
 	// its bytes) of a family with meta-validation tasks; absent without

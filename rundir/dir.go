@@ -3,9 +3,10 @@ package rundir
 import (
 	"errors"
 	"fmt"
-	"github.com/trmaml/trmaml/internal/shell"
 	"os"
 	"path/filepath"
+
+	"github.com/trmaml/trmaml/internal/shell"
 
 	"github.com/trmaml/trmaml/internal/atomicfile"
 	"github.com/trmaml/trmaml/internal/dirlock"
@@ -106,4 +107,16 @@ func CleanTemps(dir string) error {
 func fileExists(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && !st.IsDir()
+}
+
+// Fresh returns base, or base-2, base-3, ... if base exists: a default run
+// directory that never collides with an earlier run.
+func Fresh(base string) string {
+	dir := base
+	for i := 2; ; i++ {
+		if _, err := os.Stat(dir); os.IsNotExist(err) {
+			return dir
+		}
+		dir = fmt.Sprintf("%s-%d", base, i)
+	}
 }

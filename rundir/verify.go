@@ -1,10 +1,8 @@
 package rundir
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/trmaml/trmaml/internal/shell"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/trmaml/trmaml/configs"
+	"github.com/trmaml/trmaml/internal/shell"
 )
 
 // ErrFinishUnsealed is returned (wrapped) by Verify for a run whose
@@ -134,10 +133,13 @@ func (v *verifier) verify() error {
 	if err := v.validationFiles(); err != nil {
 		return err
 	}
-	for _, name := range []string{MetricsFile, PFile} {
+	for _, name := range v.ck.RowFiles() {
 		if err := v.rowsAgainstManifest(name); err != nil {
 			return err
 		}
+	}
+	if _, ok := v.listed(TasksFile); ok && v.ck.TasksSHA256 == "" {
+		return v.manifestErr("files: lists %s, which %s does not bind (the run does not record it)", TasksFile, CheckpointFile)
 	}
 	return nil
 }
@@ -216,7 +218,7 @@ func (v *verifier) checkpoint() (present bool, err error) {
 			v.s.Finished = true
 			return false, v.manifestOnly(CheckpointFile + " to bind it to")
 		}
-		for _, name := range []string{ValidationFile, BestValModelFile, MetricsFile, PFile, ModelFile, ResultFile} {
+		for _, name := range []string{ValidationFile, BestValModelFile, MetricsFile, PFile, TasksFile, ModelFile, ResultFile} {
 			if _, ok := v.m.Sum(name); ok {
 				return false, v.manifestErr("files: lists %s but no %s, which every save sealing %s writes", name, CheckpointFile, name)
 			}
@@ -265,366 +267,4 @@ func (v *verifier) checkpoint() (present bool, err error) {
 		return false, fmt.Errorf("%s: does not match %s (sha256 %.12s…, sealed %.12s…): it was changed, damaged or copied from another run; restore it from a copy of the run", path, ManifestFile, v.ckHash, entry.SHA256)
 	}
 	return true, nil
-}
-
-func (v *verifier) finishedListed() bool {
-	_, r := v.listed(ResultFile)
-	_, m := v.listed(ModelFile)
-	return r || m
-}
-
-// boundToRows reports whether the checkpoint has row hashes and both metric
-// files hold those rows.
-func (v *verifier) boundToRows() bool {
-	for _, name := range []string{MetricsFile, PFile} {
-		raw, err := os.ReadFile(v.path(name))
-		n, ok := RowsPrefix(raw, v.last)
-		if err != nil || !ok || v.ck.rowsSum(name) == "" || HashBytes(raw[:n]) != v.ck.rowsSum(name) {
-			return false
-		}
-	}
-	return true
-}
-
-// manifestRowsMatch reports whether the manifest seals metrics.csv and
-// p.csv exactly through the checkpoint's last row: the manifest was sealed
-// with this checkpoint.
-func (v *verifier) manifestRowsMatch() bool {
-	for _, name := range []string{MetricsFile, PFile} {
-		e, ok := v.m.Sum(name)
-		raw, err := os.ReadFile(v.path(name))
-		n, found := RowsPrefix(raw, v.last)
-		if !ok || err != nil || !found || int64(n) != e.Bytes || HashBytes(raw[:n]) != e.SHA256 {
-			return false
-		}
-	}
-	return true
-}
-
-// metricRows checks that metrics.csv and p.csv hold the rows through the
-// checkpoint's last evaluation, as the checkpoint hashed them.
-func (v *verifier) metricRows() error {
-	v.rows, v.bound = map[string][]byte{}, map[string]bool{}
-	found := map[string]bool{}
-	for _, name := range []string{MetricsFile, PFile} {
-		raw, err := os.ReadFile(v.path(name))
-		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("%s: missing: the run's checkpoint (iteration %d) needs its rows through iteration %d; restore it from a copy of the run", v.path(name), v.ck.State.Iteration, v.last)
-		}
-		if err != nil {
-			return err
-		}
-		v.rows[name] = raw
-		_, found[name] = RowsPrefix(raw, v.last)
-	}
-	if !found[MetricsFile] && !found[PFile] {
-		newer := ""
-		if v.s.successor {
-			newer = ", newer than the checkpoint sealed in " + ManifestFile + ","
-		}
-		return fmt.Errorf("%s: iteration %d%s but %s and %s have no row for its last evaluation at iteration %d, which a save writes first: the checkpoint was copied in from elsewhere (another copy of the run?); restore the run's checkpoint", v.path(CheckpointFile), v.ck.State.Iteration, newer, MetricsFile, PFile, v.last)
-	}
-	for _, name := range []string{MetricsFile, PFile} {
-		raw := v.rows[name]
-		n, ok := RowsPrefix(raw, v.last)
-		if !ok {
-			return fmt.Errorf("%s: no complete row for iteration %d, the last evaluation of %s: rows were deleted or cut; restore it from a copy of the run", v.path(name), v.last, CheckpointFile)
-		}
-		sum := v.ck.rowsSum(name)
-		if sum == "" {
-			if err := v.unbound(name, CheckpointFile+" was written before rows were bound to it (no "+strings.TrimSuffix(name, ".csv")+"_sha256)"); err != nil {
-				return err
-			}
-			continue
-		}
-		if HashBytes(raw[:n]) != sum {
-			return fmt.Errorf("%s: the rows through iteration %d are not those %s was written with: the file was edited, cut or is another run's; restore it from a copy of the run", v.path(name), v.last, CheckpointFile)
-		}
-		v.bound[name] = true
-	}
-	return nil
-}
-
-// validationFiles checks validation.csv and model_best_val.json against
-// the checkpoint's hashes of them and against the manifest. Rows after the
-// checkpoint's, and a best model of a later iteration, are what a kill
-// between an evaluation and its checkpoint leaves in an unfinished run
-// (resume writes them again); anything else that differs is refused,
-// naming the file, or the manifest when the files agree with the
-// checkpoint.
-func (v *verifier) validationFiles() error {
-	if v.ck.ValidationSHA256 == "" {
-		for _, name := range []string{ValidationFile, BestValModelFile} {
-			if _, ok := v.listed(name); ok {
-				return v.manifestErr("files: lists %s, which %s does not bind", name, CheckpointFile)
-			}
-		}
-		return nil
-	}
-	// validation.csv: the rows through the last evaluation.
-	path := v.path(ValidationFile)
-	raw, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%s: missing: the run's checkpoint (iteration %d) needs its rows through iteration %d; restore it from a copy of the run", path, v.ck.State.Iteration, v.last)
-	}
-	if err != nil {
-		return err
-	}
-	n, ok := RowsPrefix(raw, v.last)
-	if !ok || HashBytes(raw[:n]) != v.ck.ValidationSHA256 {
-		return fmt.Errorf("%s: the rows through iteration %d are not those %s was written with: the file was edited, cut or is another run's; restore it from a copy of the run", path, v.last, CheckpointFile)
-	}
-	if v.s.Finished && n != len(raw) {
-		return fmt.Errorf("%s: %d bytes after the row of iteration %d, the finished run's last: the file was changed, damaged or copied from another run; restore it from a copy of the run", path, len(raw)-n, v.last)
-	}
-	// The manifest's entries are checked when it seals this checkpoint
-	// (not its predecessor, nor only config.yaml).
-	_, sealedCk := v.listed(CheckpointFile)
-	sealedCk = sealedCk && !v.s.successor
-	entry, listed := v.listed(ValidationFile)
-	if sealedCk && !listed {
-		return v.manifestErr("files: no entry for %s, which %s binds", ValidationFile, CheckpointFile)
-	}
-	if sealedCk {
-		sealed := raw
-		if !v.s.Finished && int64(len(sealed)) > entry.Bytes {
-			sealed = sealed[:entry.Bytes]
-		}
-		if int64(len(sealed)) != entry.Bytes || HashBytes(sealed) != entry.SHA256 {
-			return v.manifestErr("files: the entry of %s does not match the file, whose rows through iteration %d are those %s was written with", ValidationFile, v.last, CheckpointFile)
-		}
-	}
-
-	// model_best_val.json: the file the checkpoint hashed.
-	path = v.path(BestValModelFile)
-	raw, err = os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%s: missing, but bound to %s: restore it from a copy of the run", path, CheckpointFile)
-	}
-	if err != nil {
-		return err
-	}
-	if HashBytes(raw) != v.ck.BestValSHA256 {
-		var m struct {
-			Iteration *int `json:"iteration"`
-		}
-		if json.Unmarshal(raw, &m) == nil && m.Iteration != nil && *m.Iteration > v.last && !v.s.Finished {
-			return nil // written by an evaluation after the checkpoint
-		}
-		return fmt.Errorf("%s: not the best model %s was written with (sha256 %.12s…, bound %.12s…): the file was changed, damaged or is another run's; restore it from a copy of the run", path, CheckpointFile, HashBytes(raw), v.ck.BestValSHA256)
-	}
-	entry, listed = v.listed(BestValModelFile)
-	switch {
-	case sealedCk && !listed:
-		return v.manifestErr("files: no entry for %s, which %s binds", BestValModelFile, CheckpointFile)
-	case sealedCk && (int64(len(raw)) != entry.Bytes || HashBytes(raw) != entry.SHA256):
-		return v.manifestErr("files: the entry of %s does not match the file, which is bound to %s", BestValModelFile, CheckpointFile)
-	}
-	return nil
-}
-
-// final reports whether the checkpoint is the end of training.
-func (v *verifier) final() bool {
-	return v.ck.Pending == nil && v.ck.State.Iteration == v.s.Config.Meta.Iterations
-}
-
-// finish decides whether the run is finished and checks model.json and
-// result.json: their bindings, and the manifest's entries for them.
-func (v *verifier) finish() error {
-	names := []string{ModelFile, ResultFile}
-	if v.m != nil && v.finishedListed() {
-		for _, name := range names {
-			if _, ok := v.m.Sum(name); !ok {
-				return v.manifestErr("files: no entry for %s: a finished run seals %s and %s", name, ModelFile, ResultFile)
-			}
-		}
-		v.s.Finished = true
-		for _, name := range names {
-			entry, _ := v.m.Sum(name)
-			path := v.path(name)
-			raw, err := os.ReadFile(path)
-			if errors.Is(err, fs.ErrNotExist) && !v.final() {
-				return v.manifestErr("files: lists %s, but the checkpoint is at iteration %d of %d: the run is unfinished", name, v.ck.State.Iteration, v.s.Config.Meta.Iterations)
-			}
-			if errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("%s: missing, but sealed in %s: restore it from a copy of the run", path, ManifestFile)
-			}
-			if err != nil {
-				return err
-			}
-			b, err := v.binding(path, raw)
-			if err != nil {
-				return err
-			}
-			switch {
-			case b.Bound && (int64(len(raw)) != entry.Bytes || HashBytes(raw) != entry.SHA256):
-				return v.manifestErr("files: the entry of %s does not match the file, which is bound to %s", name, CheckpointFile)
-			case !b.Bound:
-				if err := compare(path, raw, entry); err != nil {
-					return err
-				}
-				if err := v.unbound(name, "no state_sha256"); err != nil {
-					return err
-				}
-			}
-		}
-		if !v.final() {
-			return v.manifestErr("files: lists %s and %s, but the checkpoint is at iteration %d of %d: the run is unfinished", ModelFile, ResultFile, v.ck.State.Iteration, v.s.Config.Meta.Iterations)
-		}
-		return v.noRowsAfter()
-	}
-	// No entry for either: the run is finished if both are bound to its
-	// final checkpoint (a lost entry, or a kill before the seal), else it
-	// is unfinished and they are ignored (a kill while finishing).
-	for _, name := range names {
-		path := v.path(name)
-		raw, err := os.ReadFile(path)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		b, err := ReadBinding(path, raw)
-		if v.m != nil && (err != nil || !b.Bound || b.State != v.state) {
-			return nil
-		}
-		if _, err := v.binding(path, raw); err != nil {
-			return err
-		}
-	}
-	if !v.final() {
-		return nil
-	}
-	if v.m != nil {
-		return fmt.Errorf("%s: files: %w: the manifest lost them, or a kill came before the finished run's seal (trmaml resume -run %s seals them)", v.path(ManifestFile), ErrFinishUnsealed, shell.Quote(v.dir))
-	}
-	v.s.Finished = true
-	return v.noRowsAfter()
-}
-
-// binding checks the binding of model.json or result.json (content raw):
-// its own hash and its checkpoint's.
-func (v *verifier) binding(path string, raw []byte) (Binding, error) {
-	b, err := ReadBinding(path, raw)
-	if err != nil {
-		return b, err
-	}
-	if !b.Bound {
-		return b, v.unbound(filepath.Base(path), "it has no state_sha256 (written before the bindings)")
-	}
-	if b.State != v.state {
-		return b, fmt.Errorf("%s: state_sha256 %.12s… is not the state of %s (%.12s…): it was computed from another run or another checkpoint; restore it from a copy of the run", path, b.State, CheckpointFile, v.state)
-	}
-	return b, nil
-}
-
-// noRowsAfter refuses rows after the last evaluation of a finished run.
-func (v *verifier) noRowsAfter() error {
-	for _, name := range []string{MetricsFile, PFile} {
-		if n, _ := RowsPrefix(v.rows[name], v.last); n != len(v.rows[name]) {
-			return fmt.Errorf("%s: %d bytes after the row of iteration %d, the finished run's last: the file was changed, damaged or copied from another run; restore it from a copy of the run", v.path(name), len(v.rows[name])-n, v.last)
-		}
-	}
-	return nil
-}
-
-// rowsAgainstManifest checks the manifest's entry of metrics.csv or p.csv:
-// required with a sealed checkpoint; for rows bound to the checkpoint a
-// mismatch is the manifest's, for rows from before the bindings the file's.
-func (v *verifier) rowsAgainstManifest(name string) error {
-	if v.m == nil {
-		return nil
-	}
-	entry, ok := v.m.Sum(name)
-	if !ok {
-		if _, ck := v.m.Sum(CheckpointFile); ck {
-			return v.manifestErr("files: no entry for %s, which a run with a checkpoint has", name)
-		}
-		return nil // the first checkpoint's save, killed before its seal
-	}
-	raw := v.rows[name]
-	if !v.s.Finished && int64(len(raw)) > entry.Bytes {
-		raw = raw[:entry.Bytes] // rows after the checkpoint, from a killed save
-	}
-	if int64(len(raw)) == entry.Bytes && HashBytes(raw) == entry.SHA256 {
-		return nil
-	}
-	if v.bound[name] {
-		return v.manifestErr("files: the entry of %s does not match the file, whose rows through iteration %d are those %s was written with", name, v.last, CheckpointFile)
-	}
-	return compare(v.path(name), raw, entry)
-}
-
-// manifestOnly checks every file the manifest lists against it, and
-// notes each as unbound (it has no why).
-func (v *verifier) manifestOnly(why string) error {
-	for _, f := range v.m.Files {
-		if f.Name == ConfigFile {
-			continue
-		}
-		path := v.path(f.Name)
-		raw, err := os.ReadFile(path)
-		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("%s: missing, but sealed in %s: restore it from a copy of the run", path, ManifestFile)
-		}
-		if err != nil {
-			return err
-		}
-		if err := compare(path, raw, f); err != nil {
-			return err
-		}
-		if err := v.unbound(f.Name, "no "+why); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// SealExisting writes the manifest of a run directory that has none (its
-// manifest was deleted or damaged, trmaml seal) from its files, if they are
-// bound to each other (bind.go): the checkpoint verifies and names
-// config.yaml and the run's seed, metrics.csv and p.csv hold the rows it
-// hashed, and model.json and result.json, if the run finished, name it.
-// Anything else is refused naming the file and the binding it lacks; no
-// file is rewritten, the manifest is only written once all is proven.
-func SealExisting(dir string) error {
-	if fileExists(filepath.Join(dir, ManifestFile)) {
-		return fmt.Errorf("%s already has a %s: it is sealed", dir, ManifestFile)
-	}
-	if !fileExists(filepath.Join(dir, ConfigFile)) {
-		return fmt.Errorf("%s has no %s: not a run directory", dir, ConfigFile)
-	}
-	v := &verifier{dir: dir, s: &Sealed{}}
-	if err := v.config(); err != nil {
-		return err
-	}
-	present, err := v.checkpoint()
-	if err != nil {
-		return err
-	}
-	if present {
-		if err := v.metricRows(); err != nil {
-			return err
-		}
-		if err := v.finish(); err != nil {
-			return err
-		}
-	}
-	return Seal(dir, v.s.Finished)
-}
-
-// SealFinished seals model.json and result.json of a run for which Verify
-// returns ErrFinishUnsealed (they are bound to its final checkpoint, which
-// Verify proved) and returns the run verified again; any other state is
-// returned as Verify returns it, unchanged.
-func SealFinished(dir string) (*Sealed, error) {
-	s, err := Verify(dir)
-	if !errors.Is(err, ErrFinishUnsealed) {
-		return s, err
-	}
-	if err := Seal(dir, true); err != nil {
-		return nil, err
-	}
-	return Verify(dir)
 }

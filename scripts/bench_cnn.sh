@@ -14,11 +14,18 @@
 # On a machine with more than 2 cores, each round adds the 5-way and
 # 20-way second-order rows and the evaluation on all of them (nproc).
 #
-# With several rounds, each round runs every setting again; a table at the
-# end gives per setting the range over the rounds of trmaml's and
-# PyTorch's median times, of their ratio within each round, and of the
-# peak memory (single values after one round): on a shared machine one round can be slowed by a neighbour,
-# and the ratio of one round is the figure to quote.
+# A table at the end gives per setting trmaml's and PyTorch's median
+# times, their ratio, their median CPU seconds per iteration and the ratio
+# of those, and the peak memory; with several rounds, each round runs
+# every setting again and the table gives the ranges over the rounds (of
+# each ratio within its round). On a loaded machine (uptime's load above
+# the cores) the wall times measure the neighbours as much as the work:
+# quote the CPU ratio of the 1-core rows, with the CPU model and load the
+# log begins with (on 2 threads PyTorch's OpenMP threads spin while they
+# wait for each other, and on a loaded machine that spinning is most of
+# its CPU time: 11.5 against 1.1 s per 5-way iteration on 2 threads and 1).
+# The yardstick runs through scripts/torch_cpu.py, which reads the
+# process's CPU time beside its own clock.
 #
 # BENCH_ROWS=omniglot or miniimagenet runs one row set (default both):
 # omniglot is the paper's 28x28x1 network with 64 filters and one inner
@@ -71,29 +78,33 @@ if [ -z "${OPENBLAS_CORETYPE+set}" ] && grep -qw avx512f /proc/cpuinfo && [[ $("
 fi
 
 # row LABEL PROCS "CNNBENCH FLAGS" ["YARDSTICK FLAGS"]: both lines as they
-# print, then "= LABEL|trmaml s|trmaml MiB|pytorch s|pytorch MiB" for the
-# table (empty fields where there is no yardstick).
+# print (the yardstick through scripts/torch_cpu.py, which adds its median
+# CPU seconds per iteration), then "= LABEL|trmaml s|trmaml MiB|pytorch
+# s|pytorch MiB|trmaml CPU s|pytorch CPU s" for the table (empty fields
+# where there is no yardstick).
 row() {
-  local label=$1 procs=$2 ours theirs="" peak t_med="" t_peak=""
+  local label=$1 procs=$2 ours theirs="" peak t_med="" t_peak="" t_cpu=""
   ours=$({ GOMAXPROCS=$procs /usr/bin/time -v "$bin" $3 2>&1 1>&3 |
     grep -o 'Maximum resident set size (kbytes): [0-9]*' | awk '{printf "peak %.0f MiB\n", $NF/1024}'; } 3>&1)
   echo "$ours"
   if [ -n "${4:-}" ]; then
     if [ -f "$torch" ]; then
-      theirs=$(OPENBLAS_NUM_THREADS=1 /usr/bin/python3 "$torch" --threads "$procs" $4 2>&1 >/dev/null | tail -1)
-      t_med=$(grep -o 'median [0-9.]*' <<<"$theirs" | awk '{print $2}')
+      theirs=$(OPENBLAS_NUM_THREADS=1 /usr/bin/python3 scripts/torch_cpu.py "$torch" --threads "$procs" $4 2>&1 >/dev/null | tail -2)
+      t_med=$(grep -o 'median [0-9.]*' <<<"$theirs" | head -1 | awk '{print $2}')
       t_peak=$(grep -o 'peak RSS [0-9]*' <<<"$theirs" | awk '{print $3}')
+      t_cpu=$(grep -o 'cpu median [0-9.]*' <<<"$theirs" | awk '{print $3}')
     else
       theirs="yardstick $torch not found"
     fi
     echo "$theirs"
   fi
   peak=$(grep -o 'peak [0-9]* MiB' <<<"$ours" | awk '{print $2}')
-  echo "= $label|$(grep -o 'median [0-9.]*' <<<"$ours" | awk '{print $2}')|$peak|$t_med|$t_peak" >>"$dir/rows"
+  echo "= $label|$(grep -o 'median [0-9.]*' <<<"$ours" | awk '{print $2}')|$peak|$t_med|$t_peak|$(grep -o 'CPU [0-9.]*' <<<"$ours" | awk '{print $2}')|$t_cpu" >>"$dir/rows"
 }
 
 {
   date -u
+  lscpu | grep -E '^(Model name|Model|CPU\(s\)):'
   uptime
   [ -z "$blasfix" ] || echo "$blasfix"
   [ -z "${BENCH_ISA:-}" ] || echo "BENCH_ISA=$BENCH_ISA: $GODEBUG OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE ATEN_CPU_CAPABILITY=$ATEN_CPU_CAPABILITY ONEDNN_MAX_CPU_ISA=$ONEDNN_MAX_CPU_ISA"
@@ -136,23 +147,26 @@ row() {
     uptime
   done
   echo
-  echo "| setting | trmaml | PyTorch | ratio | peak MiB (trmaml / PyTorch) |"
-  echo "|---|---:|---:|---:|---:|"
+  echo "| setting | trmaml | PyTorch | ratio | CPU s per iteration (trmaml / PyTorch) | CPU ratio | peak MiB (trmaml / PyTorch) |"
+  echo "|---|---:|---:|---:|---:|---:|---:|"
   sed 's/^= //' "$dir/rows" | awk -F'|' '
     function span(lo, hi, f,   a, b) { a = sprintf(f, lo); b = sprintf(f, hi); return a == b ? a : a "-" b }
     function add(k, v) { v += 0; if (!(k in lo) || v < lo[k]) lo[k] = v; if (!(k in hi) || v > hi[k]) hi[k] = v }
     !($1 in seen) { seen[$1] = 1; order[++n] = $1 }
     {
-      add($1 "o", $2); add($1 "m", $3)
+      add($1 "o", $2); add($1 "m", $3); add($1 "c", $6)
       if ($4 != "") { add($1 "t", $4); add($1 "r", $4 / $2); add($1 "p", $5) }
+      if ($7 != "" && $6 > 0) { add($1 "u", $7); add($1 "q", $7 / $6) }
     }
     END {
       for (i = 1; i <= n; i++) {
         k = order[i]
         t = (k "t") in lo ? span(lo[k "t"], hi[k "t"], "%.3f") " s" : ""
         r = (k "r") in lo ? span(lo[k "r"], hi[k "r"], "%.2f") : ""
+        u = (k "u") in lo ? " / " span(lo[k "u"], hi[k "u"], "%.3f") : ""
+        q = (k "q") in lo ? span(lo[k "q"], hi[k "q"], "%.2f") : ""
         p = (k "p") in lo ? " / " span(lo[k "p"], hi[k "p"], "%d") : ""
-        printf "| %s | %s s | %s | %s | %s%s |\n", k, span(lo[k "o"], hi[k "o"], "%.3f"), t, r, span(lo[k "m"], hi[k "m"], "%d"), p
+        printf "| %s | %s s | %s | %s | %s%s | %s | %s%s |\n", k, span(lo[k "o"], hi[k "o"], "%.3f"), t, r, span(lo[k "c"], hi[k "c"], "%.3f"), u, q, span(lo[k "m"], hi[k "m"], "%d"), p
       }
     }'
   date -u

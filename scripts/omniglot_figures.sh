@@ -51,7 +51,7 @@ fi
 "$bin" report -out "$tmp/out" "${runs[@]}"
 "$bin" plot -out "$tmp/out" "${runs[@]}"
 if [ "${CHECK:-1}" != 0 ]; then
-  (cd "$repo" && TRMAML_CHECK_REPORT="$tmp/out" go test -count=1 -run '^TestReportRecomputed$' ./cmd/trmaml/)
+  (cd "$repo" && TRMAML_CHECK_REPORT="$tmp/out" go test -count=1 -run '^TestReportRecomputed$' ./cli/)
 fi
 for f in "$tmp/out"/*; do
   mv -f "$f" "$out/omniglot_$(basename "$f")"

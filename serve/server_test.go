@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"net"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -164,8 +166,17 @@ func TestListStatesAsStatus(t *testing.T) {
 	if len(c.Iterations) != 3 || c.Columns["batch_mean"][0] != nil || *c.Columns["test_worst"][2] != table.Values[rundir.TestWorst][2] {
 		t.Errorf("curves %v differ from metrics.csv %v", c, table)
 	}
+	if len(table.CVaR) != 1 {
+		t.Fatalf("metrics.csv has CVaR columns %+v, want the run's one level", table.CVaR)
+	}
+	if cv := c.Columns[fmt.Sprintf("test_cvar%g", table.CVaR[0].Alpha)]; len(cv) != 3 || *cv[2] != table.CVaR[0].Test[2] {
+		t.Errorf("curves' test CVaR %v, metrics.csv %v", cv, table.CVaR[0].Test)
+	}
 	if c.P == nil || len(c.P.Weights) != 3 || c.PerTask == nil || len(c.PerTask.Test.PerTask) == 0 {
 		t.Errorf("p %v, per task %v", c.P, c.PerTask)
+	}
+	if c.Tasks == nil || len(c.Tasks.Iterations) != 3 || len(c.Tasks.TestValues[2]) != len(c.PerTask.Test.PerTask) || slices.Max(c.Tasks.TestValues[2]) != *c.Columns["test_worst"][2] {
+		t.Errorf("tasks %v: want tasks.csv's rows, one value per meta-test task, the worst metrics.csv's", c.Tasks)
 	}
 	for _, bad := range []string{"/etc", root, filepath.Join(root, "a")} {
 		if code := get(t, s, "/api/run?dir="+url.QueryEscape(bad), nil); code != http.StatusNotFound {

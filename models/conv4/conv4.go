@@ -191,16 +191,16 @@ func (Model) Legacy(key string, value *yaml.Node) ([]*yaml.Node, bool) {
 }
 
 // Tensors implements configs.Exporter with the names of a PyTorch module
-// with blocks[l].conv (Conv2d 3x3, padding 1), blocks[l].bn (BatchNorm2d
-// with batch statistics) and head (Linear): kernels [F, Cin, 3, 3] (OIHW)
-// from graph.CNN's [kh][kw][cin][f], and the head's weight [ways, F*h*w]
-// over the last block's output flattened as PyTorch flattens NCHW, (c, h,
-// w), from graph.CNN's (h, w, c) rows.
+// with blocks[l].conv (Conv2d 3x3, padding 1, stride 2 under pool stride),
+// blocks[l].bn (BatchNorm2d with batch statistics; absent under batch_norm
+// off), then hidden (Linear, with hidden > 0) and head (Linear): kernels
+// [F, Cin, 3, 3] (OIHW) from graph.CNN's [kh][kw][cin][f], and the first
+// linear layer's weight [out, F*h*w] over the last block's output flattened
+// as PyTorch flattens NCHW, (c, h, w), from graph.CNN's (h, w, c) rows.
+// Pooling holds no tensors: a reader takes it from the model section of
+// the export's metadata.
 func (Model) Tensors(c configs.Config, io configs.IO, w []float64) ([]configs.Tensor, error) {
 	s := Section(c)
-	if s.Pool != "max" || s.BatchNorm == "off" || s.Hidden != 0 {
-		return nil, fmt.Errorf("conv4: named tensors are written for pool max, batch_norm adapt or fixed and hidden 0 (the paper's network), not pool %s, batch_norm %s, hidden %d", s.Pool, s.BatchNorm, s.Hidden)
-	}
 	var out []configs.Tensor
 	take := func(n int) ([]float64, error) {
 		if len(w) < n {
@@ -210,8 +210,19 @@ func (Model) Tensors(c configs.Config, io configs.IO, w []float64) ([]configs.Te
 		w = w[n:]
 		return v, nil
 	}
+	vector := func(name string, n int) error {
+		v, err := take(n)
+		if err == nil {
+			out = append(out, configs.Tensor{Name: name, Shape: []int{n}, Data: append([]float64(nil), v...)})
+		}
+		return err
+	}
 	cin, h, wd := io.Channels, io.Height, io.Width
 	f := s.Filters
+	names := []string{"conv.bias", "bn.weight", "bn.bias"}
+	if s.BatchNorm == "off" {
+		names = names[:1]
+	}
 	for l := range s.Blocks {
 		k, err := take(9 * cin * f)
 		if err != nil {
@@ -229,17 +240,19 @@ func (Model) Tensors(c configs.Config, io configs.IO, w []float64) ([]configs.Te
 		}
 		p := fmt.Sprintf("blocks.%d.", l)
 		out = append(out, configs.Tensor{Name: p + "conv.weight", Shape: []int{f, cin, 3, 3}, Data: oihw})
-		for _, name := range []string{"conv.bias", "bn.weight", "bn.bias"} {
-			v, err := take(f)
-			if err != nil {
+		for _, name := range names {
+			if err := vector(p+name, f); err != nil {
 				return nil, err
 			}
-			out = append(out, configs.Tensor{Name: p + name, Shape: []int{f}, Data: append([]float64(nil), v...)})
 		}
-		cin, h, wd = f, h/2, wd/2
+		cin, h, wd = f, shrink(s.Pool, h), shrink(s.Pool, wd)
 	}
-	ways, d := io.Outputs, h*wd*f
-	lin, err := take(d * ways)
+	first, d := "head", h*wd*f
+	outs := io.Outputs
+	if s.Hidden > 0 {
+		first, outs = "hidden", s.Hidden
+	}
+	lin, err := take(d * outs)
 	if err != nil {
 		return nil, err
 	}
@@ -247,17 +260,30 @@ func (Model) Tensors(c configs.Config, io configs.IO, w []float64) ([]configs.Te
 	for y := range h {
 		for x := range wd {
 			for ch := range f {
-				for o := range ways {
-					weight[o*d+(ch*h+y)*wd+x] = lin[((y*wd+x)*f+ch)*ways+o]
+				for o := range outs {
+					weight[o*d+(ch*h+y)*wd+x] = lin[((y*wd+x)*f+ch)*outs+o]
 				}
 			}
 		}
 	}
-	bias, err := take(ways)
+	out = append(out, configs.Tensor{Name: first + ".weight", Shape: []int{outs, d}, Data: weight})
+	if err := vector(first+".bias", outs); err != nil {
+		return nil, err
+	}
+	if s.Hidden == 0 {
+		return out, nil
+	}
+	ways := io.Outputs
+	lin, err = take(s.Hidden * ways)
 	if err != nil {
 		return nil, err
 	}
-	return append(out,
-		configs.Tensor{Name: "head.weight", Shape: []int{ways, d}, Data: weight},
-		configs.Tensor{Name: "head.bias", Shape: []int{ways}, Data: append([]float64(nil), bias...)}), nil
+	weight = make([]float64, len(lin))
+	for i := range s.Hidden {
+		for o := range ways {
+			weight[o*s.Hidden+i] = lin[i*ways+o]
+		}
+	}
+	out = append(out, configs.Tensor{Name: "head.weight", Shape: []int{ways, s.Hidden}, Data: weight})
+	return out, vector("head.bias", ways)
 }

@@ -1,11 +1,13 @@
 package conv4_test
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/trmaml/trmaml/configs"
+	"github.com/trmaml/trmaml/graph"
 	"github.com/trmaml/trmaml/internal/reference"
 	"github.com/trmaml/trmaml/models/conv4"
 )
@@ -133,6 +135,76 @@ func TestTensorsAreTorchLayout(t *testing.T) {
 	for i := range want {
 		if math.Abs(got[i]-want[i]) > 1e-9*(1+math.Abs(want[i])) {
 			t.Fatalf("logit %d: %v from the exported tensors, %v from graph's layout", i, got[i], want[i])
+		}
+	}
+}
+
+// TestTensorsCoverEveryParameter: for every pooling, batch norm and head
+// setting, the named tensors hold each of graph.CNN's flat parameters
+// exactly once (init.from reads a file back through them), with the shapes
+// PyTorch's Conv2d, BatchNorm2d and Linear give them.
+func TestTensorsCoverEveryParameter(t *testing.T) {
+	t.Parallel()
+	for _, pool := range conv4.Pools {
+		for _, bn := range conv4.BatchNorms {
+			for _, hidden := range []int{0, 6} {
+				s := conv4.Config{Filters: 3, Blocks: 2, Pool: pool, BatchNorm: bn, Hidden: hidden}
+				io := configs.IO{Height: 7, Width: 5, Channels: 2, Outputs: 4, Classes: true}
+				m, err := graph.Conv4{Filters: s.Filters, Blocks: s.Blocks, Channels: io.Channels, Height: io.Height, Width: io.Width, Pool: pool, BatchNorm: bn, Hidden: hidden}.CNN(io.Outputs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				n := 0
+				for _, sh := range m.ParamShapes() {
+					n += sh.TotalSize()
+				}
+				idx := make([]float64, n)
+				for i := range idx {
+					idx[i] = float64(i)
+				}
+				cfg := configs.Defaults()
+				cfg.Model.Kind = conv4.Name
+				cfg.Model.Sections = map[string]any{conv4.Name: &s}
+				tensors, err := conv4.Model{}.Tensors(cfg, io, idx)
+				if err != nil {
+					t.Fatalf("%+v: %v", s, err)
+				}
+				seen := make([]bool, n)
+				shapes := map[string][]int{}
+				for _, tn := range tensors {
+					shapes[tn.Name] = tn.Shape
+					size := 1
+					for _, d := range tn.Shape {
+						size *= d
+					}
+					if size != len(tn.Data) {
+						t.Errorf("%+v: %s has shape %v and %d values", s, tn.Name, tn.Shape, len(tn.Data))
+					}
+					for _, v := range tn.Data {
+						if seen[int(v)] {
+							t.Errorf("%+v: parameter %v in two places", s, v)
+						}
+						seen[int(v)] = true
+					}
+				}
+				for i, ok := range seen {
+					if !ok {
+						t.Errorf("%+v: parameter %d in no tensor", s, i)
+					}
+				}
+				// the features into the first linear layer: F x h x w after two blocks
+				side := map[string][2]int{"max": {1, 1}, "stride": {2, 2}, "none": {7, 5}}[pool]
+				first, want := "head.weight", []int{4, 3 * side[0] * side[1]}
+				if hidden > 0 {
+					first, want = "hidden.weight", []int{6, 3 * side[0] * side[1]}
+				}
+				if fmt.Sprint(shapes[first]) != fmt.Sprint(want) || fmt.Sprint(shapes["blocks.1.conv.weight"]) != "[3 3 3 3]" || fmt.Sprint(shapes["blocks.0.conv.weight"]) != "[3 2 3 3]" {
+					t.Errorf("%+v: shapes %v, want %s %v", s, shapes, first, want)
+				}
+				if _, has := shapes["blocks.0.bn.weight"]; has != (bn != "off") {
+					t.Errorf("%+v: batch-norm tensors %v", s, shapes)
+				}
+			}
 		}
 	}
 }

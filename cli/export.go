@@ -1,0 +1,84 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/trmaml/trmaml/export"
+	"github.com/trmaml/trmaml/tfevents"
+)
+
+// exporter writes the run directory dir in one format into out (the
+// -out flag, or "" for the format's default) and says what it wrote.
+type exporter struct {
+	help string
+	run  func(dir, out string, stdout io.Writer) error
+}
+
+// exporters are the formats of trmaml export, by -format name: the one
+// place a format is added.
+var exporters = map[string]exporter{
+	"tensorboard": {"metrics.csv and p.csv as a TensorBoard event file (default -out: RUNDIR/tensorboard)", exportTensorBoard},
+	"safetensors": {"the trained model as named tensors with PyTorch's names and layouts (default -out: RUNDIR)", exportSafetensors},
+}
+
+func exportFormats() []string {
+	var names []string
+	for k := range exporters {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// exportCmd writes a run directory in another program's format.
+func exportCmd(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("export", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("run", "", "run directory (finished, or unfinished: what it has so far)")
+	var helps []string
+	for _, name := range exportFormats() {
+		helps = append(helps, name+": "+exporters[name].help)
+	}
+	format := fs.String("format", "", "`FORMAT` to write: "+strings.Join(helps, "; "))
+	out := fs.String("out", "", "output directory (default: the format's)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *dir == "" || fs.NArg() > 0 {
+		return errors.New("export: give -run DIR and -format FORMAT")
+	}
+	e, ok := exporters[*format]
+	if !ok {
+		return fmt.Errorf("export: -format %q: want one of %s", *format, strings.Join(exportFormats(), ", "))
+	}
+	return e.run(*dir, *out, stdout)
+}
+
+func exportTensorBoard(dir, out string, stdout io.Writer) error {
+	if out == "" {
+		out = filepath.Join(dir, "tensorboard")
+	}
+	path, err := tfevents.ExportRun(dir, out)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s (tensorboard --logdir %s shows it; a folder above it shows several runs)\n", path, out)
+	return nil
+}
+
+// exportSafetensors writes the finished run's model as model.safetensors
+// (package export).
+func exportSafetensors(dir, out string, stdout io.Writer) error {
+	path, err := export.Safetensors(dir, out)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "written to %s\n", path)
+	return nil
+}

@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/trmaml/trmaml/graph"
+	"github.com/trmaml/trmaml/run"
+)
+
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// dataFlag adds -data, the Omniglot data root of the command's runs, to the
+// options it returns.
+func dataFlag(fs *flag.FlagSet) *run.Options {
+	opts := new(run.Options)
+	fs.Func("data", "Omniglot data root holding omniglot/ (overrides the config's data.root and $TRMAML_DATA; not written into config.yaml)", func(v string) error {
+		if v == "" {
+			return errors.New("must not be empty")
+		}
+		opts.DataRoot = v
+		return nil
+	})
+	return opts
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// setFlags collects the repeatable -set FIELD=VALUE flag.
+type setFlags []string
+
+func (s *setFlags) String() string { return strings.Join(*s, " ") }
+
+func (s *setFlags) Set(v string) error {
+	*s = append(*s, v)
+	return nil
+}
+
+// noteBLAS prints graph.BLASNote, if there is one, before a command that
+// trains or evaluates: a forced older OpenBLAS kernel set would otherwise
+// show only in the timings.
+func noteBLAS(stderr io.Writer) {
+	if n := graph.BLASNote(); n != "" {
+		fmt.Fprintln(stderr, "trmaml: note:", n)
+	}
+}
+
+// dirList is a repeatable directory flag.
+type dirList []string
+
+func (d *dirList) String() string { return strings.Join(*d, " ") }
+
+func (d *dirList) Set(s string) error {
+	*d = append(*d, s)
+	return nil
+}
+
+// parseRunArgs parses the flags of a results command, which may come
+// before, between or after the directory arguments: "-runs A B -out X"
+// gives the directories A and B. It returns the -runs values followed by
+// the positional arguments.
+func parseRunArgs(fs *flag.FlagSet, runs *dirList, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			pos = append(pos, rest...) // everything after "--" is a directory
+			break
+		}
+		if len(rest) == 0 {
+			break
+		}
+		pos, args = append(pos, rest[0]), rest[1:]
+	}
+	return append(slices.Clone(*runs), pos...), nil
+}

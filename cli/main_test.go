@@ -1,0 +1,175 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/trmaml/trmaml/rundir"
+)
+
+// TestQuickRunEndToEnd runs the README's first command (the built-in quick
+// sine experiment) and checks what it writes, including that TR-MAML's
+// adversary moved weight onto the five hard tasks.
+func TestQuickRunEndToEnd(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("runs the 20,000-iteration quick experiment")
+	}
+	dir := filepath.Join(t.TempDir(), "quick")
+	var out, errOut bytes.Buffer
+	if err := dispatch([]string{"train", "-out", dir}, &out, &errOut); err != nil {
+		t.Fatalf("train: %v\n%s", err, errOut.String())
+	}
+	for _, f := range rundir.StateFiles() {
+		if f == rundir.ValidationFile || f == rundir.BestValModelFile {
+			continue // the sinusoid family has no meta-validation tasks
+		}
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, rundir.ResultFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res rundir.Result
+	if err := json.Unmarshal(raw, &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.MetaTest.PerTask) != 490 || len(res.FinalP) != 100 {
+		t.Fatalf("%d meta-test tasks and %d task weights, want 490 and 100", len(res.MetaTest.PerTask), len(res.FinalP))
+	}
+	hard := 0.0
+	for i, name := range res.MetaTrain.Tasks {
+		if strings.HasPrefix(name, "amplitude [4.9") {
+			hard += res.FinalP[i]
+		}
+	}
+	if hard <= 0.05 {
+		t.Errorf("weight on the 5 hard tasks is %.3f, not above the uniform 0.05", hard)
+	}
+	if !(res.MetaTest.Worst >= res.MetaTest.Mean && res.MetaTest.Std > 0) {
+		t.Errorf("implausible statistics %+v", res.MetaTest)
+	}
+	if rows := strings.Count(mustRead(t, filepath.Join(dir, rundir.MetricsFile)), "\n"); rows != 1+11 {
+		t.Errorf("metrics.csv has %d lines, want a header and 11 evaluations", rows)
+	}
+	if !strings.Contains(out.String(), "meta-test") {
+		t.Errorf("no result table printed:\n%s", out.String())
+	}
+
+	out.Reset()
+	if err := dispatch([]string{"eval", "-run", dir}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "meta-test") {
+		t.Errorf("eval printed no table:\n%s", out.String())
+	}
+}
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestBadInputRefused: bad configs and flags are refused with a message
+// naming file, line and field, before any run directory is created.
+func TestBadInputRefused(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	cfg := filepath.Join(tmp, "bad.yaml")
+	if err := os.WriteFile(cfg, []byte("name: bad\ninner:\n  alpha: -1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	few := filepath.Join(tmp, "few.yaml")
+	if err := os.WriteFile(few, []byte("name: few\neval:\n  instances: 100\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"train", "-config", cfg, "-out", filepath.Join(tmp, "out")}, []string{"bad.yaml:3", "inner.alpha", "> 0"}},
+		{[]string{"train", "-config", filepath.Join(tmp, "missing.yaml"), "-out", filepath.Join(tmp, "out")}, []string{"missing.yaml"}},
+		{[]string{"train", "-config", few, "-out", filepath.Join(tmp, "out")}, []string{"few.yaml", "eval.instances", ">= 490"}},
+		{[]string{"eval", "-run", filepath.Join(tmp, "nothing")}, []string{"nothing"}},
+		{[]string{"eval"}, []string{"-run DIR"}},
+		{[]string{"fly"}, []string{"unknown command"}},
+	}
+	for _, c := range cases {
+		var out, errOut bytes.Buffer
+		err := dispatch(c.args, &out, &errOut)
+		if err == nil {
+			t.Errorf("%v: accepted", c.args)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%v: error %q does not mention %q", c.args, err, w)
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "out")); !os.IsNotExist(err) {
+		t.Error("a refused run created its output directory")
+	}
+}
+
+// TestExperimentWritesTableAndFigures runs a tiny grid (2 algorithms x 2
+// orders x 2 seeds) through the CLI and checks the experiment directory gets
+// every run, the table and the figures; a second invocation only resumes.
+func TestExperimentWritesTableAndFigures(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	base := "name: tiny\nmodel: {hidden: [8]}\nmeta: {iterations: 20, batch: 10}\n" +
+		"eval: {every: 10, instances: 490, train_instances: 100, batch: 245, query: 5}\n"
+	exp := "name: tiny\nbase: base.yaml\nalgorithms: [maml, trmaml]\norders: [second, first]\nseeds: [1, 2]\n"
+	for name, body := range map[string]string{"base.yaml": base, "exp.yaml": exp} {
+		if err := os.WriteFile(filepath.Join(tmp, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(tmp, "out")
+	for i := 0; i < 2; i++ {
+		var stdout, stderr bytes.Buffer
+		if err := dispatch([]string{"experiment", "-config", filepath.Join(tmp, "exp.yaml"), "-out", out, "-jobs", "2"}, &stdout, &stderr); err != nil {
+			t.Fatalf("experiment: %v\n%s", err, stderr.String())
+		}
+	}
+	for _, f := range []string{"table.md", "table.csv", "figure1.png", "p_weights.png", "orders.png", "trmaml-first-seed2/result.json"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	table := mustRead(t, filepath.Join(out, "table.md"))
+	for _, w := range []string{"MAML", "TR-MAML", "first", "second"} {
+		if !strings.Contains(table, w) {
+			t.Errorf("table.md lacks %q:\n%s", w, table)
+		}
+	}
+}
+
+// TestHelpExitsZero: -h of every command, like trmaml -h, is not an error.
+func TestHelpExitsZero(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"-h"}, {"help"}, {"train", "-h"}, {"resume", "-h"}, {"eval", "-help"}, {"experiment", "-h"}, {"report", "-h"}, {"plot", "-h"}, {"compare", "-h"}, {"data", "-h"}, {"data", "omniglot", "-h"}} {
+		var out, errOut bytes.Buffer
+		if code := exitCode(dispatch(args, &out, &errOut)); code != 0 {
+			t.Errorf("trmaml %v exits %d, want 0", args, code)
+		}
+		if out.Len()+errOut.Len() == 0 {
+			t.Errorf("trmaml %v printed no help", args)
+		}
+	}
+	if code := exitCode(dispatch([]string{"train", "-bogus"}, io.Discard, io.Discard)); code != 2 {
+		t.Errorf("an unknown flag exits %d, want 2", code)
+	}
+}

@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/trmaml/trmaml/experiment"
+	"github.com/trmaml/trmaml/rundir"
+	"github.com/trmaml/trmaml/slurm"
+)
+
+// statusCmd prints the state of every cell of an experiment directory, or
+// of one run directory: finished, running (last evaluated iteration, its
+// meta-test values, ETA), interrupted (checkpoint iteration), failed (last
+// error line), damaged (the manifest check's refusal, naming the file) or
+// not started, with the Slurm state of its array task when
+// squeue knows it.
+func statusCmd(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("status", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	spec := fs.String("config", "", "the experiment file, to list cells not started too (default: the one -slurm submitted, if any)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return errors.New("status: give one run or experiment directory")
+	}
+	dir := fs.Arg(0)
+	grid, err := experiment.Find(dir, *spec)
+	if err != nil {
+		return fmt.Errorf("status: %w", err)
+	}
+	cells, err := experiment.Cells(grid)
+	if err != nil {
+		return err
+	}
+	schedDir := filepath.Join(dir, experiment.SchedulerDir)
+	sched, report := slurm.States(schedDir)
+	counts := map[experiment.State]int{}
+	for _, c := range cells {
+		counts[c.State]++
+		line := fmt.Sprintf("%3d  %-28s %-12s", c.Index, c.Name(), c.State)
+		if s, ok := sched[c.Index]; ok && len(grid) > 1 {
+			line += " [slurm: " + s + "]"
+		}
+		if d := cellDetail(c); d != "" {
+			line += " " + d
+		}
+		fmt.Fprintln(stdout, strings.TrimRight(line, " "))
+	}
+	var parts []string
+	for _, s := range []experiment.State{experiment.Finished, experiment.Running, experiment.Interrupted, experiment.Failed, experiment.Damaged, experiment.NotDir, experiment.NotStarted} {
+		if counts[s] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
+		}
+	}
+	fmt.Fprintf(stdout, "%d cells: %s\n", len(cells), strings.Join(parts, ", "))
+	if ids := slurm.SubmittedJobs(schedDir)["report"]; len(ids) > 0 && len(grid) > 1 {
+		if report == "" {
+			report = "state unknown to squeue and sacct"
+		}
+		fmt.Fprintf(stdout, "report job %s: %s (table and figures in %s)\n", ids[len(ids)-1], report, dir)
+	}
+	return nil
+}
+
+// cellDetail is what a status line says beyond the state.
+func cellDetail(c experiment.Cell) string {
+	total := c.Job.Config.Meta.Iterations
+	switch c.State {
+	case experiment.Finished:
+		r, err := rundir.ReadResult(filepath.Join(c.Job.Dir, rundir.ResultFile))
+		if err != nil {
+			return err.Error()
+		}
+		return fmt.Sprintf("meta-test mean %.4g worst %.4g (%s), %.1f ms/iteration", r.MetaTest.Mean, r.MetaTest.Worst, r.Metric, r.Timing.MsPerIteration)
+	case experiment.Running:
+		it, elapsed, test, ok := rundir.LastEvaluation(c.Job.Dir)
+		if !ok || it == 0 {
+			return fmt.Sprintf("before its first evaluation after iteration 0 (of %d)", total)
+		}
+		eta := time.Duration(elapsed / float64(it) * float64(total-it) * float64(time.Second)).Round(time.Second)
+		return fmt.Sprintf("iteration %d/%d (last evaluation), meta-test mean %.4g worst %.4g, ETA %s", it, total, test[0], test[1], eta)
+	case experiment.Interrupted:
+		if c.Checkpoint < 0 {
+			return "before its first checkpoint: resumes from iteration 0"
+		}
+		return fmt.Sprintf("checkpoint at iteration %d/%d", c.Checkpoint, total)
+	case experiment.Failed, experiment.Damaged, experiment.NotDir:
+		return c.Detail
+	}
+	return ""
+}

@@ -1,0 +1,54 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/trmaml/trmaml/internal/atomicfile"
+	"github.com/trmaml/trmaml/metalearn"
+	"github.com/trmaml/trmaml/plots"
+	"github.com/trmaml/trmaml/results"
+)
+
+// tradeoffCmd is "trmaml tradeoff [-runs DIR]... -out DIR [DIR...]": the
+// trade-off between mean and worst-task loss of the finished runs (MAML,
+// TR-MAML, entropic TR-MAML and CVaR levels), written to cvar_tradeoff.png
+// (-format, -width) and its table to cvar_table.md and cvar_table.csv in -out, with every
+// run's own values (and how long it stayed on the initial plateau) in
+// cvar_seeds.csv.
+func tradeoffCmd(args []string, stdout, stderr io.Writer) error {
+	var fig figureFlags
+	groups, out, release, err := groupsAndOut("tradeoff", "directory for cvar_tradeoff.png, cvar_table.md, cvar_table.csv and cvar_seeds.csv (required)", args, stderr, &fig, false)
+	if err != nil {
+		return err
+	}
+	defer release()
+	// The figure and table are of MSE (their axes and caption say so):
+	// refuse rather than mislabel runs of another metric.
+	for _, g := range groups {
+		if g.Score.Name != metalearn.MSE.Name {
+			return fmt.Errorf("tradeoff: %s measures %s; the trade-off is drawn for MSE runs only", g.Runs[0].Dir, g.Score.Label)
+		}
+	}
+	png := fig.file(out, "cvar_tradeoff")
+	if err := plots.CVaRTradeoff(groups, png, fig.width); err != nil {
+		return err
+	}
+	md := results.TradeoffMarkdown(groups)
+	if err := atomicfile.Write(filepath.Join(out, "cvar_table.md"), []byte(md)); err != nil {
+		return err
+	}
+	tab, err := results.Table(groups)
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.Write(filepath.Join(out, "cvar_table.csv"), []byte(tab.CSV())); err != nil {
+		return err
+	}
+	if err := atomicfile.Write(filepath.Join(out, "cvar_seeds.csv"), []byte(results.TradeoffSeedsCSV(groups))); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s\nwrote %s, cvar_table.md, cvar_table.csv and cvar_seeds.csv\n", md, png)
+	return nil
+}

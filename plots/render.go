@@ -1,0 +1,99 @@
+package plots
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/trmaml/trmaml/internal/atomicfile"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgpdf"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// renderSized is render with panels of the given height.
+func renderSized(path string, panelWidth, height vg.Length, legend []legendItem, panels []*plot.Plot) error {
+	return renderGrid(path, panelWidth, height, len(panels), legend, panels)
+}
+
+// renderColumn draws panels in the grid that fits column c, under the
+// shared legend, into path.
+func renderColumn(path string, c Column, legend []legendItem, panels []*plot.Plot) error {
+	w, h, cols := c.layout(len(panels))
+	return renderGrid(path, w, h, cols, legend, panels)
+}
+
+// renderGrid draws panels in rows of cols, left to right and top to bottom,
+// each panelWidth wide and height high, under the shared legend, and writes
+// the figure to path, in the format its extension names (.png, .pdf or
+// .svg). One column makes a figure narrow enough for a column of a
+// two-column page.
+func renderGrid(path string, panelWidth, height vg.Length, cols int, legend []legendItem, panels []*plot.Plot) error {
+	if len(panels) == 0 || cols < 1 {
+		return errors.New("plots: nothing to draw")
+	}
+	nrows := (len(panels) + cols - 1) / cols
+	grid := make([][]*plot.Plot, nrows)
+	for r := range grid {
+		grid[r] = make([]*plot.Plot, cols) // a short last row is padded with nil, which Align skips
+		copy(grid[r], panels[r*cols:])
+	}
+	w := panelWidth * vg.Length(cols)
+	rows := legendRows(legend, w-2*legendMargin)
+	strip := legendRow*vg.Length(len(rows)) + legendTop
+	h := height*vg.Length(nrows) + strip
+	img, err := newCanvas(path, w, h)
+	if err != nil {
+		return err
+	}
+	dc := draw.New(img)
+	for i, row := range rows {
+		top := h - legendTop - legendRow*vg.Length(i)
+		drawLegendRow(draw.Crop(dc, 0, 0, top-legendRow, top-h), row)
+	}
+	tiles := draw.Tiles{
+		Rows: nrows, Cols: cols,
+		PadX: vg.Points(10), PadY: vg.Points(6), PadLeft: vg.Points(3), PadRight: vg.Points(8), PadTop: 2, PadBottom: vg.Points(3),
+	}
+	canvases := plot.Align(grid, tiles, draw.Crop(dc, 0, 0, 0, -strip))
+	for r, row := range grid {
+		for c, p := range row {
+			if p != nil {
+				p.Draw(canvases[r][c])
+			}
+		}
+	}
+	return write(path, img)
+}
+
+// Formats are the figure file formats, by extension.
+var Formats = []string{"png", "pdf", "svg"}
+
+// newCanvas is a w by h canvas for the format of path's extension: a PNG
+// at DPI, a PDF with its fonts embedded, or an SVG.
+func newCanvas(path string, w, h vg.Length) (vg.CanvasWriterTo, error) {
+	switch ext := strings.ToLower(filepath.Ext(path)); ext {
+	case ".png":
+		return vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(DPI))}, nil
+	case ".pdf":
+		c := vgpdf.New(w, h)
+		c.EmbedFonts(true)
+		return c, nil
+	case ".svg":
+		return vgsvg.New(w, h), nil
+	}
+	return nil, fmt.Errorf("plots: %s: want a file ending in .%s", path, strings.Join(Formats, ", ."))
+}
+
+// write writes img to path atomically: path never holds a partial figure.
+func write(path string, img vg.CanvasWriterTo) error {
+	return atomicfile.WriteFunc(path, func(w io.Writer) error {
+		_, err := img.WriteTo(w)
+		return err
+	})
+}
