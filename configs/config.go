@@ -185,6 +185,12 @@ type EvalConfig struct {
 	// tasks (DR-MAML's convention; the cvar method's level a is 1-alpha).
 	// Empty: none.
 	CVaRAlpha []float64 `yaml:"cvar_alpha"`
+	// Steps is the number of inner gradient steps of the evaluated
+	// adaptation; 0 means inner.steps, the paper's protocol (one step in
+	// training and at meta-test). MAML's mini-ImageNet setting trains with
+	// 5 steps and evaluates with 10. An inner loop that learns a setting
+	// per step (mamlpp) evaluates with inner.steps only.
+	Steps int `yaml:"steps"`
 	// Select is the statistic over the meta-validation tasks that picks
 	// the best model of meta.output best_val: "worst" (also "", the
 	// default), "mean" or "cvar" (CVaR at the first eval.cvar_alpha level).
@@ -269,4 +275,13 @@ func (c Config) Clone() Config {
 	c.Eval.CVaRAlpha = slices.Clone(c.Eval.CVaRAlpha)
 	c.Inner.Sections = copySections(c.Inner.Sections)
 	return c
+}
+
+// EvalSteps is the number of inner steps of the evaluated adaptation:
+// eval.steps, or inner.steps if it is 0.
+func (c Config) EvalSteps() int {
+	if c.Eval.Steps > 0 {
+		return c.Eval.Steps
+	}
+	return c.Inner.Steps
 }

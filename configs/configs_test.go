@@ -289,7 +289,7 @@ func TestRefusals(t *testing.T) {
 		{"zero CVaR step", "cvar:\n  p_lr: 0\n", []string{`x.yaml:2: cvar.p_lr = 0: must be > 0 (0 would keep p uniform: MAML on the uniform distribution)`}},
 		{"unknown algorithm", "algorithm: reptile\n", []string{`x.yaml:1: algorithm = "reptile": must be one of maml, trmaml, trmaml_entropic, cvar`}},
 		{"unknown nested key", "inner:\n  steps: 1\n  alpah: 0.1\n",
-			[]string{`x.yaml:3: unknown field "alpah" in inner (allowed: kind, steps, alpha, anil)`}},
+			[]string{`x.yaml:3: unknown field "alpah" in inner (allowed: kind, steps, alpha, anil, mamlpp)`}},
 		{"unknown deeply nested key", "task:\n  sinusoid:\n    phase: 1\n",
 			[]string{`x.yaml:3: unknown field "phase" in task.sinusoid (allowed: phase_max, x_min`}},
 		{"wrong type", "task:\n  support: five\n",

@@ -39,11 +39,6 @@ import (
 // the products are too thin.
 const winogradMin = 16
 
-// winogradForce, when not 0, makes every conv, convT and convK take the
-// Winograd path with output tiles of this size (2 or 4), or none (-1), for
-// tests on small images and few channels and for benchmarks.
-var winogradForce = 0
-
 // winogradValues bounds the transformed values of a chunk of images (256 KB
 // in float32, in and out, so that they stay in the cache between the
 // transforms and the products: one 14x14 image at 64 channels; measured on
@@ -55,18 +50,18 @@ const winogradValues = 1 << 16
 var winogradScratch memory.Scratch
 
 // winogradTile returns the output tile size of the Winograd path that a
-// convolution of n images of H x W from cin to cout channels (per task)
-// takes, 2 or 4, or 0 for im2col: the one of least estimated cost
+// convolution of n images of g from cin to cout channels (per task) takes,
+// 2 or 4, or 0 for im2col: the one of least estimated cost
 // (winogradCosts), in products of a row of cin values by the cin x cout
-// kernels; im2col does 9 per pixel.
-func winogradTile(H, W, n, cin, cout int) int {
-	if winogradForce != 0 {
-		return max(0, winogradForce)
+// kernels; im2col does 9 per pixel. tuning.winograd overrides the choice.
+func (g imageGeom) winogradTile(n, cin, cout int) int {
+	if g.tune.winograd != 0 {
+		return max(0, g.tune.winograd)
 	}
 	if cin < winogradMin || cout < winogradMin {
 		return 0
 	}
-	return cheapestTile(H, W, n, winogradCosts())
+	return cheapestTile(g.H, g.W, n, winogradCosts())
 }
 
 // cheapestTile returns the tile size of least cost for n images of H x W

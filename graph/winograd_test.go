@@ -104,7 +104,7 @@ func TestWinogradSharedKernels(t *testing.T) {
 				if got := sameTasks(k, tasks, 9*c*f); got == differ {
 					t.Fatalf("sameTasks = %v, want %v", got, !differ)
 				}
-				g := convGeom{imageGeom{h, w, c}, tensor.Shape{tasks, n * h * w, c}}
+				g := convGeom{imageGeom{H: h, W: w, C: c}, tensor.Shape{tasks, n * h * w, c}}
 				out := make([]float32, tasks*n*h*w*cout)
 				winogradConv(4, g, f, x, k, transposed, out)
 				for tk := 0; tk < tasks; tk++ {
@@ -218,7 +218,6 @@ func maxRelErr[T float](got []T, want []float64) float64 {
 // F(2x2) 2.7-3.3e-7, F(4x4) 1.2e-6 (3x3 images) to 5.7e-6 (14x14; 2.6e-5
 // of the RMS), 10 to 20 times F(2x2)'s.
 func TestWinogradRounding(t *testing.T) {
-	defer func(v int) { winogradForce = v }(winogradForce)
 	const c, f = 64, 64
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, s := range []struct{ n, h int }{{4, 14}, {8, 7}, {16, 3}} {
@@ -237,8 +236,7 @@ func TestWinogradRounding(t *testing.T) {
 		rms = math.Sqrt(rms / float64(len(want)))
 		for _, m := range []int{-1, 2, 4} { // im2col (forced), F(2x2), F(4x4)
 			out := make([]float32, len(want))
-			winogradForce = m
-			geom := convGeom{imageGeom{s.h, s.h, c}, tensor.Shape{1, s.n, s.h * s.h * c}}
+			geom := convGeom{imageGeom{H: s.h, W: s.h, C: c, tune: tuning{winograd: m}}, tensor.Shape{1, s.n, s.h * s.h * c}}
 			forwardConv(convKernel{geom}, out, [][]float32{x, k}, []tensor.Shape{geom.x, {1, 9 * c, f}})
 			e := maxRelErr(out, want)
 			eRMS := 0.0
@@ -259,7 +257,6 @@ func TestWinogradRounding(t *testing.T) {
 // and 3x3, float32. Run with -cpu 1; cpu-ms/op is the process's CPU time,
 // the figure to read on a shared machine.
 func BenchmarkConvPaths(b *testing.B) {
-	defer func(v int) { winogradForce = v }(winogradForce)
 	const c, f = 64, 64
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, h := range []int{14, 7, 3} {
@@ -270,26 +267,25 @@ func BenchmarkConvPaths(b *testing.B) {
 					v[i] = float32(rng.NormFloat64())
 				}
 			}
-			geom := convGeom{imageGeom{h, h, c}, tensor.Shape{1, n, h * h * c}}
 			out, outK := make([]float32, n*h*h*f), make([]float32, 9*c*f)
 			ops := []struct {
 				name string
-				run  func()
+				run  func(geom convGeom)
 			}{
-				{"conv", func() {
+				{"conv", func(geom convGeom) {
 					forwardConv(convKernel{geom}, out, [][]float32{x, k}, []tensor.Shape{geom.x, {1, 9 * c, f}})
 				}},
-				{"convK", func() {
+				{"convK", func(geom convGeom) {
 					forwardConvK(convKKernel{geom}, outK, [][]float32{x, g}, []tensor.Shape{geom.x, {1, n * h * h, f}})
 				}},
 			}
 			for _, op := range ops {
 				for _, m := range []int{-1, 2, 4} {
+					geom := convGeom{imageGeom{H: h, W: h, C: c, tune: tuning{winograd: m}}, tensor.Shape{1, n, h * h * c}}
 					b.Run(fmt.Sprintf("%s/%dx%d/n=%d/tiles=%d", op.name, h, h, n, m), func(b *testing.B) {
-						winogradForce = m
 						cpu := cpuSeconds()
 						for b.Loop() {
-							op.run()
+							op.run(geom)
 						}
 						b.ReportMetric((cpuSeconds()-cpu)*1e3/float64(b.N), "cpu-ms/op")
 					})
@@ -342,7 +338,7 @@ func TestWinogradTile(t *testing.T) {
 		{3, 200, 64, sse2Costs, 4},  // 2.09 / 2.17, 2.03 / 1.83, 1.40 / 1.22
 	} {
 		if c.cin < winogradMin {
-			if got := winogradTile(c.h, c.h, c.n, c.cin, 64); got != c.want {
+			if got := (imageGeom{H: c.h, W: c.h}).winogradTile(c.n, c.cin, 64); got != c.want {
 				t.Errorf("%d images %dx%dx%d: tile %d, want %d", c.n, c.h, c.h, c.cin, got, c.want)
 			}
 			continue

@@ -441,6 +441,9 @@ func (t *Trainer) Step() (StepStats, error) {
 // first evaluation without the gradient).
 func (t *Trainer) evaluate() error {
 	st := &t.State
+	if so, ok := t.Objective.(ScheduledObjective); ok {
+		so.AtIteration(st.Iteration, t.Settings.Iterations)
+	}
 	wr, ok := t.Settings.Method.(Weigher)
 	if !ok {
 		return t.Objective.Losses(st.W, t.batch, t.weights, t.losses, t.grad)

@@ -3,8 +3,9 @@ package plots
 import (
 	"strings"
 
-	"github.com/trmaml/trmaml/results/display"
 	"gonum.org/v1/plot"
+
+	"github.com/trmaml/trmaml/results/display"
 )
 
 const iterationLabel = "meta-training iteration"

@@ -66,9 +66,12 @@ func Orders(groups []*results.Group, path string, c Column) error {
 		p.X.Min = 0
 		valueAxis(p, m)
 	}
+	// Bar labels are narrower than the legend's, so that three or four
+	// fit under a third of a page: "MAML\n2nd order\n(unfinished)".
+	abbrev := strings.NewReplacer(", ", "\n", "second order", "2nd order", "first order", "1st order", " (unfinished)", "\n(unfinished)")
 	short := make([]string, len(labels))
 	for i, l := range labels {
-		short[i] = strings.ReplaceAll(l, ", ", "\n")
+		short[i] = abbrev.Replace(l)
 	}
 	pb.NominalX(short...)
 	fromZero(pb)

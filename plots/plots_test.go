@@ -192,8 +192,8 @@ func TestFigure1(t *testing.T) {
 	if err := plots.Figure1(groups, path, plots.Double); err != nil {
 		t.Fatal(err)
 	}
-	// A page's width, 7 inches: three panels in a row, then one.
-	readPNG(t, path).checkGrid(t, 7*plots.DPI, 1300, 1600, 3, 4, blue, vermillion)
+	// A page's width, 7 inches: two rows of two panels.
+	readPNG(t, path).checkGrid(t, 7*plots.DPI, 1300, 1600, 2, 4, blue, vermillion)
 	// One column, 3.4 inches: two by two.
 	if err := plots.Figure1(groups, path, plots.Single); err != nil {
 		t.Fatal(err)
@@ -205,7 +205,7 @@ func TestFigure1(t *testing.T) {
 	if err := plots.Figure1(one, path, plots.Double); err != nil {
 		t.Fatal(err)
 	}
-	readPNG(t, path).checkGrid(t, 7*plots.DPI, 1300, 1600, 3, 4, blue, vermillion)
+	readPNG(t, path).checkGrid(t, 7*plots.DPI, 1300, 1600, 2, 4, blue, vermillion)
 
 	// PDF and SVG, by the file's extension; anything else is refused.
 	for _, ext := range []string{"pdf", "svg"} {
@@ -333,5 +333,24 @@ func TestTheorem1Gap(t *testing.T) {
 		if err := plots.Theorem1Gap([]theory.Curve{curves[0], bad}, path, plots.Double); err == nil {
 			t.Errorf("Theorem1Gap of T %v, mean %v succeeded", bad.T, bad.Mean)
 		}
+	}
+}
+
+func TestTaskCurves(t *testing.T) {
+	t.Parallel()
+	var specs []resultstest.Spec
+	for _, s := range append(seeds("m", "maml", "second", 1, 1.2, 1.4), seeds("tr", "trmaml", "second", 0.8, 0.9, 1.3)...) {
+		specs = append(specs, s.WithTasks())
+	}
+	path := filepath.Join(t.TempDir(), "tasks.png")
+	if err := plots.TaskCurves(groupsOf(t, specs...), path, plots.Double); err != nil {
+		t.Fatal(err)
+	}
+	// A row per method, a column per task set; the best group of tasks is
+	// light green, the worst dark purple.
+	lightGreen, purple := [3]uint32{122, 209, 81}, [3]uint32{68, 1, 84}
+	readPNG(t, path).checkGrid(t, 7*plots.DPI, 1300, 1600, 2, 4, lightGreen, purple)
+	if err := plots.TaskCurves(groupsOf(t, seeds("old", "maml", "second", 1)...), path, plots.Double); err == nil {
+		t.Error("runs without tasks.csv drawn")
 	}
 }

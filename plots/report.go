@@ -18,7 +18,9 @@ import (
 // adversary per setting (training distribution, final p and per-task
 // accuracy by task name), and orders (if some setting has runs of both
 // orders). With runs of several metrics each file name starts with the
-// metric's name (mse_figure1.png, accuracy_figure1.png, ...).
+// metric's name (mse_figure1.png, accuracy_figure1.png, ...). Runs with
+// tasks.csv add tasks (tasks_kN, ...) per setting: the curves of groups of
+// tasks over training (TaskCurves).
 func WriteReport(groups []*results.Group, dir, format string, width Column, log io.Writer) error {
 	parts := results.SplitByScore(groups)
 	for _, part := range parts {
@@ -60,6 +62,12 @@ func reportPart(groups []*results.Group, file func(name string) string, width Co
 		path := file("figure1" + suffix)
 		if err := written(path, Figure1(sel, path, width)); err != nil {
 			return err
+		}
+		if slices.ContainsFunc(sel, (*results.Group).HasTasks) {
+			path := file("tasks" + suffix)
+			if err := written(path, TaskCurves(sel, path, width)); err != nil {
+				return err
+			}
 		}
 		if fin := results.FinishedGroups(sel); classification && len(fin) > 0 { // per-task values: finished runs only
 			path := file("adversary" + suffix)

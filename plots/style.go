@@ -50,14 +50,17 @@ func ParseColumn(s string) (Column, error) {
 }
 
 // layout is the grid of n panels at column c: the panel width and height
-// and the number of columns (at most 3 panels side by side at Double, 2 at
-// Single).
+// and the number of columns (at most 3 panels side by side at Double, 2
+// for four panels; 2 at Single).
 func (c Column) layout(n int) (w, h vg.Length, cols int) {
 	if c == Single {
 		cols = min(n, 2)
 		return 3.4 * vg.Inch / vg.Length(cols), 1.8 * vg.Inch, cols
 	}
 	cols = min(n, 3)
+	if n == 4 {
+		cols = 2 // two rows of two, not three and one beside blank space
+	}
 	return 7 * vg.Inch / vg.Length(cols), 2.2 * vg.Inch, cols
 }
 

@@ -2,6 +2,7 @@ package plots
 
 import (
 	"errors"
+	"fmt"
 	"image/color"
 	"math"
 	"slices"
@@ -18,9 +19,11 @@ import (
 )
 
 // CVaRTradeoff draws the trade-off between average and worst-case task
-// loss in the PNG file path: each group's final mean against its final
-// worst-task loss, estimated over seeds with 95% confidence bars on both
-// axes, (a) over the meta-test tasks and (b) over the meta-training tasks.
+// loss in the file path (its extension names the format): each group's
+// final mean against its final worst-task loss, estimated over seeds with
+// 95% confidence bars on both axes (from minBandSeeds seeds on; with fewer
+// the seeds' own dots show the spread), (a) over the meta-test tasks and
+// (b) over the meta-training tasks.
 // The CVaR groups are joined in order of their level a and labelled with
 // it (placed clear of each other and of every group's marker, with a
 // leader line when pushed away); MAML, TR-MAML and entropic TR-MAML get
@@ -28,9 +31,9 @@ import (
 // axes run from 0 to just beyond the largest of those, and confidence bars
 // that reach further (a few seeds with one outlier give wide intervals) are
 // cut at the axes. The panels go two side by side at Double, stacked in one
-// column at Single (tradeoffLayout). When
-// the runs list CVaR levels (results.CVaRLevels), each set gets a panel of
-// the mean against CVaR_alpha at the first level below its mean-worst one.
+// column at Single (tradeoffLayout). When the runs list CVaR levels
+// (results.CVaRLevels), each set gets a panel of the mean against
+// CVaR_alpha at the first level below its mean-worst one.
 func CVaRTradeoff(groups []*results.Group, path string, c Column) error {
 	if len(groups) == 0 {
 		return errors.New("plots: CVaRTradeoff needs at least one group")
@@ -50,10 +53,10 @@ func CVaRTradeoff(groups []*results.Group, path string, c Column) error {
 		if set == results.MetaTrain {
 			name, mean, worst = "meta-training", results.MetaTrainMean, results.MetaTrainWorst
 		}
-		specs = append(specs, panelSpec{name + " tasks", "worst " + what, [2]axisStat{finalStat(mean), finalStat(worst)}})
+		specs = append(specs, panelSpec{name + " tasks: worst task", "worst " + what, [2]axisStat{finalStat(mean), finalStat(worst)}})
 		if len(levels) > 0 {
 			a := strconv.FormatFloat(levels[0], 'g', -1, 64)
-			specs = append(specs, panelSpec{name + " tasks", "CVaR_" + a + " of " + what, [2]axisStat{finalStat(mean), cvarStat(set, levels[0], score)}})
+			specs = append(specs, panelSpec{name + " tasks: CVaR_" + a, "CVaR_" + a + " of " + what, [2]axisStat{finalStat(mean), cvarStat(set, levels[0], score)}})
 		}
 	}
 	var panels []*plot.Plot
@@ -94,17 +97,21 @@ func CVaRTradeoff(groups []*results.Group, path string, c Column) error {
 			}
 			dots.GlyphStyle.Color, dots.GlyphStyle.Shape, dots.GlyphStyle.Radius = faded(style.col, 0.5), draw.CircleGlyph{}, vg.Points(1.8)
 			sc.GlyphStyle.Color, sc.GlyphStyle.Shape, sc.GlyphStyle.Radius = style.col, style.shape, markerRadius
-			xb, err := errorBars(pt, []float64{math.Min(mean.Half, mean.Mean)}, []float64{math.Min(mean.Half, xmax-mean.Mean)},
-				true, faded(style.col, 0.7), vg.Points(1), vg.Points(5))
-			if err != nil {
-				return err
+			p.Add(dots)
+			if g.Seeds() >= minBandSeeds { // below, t makes the bars many times the seeds' own spread: the dots show them
+				xb, err := errorBars(pt, []float64{math.Min(mean.Half, mean.Mean)}, []float64{math.Min(mean.Half, xmax-mean.Mean)},
+					true, faded(style.col, 0.7), vg.Points(1), vg.Points(5))
+				if err != nil {
+					return err
+				}
+				yb, err := errorBars(pt, []float64{math.Min(worst.Half, worst.Mean)}, []float64{math.Min(worst.Half, ymax-worst.Mean)},
+					false, faded(style.col, 0.7), vg.Points(1), vg.Points(5))
+				if err != nil {
+					return err
+				}
+				p.Add(xb, yb)
 			}
-			yb, err := errorBars(pt, []float64{math.Min(worst.Half, worst.Mean)}, []float64{math.Min(worst.Half, ymax-worst.Mean)},
-				false, faded(style.col, 0.7), vg.Points(1), vg.Points(5))
-			if err != nil {
-				return err
-			}
-			p.Add(dots, xb, yb, sc)
+			p.Add(sc)
 			if sym := g.Key.SweptSymbol(); sym != "" {
 				if _, ok := paths[g.Key.Algorithm]; !ok {
 					pathOrder = append(pathOrder, g.Key.Algorithm)
@@ -123,8 +130,12 @@ func CVaRTradeoff(groups []*results.Group, path string, c Column) error {
 				legend = append(legend, legendItem{name, []plot.Thumbnailer{sc}})
 			}
 		}
+		// One set of labels for every swept method's points, so that they
+		// are placed clear of each other too.
+		var labelled plotter.XYs
+		var labels []string
 		for _, alg := range pathOrder {
-			path, labels := paths[alg], pathLabels[alg]
+			path := paths[alg]
 			if len(path) > 1 {
 				l, err := plotter.NewLine(path)
 				if err != nil {
@@ -133,16 +144,23 @@ func CVaRTradeoff(groups []*results.Group, path string, c Column) error {
 				l.Color, l.Width = faded(methodStyle(alg).col, 0.6), vg.Points(1)
 				p.Add(l)
 			}
+			labelled, labels = append(labelled, path...), append(labels, pathLabels[alg]...)
+		}
+		if len(labelled) > 0 {
 			sty := p.X.Tick.Label
 			sty.Font.Size = tickSize - 1
 			p.Add(&pointLabels{
-				XYs: path, Labels: labels, Avoid: others, Radius: markerRadius, Text: sty,
+				XYs: labelled, Labels: labels, Avoid: others, Radius: markerRadius, Text: sty,
 				Leader: draw.LineStyle{Color: color.Black, Width: vg.Points(0.7)},
 			})
 		}
 		panels = append(panels, p)
 	}
-	legend = append(legend, legendItem{text: bandNote(groups, "bars") + " (cut at the axes); dots: single seeds"})
+	note := "dots: single seeds"
+	if banded(groups) {
+		note = fmt.Sprintf("bars: 95%% CI over seeds (%d or more; cut at the axes); ", minBandSeeds) + note
+	}
+	legend = append(legend, legendItem{text: note})
 	w, h, cols := tradeoffLayout(c, len(panels))
 	return renderGrid(path, w, h, cols, legend, panels)
 }

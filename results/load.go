@@ -47,10 +47,12 @@ type Run struct {
 	Iterations []int
 	// P holds p.csv: the task weights at each evaluation.
 	P PHistory
+	// Tasks holds tasks.csv, every task's value at each evaluation; nil for
+	// a run without one (started before the file existed).
+	Tasks *rundir.TaskHistory
 	// Result is result.json.
 	Result rundir.Result
-	// Score is the metric of the run's statistics, named by result.json
-	// (MSE for files from before the field).
+	// Score is the metric of the run's statistics, named by result.json.
 	Score display.Score
 	// Unfinished is set for a run loaded by LoadUnfinished: running or
 	// interrupted, its Result holds its last evaluation.
@@ -77,8 +79,8 @@ func (r *Run) FinalP() []float64 {
 }
 
 // Load reads the finished run directory dir, verified against its
-// manifest (rundir.Verify): config.yaml, metrics.csv, p.csv and
-// result.json. Errors name the file and, where it applies, the line.
+// manifest (rundir.Verify): config.yaml, metrics.csv, p.csv, tasks.csv
+// where the run has it, and result.json. Errors name the file and, where it applies, the line.
 func Load(dir string) (*Run, error) {
 	r := &Run{Dir: dir}
 	sealed, err := rundir.Verify(dir)
@@ -93,6 +95,9 @@ func Load(dir string) (*Run, error) {
 		return nil, err
 	}
 	if err := r.loadP(filepath.Join(dir, rundir.PFile)); err != nil {
+		return nil, err
+	}
+	if err := r.loadTasks(dir, sealed); err != nil {
 		return nil, err
 	}
 	if err := r.loadResult(filepath.Join(dir, rundir.ResultFile)); err != nil {

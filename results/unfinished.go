@@ -46,6 +46,9 @@ func LoadUnfinished(dir string) (*Run, error) {
 		r.metrics[c] = r.metrics[c][:n]
 	}
 	r.P = p
+	if err := r.loadTasks(dir, sealed); err != nil {
+		return nil, err
+	}
 	last := n - 1
 	stats := func(mean, worst, std Column) rundir.Stats {
 		return rundir.Stats{Mean: r.metrics[mean][last], Worst: r.metrics[worst][last], Std: r.metrics[std][last], WeightedMean: math.NaN()}

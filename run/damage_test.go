@@ -54,7 +54,7 @@ func damages(name string, raw []byte) []damage {
 		{"another seed's file", func(_, o []byte) []byte { return o }},
 		{"deleted", nil},
 	}
-	if name == rundir.ConfigFile || name == rundir.MetricsFile || name == rundir.PFile {
+	if name == rundir.ConfigFile || name == rundir.MetricsFile || name == rundir.PFile || name == rundir.TasksFile {
 		// An edited value on every line: each config field (seed,
 		// inner.alpha, p_lr, eval.query, meta.iterations, ...), each row.
 		for k, start := 0, 0; k < len(raw); k++ {

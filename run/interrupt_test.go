@@ -98,7 +98,7 @@ func TestInterruptCheckpointsAndResumes(t *testing.T) {
 			t.Fatal(err)
 		}
 		sameResult(t, "run resumed after interrupts", res, full)
-		for _, f := range []string{rundir.ModelFile, rundir.PFile} {
+		for _, f := range []string{rundir.ModelFile, rundir.PFile, rundir.TasksFile} {
 			if read(dir, f) != read(fullDir, f) {
 				t.Errorf("stops %v: %s differs from the uninterrupted run's", stops, f)
 			}
@@ -221,7 +221,7 @@ func TestInterruptInEvaluation(t *testing.T) {
 			t.Fatal(err)
 		}
 		sameResult(t, "run resumed after a stopped evaluation", res, full)
-		for _, f := range []string{rundir.ModelFile, rundir.PFile} {
+		for _, f := range []string{rundir.ModelFile, rundir.PFile, rundir.TasksFile} {
 			if read(dir, f) != read(fullDir, f) {
 				t.Errorf("stops %v: %s differs from the uninterrupted run's", tc.stops, f)
 			}

@@ -232,7 +232,7 @@ func bindLegacy(t *testing.T, dir string) {
 		}
 		rows[i] = raw[:n]
 	}
-	ck.BindRows(rows[0], rows[1])
+	ck.BindRows(rows[0], rows[1], nil)
 	if _, err := rundir.WriteCheckpoint(path, ck); err != nil {
 		t.Fatal(err)
 	}

@@ -108,13 +108,20 @@ func Resume(ctx context.Context, dir string, opts Options, sets ...string) (*run
 	if err := rundir.KeepRows(filepath.Join(dir, rundir.PFile), rundir.PHeader(taskNames(s.Train)), 1+s.Train.Len(), last, &ss.pcsv); err != nil {
 		return nil, err
 	}
+	if ck.TasksSHA256 != "" { // a run started without tasks.csv goes on without it
+		ss.tasks = new(bytes.Buffer)
+		header := rundir.TasksHeader(taskNames(s.Train), taskNames(s.Test))
+		if err := rundir.KeepRows(filepath.Join(dir, rundir.TasksFile), header, rundir.TasksFields(s.Train.Len(), s.Test.Len()), last, ss.tasks); err != nil {
+			return nil, err
+		}
+	}
 	// A run interrupted in an evaluation has its checkpoint at that
 	// evaluation's iteration with the batches before it pending: the
 	// evaluation is done first.
 	cfg, it := s.Config, ck.State.Iteration
 	if ss.batchN > 0 && (it%cfg.Eval.Every == 0 || it == cfg.Meta.Iterations) {
-		ss.ctx, ss.p = ctx, opts.Progress
-		if err := ss.record(); errors.Is(err, errEvaluationStopped) {
+		ss.p = opts.Progress
+		if err := ss.record(ctx); errors.Is(err, errEvaluationStopped) {
 			return nil, ss.interrupt()
 		} else if err != nil {
 			return nil, err

@@ -67,7 +67,7 @@ func TestTrainDeterministic(t *testing.T) {
 	if !reflect.DeepEqual(a, b) {
 		t.Error("two runs with the same seed wrote different results")
 	}
-	for _, f := range []string{rundir.ModelFile, rundir.PFile, rundir.ConfigFile} {
+	for _, f := range []string{rundir.ModelFile, rundir.PFile, rundir.TasksFile, rundir.ConfigFile} {
 		x, _ := os.ReadFile(filepath.Join(dirs[0], f))
 		y, _ := os.ReadFile(filepath.Join(dirs[1], f))
 		if len(x) == 0 || string(x) != string(y) {

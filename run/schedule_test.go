@@ -84,7 +84,7 @@ func copyRunFiles(src, dst string) error {
 	if err := os.MkdirAll(dst, 0o755); err != nil {
 		return err
 	}
-	for _, f := range []string{rundir.ConfigFile, rundir.MetricsFile, rundir.PFile, rundir.CheckpointFile, rundir.ManifestFile} {
+	for _, f := range []string{rundir.ConfigFile, rundir.MetricsFile, rundir.PFile, rundir.TasksFile, rundir.CheckpointFile, rundir.ManifestFile} {
 		raw, err := os.ReadFile(filepath.Join(src, f))
 		if err != nil {
 			return err

@@ -30,14 +30,15 @@ type session struct {
 	metrics, pcsv bytes.Buffer
 	// cvarColumns are the CVaR levels of metrics.csv's columns: the
 	// config's eval.cvar_alpha for a new run, its header's when resumed.
-	cvarColumns        []float64
+	cvarColumns []float64
+	// tasks is tasks.csv's content, nil for a run started before the
+	// file existed, which goes on without it.
+	tasks              *bytes.Buffer
 	trainDur, evalDur  time.Duration
 	cpu                *cpuMeter
 	batchSum, batchMax float64
 	batchN             int
 	p                  *Progress
-	// ctx stops the evaluations (nil: never).
-	ctx context.Context
 	// prevCheckpoint is the SHA-256 of the checkpoint file the next one
 	// replaces; overrides are the run's config changes (resume -override).
 	prevCheckpoint string
@@ -90,14 +91,11 @@ func restoreSession(s *Setup, dir string) (*session, rundir.Checkpoint, error) {
 }
 
 // record evaluates the current iterate, appends to the metric files and
-// writes them and a checkpoint.
-func (ss *session) record() error {
+// writes them and a checkpoint. When ctx is done it stops the evaluation
+// (errEvaluationStopped).
+func (ss *session) record(ctx context.Context) error {
 	tr := ss.tr
 	start := time.Now()
-	ctx := ss.ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	trainStats, testStats, err := ss.s.evaluate(ctx, tr.State.W, tr.State.Iteration, false)
 	if err != nil && tr.State.Iteration == 0 && errors.Is(err, metalearn.ErrNonFinite) {
 		return fmt.Errorf("%w; at iteration 0 nothing is trained yet, so the config's scale is to blame: %s", err, scaleFields(ss.s.Config))
@@ -122,6 +120,9 @@ func (ss *session) record() error {
 		return err
 	}
 	rundir.AppendPRow(&ss.pcsv, tr.State.Iteration, tr.State.P)
+	if ss.tasks != nil {
+		rundir.AppendTasksRow(ss.tasks, tr.State.Iteration, trainStats.PerTask, testStats.PerTask)
+	}
 	ss.batchSum, ss.batchMax, ss.batchN = 0, 0, 0
 	ss.p.Evaluated(testStats.Mean, testStats.Worst, ss.s.Metric)
 
@@ -130,6 +131,11 @@ func (ss *session) record() error {
 	}
 	if err := atomicfile.Write(filepath.Join(ss.dir, rundir.PFile), ss.pcsv.Bytes()); err != nil {
 		return err
+	}
+	if ss.tasks != nil {
+		if err := atomicfile.Write(filepath.Join(ss.dir, rundir.TasksFile), ss.tasks.Bytes()); err != nil {
+			return err
+		}
 	}
 	return ss.checkpoint(nil)
 }
@@ -143,7 +149,11 @@ func (ss *session) checkpoint(pd *rundir.Pending) error {
 	}
 	ck := rundir.Checkpoint{State: snap, OptimizerState: ss.opt, TrainSeconds: ss.trainDur.Seconds(), EvalSeconds: ss.evalDur.Seconds(), CPU: ss.cpu.times(), Pending: pd,
 		Seed: ss.s.Config.Seed, ConfigSHA256: ss.s.configHash, Previous: ss.prevCheckpoint}
-	ck.BindRows(ss.metrics.Bytes(), ss.pcsv.Bytes())
+	var tasks []byte
+	if ss.tasks != nil {
+		tasks = ss.tasks.Bytes()
+	}
+	ck.BindRows(ss.metrics.Bytes(), ss.pcsv.Bytes(), tasks)
 	sum, err := rundir.WriteCheckpoint(filepath.Join(ss.dir, rundir.CheckpointFile), ck)
 	if err != nil {
 		return err
@@ -172,7 +182,7 @@ func (ss *session) interrupt() error {
 // the final evaluation, and returns ss.interrupt's error.
 func (ss *session) train(ctx context.Context, p *Progress) (*rundir.Result, error) {
 	cfg, tr := ss.s.Config, ss.tr
-	ss.p, ss.ctx = p, ctx
+	ss.p = p
 	p.Start(fmt.Sprintf("%s seed %d", cfg.Name, cfg.Seed), tr.State.Iteration, cfg.Meta.Iterations)
 	var recordErr error
 	last := time.Now()
@@ -185,7 +195,7 @@ func (ss *session) train(ctx context.Context, p *Progress) (*rundir.Result, erro
 		ss.batchN++
 		p.Step(tr.State.Iteration, st.MeanLoss, st.MaxLoss)
 		if tr.State.Iteration%cfg.Eval.Every == 0 || tr.State.Iteration == cfg.Meta.Iterations {
-			recordErr = ss.record()
+			recordErr = ss.record(ctx)
 		}
 		last = time.Now()
 		ss.cpu.skip()

@@ -51,10 +51,10 @@ func TestCheckpointNewerThanManifest(t *testing.T) {
 		t.Fatal("the continuation did not stop at its evaluation of iteration 20")
 	}
 
-	// The kill: the save of iteration 20 wrote metrics.csv, p.csv and
-	// checkpoint.json, not the manifest.
+	// The kill: the save of iteration 20 wrote metrics.csv, p.csv,
+	// tasks.csv and checkpoint.json, not the manifest.
 	killed := copyDir(at10, "killed")
-	for _, f := range []string{rundir.MetricsFile, rundir.PFile, rundir.CheckpointFile} {
+	for _, f := range []string{rundir.MetricsFile, rundir.PFile, rundir.TasksFile, rundir.CheckpointFile} {
 		os.WriteFile(filepath.Join(killed, f), mustReadFile(t, filepath.Join(at20, f)), 0o644)
 	}
 	if _, err := rundir.Verify(killed); err != nil {

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"math/rand/v2"
@@ -55,10 +56,11 @@ func start(ctx context.Context, s *Setup, dir string, p *Progress, overrides []s
 	ss.cvarColumns = s.Config.Eval.CVaRAlpha
 	ss.metrics.WriteString(rundir.MetricsHeaderFor(s.Metric.Name, ss.cvarColumns...))
 	ss.pcsv.WriteString(rundir.PHeader(taskNames(s.Train)))
-	ss.ctx, ss.p = ctx, p
+	ss.tasks = bytes.NewBufferString(rundir.TasksHeader(taskNames(s.Train), taskNames(s.Test)))
+	ss.p = p
 	ss.cpu = newCPUMeter(nil, true)
 	defer ss.cpu.stop()
-	if err := ss.record(); errors.Is(err, errEvaluationStopped) {
+	if err := ss.record(ctx); errors.Is(err, errEvaluationStopped) {
 		return nil, ss.interrupt() // before the first checkpoint: resume starts again
 	} else if err != nil {
 		return nil, err

@@ -20,8 +20,9 @@ import (
 //
 //   - checkpoint.json carries the SHA-256 of the config.yaml it was written
 //     under and the run's seed (Checkpoint.ConfigSHA256, Seed), and the
-//     SHA-256 of metrics.csv's and p.csv's bytes from their start through
-//     the row of its last evaluation (MetricsSHA256, PSHA256);
+//     SHA-256 of metrics.csv's, p.csv's and (where the run records it)
+//     tasks.csv's bytes from their start through the row of its last
+//     evaluation (MetricsSHA256, PSHA256, TasksSHA256);
 //   - model.json and result.json carry the state hash of the checkpoint
 //     they were computed from (state_sha256, Checkpoint.StateHash: its
 //     JSON without timing, row hashes and links, so that identical runs
@@ -48,10 +49,23 @@ func RowsPrefix(raw []byte, last int) (int, bool) {
 }
 
 // BindRows sets the checkpoint's row hashes from the content of
-// metrics.csv and p.csv through its last evaluation's row: what the
-// session that writes it holds in memory.
-func (ck *Checkpoint) BindRows(metrics, p []byte) {
-	ck.MetricsSHA256, ck.PSHA256 = HashBytes(metrics), HashBytes(p)
+// metrics.csv, p.csv and tasks.csv (nil for a run that does not record
+// it) through its last evaluation's row: what the session that writes it
+// holds in memory.
+func (ck *Checkpoint) BindRows(metrics, p, tasks []byte) {
+	ck.MetricsSHA256, ck.PSHA256, ck.TasksSHA256 = HashBytes(metrics), HashBytes(p), ""
+	if tasks != nil {
+		ck.TasksSHA256 = HashBytes(tasks)
+	}
+}
+
+// RowFiles are the files whose rows the checkpoint binds: metrics.csv and
+// p.csv, and tasks.csv where the run records it.
+func (ck Checkpoint) RowFiles() []string {
+	if ck.TasksSHA256 != "" {
+		return []string{MetricsFile, PFile, TasksFile}
+	}
+	return []string{MetricsFile, PFile}
 }
 
 // StateHash is the hex SHA-256 of the checkpoint's training state: its
@@ -61,7 +75,7 @@ func (ck *Checkpoint) BindRows(metrics, p []byte) {
 // carry it (state_sha256).
 func (ck Checkpoint) StateHash() (string, error) {
 	ck.TrainSeconds, ck.EvalSeconds, ck.CPU = 0, 0, nil
-	ck.MetricsSHA256, ck.PSHA256, ck.Previous = "", "", ""
+	ck.MetricsSHA256, ck.PSHA256, ck.TasksSHA256, ck.Previous = "", "", "", ""
 	return ck.contentHash()
 }
 
@@ -78,8 +92,11 @@ func CheckpointStateHash(path string) (string, error) {
 // rowsSum is the row hash of the checkpoint for file name ("" when the
 // checkpoint was written before rows were bound).
 func (ck Checkpoint) rowsSum(name string) string {
-	if name == MetricsFile {
+	switch name {
+	case MetricsFile:
 		return ck.MetricsSHA256
+	case TasksFile:
+		return ck.TasksSHA256
 	}
 	return ck.PSHA256
 }

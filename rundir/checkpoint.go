@@ -47,8 +47,11 @@ type Checkpoint struct {
 	// last evaluation (bind.go); absent in checkpoints written before.
 	MetricsSHA256 string `json:"metrics_sha256,omitempty"`
 	PSHA256       string `json:"p_sha256,omitempty"`
-	Previous      string `json:"previous_sha256,omitempty"`
-	SHA256        string `json:"sha256,omitempty"`
+	// TasksSHA256 binds tasks.csv likewise; absent in the checkpoints of
+	// runs without one (started before the file existed).
+	TasksSHA256 string `json:"tasks_sha256,omitempty"`
+	Previous    string `json:"previous_sha256,omitempty"`
+	SHA256      string `json:"sha256,omitempty"`
 }
 
 // Pending is the training since the last evaluation of a checkpoint taken

@@ -81,7 +81,7 @@ func BenchmarkBindings(b *testing.B) {
 	b.Run("rows-per-save", func(b *testing.B) {
 		var ck Checkpoint
 		for b.Loop() {
-			ck.BindRows(metrics.Bytes(), p.Bytes())
+			ck.BindRows(metrics.Bytes(), p.Bytes(), nil)
 		}
 	})
 	dir := b.TempDir()

@@ -14,6 +14,10 @@ const (
 	MetricsFile = "metrics.csv"
 	// PFile holds the task distribution p at each evaluation (PHistory).
 	PFile = "p.csv"
+	// TasksFile holds every task's value at each evaluation (TaskHistory),
+	// bound to the checkpoint as metrics.csv is; runs started before it
+	// existed have none and go on without it.
+	TasksFile = "tasks.csv"
 	// ValidationFile holds the statistics on the meta-validation tasks at
 	// each evaluation (iteration, mean, worst, CVaR), for families that
 	// have them. Not sealed: it only chooses the model of meta.output
@@ -41,7 +45,7 @@ const (
 // are written: a run is resumed, evaluated and reported from these alone.
 // The lock, temporary files and EvalFile are not part of it.
 func StateFiles() []string {
-	return []string{ConfigFile, MetricsFile, PFile, CheckpointFile, ModelFile, ResultFile}
+	return []string{ConfigFile, MetricsFile, PFile, TasksFile, CheckpointFile, ModelFile, ResultFile}
 }
 
 // EvalFileFor is the file trmaml eval writes for the config changes sets

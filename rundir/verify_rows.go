@@ -8,10 +8,10 @@ import (
 	"strings"
 )
 
-// boundToRows reports whether the checkpoint has row hashes and both metric
-// files hold those rows.
+// boundToRows reports whether the checkpoint has row hashes and the files
+// of its rows hold them.
 func (v *verifier) boundToRows() bool {
-	for _, name := range []string{MetricsFile, PFile} {
+	for _, name := range v.ck.RowFiles() {
 		raw, err := os.ReadFile(v.path(name))
 		n, ok := RowsPrefix(raw, v.last)
 		if err != nil || !ok || v.ck.rowsSum(name) == "" || HashBytes(raw[:n]) != v.ck.rowsSum(name) {
@@ -21,11 +21,11 @@ func (v *verifier) boundToRows() bool {
 	return true
 }
 
-// manifestRowsMatch reports whether the manifest seals metrics.csv and
-// p.csv exactly through the checkpoint's last row: the manifest was sealed
+// manifestRowsMatch reports whether the manifest seals the row files
+// (metrics.csv, p.csv, tasks.csv) exactly through the checkpoint's last row: the manifest was sealed
 // with this checkpoint.
 func (v *verifier) manifestRowsMatch() bool {
-	for _, name := range []string{MetricsFile, PFile} {
+	for _, name := range v.ck.RowFiles() {
 		e, ok := v.m.Sum(name)
 		raw, err := os.ReadFile(v.path(name))
 		n, found := RowsPrefix(raw, v.last)
@@ -36,12 +36,13 @@ func (v *verifier) manifestRowsMatch() bool {
 	return true
 }
 
-// metricRows checks that metrics.csv and p.csv hold the rows through the
-// checkpoint's last evaluation, as the checkpoint hashed them.
+// metricRows checks that metrics.csv and p.csv (and tasks.csv, where the
+// checkpoint binds it) hold the rows through the checkpoint's last
+// evaluation, as the checkpoint hashed them.
 func (v *verifier) metricRows() error {
 	v.rows, v.bound = map[string][]byte{}, map[string]bool{}
 	found := map[string]bool{}
-	for _, name := range []string{MetricsFile, PFile} {
+	for _, name := range v.ck.RowFiles() {
 		raw, err := os.ReadFile(v.path(name))
 		if errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("%s: missing: the run's checkpoint (iteration %d) needs its rows through iteration %d; restore it from a copy of the run", v.path(name), v.ck.State.Iteration, v.last)
@@ -59,7 +60,7 @@ func (v *verifier) metricRows() error {
 		}
 		return fmt.Errorf("%s: iteration %d%s but %s and %s have no row for its last evaluation at iteration %d, which a save writes first: the checkpoint was copied in from elsewhere (another copy of the run?); restore the run's checkpoint", v.path(CheckpointFile), v.ck.State.Iteration, newer, MetricsFile, PFile, v.last)
 	}
-	for _, name := range []string{MetricsFile, PFile} {
+	for _, name := range v.ck.RowFiles() {
 		raw := v.rows[name]
 		n, ok := RowsPrefix(raw, v.last)
 		if !ok {
@@ -82,7 +83,7 @@ func (v *verifier) metricRows() error {
 
 // noRowsAfter refuses rows after the last evaluation of a finished run.
 func (v *verifier) noRowsAfter() error {
-	for _, name := range []string{MetricsFile, PFile} {
+	for _, name := range v.ck.RowFiles() {
 		if n, _ := RowsPrefix(v.rows[name], v.last); n != len(v.rows[name]) {
 			return fmt.Errorf("%s: %d bytes after the row of iteration %d, the finished run's last: the file was changed, damaged or copied from another run; restore it from a copy of the run", v.path(name), len(v.rows[name])-n, v.last)
 		}

@@ -83,12 +83,15 @@ func (s *Server) runs(w http.ResponseWriter, _ *http.Request) {
 }
 
 // Curves is one run's data for the page: metrics.csv by column (NaN as
-// null), p.csv, and the final per-task values of a finished run.
+// null), p.csv, tasks.csv, and the final per-task values of a finished run.
 type Curves struct {
 	Iterations []int                 `json:"iterations"`
 	Columns    map[string][]*float64 `json:"columns"`
 	P          *rundir.PHistory      `json:"p,omitempty"`
-	PerTask    *PerTask              `json:"per_task,omitempty"`
+	// Tasks is tasks.csv, every task's value at each evaluation, for runs
+	// that record it: the page's per-task curves, live.
+	Tasks   *rundir.TaskHistory `json:"tasks,omitempty"`
+	PerTask *PerTask            `json:"per_task,omitempty"`
 	// Errors name a file that could not be read, with the reason.
 	Errors []string `json:"errors,omitempty"`
 }
@@ -137,6 +140,11 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 	}
 	if p, err := rundir.ReadP(filepath.Join(dir, rundir.PFile)); err == nil {
 		c.P = &p
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		c.Errors = append(c.Errors, err.Error())
+	}
+	if h, err := rundir.ReadTasks(filepath.Join(dir, rundir.TasksFile)); err == nil {
+		c.Tasks = &h
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		c.Errors = append(c.Errors, err.Error())
 	}

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -173,6 +174,9 @@ func TestListStatesAsStatus(t *testing.T) {
 	}
 	if c.P == nil || len(c.P.Weights) != 3 || c.PerTask == nil || len(c.PerTask.Test.PerTask) == 0 {
 		t.Errorf("p %v, per task %v", c.P, c.PerTask)
+	}
+	if c.Tasks == nil || len(c.Tasks.Iterations) != 3 || len(c.Tasks.TestValues[2]) != len(c.PerTask.Test.PerTask) || slices.Max(c.Tasks.TestValues[2]) != *c.Columns["test_worst"][2] {
+		t.Errorf("tasks %v: want tasks.csv's rows, one value per meta-test task, the worst metrics.csv's", c.Tasks)
 	}
 	for _, bad := range []string{"/etc", root, filepath.Join(root, "a")} {
 		if code := get(t, s, "/api/run?dir="+url.QueryEscape(bad), nil); code != http.StatusNotFound {

@@ -1,6 +1,7 @@
 package resultstest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -29,6 +30,24 @@ type Spec struct {
 	P [][]float64
 	// Result is written to result.json.
 	Result rundir.Result
+	// Tasks, when set, is written to tasks.csv: Tasks[r] are the values of
+	// Result's meta-training tasks, then of its meta-test tasks, at
+	// Iterations[r] (WithTasks fills it).
+	Tasks [][]float64
+}
+
+// WithTasks returns s with tasks.csv rows: every task's final value
+// (Result's per-task values) times (n - r) at row r of n, so that each
+// task improves over training to its final value at the last row.
+func (s Spec) WithTasks() Spec {
+	n := len(s.Iterations)
+	s.Tasks = make([][]float64, n)
+	for r := range s.Tasks {
+		for _, v := range append(append([]float64{}, s.Result.MetaTrain.PerTask...), s.Result.MetaTest.PerTask...) {
+			s.Tasks[r] = append(s.Tasks[r], v*float64(n-r))
+		}
+	}
+	return s
 }
 
 // TrainTasks and TestTasks are the task sets of New: two easy and two hard
@@ -141,9 +160,19 @@ func (s Spec) Write(dir string) error {
 	if err != nil {
 		return err
 	}
-	for name, data := range map[string][]byte{
+	files := map[string][]byte{
 		rundir.ConfigFile: yml, rundir.MetricsFile: []byte(metrics.String()), rundir.PFile: []byte(p.String()), rundir.ResultFile: res,
-	} {
+	}
+	if s.Tasks != nil {
+		var tasks bytes.Buffer
+		tasks.WriteString(rundir.TasksHeader(s.Result.MetaTrain.Tasks, s.Result.MetaTest.Tasks))
+		for r, it := range s.Iterations {
+			n := len(s.Result.MetaTrain.Tasks)
+			rundir.AppendTasksRow(&tasks, it, s.Tasks[r][:n], s.Tasks[r][n:])
+		}
+		files[rundir.TasksFile] = tasks.Bytes()
+	}
+	for name, data := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 			return fmt.Errorf("resultstest: %w", err)
 		}
