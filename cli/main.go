@@ -71,7 +71,7 @@ const usage = `usage:
   trmaml plot -out DIR RUNDIR...                     Figure 1, p-weights or adversary, first- vs second-order figures (PNG)
   trmaml compare -runs A B                           two runs side by side
   trmaml tradeoff -out DIR RUNDIR...                 mean vs worst-task loss of MAML, TR-MAML, entropic TR-MAML, CVaR levels
-  trmaml theory -out DIR                             Theorem 1 measured: duality gap vs T (docs/theorem1_gap.png)
+  trmaml theory -out DIR                             Theorem 1 measured: duality gap vs T (docs/figures/theorem1_gap.png)
   trmaml data omniglot [-dir DIR] [-verify] [-info]  download (or check, or list) the Omniglot data
   trmaml data check [DIR] -config FILE               an image folder's groups, classes, images and problems, as the config lays it out
   trmaml version                                     Release, Go toolchain and the engine's build (CPU, BLAS, kernels)

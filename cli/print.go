@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/trmaml/trmaml/metalearn"
+	"github.com/trmaml/trmaml/results/display"
 	"github.com/trmaml/trmaml/rundir"
 )
 
@@ -12,10 +13,11 @@ func printResult(w io.Writer, r *rundir.Result) {
 	if r.Output == "best_val" {
 		fmt.Fprintf(w, "evaluated: the model of iteration %d, the best on the meta-validation tasks (meta.output best_val)\n", r.BestValIteration)
 	}
-	m, err := metalearn.MetricNamed(r.Metric)
+	metric, err := metalearn.MetricNamed(r.Metric)
 	if err != nil {
-		m = metalearn.MSE
+		metric = metalearn.MSE
 	}
+	m := display.Of(metric)
 	rows := []struct {
 		name string
 		s    rundir.Stats
@@ -27,7 +29,7 @@ func printResult(w io.Writer, r *rundir.Result) {
 			}
 		}
 	}()
-	if m == metalearn.MSE {
+	if metric == metalearn.MSE {
 		fmt.Fprintf(w, "%-10s %9s %9s %9s  %s\n", "task set", "mean", "worst", "std", "worst task")
 		for _, row := range rows {
 			fmt.Fprintf(w, "%-10s %9.4f %9.4f %9.4f  %s\n", row.name, row.s.Mean, row.s.Worst, row.s.Std, row.s.WorstTask)

@@ -169,8 +169,8 @@ func TestSignalCheckpointsAndResumes(t *testing.T) {
 
 func readResultFile(t *testing.T, dir string) rundir.Result {
 	t.Helper()
-	var r rundir.Result
-	if err := r.UnmarshalJSON([]byte(mustRead(t, filepath.Join(dir, rundir.ResultFile)))); err != nil {
+	r, err := rundir.ReadResult(filepath.Join(dir, rundir.ResultFile))
+	if err != nil {
 		t.Fatal(err)
 	}
 	return r

@@ -5,11 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/trmaml/trmaml/internal/atomicfile"
@@ -58,65 +55,23 @@ func theoryCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer lock.Release()
-	f, R := theory.DefaultFamily(), theory.DefaultRadius
 	start := time.Now()
-	s, err := f.Saddle(R)
+	rep, err := theory.Study(Ts, *perDecade, *seeds, *batch)
 	if err != nil {
 		return err
 	}
-	c := f.TheoremConstants(R, *batch)
-	var md, csv strings.Builder
-	fmt.Fprintf(&md, "Saddle point (dual ascent + KKT Newton): w* = %.12g, p* = %.12g, min-max value %.15g; "+
-		"certified duality gap %.2g, complementary slackness %.2g.\n\n", s.W, s.P, s.Value, s.Gap, s.Slackness)
-	fmt.Fprintf(&md, "Theorem 1's constants on the ball of radius R = %g with C = %d: B = %.4g, L = %.4g, H = 0, G_p = %.4g; "+
-		"eta_w = %.4g / sqrt(T), eta_p = %.4g / sqrt(T) (entropic: %.4g / sqrt(T)).\n\n",
-		R, *batch, c.B, c.L, c.Gp, c.StepW(f.Alpha, 1), c.StepP(1), c.StepPEntropic(1))
-	ids := make([]uint64, *seeds)
-	for i := range ids {
-		ids[i] = uint64(i + 1)
-	}
-	csv.WriteString("geometry,T,mean_gap,ci95_half,theorem_bound,gaps\n")
-	var curves []theory.Curve
-	md.WriteString("| ascent on p | fitted slope (all T) | local slope over the last decade | mean gap at largest T |\n|---|---:|---:|---:|\n")
-	for _, g := range []theory.Geometry{theory.Euclidean, theory.Entropic} {
-		cv, err := f.Measure(g, R, *batch, Ts, ids)
-		if err != nil {
-			return err
-		}
-		curves = append(curves, cv)
-		last := len(Ts) - 1
-		decade := max(0, last-*perDecade)
-		lastSlope := 0.0
-		if last > decade {
-			lastSlope = (logRatio(cv.Mean[last], cv.Mean[decade])) / logRatio(float64(Ts[last]), float64(Ts[decade]))
-		}
-		fmt.Fprintf(&md, "| %s | %.3f | %.3f | %.3g ± %.2g |\n", g, cv.Slope, lastSlope, cv.Mean[last], cv.Half[last])
-		for k, T := range Ts {
-			fmt.Fprintf(&csv, "%s,%d,%g,%g,%g,%s\n", g, T, cv.Mean[k], cv.Half[k], c.Bound(f.Alpha, T), joinFloats(cv.Gaps[k]))
-		}
-	}
-	fmt.Fprintf(&md, "\n%d seeds per T, T = %v; %s wall clock.\n", *seeds, Ts, time.Since(start).Round(time.Second))
+	md := rep.Markdown(time.Since(start))
 	png := fig.file(*out, "theorem1_gap")
-	if err := plots.Theorem1Gap(curves, png, fig.width); err != nil {
+	if err := plots.Theorem1Gap(rep.Curves, png, fig.width); err != nil {
 		return err
 	}
-	if err := atomicfile.Write(filepath.Join(*out, "theorem1_gap.csv"), []byte(csv.String())); err != nil {
+	if err := atomicfile.Write(filepath.Join(*out, "theorem1_gap.csv"), []byte(rep.CSV())); err != nil {
 		return err
 	}
-	if err := atomicfile.Write(filepath.Join(*out, "theorem1_gap.md"), []byte(md.String())); err != nil {
+	if err := atomicfile.Write(filepath.Join(*out, "theorem1_gap.md"), []byte(md)); err != nil {
 		return err
 	}
-	fmt.Fprint(stdout, md.String())
+	fmt.Fprint(stdout, md)
 	fmt.Fprintf(stdout, "wrote %s and theorem1_gap.csv, theorem1_gap.md\n", png)
 	return nil
-}
-
-func logRatio(a, b float64) float64 { return math.Log(a / b) }
-
-func joinFloats(xs []float64) string {
-	parts := make([]string, len(xs))
-	for i, x := range xs {
-		parts[i] = strconv.FormatFloat(x, 'g', 8, 64)
-	}
-	return strings.Join(parts, ";")
 }

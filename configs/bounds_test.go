@@ -107,7 +107,7 @@ func TestKDerivedDefaults(t *testing.T) {
 		{"algorithm: trmaml\n", 1e-4},
 		{"algorithm: trmaml\ntask:\n  support: 10\n  query: 10\n", 2e-4},
 		{"task:\n  support: 10\ntrmaml:\n  p_lr: 3e-5\n", 3e-5},
-		{"task:\n  support: 7\ntrmaml:\n  p_lr: 0\n", 0},
+		{"task:\n  support: 7\ntrmaml:\n  p_lr: 5e-5\n", 5e-5},
 	} {
 		c, err := Parse("x.yaml", []byte(tc.yaml))
 		if err != nil {

@@ -36,7 +36,7 @@ type Config struct {
 	// Methods holds the section of every registered method, keyed by its
 	// name: the method with its settings (metalearn.MethodInfo). In YAML
 	// each is a top-level key after meta.
-	Methods map[string]metalearn.Method `yaml:"-"`
+	Methods map[string]metalearn.MethodSettings `yaml:"-"`
 	// Eval is the periodic evaluation protocol.
 	Eval EvalConfig `yaml:"eval"`
 	// Data says where the task family's files are (Omniglot).
@@ -185,6 +185,12 @@ type EvalConfig struct {
 	// tasks (DR-MAML's convention; the cvar method's level a is 1-alpha).
 	// Empty: none.
 	CVaRAlpha []float64 `yaml:"cvar_alpha"`
+	// Steps is the number of inner gradient steps of the evaluated
+	// adaptation; 0 means inner.steps, the paper's protocol (one step in
+	// training and at meta-test). MAML's mini-ImageNet setting trains with
+	// 5 steps and evaluates with 10. An inner loop that learns a setting
+	// per step (mamlpp) evaluates with inner.steps only.
+	Steps int `yaml:"steps"`
 	// Select is the statistic over the meta-validation tasks that picks
 	// the best model of meta.output best_val: "worst" (also "", the
 	// default), "mean" or "cvar" (CVaR at the first eval.cvar_alpha level).
@@ -197,7 +203,8 @@ type EvalConfig struct {
 // defaults that depend on the task family and its instance size, which
 // Parse fills from the family and the methods (Family.Defaults and PLR,
 // metalearn.MethodInfo.Defaults): trmaml.p_lr follows the family's
-// instance size, trmaml_entropic.p_lr and cvar.p_lr follow trmaml.p_lr.
+// instance size, trmaml_entropic.p_lr and cvar.p_lr follow a stated
+// trmaml.p_lr (metalearn.MethodDefaults.PLR).
 // eval.query, 1000 held-out points, does not depend on K (see
 // EvalConfig.Query).
 func Defaults() Config {
@@ -223,7 +230,7 @@ func Defaults() Config {
 			BallRadius: 0,
 			Output:     "last",
 		},
-		Methods: map[string]metalearn.Method{},
+		Methods: map[string]metalearn.MethodSettings{},
 		Eval: EvalConfig{
 			Every:          10000,
 			Instances:      5000,
@@ -253,9 +260,9 @@ func Defaults() Config {
 // Clone returns a copy of c that shares no section with it, so that
 // changing a setting of the copy leaves c as it was.
 func (c Config) Clone() Config {
-	methods := make(map[string]metalearn.Method, len(c.Methods))
+	methods := make(map[string]metalearn.MethodSettings, len(c.Methods))
 	for k, m := range c.Methods {
-		methods[k] = metalearn.CopySettings(m)
+		methods[k] = copySection(m).(metalearn.MethodSettings)
 	}
 	sections := make(map[string]any, len(c.Task.Sections))
 	for k, s := range c.Task.Sections {
@@ -268,4 +275,13 @@ func (c Config) Clone() Config {
 	c.Eval.CVaRAlpha = slices.Clone(c.Eval.CVaRAlpha)
 	c.Inner.Sections = copySections(c.Inner.Sections)
 	return c
+}
+
+// EvalSteps is the number of inner steps of the evaluated adaptation:
+// eval.steps, or inner.steps if it is 0.
+func (c Config) EvalSteps() int {
+	if c.Eval.Steps > 0 {
+		return c.Eval.Steps
+	}
+	return c.Inner.Steps
 }

@@ -35,7 +35,7 @@ func DecodeOverZero(name string) (Config, []error) {
 		zero.Inner.Sections[k] = reflect.New(reflect.TypeOf(s).Elem()).Interface()
 	}
 	for k, m := range zero.Methods {
-		zero.Methods[k] = reflect.New(reflect.TypeOf(m).Elem()).Interface().(metalearn.Method)
+		zero.Methods[k] = reflect.New(reflect.TypeOf(m).Elem()).Interface().(metalearn.MethodSettings)
 	}
 	base := zero
 	zero = Config{Methods: base.Methods, Task: TaskConfig{Sections: base.Task.Sections}, Model: ModelConfig{Sections: base.Model.Sections}, Inner: InnerConfig{Sections: base.Inner.Sections}}

@@ -62,7 +62,7 @@ func init() {
 		plainLoop{"sgd"},     // MAML: Steps steps of size Alpha
 		plainLoop{"metasgd"}, // Meta-SGD: a learned step size per parameter
 		anilLoop{},           // ANIL: the head alone adapted
-		plainLoop{"mamlpp"},  // MAML++: learned step sizes per step and tensor
+		mamlppLoop{},         // MAML++: learned step sizes per step and tensor, multi-step loss
 	} {
 		RegisterInnerLoop(l)
 	}
@@ -95,3 +95,29 @@ func (anilLoop) Check(c Config, k *Checker) {
 
 // maxHead bounds inner.anil.head, far beyond any model's tensor count.
 const maxHead = 1000
+
+// MAMLPPConfig is the section inner.mamlpp.
+type MAMLPPConfig struct {
+	// MSLIterations >= 0: with > 0 (and inner.steps >= 2) the
+	// meta-objective is MAML++'s multi-step loss, the query losses after
+	// every inner step weighted from uniform toward the last step over the
+	// first MSLIterations meta-iterations (package innerloops); 0 scores
+	// the last step alone.
+	MSLIterations int `yaml:"msl_iterations"`
+}
+
+type mamlppLoop struct{}
+
+func (mamlppLoop) Name() string    { return "mamlpp" }
+func (mamlppLoop) NewSection() any { return &MAMLPPConfig{} }
+func (mamlppLoop) Check(c Config, k *Checker) {
+	if c.EvalSteps() != c.Inner.Steps { // its step sizes are learned step by step
+		k.fail("eval.steps", c.Eval.Steps, "must be 0 or inner.steps = %d: inner loop mamlpp learns its step sizes step by step", c.Inner.Steps)
+	}
+	if s, ok := c.Inner.Sections["mamlpp"].(*MAMLPPConfig); ok {
+		k.between("inner.mamlpp.msl_iterations", s.MSLIterations, 0, MaxIterations)
+		if s.MSLIterations > 0 && c.Inner.Steps < 2 {
+			k.Fail("inner.mamlpp.msl_iterations", s.MSLIterations, "weighs the query losses of several inner steps: needs inner.steps >= 2, got %d", c.Inner.Steps)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/trmaml/trmaml/metalearn"
@@ -93,9 +94,9 @@ func settingNode(s Setting) *yaml.Node {
 }
 
 // resolveDefaults fills the defaults that depend on the task family: the
-// family's own (Family.Defaults), then each method's in registration order
-// (metalearn.MethodInfo.Defaults), which may ask the family for its step
-// size of p. set holds the line of each field path the file sets.
+// family's own (Family.Defaults), then each method's
+// (metalearn.MethodInfo.Defaults), which may ask for Algorithm 1's step size
+// of p (stepP). set holds the line of each field path the file sets.
 func (c *Config) resolveDefaults(set map[string]int) []error {
 	stated := func(path string) bool { _, ok := set[path]; return ok }
 	fam, err := c.Family()
@@ -108,6 +109,7 @@ func (c *Config) resolveDefaults(set map[string]int) []error {
 	if errs := fam.Defaults(c, stated); len(errs) > 0 {
 		return errs
 	}
+	plr, plrErr := c.stepP(fam, stated)
 	var errs []error
 	for _, info := range metalearn.Methods() {
 		m := c.Methods[info.Name]
@@ -116,14 +118,25 @@ func (c *Config) resolveDefaults(set map[string]int) []error {
 		}
 		err := info.Defaults(m, metalearn.MethodDefaults{
 			Stated: func(key string) bool { return stated(info.Name + "." + key) },
-			PLR:    func() (float64, error) { return fam.PLR(*c) },
-			Method: func(name string) metalearn.Method { return c.Methods[name] },
+			PLR:    func() (float64, error) { return plr, plrErr },
 		})
-		if err != nil {
+		if err != nil && !slices.Contains(errs, err) {
 			errs = append(errs, err)
 		}
 	}
 	return errs
+}
+
+// stepP is Algorithm 1's step size eta_p for c (metalearn.MethodDefaults.PLR):
+// the p_lr of its TR-MAML section when the file states it, else the task
+// family's.
+func (c *Config) stepP(fam Family, stated func(string) bool) (float64, error) {
+	for name, s := range c.Methods {
+		if t, ok := s.(*metalearn.TRMAML); ok && stated(name+".p_lr") {
+			return t.PLR, nil
+		}
+	}
+	return fam.PLR(*c)
 }
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)

@@ -130,7 +130,7 @@ func insertSections(root *yaml.Node, c Config, omit map[string]bool) error {
 // (Marshal) holds Read's fields.
 func (c Config) Read() Config {
 	c = c.Clone()
-	maps.DeleteFunc(c.Methods, func(name string, _ metalearn.Method) bool { return name != c.Algorithm })
+	maps.DeleteFunc(c.Methods, func(name string, _ metalearn.MethodSettings) bool { return name != c.Algorithm })
 	maps.DeleteFunc(c.Task.Sections, func(name string, _ any) bool { return name != c.Task.Family })
 	maps.DeleteFunc(c.Model.Sections, func(name string, _ any) bool { return name != c.Model.Kind })
 	maps.DeleteFunc(c.Inner.Sections, func(name string, _ any) bool { return name != c.Inner.Kind })

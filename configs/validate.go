@@ -84,6 +84,7 @@ func (c Config) validate() []error {
 	k.between("eval.query", e.Query, 1, MaxEvalQuery)
 	k.between("eval.batch", e.Batch, 1, MaxBatch)
 	k.between("eval.final_instances", e.FinalInstances, 0, MaxInstances)
+	k.between("eval.steps", e.Steps, 0, MaxSteps)
 	k.oneOf("eval.select", e.Select, "", "worst", "mean", "cvar")
 	if e.Select == "cvar" && len(e.CVaRAlpha) == 0 {
 		k.fail("eval.select", e.Select, "needs a level in eval.cvar_alpha")

@@ -146,12 +146,8 @@ func TestRunInterrupted(t *testing.T) {
 
 func resultWithoutTiming(t *testing.T, dir string) rundir.Result {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(dir, rundir.ResultFile))
+	r, err := rundir.ReadResult(filepath.Join(dir, rundir.ResultFile))
 	if err != nil {
-		t.Fatal(err)
-	}
-	var r rundir.Result
-	if err := r.UnmarshalJSON(raw); err != nil {
 		t.Fatal(err)
 	}
 	r.Timing = rundir.Timing{}

@@ -28,7 +28,7 @@ func (g imageGeom) winogradBlockTile(n, F int) int {
 	if g.C == 1 {
 		return 0
 	}
-	return winogradTile(g.H, g.W, n, g.C, F)
+	return g.winogradTile(n, g.C, F)
 }
 
 // winogradBlock sets out to convBlock's values of every task (images x,

@@ -49,6 +49,7 @@ type CNN struct {
 	Pool        string  `json:",omitempty"` // how a block shrinks the image: PoolMax ("" too), PoolStride or PoolNone
 	NoBatchNorm bool    `json:",omitempty"` // blocks without batch norm
 	Hidden      int     `json:",omitempty"` // width of a hidden layer before the output layer, 0 for none
+	tune        tuning  // the engine's choices for the ops of the blocks
 }
 
 // The poolings of a CNN block, CNN.Pool.
@@ -285,11 +286,11 @@ func (m CNN) forward(x *gorgonia.Node, params gorgonia.Nodes, p pass) (*gorgonia
 		w := params[nb*l : nb*l+nb]
 		var z *gorgonia.Node
 		var err error
-		g := imageGeom{H, W, C}
+		g := imageGeom{H: H, W: W, C: C, tune: m.tune}
 		switch {
 		case !m.fusedBlocks():
 			z, err = m.plainBlock(h, g, w)
-		case p == valuesPass && m.fusesValues(g, s[1]) || p == oncePass && C == 1 && m.fuses(C) && blockBackFast(h.Dtype()):
+		case p == valuesPass && m.fusesValues(g, s[1]) || p == oncePass && C == 1 && m.fuses(C) && g.blockBackFast(h.Dtype()):
 			z, err = convBlock(h, w[0], w[1], w[2], w[3], g, m.Eps)
 		default:
 			z, err = m.block(h, g, w[0], w[1], w[2], w[3])

@@ -85,7 +85,7 @@ func TestCNNGraphAvoidsBrokenGorgoniaOps(t *testing.T) {
 		t.Fatal(err)
 	}
 	kinds := map[string]bool{}
-	for _, n := range obj.Graph().AllNodes() {
+	for _, n := range obj.firstGraph().AllNodes() {
 		if n.Op() == nil {
 			continue
 		}
@@ -101,7 +101,7 @@ func TestCNNGraphAvoidsBrokenGorgoniaOps(t *testing.T) {
 type cnnCase struct {
 	name    string
 	chunked bool // one image per convolution chunk
-	wino    int  // every convolution on the Winograd path with tiles of this size (winogradForce)
+	wino    int  // every convolution on the Winograd path with tiles of this size (tuning.winograd)
 	h, w    int
 	steps   int
 	adaptBN bool
@@ -127,17 +127,13 @@ func TestCNNMetaGradient(t *testing.T) {
 	for ci, cc := range cases {
 		t.Run(cc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(ci), 41))
-			if cc.chunked {
-				defer func(v int) { chunkValues = v }(chunkValues)
-				chunkValues = 1
-			}
-			if cc.wino != 0 {
-				defer func(v int) { winogradForce = v }(winogradForce)
-				winogradForce = cc.wino
-			}
 			m, err := NewCNN(cc.h, cc.w, c, filters, blocks, ways, cc.adaptBN)
 			if err != nil {
 				t.Fatal(err)
+			}
+			m.tune.winograd = cc.wino
+			if cc.chunked {
+				m.tune.chunkValues = 1
 			}
 			ref := reference.CNN{H: cc.h, W: cc.w, C: c, Filters: filters, Blocks: blocks, Ways: ways, AdaptBN: cc.adaptBN, Eps: 1e-5}
 			b := randomImages(rng, tasks, ways, shots, queries, cc.h, cc.w, c)
@@ -225,22 +221,21 @@ var _ gorgonia.Op = (*op)(nil)
 func TestCNNFloat32(t *testing.T) {
 	for _, c := range []struct {
 		h, w int
-		wino int // winogradForce
+		wino int // tuning.winograd
 	}{{9, 7, 0}, {8, 8, 0}, {9, 7, 2}, {8, 8, 2}, {9, 7, 4}, {8, 8, 4}} {
 		t.Run(fmt.Sprintf("%dx%d, Winograd tiles %d", c.h, c.w, c.wino), func(t *testing.T) {
-			defer func(v int) { winogradForce = v }(winogradForce)
-			winogradForce = c.wino
-			cnnFloat32(t, c.h, c.w)
+			cnnFloat32(t, c.h, c.w, tuning{winograd: c.wino})
 		})
 	}
 }
 
-func cnnFloat32(t *testing.T, h, w int) {
+func cnnFloat32(t *testing.T, h, w int, tune tuning) {
 	rng := rand.New(rand.NewPCG(5, 5))
 	m, err := NewCNN(h, w, 1, 16, 2, 3, false)
 	if err != nil {
 		t.Fatal(err)
 	}
+	m.tune = tune
 	b := randomImages(rng, 3, 3, 1, 2, h, w, 1)
 	wt := m.Init(rng)
 	off, cin := 0, m.C
@@ -297,8 +292,8 @@ func TestBuffersRecycled(t *testing.T) {
 	losses, grad := make([]float64, 4), make([]float64, len(w))
 	held := func() (values, buffers int) {
 		seen := map[*tensor.Dense]bool{}
-		for _, s := range obj.prog.steps {
-			if o, ok := s.op.(*op); ok && o.pool != nil {
+		for _, s := range obj.prog.Steps {
+			if o, ok := s.Op.(*op); ok && o.pool != nil {
 				values += o.outShape.TotalSize()
 				if o.buf != nil && !seen[o.buf] {
 					seen[o.buf] = true
@@ -306,7 +301,7 @@ func TestBuffersRecycled(t *testing.T) {
 				}
 			}
 		}
-		for _, d := range obj.programs()[0].pool.Free() {
+		for _, d := range obj.programs()[0].Pool.Free() {
 			if !seen[d] {
 				seen[d] = true
 				buffers += d.Shape().TotalSize()
@@ -373,7 +368,7 @@ func TestShareBuffers(t *testing.T) {
 		return r
 	}
 	pooled := func(obj *Objective) (floats int) {
-		for _, d := range obj.programs()[0].pool.Free() {
+		for _, d := range obj.programs()[0].Pool.Free() {
 			floats += d.Shape().TotalSize()
 		}
 		return floats
@@ -420,8 +415,6 @@ func TestShareBuffers(t *testing.T) {
 // and 8 goroutines, as a run resumed on another machine needs.
 func TestCNNIndependentOfGOMAXPROCS(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	defer func(v int) { elemsPiece = v }(elemsPiece)
-	elemsPiece = 64 // pieces of the test's small tensors
 	const tasks, ways, shots, queries, h, w, filters = 2, 3, 1, 4, 7, 6, 4
 	rng := rand.New(rand.NewPCG(8, 8))
 	b := randomImages(rng, tasks, ways, shots, queries, h, w, 1)
@@ -432,9 +425,9 @@ func TestCNNIndependentOfGOMAXPROCS(t *testing.T) {
 	params := m.Init(rng)
 	run := func(procs int) []float64 {
 		runtime.GOMAXPROCS(procs)
-		obj, err := NewObjective(Spec{Model: m, Loss: SoftmaxCrossEntropy, Score: Accuracy, Tasks: tasks,
+		obj, err := newObjective(Spec{Model: m, Loss: SoftmaxCrossEntropy, Score: Accuracy, Tasks: tasks,
 			Support: ways * shots, Query: ways * queries, InShape: m.InShape(), OutDim: ways,
-			Steps: 2, Alpha: 0.3, MetaGradient: true})
+			Steps: 2, Alpha: 0.3, MetaGradient: true}, tuning{elemsPiece: 64}) // pieces of the test's small tensors
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -178,13 +178,12 @@ func TestCNNColourFiveSteps(t *testing.T) {
 	for _, wino := range []int{0, 2, 4} {
 		for _, adapt := range []bool{false, true} {
 			t.Run(fmt.Sprintf("Winograd %d, BN adapted %v", wino, adapt), func(t *testing.T) {
-				defer func(v int) { winogradForce = v }(winogradForce)
-				winogradForce = wino
 				rng := rand.New(rand.NewPCG(3, uint64(wino)))
 				m, err := NewCNN(6, 5, 3, 3, 2, ways, adapt)
 				if err != nil {
 					t.Fatal(err)
 				}
+				m.tune.winograd = wino
 				ref := reference.CNN{H: 6, W: 5, C: 3, Filters: 3, Blocks: 2, Ways: ways, AdaptBN: adapt, Eps: 1e-5}
 				b := randomImages(rng, tasks, ways, shots, queries, 6, 5, 3)
 				w := m.Init(rng)

@@ -18,18 +18,14 @@ import (
 // and neither may change a bit. Chunks of one image make the split
 // convolutions many chunks on the im2col path and on both Winograd paths.
 func TestSameBitsOnEveryCoreCount(t *testing.T) {
-	defer func(v int) { chunkValues = v }(chunkValues)
-	chunkValues = 1
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, tasks := range []int{1, 2, 4} {
 		for _, wino := range []int{0, 2, 4} {
 			t.Run(fmt.Sprintf("meta-batch %d, Winograd %d", tasks, wino), func(t *testing.T) {
-				defer func(v int) { winogradForce = v }(winogradForce)
-				winogradForce = wino
 				var first []byte
 				for _, procs := range []int{1, 2, 3} {
 					runtime.GOMAXPROCS(procs)
-					got := metaSteps(t, tasks, smallColour)
+					got := metaSteps(t, tasks, smallColour, tuning{winograd: wino, chunkValues: 1})
 					if first == nil {
 						first = got
 					} else if !bytes.Equal(got, first) {
@@ -46,14 +42,12 @@ func TestSameBitsOnEveryCoreCount(t *testing.T) {
 // batch norm adapted, 5 inner steps; 4 filters to keep it short), second
 // and first order, on the kernel paths the cost model picks for it: the
 // first block's im2col convolution of 3 channels and, at meta-batch 3,
-// task groups of 2 and 1 (groupInputs lowered), each group's tasks split
+// task groups of 2 and 1 (tuning.groupInputs lowered), each group's tasks split
 // over the cores at GOMAXPROCS 3.
 func TestSameBitsOnEveryCoreCountMiniImageNet(t *testing.T) {
 	if testing.Short() {
 		t.Skip("about 15 s of CPU")
 	}
-	defer func(v int) { groupInputs = v }(groupInputs)
-	groupInputs = 1
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, sh := range []stepsShape{miniImageNet, miniImageNetFirst} {
 		for _, tasks := range []int{1, 3} {
@@ -61,7 +55,7 @@ func TestSameBitsOnEveryCoreCountMiniImageNet(t *testing.T) {
 				var first []byte
 				for _, procs := range []int{1, 2, 3} {
 					runtime.GOMAXPROCS(procs)
-					got := metaSteps(t, tasks, sh)
+					got := metaSteps(t, tasks, sh, tuning{groupInputs: 1})
 					if first == nil {
 						first = got
 					} else if !bytes.Equal(got, first) {
@@ -90,19 +84,20 @@ var (
 )
 
 // metaSteps runs 3 plain meta-gradient steps of sh's CNN, float32, 5-way
-// with 1 support image per class, and returns the bytes of the final
-// parameters, losses and accuracies.
-func metaSteps(t *testing.T, tasks int, sh stepsShape) []byte {
+// with 1 support image per class, with the engine's choices of tune, and
+// returns the bytes of the final parameters, losses and accuracies.
+func metaSteps(t *testing.T, tasks int, sh stepsShape, tune tuning) []byte {
 	const ways = 5
 	m, err := sh.net.CNN(ways)
 	if err != nil {
 		t.Fatal(err)
 	}
+	m.tune = tune
 	rng := rand.New(rand.NewPCG(9, 9))
 	b := randomImages(rng, tasks, ways, 1, sh.queries, sh.net.Height, sh.net.Width, sh.net.Channels)
-	obj, err := NewObjective(Spec{Model: m, Loss: SoftmaxCrossEntropy, Score: Accuracy, Tasks: tasks, Support: ways,
+	obj, err := newObjective(Spec{Model: m, Loss: SoftmaxCrossEntropy, Score: Accuracy, Tasks: tasks, Support: ways,
 		Query: sh.queries * ways, InShape: m.InShape(), OutDim: ways, Steps: sh.steps, Alpha: 0.1, MetaGradient: true,
-		FirstOrder: sh.first, Dtype: tensor.Float32})
+		FirstOrder: sh.first, Dtype: tensor.Float32}, tune)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/trmaml/trmaml/graph/internal/exec"
 	"gorgonia.org/gorgonia"
 )
 
@@ -16,8 +17,8 @@ type Graph struct {
 	gradientNodes map[int64]bool
 }
 
-// New returns an empty Graph.
-func New() *Graph {
+// newGraph returns an empty Graph.
+func newGraph() *Graph {
 	return &Graph{ExprGraph: gorgonia.NewGraph(), gradientNodes: map[int64]bool{}}
 }
 
@@ -246,41 +247,11 @@ func (g *Graph) nextID() int64 {
 }
 
 // children returns the inputs of n in argument order.
-func (g *Graph) children(n *gorgonia.Node) gorgonia.Nodes {
-	it := g.From(n.ID())
-	out := make(gorgonia.Nodes, 0, it.Len())
-	for it.Next() {
-		out = append(out, it.Node().(*gorgonia.Node))
-	}
-	return out
-}
+func (g *Graph) children(n *gorgonia.Node) gorgonia.Nodes { return exec.Inputs(g.ExprGraph, n) }
 
 // postOrder lists the nodes cost depends on, every node after its inputs.
 func (g *Graph) postOrder(cost *gorgonia.Node) gorgonia.Nodes {
-	var order gorgonia.Nodes
-	seen := map[*gorgonia.Node]bool{}
-	type frame struct {
-		n        *gorgonia.Node
-		children gorgonia.Nodes
-		next     int
-	}
-	stack := []frame{{n: cost, children: g.children(cost)}}
-	seen[cost] = true
-	for len(stack) > 0 {
-		top := &stack[len(stack)-1]
-		if top.next < len(top.children) {
-			c := top.children[top.next]
-			top.next++
-			if !seen[c] {
-				seen[c] = true
-				stack = append(stack, frame{n: c, children: g.children(c)})
-			}
-			continue
-		}
-		order = append(order, top.n)
-		stack = stack[:len(stack)-1]
-	}
-	return order
+	return exec.PostOrder(g.ExprGraph, cost)
 }
 
 // unitLike returns the constant 1 of cost's dtype, the seed of the sweep.

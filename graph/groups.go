@@ -23,13 +23,13 @@ const groupTasks = 2
 // images) for which a meta-gradient objective runs its tasks in groups:
 // mini-ImageNet's 80 images of 84x84x3 are 1.7 million, the paper's
 // Omniglot models' (at most 20-way, 220 images of 28x28) 0.17 million,
-// whose graphs are unchanged. A variable so that tests can lower it.
-var groupInputs = 1 << 20
+// whose graphs are unchanged (tuning.groupInputs overrides it).
+const groupInputs = 1 << 20
 
 // groups is the number of task groups of an objective of s: 1 unless it
 // has a meta-gradient, more than groupTasks tasks and large ones.
-func (s Spec) groups() int {
-	if !s.MetaGradient || s.Tasks <= groupTasks || (s.Support+s.Query)*s.inDim() < groupInputs {
+func (s Spec) groups(tune tuning) int {
+	if !s.MetaGradient || s.Tasks <= groupTasks || (s.Support+s.Query)*s.inDim() < or(tune.groupInputs, groupInputs) {
 		return 1
 	}
 	return (s.Tasks + groupTasks - 1) / groupTasks
@@ -37,18 +37,18 @@ func (s Spec) groups() int {
 
 // newGroups builds an objective of spec as n graphs of its tasks in turn,
 // sharing one buffer pool.
-func newGroups(spec Spec, n int) (*Objective, error) {
+func newGroups(spec Spec, n int, tune tuning) (*Objective, error) {
 	o := &Objective{spec: spec, predOut: -1, inTurn: true}
 	for l := range n {
 		from, to := l*spec.Tasks/n, (l+1)*spec.Tasks/n
 		s := spec
 		s.Tasks = to - from
-		sub, err := NewObjective(s)
+		sub, err := newObjective(s, tune)
 		if err != nil {
 			return nil, err
 		}
 		if l > 0 {
-			sub.joinPool(o.lanes[0].obj.prog.pool, false)
+			sub.joinPool(o.lanes[0].obj.prog.Pool, false)
 		}
 		o.lanes = append(o.lanes, lane{obj: sub, from: from, to: to})
 	}

@@ -26,14 +26,12 @@ func TestTaskGroups(t *testing.T) {
 		bytes             int64
 	}
 	run := func(inputs int) result {
-		defer func(v int) { groupInputs = v }(groupInputs)
-		groupInputs = inputs
-		obj, err := NewObjective(spec)
+		obj, err := newObjective(spec, tuning{groupInputs: inputs})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got, want := obj.inTurn, inputs == 1; got != want {
-			t.Fatalf("groupInputs %d: in groups %v, want %v", inputs, got, want)
+			t.Fatalf("tuning.groupInputs %d: in groups %v, want %v", inputs, got, want)
 		}
 		r := result{make([]float64, tasks), make([]float64, tasks), make([]float64, len(w)), 0}
 		for range 2 { // the second call reuses the buffers and the summed gradient

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/trmaml/trmaml/graph/internal/exec"
 	"github.com/trmaml/trmaml/metalearn"
 )
 
@@ -73,22 +74,22 @@ const laneFLOPs = 1 << 24
 // same size recycle the same buffers, and together they hold about what one
 // graph of all the tasks would. Shared with another objective's pool
 // (ShareBuffers), they borrow its buffers (joinPool).
-func newLanes(spec Spec, n int) (*Objective, error) {
+func newLanes(spec Spec, n int, tune tuning) (*Objective, error) {
 	o := &Objective{spec: spec, predOut: -1}
 	for l := range n {
 		from, to := l*spec.Tasks/n, (l+1)*spec.Tasks/n
 		s := spec
 		s.Tasks, s.Lanes = to-from, 1
-		sub, err := NewObjective(s)
+		sub, err := newObjective(s, tune)
 		if err != nil {
 			return nil, err
 		}
 		if l == 0 && spec.Lanes == 0 && sub.FLOPs() < laneFLOPs*float64(s.Tasks) {
 			spec.Lanes = 1 // small tasks: one graph
-			return NewObjective(spec)
+			return newObjective(spec, tune)
 		}
 		if l > 0 {
-			sub.joinPool(o.lanes[0].obj.prog.pool, false)
+			sub.joinPool(o.lanes[0].obj.prog.Pool, false)
 		}
 		o.lanes = append(o.lanes, lane{obj: sub, from: from, to: to})
 	}
@@ -96,14 +97,24 @@ func newLanes(spec Spec, n int) (*Objective, error) {
 	return o, nil
 }
 
-// programs are the compiled graphs of o: its own, or its lanes'.
-func (o *Objective) programs() []*program {
+// graphs are the objectives of o's compiled graphs: o, or its lanes'
+// (or groups').
+func (o *Objective) graphs() []*Objective {
 	if o.lanes == nil {
-		return []*program{&o.prog}
+		return []*Objective{o}
 	}
-	ps := make([]*program, len(o.lanes))
+	gs := make([]*Objective, len(o.lanes))
 	for i, l := range o.lanes {
-		ps[i] = &l.obj.prog
+		gs[i] = l.obj
+	}
+	return gs
+}
+
+// programs are the compiled graphs of o: its own, or its lanes'.
+func (o *Objective) programs() []*exec.Program {
+	var ps []*exec.Program
+	for _, g := range o.graphs() {
+		ps = append(ps, g.prog)
 	}
 	return ps
 }

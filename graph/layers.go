@@ -44,7 +44,7 @@ func (a Activation) Apply(x *gorgonia.Node) (*gorgonia.Node, error) { return a.a
 // of every pixel; it is the (T, M, F) input of BatchNorm and
 // BatchNormMaxPool, and Reshape turns it back into (T, N, h*w*f) images.
 func Conv3x3(x, k *gorgonia.Node, h, w, c int) (*gorgonia.Node, error) {
-	return conv(x, k, imageGeom{h, w, c})
+	return conv(x, k, imageGeom{H: h, W: w, C: c})
 }
 
 // Conv returns the 3x3 convolution of images x (T, N, h*w*c) (or
@@ -58,7 +58,7 @@ func Conv(x, k, b *gorgonia.Node, h, w, c, stride, pad int) (*gorgonia.Node, err
 	if pad < 0 || pad > 1 || stride < 1 {
 		return nil, fmt.Errorf("graph: Conv takes padding 0 or 1 and stride >= 1, got padding %d, stride %d", pad, stride)
 	}
-	z, err := conv(x, k, imageGeom{h, w, c})
+	z, err := conv(x, k, imageGeom{H: h, W: w, C: c})
 	if err != nil {
 		return nil, err
 	}

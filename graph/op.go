@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 
 	"github.com/chewxy/hm"
+	"github.com/trmaml/trmaml/graph/internal/exec"
 	"github.com/trmaml/trmaml/graph/internal/memory"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -21,8 +22,8 @@ import (
 //
 // A kernel is wrapped in op, which implements gorgonia's Op interface once for
 // all kernels. Each op belongs to one node and keeps that node's output
-// tensor between runs, so a rerun allocates nothing; program (objective.go)
-// may hand the buffer back to a pool after its last use in a run and the op
+// tensor between runs, so a rerun allocates nothing; the program
+// (graph/internal/exec) may hand the buffer back to a pool after its last use in a run and the op
 // takes a buffer from the pool on its next run. Nothing writes into an op's
 // input (no kernel here or gorgonia op in our graphs overwrites its inputs).
 
@@ -68,11 +69,13 @@ type float interface{ ~float32 | ~float64 }
 // args are the inputs and output of one kernel call, in one of the two
 // dtypes (the slices of the other are nil).
 type args struct {
-	s   []tensor.Shape
-	o64 []float64
-	i64 [][]float64
-	o32 []float32
-	i32 [][]float32
+	// piece is tuning.elemsPiece of the op's program (parallelElems).
+	piece int
+	s     []tensor.Shape
+	o64   []float64
+	i64   [][]float64
+	o32   []float32
+	i32   [][]float32
 }
 
 // call runs the float64 or the float32 instance of a kernel's generic
@@ -249,9 +252,19 @@ func (o *op) flops() float64 {
 	return 0
 }
 
-// release hands the output buffer back to the pool: its last reader in this
-// run is done. The next Do takes a buffer from the pool again.
-func (o *op) release() {
+// The program (graph/internal/exec) pools the buffers of large ops.
+var _ exec.Pooled = (*op)(nil)
+
+// OutSize implements exec.Pooled: the values of the output.
+func (o *op) OutSize() int { return o.outShape.TotalSize() }
+
+// UsePool implements exec.Pooled.
+func (o *op) UsePool(p *memory.Pool) { o.pool = p }
+
+// Release implements exec.Pooled: it hands the output buffer back to the
+// pool, its last reader in this run being done. The next Do takes a
+// buffer from the pool again.
+func (o *op) Release() {
 	if o.pool != nil && o.buf != nil {
 		o.pool.Put(o.buf)
 		o.buf = nil

@@ -329,14 +329,11 @@ func (k convBlockKernel) unfusedGrad(in gorgonia.Nodes, out, g *gorgonia.Node) (
 // than the unfused backward pass (measured, cnnbench -ways 5 -order
 // second at 64 filters on one core: 16% more CPU per iteration in the
 // plain build, 5-30% more in float64), so CNN.forwardOnce fuses only then.
-func blockBackFast(dt tensor.Dtype) bool {
-	return forceBlockBack || dt == tensor.Float32 && vec.SIMD()
+// tuning.blockBack makes it true, so that tests run the fused query pass
+// in float64 and in the plain build too.
+func (g imageGeom) blockBackFast(dt tensor.Dtype) bool {
+	return g.tune.blockBack || dt == tensor.Float32 && vec.SIMD()
 }
-
-// forceBlockBack makes blockBackFast true, so that tests run the fused
-// query pass in float64 and in the plain build too. A package variable:
-// the tests that set it must not run in parallel.
-var forceBlockBack = false
 
 // convBlockBackKernel is the gradient of convBlock(x, k, b, gamma, beta)
 // with respect to k, gamma and beta for images of one channel, given the

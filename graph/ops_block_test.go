@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/trmaml/trmaml/graph/internal/exec"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -31,7 +32,7 @@ func TestEvalQueryPassFused(t *testing.T) {
 	for _, c := range []struct {
 		h, w, blocks int
 		dt           tensor.Dtype
-		chunk        int // chunkValues; 0: the default
+		chunk        int // tuning.chunkValues; 0: the default
 		maxRel       float64
 	}{
 		{28, 28, 4, tensor.Float32, 0, 1e-6},
@@ -42,15 +43,12 @@ func TestEvalQueryPassFused(t *testing.T) {
 		{9, 7, 2, tensor.Float64, 1, 1e-14},
 	} {
 		t.Run(fmt.Sprintf("%dx%d, %v, chunkValues %d", c.h, c.w, c.dt, c.chunk), func(t *testing.T) {
-			if c.chunk > 0 {
-				defer func(v int) { chunkValues = v }(chunkValues)
-				chunkValues = c.chunk
-			}
 			rng := rand.New(rand.NewPCG(7, 7))
 			m, err := NewCNN(c.h, c.w, 1, 32, c.blocks, 5, false)
 			if err != nil {
 				t.Fatal(err)
 			}
+			m.tune.chunkValues = c.chunk
 			b := randomImages(rng, 4, 5, 1, 10, c.h, c.w, 1)
 			w := m.Init(rng)
 			var losses, acc [2][]float64
@@ -64,7 +62,7 @@ func TestEvalQueryPassFused(t *testing.T) {
 				// where their convolution takes the Winograd path (all of
 				// them with the SIMD kernels).
 				want := 0
-				for l, g := 0, (imageGeom{c.h, c.w, 1}); k == 0 && l < c.blocks; l, g = l+1, (imageGeom{g.H / 2, g.W / 2, m.Filters}) {
+				for l, g := 0, (imageGeom{H: c.h, W: c.w, C: 1}); k == 0 && l < c.blocks; l, g = l+1, (imageGeom{H: g.H / 2, W: g.W / 2, C: m.Filters}) {
 					if m.fusesValues(g, 50) {
 						want++
 					}
@@ -121,7 +119,7 @@ func TestMetaGradientQueryPassFused(t *testing.T) {
 			b := randomImages(rng, 4, 5, 1, 10, 28, 28, 1)
 			w := m.Init(rng)
 			weights := []float64{0.5, 1, 1.5, 2}
-			if !blockBackFast(c.dt) {
+			if g := (imageGeom{}); !g.blockBackFast(c.dt) {
 				obj, err := NewObjective(Spec{Model: m, Loss: SoftmaxCrossEntropy, Tasks: 4, Support: 5, Query: 50,
 					InShape: m.InShape(), OutDim: 5, Steps: 2, Alpha: 0.4, FirstOrder: c.first, MetaGradient: true, Dtype: c.dt})
 				if err != nil {
@@ -130,8 +128,7 @@ func TestMetaGradientQueryPassFused(t *testing.T) {
 				if runs[convBlockKernel](obj.programs()[0]) {
 					t.Fatalf("%v without the SIMD kernels: convBlock in the program", c.dt)
 				}
-				defer func() { forceBlockBack = false }()
-				forceBlockBack = true
+				m.tune.blockBack = true
 			}
 			var losses, grads [3][]float64
 			var flops [3]float64
@@ -185,7 +182,7 @@ func TestConvBlockBackMatchesUnfused(t *testing.T) {
 	for _, c := range []struct {
 		h, w, n, f int
 		dt         tensor.Dtype
-		chunk      int // chunkValues; 0: the default
+		chunk      int // tuning.chunkValues; 0: the default
 		binary     bool
 		maxRel     float64
 	}{
@@ -198,10 +195,6 @@ func TestConvBlockBackMatchesUnfused(t *testing.T) {
 		{28, 28, 10, 64, tensor.Float64, 0, true, 1e-12},
 	} {
 		t.Run(fmt.Sprintf("%dx%d, %d images, %d filters, %v, chunkValues %d, binary %v", c.h, c.w, c.n, c.f, c.dt, c.chunk, c.binary), func(t *testing.T) {
-			if c.chunk > 0 {
-				defer func(v int) { chunkValues = v }(chunkValues)
-				chunkValues = c.chunk
-			}
 			rng := rand.New(rand.NewPCG(5, 9))
 			const tasks = 3
 			pooled := c.n * (c.h / 2) * (c.w / 2)
@@ -218,9 +211,9 @@ func TestConvBlockBackMatchesUnfused(t *testing.T) {
 			}
 			var grads [2][]float64
 			for k, fused := range []bool{true, false} {
-				g := New()
+				g := newGraph()
 				in := letInputs(t, g, c.dt, shapes, vals)
-				y, err := buildBlock(in, imageGeom{H: c.h, W: c.w, C: 1}, c.f, fused)
+				y, err := buildBlock(in, imageGeom{H: c.h, W: c.w, C: 1, tune: tuning{chunkValues: c.chunk}}, c.f, fused)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -228,7 +221,7 @@ func TestConvBlockBackMatchesUnfused(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				var p *program
+				var p *exec.Program
 				p, grads[k] = runFlat(t, g, d)
 				if fused && (runs[bnBackMaxKernel](p) || runs[convKKernel](p) || runs[convKernel](p)) {
 					t.Errorf("the fused gradient runs bnBackMax, convK or conv")
@@ -255,10 +248,9 @@ func TestConvBlockBackMatchesUnfused(t *testing.T) {
 // sizes whose pool drops a row or a column, F(2x2) and F(4x4), kernels of
 // their own per task and kernels that every task shares (transformed once).
 func TestConvBlockWinogradMatchesUnfused(t *testing.T) {
-	defer func(v int) { winogradForce = v }(winogradForce)
 	for _, c := range []struct {
 		h, w, n, ch, f int
-		force          int // winogradForce: the tiles of the SIMD kernels' choice (4) or F(2x2)
+		force          int // tuning.winograd: the tiles of the SIMD kernels' choice (4) or F(2x2)
 		shared         bool
 		dt             tensor.Dtype
 		maxRel         float64
@@ -271,9 +263,9 @@ func TestConvBlockWinogradMatchesUnfused(t *testing.T) {
 		{14, 14, 10, 64, 64, 4, false, tensor.Float64, 1e-16},
 		{5, 6, 3, 16, 16, 2, true, tensor.Float64, 1e-16},
 	} {
-		t.Run(fmt.Sprintf("%dx%d, %d images, %d to %d channels, winogradForce %d, shared %v, %v", c.h, c.w, c.n, c.ch, c.f, c.force, c.shared, c.dt), func(t *testing.T) {
-			winogradForce = c.force
-			if winogradTile(c.h, c.w, c.n, c.ch, c.f) == 0 {
+		t.Run(fmt.Sprintf("%dx%d, %d images, %d to %d channels, Winograd tiles %d, shared %v, %v", c.h, c.w, c.n, c.ch, c.f, c.force, c.shared, c.dt), func(t *testing.T) {
+			geo := imageGeom{H: c.h, W: c.w, C: c.ch, tune: tuning{winograd: c.force}}
+			if geo.winogradTile(c.n, c.ch, c.f) == 0 {
 				t.Fatal("the case does not take the Winograd path")
 			}
 			rng := rand.New(rand.NewPCG(3, 11))
@@ -291,9 +283,9 @@ func TestConvBlockWinogradMatchesUnfused(t *testing.T) {
 			}
 			var outs [2][]float64
 			for j, fused := range []bool{true, false} {
-				g := New()
+				g := newGraph()
 				in := letInputs(t, g, c.dt, shapes, vals)
-				y, err := buildBlock(in, imageGeom{H: c.h, W: c.w, C: c.ch}, c.f, fused)
+				y, err := buildBlock(in, geo, c.f, fused)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -335,30 +327,29 @@ func buildBlock(in gorgonia.Nodes, geo imageGeom, f int, fused bool) (*gorgonia.
 
 // runFlat compiles and runs the graph g for outputs and returns the
 // program and the outputs' values one after the other.
-func runFlat(t *testing.T, g *Graph, outputs gorgonia.Nodes) (*program, []float64) {
+func runFlat(t *testing.T, g *Graph, outputs gorgonia.Nodes) (*exec.Program, []float64) {
 	t.Helper()
-	var p program
-	idx := p.compile(g, outputs)
-	if err := p.run(); err != nil {
+	p, idx := compile(g, outputs, tuning{})
+	if err := p.Run(); err != nil {
 		t.Fatal(err)
 	}
 	var flat []float64
 	for _, i := range idx {
-		out := make([]float64, p.vals[i].Shape().TotalSize())
-		getFloats(out, p.vals[i])
+		out := make([]float64, p.Vals[i].Shape().TotalSize())
+		getFloats(out, p.Vals[i])
 		flat = append(flat, out...)
 	}
-	return &p, flat
+	return p, flat
 }
 
 // runs reports whether program p runs a kernel of type K.
-func runs[K kernel](p *program) bool { return count[K](p) > 0 }
+func runs[K kernel](p *exec.Program) bool { return count[K](p) > 0 }
 
 // count returns how many ops of kernel type K program p runs.
-func count[K kernel](p *program) int {
+func count[K kernel](p *exec.Program) int {
 	n := 0
-	for _, s := range p.steps {
-		if o, ok := s.op.(*op); ok {
+	for _, s := range p.Steps {
+		if o, ok := s.Op.(*op); ok {
 			if _, is := o.k.(K); is {
 				n++
 			}

@@ -825,7 +825,7 @@ func checkNested(t *testing.T, rows []opRow) {
 			if draw == nil {
 				draw = awayFromZero
 			}
-			g := New()
+			g := newGraph()
 			in := make(gorgonia.Nodes, len(row.in))
 			vals := make([][]float64, len(row.in))
 			for i, s := range row.in {
@@ -885,19 +885,18 @@ func checkNested(t *testing.T, rows []opRow) {
 				outputs = append(append(append(outputs, f, h), fGrads...), hGrads...)
 			}
 
-			var p program
-			idx := p.compile(g, outputs)
-			if err := p.run(); err != nil {
+			p, idx := compile(g, outputs, tuning{})
+			if err := p.Run(); err != nil {
 				t.Fatal(err)
 			}
 			get := func(k int) []float64 {
-				switch v := p.vals[idx[k]].Data().(type) {
+				switch v := p.Vals[idx[k]].Data().(type) {
 				case float64:
 					return []float64{v}
 				case []float64:
 					return append([]float64(nil), v...)
 				}
-				t.Fatalf("output %d is %T", k, p.vals[idx[k]])
+				t.Fatalf("output %d is %T", k, p.Vals[idx[k]])
 				return nil
 			}
 			if row.value != nil {
@@ -923,12 +922,12 @@ func checkNested(t *testing.T, rows []opRow) {
 				for _, j := range coords {
 					orig := x[j]
 					x[j] = orig + step
-					if err := p.run(); err != nil {
+					if err := p.Run(); err != nil {
 						t.Fatal(err)
 					}
 					fp, hp := get(1)[0], get(2)[0]
 					x[j] = orig - step
-					if err := p.run(); err != nil {
+					if err := p.Run(); err != nil {
 						t.Fatal(err)
 					}
 					fm, hm := get(1)[0], get(2)[0]
@@ -970,7 +969,7 @@ func checkFloat32(t *testing.T, rows []opRow) {
 			}
 			var results [2][]float64
 			for k, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
-				g := New()
+				g := newGraph()
 				in := letInputs(t, g, dt, row.in, vals)
 				y, err := row.build(in)
 				if err != nil {
@@ -1005,32 +1004,30 @@ func checkFloat32(t *testing.T, rows []opRow) {
 // even and odd image sizes (tiles overhanging the image), one and several
 // channels, conv, convT and convK, with F(2x2, 3x3) and F(4x4, 3x3).
 func TestOpsWinograd(t *testing.T) {
-	defer func(v int) { winogradForce = v }(winogradForce)
 	for _, m := range []int{2, 4} {
 		t.Run(fmt.Sprintf("F(%dx%d, 3x3)", m, m), func(t *testing.T) {
-			winogradForce = m
-			checkWinogradOps(t)
+			checkWinogradOps(t, m)
 		})
 	}
 }
 
-func checkWinogradOps(t *testing.T) {
+func checkWinogradOps(t *testing.T, tiles int) {
 	var rows []opRow
 	for _, d := range []struct{ n, h, w, c, f int }{{2, 4, 6, 2, 3}, {1, 5, 3, 3, 2}, {2, 3, 3, 1, 2}, {1, 7, 2, 2, 1}, {1, 9, 8, 2, 3}} {
-		g := imageGeom{H: d.h, W: d.w, C: d.c}
+		geo := imageGeom{H: d.h, W: d.w, C: d.c, tune: tuning{winograd: tiles}}
 		x := tensor.Shape{2, d.n, d.h * d.w * d.c}
 		name := fmt.Sprintf("%d images %dx%dx%d, %d filters", d.n, d.h, d.w, d.c, d.f)
 		rows = append(rows,
 			opRow{name: "conv " + name, in: []tensor.Shape{x, {2, 9 * d.c, d.f}},
-				build: two(func(x, k *gorgonia.Node) (*gorgonia.Node, error) { return conv(x, k, g) }),
+				build: two(func(x, k *gorgonia.Node) (*gorgonia.Node, error) { return conv(x, k, geo) }),
 				value: func(in [][]float64) []float64 { return naiveConv(in[0], in[1], 2, d.n, d.h, d.w, d.c, d.f) }},
 			opRow{name: "convT " + name, in: []tensor.Shape{{2, d.n * d.h * d.w, d.f}, {2, 9 * d.c, d.f}},
 				build: two(func(g, k *gorgonia.Node) (*gorgonia.Node, error) {
-					return apply(convTKernel{convGeom{imageGeom{H: d.h, W: d.w, C: d.c}, x}}, g, k)
+					return apply(convTKernel{convGeom{geo, x}}, g, k)
 				})},
 			opRow{name: "convK " + name, in: []tensor.Shape{x, {2, d.n * d.h * d.w, d.f}},
 				build: two(func(x0, g *gorgonia.Node) (*gorgonia.Node, error) {
-					return apply(convKKernel{convGeom{imageGeom{H: d.h, W: d.w, C: d.c}, x}}, x0, g)
+					return apply(convKKernel{convGeom{geo, x}}, x0, g)
 				})})
 		if d.h < 2 || d.w < 2 {
 			continue
@@ -1039,7 +1036,7 @@ func checkWinogradOps(t *testing.T) {
 		// moments and pooled extremes only; with one, the patches' moments.
 		rows = append(rows, opRow{name: "convBlock " + name, in: []tensor.Shape{x, {2, 9 * d.c, d.f}, {2, d.f}, {2, d.f}, {2, d.f}},
 			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) {
-				return convBlock(in[0], in[1], in[2], in[3], in[4], g, 1e-3)
+				return convBlock(in[0], in[1], in[2], in[3], in[4], geo, 1e-3)
 			},
 			value: func(in [][]float64) []float64 {
 				z := naiveConv(in[0], in[1], 2, d.n, d.h, d.w, d.c, d.f)

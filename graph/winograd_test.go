@@ -104,7 +104,7 @@ func TestWinogradSharedKernels(t *testing.T) {
 				if got := sameTasks(k, tasks, 9*c*f); got == differ {
 					t.Fatalf("sameTasks = %v, want %v", got, !differ)
 				}
-				g := convGeom{imageGeom{h, w, c}, tensor.Shape{tasks, n * h * w, c}}
+				g := convGeom{imageGeom{H: h, W: w, C: c}, tensor.Shape{tasks, n * h * w, c}}
 				out := make([]float32, tasks*n*h*w*cout)
 				winogradConv(4, g, f, x, k, transposed, out)
 				for tk := 0; tk < tasks; tk++ {
@@ -218,7 +218,6 @@ func maxRelErr[T float](got []T, want []float64) float64 {
 // F(2x2) 2.7-3.3e-7, F(4x4) 1.2e-6 (3x3 images) to 5.7e-6 (14x14; 2.6e-5
 // of the RMS), 10 to 20 times F(2x2)'s.
 func TestWinogradRounding(t *testing.T) {
-	defer func(v int) { winogradForce = v }(winogradForce)
 	const c, f = 64, 64
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, s := range []struct{ n, h int }{{4, 14}, {8, 7}, {16, 3}} {
@@ -237,8 +236,7 @@ func TestWinogradRounding(t *testing.T) {
 		rms = math.Sqrt(rms / float64(len(want)))
 		for _, m := range []int{-1, 2, 4} { // im2col (forced), F(2x2), F(4x4)
 			out := make([]float32, len(want))
-			winogradForce = m
-			geom := convGeom{imageGeom{s.h, s.h, c}, tensor.Shape{1, s.n, s.h * s.h * c}}
+			geom := convGeom{imageGeom{H: s.h, W: s.h, C: c, tune: tuning{winograd: m}}, tensor.Shape{1, s.n, s.h * s.h * c}}
 			forwardConv(convKernel{geom}, out, [][]float32{x, k}, []tensor.Shape{geom.x, {1, 9 * c, f}})
 			e := maxRelErr(out, want)
 			eRMS := 0.0
@@ -259,7 +257,6 @@ func TestWinogradRounding(t *testing.T) {
 // and 3x3, float32. Run with -cpu 1; cpu-ms/op is the process's CPU time,
 // the figure to read on a shared machine.
 func BenchmarkConvPaths(b *testing.B) {
-	defer func(v int) { winogradForce = v }(winogradForce)
 	const c, f = 64, 64
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, h := range []int{14, 7, 3} {
@@ -270,85 +267,30 @@ func BenchmarkConvPaths(b *testing.B) {
 					v[i] = float32(rng.NormFloat64())
 				}
 			}
-			geom := convGeom{imageGeom{h, h, c}, tensor.Shape{1, n, h * h * c}}
 			out, outK := make([]float32, n*h*h*f), make([]float32, 9*c*f)
 			ops := []struct {
 				name string
-				run  func()
+				run  func(geom convGeom)
 			}{
-				{"conv", func() {
+				{"conv", func(geom convGeom) {
 					forwardConv(convKernel{geom}, out, [][]float32{x, k}, []tensor.Shape{geom.x, {1, 9 * c, f}})
 				}},
-				{"convK", func() {
+				{"convK", func(geom convGeom) {
 					forwardConvK(convKKernel{geom}, outK, [][]float32{x, g}, []tensor.Shape{geom.x, {1, n * h * h, f}})
 				}},
 			}
 			for _, op := range ops {
 				for _, m := range []int{-1, 2, 4} {
+					geom := convGeom{imageGeom{H: h, W: h, C: c, tune: tuning{winograd: m}}, tensor.Shape{1, n, h * h * c}}
 					b.Run(fmt.Sprintf("%s/%dx%d/n=%d/tiles=%d", op.name, h, h, n, m), func(b *testing.B) {
-						winogradForce = m
 						cpu := cpuSeconds()
 						for b.Loop() {
-							op.run()
+							op.run(geom)
 						}
 						b.ReportMetric((cpuSeconds()-cpu)*1e3/float64(b.N), "cpu-ms/op")
 					})
 				}
 			}
-		}
-	}
-}
-
-// TestWinogradTile pins the paths chosen at the CNN's shapes (5- and
-// 20-way support and query images per task, 64 channels), those
-// BenchmarkConvPaths measured fastest, or within its noise, on AMD Zen 4.
-func TestWinogradTile(t *testing.T) {
-	for _, c := range []struct {
-		h, n, cin int
-		costs     []winogradCost
-		want      int
-	}{
-		// With the SIMD kernels (Zen 4, AVX-512, OpenBLAS; conv's ms):
-		{28, 50, 1, simdCosts, 0},  // the first block: one input channel
-		{14, 5, 64, simdCosts, 4},  // F(4x4) 0.41-0.43 ms, F(2x2) 0.41-0.45 (conv)
-		{14, 50, 64, simdCosts, 4}, // 3.4-4.4 against 4.1-4.9
-		{7, 5, 64, simdCosts, 4},   // 0.16-0.17 against 0.16-0.17
-		{7, 200, 64, simdCosts, 4}, // 3.5-4.2 against 5.5-5.9
-		{3, 5, 64, simdCosts, 0},   // im2col 0.046-0.048, F(2x2) 0.06, F(4x4) 0.11
-		{3, 20, 64, simdCosts, 0},  // 0.17 against 0.16 and 0.16-0.17
-		{3, 50, 64, simdCosts, 4},  // 0.28-0.29 against 0.43-0.48 and 0.34-0.36
-		{3, 200, 64, simdCosts, 4}, // 0.90-0.91 against 1.55-1.75 and 1.28-1.39
-		// With the plain loops and OpenBLAS (Zen 5, AVX2 off, Sandybridge
-		// kernels; im2col, F(2x2), F(4x4) in ms for conv / convK):
-		{14, 5, 64, plainCosts, 0},   // 2.3 / 1.2, 2.8 / 1.2, 3.9 / 1.9
-		{14, 50, 64, plainCosts, 0},  // 10.6 / 10.5, 10.6 / 10.0, 13.7 / 15.1
-		{14, 200, 64, plainCosts, 0}, // 44.4 / 43.7, 42.7 / 38.4, 55.0 / 59.8 (F(2x2) lost in the whole iteration)
-		{7, 50, 64, plainCosts, 0},   // 2.6 / 2.5, 3.1 / 3.1, 3.6 / 4.0
-		{7, 200, 64, plainCosts, 0},  // 10.8 / 10.4, 12.0 / 13.4, 13.6 / 14.9
-		{3, 200, 64, plainCosts, 0},  // 1.9 / 1.8, 3.2 / 3.7, 3.6 / 4.5
-		// With the AVX and SSE sets (every transform in SSE2 assembly) and
-		// OpenBLAS (Zen 5, AVX2 and FMA off, Sandybridge kernels / AVX off
-		// too, Nehalem kernels; conv / convK in ms for im2col, F(2x2),
-		// F(4x4), AVX mode; SSE mode where it ranks otherwise):
-		{14, 5, 64, sse2Costs, 4},   // 1.29 / 1.14, 0.73 / 0.64, 0.60 / 0.62; SSE 2.82 / 2.54, 1.46 / 1.54, 1.26 / 1.23
-		{14, 50, 64, sse2Costs, 4},  // 11.9 / 14.2, 6.77 / 6.73, 6.31 / 6.54
-		{14, 200, 64, sse2Costs, 4}, // 59.2 / 51.4, 32.8 / 24.2, 28.1 / 21.0
-		{7, 5, 64, sse2Costs, 4},    // 0.29 / 0.27, 0.23 / 0.25, 0.19 / 0.25; SSE 0.62 / 0.62, 0.47 / 0.45, 0.35 / 0.34
-		{7, 20, 64, sse2Costs, 4},   // 1.15 / 1.19, 0.85 / 0.95, 0.59 / 0.69
-		{7, 200, 64, sse2Costs, 4},  // 11.9 / 11.7, 8.62 / 7.76, 5.75 / 5.01
-		{3, 5, 64, sse2Costs, 0},    // 0.058 / 0.059, 0.076 / 0.112, 0.107 / 0.175; SSE 0.12 / 0.13, 0.13 / 0.15, 0.14 / 0.17
-		{3, 20, 64, sse2Costs, 4},   // 0.22 / 0.21, 0.22 / 0.25, 0.18 / 0.25; SSE 0.62 / 0.48, 0.61 / 0.47, 0.44 / 0.34
-		{3, 50, 64, sse2Costs, 4},   // 0.54 / 0.54, 0.53 / 0.51, 0.37 / 0.41
-		{3, 200, 64, sse2Costs, 4},  // 2.09 / 2.17, 2.03 / 1.83, 1.40 / 1.22
-	} {
-		if c.cin < winogradMin {
-			if got := winogradTile(c.h, c.h, c.n, c.cin, 64); got != c.want {
-				t.Errorf("%d images %dx%dx%d: tile %d, want %d", c.n, c.h, c.h, c.cin, got, c.want)
-			}
-			continue
-		}
-		if got := cheapestTile(c.h, c.h, c.n, c.costs); got != c.want {
-			t.Errorf("%d images %dx%dx%d, costs %v: tile %d, want %d", c.n, c.h, c.h, c.cin, c.costs, got, c.want)
 		}
 	}
 }

@@ -9,17 +9,19 @@
 // is chosen and updated. It also holds the optimizers, the learning-rate
 // schedules and the paper's evaluation protocol (Evaluator).
 //
-// The package knows nothing about sinusoids, images or gorgonia: the task
-// family is a TaskSet and the model with its unrolled inner loop is an
+// The package knows nothing about sinusoids, images or gorgonia, nor how
+// reports name and scale what it computes (package results/display): the
+// task family is a TaskSet and the model with its unrolled inner loop is an
 // Objective (package graph builds one from a model; package data holds the
-// task families).
+// task families). A method's settings (MethodSettings, the config section)
+// and its run state (the Method their New returns) are separate types.
 //
 // # Using it as a library
 //
 // The shape of a program, as in learn2learn:
 //
 //	tr, err := metalearn.NewTrainer(obj, train, w0, metalearn.Settings{
-//		Method:     &metalearn.TRMAML{PLR: 1e-4},
+//		Method:     metalearn.TRMAML{PLR: 1e-4}.New(),
 //		Iterations: 1000,
 //	})
 //	err = tr.Run(ctx, nil) // or: for ... { tr.Step() }

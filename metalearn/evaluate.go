@@ -99,7 +99,7 @@ func (e *Evaluator) EvaluateScore(w []float64, set TaskSet, instances int, rng *
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				what := "loss"
 				if m.HigherIsBetter {
-					what = m.Label
+					what = m.Name
 				}
 				return TaskStats{}, fmt.Errorf("%w in evaluation on task %q: %s %v", ErrNonFinite, set.Name(order[start+r]), what, v)
 			}

@@ -8,16 +8,16 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"github.com/trmaml/trmaml/data"
 	"github.com/trmaml/trmaml/graph"
 	"github.com/trmaml/trmaml/metalearn"
+	sine "github.com/trmaml/trmaml/tasks/sinusoid"
 )
 
 // sinusoid is a small version of the paper's sine regression: tasks are
 // amplitude intervals of width 0.5 in [0.5, 5]; meta-training sees only
 // [0.5, 2] and the rare [4.5, 5].
-func sinusoid() (train, test *data.SinusoidTasks, model graph.MLP) {
-	train, test, err := data.NewSinusoid(data.SinusoidSpec{
+func sinusoid() (train, test *sine.Tasks, model graph.MLP) {
+	train, test, err := sine.New(sine.Spec{
 		PhaseMax: 3.14159, XMin: -5, XMax: 5, TaskWidth: 0.5,
 		TestAmplitudes: [2]float64{0.5, 5}, TrainAmplitudes: [][2]float64{{0.5, 2}, {4.5, 5}},
 	})
@@ -62,9 +62,9 @@ func ExampleTrainer() {
 	}
 	fmt.Printf("before training: meta-test worst-task loss %.1f\n", before.Worst)
 
-	for _, method := range []metalearn.Method{&metalearn.TRMAML{PLR: 0.0005}, &metalearn.MAML{}} {
+	for _, method := range []metalearn.MethodSettings{metalearn.TRMAML{PLR: 0.0005}, metalearn.MAML{}} {
 		tr, err := metalearn.NewTrainer(objective(model, 4, true), train, w0, metalearn.Settings{
-			Method:     method,
+			Method:     method.New(),
 			Iterations: 300,
 			Optimizer:  metalearn.NewAdam(0.01, len(w0)),
 			Schedule:   metalearn.Cosine{Max: 0.01, Min: 0.001, Iterations: 300},
@@ -86,8 +86,8 @@ func ExampleTrainer() {
 	}
 	// Output:
 	// before training: meta-test worst-task loss 184.8
-	// *metalearn.TRMAML: p of amplitude [4.5,5.0) 1.00; meta-test mean loss 5.0, worst-task 12.7
-	// *metalearn.MAML: p of amplitude [4.5,5.0) 0.25; meta-test mean loss 5.5, worst-task 14.3
+	// metalearn.TRMAML: p of amplitude [4.5,5.0) 1.00; meta-test mean loss 5.0, worst-task 12.7
+	// metalearn.MAML: p of amplitude [4.5,5.0) 0.25; meta-test mean loss 5.5, worst-task 14.3
 }
 
 // Stopping a Trainer through its context and resuming it from a
@@ -103,7 +103,7 @@ func ExampleTrainer_Snapshot() {
 	}
 	settings := func() metalearn.Settings {
 		return metalearn.Settings{
-			Method:     &metalearn.TRMAML{PLR: 0.0005},
+			Method:     metalearn.TRMAML{PLR: 0.0005}.New(),
 			Iterations: 200,
 			Optimizer:  metalearn.NewAdam(0.01, len(w0)),
 			Schedule:   metalearn.Cosine{Max: 0.01, Min: 0.001, Iterations: 200},

@@ -27,9 +27,9 @@ func TestGoldenTrajectories(t *testing.T) {
 		{"maml", "T2", 0, 0x3ff5ae32f65cb83b, [3]uint64{}, 0x3ff2b00b5bc0e212},
 	}
 	for _, c := range cases {
-		var m Method = &TRMAML{PLR: 0.05}
+		var m Method = TRMAML{PLR: 0.05}.New()
 		if c.alg == "maml" {
-			m = &MAML{}
+			m = MAML{}.New()
 		}
 		s := Settings{Method: m, Iterations: 500, Batch: 2, BallRadius: c.radius, Output: c.out}
 		s.Optimizer, s.Seed = &SGD{LR: 0.05}, 7

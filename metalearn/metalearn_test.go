@@ -80,8 +80,8 @@ func TestTrainerConvergesToClosedForm(t *testing.T) {
 		wantW  float64
 		wantP  []float64
 	}{
-		{"trmaml", &TRMAML{PLR: 0.02}, wRobust, pRobust},
-		{"maml", &MAML{}, wAverage, nil},
+		{"trmaml", TRMAML{PLR: 0.02}.New(), wRobust, pRobust},
+		{"maml", MAML{}.New(), wAverage, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -118,7 +118,7 @@ func TestTrainerDeterministicAndResumable(t *testing.T) {
 	q, alpha := newQuad()
 	obj := quadObjective{q: q, alpha: alpha, tasks: 2}
 	run := func(steps int, from *State) (*Trainer, State) {
-		s := Settings{Method: &TRMAML{PLR: 0.05}, Iterations: 100, Batch: 2, Output: OutputRandom}
+		s := Settings{Method: TRMAML{PLR: 0.05}.New(), Iterations: 100, Batch: 2, Output: OutputRandom}
 		s.Optimizer, s.Seed = &SGD{LR: 0.05}, 42
 		tr, err := NewTrainer(obj, q, []float64{3}, s)
 		if err != nil {
@@ -169,7 +169,7 @@ func (o nanObjective) Losses(w []float64, b *Batch, weights, losses, grad []floa
 func TestTrainerStopsOnNonFinite(t *testing.T) {
 	t.Parallel()
 	q, alpha := newQuad()
-	s := Settings{Method: &MAML{}, Iterations: 10, Batch: 2, Output: OutputLast}
+	s := Settings{Method: MAML{}.New(), Iterations: 10, Batch: 2, Output: OutputLast}
 	s.Optimizer, s.Seed = &SGD{LR: 0.1}, 1
 	tr, err := NewTrainer(nanObjective{quadObjective{q, alpha, 2}}, q, []float64{3}, s)
 	if err != nil {
@@ -186,20 +186,20 @@ func TestTrainerStopsOnNonFinite(t *testing.T) {
 func TestSettingsRefused(t *testing.T) {
 	t.Parallel()
 	q, alpha := newQuad()
-	good := Settings{Method: &MAML{}, Iterations: 10, Batch: 2, Output: OutputLast, Optimizer: &SGD{LR: 0.1}, Seed: 1}
+	good := Settings{Method: MAML{}.New(), Iterations: 10, Batch: 2, Output: OutputLast, Optimizer: &SGD{LR: 0.1}, Seed: 1}
 	for name, mutate := range map[string]func(*Settings){
 		"iterations":       func(s *Settings) { s.Iterations = 0 },
 		"batch":            func(s *Settings) { s.Batch = -1 },
 		"batch not built":  func(s *Settings) { s.Batch = 3 },
 		"support":          func(s *Settings) { s.Support, s.Query = -1, 1 },
 		"schedule":         func(s *Settings) { s.Optimizer, s.Schedule = unratedOptimizer{}, Constant(0.1) },
-		"p lr":             func(s *Settings) { s.Method = &TRMAML{PLR: -1} },
-		"p lr nan":         func(s *Settings) { s.Method = &TRMAML{PLR: math.NaN()} },
-		"entropic p lr":    func(s *Settings) { s.Method = &EntropicTRMAML{PLR: math.Inf(1)} },
-		"cvar p lr":        func(s *Settings) { s.Method = &CVaR{Level: 0.5, PLR: -1} },
-		"cvar level 0":     func(s *Settings) { s.Method = &CVaR{Level: 0, PLR: 1} },
-		"cvar level above": func(s *Settings) { s.Method = &CVaR{Level: 1.5, PLR: 1} },
-		"cvar level nan":   func(s *Settings) { s.Method = &CVaR{Level: math.NaN(), PLR: 1} },
+		"p lr":             func(s *Settings) { s.Method = TRMAML{PLR: -1}.New() },
+		"p lr nan":         func(s *Settings) { s.Method = TRMAML{PLR: math.NaN()}.New() },
+		"entropic p lr":    func(s *Settings) { s.Method = EntropicTRMAML{PLR: math.Inf(1)}.New() },
+		"cvar p lr":        func(s *Settings) { s.Method = CVaR{Level: 0.5, PLR: -1}.New() },
+		"cvar level 0":     func(s *Settings) { s.Method = CVaR{Level: 0, PLR: 1}.New() },
+		"cvar level above": func(s *Settings) { s.Method = CVaR{Level: 1.5, PLR: 1}.New() },
+		"cvar level nan":   func(s *Settings) { s.Method = CVaR{Level: math.NaN(), PLR: 1}.New() },
 		"radius":           func(s *Settings) { s.BallRadius = -1 },
 		"output":           func(s *Settings) { s.Output = "T3" },
 	} {
@@ -230,8 +230,8 @@ func TestSettingsDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := tr.Settings
-	if _, ok := s.Method.(*MAML); !ok {
-		t.Errorf("Method = %T, want *MAML", s.Method)
+	if _, ok := s.Method.(*mamlRun); !ok {
+		t.Errorf("Method = %T, want a running MAML", s.Method)
 	}
 	if a, ok := s.Optimizer.(*Adam); !ok || a.LR != 1e-3 || len(a.M) != 1 {
 		t.Errorf("Optimizer = %+v, want NewAdam(1e-3, 1)", s.Optimizer)
@@ -293,7 +293,7 @@ func TestRestoreRefusesMismatchedState(t *testing.T) {
 	t.Parallel()
 	q, alpha := newQuad()
 	obj := quadObjective{q: q, alpha: alpha, tasks: 2}
-	base := Settings{Method: &TRMAML{}, Iterations: 10, Batch: 2, Output: OutputLast}
+	base := Settings{Method: TRMAML{PLR: 0.1}.New(), Iterations: 10, Batch: 2, Output: OutputLast}
 	base.Optimizer, base.Seed = &SGD{LR: 0.1}, 1
 	tr, err := NewTrainer(obj, q, []float64{1}, base)
 	if err != nil {
@@ -314,7 +314,7 @@ func TestRestoreRefusesMismatchedState(t *testing.T) {
 		"bad T2 weight": {OutputLast, func(s *State) { s.WTau = []float64{1, 2} }},
 	} {
 		s := base
-		s.Method = &TRMAML{}
+		s.Method = TRMAML{PLR: 0.1}.New()
 		s.Output = c.output
 		s.Optimizer, s.Seed = &SGD{LR: 0.1}, 1
 		tr, err := NewTrainer(obj, q, []float64{1}, s)
@@ -337,10 +337,10 @@ func TestRestoreRefusesDamagedState(t *testing.T) {
 	t.Parallel()
 	q, alpha := newQuad()
 	obj := quadObjective{q: q, alpha: alpha, tasks: 2}
-	s := Settings{Method: &TRMAML{PLR: 0.05}, Iterations: 10, Batch: 2, Output: OutputAveraged}
+	s := Settings{Method: TRMAML{PLR: 0.05}.New(), Iterations: 10, Batch: 2, Output: OutputAveraged}
 	newTrainer := func() *Trainer {
 		s := s
-		s.Method = &TRMAML{PLR: 0.05} // one Method value per Trainer
+		s.Method = TRMAML{PLR: 0.05}.New() // one Method value per Trainer
 		s.Optimizer, s.Seed = NewAdam(0.1, 1), 1
 		tr, err := NewTrainer(obj, q, []float64{1}, s)
 		if err != nil {
@@ -406,7 +406,7 @@ func (o *overflowOptimizer) Step(w, grad []float64) {
 func TestTrainerStopsOnNonFiniteOptimizerState(t *testing.T) {
 	t.Parallel()
 	q, alpha := newQuad()
-	s := Settings{Method: &MAML{}, Iterations: 10, Batch: 2, Output: OutputLast}
+	s := Settings{Method: MAML{}.New(), Iterations: 10, Batch: 2, Output: OutputLast}
 	s.Optimizer, s.Seed = &overflowOptimizer{SGD{LR: 0.1}}, 1
 	tr, err := NewTrainer(quadObjective{q, alpha, 2}, q, []float64{3}, s)
 	if err != nil {

@@ -14,10 +14,11 @@ import (
 // carry it) and calls Init once, then Draw C times and Update once per
 // iteration; a Method keeps no state a checkpoint would need beyond p.
 //
-// The methods: MAML (the fixed empirical distribution), TRMAML (Algorithm
-// 1's projected stochastic ascent on the simplex), EntropicTRMAML
-// (exponentiated-gradient ascent on the simplex) and CVaR (projected ascent
-// on the capped simplex of level a).
+// The built-in methods are started from their settings (MethodSettings):
+// MAML (the fixed empirical distribution), TRMAML (Algorithm 1's projected
+// stochastic ascent on the simplex), EntropicTRMAML (exponentiated-gradient
+// ascent on the simplex), CVaR (projected ascent on the capped simplex of
+// level a), and DROMAML, DRMAML and DRMAMLPlus (Weigher).
 type Method interface {
 	// Init validates the method's settings for a task set with the given
 	// positive masses (TaskSet.Mass) and C instances per iteration, and
@@ -40,6 +41,15 @@ type Method interface {
 	Check(name string, p []float64) error
 }
 
+// MethodSettings are a method's settings, kept apart from its run state:
+// plain values (the exported fields, with yaml tags, are the method's config
+// section) that a config holds and copies by assignment. New returns a
+// Method running a copy of them, ready for Init; the settings never change
+// while it runs.
+type MethodSettings interface {
+	New() Method
+}
+
 // Weigher is a Method that weighs the instances of an iteration by their own
 // post-adaptation losses (DR-MAML's tail, Group DRO's weights): after the
 // losses of the C instances drawn by Draw are computed and before the
@@ -56,22 +66,23 @@ type Weigher interface {
 	Weigh(p []float64, tasks []int, losses, weights []float64)
 }
 
-// CandidateMethod is a Method that adapts more instances per iteration than
-// it back-propagates (DR-MAML's candidate batch): the Trainer's
-// Settings.Batch, and the Objective's Tasks, must then be CandidateBatch of
-// the configured meta-batch (see DrawnBatch).
+// CandidateMethod is the settings of a method that adapts more instances per
+// iteration than it back-propagates (DR-MAML's candidate batch): the
+// Trainer's Settings.Batch, and the Objective's Tasks, must then be
+// CandidateBatch of the configured meta-batch (see DrawnBatch).
 type CandidateMethod interface {
-	Method
+	MethodSettings
 	// CandidateBatch returns the instances to draw and adapt per
 	// iteration for a meta-batch of batch, or an error naming the setting
 	// that does not fit it.
 	CandidateBatch(batch int) (int, error)
 }
 
-// DrawnBatch is the number of instances m draws per iteration for a
-// configured meta-batch: CandidateBatch for a CandidateMethod, else batch.
-func DrawnBatch(m Method, batch int) (int, error) {
-	if c, ok := m.(CandidateMethod); ok {
+// DrawnBatch is the number of instances the method of s draws per iteration
+// for a configured meta-batch: CandidateBatch for a CandidateMethod, else
+// batch.
+func DrawnBatch(s MethodSettings, batch int) (int, error) {
+	if c, ok := s.(CandidateMethod); ok {
 		return c.CandidateBatch(batch)
 	}
 	return batch, nil
@@ -92,8 +103,8 @@ func (a *ascent) init(method string, step float64, masses []float64, batch int) 
 	if err := checkSizes(method, masses, batch); err != nil {
 		return nil, err
 	}
-	if !(step >= 0) || math.IsInf(step, 0) {
-		return nil, fmt.Errorf("metalearn: %s: PLR must be finite and >= 0, got %v", method, step)
+	if err := errStep(method, "p_lr", step); err != nil {
+		return nil, err
 	}
 	a.n, a.c = len(masses), batch
 	a.scale = step * float64(a.n) / float64(a.c)

@@ -15,30 +15,34 @@ import (
 type CVaR struct {
 	// Level is a in (0, 1].
 	Level float64 `yaml:"level"`
-	// PLR is eta_p >= 0, in TRMAML's convention; 0 keeps p uniform.
+	// PLR is eta_p > 0, in TRMAML's convention.
 	PLR float64 `yaml:"p_lr"`
+}
 
+// New implements MethodSettings.
+func (s CVaR) New() Method { return &cvarRun{set: s} }
+
+// cvarRun is a running CVaR.
+type cvarRun struct {
+	set CVaR
 	ascent
 	upper   float64 // 1/(a n)
 	scratch []float64
 }
 
 // Init implements Method.
-func (m *CVaR) Init(masses []float64, batch int) ([]float64, error) {
-	if !(m.Level > 0 && m.Level <= 1) {
-		return nil, fmt.Errorf("metalearn: CVaR: Level must be in (0, 1], got %v", m.Level)
+func (m *cvarRun) Init(masses []float64, batch int) ([]float64, error) {
+	if !(m.set.Level > 0 && m.set.Level <= 1) {
+		return nil, fmt.Errorf("metalearn: CVaR: Level must be in (0, 1], got %v", m.set.Level)
 	}
-	p, err := m.ascent.init("CVaR", m.PLR, masses, batch)
-	m.upper = 1 / (m.Level * float64(len(masses)))
+	p, err := m.ascent.init("CVaR", m.set.PLR, masses, batch)
+	m.upper = 1 / (m.set.Level * float64(len(masses)))
 	m.scratch = make([]float64, len(masses))
 	return p, err
 }
 
 // Update implements Method.
-func (m *CVaR) Update(p []float64, tasks []int, losses []float64) {
-	if m.PLR == 0 {
-		return
-	}
+func (m *cvarRun) Update(p []float64, tasks []int, losses []float64) {
 	m.addStep(p, tasks, losses)
 	ProjectCappedSimplex(p, p, m.upper, m.scratch)
 }
@@ -49,14 +53,14 @@ func (m *CVaR) Update(p []float64, tasks []int, losses []float64) {
 const capTolerance = 1e-9
 
 // Check implements Method: p must lie on the capped simplex of the level.
-func (m *CVaR) Check(name string, p []float64) error {
+func (m *cvarRun) Check(name string, p []float64) error {
 	if err := checkSimplex(name, p); err != nil {
 		return err
 	}
 	for i, v := range p {
 		if v > m.upper*(1+capTolerance) {
 			return fmt.Errorf("%s[%d] = %v: above the cap 1/(a n) = %v of CVaR at level a = %v with n = %d tasks",
-				name, i, v, m.upper, m.Level, len(p))
+				name, i, v, m.upper, m.set.Level, len(p))
 		}
 	}
 	return nil
@@ -64,18 +68,21 @@ func (m *CVaR) Check(name string, p []float64) error {
 
 // cvarInfo registers CVaR. Its level is swept (a curve of levels in the
 // trade-off figure, one run name per level); a file that leaves p_lr out
-// gets trmaml.p_lr, so level 1/n reproduces TR-MAML.
+// gets Algorithm 1's step size for the config (MethodDefaults.PLR), so
+// level 1/n reproduces TR-MAML.
 var cvarInfo = MethodInfo{
-	Name: "cvar", Display: "CVaR", Swept: "level", SweptSymbol: "a",
-	New: func() Method { return &CVaR{Level: 0.1, PLR: 1e-4} },
-	Defaults: func(m Method, d MethodDefaults) error {
-		if !d.Stated("p_lr") {
-			m.(*CVaR).PLR = d.Method("trmaml").(*TRMAML).PLR
+	Name: "cvar", Swept: "level",
+	New: func() MethodSettings { return &CVaR{Level: 0.1, PLR: 1e-4} },
+	Defaults: func(s MethodSettings, d MethodDefaults) error {
+		if d.Stated("p_lr") {
+			return nil
 		}
-		return nil
+		v, err := d.PLR()
+		s.(*CVaR).PLR = v
+		return err
 	},
-	Check: func(m Method) []SettingError {
-		c := m.(*CVaR)
+	Check: func(s MethodSettings) []SettingError {
+		c := s.(*CVaR)
 		errs := checkPLR(c.PLR)
 		switch {
 		case math.IsNaN(c.Level) || math.IsInf(c.Level, 0):
@@ -85,4 +92,5 @@ var cvarInfo = MethodInfo{
 		}
 		return errs
 	},
+	SweptValue: func(s MethodSettings) float64 { return s.(*CVaR).Level },
 }

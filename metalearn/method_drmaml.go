@@ -21,40 +21,47 @@ type DRMAML struct {
 	// fewest whose tail is the config's meta-batch, so that DR-MAML
 	// back-propagates as many instances as MAML does (CandidateBatch).
 	Candidates int `yaml:"candidates"`
+}
 
-	maml  MAML
+// New implements MethodSettings.
+func (s DRMAML) New() Method { return &drmamlRun{set: s} }
+
+// drmamlRun is a running DR-MAML.
+type drmamlRun struct {
+	set   DRMAML
+	maml  mamlRun
 	tail  int
 	order []int
 }
 
 // Init implements Method: batch is B, the candidates.
-func (m *DRMAML) Init(masses []float64, batch int) ([]float64, error) {
-	if !(m.Alpha > 0 && m.Alpha < 1) {
-		return nil, fmt.Errorf("metalearn: DR-MAML: Alpha must be in (0, 1), got %v", m.Alpha)
+func (m *drmamlRun) Init(masses []float64, batch int) ([]float64, error) {
+	if !(m.set.Alpha > 0 && m.set.Alpha < 1) {
+		return nil, fmt.Errorf("metalearn: DR-MAML: Alpha must be in (0, 1), got %v", m.set.Alpha)
 	}
 	p, err := m.maml.Init(masses, batch)
-	m.tail = tailSize(batch, m.Alpha)
+	m.tail = tailSize(batch, m.set.Alpha)
 	m.order = make([]int, batch)
 	return p, err
 }
 
 // Draw implements Method: MAML's draw; the weight is Weigh's.
-func (m *DRMAML) Draw(rng *rand.Rand, p []float64) (int, float64) { return m.maml.Draw(rng, p) }
+func (m *drmamlRun) Draw(rng *rand.Rand, p []float64) (int, float64) { return m.maml.Draw(rng, p) }
 
 // Weigh implements Weigher: 1/tail on the tail, 0 elsewhere.
-func (m *DRMAML) Weigh(_ []float64, _ []int, losses, weights []float64) {
+func (m *drmamlRun) Weigh(_ []float64, _ []int, losses, weights []float64) {
 	selectTail(losses, m.tail, 1/float64(m.tail), m.order, weights)
 }
 
 // Update implements Method: p stays fixed.
-func (m *DRMAML) Update([]float64, []int, []float64) {}
+func (m *drmamlRun) Update([]float64, []int, []float64) {}
 
 // Check implements Method: MAML's.
-func (m *DRMAML) Check(name string, p []float64) error { return m.maml.Check(name, p) }
+func (m *drmamlRun) Check(name string, p []float64) error { return m.maml.Check(name, p) }
 
 // CandidateBatch implements CandidateMethod.
-func (m *DRMAML) CandidateBatch(batch int) (int, error) {
-	return candidateBatch(m.Candidates, m.Alpha, batch)
+func (s DRMAML) CandidateBatch(batch int) (int, error) {
+	return candidateBatch(s.Candidates, s.Alpha, batch)
 }
 
 // tailSize is ceil(b(1-alpha)), the number of the b candidates at or above
@@ -107,9 +114,10 @@ func selectTail(losses []float64, k int, w float64, order []int, weights []float
 
 // drmamlInfo registers DR-MAML. Its alpha is swept (the trade-off path).
 var drmamlInfo = MethodInfo{
-	Name: "drmaml", Display: "DR-MAML", FixedP: true, Swept: "alpha", SweptSymbol: "alpha",
-	New:   func() Method { return &DRMAML{Alpha: 0.7} },
-	Check: func(m Method) []SettingError { d := m.(*DRMAML); return checkTail(d.Alpha, d.Candidates) },
+	Name: "drmaml", FixedP: true, Swept: "alpha",
+	New:        func() MethodSettings { return &DRMAML{Alpha: 0.7} },
+	Check:      func(s MethodSettings) []SettingError { d := s.(*DRMAML); return checkTail(d.Alpha, d.Candidates) },
+	SweptValue: func(s MethodSettings) float64 { return s.(*DRMAML).Alpha },
 }
 
 // checkTail checks the settings of a tail method.

@@ -19,36 +19,43 @@ type DRMAMLPlus struct {
 	Alpha float64 `yaml:"alpha"`
 	// Candidates is B, as DRMAML's.
 	Candidates int `yaml:"candidates"`
+}
 
-	maml      MAML
+// New implements MethodSettings.
+func (s DRMAMLPlus) New() Method { return &drmamlPlusRun{set: s} }
+
+// drmamlPlusRun is a running DR-MAML+.
+type drmamlPlusRun struct {
+	set       DRMAMLPlus
+	maml      mamlRun
 	order     []int
 	fallbacks int
 	warn      func(msg string)
 }
 
-func (m *DRMAMLPlus) setWarn(f func(msg string)) { m.warn = f }
+func (m *drmamlPlusRun) setWarn(f func(msg string)) { m.warn = f }
 
 // Init implements Method: batch is B, the candidates.
-func (m *DRMAMLPlus) Init(masses []float64, batch int) ([]float64, error) {
-	if !(m.Alpha > 0 && m.Alpha < 1) {
-		return nil, fmt.Errorf("metalearn: DR-MAML+: Alpha must be in (0, 1), got %v", m.Alpha)
+func (m *drmamlPlusRun) Init(masses []float64, batch int) ([]float64, error) {
+	if !(m.set.Alpha > 0 && m.set.Alpha < 1) {
+		return nil, fmt.Errorf("metalearn: DR-MAML+: Alpha must be in (0, 1), got %v", m.set.Alpha)
 	}
 	m.order = make([]int, batch)
 	return m.maml.Init(masses, batch)
 }
 
 // Draw implements Method: MAML's draw; the weight is Weigh's.
-func (m *DRMAMLPlus) Draw(rng *rand.Rand, p []float64) (int, float64) { return m.maml.Draw(rng, p) }
+func (m *drmamlPlusRun) Draw(rng *rand.Rand, p []float64) (int, float64) { return m.maml.Draw(rng, p) }
 
 // Weigh implements Weigher.
-func (m *DRMAMLPlus) Weigh(_ []float64, _ []int, losses, weights []float64) {
-	w := 1 / ((1 - m.Alpha) * float64(len(losses)))
-	v, ok := KDEQuantile(losses, m.Alpha)
+func (m *drmamlPlusRun) Weigh(_ []float64, _ []int, losses, weights []float64) {
+	w := 1 / ((1 - m.set.Alpha) * float64(len(losses)))
+	v, ok := KDEQuantile(losses, m.set.Alpha)
 	if !ok {
 		if m.fallbacks++; m.fallbacks == 1 && m.warn != nil {
 			m.warn(fmt.Sprintf("DR-MAML+: no kernel density of %d candidate losses (all equal): the empirical tail of DR-MAML is used when this happens (said once)", len(losses)))
 		}
-		selectTail(losses, tailSize(len(losses), m.Alpha), w, m.order, weights)
+		selectTail(losses, tailSize(len(losses), m.set.Alpha), w, m.order, weights)
 		return
 	}
 	for i, l := range losses {
@@ -61,17 +68,17 @@ func (m *DRMAMLPlus) Weigh(_ []float64, _ []int, losses, weights []float64) {
 
 // Fallbacks is the number of iterations whose losses had no density (all
 // equal) and took DR-MAML's empirical tail instead.
-func (m *DRMAMLPlus) Fallbacks() int { return m.fallbacks }
+func (m *drmamlPlusRun) Fallbacks() int { return m.fallbacks }
 
 // Update implements Method: p stays fixed.
-func (m *DRMAMLPlus) Update([]float64, []int, []float64) {}
+func (m *drmamlPlusRun) Update([]float64, []int, []float64) {}
 
 // Check implements Method: MAML's.
-func (m *DRMAMLPlus) Check(name string, p []float64) error { return m.maml.Check(name, p) }
+func (m *drmamlPlusRun) Check(name string, p []float64) error { return m.maml.Check(name, p) }
 
 // CandidateBatch implements CandidateMethod, as DRMAML's.
-func (m *DRMAMLPlus) CandidateBatch(batch int) (int, error) {
-	return candidateBatch(m.Candidates, m.Alpha, batch)
+func (s DRMAMLPlus) CandidateBatch(batch int) (int, error) {
+	return candidateBatch(s.Candidates, s.Alpha, batch)
 }
 
 // KDEQuantile is the alpha-quantile of the Gaussian kernel density estimate
@@ -154,10 +161,11 @@ func KDEQuantile(x []float64, alpha float64) (v float64, ok bool) {
 
 // drmamlPlusInfo registers DR-MAML+. Its alpha is swept.
 var drmamlPlusInfo = MethodInfo{
-	Name: "drmaml_plus", Display: "DR-MAML+", FixedP: true, Swept: "alpha", SweptSymbol: "alpha",
-	New: func() Method { return &DRMAMLPlus{Alpha: 0.7} },
-	Check: func(m Method) []SettingError {
-		d := m.(*DRMAMLPlus)
+	Name: "drmaml_plus", FixedP: true, Swept: "alpha",
+	New: func() MethodSettings { return &DRMAMLPlus{Alpha: 0.7} },
+	Check: func(s MethodSettings) []SettingError {
+		d := s.(*DRMAMLPlus)
 		return checkTail(d.Alpha, d.Candidates)
 	},
+	SweptValue: func(s MethodSettings) float64 { return s.(*DRMAMLPlus).Alpha },
 }

@@ -122,7 +122,7 @@ func TestKDEQuantileFallback(t *testing.T) {
 // with the same weight, counted.
 func TestDRMAMLPlusWeights(t *testing.T) {
 	t.Parallel()
-	m := &DRMAMLPlus{Alpha: 0.7}
+	m := DRMAMLPlus{Alpha: 0.7}.New().(*drmamlPlusRun)
 	if _, err := m.Init([]float64{1}, 6); err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestDRMAMLPlusWeights(t *testing.T) {
 	for i, l := range losses {
 		want := 0.0
 		if l > v {
-			want = 1 / ((1 - m.Alpha) * 6) // in float64, as Weigh computes it
+			want = 1 / ((1 - m.set.Alpha) * 6) // in float64, as Weigh computes it
 		}
 		if w[i] != want {
 			t.Errorf("loss %v (VaR %v): weight %v, want %v", l, v, w[i], want)

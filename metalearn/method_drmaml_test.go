@@ -20,7 +20,7 @@ func TestDRMAMLTailBruteForce(t *testing.T) {
 		for i := range losses {
 			losses[i] = float64(rng.IntN(4)) // ties
 		}
-		m := &DRMAML{Alpha: alpha}
+		m := DRMAML{Alpha: alpha}.New().(Weigher)
 		if _, err := m.Init([]float64{1, 1}, b); err != nil {
 			t.Fatal(err)
 		}
@@ -85,20 +85,20 @@ func TestTailSizes(t *testing.T) {
 		batch      int
 		want       int
 	}{{0, 0.7, 50, 164}, {0, 0.7, 25, 81}, {0, 0.5, 25, 49}, {0, 0.5, 8, 15}, {60, 0.7, 50, 60}, {50, 0.7, 50, 50}} {
-		got, err := DrawnBatch(&DRMAML{Alpha: c.alpha, Candidates: c.candidates}, c.batch)
+		got, err := DrawnBatch(DRMAML{Alpha: c.alpha, Candidates: c.candidates}, c.batch)
 		if err != nil || got != c.want {
 			t.Errorf("candidates %d alpha %v batch %d: got %d, %v, want %d", c.candidates, c.alpha, c.batch, got, err, c.want)
 		}
-		if got, _ := DrawnBatch(&DRMAMLPlus{Alpha: c.alpha, Candidates: c.candidates}, c.batch); got != c.want {
+		if got, _ := DrawnBatch(DRMAMLPlus{Alpha: c.alpha, Candidates: c.candidates}, c.batch); got != c.want {
 			t.Errorf("DR-MAML+: candidates %d alpha %v batch %d: got %d, want %d", c.candidates, c.alpha, c.batch, got, c.want)
 		}
 	}
-	_, err := DrawnBatch(&DRMAML{Alpha: 0.5, Candidates: 40}, 50)
+	_, err := DrawnBatch(DRMAML{Alpha: 0.5, Candidates: 40}, 50)
 	var se SettingError
 	if !errors.As(err, &se) || se.Key != "candidates" {
 		t.Errorf("candidates 40 < batch 50: got %v, want a SettingError on candidates", err)
 	}
-	if got, _ := DrawnBatch(&TRMAML{}, 25); got != 25 {
+	if got, _ := DrawnBatch(TRMAML{}, 25); got != 25 {
 		t.Errorf("TR-MAML draws %d, want the meta-batch 25", got)
 	}
 }

@@ -19,13 +19,20 @@ import (
 // unbiased estimate (n/C) p_i instead of this plug-in, which weighs the
 // drawn tasks' average by their q alone.
 type DROMAML struct {
-	// EtaQ is the step size eta_q >= 0 of the ascent on q; 0 keeps q
-	// uniform.
+	// EtaQ is the step size eta_q > 0 of the ascent on q. (0 would keep q
+	// uniform, MAML on the uniform distribution: refused.)
 	EtaQ float64 `yaml:"eta_q"`
 	// Adjustment is Group DRO's A >= 0 of the adjustment A/sqrt(m_i) added
 	// to each task's loss (0: none).
 	Adjustment float64 `yaml:"adjustment"`
+}
 
+// New implements MethodSettings.
+func (s DROMAML) New() Method { return &dromamlRun{set: s} }
+
+// dromamlRun is a running DRO-MAML.
+type dromamlRun struct {
+	set    DROMAML
 	n      int
 	adjust []float64 // A/sqrt(m_i)
 	sum    []float64 // per-task loss sums of the batch
@@ -33,17 +40,17 @@ type DROMAML struct {
 }
 
 // Init implements Method.
-func (m *DROMAML) Init(masses []float64, batch int) ([]float64, error) {
+func (m *dromamlRun) Init(masses []float64, batch int) ([]float64, error) {
 	if err := checkSizes("DRO-MAML", masses, batch); err != nil {
 		return nil, err
 	}
-	if errs := m.check(); len(errs) > 0 {
+	if errs := m.set.check(); len(errs) > 0 {
 		return nil, fmt.Errorf("metalearn: DRO-MAML: %v", errs[0])
 	}
 	m.n = len(masses)
 	m.adjust = make([]float64, m.n)
 	for i, v := range masses {
-		m.adjust[i] = m.Adjustment / math.Sqrt(v)
+		m.adjust[i] = m.set.Adjustment / math.Sqrt(v)
 	}
 	m.sum, m.count = make([]float64, m.n), make([]int, m.n)
 	p := make([]float64, m.n)
@@ -54,14 +61,14 @@ func (m *DROMAML) Init(masses []float64, batch int) ([]float64, error) {
 }
 
 // Draw implements Method: a task uniformly; the weight is Weigh's.
-func (m *DROMAML) Draw(rng *rand.Rand, p []float64) (int, float64) {
+func (m *dromamlRun) Draw(rng *rand.Rand, p []float64) (int, float64) {
 	i := rng.IntN(m.n)
 	return i, p[i]
 }
 
 // Weigh implements Weigher: moves q (p) by the iteration's losses, then
 // weighs each instance of task i by q_i / c_i.
-func (m *DROMAML) Weigh(p []float64, tasks []int, losses, weights []float64) {
+func (m *dromamlRun) Weigh(p []float64, tasks []int, losses, weights []float64) {
 	clear(m.sum)
 	clear(m.count)
 	for k, i := range tasks {
@@ -76,7 +83,7 @@ func (m *DROMAML) Weigh(p []float64, tasks []int, losses, weights []float64) {
 	}
 	z := 0.0
 	for i := range p {
-		p[i] *= math.Exp(m.EtaQ * (m.adjusted(i) - top))
+		p[i] *= math.Exp(m.set.EtaQ * (m.adjusted(i) - top))
 		z += p[i]
 	}
 	for i := range p {
@@ -88,7 +95,7 @@ func (m *DROMAML) Weigh(p []float64, tasks []int, losses, weights []float64) {
 }
 
 // adjusted is task i's batch mean loss plus its adjustment.
-func (m *DROMAML) adjusted(i int) float64 {
+func (m *dromamlRun) adjusted(i int) float64 {
 	if m.count[i] == 0 {
 		return m.adjust[i]
 	}
@@ -96,15 +103,18 @@ func (m *DROMAML) adjusted(i int) float64 {
 }
 
 // Update implements Method: q moved in Weigh.
-func (m *DROMAML) Update([]float64, []int, []float64) {}
+func (m *dromamlRun) Update([]float64, []int, []float64) {}
 
 // Check implements Method: q must lie on the simplex.
-func (m *DROMAML) Check(name string, p []float64) error { return checkSimplex(name, p) }
+func (m *dromamlRun) Check(name string, p []float64) error { return checkSimplex(name, p) }
 
-func (m *DROMAML) check() []SettingError {
+func (m DROMAML) check() []SettingError {
 	var errs []SettingError
-	if !(m.EtaQ >= 0) || math.IsInf(m.EtaQ, 0) {
-		errs = append(errs, SettingError{"eta_q", m.EtaQ, "must be a finite number >= 0 (0: q stays uniform)"})
+	switch {
+	case math.IsNaN(m.EtaQ) || math.IsInf(m.EtaQ, 0):
+		errs = append(errs, SettingError{"eta_q", m.EtaQ, "must be a finite number > 0"})
+	case !(m.EtaQ > 0):
+		errs = append(errs, SettingError{"eta_q", m.EtaQ, "must be > 0 (0 would keep q uniform: MAML on the uniform distribution)"})
 	}
 	if !(m.Adjustment >= 0) || math.IsInf(m.Adjustment, 0) {
 		errs = append(errs, SettingError{"adjustment", m.Adjustment, "must be a finite number >= 0 (0: no group adjustment)"})
@@ -114,7 +124,7 @@ func (m *DROMAML) check() []SettingError {
 
 // dromamlInfo registers DRO-MAML with Group DRO's default step size.
 var dromamlInfo = MethodInfo{
-	Name: "dromaml", Display: "DRO-MAML",
-	New:   func() Method { return &DROMAML{EtaQ: 0.01} },
-	Check: func(m Method) []SettingError { return m.(*DROMAML).check() },
+	Name:  "dromaml",
+	New:   func() MethodSettings { return &DROMAML{EtaQ: 0.01} },
+	Check: func(s MethodSettings) []SettingError { return s.(*DROMAML).check() },
 }

@@ -12,7 +12,7 @@ import (
 func TestDROMAMLWeightsFormula(t *testing.T) {
 	t.Parallel()
 	masses := []float64{1, 4, 9}
-	m := &DROMAML{EtaQ: 0.3, Adjustment: 0.5}
+	m := DROMAML{EtaQ: 0.3, Adjustment: 0.5}.New().(Weigher)
 	p, err := m.Init(masses, 5)
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +46,7 @@ func TestDROMAMLWeightsFormula(t *testing.T) {
 	if err := m.Check("q", p); err != nil || p[1] < 1-1e-12 {
 		t.Errorf("after huge losses: q = %v, %v", p, err)
 	}
-	if _, err := (&DROMAML{EtaQ: -1}).Init(masses, 5); err == nil {
+	if _, err := (DROMAML{EtaQ: -1}.New()).Init(masses, 5); err == nil {
 		t.Error("eta_q < 0 accepted")
 	}
 }

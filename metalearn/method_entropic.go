@@ -12,26 +12,30 @@ import "math"
 // large step cannot overflow; a weight below the smallest float64 becomes 0
 // and stays 0.
 type EntropicTRMAML struct {
-	// PLR is eta_p >= 0, with the n/C factor inside g_p; 0 keeps p uniform.
-	// Its scale differs from TRMAML's: eta_p g_i changes log p_i, not p_i.
+	// PLR is eta_p > 0, with the n/C factor inside g_p. Its scale differs
+	// from TRMAML's: eta_p g_i changes log p_i, not p_i.
 	PLR float64 `yaml:"p_lr"`
+}
 
+// New implements MethodSettings.
+func (s EntropicTRMAML) New() Method { return &entropicRun{set: s} }
+
+// entropicRun is a running entropic TR-MAML.
+type entropicRun struct {
+	set EntropicTRMAML
 	ascent
 	logp []float64
 }
 
 // Init implements Method.
-func (m *EntropicTRMAML) Init(masses []float64, batch int) ([]float64, error) {
-	p, err := m.ascent.init("entropic TR-MAML", m.PLR, masses, batch)
+func (m *entropicRun) Init(masses []float64, batch int) ([]float64, error) {
+	p, err := m.ascent.init("entropic TR-MAML", m.set.PLR, masses, batch)
 	m.logp = make([]float64, len(masses))
 	return p, err
 }
 
 // Update implements Method.
-func (m *EntropicTRMAML) Update(p []float64, tasks []int, losses []float64) {
-	if m.PLR == 0 {
-		return
-	}
+func (m *entropicRun) Update(p []float64, tasks []int, losses []float64) {
 	for i, v := range p {
 		m.logp[i] = math.Log(v)
 	}
@@ -61,16 +65,18 @@ func (m *EntropicTRMAML) Update(p []float64, tasks []int, losses []float64) {
 }
 
 // entropicInfo registers entropic TR-MAML. A file that leaves p_lr out gets
-// ten times trmaml.p_lr (stated or the family's), as the paper configs use:
-// it moves log p_i where TR-MAML moves p_i.
+// ten times Algorithm 1's step size for the config (MethodDefaults.PLR), as
+// the paper configs use: it moves log p_i where TR-MAML moves p_i.
 var entropicInfo = MethodInfo{
-	Name: "trmaml_entropic", Display: "entropic TR-MAML",
-	New: func() Method { return &EntropicTRMAML{PLR: 1e-3} },
-	Defaults: func(m Method, d MethodDefaults) error {
-		if !d.Stated("p_lr") {
-			m.(*EntropicTRMAML).PLR = 10 * d.Method("trmaml").(*TRMAML).PLR
+	Name: "trmaml_entropic",
+	New:  func() MethodSettings { return &EntropicTRMAML{PLR: 1e-3} },
+	Defaults: func(s MethodSettings, d MethodDefaults) error {
+		if d.Stated("p_lr") {
+			return nil
 		}
-		return nil
+		v, err := d.PLR()
+		s.(*EntropicTRMAML).PLR = 10 * v
+		return err
 	},
-	Check: func(m Method) []SettingError { return checkPLR(m.(*EntropicTRMAML).PLR) },
+	Check: func(s MethodSettings) []SettingError { return checkPLR(s.(*EntropicTRMAML).PLR) },
 }

@@ -11,14 +11,20 @@ import (
 // meta-training distribution: p_i = m_i / sum_j m_j (the task masses), fixed.
 // Each of the C instances of an iteration draws its task from p and weighs
 // its loss 1/C. It has no settings.
-type MAML struct {
+type MAML struct{}
+
+// New implements MethodSettings.
+func (MAML) New() Method { return &mamlRun{} }
+
+// mamlRun is a running MAML.
+type mamlRun struct {
 	cum  []float64 // cumulative masses
 	dist []float64 // p, the empirical distribution
 	c    int
 }
 
 // Init implements Method.
-func (m *MAML) Init(masses []float64, batch int) ([]float64, error) {
+func (m *mamlRun) Init(masses []float64, batch int) ([]float64, error) {
 	if err := checkSizes("MAML", masses, batch); err != nil {
 		return nil, err
 	}
@@ -38,14 +44,14 @@ func (m *MAML) Init(masses []float64, batch int) ([]float64, error) {
 }
 
 // Draw implements Method: task i with probability m_i / sum_j m_j, weight 1/C.
-func (m *MAML) Draw(rng *rand.Rand, _ []float64) (int, float64) {
+func (m *mamlRun) Draw(rng *rand.Rand, _ []float64) (int, float64) {
 	n := len(m.cum)
 	u := rng.Float64() * m.cum[n-1]
 	return min(sort.SearchFloat64s(m.cum, u), n-1), 1 / float64(m.c)
 }
 
 // Update implements Method: p stays the empirical distribution.
-func (m *MAML) Update([]float64, []int, []float64) {}
+func (m *mamlRun) Update([]float64, []int, []float64) {}
 
 // distTolerance is the relative difference from the empirical distribution
 // that MAML's Check lets pass (rounding in averaged iterates).
@@ -53,7 +59,7 @@ const distTolerance = 1e-9
 
 // Check implements Method: p must be the empirical distribution, the one
 // point of MAML's feasible set.
-func (m *MAML) Check(name string, p []float64) error {
+func (m *mamlRun) Check(name string, p []float64) error {
 	if err := checkSimplex(name, p); err != nil {
 		return err
 	}
@@ -68,6 +74,6 @@ func (m *MAML) Check(name string, p []float64) error {
 
 // mamlInfo registers MAML: it has no settings.
 var mamlInfo = MethodInfo{
-	Name: "maml", Display: "MAML", FixedP: true,
-	New: func() Method { return &MAML{} },
+	Name: "maml", FixedP: true,
+	New: func() MethodSettings { return &MAML{} },
 }

@@ -3,6 +3,7 @@ package metalearn
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -79,7 +80,7 @@ func TestCVaRConvergesToClosedForm(t *testing.T) {
 		// A small eta_p: near the cap, the projection of a noisy step biases
 		// p by O(eta_p) (at level 0.5 the solution's p_1 = 0.57 sits close
 		// to the cap 2/3).
-		w, p := trainQuad(t, q, alpha, &CVaR{Level: a, PLR: 0.005}, 40000)
+		w, p := trainQuad(t, q, alpha, CVaR{Level: a, PLR: 0.005}.New(), 40000)
 		if math.Abs(w[0]-want) > 0.02 {
 			t.Errorf("level %v: w = %.4f, want %.4f", a, w[0], want)
 		}
@@ -105,7 +106,7 @@ func TestEntropicConvergesToClosedForm(t *testing.T) {
 	p1, p3 := k3*(q.c[2]-wRobust), k1*(wRobust-q.c[0])
 	pRobust := []float64{p1 / (p1 + p3), 0, p3 / (p1 + p3)}
 	// DRO-MAML (Group DRO) has the same geometry with its own estimator.
-	for _, m := range []Method{&EntropicTRMAML{PLR: 0.05}, &DROMAML{EtaQ: 0.01}} {
+	for _, m := range []Method{EntropicTRMAML{PLR: 0.05}.New(), DROMAML{EtaQ: 0.01}.New()} {
 		w, p := trainQuad(t, q, alpha, m, 40000)
 		if math.Abs(w[0]-wRobust) > 0.02 {
 			t.Errorf("%T: w = %.4f, want %.4f", m, w[0], wRobust)
@@ -125,7 +126,7 @@ func TestEntropicConvergesToClosedForm(t *testing.T) {
 // distribution (all weight on the largest exponent).
 func TestEntropicUpdate(t *testing.T) {
 	t.Parallel()
-	m := &EntropicTRMAML{PLR: 0.1}
+	m := EntropicTRMAML{PLR: 0.1}.New()
 	p, err := m.Init([]float64{1, 1, 1, 1}, 2)
 	if err != nil {
 		t.Fatal(err)
@@ -141,14 +142,14 @@ func TestEntropicUpdate(t *testing.T) {
 			t.Fatalf("p = %v, want %v", p, want)
 		}
 	}
-	m.PLR = 1e3
+	m = EntropicTRMAML{PLR: 1e3}.New()
 	m.Init([]float64{1, 1, 1, 1}, 2)
 	m.Update(p, []int{2, 3}, []float64{1e3, 2e3})
 	if p[3] != 1 || p[0] != 0 || p[1] != 0 || p[2] != 0 {
 		t.Errorf("after a huge step p = %v, want all weight on task 3", p)
 	}
-	p[0], p[1], p[2], p[3] = 0.25, 0.25, 0.25, 0.25
-	m.PLR = math.MaxFloat64
+	m = EntropicTRMAML{PLR: math.MaxFloat64}.New() // eta_p n / C overflows to +Inf
+	p, _ = m.Init([]float64{1, 1, 1, 1}, 2)
 	m.Update(p, []int{0, 2}, []float64{1, 1})
 	if p[0] != 0.5 || p[2] != 0.5 || p[1] != 0 || p[3] != 0 {
 		t.Errorf("after an overflowing step p = %v, want half on tasks 0 and 2", p)
@@ -168,9 +169,9 @@ func TestMethodDraws(t *testing.T) {
 		m    Method
 		freq []float64
 	}{
-		{"maml", &MAML{}, []float64{1.0 / 8, 2.0 / 8, 5.0 / 8}},
-		{"trmaml", &TRMAML{PLR: 1}, []float64{1.0 / 3, 1.0 / 3, 1.0 / 3}},
-		{"cvar", &CVaR{Level: 0.5, PLR: 1}, []float64{1.0 / 3, 1.0 / 3, 1.0 / 3}},
+		{"maml", MAML{}.New(), []float64{1.0 / 8, 2.0 / 8, 5.0 / 8}},
+		{"trmaml", TRMAML{PLR: 1}.New(), []float64{1.0 / 3, 1.0 / 3, 1.0 / 3}},
+		{"cvar", CVaR{Level: 0.5, PLR: 1}.New(), []float64{1.0 / 3, 1.0 / 3, 1.0 / 3}},
 	} {
 		p, err := c.m.Init(masses, 4)
 		if err != nil {
@@ -207,8 +208,8 @@ func TestMethodDraws(t *testing.T) {
 func TestCVaRLevelOneOverNIsTRMAML(t *testing.T) {
 	t.Parallel()
 	q, alpha := newQuad()
-	a, _ := trainQuad(t, q, alpha, &TRMAML{PLR: 0.05}, 500)
-	b, _ := trainQuad(t, q, alpha, &CVaR{Level: 1.0 / 3, PLR: 0.05}, 500)
+	a, _ := trainQuad(t, q, alpha, TRMAML{PLR: 0.05}.New(), 500)
+	b, _ := trainQuad(t, q, alpha, CVaR{Level: 1.0 / 3, PLR: 0.05}.New(), 500)
 	if a[0] != b[0] {
 		t.Errorf("CVaR at level 1/n: w = %v, TR-MAML %v", b[0], a[0])
 	}
@@ -310,7 +311,7 @@ func TestRestoreChecksAveragedAndKeptP(t *testing.T) {
 			"state.PTau[2] = 1: above the cap"},
 		{"T2 feasible", OutputRandom, func(s *State) { s.Tau, s.WTau, s.PTau = 2, s.W, []float64{0, 0.5, 0.5} }, ""},
 	} {
-		s := Settings{Method: &CVaR{Level: 0.5, PLR: 0.1}, Iterations: 10, Batch: 2, Output: c.output}
+		s := Settings{Method: CVaR{Level: 0.5, PLR: 0.1}.New(), Iterations: 10, Batch: 2, Output: c.output}
 		s.Optimizer, s.Seed = &SGD{LR: 0.1}, 1
 		tr, err := NewTrainer(obj, q, []float64{1}, s)
 		if err != nil {
@@ -333,8 +334,32 @@ func TestRestoreChecksAveragedAndKeptP(t *testing.T) {
 }
 
 func cvar(level float64) func() Method {
-	return func() Method { return &CVaR{Level: level, PLR: 0.1} }
+	return func() Method { return CVaR{Level: level, PLR: 0.1}.New() }
 }
-func trmaml() Method   { return &TRMAML{PLR: 0.1} }
-func entropic() Method { return &EntropicTRMAML{PLR: 0.1} }
-func maml() Method     { return &MAML{} }
+func trmaml() Method   { return TRMAML{PLR: 0.1}.New() }
+func entropic() Method { return EntropicTRMAML{PLR: 0.1}.New() }
+func maml() Method     { return MAML{}.New() }
+
+// TestZeroSettingsRefused: every built-in method's zero settings either
+// mean something (MAML has none) or are refused, both by its registration's
+// Check (a config) and by Init (a library caller): a zero step size of p
+// would train MAML on the uniform distribution under another name.
+func TestZeroSettingsRefused(t *testing.T) {
+	t.Parallel()
+	for _, info := range Methods() {
+		typ := reflect.TypeOf(info.New()).Elem()
+		zero := reflect.New(typ).Interface().(MethodSettings)
+		if typ.NumField() == 0 {
+			if _, err := zero.New().Init([]float64{1, 1}, 2); err != nil {
+				t.Errorf("%s: settings-free zero value refused: %v", info.Name, err)
+			}
+			continue
+		}
+		if info.Check == nil || len(info.Check(zero)) == 0 {
+			t.Errorf("%s: Check accepts the zero settings %+v", info.Name, zero)
+		}
+		if _, err := zero.New().Init([]float64{1, 1}, 2); err == nil {
+			t.Errorf("%s: Init accepts the zero settings %+v", info.Name, zero)
+		}
+	}
+}

@@ -7,30 +7,23 @@ import (
 )
 
 // Metric describes the per-task score that evaluation statistics are taken
-// over: its name as recorded in a run's result.json, how reports label and
-// scale it, and which direction is better. The direction decides what
-// "worst" means: the largest MSE but the smallest accuracy.
+// over: its name as recorded in a run's result.json and which direction is
+// better. The direction decides what "worst" means: the largest MSE but the
+// smallest accuracy. (How reports label and scale it is package
+// results/display's.)
 type Metric struct {
 	// Name identifies the metric in result.json: "mse" or "accuracy".
 	Name string
-	// Label names the metric in tables and on axes: "MSE", "accuracy".
-	Label string
-	// Unit is appended to displayed values' labels: "" or "%".
-	Unit string
-	// Scale converts a stored value to its displayed value: accuracy is
-	// stored as a fraction and shown in percent (100).
-	Scale float64
 	// HigherIsBetter is true for scores (accuracy), false for losses (MSE).
 	HigherIsBetter bool
 }
 
 // The metrics of the task families.
 var (
-	// MSE is the mean squared error of regression (sinusoids).
-	MSE = Metric{Name: "mse", Label: "MSE", Scale: 1}
-	// Accuracy is the fraction of query points classified correctly
-	// (Omniglot), shown in percent.
-	Accuracy = Metric{Name: "accuracy", Label: "accuracy", Unit: "%", Scale: 100, HigherIsBetter: true}
+	// MSE is the mean squared error of regression.
+	MSE = Metric{Name: "mse"}
+	// Accuracy is the fraction of query points classified correctly.
+	Accuracy = Metric{Name: "accuracy", HigherIsBetter: true}
 )
 
 // Metrics lists every known metric.
@@ -80,17 +73,4 @@ func (m Metric) WorstIndex(xs []float64) int {
 		}
 	}
 	return worst
-}
-
-// Show converts a stored value to the value displayed (Scale times it).
-func (m Metric) Show(v float64) float64 { return m.Scale * v }
-
-// Axis labels the metric of a kind of object with its unit, e.g.
-// Axis("task") is "task MSE" or "task accuracy (%)".
-func (m Metric) Axis(of string) string {
-	s := strings.TrimSpace(of + " " + m.Label)
-	if m.Unit != "" {
-		s += " (" + m.Unit + ")"
-	}
-	return s
 }

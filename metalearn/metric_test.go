@@ -30,7 +30,7 @@ func TestMetricWorst(t *testing.T) {
 	}
 }
 
-func TestMetricNamedAndLabels(t *testing.T) {
+func TestMetricNamed(t *testing.T) {
 	t.Parallel()
 	for _, m := range Metrics {
 		got, err := MetricNamed(m.Name)
@@ -40,15 +40,6 @@ func TestMetricNamedAndLabels(t *testing.T) {
 	}
 	if _, err := MetricNamed("mae"); err == nil || err.Error() != `unknown metric "mae" (allowed: mse, accuracy)` {
 		t.Errorf("MetricNamed(mae): %v", err)
-	}
-	if got := MSE.Axis("task"); got != "task MSE" {
-		t.Errorf("MSE axis %q", got)
-	}
-	if got := Accuracy.Axis("final task"); got != "final task accuracy (%)" {
-		t.Errorf("accuracy axis %q", got)
-	}
-	if Accuracy.Show(0.875) != 87.5 || MSE.Show(0.25) != 0.25 {
-		t.Error("Show does not scale accuracy to percent or keeps MSE")
 	}
 }
 

@@ -93,6 +93,16 @@ type WeighingObjective interface {
 	LossesWeighed(w []float64, b *Batch, weigh func(losses, weights []float64) error, weights, losses, grad []float64) error
 }
 
+// ScheduledObjective is an Objective whose meta-objective changes with the
+// iteration, such as MAML++'s multi-step loss, annealed toward the last
+// inner step (graph.MultiStepLoop): the Trainer calls AtIteration(i, n)
+// before iteration i (from 0) of its n, so a resumed run gets the same
+// objective at every iteration.
+type ScheduledObjective interface {
+	Objective
+	AtIteration(i, n int)
+}
+
 // MetricObjective is an Objective that also scores the adapted model of every
 // instance on its query set, e.g. by classification accuracy. Callers find it
 // with a type assertion; an Objective without a metric need not implement it.

@@ -35,7 +35,7 @@ func TestRunStopsAndResumesBitForBit(t *testing.T) {
 	q.mass = []float64{1, 2, 3}
 	const T = 40
 	settings := func(out OutputRule) Settings {
-		return Settings{Method: &TRMAML{PLR: 0.05}, Iterations: T, Batch: 2, BallRadius: 2.5, Output: out,
+		return Settings{Method: TRMAML{PLR: 0.05}.New(), Iterations: T, Batch: 2, BallRadius: 2.5, Output: out,
 			Optimizer: NewAdam(0.1, 1), Schedule: Cosine{Max: 0.1, Min: 0.01, Iterations: T}, Seed: 3}
 	}
 	obj := quadObjective{q: q, alpha: alpha, tasks: 2}

@@ -30,10 +30,10 @@ const (
 // replacement (the paper's text says "uniformly and independently"; its
 // Algorithm 1 box says "unique"): the estimators are unbiased either way.
 type Settings struct {
-	// Method chooses and updates the task distribution p: &MAML{} (the
-	// default), &TRMAML{PLR: ...}, &EntropicTRMAML{...}, &CVaR{...} or a
-	// Method of your own. A Trainer initialises it, so one Method value
-	// serves one Trainer.
+	// Method chooses and updates the task distribution p: MAML{}.New()
+	// (the default), TRMAML{PLR: ...}.New(), another built-in method's
+	// settings' New, or a Method of your own. A Trainer initialises it, so
+	// one Method value serves one Trainer.
 	Method Method
 	// Iterations is T, the number of updates; it is required (>= 1).
 	Iterations int
@@ -80,7 +80,7 @@ type BatchShaper interface {
 // for obj, or an error naming the first invalid field.
 func (s Settings) withDefaults(obj Objective, n int) (Settings, error) {
 	if s.Method == nil {
-		s.Method = &MAML{}
+		s.Method = MAML{}.New()
 	}
 	if s.Batch == 0 {
 		s.Batch = obj.Tasks()
@@ -441,6 +441,9 @@ func (t *Trainer) Step() (StepStats, error) {
 // first evaluation without the gradient).
 func (t *Trainer) evaluate() error {
 	st := &t.State
+	if so, ok := t.Objective.(ScheduledObjective); ok {
+		so.AtIteration(st.Iteration, t.Settings.Iterations)
+	}
 	wr, ok := t.Settings.Method.(Weigher)
 	if !ok {
 		return t.Objective.Losses(st.W, t.batch, t.weights, t.losses, t.grad)

@@ -58,7 +58,7 @@ func TestWeigherWeightsTheGradient(t *testing.T) {
 		if weighing {
 			obj = weighingObjective{rec}
 		}
-		s := Settings{Method: &DRMAML{Alpha: 0.5}, Iterations: 50, Batch: 6, Optimizer: &SGD{LR: 0.05}, Seed: 3}
+		s := Settings{Method: DRMAML{Alpha: 0.5}.New(), Iterations: 50, Batch: 6, Optimizer: &SGD{LR: 0.05}, Seed: 3}
 		tr, err := NewTrainer(obj, q, []float64{3}, s)
 		if err != nil {
 			t.Fatal(err)
@@ -110,7 +110,7 @@ func TestDRMAMLPlusWarnsOnce(t *testing.T) {
 	t.Parallel()
 	q := quadTasks{a: []float64{1}, c: []float64{0.5}, mass: []float64{1}}
 	var msgs []string
-	m := &DRMAMLPlus{Alpha: 0.5}
+	m := DRMAMLPlus{Alpha: 0.5}.New().(*drmamlPlusRun)
 	s := Settings{Method: m, Iterations: 5, Batch: 4, Optimizer: &SGD{LR: 0.05}, Warn: func(msg string) { msgs = append(msgs, msg) }}
 	tr, err := NewTrainer(quadObjective{q: q, alpha: 0.1, tasks: 4}, q, []float64{3}, s)
 	if err != nil {

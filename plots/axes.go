@@ -3,16 +3,15 @@ package plots
 import (
 	"strings"
 
+	"github.com/trmaml/trmaml/results/display"
 	"gonum.org/v1/plot"
-
-	"github.com/trmaml/trmaml/metalearn"
 )
 
 const iterationLabel = "meta-training iteration"
 
 // worstOver names the worst of a set of values in metric m: the maximum
 // loss, the minimum score.
-func worstOver(m metalearn.Metric) string {
+func worstOver(m display.Score) string {
 	if m.HigherIsBetter {
 		return "minimum"
 	}
@@ -23,7 +22,7 @@ func worstOver(m metalearn.Metric) string {
 // for a loss; for a score (accuracy in %), from the data's range to at most
 // its ceiling (m.Show(1)), so that the differences near the top stay
 // visible, with percent ticks.
-func valueAxis(p *plot.Plot, m metalearn.Metric) {
+func valueAxis(p *plot.Plot, m display.Score) {
 	p.Y.Tick.Marker = valueTicks(m)
 	if !m.HigherIsBetter {
 		fromZero(p)
@@ -36,7 +35,7 @@ func valueAxis(p *plot.Plot, m metalearn.Metric) {
 
 // valueTicks are the ticks of an axis of m's values: percentages for
 // accuracy, plain numbers for a loss.
-func valueTicks(m metalearn.Metric) plot.Ticker {
+func valueTicks(m display.Score) plot.Ticker {
 	if m.Unit == "%" {
 		return percentTicks{}
 	}
@@ -45,12 +44,12 @@ func valueTicks(m metalearn.Metric) plot.Ticker {
 
 // valueLabel labels an axis of m's values of noun ("task MSE", "alphabet
 // accuracy"): without the unit where the ticks carry it.
-func valueLabel(m metalearn.Metric, noun string) string {
+func valueLabel(m display.Score, noun string) string {
 	return strings.TrimSuffix(m.Axis(noun), " ("+m.Unit+")")
 }
 
 // valueRange is the range m's displayed values can take, which confidence
 // bands are cut to: [0, 100] for accuracy in percent, [0, +Inf) for a loss.
-func valueRange(m metalearn.Metric) (lo, hi float64) {
+func valueRange(m display.Score) (lo, hi float64) {
 	return 0, m.Show(m.Max())
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/results"
+	"github.com/trmaml/trmaml/results/display"
 )
 
 // CVaRTradeoff draws the trade-off between average and worst-case task
@@ -180,14 +181,14 @@ func finalStat(f results.Final) axisStat {
 }
 
 // cvarStat is CVaR_alpha over the tasks of set.
-func cvarStat(set results.Set, alpha float64, score metalearn.Metric) axisStat {
+func cvarStat(set results.Set, alpha float64, score display.Score) axisStat {
 	return axisStat{
 		value: func(r *results.Run) float64 {
 			res := &r.Result.MetaTest
 			if set == results.MetaTrain {
 				res = &r.Result.MetaTrain
 			}
-			return metalearn.TailMean(res.PerTask, alpha, score)
+			return metalearn.TailMean(res.PerTask, alpha, score.Metric)
 		},
 		group: func(g *results.Group) results.Estimate { return g.FinalCVaR(set, alpha) },
 	}

@@ -93,7 +93,7 @@ func (g *Group) FinalCVaR(set Set, alpha float64) Estimate {
 			vals[i] = math.NaN()
 			continue
 		}
-		vals[i] = metalearn.TailMean(set.of(&r.Result).PerTask, alpha, g.Score)
+		vals[i] = metalearn.TailMean(set.of(&r.Result).PerTask, alpha, g.Score.Metric)
 	}
 	return Summarize(vals)
 }

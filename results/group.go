@@ -8,7 +8,7 @@ import (
 	"strconv"
 
 	"github.com/trmaml/trmaml/configs"
-	"github.com/trmaml/trmaml/metalearn"
+	"github.com/trmaml/trmaml/results/display"
 )
 
 // Group is the runs of one Key, one per seed, in increasing seed order.
@@ -18,7 +18,7 @@ type Group struct {
 	// Runs are the group's runs, one per seed.
 	Runs []*Run
 	// Score is the metric of the runs' statistics (all runs share it).
-	Score metalearn.Metric
+	Score display.Score
 }
 
 // Seeds returns the number of runs (seeds) in g.

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/trmaml/trmaml/metalearn"
+	"github.com/trmaml/trmaml/results/display"
 )
 
 // Key identifies the runs that differ only in their seed.
@@ -79,27 +80,12 @@ func (k Key) Method() string {
 }
 
 // SweptSymbol is how reports write the setting the key's method sweeps
-// (metalearn.MethodInfo.SweptSymbol, "a" for CVaR's level); "" for none.
-func (k Key) SweptSymbol() string {
-	info, ok := metalearn.LookupMethod(k.Algorithm)
-	switch {
-	case !ok || info.Swept == "":
-		return ""
-	case info.SweptSymbol != "":
-		return info.SweptSymbol
-	}
-	return info.Swept
-}
+// (display.SweptSymbol, "a" for CVaR's level); "" for none.
+func (k Key) SweptSymbol() string { return display.SweptSymbol(k.Algorithm) }
 
-// AlgorithmName is the display name of a registered method
-// (metalearn.MethodInfo.Display), e.g. "TR-MAML"; other values are
-// returned unchanged.
-func AlgorithmName(alg string) string {
-	if info, ok := metalearn.LookupMethod(alg); ok {
-		return info.Display
-	}
-	return alg
-}
+// AlgorithmName is the display name of a method (display.Method), e.g.
+// "TR-MAML"; other values are returned unchanged.
+func AlgorithmName(alg string) string { return display.Method(alg) }
 
 // MovesP reports whether the key's method moves the task distribution p
 // (every registered method but those with a fixed p, such as MAML).

@@ -13,8 +13,8 @@ import (
 	"github.com/trmaml/trmaml/internal/shell"
 
 	"github.com/trmaml/trmaml/configs"
-	"github.com/trmaml/trmaml/metalearn"
 	_ "github.com/trmaml/trmaml/models/builtin" // the built-in models, which configs name
+	"github.com/trmaml/trmaml/results/display"
 	"github.com/trmaml/trmaml/rundir"
 	_ "github.com/trmaml/trmaml/tasks" // the task families of the runs' configs
 )
@@ -52,9 +52,8 @@ type Run struct {
 	Tasks *rundir.TaskHistory
 	// Result is result.json.
 	Result rundir.Result
-	// Score is the metric of the run's statistics, named by result.json
-	// (MSE for files from before the field).
-	Score metalearn.Metric
+	// Score is the metric of the run's statistics, named by result.json.
+	Score display.Score
 	// Unfinished is set for a run loaded by LoadUnfinished: running or
 	// interrupted, its Result holds its last evaluation.
 	Unfinished bool

@@ -6,6 +6,7 @@ import (
 
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/metalearn"
+	"github.com/trmaml/trmaml/results/display"
 	"github.com/trmaml/trmaml/rundir"
 )
 
@@ -21,18 +22,18 @@ func (r *Run) loadScore(path string) error {
 	if err != nil {
 		return fmt.Errorf("%s: metric: %w", path, err)
 	}
-	r.Score = m
+	r.Score = display.Of(m)
 	for _, s := range []struct {
 		name  string
 		stats rundir.Stats
 	}{{"meta_test", r.Result.MetaTest}, {"meta_train", r.Result.MetaTrain}} {
 		st := s.stats
 		if i := m.WorstIndex(st.PerTask); st.Worst != st.PerTask[i] || st.WorstTask != st.Tasks[i] {
-			return fmt.Errorf("%s: %s: worst %v (%q) is not the worst per-task %s, %v (%q)", path, s.name, st.Worst, st.WorstTask, m.Label, st.PerTask[i], st.Tasks[i])
+			return fmt.Errorf("%s: %s: worst %v (%q) is not the worst per-task %s, %v (%q)", path, s.name, st.Worst, st.WorstTask, r.Score.Label, st.PerTask[i], st.Tasks[i])
 		}
 		for i, v := range st.PerTask {
 			if v > m.Max() {
-				return fmt.Errorf("%s: %s.per_task[%d] = %v: %s values are at most %v", path, s.name, i, v, m.Label, m.Max())
+				return fmt.Errorf("%s: %s.per_task[%d] = %v: %s values are at most %v", path, s.name, i, v, r.Score.Label, m.Max())
 			}
 		}
 		for i, c := range st.CVaR {
@@ -41,7 +42,7 @@ func (r *Run) loadScore(path string) error {
 			}
 		}
 		if v := max(st.Mean, st.WeightedMean); v > m.Max() {
-			return fmt.Errorf("%s: %s: mean %v, weighted_mean %v: %s values are at most %v", path, s.name, st.Mean, st.WeightedMean, m.Label, m.Max())
+			return fmt.Errorf("%s: %s: mean %v, weighted_mean %v: %s values are at most %v", path, s.name, st.Mean, st.WeightedMean, r.Score.Label, m.Max())
 		}
 		if len(st.Masses) != len(st.Tasks) {
 			return fmt.Errorf("%s: %s has %d masses for %d tasks", path, s.name, len(st.Masses), len(st.Tasks))
@@ -78,13 +79,13 @@ func SplitByScore(groups []*Group) [][]*Group {
 }
 
 // Display returns e in the metric's display units (accuracy in percent).
-func Display(m metalearn.Metric, e Estimate) Estimate {
+func Display(m display.Score, e Estimate) Estimate {
 	e.Mean, e.Half = m.Show(e.Mean), m.Show(e.Half)
 	return e
 }
 
 // DisplayCurve returns c in the metric's display units.
-func DisplayCurve(m metalearn.Metric, c Curve) Curve {
+func DisplayCurve(m display.Score, c Curve) Curve {
 	pts := make([]Estimate, len(c.Points))
 	for i, e := range c.Points {
 		pts[i] = Display(m, e)
@@ -105,9 +106,9 @@ func DisplayCurve(m metalearn.Metric, c Curve) Curve {
 // test columns and in result.json, known before it finishes: accuracy for
 // a family that trains a CNN classifier, MSE for regression (as run.Train
 // chooses it).
-func ScoreOf(cfg configs.Config) metalearn.Metric {
+func ScoreOf(cfg configs.Config) display.Score {
 	if fam, err := cfg.Family(); err == nil && fam.Model() == "cnn" {
-		return metalearn.Accuracy
+		return display.Of(metalearn.Accuracy)
 	}
-	return metalearn.MSE
+	return display.Of(metalearn.MSE)
 }

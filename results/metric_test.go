@@ -34,7 +34,7 @@ func TestLoadAccuracyRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Score != metalearn.Accuracy {
+	if r.Score.Metric != metalearn.Accuracy {
 		t.Errorf("score %+v, want accuracy", r.Score)
 	}
 	// The worst alphabet is the least accurate one.
@@ -43,9 +43,10 @@ func TestLoadAccuracyRun(t *testing.T) {
 	}
 }
 
-// TestLegacyRunIsMSE: a run directory whose result.json has neither metric
-// nor masses (written before they existed) loads as MSE with unit masses.
-func TestLegacyRunIsMSE(t *testing.T) {
+// TestRunWithoutMetricRefused: a run directory whose result.json has
+// neither metric nor masses (a format older than the first release) is
+// refused naming the file and the field, not read as MSE.
+func TestRunWithoutMetricRefused(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
 	if err := resultstest.New("sine", "maml", "second", 1, 5, 1).Write(dir); err != nil {
@@ -56,9 +57,7 @@ func TestLegacyRunIsMSE(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Files from before masses had every weighted mean equal to the mean.
 	legacy := regexp.MustCompile(`(?s)\s*"metric": "mse",|,\s*"masses": \[[^]]*\]`).ReplaceAllString(string(raw), "")
-	legacy = strings.Replace(legacy, `"weighted_mean": 1.25,`, `"weighted_mean": 1.5,`, 1)
 	if strings.Contains(legacy, "metric") || strings.Contains(legacy, "masses") {
 		t.Fatalf("edit left metric or masses in:\n%s", legacy)
 	}
@@ -66,12 +65,8 @@ func TestLegacyRunIsMSE(t *testing.T) {
 		t.Fatal(err)
 	}
 	resultstest.Reseal(t, dir)
-	r, err := results.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Score != metalearn.MSE || !slices.Equal(r.Result.MetaTrain.Masses, []float64{1, 1, 1, 1}) {
-		t.Errorf("legacy run: score %q, masses %v; want MSE and 1s", r.Score.Name, r.Result.MetaTrain.Masses)
+	if _, err := results.Load(dir); err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "metric") {
+		t.Errorf("a result.json without metric: %v, want a refusal naming %s and metric", err, path)
 	}
 }
 
@@ -155,7 +150,7 @@ func TestSplitByScoreAndSampling(t *testing.T) {
 		}
 	}
 	acc := parts[0]
-	if acc[0].Score != metalearn.Accuracy {
+	if acc[0].Score.Metric != metalearn.Accuracy {
 		acc = parts[1]
 	}
 	// C(Z, 5) for Z = 26, 55, 24, 52, 40, normalised.

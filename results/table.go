@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/trmaml/trmaml/metalearn"
+	"github.com/trmaml/trmaml/results/display"
 )
 
 // TableRow is one line of the results table: a group's final statistics
@@ -35,7 +35,7 @@ type TableRow struct {
 // SummaryTable is the paper's results table (Table 1) for a set of groups.
 type SummaryTable struct {
 	// Score is the groups' metric.
-	Score metalearn.Metric
+	Score display.Score
 	// Rows are in the groups' order: by K, order and algorithm.
 	Rows []TableRow
 	// TestTasks is the number of meta-test tasks, or 0 if it differs
@@ -202,7 +202,7 @@ type markdownRow struct {
 // strictly best mean of each column is bold: the best in score's direction,
 // or the lowest in a column of spreads (spread[c]), where a smaller spread
 // is better in any metric.
-func writeMarkdownRows(b *strings.Builder, score metalearn.Metric, rows []markdownRow, spread []bool, showOrder, showName bool) {
+func writeMarkdownRows(b *strings.Builder, score display.Score, rows []markdownRow, spread []bool, showOrder, showName bool) {
 	for i, r := range rows {
 		seeds := strconv.Itoa(r.seeds)
 		if r.unfinished != "" {
@@ -223,7 +223,7 @@ func writeMarkdownRows(b *strings.Builder, score metalearn.Metric, rows []markdo
 // bestInSetting reports whether rows[i] has the strictly best mean of
 // column c among the rows of its setting, and that setting has several
 // rows.
-func bestInSetting(score metalearn.Metric, rows []markdownRow, i, c int, spread bool) bool {
+func bestInSetting(score display.Score, rows []markdownRow, i, c int, spread bool) bool {
 	others := 0
 	for j, r := range rows {
 		if j == i || !r.key.SameSetting(rows[i].key) {

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/trmaml/trmaml/metalearn"
+	"github.com/trmaml/trmaml/results/display"
 )
 
 // TrainTestTable is the paper's Omniglot table (Table 2) for a set of groups
@@ -17,7 +17,7 @@ import (
 // mean over seeds with its 95% confidence interval.
 type TrainTestTable struct {
 	// Score is the groups' metric.
-	Score metalearn.Metric
+	Score display.Score
 	// Rows are in the groups' order: by setting, order and algorithm.
 	Rows []TrainTestRow
 	// TrainTasks and TestTasks are the numbers of tasks of each set, or 0

@@ -9,21 +9,28 @@ import (
 
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/metalearn"
+	"github.com/trmaml/trmaml/results/display"
 	"github.com/trmaml/trmaml/run"
 )
 
 // Tilted weighs each task by exp(T f_i), f_i the last loss sampled from
 // it: T = 0 is the tasks' average, a large T approaches the worst task.
-// Its settings are its exported fields with yaml tags: the config section
-// tilted: {t: ...}.
+// These are its settings, exported fields with yaml tags: the config
+// section tilted: {t: ...}. New starts a run of them (tilted).
 type Tilted struct {
 	T float64 `yaml:"t"`
+}
 
+func (s Tilted) New() metalearn.Method { return &tilted{set: s} }
+
+// tilted is a running Tilted: its settings and its state.
+type tilted struct {
+	set  Tilted
 	last []float64
 	c    int
 }
 
-func (m *Tilted) Init(masses []float64, batch int) ([]float64, error) {
+func (m *tilted) Init(masses []float64, batch int) ([]float64, error) {
 	m.last, m.c = make([]float64, len(masses)), batch
 	p := make([]float64, len(masses))
 	for i := range p {
@@ -34,18 +41,18 @@ func (m *Tilted) Init(masses []float64, batch int) ([]float64, error) {
 
 // Draw samples tasks uniformly and weighs task i's loss (n/C) p_i, an
 // unbiased estimate of sum_i p_i grad F_i.
-func (m *Tilted) Draw(rng *rand.Rand, p []float64) (int, float64) {
+func (m *tilted) Draw(rng *rand.Rand, p []float64) (int, float64) {
 	i := rng.IntN(len(p))
 	return i, float64(len(p)) / float64(m.c) * p[i]
 }
 
-func (m *Tilted) Update(p []float64, tasks []int, losses []float64) {
+func (m *tilted) Update(p []float64, tasks []int, losses []float64) {
 	for k, i := range tasks {
 		m.last[i] = losses[k]
 	}
 	sum := 0.0
 	for i := range p {
-		p[i] = math.Exp(m.T * m.last[i])
+		p[i] = math.Exp(m.set.T * m.last[i])
 		sum += p[i]
 	}
 	for i := range p {
@@ -53,7 +60,7 @@ func (m *Tilted) Update(p []float64, tasks []int, losses []float64) {
 	}
 }
 
-func (m *Tilted) Check(name string, p []float64) error {
+func (m *tilted) Check(name string, p []float64) error {
 	for i, v := range p {
 		if !(v >= 0 && v <= 1) {
 			return fmt.Errorf("%s[%d] = %v: not a probability", name, i, v)
@@ -62,18 +69,20 @@ func (m *Tilted) Check(name string, p []float64) error {
 	return nil
 }
 
-// The method's registration, in an init function of its package.
+// The method's registration, and its name in reports, in an init function
+// of its package.
 func init() {
 	metalearn.RegisterMethod(metalearn.MethodInfo{
-		Name: "tilted", Display: "tilted MAML",
-		New: func() metalearn.Method { return &Tilted{T: 1} },
-		Check: func(m metalearn.Method) []metalearn.SettingError {
-			if t := m.(*Tilted).T; !(t >= 0) {
+		Name: "tilted",
+		New:  func() metalearn.MethodSettings { return &Tilted{T: 1} },
+		Check: func(s metalearn.MethodSettings) []metalearn.SettingError {
+			if t := s.(*Tilted).T; !(t >= 0) {
 				return []metalearn.SettingError{{Key: "t", Value: t, Rule: "must be >= 0"}}
 			}
 			return nil
 		},
 	})
+	display.NameMethod("tilted", display.MethodName{Display: "tilted MAML"})
 }
 
 // Example_newMethod uses a method added in its own file: the algorithm, its

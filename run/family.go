@@ -52,6 +52,12 @@ func newFamily(cfg configs.Config, opts Options) (*family, error) {
 	if in, out := sets.Train.Dims(); in != io.Inputs() || out != io.Outputs {
 		return nil, fmt.Errorf("run: task family %q: its tasks have %d inputs and %d outputs, its IO says %s", fam.Name(), in, out, io)
 	}
+	if err := checkInstances(cfg, sets.Train.Len(), sets.Test.Len()); err != nil {
+		return nil, err
+	}
+	if cfg.Meta.Output == "best_val" && sets.EvalValidation == nil {
+		return nil, &configs.ConfigError{Field: "meta.output", Problem: fmt.Sprintf("best_val needs meta-validation tasks, and this config's %s tasks have none", cfg.Task.Family)}
+	}
 	built, err := model.Build(cfg.Model.Section(), io)
 	if err != nil {
 		return nil, err
@@ -73,4 +79,23 @@ func newFamily(cfg configs.Config, opts Options) (*family, error) {
 		f.loss, f.metric = graph.SoftmaxCrossEntropy, graph.Accuracy
 	}
 	return f, nil
+}
+
+// checkInstances refuses evaluation counts that leave a task unmeasured.
+func checkInstances(cfg configs.Config, train, test int) error {
+	e := cfg.Eval
+	for _, c := range []struct {
+		field string
+		v, n  int
+		what  string
+	}{
+		{"eval.instances", e.Instances, test, "meta-test"},
+		{"eval.train_instances", e.TrainInstances, train, "meta-training"},
+		{"eval.final_instances", e.FinalInstances, max(train, test), "meta-training or meta-test"},
+	} {
+		if c.v < c.n && (c.field != "eval.final_instances" || c.v != 0) {
+			return &configs.ConfigError{Field: c.field, Problem: fmt.Sprintf("%d is too few: must be >= %d, the number of %s tasks, so that every task is measured", c.v, c.n, c.what)}
+		}
+	}
+	return nil
 }

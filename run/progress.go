@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/trmaml/trmaml/metalearn"
+	"github.com/trmaml/trmaml/results/display"
 )
 
 // Progress reports a training run: iterations per second, ETA, the current
@@ -127,7 +128,7 @@ func (p *Progress) line() string {
 		p.name, bar, it, p.total, 100*frac, rate, eta, p.mean, p.max)
 	switch {
 	case p.evaluated && p.metric.HigherIsBetter:
-		m := p.metric
+		m := display.Of(p.metric)
 		s += fmt.Sprintf(" | meta-test %s mean %.1f%s worst %.1f%s", m.Label, m.Show(p.testMean), m.Unit, m.Show(p.testWorst), m.Unit)
 	case p.evaluated:
 		s += fmt.Sprintf(" | meta-test mean %.3f worst %.3f", p.testMean, p.testWorst)

@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -43,33 +44,23 @@ func TestResultRecordsMetricAndMasses(t *testing.T) {
 	}
 }
 
-// TestLegacyResultReadsAsMSE: result.json from before the metric and masses
-// fields is read as MSE with every task of mass 1 (the sinusoid family, the
-// only one then); recorded values are kept.
-func TestLegacyResultReadsAsMSE(t *testing.T) {
+// TestResultWithoutMetricRefused: a result.json that names no metric, or
+// gives its tasks no masses, is refused naming the file and the field; it
+// is not read as some default.
+func TestResultWithoutMetricRefused(t *testing.T) {
 	t.Parallel()
-	legacy := `{"name": "old", "algorithm": "maml",
-		"meta_test": {"mean": 1, "worst": 2, "per_task": [1, 2], "tasks": ["a", "b"]},
-		"meta_train": {"mean": 1, "per_task": [1, 1, 1], "tasks": ["a", "b", "c"]}}`
-	var r rundir.Result
-	if err := json.Unmarshal([]byte(legacy), &r); err != nil {
-		t.Fatal(err)
-	}
-	if r.Metric != "mse" {
-		t.Errorf("metric %q, want mse", r.Metric)
-	}
-	if !slices.Equal(r.MetaTest.Masses, []float64{1, 1}) || !slices.Equal(r.MetaTrain.Masses, []float64{1, 1, 1}) {
-		t.Errorf("masses %v and %v, want all 1", r.MetaTest.Masses, r.MetaTrain.Masses)
-	}
-
-	recorded := `{"metric": "accuracy", "meta_train": {"per_task": [0.5, 0.9], "tasks": ["a", "b"], "masses": [0.25, 1]}}`
-	if err := json.Unmarshal([]byte(recorded), &r); err != nil {
-		t.Fatal(err)
-	}
-	if r.Metric != "accuracy" || !slices.Equal(r.MetaTrain.Masses, []float64{0.25, 1}) {
-		t.Errorf("recorded metric and masses not kept: %q, %v", r.Metric, r.MetaTrain.Masses)
-	}
-	if err := json.Unmarshal([]byte(`{"meta_test": {"masses": "x"}}`), &r); err == nil {
-		t.Error("masses of the wrong type accepted")
+	stats := `{"mean": 1.5, "weighted_mean": 1.5, "worst": 2, "worst_task": "b", "std": 0.5, "instances": 2, "per_task": [1, 2], "tasks": ["a", "b"]%s}`
+	for _, c := range []struct{ name, doc, want string }{
+		{"no metric", `{"name": "x", "algorithm": "maml", "meta_test": ` + fmt.Sprintf(stats, `, "masses": [1, 1]`) + `, "meta_train": ` + fmt.Sprintf(stats, `, "masses": [1, 1]`) + `}`, `metric: unknown metric ""`},
+		{"no masses", `{"name": "x", "algorithm": "maml", "metric": "mse", "meta_test": ` + fmt.Sprintf(stats, "") + `, "meta_train": ` + fmt.Sprintf(stats, "") + `}`, "masses: 0 for 2 tasks"},
+	} {
+		path := filepath.Join(t.TempDir(), rundir.ResultFile)
+		if err := os.WriteFile(path, []byte(c.doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := rundir.ReadResult(path)
+		if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want a refusal naming %s and %q", c.name, err, path, c.want)
+		}
 	}
 }

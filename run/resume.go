@@ -94,14 +94,15 @@ func Resume(ctx context.Context, dir string, opts Options, sets ...string) (*run
 		ss.batchSum, ss.batchMax, ss.batchN = pd.BatchSum, pd.BatchMax, pd.BatchN
 	}
 	// Keep the metric rows up to the checkpoint's last, under the file's
-	// own header (a run started before the column names carried units
-	// keeps its); later rows are redone.
+	// own header (a run started before the column names carried units, or
+	// before its CVaR columns, keeps its); later rows are redone.
 	mpath := filepath.Join(dir, rundir.MetricsFile)
-	header, err := rundir.MetricsHeaderIn(mpath)
+	header, cvar, err := rundir.MetricsHeaderIn(mpath)
 	if err != nil {
 		return nil, fmt.Errorf("%s cannot be resumed: %w", dir, err)
 	}
-	if err := rundir.KeepRows(mpath, header, 1+int(rundir.NumColumns), last, &ss.metrics); err != nil {
+	ss.cvarColumns = cvar
+	if err := rundir.KeepRows(mpath, header, 1+int(rundir.NumColumns)+2*len(cvar), last, &ss.metrics); err != nil {
 		return nil, err
 	}
 	if err := rundir.KeepRows(filepath.Join(dir, rundir.PFile), rundir.PHeader(taskNames(s.Train)), 1+s.Train.Len(), last, &ss.pcsv); err != nil {
@@ -119,8 +120,8 @@ func Resume(ctx context.Context, dir string, opts Options, sets ...string) (*run
 	// evaluation is done first.
 	cfg, it := s.Config, ck.State.Iteration
 	if ss.batchN > 0 && (it%cfg.Eval.Every == 0 || it == cfg.Meta.Iterations) {
-		ss.ctx, ss.p = ctx, opts.Progress
-		if err := ss.record(); errors.Is(err, errEvaluationStopped) {
+		ss.p = opts.Progress
+		if err := ss.record(ctx); errors.Is(err, errEvaluationStopped) {
 			return nil, ss.interrupt()
 		} else if err != nil {
 			return nil, err

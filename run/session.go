@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/trmaml/trmaml/configs"
@@ -27,6 +28,9 @@ type session struct {
 	opt           metalearn.Optimizer
 	tr            *metalearn.Trainer
 	metrics, pcsv bytes.Buffer
+	// cvarColumns are the CVaR levels of metrics.csv's columns: the
+	// config's eval.cvar_alpha for a new run, its header's when resumed.
+	cvarColumns []float64
 	// tasks is tasks.csv's content, nil for a run started before the
 	// file existed, which goes on without it.
 	tasks              *bytes.Buffer
@@ -35,8 +39,6 @@ type session struct {
 	batchSum, batchMax float64
 	batchN             int
 	p                  *Progress
-	// ctx stops the evaluations (nil: never).
-	ctx context.Context
 	// prevCheckpoint is the SHA-256 of the checkpoint file the next one
 	// replaces; overrides are the run's config changes (resume -override).
 	prevCheckpoint string
@@ -81,7 +83,7 @@ func restoreSession(s *Setup, dir string) (*session, rundir.Checkpoint, error) {
 	}
 	ss.prevCheckpoint = rundir.HashBytes(raw)
 	if ss.val != nil {
-		if err := ss.val.restore(dir, ck.State.Iteration, s.Metric.HigherIsBetter); err != nil {
+		if err := ss.val.restore(dir, ck.State.Iteration, s.Metric.HigherIsBetter, ck.BestValSHA256); err != nil {
 			return nil, rundir.Checkpoint{}, fmt.Errorf("%s cannot be resumed: %w", dir, err)
 		}
 	}
@@ -89,14 +91,11 @@ func restoreSession(s *Setup, dir string) (*session, rundir.Checkpoint, error) {
 }
 
 // record evaluates the current iterate, appends to the metric files and
-// writes them and a checkpoint.
-func (ss *session) record() error {
+// writes them and a checkpoint. When ctx is done it stops the evaluation
+// (errEvaluationStopped).
+func (ss *session) record(ctx context.Context) error {
 	tr := ss.tr
 	start := time.Now()
-	ctx := ss.ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	trainStats, testStats, err := ss.s.evaluate(ctx, tr.State.W, tr.State.Iteration, false)
 	if err != nil && tr.State.Iteration == 0 && errors.Is(err, metalearn.ErrNonFinite) {
 		return fmt.Errorf("%w; at iteration 0 nothing is trained yet, so the config's scale is to blame: %s", err, scaleFields(ss.s.Config))
@@ -112,11 +111,14 @@ func (ss *session) record() error {
 	ss.evalDur += time.Since(start)
 	ss.cpu.eval()
 	row := rundir.MetricsRow{Iteration: tr.State.Iteration, Elapsed: ss.trainDur + ss.evalDur,
-		BatchMean: math.NaN(), BatchWorst: math.NaN(), Train: trainStats, Test: testStats}
+		BatchMean: math.NaN(), BatchWorst: math.NaN(), CVaRAlpha: ss.cvarColumns,
+		Train: withLevels(trainStats, ss.cvarColumns, ss.s.Metric), Test: withLevels(testStats, ss.cvarColumns, ss.s.Metric)}
 	if ss.batchN > 0 {
 		row.BatchMean, row.BatchWorst = ss.batchSum/float64(ss.batchN), ss.batchMax
 	}
-	row.Append(&ss.metrics)
+	if err := row.Append(&ss.metrics); err != nil {
+		return err
+	}
 	rundir.AppendPRow(&ss.pcsv, tr.State.Iteration, tr.State.P)
 	if ss.tasks != nil {
 		rundir.AppendTasksRow(ss.tasks, tr.State.Iteration, trainStats.PerTask, testStats.PerTask)
@@ -152,6 +154,7 @@ func (ss *session) checkpoint(pd *rundir.Pending) error {
 		tasks = ss.tasks.Bytes()
 	}
 	ck.BindRows(ss.metrics.Bytes(), ss.pcsv.Bytes(), tasks)
+	ss.val.bind(&ck)
 	sum, err := rundir.WriteCheckpoint(filepath.Join(ss.dir, rundir.CheckpointFile), ck)
 	if err != nil {
 		return err
@@ -180,7 +183,7 @@ func (ss *session) interrupt() error {
 // the final evaluation, and returns ss.interrupt's error.
 func (ss *session) train(ctx context.Context, p *Progress) (*rundir.Result, error) {
 	cfg, tr := ss.s.Config, ss.tr
-	ss.p, ss.ctx = p, ctx
+	ss.p = p
 	p.Start(fmt.Sprintf("%s seed %d", cfg.Name, cfg.Seed), tr.State.Iteration, cfg.Meta.Iterations)
 	var recordErr error
 	last := time.Now()
@@ -193,7 +196,7 @@ func (ss *session) train(ctx context.Context, p *Progress) (*rundir.Result, erro
 		ss.batchN++
 		p.Step(tr.State.Iteration, st.MeanLoss, st.MaxLoss)
 		if tr.State.Iteration%cfg.Eval.Every == 0 || tr.State.Iteration == cfg.Meta.Iterations {
-			recordErr = ss.record()
+			recordErr = ss.record(ctx)
 		}
 		last = time.Now()
 		ss.cpu.skip()
@@ -309,4 +312,20 @@ func scaleFields(c configs.Config) string {
 		}
 	}
 	return f
+}
+
+// withLevels is st with CVaR entries at every level of levels, so that a
+// run resumed under another eval.cvar_alpha keeps filling its metrics.csv
+// columns.
+func withLevels(st rundir.Stats, levels []float64, m metalearn.Metric) rundir.Stats {
+	have := make([]float64, len(st.CVaR))
+	for i, t := range st.CVaR {
+		have[i] = t.Alpha
+	}
+	for _, a := range levels {
+		if !slices.Contains(have, a) {
+			st.CVaR = append(slices.Clip(st.CVaR), tailStats(st.PerTask, []float64{a}, m)...)
+		}
+	}
+	return st
 }

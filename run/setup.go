@@ -11,6 +11,7 @@ import (
 
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/graph"
+	"github.com/trmaml/trmaml/innerloops"
 	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/models"
 	"github.com/trmaml/trmaml/rundir"
@@ -99,21 +100,19 @@ func Build(cfg configs.Config, opts Options) (*Setup, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkInstances(cfg, f.train.Len(), f.test.Len()); err != nil {
-		return nil, err
-	}
-	if cfg.Meta.Output == "best_val" && f.evalValidation == nil {
-		return nil, &configs.ConfigError{Field: "meta.output", Problem: fmt.Sprintf("best_val needs meta-validation tasks, and this config's %s tasks have none", cfg.Task.Family)}
-	}
 	output := metalearn.OutputRule(cfg.Meta.Output)
 	if cfg.Meta.Output == "best_val" {
 		output = metalearn.OutputLast // the trainer's; the session picks the best
 	}
-	_, out := f.train.Dims()
-	drawn, err := cfg.DrawnBatch()
+	method, err := cfg.NewMethod()
+	if err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	drawn, err := cfg.DrawnBatch() // checked by Validate
 	if err != nil {
 		return nil, err
 	}
+	_, out := f.train.Dims()
 	dtype := tensor.Float64
 	if cfg.Model.Dtype == "float32" {
 		dtype = tensor.Float32
@@ -131,18 +130,21 @@ func Build(cfg configs.Config, opts Options) (*Setup, error) {
 		return nil, err
 	}
 	spec.Tasks, spec.Query, spec.MetaGradient, spec.FirstOrder = cfg.Eval.Batch, f.evalQuery, false, false
+	if spec, err = evalSteps(cfg, spec); err != nil {
+		return nil, err
+	}
 	evalObj, err := graph.NewObjective(spec)
 	if err != nil {
 		return nil, err
+	}
+	if evalObj.NumParams() != obj.NumParams() {
+		return nil, &configs.ConfigError{Field: "eval.steps", Problem: fmt.Sprintf("inner loop %s has %d meta-parameters at %d steps and %d at inner.steps = %d: evaluate it with inner.steps (eval.steps 0)",
+			cfg.Inner.Kind, evalObj.NumParams(), cfg.EvalSteps(), obj.NumParams(), cfg.Inner.Steps)}
 	}
 	evalObj.ShareBuffers(obj) // evaluation and training run in turn
 	net, err := json.Marshal(f.model.Record)
 	if err != nil {
 		return nil, err
-	}
-	method, err := cfg.NewMethod()
-	if err != nil {
-		return nil, fmt.Errorf("run: %w", err)
 	}
 	opt, err := metalearn.NewOptimizer(cfg.Meta.Optimizer, cfg.Meta.LR, obj.NumParams())
 	if err != nil {
@@ -189,6 +191,32 @@ func Build(cfg configs.Config, opts Options) (*Setup, error) {
 	return s, nil
 }
 
+// evalSteps is spec, the evaluation graph's, with the config's evaluation
+// inner steps (eval.steps) in place of its training ones: in the spec for
+// graph's default loop, else in the registered loop built again for them.
+func evalSteps(cfg configs.Config, spec graph.Spec) (graph.Spec, error) {
+	steps := cfg.EvalSteps()
+	if steps == cfg.Inner.Steps {
+		return spec, nil
+	}
+	if spec.Inner == nil {
+		spec.Steps = steps
+		return spec, nil
+	}
+	loop, err := innerloops.Named(cfg.Inner.Kind)
+	if err != nil {
+		return spec, err
+	}
+	c := cfg
+	c.Inner.Steps = steps
+	built, err := loop.Build(c, false)
+	if err != nil {
+		return spec, err
+	}
+	spec.Inner = built.Loop
+	return spec, nil
+}
+
 // loadSetup builds the run of the config.yaml in dir, with the fields of
 // sets changed (see Evaluate); errors name the file.
 func loadSetup(dir string, opts Options, sets ...string) (*Setup, error) {
@@ -215,25 +243,6 @@ func loadSetup(dir string, opts Options, sets ...string) (*Setup, error) {
 	}
 	s.configHash = rundir.HashBytes(yml)
 	return s, nil
-}
-
-// checkInstances refuses evaluation counts that leave a task unmeasured.
-func checkInstances(cfg configs.Config, train, test int) error {
-	e := cfg.Eval
-	for _, c := range []struct {
-		field string
-		v, n  int
-		what  string
-	}{
-		{"eval.instances", e.Instances, test, "meta-test"},
-		{"eval.train_instances", e.TrainInstances, train, "meta-training"},
-		{"eval.final_instances", e.FinalInstances, max(train, test), "meta-training or meta-test"},
-	} {
-		if c.v < c.n && (c.field != "eval.final_instances" || c.v != 0) {
-			return &configs.ConfigError{Field: c.field, Problem: fmt.Sprintf("%d is too few: must be >= %d, the number of %s tasks, so that every task is measured", c.v, c.n, c.what)}
-		}
-	}
-	return nil
 }
 
 // warn writes line (if not empty) to o.Warnings.

@@ -17,8 +17,9 @@ import (
 // as its swept setting, as CVaR's level is.
 func init() {
 	metalearn.RegisterMethod(metalearn.MethodInfo{
-		Name: "tilted_t", Display: "tilted MAML", Swept: "t",
-		New: func() metalearn.Method { return &Tilted{T: 1} },
+		Name: "tilted_t", Swept: "t",
+		New:        func() metalearn.MethodSettings { return &Tilted{T: 1} },
+		SweptValue: func(s metalearn.MethodSettings) float64 { return s.(*Tilted).T },
 	})
 }
 

@@ -53,13 +53,14 @@ func start(ctx context.Context, s *Setup, dir string, p *Progress, overrides []s
 		return nil, err
 	}
 	ss.overrides = overrides
-	ss.metrics.WriteString(rundir.MetricsHeaderFor(s.Metric.Name))
+	ss.cvarColumns = s.Config.Eval.CVaRAlpha
+	ss.metrics.WriteString(rundir.MetricsHeaderFor(s.Metric.Name, ss.cvarColumns...))
 	ss.pcsv.WriteString(rundir.PHeader(taskNames(s.Train)))
 	ss.tasks = bytes.NewBufferString(rundir.TasksHeader(taskNames(s.Train), taskNames(s.Test)))
-	ss.ctx, ss.p = ctx, p
+	ss.p = p
 	ss.cpu = newCPUMeter(nil, true)
 	defer ss.cpu.stop()
-	if err := ss.record(); errors.Is(err, errEvaluationStopped) {
+	if err := ss.record(ctx); errors.Is(err, errEvaluationStopped) {
 		return nil, ss.interrupt() // before the first checkpoint: resume starts again
 	} else if err != nil {
 		return nil, err

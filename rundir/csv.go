@@ -40,43 +40,85 @@ const (
 const MetricsHeader = "iteration,elapsed_seconds,batch_mean,batch_worst,train_mean,train_worst,train_std,test_mean,test_worst,test_std\n"
 
 // MetricsHeaderFor is the header line of the metrics.csv of a run scored
-// in the metric named metric ("mse", "accuracy"): each column says what it
+// in the metric named metric ("mse", "accuracy") with CVaR_alpha over the
+// tasks at the levels cvar (eval.cvar_alpha): each column says what it
 // holds and in which unit. The meta-batch columns are the training loss
 // (mean squared error, or cross-entropy for classification), whatever the
 // metric; the train and test columns are the metric, accuracy as a
-// fraction of 1.
-func MetricsHeaderFor(metric string) string {
-	m := metric
-	if m == "accuracy" {
-		m = "accuracy_fraction"
-	}
-	return "iteration,elapsed_seconds,batch_mean_loss,batch_worst_loss," +
+// fraction of 1; each level adds the pair train_cvarALPHA_METRIC,
+// test_cvarALPHA_METRIC after them (CVaRColumn).
+func MetricsHeaderFor(metric string, cvar ...float64) string {
+	m := metricUnit(metric)
+	h := "iteration,elapsed_seconds,batch_mean_loss,batch_worst_loss," +
 		"train_mean_" + m + ",train_worst_" + m + ",train_std_" + m + "," +
-		"test_mean_" + m + ",test_worst_" + m + ",test_std_" + m + "\n"
+		"test_mean_" + m + ",test_worst_" + m + ",test_std_" + m
+	for _, a := range cvar {
+		h += "," + CVaRColumn("train", a, metric) + "," + CVaRColumn("test", a, metric)
+	}
+	return h + "\n"
+}
+
+// CVaRColumn is the metrics.csv column of CVaR_alpha over the tasks of set
+// ("train" or "test") of a run scored in metric, e.g. test_cvar0.7_mse.
+func CVaRColumn(set string, alpha float64, metric string) string {
+	return set + "_cvar" + strconv.FormatFloat(alpha, 'g', -1, 64) + "_" + metricUnit(metric)
+}
+
+// metricUnit is how column names write the metric with its unit.
+func metricUnit(metric string) string {
+	if metric == "accuracy" {
+		return "accuracy_fraction"
+	}
+	return metric
 }
 
 // MetricsHeaderIn returns the header line of the metrics.csv at path if it
-// is one ReadMetrics reads: the one resume keeps writing under.
-func MetricsHeaderIn(path string) (string, error) {
+// is one ReadMetrics reads (the one resume keeps writing under), with the
+// CVaR levels of its columns.
+func MetricsHeaderIn(path string) (string, []float64, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	line, _, _ := strings.Cut(string(raw), "\n")
-	line += "\n"
-	if !slices.Contains(metricsHeaders(), line) {
-		return "", fmt.Errorf("%s:1: header %q is not a metrics.csv header", path, strings.TrimSpace(line))
+	cvar, err := parseMetricsHeader(strings.Split(line, ","))
+	if err != nil {
+		return "", nil, fmt.Errorf("%s:1: %w", path, err)
 	}
-	return line, nil
+	return line + "\n", cvar, nil
 }
 
-// metricsHeaders are the metrics.csv headers ReadMetrics reads.
-func metricsHeaders() []string {
-	hs := []string{MetricsHeader}
-	for _, m := range metalearn.Metrics {
-		hs = append(hs, MetricsHeaderFor(m.Name))
+// parseMetricsHeader returns the CVaR levels of a metrics.csv header's
+// fields, or an error if it is not one: MetricsHeader, or MetricsHeaderFor
+// of a metric with any levels.
+func parseMetricsHeader(rec []string) ([]float64, error) {
+	if slices.Equal(rec, strings.Split(strings.TrimSpace(MetricsHeader), ",")) {
+		return nil, nil
 	}
-	return hs
+	for _, m := range metalearn.Metrics {
+		base := strings.Split(strings.TrimSpace(MetricsHeaderFor(m.Name)), ",")
+		if len(rec) < len(base) || !slices.Equal(rec[:len(base)], base) || (len(rec)-len(base))%2 != 0 {
+			continue
+		}
+		var levels []float64
+		for i := len(base); i < len(rec); i += 2 {
+			a, _ := strings.CutPrefix(rec[i], "train_cvar")
+			a, _ = strings.CutSuffix(a, "_"+metricUnit(m.Name))
+			alpha, err := strconv.ParseFloat(a, 64)
+			if err != nil || !(alpha > 0 && alpha < 1) || rec[i] != CVaRColumn("train", alpha, m.Name) {
+				return nil, fmt.Errorf("column %d: %q, want train_cvarALPHA_%s with ALPHA in (0, 1)", i+1, rec[i], metricUnit(m.Name))
+			}
+			if want := CVaRColumn("test", alpha, m.Name); rec[i+1] != want {
+				return nil, fmt.Errorf("column %d: %q, want %q after %q", i+2, rec[i+1], want, rec[i])
+			}
+			if slices.Contains(levels, alpha) {
+				return nil, fmt.Errorf("column %d: %q: level %v repeated", i+1, rec[i], alpha)
+			}
+			levels = append(levels, alpha)
+		}
+		return levels, nil
+	}
+	return nil, fmt.Errorf("header %q is not a metrics.csv header, want %q", strings.Join(rec, ","), strings.TrimSpace(MetricsHeaderFor("mse")))
 }
 
 // String returns the column's name in metrics.csv.
@@ -96,13 +138,37 @@ type MetricsRow struct {
 	// evaluation; NaN (written empty) where there was none, at iteration 0.
 	BatchMean, BatchWorst float64
 	Train, Test           Stats
+	// CVaRAlpha are the CVaR levels of the file's columns (its header's):
+	// the row writes Train's and Test's CVaR entry at each, and refuses
+	// to write a level they do not hold.
+	CVaRAlpha []float64
 }
 
 // Append appends the row's line to buf.
-func (r MetricsRow) Append(buf *bytes.Buffer) {
-	fmt.Fprintf(buf, "%d,%.3f,%s,%s,%s,%s,%s,%s,%s,%s\n", r.Iteration, r.Elapsed.Seconds(), fmtBatch(r.BatchMean), fmtBatch(r.BatchWorst),
+func (r MetricsRow) Append(buf *bytes.Buffer) error {
+	var cvar strings.Builder
+	for _, a := range r.CVaRAlpha {
+		tr, ok1 := tailValue(r.Train.CVaR, a)
+		te, ok2 := tailValue(r.Test.CVaR, a)
+		if !ok1 || !ok2 {
+			return fmt.Errorf("metrics.csv has CVaR_%v columns but the evaluation at iteration %d has no CVaR_%v", a, r.Iteration, a)
+		}
+		cvar.WriteString("," + fmtF(tr) + "," + fmtF(te))
+	}
+	fmt.Fprintf(buf, "%d,%.3f,%s,%s,%s,%s,%s,%s,%s,%s%s\n", r.Iteration, r.Elapsed.Seconds(), fmtBatch(r.BatchMean), fmtBatch(r.BatchWorst),
 		fmtF(r.Train.Mean), fmtF(r.Train.Worst), fmtF(r.Train.Std),
-		fmtF(r.Test.Mean), fmtF(r.Test.Worst), fmtF(r.Test.Std))
+		fmtF(r.Test.Mean), fmtF(r.Test.Worst), fmtF(r.Test.Std), cvar.String())
+	return nil
+}
+
+// tailValue is the value of ts at level alpha.
+func tailValue(ts []TailStat, alpha float64) (float64, bool) {
+	for _, t := range ts {
+		if t.Alpha == alpha {
+			return t.Value, true
+		}
+	}
+	return 0, false
 }
 
 func fmtBatch(v float64) string {
@@ -122,6 +188,15 @@ type MetricsTable struct {
 	// Values[c][r] is column c of row r; NaN where the file has no value
 	// (the batch columns of the iteration-0 row).
 	Values [NumColumns][]float64
+	// CVaR are the CVaR columns, one pair per level of the header.
+	CVaR []CVaRColumns
+}
+
+// CVaRColumns are metrics.csv's columns of CVaR_alpha over the
+// meta-training and meta-test tasks, one value per row.
+type CVaRColumns struct {
+	Alpha       float64
+	Train, Test []float64
 }
 
 // ReadMetrics reads the metrics.csv at path, refusing (with the file and
@@ -130,12 +205,11 @@ type MetricsTable struct {
 func ReadMetrics(path string) (MetricsTable, error) {
 	var m MetricsTable
 	header := func(rec []string) error {
-		for _, h := range metricsHeaders() {
-			if slices.Equal(rec, strings.Split(strings.TrimSpace(h), ",")) {
-				return nil
-			}
+		levels, err := parseMetricsHeader(rec)
+		for _, a := range levels {
+			m.CVaR = append(m.CVaR, CVaRColumns{Alpha: a})
 		}
-		return fmt.Errorf("header %q, want %q", rec, strings.Split(strings.TrimSpace(MetricsHeaderFor("mse")), ","))
+		return err
 	}
 	row := func(_ int, rec []string) error {
 		it, err := parseIteration(rec[0], m.Iterations)
@@ -160,6 +234,16 @@ func ReadMetrics(path string) (MetricsTable, error) {
 				}
 			}
 			m.Values[c] = append(m.Values[c], v)
+		}
+		for k := range m.CVaR {
+			for j, col := range []*[]float64{&m.CVaR[k].Train, &m.CVaR[k].Test} {
+				i := 1 + int(NumColumns) + 2*k + j
+				v, err := strconv.ParseFloat(rec[i], 64)
+				if err != nil || !(v >= 0) || math.IsInf(v, 0) {
+					return fmt.Errorf("column %d (%s CVaR_%v): %q: must be a finite number >= 0", i+1, []string{"train", "test"}[j], m.CVaR[k].Alpha, rec[i])
+				}
+				*col = append(*col, v)
+			}
 		}
 		return nil
 	}

@@ -3,6 +3,8 @@ package rundir
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,7 +22,7 @@ import (
 // and meta-training task sets, the final task distribution p (TR-MAML), and
 // the cost. Everything but Timing is a deterministic function of the config
 // and seed. Metric names what the statistics measure, a metalearn.Metric's
-// Name ("mse", "accuracy"); files from before the field are read as "mse".
+// Name ("mse", "accuracy").
 type Result struct {
 	Name      string `json:"name"`
 	Algorithm string `json:"algorithm"`
@@ -94,9 +96,7 @@ type Stats struct {
 	Tasks        []string  `json:"tasks"`
 	// Masses are the tasks' TaskSet.Mass, the relative weights of the
 	// training distribution (C(Z_i, N) up to a factor for Omniglot alphabets):
-	// what WeightedMean weighs by. Run directories written before the field
-	// existed hold only sinusoid tasks, whose masses are all 1, and are read
-	// so.
+	// what WeightedMean weighs by.
 	Masses []float64 `json:"masses"`
 	// CVaR is CVaR_alpha over the tasks at each of the config's
 	// eval.cvar_alpha levels (metalearn.TailMean of PerTask); absent
@@ -129,40 +129,21 @@ type Model struct {
 	Iteration int `json:"iteration,omitempty"`
 }
 
-// UnmarshalJSON reads a Result, naming the metric "mse" when the file has
-// none (result.json from before the field).
-func (r *Result) UnmarshalJSON(data []byte) error {
-	type plain Result
-	if err := json.Unmarshal(data, (*plain)(r)); err != nil {
-		return err
-	}
-	if r.Metric == "" {
-		r.Metric = metalearn.MSE.Name
-	}
-	return nil
-}
-
-// UnmarshalJSON reads Stats, giving every task mass 1 when masses is absent
-// (run directories from before the field).
-func (s *Stats) UnmarshalJSON(data []byte) error {
-	type plain Stats
-	if err := json.Unmarshal(data, (*plain)(s)); err != nil {
-		return err
-	}
-	if s.Masses == nil {
-		s.Masses = make([]float64, len(s.Tasks))
-		for i := range s.Masses {
-			s.Masses[i] = 1
-		}
-	}
-	return nil
-}
-
 // WriteJSON writes v to path as indented JSON with a final newline, the
 // layout of result.json, model.json and evaluation.json, atomically: the
 // bytes of json.MarshalIndent(v, "", "  "), streamed (indentWriter).
 func WriteJSON(path string, v any) error {
-	return atomicfile.WriteFunc(path, func(f io.Writer) error {
+	_, err := WriteJSONSum(path, v)
+	return err
+}
+
+// WriteJSONSum writes v as WriteJSON does and returns the hex SHA-256 of
+// the bytes written, which a checkpoint binds (model_best_val.json).
+func WriteJSONSum(path string, v any) (string, error) {
+	h := sha256.New()
+	err := atomicfile.WriteFunc(path, func(file io.Writer) error {
+		h.Reset()
+		f := io.MultiWriter(file, h)
 		out := bufio.NewWriter(f)
 		in := bufio.NewWriter(&indentWriter{w: out})
 		if err := streamJSON(in, reflect.ValueOf(v)); err != nil {
@@ -174,6 +155,7 @@ func WriteJSON(path string, v any) error {
 		out.WriteByte('\n')
 		return out.Flush()
 	})
+	return hex.EncodeToString(h.Sum(nil)), err
 }
 
 // ReadResult reads the result.json (or evaluation.json) at path, refusing

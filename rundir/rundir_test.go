@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -100,7 +101,9 @@ func TestReadRefusals(t *testing.T) {
 		{"result per_task", ResultFile, `{"meta_test": {"per_task": [1], "tasks": []}}`, "result.json: meta_test has 1 per_task values for 0 tasks", readResult},
 		{"result final_p", ResultFile, `{"meta_test": {"per_task": [1], "tasks": ["a"]}, "meta_train": {"per_task": [1], "tasks": ["a"]}, "final_p": [0.5]}`,
 			"result.json: final_p: weights sum to 0.5", readResult},
-		{"result NaN", ResultFile, `{"meta_test": {"per_task": [1], "tasks": ["a"], "std": -1}, "meta_train": {"per_task": [1], "tasks": ["a"]}}`,
+		{"result no metric", ResultFile, `{"meta_test": {"per_task": [1], "tasks": ["a"]}, "meta_train": {"per_task": [1], "tasks": ["a"]}}`,
+			`result.json: metric: unknown metric ""`, readResult},
+		{"result NaN", ResultFile, `{"metric": "mse", "meta_test": {"per_task": [1], "tasks": ["a"], "std": -1}, "meta_train": {"per_task": [1], "tasks": ["a"]}}`,
 			"result.json: meta_test.std = -1", readResult},
 		{"model", ModelFile, `{"w": "x"}`, "model.json: json: cannot unmarshal", func(p string) error { _, err := ReadModel(p); return err }},
 	} {
@@ -120,19 +123,6 @@ func TestReadRefusals(t *testing.T) {
 func readMetrics(p string) error { _, err := ReadMetrics(p); return err }
 func readP(p string) error       { _, err := ReadP(p); return err }
 func readResult(p string) error  { _, err := ReadResult(p); return err }
-
-// TestResultDefaults: a result.json from before the metric and masses
-// fields reads as MSE with every task of mass 1.
-func TestResultDefaults(t *testing.T) {
-	t.Parallel()
-	var r Result
-	if err := json.Unmarshal([]byte(`{"meta_test": {"tasks": ["a", "b"], "per_task": [1, 2]}}`), &r); err != nil {
-		t.Fatal(err)
-	}
-	if r.Metric != metalearn.MSE.Name || !slices.Equal(r.MetaTest.Masses, []float64{1, 1}) {
-		t.Errorf("metric %q, masses %v; want mse and [1 1]", r.Metric, r.MetaTest.Masses)
-	}
-}
 
 // TestCheckpointHash: a checkpoint reads back as written; a changed value,
 // trailing data, a missing optimizer or identity is refused; one from
@@ -358,8 +348,8 @@ func TestMetricsHeaders(t *testing.T) {
 		if m, err := ReadMetrics(path); err != nil || len(m.Iterations) != 1 {
 			t.Errorf("%q: %v", h, err)
 		}
-		if got, err := MetricsHeaderIn(path); got != h || err != nil {
-			t.Errorf("MetricsHeaderIn of %q = %q, %v", h, got, err)
+		if got, cvar, err := MetricsHeaderIn(path); got != h || cvar != nil || err != nil {
+			t.Errorf("MetricsHeaderIn of %q = %q, %v, %v", h, got, cvar, err)
 		}
 	}
 	if !strings.Contains(MetricsHeaderFor("accuracy"), ",test_mean_accuracy_fraction,") || !strings.Contains(MetricsHeaderFor("mse"), ",batch_mean_loss,") {
@@ -367,7 +357,61 @@ func TestMetricsHeaders(t *testing.T) {
 	}
 	path := filepath.Join(dir, MetricsFile)
 	os.WriteFile(path, []byte("iteration,loss\n"+row), 0o644)
-	if _, err := MetricsHeaderIn(path); err == nil || !strings.Contains(err.Error(), path+":1:") {
+	if _, _, err := MetricsHeaderIn(path); err == nil || !strings.Contains(err.Error(), path+":1:") {
 		t.Errorf("a foreign header: %v", err)
+	}
+}
+
+// TestMetricsCVaRColumns: a run with eval.cvar_alpha writes a train and a
+// test CVaR column per level, named with the level and the unit, which
+// ReadMetrics reads back and resume finds in the header; a row without
+// the level, or a header with a malformed, out-of-range or repeated level,
+// is refused.
+func TestMetricsCVaRColumns(t *testing.T) {
+	t.Parallel()
+	h := MetricsHeaderFor("accuracy", 0.5, 0.7)
+	if !strings.HasSuffix(h, ",test_std_accuracy_fraction,train_cvar0.5_accuracy_fraction,test_cvar0.5_accuracy_fraction,"+
+		"train_cvar0.7_accuracy_fraction,test_cvar0.7_accuracy_fraction\n") {
+		t.Fatalf("header %q", h)
+	}
+	tail := func(a, b float64) []TailStat { return []TailStat{{0.5, a}, {0.7, b}} }
+	var buf bytes.Buffer
+	buf.WriteString(h)
+	for i, it := range []int{0, 10} {
+		row := MetricsRow{Iteration: it, BatchMean: math.NaN(), BatchWorst: math.NaN(), CVaRAlpha: []float64{0.5, 0.7},
+			Train: Stats{Mean: 0.9, Worst: 0.5, Std: 0.1, CVaR: tail(0.8, 0.7+float64(i)/100)},
+			Test:  Stats{Mean: 0.8, Worst: 0.4, Std: 0.1, CVaR: tail(0.6, 0.5)}}
+		if err := row.Append(&buf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(t.TempDir(), MetricsFile)
+	os.WriteFile(path, buf.Bytes(), 0o644)
+	m, err := ReadMetrics(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []CVaRColumns{{0.5, []float64{0.8, 0.8}, []float64{0.6, 0.6}}, {0.7, []float64{0.7, 0.71}, []float64{0.5, 0.5}}}
+	if !reflect.DeepEqual(m.CVaR, want) || m.Values[TestMean][1] != 0.8 {
+		t.Errorf("read %+v, want %+v", m.CVaR, want)
+	}
+	if got, cvar, err := MetricsHeaderIn(path); got != h || !slices.Equal(cvar, []float64{0.5, 0.7}) || err != nil {
+		t.Errorf("MetricsHeaderIn = %q, %v, %v", got, cvar, err)
+	}
+	if err := (MetricsRow{CVaRAlpha: []float64{0.9}, Iteration: 20}).Append(&buf); err == nil || !strings.Contains(err.Error(), "no CVaR_0.9") {
+		t.Errorf("a row without its level: %v", err)
+	}
+	base := strings.TrimSpace(MetricsHeaderFor("mse"))
+	for _, c := range []struct{ extra, want string }{
+		{",train_cvar1.5_mse,test_cvar1.5_mse", `column 11: "train_cvar1.5_mse", want train_cvarALPHA_mse with ALPHA in (0, 1)`},
+		{",train_cvar0.5_mse,test_cvar0.7_mse", `column 12: "test_cvar0.7_mse", want "test_cvar0.5_mse"`},
+		{",train_cvar0.5_mse,test_cvar0.5_mse,train_cvar0.5_mse,test_cvar0.5_mse", "level 0.5 repeated"},
+		{",train_cvar0.50_mse,test_cvar0.50_mse", `column 11: "train_cvar0.50_mse"`},
+		{",train_cvar0.5_mse", "is not a metrics.csv header"},
+	} {
+		os.WriteFile(path, []byte(base+c.extra+"\n"), 0o644)
+		if _, err := ReadMetrics(path); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("header +%q: %v, want %q", c.extra, err, c.want)
+		}
 	}
 }

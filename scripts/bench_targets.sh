@@ -97,13 +97,15 @@ peak() {
   echo
   echo "| target | measured | met |"
   echo "|---|---|---|"
-  # The training rows: bench_cnn.sh's table, "| setting | trmaml | PyTorch | ratio | peak |".
+  # The training rows: bench_cnn.sh's table, "| setting | trmaml | PyTorch | ratio | CPU s |
+  # CPU ratio | peak |". A ratio target is met by the wall times' ratio, or "in CPU time"
+  # where only the CPU seconds' ratio meets it (a loaded machine).
   awk -F'|' 'function trim(x) { gsub(/^ +| +$/, "", x); return x }
     /^\| [0-9]+-way, / {
       name = trim($2); ratio = trim($5); split(trim($3), t, "-"); lo = t[1] + 0; hi = (t[2] == "" ? lo : t[2] + 0)
       if (ratio ~ /[0-9]/) {
-        split(ratio, r, "-")
-        printf "| %s: at least 2x PyTorch in every round | ratio %s | %s |\n", name, ratio, (r[1] >= 2 ? "yes" : "no")
+        split(ratio, r, "-"); cpu = trim($7); split(cpu, q, "-")
+        printf "| %s: at least 2x PyTorch in every round | ratio %s (CPU %s) | %s |\n", name, ratio, cpu, (r[1] >= 2 ? "yes" : q[1] >= 2 ? "in CPU time" : "no")
       }
       if (name == "5-way, second order, 2 cores")
         printf "| %s: at most 0.12 s | %s | %s |\n", name, trim($3), (hi <= 0.12 ? "yes" : lo <= 0.12 ? "in some rounds" : "no")
@@ -116,11 +118,11 @@ peak() {
       }
     }
     /^\| mini-ImageNet / {
-      name = trim($2); ratio = trim($5); split(ratio, r, "-"); split(trim($6), m, " / ")
+      name = trim($2); ratio = trim($5); split(ratio, r, "-"); split(trim($8), m, " / "); cpu = trim($7); split(cpu, q, "-")
       split(m[1], a, "-"); split(m[2], b, "-"); ours = (a[2] == "" ? a[1] : a[2]) + 0; theirs = b[1] + 0
       if (ratio ~ /[0-9]/) {
-        printf "| %s: at least 3x PyTorch in every round | ratio %s | %s |\n", name, ratio, (r[1] >= 3 ? "yes" : "no")
-        printf "| %s: at most half PyTorch'"'"'s peak memory | %s MiB | %s |\n", name, trim($6), (theirs > 0 && ours <= theirs / 2 ? "yes" : "no")
+        printf "| %s: at least 3x PyTorch in every round | ratio %s (CPU %s) | %s |\n", name, ratio, cpu, (r[1] >= 3 ? "yes" : q[1] >= 3 ? "in CPU time" : "no")
+        printf "| %s: at most half PyTorch'"'"'s peak memory | %s MiB | %s |\n", name, trim($8), (theirs > 0 && ours <= theirs / 2 ? "yes" : "no")
       }
     }' "$dir/cnn.log"
   awk '/^round [0-9]+: trmaml/ {

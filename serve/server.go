@@ -129,6 +129,15 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 		}
 		c.Columns[col.String()] = vs
 	}
+	for _, cv := range t.CVaR {
+		for set, values := range map[string][]float64{"train": cv.Train, "test": cv.Test} {
+			vs := make([]*float64, len(values))
+			for i, v := range values {
+				vs[i] = finite(v)
+			}
+			c.Columns[fmt.Sprintf("%s_cvar%g", set, cv.Alpha)] = vs
+		}
+	}
 	if p, err := rundir.ReadP(filepath.Join(dir, rundir.PFile)); err == nil {
 		c.P = &p
 	} else if !errors.Is(err, fs.ErrNotExist) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"net"
 	"net/http"
@@ -164,6 +165,12 @@ func TestListStatesAsStatus(t *testing.T) {
 	}
 	if len(c.Iterations) != 3 || c.Columns["batch_mean"][0] != nil || *c.Columns["test_worst"][2] != table.Values[rundir.TestWorst][2] {
 		t.Errorf("curves %v differ from metrics.csv %v", c, table)
+	}
+	if len(table.CVaR) != 1 {
+		t.Fatalf("metrics.csv has CVaR columns %+v, want the run's one level", table.CVaR)
+	}
+	if cv := c.Columns[fmt.Sprintf("test_cvar%g", table.CVaR[0].Alpha)]; len(cv) != 3 || *cv[2] != table.CVaR[0].Test[2] {
+		t.Errorf("curves' test CVaR %v, metrics.csv %v", cv, table.CVaR[0].Test)
 	}
 	if c.P == nil || len(c.P.Weights) != 3 || c.PerTask == nil || len(c.PerTask.Test.PerTask) == 0 {
 		t.Errorf("p %v, per task %v", c.P, c.PerTask)

@@ -77,9 +77,9 @@ func (f *LinReg) Run(g Geometry, radius float64, batch, T int, seed uint64) (flo
 	var method metalearn.Method
 	switch g {
 	case Euclidean:
-		method = &metalearn.TRMAML{PLR: c.StepP(T)}
+		method = metalearn.TRMAML{PLR: c.StepP(T)}.New()
 	case Entropic:
-		method = &metalearn.EntropicTRMAML{PLR: c.StepPEntropic(T)}
+		method = metalearn.EntropicTRMAML{PLR: c.StepPEntropic(T)}.New()
 	default:
 		return 0, fmt.Errorf("theory: unknown geometry %q", g)
 	}

@@ -335,7 +335,7 @@ func TestMAMLDrawsAlphabetsByBinomial(t *testing.T) {
 	}
 	rec := &recording{ts, make([]int, ts.Len())}
 	const batch, steps = 25, 1000
-	tr, err := metalearn.NewTrainer(nullObjective{batch}, rec, []float64{0}, metalearn.Settings{Method: &metalearn.MAML{}, Iterations: steps,
+	tr, err := metalearn.NewTrainer(nullObjective{batch}, rec, []float64{0}, metalearn.Settings{Method: metalearn.MAML{}.New(), Iterations: steps,
 		Batch: batch, Support: 5, Query: 5, Output: metalearn.OutputLast, Optimizer: &metalearn.SGD{}, Seed: 5})
 	if err != nil {
 		t.Fatal(err)

@@ -134,9 +134,9 @@ func (Model) Memory(c configs.Config, io configs.IO) configs.MemoryEstimate {
 		head = float64(h*w*n.Filters+1)*float64(n.Hidden) + float64(n.Hidden+1)*float64(ways)
 	}
 	params := 9*float64(n.Filters)*float64(n.Filters+1)*float64(n.Blocks) + 9*float64(n.Filters)*float64(max(io.Channels, 1)-1) + head
-	graph := func(tasks, query int, supportFactor, queryFactor float64) float64 {
+	graph := func(tasks, query, steps int, supportFactor, queryFactor float64) float64 {
 		images := float64(tasks) * float64(ways) * (supportFactor*float64(c.Task.Support) + queryFactor*float64(query))
-		return float * (images*perImage + params*float64(tasks*(c.Inner.Steps+2)))
+		return float * (images*perImage + params*float64(tasks*(steps+2)))
 	}
 	// Exact second order keeps every inner step's support activations for
 	// the meta-gradient: about 2 more per support image and extra step
@@ -147,9 +147,9 @@ func (Model) Memory(c configs.Config, io configs.IO) configs.MemoryEstimate {
 	}
 	instances := max(c.Eval.Instances, c.Eval.TrainInstances, c.Eval.FinalInstances)
 	return configs.MemoryEstimate{
-		TrainGraph:   graph(c.Meta.Batch, c.Task.Query, support, 3),
-		EvalGraph:    graph(c.Eval.Batch, c.Eval.Query, 3.2, 0.75) + 8*float64(instances),
-		SharedGraphs: c.Eval.Batch == c.Meta.Batch && c.Eval.Query == c.Task.Query,
+		TrainGraph:   graph(c.Meta.Batch, c.Task.Query, c.Inner.Steps, support, 3),
+		EvalGraph:    graph(c.Eval.Batch, c.Eval.Query, c.EvalSteps(), 3.2, 0.75) + 8*float64(instances),
+		SharedGraphs: c.Eval.Batch == c.Meta.Batch && c.Eval.Query == c.Task.Query && c.EvalSteps() == c.Inner.Steps,
 	}
 }
 

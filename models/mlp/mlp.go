@@ -90,15 +90,15 @@ func (Model) Memory(c configs.Config, io configs.IO) configs.MemoryEstimate {
 		prev = float64(h)
 	}
 	units -= float64(out) // the output layer is counted once below, in the loss
-	graph := func(tasks, query int, factor float64) float64 {
-		t, steps := float64(tasks), float64(c.Inner.Steps)
+	graph := func(tasks, query, innerSteps int, factor float64) float64 {
+		t, steps := float64(tasks), float64(innerSteps)
 		perStep := t * (params + float64(c.Task.Support)*units)
 		final := t * float64(query) * units
 		return factor * float * (params + steps*perStep + final)
 	}
 	return configs.MemoryEstimate{
-		TrainGraph: graph(c.Meta.Batch, c.Task.Query, 8),
-		EvalGraph:  graph(c.Eval.Batch, c.Eval.Query, 4) + float*float64(max(c.Eval.Instances, c.Eval.TrainInstances)),
+		TrainGraph: graph(c.Meta.Batch, c.Task.Query, c.Inner.Steps, 8),
+		EvalGraph:  graph(c.Eval.Batch, c.Eval.Query, c.EvalSteps(), 4) + float*float64(max(c.Eval.Instances, c.Eval.TrainInstances)),
 	}
 }
 

@@ -4,37 +4,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/metalearn"
+	"github.com/trmaml/trmaml/tasks/imagefolder/imagefoldertest"
 )
-
-// writeMiniImageNet writes DIR/images/*.jpg (84x84 colour JPEGs, images per
-// class) and train.csv, val.csv, test.csv of 64, 16 and 20 classes, as
-// Ravi and Larochelle's files lay mini-ImageNet out.
-func writeMiniImageNet(t testing.TB, dir string, images int) {
-	t.Helper()
-	class := 0
-	for _, sp := range []struct {
-		file string
-		n    int
-	}{{"train.csv", 64}, {"val.csv", 16}, {"test.csv", 20}} {
-		var b strings.Builder
-		b.WriteString("filename,label\n")
-		for range sp.n {
-			label := fmt.Sprintf("n%08d", 2000+class)
-			for j := range images {
-				name := fmt.Sprintf("%s%08d.jpg", label, j)
-				writeImage(t, filepath.Join(dir, "images", name), synthImage(class/40, class%40, j, 84, 84, false))
-				fmt.Fprintf(&b, "%s,%s\n", name, label)
-			}
-			class++
-		}
-		writeFile(t, filepath.Join(dir, sp.file), b.String())
-	}
-}
 
 // TestBuiltinMiniImageNet: the built-in mini-ImageNet configs read a
 // folder in mini-ImageNet's layout under the data root into the TR-MAML
@@ -42,7 +17,9 @@ func writeMiniImageNet(t testing.TB, dir string, images int) {
 // meta-test groups of 9, 9, 10, 8, colour 84x84 instances of 5 classes.
 func TestBuiltinMiniImageNet(t *testing.T) {
 	root := t.TempDir()
-	writeMiniImageNet(t, filepath.Join(root, "miniimagenet"), 20)
+	if err := imagefoldertest.WriteMiniImageNet(filepath.Join(root, "miniimagenet"), 20); err != nil {
+		t.Fatal(err)
+	}
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	var cache configs.DataCache
 	for _, name := range []string{"miniimagenet_5way_1shot_maml", "miniimagenet_5way_1shot_trmaml", "miniimagenet_5way_5shot_maml", "miniimagenet_5way_5shot_trmaml"} {
@@ -92,19 +69,9 @@ func TestBuiltinFC100(t *testing.T) {
 		superclasses = append(superclasses, list...)
 	}
 	root := t.TempDir()
-	dir := filepath.Join(root, "fc100")
-	var mapping strings.Builder
-	mapping.WriteString("class,group\n")
-	for k, sc := range superclasses {
-		for c := range 5 {
-			class := fmt.Sprintf("%s_%d", sc, c)
-			fmt.Fprintf(&mapping, "%s,%s\n", class, sc)
-			for j := range 16 {
-				writeImage(t, filepath.Join(dir, class, fmt.Sprintf("%02d.png", j)), synthImage(k, c, j, 32, 32, false))
-			}
-		}
+	if err := imagefoldertest.WriteClasses(filepath.Join(root, "fc100"), superclasses, 5, 16, 32, "superclasses.csv"); err != nil {
+		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(dir, "superclasses.csv"), mapping.String())
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	sets, err := Family{}.Tasks(c, configs.Env{DataRoot: root})
 	if err != nil {

@@ -1,65 +1,27 @@
 package imagefolder
 
 import (
-	"bytes"
 	"fmt"
 	"image"
-	"image/color"
-	"image/jpeg"
-	"image/png"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/trmaml/trmaml/data/imagecache"
 	_ "github.com/trmaml/trmaml/models/builtin" // the built-in models, which configs name
+	"github.com/trmaml/trmaml/tasks/imagefolder/imagefoldertest"
 )
 
-// pixelOf is the synthetic colour of pixel (x, y) of image j of class c of
-// group g: every image is distinct and every pixel says where it is from.
-func pixelOf(g, c, j, x, y int) color.RGBA {
-	return color.RGBA{uint8(40*g + c), uint8(11*j + x), uint8(7*y + c), 255}
-}
-
-// synthImage is an h x w image made of pixelOf, colour or grey.
-func synthImage(g, c, j, h, w int, grey bool) image.Image {
-	if grey {
-		img := image.NewGray(image.Rect(0, 0, w, h))
-		for y := range h {
-			for x := range w {
-				img.SetGray(x, y, color.Gray{pixelOf(g, c, j, x, y).G})
-			}
-		}
-		return img
-	}
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	for y := range h {
-		for x := range w {
-			img.SetRGBA(x, y, pixelOf(g, c, j, x, y))
-		}
-	}
-	return img
-}
+// pixelOf, synthImage: the synthetic images of imagefoldertest.
+var (
+	pixelOf    = imagefoldertest.Pixel
+	synthImage = imagefoldertest.Image
+)
 
 func writeImage(t testing.TB, path string, img image.Image) {
 	t.Helper()
-	var b bytes.Buffer
-	var err error
-	if strings.HasSuffix(path, ".jpg") {
-		err = jpeg.Encode(&b, img, &jpeg.Options{Quality: 95})
-	} else {
-		err = png.Encode(&b, img)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+	if err := imagefoldertest.WriteImage(path, img); err != nil {
 		t.Fatal(err)
 	}
 }
