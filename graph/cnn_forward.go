@@ -15,14 +15,32 @@ func (m CNN) Forward(x *gorgonia.Node, params gorgonia.Nodes) (*gorgonia.Node, e
 	return m.forward(x, params, trainedPass)
 }
 
-// forwardValues implements valueModel: Forward with the blocks that
+// forwardPass implements passModel: forwardValues and forwardOnce, for
+// the CNN itself (a value or a pointer to it), not a type embedding it.
+func (m CNN) forwardPass(p pass, model Model) forwardFunc {
+	if ptr, ok := model.(*CNN); ok {
+		model = *ptr
+	}
+	if model != Model(m) {
+		return nil
+	}
+	switch p {
+	case valuesPass:
+		return m.forwardValues
+	case oncePass:
+		return m.forwardOnce
+	}
+	return nil
+}
+
+// forwardValues is the valuesPass: Forward with the blocks that
 // fusesValues allows as one convBlock op each, for graphs that take no
 // derivative of the result.
 func (m CNN) forwardValues(x *gorgonia.Node, params gorgonia.Nodes) (*gorgonia.Node, error) {
 	return m.forward(x, params, valuesPass)
 }
 
-// forwardOnce implements onceModel: Forward with a first block of one
+// forwardOnce is the oncePass: Forward with a first block of one
 // input channel (if fuses allows it) as one convBlock op, whose gradient
 // (convBlockBack) computes the block's activations again instead of
 // storing them and their gradient, for graphs that differentiate the
@@ -47,17 +65,6 @@ func (m CNN) fuses(cin int) bool { return 9*cin < 2*m.Filters }
 func (m CNN) fusesValues(g imageGeom, n int) bool {
 	return m.fuses(g.C) || g.winogradBlockTile(n, m.Filters) > 0
 }
-
-// pass is what a graph does with a forward pass: differentiate it as
-// often as it likes (Forward), not at all (forwardValues) or once
-// (forwardOnce).
-type pass int
-
-const (
-	trainedPass pass = iota
-	valuesPass
-	oncePass
-)
 
 func (m CNN) forward(x *gorgonia.Node, params gorgonia.Nodes, p pass) (*gorgonia.Node, error) {
 	nb := m.blockParams()

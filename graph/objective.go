@@ -155,16 +155,17 @@ func newObjective(spec Spec, tune tuning) (*Objective, error) {
 	}
 
 	forward := spec.Model.Forward
-	v, values := ownPasses(spec.Model).(valueModel)
-	d, once := ownPasses(spec.Model).(onceModel)
-	switch {
-	case values && !spec.MetaGradient:
-		forward = v.forwardValues // nothing differentiates the query pass
-	case once && spec.MetaGradient:
-		// The meta-gradient differentiates the query pass once, and
-		// nothing differentiates the meta-gradient (in first order as in
-		// second: the second-order terms come from the support pass).
-		forward = d.forwardOnce
+	if m, ok := spec.Model.(passModel); ok {
+		p := valuesPass // nothing differentiates the query pass
+		if spec.MetaGradient {
+			// The meta-gradient differentiates the query pass once, and
+			// nothing differentiates the meta-gradient (in first order as
+			// in second: the second-order terms come from the support pass).
+			p = oncePass
+		}
+		if f := m.forwardPass(p, spec.Model); f != nil {
+			forward = f
+		}
 	}
 	pred, err := forward(qx, theta)
 	if err != nil {
@@ -210,33 +211,30 @@ func newObjective(spec Spec, tune tuning) (*Objective, error) {
 	return o, nil
 }
 
-// valueModel is implemented by models with a cheaper forward pass for
-// graphs that take no derivative of it (same inputs, same values up to the
-// order of float sums): NewObjective uses it for the query pass of an
-// objective without a meta-gradient.
-type valueModel interface {
-	forwardValues(x *gorgonia.Node, params gorgonia.Nodes) (*gorgonia.Node, error)
-}
+// pass is what a graph does with a forward pass: differentiate it as
+// often as it likes (Forward), not at all (valuesPass) or once and never
+// that derivative again (oncePass).
+type pass int
 
-// ownPasses returns m if it is one of this package's models, whose
-// valueModel and onceModel passes compute what its Forward does, and nil
-// otherwise: a user's type that embeds one would inherit those passes
-// and have them run instead of its own Forward.
-func ownPasses(m Model) any {
-	switch m.(type) {
-	case CNN, *CNN:
-		return m
-	}
-	return nil
-}
+const (
+	trainedPass pass = iota
+	valuesPass
+	oncePass
+)
 
-// onceModel is implemented by models with a cheaper forward pass for
-// graphs that differentiate it once and never differentiate that
-// derivative again (same inputs, same values and first derivatives up to
-// the order of float sums): NewObjective uses it for the query pass of
-// an objective with a meta-gradient.
-type onceModel interface {
-	forwardOnce(x *gorgonia.Node, params gorgonia.Nodes) (*gorgonia.Node, error)
+// forwardFunc is a forward pass, as Model.Forward.
+type forwardFunc func(x *gorgonia.Node, params gorgonia.Nodes) (*gorgonia.Node, error)
+
+// passModel is implemented by models with forward passes cheaper than
+// Forward for graphs that differentiate them fewer times (same inputs, same
+// values and, for oncePass, first derivatives, up to the order of float
+// sums): NewObjective uses them for the query pass.
+type passModel interface {
+	// forwardPass returns the pass p of model, the Spec's Model, or nil for
+	// Forward. It returns nil unless model is the receiver itself: a user's
+	// type that embeds one of this package's models inherits this method,
+	// but its own Forward must run.
+	forwardPass(p pass, model Model) forwardFunc
 }
 
 // NumParams implements metalearn.Objective.

@@ -235,3 +235,32 @@ func TestLossesIndependentOfGOMAXPROCS(t *testing.T) {
 }
 
 func first[A, B any](a A, _ B) A { return a }
+
+// embeddedCNN is a user's model that embeds CNN, inheriting its forwardPass.
+type embeddedCNN struct{ CNN }
+
+// TestForwardPassOnlyForItself: a CNN, or a pointer to one, gives its
+// cheaper passes for the Spec's model that is itself, and none for a type
+// that embeds it, another CNN or the trained pass (Forward).
+func TestForwardPassOnlyForItself(t *testing.T) {
+	m := first(NewCNN(28, 28, 1, 16, 2, 5, false))
+	other := m
+	other.Filters = 8
+	for _, c := range []struct {
+		name  string
+		model Model
+		p     pass
+		want  bool
+	}{
+		{"CNN, values", m, valuesPass, true},
+		{"CNN, once", m, oncePass, true},
+		{"*CNN, once", &m, oncePass, true},
+		{"CNN, trained", m, trainedPass, false},
+		{"embedding type", embeddedCNN{m}, valuesPass, false},
+		{"another CNN", other, valuesPass, false},
+	} {
+		if got := m.forwardPass(c.p, c.model) != nil; got != c.want {
+			t.Errorf("%s: a pass %v, want %v", c.name, got, c.want)
+		}
+	}
+}
