@@ -9,7 +9,7 @@ import "github.com/trmaml/trmaml/graph/internal/memory"
 // the process peaks at the larger of the two graphs, not their sum. Every
 // pooled buffer is back in the pool when a call returns, so the two may be
 // called in turn, but never at the same time (the same goroutine). Call it
-// once, before either has run: BufferBytes counts o's buffers into other's
+// once, before either has run: bufferBytes counts o's buffers into other's
 // pool.
 func (o *Objective) ShareBuffers(other *Objective) {
 	o.joinPool(other.programs()[0].Pool, true)
@@ -44,9 +44,9 @@ func (o *Objective) joinPool(to *memory.Pool, borrow bool) {
 	}
 }
 
-// BufferBytes is the memory of the large intermediate values (the CNN's
+// bufferBytes is the memory of the large intermediate values (the CNN's
 // activations and their gradients) that o's buffer pool has allocated so
 // far, shared with the objectives of ShareBuffers: the pool keeps every
 // buffer for reuse, so after a call of each this is the graphs' peak.
 // Parameters, batches and small values are not counted.
-func (o *Objective) BufferBytes() int64 { return o.programs()[0].Pool.Bytes() }
+func (o *Objective) bufferBytes() int64 { return o.programs()[0].Pool.Bytes() }

@@ -404,7 +404,7 @@ func TestShareBuffers(t *testing.T) {
 			t.Errorf("evaluation first, round %d: training computed %v, alone %v", round, got, wantTrain)
 		}
 	}
-	if both, alone := train.BufferBytes(), trainAlone.BufferBytes(); 10*(both-alone) >= alone {
+	if both, alone := train.bufferBytes(), trainAlone.bufferBytes(); 10*(both-alone) >= alone {
 		t.Errorf("evaluation first: the shared pool holds %d bytes, training alone %d", both, alone)
 	}
 }

@@ -39,7 +39,7 @@ func TestTaskGroups(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		r.bytes = obj.BufferBytes()
+		r.bytes = obj.bufferBytes()
 		return r
 	}
 	one, groups := run(1<<30), run(1)
