@@ -213,7 +213,7 @@ var _ gorgonia.Op = (*op)(nil)
 // filters fill two 8-lane vectors per pixel, so the SIMD build runs its
 // vector kernels here (internal/vec) on every float32 op; 9x7 images leave
 // an odd last row and column out of the pooling windows, 8x8 ones are all
-// windows (the one-pass batch-norm backward of ops_bnpool.go); every
+// windows (the one-pass batch-norm backward of ops_bnpool_back.go); every
 // convolution runs once as chosen (im2col at these sizes) and once on each
 // Winograd path, F(2x2, 3x3) and F(4x4, 3x3) (winograd.go). The batch-norm scales and shifts are drawn with both signs
 // (a negative scale turns the pooling's maxima into minima of the raw
