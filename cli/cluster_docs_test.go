@@ -124,7 +124,7 @@ func TestClusterWorkedExample(t *testing.T) {
 			flops = max(flops, s.Objective.FLOPs())
 			p := slurm.SecondsPerIteration(c, s.Objective.FLOPs(), 2, true)
 			perIter = max(perIter, p)
-			e := slurm.Estimate(c, p, false)
+			e := slurm.Estimate(c, 0, p, false)
 			res = slurm.Resources{CPUs: max(res.CPUs, e.CPUs), MemMiB: max(res.MemMiB, e.MemMiB), Time: max(res.Time, e.Time)}
 		}
 		c := cfgs[0]

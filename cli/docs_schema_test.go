@@ -88,6 +88,9 @@ func configSchema(t *testing.T) map[string]schemaField {
 	fields := map[string]schemaField{}
 	for path, typ := range types {
 		d, ok := defaults[path]
+		if zero, omits := omitted[path]; !ok && omits {
+			d, ok = zero, true
+		}
 		if !ok {
 			t.Errorf("field %s is not in the marshalled defaults", path)
 		}
@@ -128,8 +131,16 @@ func typeFields(st reflect.Type, prefix string, into map[string]string) {
 			continue
 		}
 		into[name] = kindName(f.Type)
+		if strings.HasSuffix(f.Tag.Get("yaml"), ",omitempty") {
+			omitted[name] = reflect.Zero(f.Type).Interface()
+		}
 	}
 }
+
+// omitted holds the fields typeFields found that config.yaml leaves out at
+// their zero value (omitempty), with that value: their default when a
+// marshalled config does not state them.
+var omitted = map[string]any{}
 
 // marshalledFields is every leaf of c's YAML with its value.
 func marshalledFields(t *testing.T, c configs.Config) map[string]any {

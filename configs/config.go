@@ -189,8 +189,10 @@ type EvalConfig struct {
 	// adaptation; 0 means inner.steps, the paper's protocol (one step in
 	// training and at meta-test). MAML's mini-ImageNet setting trains with
 	// 5 steps and evaluates with 10. An inner loop that learns a setting
-	// per step (mamlpp) evaluates with inner.steps only.
-	Steps int `yaml:"steps"`
+	// per step (mamlpp) evaluates with inner.steps only. Left out of
+	// config.yaml when 0, so that the files of runs that do not use it
+	// are as before.
+	Steps int `yaml:"steps,omitempty"`
 	// Select is the statistic over the meta-validation tasks that picks
 	// the best model of meta.output best_val: "worst" (also "", the
 	// default), "mean" or "cvar" (CVaR at the first eval.cvar_alpha level).

@@ -96,11 +96,50 @@ type DataChecker interface {
 	DataCheck(c Config, dir string, w io.Writer) error
 }
 
+// DataSizer is implemented by a family whose data in memory depends on the
+// files, not only on the config (an image folder's image count), so that
+// Family.Memory cannot include it.
+type DataSizer interface {
+	// DataBytes returns the bytes c's data will hold in memory, from a
+	// listing of the files under env's data root, without decoding them.
+	DataBytes(c Config, env Env) (float64, error)
+}
+
 // TaskNouner is implemented by a family whose config says what its tasks
 // are called (an image folder's groups may be categories or superclasses);
 // it takes precedence over Family.Noun for that config.
 type TaskNouner interface {
 	TaskNoun(c Config) string
+}
+
+// Sampling says, for captions, how a family's meta-training distribution
+// weighs its tasks (the masses MAML samples them by, metalearn.TaskSet.Mass).
+type Sampling struct {
+	// Formula is task i's probability, e.g. "C(Z_i, N) / sum_j C(Z_j, N)".
+	Formula string
+	// Terms explains the formula's symbols, e.g. "for an alphabet of Z_i
+	// characters and N ways".
+	Terms string
+	// Order is the order of increasing probability, e.g. "fewest
+	// characters Z_i first"; empty when all tasks are equally likely.
+	Order string
+}
+
+// SamplingDescriber is implemented by a family that says how its
+// meta-training tasks are weighed.
+type SamplingDescriber interface {
+	Sampling(c Config) Sampling
+}
+
+// Sampling is how c's family weighs its meta-training tasks, or the
+// general statement of a family that does not say.
+func (c Config) Sampling() Sampling {
+	if f, err := c.Family(); err == nil {
+		if d, ok := f.(SamplingDescriber); ok {
+			return d.Sampling(c)
+		}
+	}
+	return Sampling{Formula: "m_i / sum_j m_j", Terms: "for task masses m_i", Order: "least mass first"}
 }
 
 // TaskNoun is what a task of c is called: the family's TaskNoun for c, else

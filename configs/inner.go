@@ -76,19 +76,6 @@ func (l plainLoop) Name() string         { return l.name }
 func (plainLoop) NewSection() any        { return &struct{}{} }
 func (plainLoop) Check(Config, *Checker) {}
 
-// perStepLoop is an inner loop with no settings beyond inner.steps and
-// inner.alpha that learns parameters for each of its steps, so it cannot
-// evaluate with more or fewer steps than it trained.
-type perStepLoop struct{ name string }
-
-func (l perStepLoop) Name() string  { return l.name }
-func (perStepLoop) NewSection() any { return &struct{}{} }
-func (l perStepLoop) Check(c Config, k *Checker) {
-	if c.EvalSteps() != c.Inner.Steps {
-		k.fail("eval.steps", c.Eval.Steps, "must be 0 or inner.steps = %d: inner loop %s learns its step sizes step by step", c.Inner.Steps, l.name)
-	}
-}
-
 // ANILConfig is the section inner.anil.
 type ANILConfig struct {
 	// Head >= 1 is the number of the model's last parameter tensors the
@@ -124,7 +111,9 @@ type mamlppLoop struct{}
 func (mamlppLoop) Name() string    { return "mamlpp" }
 func (mamlppLoop) NewSection() any { return &MAMLPPConfig{} }
 func (mamlppLoop) Check(c Config, k *Checker) {
-	perStepLoop{"mamlpp"}.Check(c, k)
+	if c.EvalSteps() != c.Inner.Steps { // its step sizes are learned step by step
+		k.fail("eval.steps", c.Eval.Steps, "must be 0 or inner.steps = %d: inner loop mamlpp learns its step sizes step by step", c.Inner.Steps)
+	}
 	if s, ok := c.Inner.Sections["mamlpp"].(*MAMLPPConfig); ok {
 		k.between("inner.mamlpp.msl_iterations", s.MSLIterations, 0, MaxIterations)
 		if s.MSLIterations > 0 && c.Inner.Steps < 2 {

@@ -85,7 +85,7 @@ func TestCNNGraphAvoidsBrokenGorgoniaOps(t *testing.T) {
 		t.Fatal(err)
 	}
 	kinds := map[string]bool{}
-	for _, n := range obj.Graph().AllNodes() {
+	for _, n := range obj.firstGraph().AllNodes() {
 		if n.Op() == nil {
 			continue
 		}

@@ -21,6 +21,11 @@
 // Support, SGDStep, ScaledStep), with examples in examples/custommodel and
 // package innerloops and a guide in docs/extending.md.
 //
+// What runs the graphs lives under graph/internal, a package per job: exec
+// (the evaluation order, liveness and runs), memory (the pooled and
+// scratch buffers, off Go's heap), wincost (the Winograd cost model), cpu
+// and blas (the machine and the matrix products), vec (the SIMD kernels).
+//
 // gorgonia's LogSumExp cannot be refused here, being a composition of
 // sound ops, but in v0.9.18 it computes the wrong value on vectors and fails
 // to build on matrices (TestGorgoniaLogSumExpIsWrong): do not use it.

@@ -17,8 +17,8 @@ type Graph struct {
 	gradientNodes map[int64]bool
 }
 
-// New returns an empty Graph.
-func New() *Graph {
+// newGraph returns an empty Graph.
+func newGraph() *Graph {
 	return &Graph{ExprGraph: gorgonia.NewGraph(), gradientNodes: map[int64]bool{}}
 }
 

@@ -215,7 +215,7 @@ func TestGorgoniaNestedGradIsWrong(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			g := New()
+			g := newGraph()
 			got, err := p.metaGrad(g.ExprGraph, c.grad(g), w)
 			if err != nil {
 				t.Fatal(err)
@@ -488,7 +488,7 @@ func TestGradMatchesFiniteDifferencesPerOp(t *testing.T) {
 			}
 			f := func(w []float64) float64 { return c.plain(w, data) }
 
-			g := New()
+			g := newGraph()
 			var meta *gorgonia.Node
 			err := gtTry(func() error {
 				w, err := gtInput(g.ExprGraph, "w", c.w, w0)
@@ -678,7 +678,7 @@ func TestGradRefusesBrokenOps(t *testing.T) {
 			// differentiates it; with stop the inner gradient is held
 			// constant (first-order MAML). w is positive, for InverseSqrt.
 			maml := func(stop bool) (g *Graph, innerErr, outerErr error) {
-				g = New()
+				g = newGraph()
 				w0 := gtRandom(rng, c.w.TotalSize(), 1)
 				for i := range w0 {
 					w0[i] = 0.5 + math.Abs(w0[i])
@@ -749,7 +749,7 @@ func TestGradRefusesBrokenOps(t *testing.T) {
 	}
 	for _, c := range firstOrder {
 		t.Run("first order "+c.name, func(t *testing.T) {
-			g := New()
+			g := newGraph()
 			var grad *gorgonia.Node
 			err := gtTry(func() error {
 				w, err := gtInput(g.ExprGraph, "w", tensor.Shape{2, 3}, w0)
@@ -848,7 +848,7 @@ func TestStopGradient(t *testing.T) {
 	shape := tensor.Shape{2, 3}
 
 	t.Run("value", func(t *testing.T) {
-		g := New()
+		g := newGraph()
 		w, err := gtInput(g.ExprGraph, "w", shape, w0)
 		if err != nil {
 			t.Fatal(err)
@@ -890,7 +890,7 @@ func TestStopGradient(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			g := New()
+			g := newGraph()
 			var grads gorgonia.Nodes
 			var gradErr error
 			err := gtTry(func() error {
@@ -934,7 +934,7 @@ func TestStopGradient(t *testing.T) {
 // terms that pass through it (it returned a wrong gradient before).
 func TestGradRefusesOpsWithoutSymDiff(t *testing.T) {
 	t.Parallel()
-	g := New()
+	g := newGraph()
 	w, _ := gtInput(g.ExprGraph, "w", tensor.Shape{4}, []float64{0.3, 0.1, -0.2, 0.25})
 	a, _ := gtInput(g.ExprGraph, "a", tensor.Shape{4}, []float64{1, -2, 0.5, 3})
 	f := func(v *gorgonia.Node) *gorgonia.Node {

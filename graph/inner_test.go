@@ -12,7 +12,7 @@ import (
 // and of a Spec that mixes Spec.Inner with the default loop's fields.
 func TestInnerStepErrors(t *testing.T) {
 	t.Parallel()
-	g := New()
+	g := newGraph()
 	node := func(name string, shape ...int) *gorgonia.Node {
 		return gorgonia.NewTensor(g.ExprGraph, tensor.Float64, len(shape), gorgonia.WithShape(shape...), gorgonia.WithName(name))
 	}

@@ -68,7 +68,7 @@ func newObjective(spec Spec, tune tuning) (*Objective, error) {
 	if n := spec.groups(tune); n > 1 {
 		return newGroups(spec, n, tune)
 	}
-	o := &Objective{spec: spec, g: New(), predOut: -1}
+	o := &Objective{spec: spec, g: newGraph(), predOut: -1}
 	g := o.g
 	T, in := spec.Tasks, spec.inDim()
 
@@ -265,10 +265,9 @@ func (o *Objective) FLOPs() float64 {
 	return total
 }
 
-// Graph returns the underlying graph, for inspection (node counts, dot); of
-// an objective in lanes, the first lane's (the others differ only in their
-// number of tasks).
-func (o *Objective) Graph() *Graph {
+// firstGraph returns the underlying graph; of an objective in lanes, the
+// first lane's (the others differ only in their number of tasks).
+func (o *Objective) firstGraph() *Graph {
 	if o.lanes != nil {
 		return o.lanes[0].obj.g
 	}

@@ -211,7 +211,7 @@ func TestConvBlockBackMatchesUnfused(t *testing.T) {
 			}
 			var grads [2][]float64
 			for k, fused := range []bool{true, false} {
-				g := New()
+				g := newGraph()
 				in := letInputs(t, g, c.dt, shapes, vals)
 				y, err := buildBlock(in, imageGeom{H: c.h, W: c.w, C: 1, tune: tuning{chunkValues: c.chunk}}, c.f, fused)
 				if err != nil {
@@ -283,7 +283,7 @@ func TestConvBlockWinogradMatchesUnfused(t *testing.T) {
 			}
 			var outs [2][]float64
 			for j, fused := range []bool{true, false} {
-				g := New()
+				g := newGraph()
 				in := letInputs(t, g, c.dt, shapes, vals)
 				y, err := buildBlock(in, geo, c.f, fused)
 				if err != nil {

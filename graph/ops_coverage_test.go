@@ -80,7 +80,7 @@ func TestOpsTableCoversEveryKernel(t *testing.T) {
 	covered := map[string][]string{} // kernel type -> rows
 	rng := rand.New(rand.NewPCG(1, 1))
 	for _, row := range opRows {
-		g := New()
+		g := newGraph()
 		in := make(gorgonia.Nodes, len(row.in))
 		for i, s := range row.in {
 			var err error

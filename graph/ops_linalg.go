@@ -415,13 +415,23 @@ func (k addNKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
 
 func (addNKernel) forward(a *args) { callElems(a, 0, addNLoop[float64], addNLoop[float32]) }
 
+// addNLoop adds the terms a block of addNBlock values at a time, so that
+// the block of out stays in the first-level cache while every term is
+// added to it (the same sums in the same order as whole passes, for a
+// third of their memory traffic with four terms).
 func addNLoop[T float](out []T, in [][]T, lo, hi int, _ T) {
-	out = out[lo:hi]
-	vec.AddScaled(out, in[0][lo:hi], in[1][lo:hi], 1) // one pass: x + 1*y is x + y exactly
-	for _, x := range in[2:] {
-		vec.AddTo(out, x[lo:hi])
+	for b := lo; b < hi; b += addNBlock {
+		e := min(b+addNBlock, hi)
+		o := out[b:e]
+		vec.AddScaled(o, in[0][b:e], in[1][b:e], 1) // x + 1*y is x + y exactly
+		for _, x := range in[2:] {
+			vec.AddTo(o, x[b:e])
+		}
 	}
 }
+
+// addNBlock is the values of addNLoop's blocks: 16 KB of float32.
+const addNBlock = 1 << 12
 
 func (k addNKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
 	d := make(gorgonia.Nodes, len(in))

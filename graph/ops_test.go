@@ -825,7 +825,7 @@ func checkNested(t *testing.T, rows []opRow) {
 			if draw == nil {
 				draw = awayFromZero
 			}
-			g := New()
+			g := newGraph()
 			in := make(gorgonia.Nodes, len(row.in))
 			vals := make([][]float64, len(row.in))
 			for i, s := range row.in {
@@ -969,7 +969,7 @@ func checkFloat32(t *testing.T, rows []opRow) {
 			}
 			var results [2][]float64
 			for k, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
-				g := New()
+				g := newGraph()
 				in := letInputs(t, g, dt, row.in, vals)
 				y, err := row.build(in)
 				if err != nil {

@@ -2,11 +2,11 @@ package graph
 
 import (
 	"bytes"
-	"sync"
 	"unsafe"
 
 	"github.com/trmaml/trmaml/graph/internal/memory"
 	"github.com/trmaml/trmaml/graph/internal/vec"
+	"github.com/trmaml/trmaml/graph/internal/wincost"
 )
 
 // Winograd's F(2x2, 3x3) convolution (Lavin and Gray, 2016) computes the
@@ -34,11 +34,6 @@ import (
 // with the plain loops (TestWinogradRounding). The three ops
 // take it where its estimated cost is lowest (winogradTile).
 
-// winogradMin is the fewest input and output channels for which conv,
-// convT and convK take the Winograd path: with fewer (the first block's one channel)
-// the products are too thin.
-const winogradMin = 16
-
 // winogradValues bounds the transformed values of a chunk of images (256 KB
 // in float32, in and out, so that they stay in the cache between the
 // transforms and the products: one 14x14 image at 64 channels; measured on
@@ -51,78 +46,14 @@ var winogradScratch memory.Scratch
 
 // winogradTile returns the output tile size of the Winograd path that a
 // convolution of n images of g from cin to cout channels (per task) takes,
-// 2 or 4, or 0 for im2col: the one of least estimated cost
-// (winogradCosts), in products of a row of cin values by the cin x cout
-// kernels; im2col does 9 per pixel. tuning.winograd overrides the choice.
+// 2 or 4, or 0 for im2col: the cost model's choice (graph/internal/wincost),
+// or tuning.winograd's.
 func (g imageGeom) winogradTile(n, cin, cout int) int {
 	if g.tune.winograd != 0 {
 		return max(0, g.tune.winograd)
 	}
-	if cin < winogradMin || cout < winogradMin {
-		return 0
-	}
-	return cheapestTile(g.H, g.W, n, winogradCosts())
+	return wincost.Tile(g.H, g.W, n, cin, cout)
 }
-
-// cheapestTile returns the tile size of least cost for n images of H x W
-// under the given costs, 0 for im2col.
-func cheapestTile(H, W, n int, costs []winogradCost) int {
-	best, cost := 0, 9*n*H*W
-	for _, c := range costs {
-		tiles := n * ((H + c.m - 1) / c.m) * ((W + c.m - 1) / c.m)
-		if k := c.perTile*tiles + c.kernels; k < cost {
-			best, cost = c.m, k
-		}
-	}
-	return best
-}
-
-// winogradCost is the estimated cost of the Winograd path with output
-// tiles of m: per tile (its products and its transforms) and for
-// transforming the kernels, in winogradTile's units.
-type winogradCost struct{ m, perTile, kernels int }
-
-// winogradCosts returns the costs for this build and CPU. With the SIMD
-// kernels: F(2x2) 16 products per tile and about 4 more in its
-// transforms, about 400 for the kernels, which small images (the last
-// block's 3x3) do not repay; F(4x4) 36 per tile, about 6 more, and about
-// 800 (measured on AMD Zen 4 with AVX-512, C = F = 64, BenchmarkConvPaths:
-// F(4x4)'s for conv and convK, which cost about the same on every path).
-// With the plain loops and OpenBLAS the transforms cost several times
-// more than the products they save: F(4x4) 141 per tile and about 4000
-// for its kernels, F(2x2) 35-40 (AMD Zen 5 with AVX2 switched off,
-// OpenBLAS's Sandybridge kernels: F(4x4) lost at every shape; F(2x2) tied
-// im2col at 14x14 in conv and convK alone and lost in the whole 5-way
-// iteration, whose convT takes the same path: im2col there took 3-6% less
-// CPU, so 40; plain loops run on other architectures than amd64). The AVX
-// and SSE sets (the SSE set is that of every amd64 CPU without
-// GOEXPERIMENT=simd) do every transform in SSE2 assembly, the kernels'
-// included: F(2x2) about 20 per tile and 150 for the kernels, F(4x4) 50
-// and 400 (fitted to BenchmarkConvPaths on Zen 5 with AVX2 and FMA off and
-// OpenBLAS's Sandybridge kernels, and with AVX off too and its Nehalem
-// kernels, which ranked the paths alike in these units; the default
-// build's SSE set with OpenBLAS's own AVX-512 kernels ranks them so too,
-// or ties: F(2x2) and F(4x4) at 14x14 and 7x7 with 5 images, all three at
-// 3x3 with 20). With gonum's pure-Go products,
-// five times slower than OpenBLAS's, the SIMD constants still rank the
-// paths as measured. The kernels and the BLAS do not change while the
-// process runs, so the choice is made once (winogradTile runs at every
-// convolution).
-var winogradCosts = sync.OnceValue(func() []winogradCost {
-	switch {
-	case vec.SIMD() || BLAS != "openblas":
-		return simdCosts
-	case vec.ISA() == "AVX" || vec.ISA() == "SSE":
-		return sse2Costs
-	}
-	return plainCosts
-})
-
-var (
-	simdCosts  = []winogradCost{{2, 20, 400}, {4, 42, 800}}
-	sse2Costs  = []winogradCost{{2, 20, 150}, {4, 50, 400}}
-	plainCosts = []winogradCost{{2, 40, 400}, {4, 141, 4000}}
-)
 
 // winogradKernels sets u (16 or 36 matrices of C x F for tiles of m = 2
 // or 4, e = (m+2)a+b, matrix e from u[e*us]) to G k Gᵀ of the 3x3 kernel

@@ -8,16 +8,16 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"github.com/trmaml/trmaml/data"
 	"github.com/trmaml/trmaml/graph"
 	"github.com/trmaml/trmaml/metalearn"
+	sine "github.com/trmaml/trmaml/tasks/sinusoid"
 )
 
 // sinusoid is a small version of the paper's sine regression: tasks are
 // amplitude intervals of width 0.5 in [0.5, 5]; meta-training sees only
 // [0.5, 2] and the rare [4.5, 5].
-func sinusoid() (train, test *data.SinusoidTasks, model graph.MLP) {
-	train, test, err := data.NewSinusoid(data.SinusoidSpec{
+func sinusoid() (train, test *sine.Tasks, model graph.MLP) {
+	train, test, err := sine.New(sine.Spec{
 		PhaseMax: 3.14159, XMin: -5, XMax: 5, TaskWidth: 0.5,
 		TestAmplitudes: [2]float64{0.5, 5}, TrainAmplitudes: [][2]float64{{0.5, 2}, {4.5, 5}},
 	})

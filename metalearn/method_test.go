@@ -3,6 +3,7 @@ package metalearn
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -338,3 +339,27 @@ func cvar(level float64) func() Method {
 func trmaml() Method   { return TRMAML{PLR: 0.1}.New() }
 func entropic() Method { return EntropicTRMAML{PLR: 0.1}.New() }
 func maml() Method     { return MAML{}.New() }
+
+// TestZeroSettingsRefused: every built-in method's zero settings either
+// mean something (MAML has none) or are refused, both by its registration's
+// Check (a config) and by Init (a library caller): a zero step size of p
+// would train MAML on the uniform distribution under another name.
+func TestZeroSettingsRefused(t *testing.T) {
+	t.Parallel()
+	for _, info := range Methods() {
+		typ := reflect.TypeOf(info.New()).Elem()
+		zero := reflect.New(typ).Interface().(MethodSettings)
+		if typ.NumField() == 0 {
+			if _, err := zero.New().Init([]float64{1, 1}, 2); err != nil {
+				t.Errorf("%s: settings-free zero value refused: %v", info.Name, err)
+			}
+			continue
+		}
+		if info.Check == nil || len(info.Check(zero)) == 0 {
+			t.Errorf("%s: Check accepts the zero settings %+v", info.Name, zero)
+		}
+		if _, err := zero.New().Init([]float64{1, 1}, 2); err == nil {
+			t.Errorf("%s: Init accepts the zero settings %+v", info.Name, zero)
+		}
+	}
+}

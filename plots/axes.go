@@ -3,9 +3,8 @@ package plots
 import (
 	"strings"
 
-	"gonum.org/v1/plot"
-
 	"github.com/trmaml/trmaml/results/display"
+	"gonum.org/v1/plot"
 )
 
 const iterationLabel = "meta-training iteration"

@@ -55,9 +55,10 @@ func Adversary(groups []*results.Group, path string, c Column) error {
 	grey := color.RGBA{110, 110, 110, 255}
 
 	// The names say what the rows are; the legend says their order.
+	sp := results.Sampling(groups)
 	rows := "rows: meta-training " + noun + "s, least training probability at top"
-	if noun == "alphabet" {
-		rows = "rows: meta-training alphabets, fewest characters Z_i at top"
+	if sp.Order != "" {
+		rows = "rows: meta-training " + noun + "s, " + strings.TrimSuffix(sp.Order, " first") + " at top"
 	}
 	pp := newPanel("(a) sampling distribution, final p", "probability", "")
 	samplingColor := grey
@@ -146,12 +147,9 @@ func Adversary(groups []*results.Group, path string, c Column) error {
 	for gi, l := range labels {
 		legend = append(legend, legendItem{l, rowSample(gi)})
 	}
-	sampling := "training distribution (MAML samples it)"
-	if noun == "alphabet" {
-		sampling = "MAML's sampling probability C(Z_i, N) / sum"
-	}
 	legend = append(legend,
-		legendItem{sampling, []plot.Thumbnailer{fillSample(faded(samplingColor, 0.45))}},
+		legendItem{"MAML's sampling probability " + sp.Formula, []plot.Thumbnailer{fillSample(faded(samplingColor, 0.45))}},
+		legendItem{text: "  " + sp.Terms},
 		legendItem{"uniform 1/n", []plot.Thumbnailer{lineSample(grey, dashed)}})
 	if len(robust) > 0 {
 		legend = append(legend, legendItem{text: "(a) markers: final p"})

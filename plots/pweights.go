@@ -133,28 +133,36 @@ func addEstimatePoints(p *plot.Plot, pts plotter.XYs, es []results.Estimate, hor
 }
 
 // gappedAxis places tasks with coordinates amps (increasing, e.g. lower
-// amplitude bounds) on an axis: one unit apart within a contiguous range of
-// tasks, with a gap of a few units where the coordinate jumps (breaks are
-// the gaps' centres). ticks label round coordinates within each range, or
-// only the first coordinate of a range too short for more.
+// amplitude bounds) on an axis: evenly within a contiguous range of tasks,
+// one unit apart, or further apart in a range of few tasks, so that every
+// range gets at least a fifth of the axis (the five hard sine tasks beside
+// 95 easy ones stay readable), with a gap of a few units where the
+// coordinate jumps (breaks are the gaps' centres). ticks label round
+// coordinates within each range, or only the first coordinate of a range
+// too short for more.
 func gappedAxis(amps []float64) (x []float64, ticks []plot.Tick, breaks []float64) {
 	step := math.Inf(1)
 	for i := 1; i < len(amps); i++ {
 		step = min(step, amps[i]-amps[i-1])
 	}
 	gap := float64(max(2, len(amps)/12))
+	minWidth := float64(len(amps)) / 5
 	x = make([]float64, len(amps))
-	start := 0
+	start, pos := 0, 0.0
 	for i := 1; i <= len(amps); i++ {
-		if i < len(amps) {
-			x[i] = x[i-1] + 1
-			if amps[i]-amps[i-1] <= 1.5*step {
-				continue
-			}
-			x[i] += gap
-			breaks = append(breaks, x[i]-(gap+1)/2)
+		if i < len(amps) && amps[i]-amps[i-1] <= 1.5*step {
+			continue
 		}
 		seg := amps[start:i]
+		pitch := max(1, minWidth/float64(len(seg)))
+		for j := range seg {
+			x[start+j] = pos + pitch*float64(j)
+		}
+		pos = x[i-1] + pitch
+		if i < len(amps) {
+			pos += gap
+			breaks = append(breaks, x[i-1]+(pitch+gap)/2)
+		}
 		label := func(j int) {
 			ticks = append(ticks, plot.Tick{Value: x[start+j], Label: strconv.FormatFloat(seg[j], 'g', 4, 64)})
 		}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/rundir"
 )
 
@@ -176,8 +177,10 @@ func PerTaskMarkdown(groups []*Group) (string, error) {
 	fmt.Fprintf(&b, "Final %s per %s, the mean over seeds ± the half-width of its 95%% confidence interval "+
 		"(Student t; none for a single seed). Meta-training %ss are listed in increasing order of their probability "+
 		"under the training distribution, which MAML samples from", m.Axis(""), noun, noun)
-	if noun == "alphabet" {
-		b.WriteString(" (C(Z_i, N) / sum_j C(Z_j, N) for an alphabet of Z_i characters, so fewest characters first)")
+	if sp := Sampling(groups); sp.Order != "" {
+		fmt.Fprintf(&b, " (%s %s, so %s)", sp.Formula, sp.Terms, sp.Order)
+	} else {
+		fmt.Fprintf(&b, " (%s %s)", sp.Formula, sp.Terms)
 	}
 	b.WriteString("; 'final p' is a robust method's final task weight.\n")
 	for start := 0; start < len(groups); {
@@ -249,6 +252,25 @@ func writePerTaskTable(b *strings.Builder, groups []*Group, labels []string, set
 // noun of their task family for their config (configs.Config.TaskNoun:
 // "alphabet" on Omniglot, an image folder's task.imagefolder.noun)
 // when every run shares it, "task" otherwise.
+// Sampling is how the runs' task family weighs their meta-training tasks
+// (configs.Config.Sampling), the general statement if their configs differ.
+func Sampling(groups []*Group) configs.Sampling {
+	var sp *configs.Sampling
+	for _, g := range groups {
+		for _, r := range g.Runs {
+			s := r.Config.Sampling()
+			if sp != nil && s != *sp {
+				return configs.Config{}.Sampling()
+			}
+			sp = &s
+		}
+	}
+	if sp == nil {
+		return configs.Config{}.Sampling()
+	}
+	return *sp
+}
+
 func TaskNoun(groups []*Group) string {
 	noun := ""
 	for _, g := range groups {

@@ -83,7 +83,7 @@ func restoreSession(s *Setup, dir string) (*session, rundir.Checkpoint, error) {
 	}
 	ss.prevCheckpoint = rundir.HashBytes(raw)
 	if ss.val != nil {
-		if err := ss.val.restore(dir, ck.State.Iteration, s.Metric.HigherIsBetter); err != nil {
+		if err := ss.val.restore(dir, ck.State.Iteration, s.Metric.HigherIsBetter, ck.BestValSHA256); err != nil {
 			return nil, rundir.Checkpoint{}, fmt.Errorf("%s cannot be resumed: %w", dir, err)
 		}
 	}
@@ -154,6 +154,7 @@ func (ss *session) checkpoint(pd *rundir.Pending) error {
 		tasks = ss.tasks.Bytes()
 	}
 	ck.BindRows(ss.metrics.Bytes(), ss.pcsv.Bytes(), tasks)
+	ss.val.bind(&ck)
 	sum, err := rundir.WriteCheckpoint(filepath.Join(ss.dir, rundir.CheckpointFile), ck)
 	if err != nil {
 		return err

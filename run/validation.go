@@ -27,6 +27,7 @@ type validation struct {
 	best      float64 // the selected statistic of the best iterate
 	bestIt    int     // its iteration, -1 before the first
 	bestW     []float64
+	bestSum   string // SHA-256 of model_best_val.json, which checkpoints bind
 	selectKey string // eval.select
 }
 
@@ -81,7 +82,8 @@ func (v *validation) record(ctx context.Context, ss *session, w []float64, it in
 	v.best, v.bestIt, v.bestW = value, it, append([]float64(nil), w...)
 	model := s.record
 	model.W, model.Iteration = v.bestW, it
-	return rundir.WriteJSON(filepath.Join(ss.dir, rundir.BestValModelFile), model)
+	v.bestSum, err = rundir.WriteJSONSum(filepath.Join(ss.dir, rundir.BestValModelFile), model)
+	return err
 }
 
 func fmtFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
@@ -89,8 +91,10 @@ func fmtFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 // restore reads the rows of dir up to iteration upTo (the checkpoint's;
 // later ones are redone) and the best model, which an interrupted
 // evaluation may have written after the checkpoint: then it is written
-// again, the same, when training reaches that iteration.
-func (v *validation) restore(dir string, upTo int, higherIsBetter bool) error {
+// again, the same, when training reaches that iteration, and until then
+// checkpoints bind bestSum, the hash the checkpoint bound.
+func (v *validation) restore(dir string, upTo int, higherIsBetter bool, bestSum string) error {
+	v.bestSum = bestSum
 	path := filepath.Join(dir, rundir.ValidationFile)
 	raw, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -138,4 +142,11 @@ func (v *validation) restore(dir string, upTo int, higherIsBetter bool) error {
 		v.bestW = m.W
 	}
 	return nil
+}
+
+// bind sets ck's hashes of the validation rows and the best model.
+func (v *validation) bind(ck *rundir.Checkpoint) {
+	if v != nil && v.bestIt >= 0 {
+		ck.BindValidation(v.rows.Bytes(), v.bestSum)
+	}
 }

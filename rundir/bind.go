@@ -23,6 +23,9 @@ import (
 //     SHA-256 of metrics.csv's, p.csv's and (where the run records it)
 //     tasks.csv's bytes from their start through the row of its last
 //     evaluation (MetricsSHA256, PSHA256, TasksSHA256);
+//   - for a family with meta-validation tasks, checkpoint.json carries the
+//     SHA-256 of validation.csv through its last evaluation's row and of
+//     model_best_val.json (ValidationSHA256, BestValSHA256);
 //   - model.json and result.json carry the state hash of the checkpoint
 //     they were computed from (state_sha256, Checkpoint.StateHash: its
 //     JSON without timing, row hashes and links, so that identical runs
@@ -68,14 +71,22 @@ func (ck Checkpoint) RowFiles() []string {
 	return []string{MetricsFile, PFile}
 }
 
+// BindValidation sets the checkpoint's hashes of validation.csv's content
+// through its last evaluation's row and of model_best_val.json (bestSum,
+// the hash of its bytes).
+func (ck *Checkpoint) BindValidation(rows []byte, bestSum string) {
+	ck.ValidationSHA256, ck.BestValSHA256 = HashBytes(rows), bestSum
+}
+
 // StateHash is the hex SHA-256 of the checkpoint's training state: its
 // JSON without the fields that differ between identical runs (timing, the
 // row hashes, which cover metrics.csv's elapsed_seconds, and the links to
-// other files, previous_sha256 and sha256). model.json and result.json
-// carry it (state_sha256).
+// other files, previous_sha256, the validation files' hashes and sha256).
+// model.json and result.json carry it (state_sha256).
 func (ck Checkpoint) StateHash() (string, error) {
 	ck.TrainSeconds, ck.EvalSeconds, ck.CPU = 0, 0, nil
 	ck.MetricsSHA256, ck.PSHA256, ck.TasksSHA256, ck.Previous = "", "", "", ""
+	ck.ValidationSHA256, ck.BestValSHA256 = "", ""
 	return ck.contentHash()
 }
 

@@ -50,8 +50,14 @@ type Checkpoint struct {
 	// TasksSHA256 binds tasks.csv likewise; absent in the checkpoints of
 	// runs without one (started before the file existed).
 	TasksSHA256 string `json:"tasks_sha256,omitempty"`
-	Previous    string `json:"previous_sha256,omitempty"`
-	SHA256      string `json:"sha256,omitempty"`
+	// ValidationSHA256 and BestValSHA256 bind validation.csv (its bytes
+	// through the row of the last evaluation) and model_best_val.json (all
+	// its bytes) of a family with meta-validation tasks; absent without
+	// them.
+	ValidationSHA256 string `json:"validation_sha256,omitempty"`
+	BestValSHA256    string `json:"best_val_sha256,omitempty"`
+	Previous         string `json:"previous_sha256,omitempty"`
+	SHA256           string `json:"sha256,omitempty"`
 }
 
 // Pending is the training since the last evaluation of a checkpoint taken

@@ -28,5 +28,5 @@ func Example() {
 	// Output:
 	// legacy-maml-T1: 4 evaluations, the last at iteration 30
 	// meta-test mse: mean 4.130, worst 17.689 (amplitude [4.98,4.99))
-	// the run's state: [config.yaml metrics.csv p.csv tasks.csv checkpoint.json model.json result.json]
+	// the run's state: [config.yaml validation.csv model_best_val.json metrics.csv p.csv tasks.csv checkpoint.json model.json result.json]
 }

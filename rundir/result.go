@@ -3,6 +3,8 @@ package rundir
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -131,7 +133,17 @@ type Model struct {
 // layout of result.json, model.json and evaluation.json, atomically: the
 // bytes of json.MarshalIndent(v, "", "  "), streamed (indentWriter).
 func WriteJSON(path string, v any) error {
-	return atomicfile.WriteFunc(path, func(f io.Writer) error {
+	_, err := WriteJSONSum(path, v)
+	return err
+}
+
+// WriteJSONSum writes v as WriteJSON does and returns the hex SHA-256 of
+// the bytes written, which a checkpoint binds (model_best_val.json).
+func WriteJSONSum(path string, v any) (string, error) {
+	h := sha256.New()
+	err := atomicfile.WriteFunc(path, func(file io.Writer) error {
+		h.Reset()
+		f := io.MultiWriter(file, h)
 		out := bufio.NewWriter(f)
 		in := bufio.NewWriter(&indentWriter{w: out})
 		if err := streamJSON(in, reflect.ValueOf(v)); err != nil {
@@ -143,6 +155,7 @@ func WriteJSON(path string, v any) error {
 		out.WriteByte('\n')
 		return out.Flush()
 	})
+	return hex.EncodeToString(h.Sum(nil)), err
 }
 
 // ReadResult reads the result.json (or evaluation.json) at path, refusing

@@ -20,13 +20,12 @@ const (
 	TasksFile = "tasks.csv"
 	// ValidationFile holds the statistics on the meta-validation tasks at
 	// each evaluation (iteration, mean, worst, CVaR), for families that
-	// have them. Not sealed: it only chooses the model of meta.output
-	// best_val, which model.json then holds, sealed and bound.
+	// have them; sealed and bound to the checkpoint as MetricsFile.
 	ValidationFile = "validation.csv"
 	// BestValModelFile is the model of the evaluation whose
 	// meta-validation statistic (eval.select) was best so far (Model, with
-	// its Iteration); meta.output best_val evaluates it. Not sealed, as
-	// ValidationFile.
+	// its Iteration); meta.output best_val evaluates it. Sealed, and bound
+	// to the checkpoint by its hash.
 	BestValModelFile = "model_best_val.json"
 	// CheckpointFile is the training state after the last evaluation.
 	CheckpointFile = "checkpoint.json"
@@ -45,7 +44,7 @@ const (
 // are written: a run is resumed, evaluated and reported from these alone.
 // The lock, temporary files and EvalFile are not part of it.
 func StateFiles() []string {
-	return []string{ConfigFile, MetricsFile, PFile, TasksFile, CheckpointFile, ModelFile, ResultFile}
+	return []string{ConfigFile, ValidationFile, BestValModelFile, MetricsFile, PFile, TasksFile, CheckpointFile, ModelFile, ResultFile}
 }
 
 // EvalFileFor is the file trmaml eval writes for the config changes sets

@@ -101,7 +101,9 @@ func TestReadRefusals(t *testing.T) {
 		{"result per_task", ResultFile, `{"meta_test": {"per_task": [1], "tasks": []}}`, "result.json: meta_test has 1 per_task values for 0 tasks", readResult},
 		{"result final_p", ResultFile, `{"meta_test": {"per_task": [1], "tasks": ["a"]}, "meta_train": {"per_task": [1], "tasks": ["a"]}, "final_p": [0.5]}`,
 			"result.json: final_p: weights sum to 0.5", readResult},
-		{"result NaN", ResultFile, `{"meta_test": {"per_task": [1], "tasks": ["a"], "std": -1}, "meta_train": {"per_task": [1], "tasks": ["a"]}}`,
+		{"result no metric", ResultFile, `{"meta_test": {"per_task": [1], "tasks": ["a"]}, "meta_train": {"per_task": [1], "tasks": ["a"]}}`,
+			`result.json: metric: unknown metric ""`, readResult},
+		{"result NaN", ResultFile, `{"metric": "mse", "meta_test": {"per_task": [1], "tasks": ["a"], "std": -1}, "meta_train": {"per_task": [1], "tasks": ["a"]}}`,
 			"result.json: meta_test.std = -1", readResult},
 		{"model", ModelFile, `{"w": "x"}`, "model.json: json: cannot unmarshal", func(p string) error { _, err := ReadModel(p); return err }},
 	} {
@@ -121,19 +123,6 @@ func TestReadRefusals(t *testing.T) {
 func readMetrics(p string) error { _, err := ReadMetrics(p); return err }
 func readP(p string) error       { _, err := ReadP(p); return err }
 func readResult(p string) error  { _, err := ReadResult(p); return err }
-
-// TestResultDefaults: a result.json from before the metric and masses
-// fields reads as MSE with every task of mass 1.
-func TestResultDefaults(t *testing.T) {
-	t.Parallel()
-	var r Result
-	if err := json.Unmarshal([]byte(`{"meta_test": {"tasks": ["a", "b"], "per_task": [1, 2]}}`), &r); err != nil {
-		t.Fatal(err)
-	}
-	if r.Metric != metalearn.MSE.Name || !slices.Equal(r.MetaTest.Masses, []float64{1, 1}) {
-		t.Errorf("metric %q, masses %v; want mse and [1 1]", r.Metric, r.MetaTest.Masses)
-	}
-}
 
 // TestCheckpointHash: a checkpoint reads back as written; a changed value,
 // trailing data, a missing optimizer or identity is refused; one from

@@ -130,6 +130,9 @@ func (v *verifier) verify() error {
 	if err := v.finish(); err != nil {
 		return err
 	}
+	if err := v.validationFiles(); err != nil {
+		return err
+	}
 	for _, name := range v.ck.RowFiles() {
 		if err := v.rowsAgainstManifest(name); err != nil {
 			return err
@@ -215,7 +218,7 @@ func (v *verifier) checkpoint() (present bool, err error) {
 			v.s.Finished = true
 			return false, v.manifestOnly(CheckpointFile + " to bind it to")
 		}
-		for _, name := range []string{MetricsFile, PFile, TasksFile, ModelFile, ResultFile} {
+		for _, name := range []string{ValidationFile, BestValModelFile, MetricsFile, PFile, TasksFile, ModelFile, ResultFile} {
 			if _, ok := v.m.Sum(name); ok {
 				return false, v.manifestErr("files: lists %s but no %s, which every save sealing %s writes", name, CheckpointFile, name)
 			}

@@ -20,9 +20,12 @@
 # every setting again and the table gives the ranges over the rounds (of
 # each ratio within its round). On a loaded machine (uptime's load above
 # the cores) the wall times measure the neighbours as much as the work:
-# quote the CPU ratio, with the CPU model and load the log begins with. The
-# yardstick runs through scripts/torch_cpu.py, which reads the process's
-# CPU time beside its own clock.
+# quote the CPU ratio of the 1-core rows, with the CPU model and load the
+# log begins with (on 2 threads PyTorch's OpenMP threads spin while they
+# wait for each other, and on a loaded machine that spinning is most of
+# its CPU time: 11.5 against 1.1 s per 5-way iteration on 2 threads and 1).
+# The yardstick runs through scripts/torch_cpu.py, which reads the
+# process's CPU time beside its own clock.
 #
 # BENCH_ROWS=omniglot or miniimagenet runs one row set (default both):
 # omniglot is the paper's 28x28x1 network with 64 filters and one inner

@@ -87,14 +87,31 @@ func DefaultCPUs(c configs.Config) int {
 // Estimate returns the default resources of a task training c, one
 // iteration of which takes perIteration seconds: measured on finished runs
 // like it, evaluations included (measured), or estimated
-// (SecondsPerIteration).
-func Estimate(c configs.Config, perIteration float64, measured bool) Resources {
-	mem := int(math.Ceil(c.Memory().Total() * memMargin / (1 << 20)))
+// (SecondsPerIteration). Its memory is the config's estimate
+// (configs.Config.Memory) and data bytes of the family's data that the
+// config alone does not give (DataBytes).
+func Estimate(c configs.Config, data, perIteration float64, measured bool) Resources {
+	mem := int(math.Ceil((c.Memory().Total() + data) * memMargin / (1 << 20)))
 	return Resources{
 		CPUs:   DefaultCPUs(c),
 		MemMiB: max(minMemMiB, roundUp(mem, 64)),
 		Time:   EstimateTime(c, perIteration, measured),
 	}
+}
+
+// DataBytes is the memory of c's data beyond its config's estimate, as its
+// family measures it on the files under the data root root (configs.Env):
+// an image folder's decoded images; 0 for a family whose Memory gives it
+// all.
+func DataBytes(c configs.Config, root string) (float64, error) {
+	f, err := c.Family()
+	if err != nil {
+		return 0, err
+	}
+	if d, ok := f.(configs.DataSizer); ok {
+		return d.DataBytes(c, configs.Env{DataRoot: root})
+	}
+	return 0, nil
 }
 
 // EstimateTime is the --time of a task training c at perIteration seconds

@@ -102,7 +102,7 @@ func TestEstimate(t *testing.T) {
 		}
 		m := c.Memory()
 		const perIter = 0.7
-		r := Estimate(c, perIter, false)
+		r := Estimate(c, 0, perIter, false)
 		wantMem := max(512, int(math.Ceil(m.Total()*1.5/(1<<20)/64))*64)
 		if r.MemMiB != wantMem {
 			t.Errorf("%s: --mem %d MiB, want %d (estimate %.0f MiB x 1.5, in 64 MiB steps, at least 512)", name, r.MemMiB, wantMem, m.Total()/(1<<20))
@@ -118,7 +118,7 @@ func TestEstimate(t *testing.T) {
 			t.Errorf("%s: --time %v, want %v rounded up to a minute", name, r.Time, want)
 		}
 		// A measured time per iteration includes the evaluations.
-		if got, want := Estimate(c, 0.5, true).Time, (time.Duration(0.5*float64(c.Meta.Iterations)*1.5*1e9)+10*time.Minute).Truncate(time.Minute)+time.Minute; got != want {
+		if got, want := Estimate(c, 0, 0.5, true).Time, (time.Duration(0.5*float64(c.Meta.Iterations)*1.5*1e9)+10*time.Minute).Truncate(time.Minute)+time.Minute; got != want {
 			t.Errorf("%s: measured 0.5 s/iteration gives --time %v, want %v", name, got, want)
 		}
 		if want := map[string]int{"sine": 1, "omni": 2}[name[:4]]; r.CPUs != want {

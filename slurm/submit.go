@@ -146,7 +146,13 @@ func SubmitGrid(r Request, stdout io.Writer) error {
 			}
 			perIter = SecondsPerIteration(c, flops, cpus, r.Engine.FastBuild)
 		}
-		e := Estimate(c, perIter, measured[c.Memory().TrainGraph] > 0)
+		data := 0.0
+		if r.MemMiB == 0 {
+			if data, err = DataBytes(c, r.Data); err != nil {
+				return fmt.Errorf("cell %d: sizing its data for --mem: %w (or give -mem)", i, err)
+			}
+		}
+		e := Estimate(c, data, perIter, measured[c.Memory().TrainGraph] > 0)
 		res = Resources{CPUs: max(res.CPUs, cpus), MemMiB: max(res.MemMiB, e.MemMiB), Time: max(res.Time, e.Time)}
 	}
 	if r.MemMiB > 0 {

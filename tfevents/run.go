@@ -30,8 +30,9 @@ var Tags = [rundir.NumColumns]string{
 	rundir.TestStd:    "meta-test/std UNIT",
 }
 
-// ExportRun writes the run directory dir's metrics.csv and p.csv (the task
-// weights, tags "p/TASK") as an event file in out, replacing the one an
+// ExportRun writes the run directory dir's metrics.csv (with its CVaR
+// columns, tags "meta-test/CVaR_ALPHA UNIT") and p.csv (the task weights,
+// tags "p/TASK") as an event file in out, replacing the one an
 // earlier export wrote, and returns its path. The run is verified against
 // its manifest first; a running or unfinished run exports what it has.
 // Each evaluation is one event at its iteration, timed from config.yaml's
@@ -82,6 +83,10 @@ func ExportRun(dir, out string) (string, error) {
 					v = m.Show(v)
 				}
 				values = append(values, Scalar{strings.Replace(Tags[c], "UNIT", unit, 1), v})
+			}
+			for _, cv := range table.CVaR {
+				values = append(values, Scalar{fmt.Sprintf("meta-train/CVaR_%g %s", cv.Alpha, unit), m.Show(cv.Train[r])},
+					Scalar{fmt.Sprintf("meta-test/CVaR_%g %s", cv.Alpha, unit), m.Show(cv.Test[r])})
 			}
 			if r < len(p.Iterations) && p.Iterations[r] == it {
 				for k, task := range p.Tasks {

@@ -239,6 +239,7 @@ func TestExportRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.Meta.Iterations, cfg.Eval.Every, cfg.Eval.Instances, cfg.Eval.TrainInstances = 200, 100, 490, 100
+	cfg.Eval.CVaRAlpha = []float64{0.7}
 	if _, err := run.Train(context.Background(), cfg, dir, run.Options{}); err != nil {
 		t.Fatal(err)
 	}
@@ -285,6 +286,9 @@ func TestExportRun(t *testing.T) {
 			case !math.IsNaN(want) && got != float32(want):
 				t.Errorf("iteration %d: %s = %v, want %v", it, tag, got, float32(want))
 			}
+		}
+		if got := e.values["meta-test/CVaR_0.7 MSE"]; got != float32(table.CVaR[0].Test[r]) {
+			t.Errorf("iteration %d: meta-test/CVaR_0.7 MSE = %v, want %v", it, got, table.CVaR[0].Test[r])
 		}
 		sum := 0.0
 		for k, task := range p.Tasks {

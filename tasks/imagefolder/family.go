@@ -146,6 +146,12 @@ func (Family) Noun() string { return "group" }
 // TaskNoun implements configs.TaskNouner: task.imagefolder.noun.
 func (Family) TaskNoun(c configs.Config) string { return Section(c).Noun }
 
+// Sampling implements configs.SamplingDescriber: a group's mass is the
+// number of its N-way class sets.
+func (Family) Sampling(c configs.Config) configs.Sampling {
+	return configs.Sampling{Formula: "C(Z_i, N) / sum_j C(Z_j, N)", Terms: "for a " + Section(c).Noun + " of Z_i classes and N ways", Order: "fewest classes Z_i first"}
+}
+
 // EvalFields implements configs.EvalFielder.
 func (Family) EvalFields() []string {
 	return []string{"task.imagefolder.rotate_eval"}
@@ -290,6 +296,37 @@ func checkSplitting(s *Config, k *configs.Checker) {
 func (Family) Memory(c configs.Config) configs.MemoryEstimate {
 	rows := float64(c.Meta.Iterations)/float64(max(c.Eval.Every, 1)) + 2
 	return configs.MemoryEstimate{Records: rows * 200}
+}
+
+// DataBytes implements configs.DataSizer: the decoded images of the
+// splits, one byte per pixel and channel (3 when task.imagefolder.channels
+// leaves them to the files), from a listing of the folder.
+func (Family) DataBytes(c configs.Config, env configs.Env) (float64, error) {
+	s := Section(c)
+	dir, err := resolveDir(s.Dir, c.Data.Root, env.DataRoot)
+	if err != nil {
+		return 0, err
+	}
+	l, problems, err := scan(dir, s)
+	if err != nil {
+		return 0, err
+	}
+	if len(problems) > 0 {
+		return 0, &DataError{dir, problems}
+	}
+	images := 0
+	for _, groups := range l.splits {
+		for _, g := range groups {
+			for _, c := range g.classes {
+				images += len(c.files)
+			}
+		}
+	}
+	channels := s.Channels
+	if channels == 0 {
+		channels = 3
+	}
+	return float64(images) * float64(s.Image[0]*s.Image[1]*channels), nil
 }
 
 // Tasks implements configs.Family: the groups of the train and test

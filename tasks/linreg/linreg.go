@@ -75,6 +75,12 @@ func (Family) NewSection() any {
 // Noun implements configs.Family.
 func (Family) Noun() string { return "task" }
 
+// Sampling implements configs.SamplingDescriber: the tasks' masses as the
+// config gives them.
+func (Family) Sampling(configs.Config) configs.Sampling {
+	return configs.Sampling{Formula: "m_i / sum_j m_j", Terms: "for the masses m_i of task.linreg.tasks", Order: "least mass first"}
+}
+
 // Model implements configs.Family: the fully connected network, linear
 // unless model.mlp.hidden is stated.
 func (Family) Model() string { return "mlp" }

@@ -81,6 +81,12 @@ func (Family) EvalFields() []string {
 // Noun implements configs.Family: Omniglot's tasks are alphabets.
 func (Family) Noun() string { return "alphabet" }
 
+// Sampling implements configs.SamplingDescriber: an alphabet's mass is the
+// number of its N-way character sets.
+func (Family) Sampling(configs.Config) configs.Sampling {
+	return configs.Sampling{Formula: "C(Z_i, N) / sum_j C(Z_j, N)", Terms: "for an alphabet of Z_i characters and N ways", Order: "fewest characters Z_i first"}
+}
+
 // Model implements configs.Family: MAML's CNN.
 func (Family) Model() string { return "conv4" }
 

@@ -3,7 +3,8 @@
 // points (x, A sin(x - phi)); a task is an amplitude interval, so the task
 // distribution can be imbalanced between easy (small A) and hard (large A)
 // tasks. Its config section is task.sinusoid; it trains the MLP of
-// model.mlp.hidden on the squared error.
+// model.mlp.hidden on the squared error. The sampler of its tasks (New) is
+// here too, beside the family that registers it.
 package sinusoid
 
 import (
@@ -11,7 +12,6 @@ import (
 	"math"
 
 	"github.com/trmaml/trmaml/configs"
-	"github.com/trmaml/trmaml/data"
 	"gopkg.in/yaml.v3"
 )
 
@@ -100,6 +100,12 @@ func (Family) NewSection() any {
 
 // Noun implements configs.Family.
 func (Family) Noun() string { return "task" }
+
+// Sampling implements configs.SamplingDescriber: every meta-training
+// amplitude interval is equally likely.
+func (Family) Sampling(configs.Config) configs.Sampling {
+	return configs.Sampling{Formula: "1 / n", Terms: "for n tasks, all equally likely"}
+}
 
 // Model implements configs.Family: the fully connected network.
 func (Family) Model() string { return "mlp" }
@@ -193,7 +199,7 @@ func (Family) Memory(c configs.Config) configs.MemoryEstimate {
 // Tasks implements configs.Family.
 func (Family) Tasks(c configs.Config, _ configs.Env) (*configs.TaskSets, error) {
 	s := section(c)
-	train, test, err := data.NewSinusoid(data.SinusoidSpec{
+	train, test, err := New(Spec{
 		PhaseMax: float64(s.PhaseMax), XMin: s.XMin, XMax: s.XMax, TaskWidth: s.TaskWidth,
 		TestAmplitudes: s.TestAmplitudes, TrainAmplitudes: s.TrainAmplitudes,
 	})

@@ -1,4 +1,4 @@
-package data
+package sinusoid
 
 import (
 	"math"
@@ -11,8 +11,8 @@ import (
 )
 
 // paperSpec is the sinusoid setting of the TR-MAML paper.
-func paperSpec() SinusoidSpec {
-	return SinusoidSpec{
+func paperSpec() Spec {
+	return Spec{
 		PhaseMax: math.Pi, XMin: -5, XMax: 5, TaskWidth: 0.01,
 		TestAmplitudes:  [2]float64{0.1, 5},
 		TrainAmplitudes: [][2]float64{{0.1, 1.05}, {4.95, 5}},
@@ -28,7 +28,7 @@ func TestNewSinusoidCounts(t *testing.T) {
 
 	tests := []struct {
 		name       string
-		spec       SinusoidSpec
+		spec       Spec
 		train      int
 		test       int
 		perRange   [][2]float64 // ranges to count train tasks in
@@ -58,7 +58,7 @@ func TestNewSinusoidCounts(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			train, test, err := NewSinusoid(tc.spec)
+			train, test, err := New(tc.spec)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -121,32 +121,32 @@ func TestNewSinusoidErrors(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name   string
-		modify func(*SinusoidSpec)
+		modify func(*Spec)
 		want   string // substring of the error
 	}{
-		{"width does not divide", func(s *SinusoidSpec) { s.TaskWidth = 0.03 }, "does not divide"},
-		{"zero width", func(s *SinusoidSpec) { s.TaskWidth = 0 }, "not positive"},
-		{"negative width", func(s *SinusoidSpec) { s.TaskWidth = -0.01 }, "not positive"},
-		{"NaN width", func(s *SinusoidSpec) { s.TaskWidth = math.NaN() }, "non-finite"},
-		{"width wider than range", func(s *SinusoidSpec) { s.TaskWidth = 10 }, "does not divide"},
-		{"too many tasks", func(s *SinusoidSpec) { s.TaskWidth = 1e-12 }, "more than"},
-		{"reversed test range", func(s *SinusoidSpec) { s.TestAmplitudes = [2]float64{5, 0.1} }, "0 <= lo < hi"},
-		{"negative amplitude", func(s *SinusoidSpec) { s.TestAmplitudes = [2]float64{-1, 5} }, "0 <= lo < hi"},
-		{"empty input range", func(s *SinusoidSpec) { s.XMin, s.XMax = 5, 5 }, "input range"},
-		{"negative phase", func(s *SinusoidSpec) { s.PhaseMax = -1 }, "PhaseMax"},
-		{"infinite input", func(s *SinusoidSpec) { s.XMax = math.Inf(1) }, "non-finite"},
-		{"train below test range", func(s *SinusoidSpec) { s.TrainAmplitudes = [][2]float64{{0, 1}} }, "leave the test"},
-		{"train above test range", func(s *SinusoidSpec) { s.TrainAmplitudes = [][2]float64{{4.95, 5.5}} }, "leave the test"},
-		{"reversed train range", func(s *SinusoidSpec) { s.TrainAmplitudes = [][2]float64{{1, 0.5}} }, "non-empty range"},
-		{"NaN train range", func(s *SinusoidSpec) { s.TrainAmplitudes = [][2]float64{{math.NaN(), 1}} }, "non-empty range"},
-		{"no train ranges", func(s *SinusoidSpec) { s.TrainAmplitudes = nil }, "no sinusoid task"},
-		{"train range narrower than a task", func(s *SinusoidSpec) { s.TrainAmplitudes = [][2]float64{{0.101, 0.109}} }, "no sinusoid task"},
+		{"width does not divide", func(s *Spec) { s.TaskWidth = 0.03 }, "does not divide"},
+		{"zero width", func(s *Spec) { s.TaskWidth = 0 }, "not positive"},
+		{"negative width", func(s *Spec) { s.TaskWidth = -0.01 }, "not positive"},
+		{"NaN width", func(s *Spec) { s.TaskWidth = math.NaN() }, "non-finite"},
+		{"width wider than range", func(s *Spec) { s.TaskWidth = 10 }, "does not divide"},
+		{"too many tasks", func(s *Spec) { s.TaskWidth = 1e-12 }, "more than"},
+		{"reversed test range", func(s *Spec) { s.TestAmplitudes = [2]float64{5, 0.1} }, "0 <= lo < hi"},
+		{"negative amplitude", func(s *Spec) { s.TestAmplitudes = [2]float64{-1, 5} }, "0 <= lo < hi"},
+		{"empty input range", func(s *Spec) { s.XMin, s.XMax = 5, 5 }, "input range"},
+		{"negative phase", func(s *Spec) { s.PhaseMax = -1 }, "PhaseMax"},
+		{"infinite input", func(s *Spec) { s.XMax = math.Inf(1) }, "non-finite"},
+		{"train below test range", func(s *Spec) { s.TrainAmplitudes = [][2]float64{{0, 1}} }, "leave the test"},
+		{"train above test range", func(s *Spec) { s.TrainAmplitudes = [][2]float64{{4.95, 5.5}} }, "leave the test"},
+		{"reversed train range", func(s *Spec) { s.TrainAmplitudes = [][2]float64{{1, 0.5}} }, "non-empty range"},
+		{"NaN train range", func(s *Spec) { s.TrainAmplitudes = [][2]float64{{math.NaN(), 1}} }, "non-empty range"},
+		{"no train ranges", func(s *Spec) { s.TrainAmplitudes = nil }, "no task of width"},
+		{"train range narrower than a task", func(s *Spec) { s.TrainAmplitudes = [][2]float64{{0.101, 0.109}} }, "no task of width"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := paperSpec()
 			tc.modify(&spec)
-			train, test, err := NewSinusoid(spec)
+			train, test, err := New(spec)
 			if err == nil {
 				t.Fatalf("no error; got %d train and %d test tasks", train.Len(), test.Len())
 			}
@@ -185,7 +185,7 @@ func TestSinusoidSample(t *testing.T) {
 	wide.PhaseMax, wide.XMin, wide.XMax = 2*math.Pi, 0, 1
 	tests := []struct {
 		name           string
-		spec           SinusoidSpec
+		spec           Spec
 		support, query int
 	}{
 		{"paper", paperSpec(), 10, 10},
@@ -193,12 +193,12 @@ func TestSinusoidSample(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			train, test, err := NewSinusoid(tc.spec)
+			train, test, err := New(tc.spec)
 			if err != nil {
 				t.Fatal(err)
 			}
 			rng := rand.New(rand.NewPCG(7, 8))
-			for _, set := range []*SinusoidTasks{train, test} {
+			for _, set := range []*Tasks{train, test} {
 				b := metalearn.NewBatch(set.Len(), tc.support, tc.query, 1, 1)
 				for i := range set.Len() {
 					set.Sample(i, rng, b, i)
@@ -212,7 +212,7 @@ func TestSinusoidSample(t *testing.T) {
 }
 
 // checkInstance verifies row i of b as an instance of task i of set.
-func checkInstance(t *testing.T, spec SinusoidSpec, set *SinusoidTasks, i int, b *metalearn.Batch) {
+func checkInstance(t *testing.T, spec Spec, set *Tasks, i int, b *metalearn.Batch) {
 	t.Helper()
 	lo, hi := set.Interval(i)
 	sx, sy, qx, qy := b.Row(i)
@@ -247,7 +247,7 @@ func checkInstance(t *testing.T, spec SinusoidSpec, set *SinusoidTasks, i int, b
 // with many points over a full period the largest |y| approaches a.
 func TestSinusoidAmplitudeFromPeaks(t *testing.T) {
 	t.Parallel()
-	train, _, err := NewSinusoid(paperSpec())
+	train, _, err := New(paperSpec())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +272,7 @@ func TestSinusoidAmplitudeFromPeaks(t *testing.T) {
 
 func TestSinusoidDeterministic(t *testing.T) {
 	t.Parallel()
-	train, _, err := NewSinusoid(paperSpec())
+	train, _, err := New(paperSpec())
 	if err != nil {
 		t.Fatal(err)
 	}
