@@ -16,7 +16,7 @@ import (
 //	pick(z)         z at the pixels (oy + s*i, ox + s*j)      (T, N*Ho*Wo, C)
 //	spread(g)       g put back at those pixels, zero elsewhere (T, N*H*W, C)
 //
-// With gatherPool (ops_conv.go), poolArg makes the max-pool; pick makes a
+// With gatherPool (ops_pool.go), poolArg makes the max-pool; pick makes a
 // strided or unpadded convolution of the padded stride-1 one, and the four
 // picks of a 2x2 window the average pool. pick and spread are linear and
 // each other's adjoints; the positions carry no derivative.
