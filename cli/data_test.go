@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/trmaml/trmaml/data/omniglot"
 	"github.com/trmaml/trmaml/internal/omniglottest"
+	omniglot "github.com/trmaml/trmaml/tasks/omniglot/data"
 )
 
 func TestDataOmniglotInfoAndVerify(t *testing.T) {

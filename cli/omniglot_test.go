@@ -34,7 +34,7 @@ func TestOmniglotDataFlag(t *testing.T) {
 	}
 	// Without -data the config's root is used, and named at its line.
 	err = dispatch([]string{"train", "-config", cfg, "-out", out}, &stdout, &stderr)
-	if err == nil || !strings.Contains(err.Error(), cfg+":12: data.root: omniglot data missing in data root /nonexistent/config-root") ||
+	if err == nil || !strings.Contains(err.Error(), cfg+":13: data.root: omniglot data missing in data root /nonexistent/config-root") ||
 		!strings.Contains(err.Error(), "(data root from the config)") {
 		t.Errorf("error %v does not name the config's data root at its line", err)
 	}

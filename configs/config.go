@@ -56,8 +56,8 @@ type InitConfig struct {
 
 // DataConfig locates the data of file-based task families.
 type DataConfig struct {
-	// Root is the data root holding omniglot/ (see data/omniglot). Empty
-	// means $TRMAML_DATA, else the user cache directory; the -data flag of
+	// Root is the data root holding omniglot/ (see tasks/omniglot/data).
+	// Empty means $TRMAML_DATA, else the user cache directory; the -data flag of
 	// train, resume, eval and experiment overrides it without changing the
 	// config (omniglot.ResolveRoot).
 	Root string `yaml:"root"`

@@ -10,11 +10,11 @@ import (
 	"testing"
 
 	"github.com/trmaml/trmaml/configs"
-	"github.com/trmaml/trmaml/data/omniglot"
 	"github.com/trmaml/trmaml/internal/omniglottest"
 	"github.com/trmaml/trmaml/run"
 	"github.com/trmaml/trmaml/rundir"
 	omniglottask "github.com/trmaml/trmaml/tasks/omniglot"
+	omniglot "github.com/trmaml/trmaml/tasks/omniglot/data"
 )
 
 // TestOmniglotCPUGrids loads the CPU-scale Omniglot grids: every run is

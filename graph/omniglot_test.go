@@ -6,11 +6,11 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/trmaml/trmaml/data/omniglot"
 	"github.com/trmaml/trmaml/graph"
 	"github.com/trmaml/trmaml/internal/omniglottest"
 	"github.com/trmaml/trmaml/internal/reference"
 	"github.com/trmaml/trmaml/metalearn"
+	omniglot "github.com/trmaml/trmaml/tasks/omniglot/data"
 )
 
 // TestCNNOnOmniglot feeds real Omniglot instances, as the Omniglot task set

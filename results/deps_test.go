@@ -17,8 +17,7 @@ var engine = []string{
 	module + "/graph",
 	module + "/run",
 	module + "/experiment",
-	module + "/data/omniglot",
-	module + "/tasks/omniglot/load",
+	module + "/tasks/omniglot/data",
 	"net/http",
 	"archive/zip",
 }

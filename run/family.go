@@ -10,7 +10,7 @@ import (
 	"github.com/trmaml/trmaml/models"
 	_ "github.com/trmaml/trmaml/models/builtin/engines" // the built-in models
 	_ "github.com/trmaml/trmaml/tasks"                  // the built-in task families
-	_ "github.com/trmaml/trmaml/tasks/omniglot/load"    // and the data side of those that read files
+	_ "github.com/trmaml/trmaml/tasks/omniglot/data"    // and the data side of those that read files
 )
 
 // family is what a config's task family and model contribute to a Setup:

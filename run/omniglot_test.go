@@ -18,10 +18,10 @@ import (
 	omniglottask "github.com/trmaml/trmaml/tasks/omniglot"
 
 	"github.com/trmaml/trmaml/configs"
-	"github.com/trmaml/trmaml/data/omniglot"
 	"github.com/trmaml/trmaml/internal/omniglottest"
 	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/rundir"
+	omniglot "github.com/trmaml/trmaml/tasks/omniglot/data"
 )
 
 // testDatasets keeps the Omniglot data the tests load, as the runs of an

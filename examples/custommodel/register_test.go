@@ -9,11 +9,11 @@ import (
 	"testing"
 
 	"github.com/trmaml/trmaml/configs"
-	"github.com/trmaml/trmaml/data/omniglot"
 	_ "github.com/trmaml/trmaml/examples/custommodel" // registers model.kind resconv
 	"github.com/trmaml/trmaml/internal/omniglottest"
 	"github.com/trmaml/trmaml/run"
 	"github.com/trmaml/trmaml/rundir"
+	omniglot "github.com/trmaml/trmaml/tasks/omniglot/data"
 )
 
 const resconvYAML = `

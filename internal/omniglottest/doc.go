@@ -4,7 +4,7 @@
 // WriteFixture makes a tiny synthetic copy in the archives' exact layout, so
 // that the loader, the sampler and training run end to end everywhere.
 //
-// It does not import data/omniglot, so that package's own tests can use it;
-// omniglot.Describe turns a fixture into the omniglot.Release that Load
+// It does not import tasks/omniglot/data, so that package's own tests can
+// use it; omniglot.Describe turns a fixture into the omniglot.Release that Load
 // checks it against.
 package omniglottest

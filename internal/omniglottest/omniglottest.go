@@ -113,7 +113,7 @@ const Drawings = 20
 const Side = 105
 
 // Set is what the fixture wrote for one archive, counted and hashed
-// independently of data/omniglot: the SHA-256 of the set's PNG files
+// independently of tasks/omniglot/data: the SHA-256 of the set's PNG files
 // concatenated in byte-wise sorted path order, the release's definition.
 type Set struct {
 	Characters, Images int

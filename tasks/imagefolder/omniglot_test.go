@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/trmaml/trmaml/data/omniglot"
 	"github.com/trmaml/trmaml/internal/omniglottest"
 	"github.com/trmaml/trmaml/metalearn"
+	omniglot "github.com/trmaml/trmaml/tasks/omniglot/data"
 )
 
 // extractOmniglot unpacks the two archives of an Omniglot data root into

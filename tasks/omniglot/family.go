@@ -3,7 +3,8 @@
 // alphabets is a task, an instance is an N-way problem over N distinct
 // characters of one alphabet. Its config section is task.omniglot; it
 // trains a classifier (by default conv4) with softmax cross-entropy and
-// reports accuracy. The data lies under the data root (package data/omniglot).
+// reports accuracy. Its data side, which reads the drawings under the data
+// root, is package tasks/omniglot/data.
 package omniglot
 
 import (
@@ -40,7 +41,7 @@ type Config struct {
 }
 
 // Resizes lists the allowed values of task.omniglot.resize, the default
-// first (data/omniglot's Resizes).
+// first (package data's Resizes).
 var Resizes = []string{"bilinear", "lanczos", "nearest"}
 
 // Bounds of the Omniglot fields.
@@ -177,40 +178,32 @@ func (Family) Memory(c configs.Config) configs.MemoryEstimate {
 	}
 }
 
-// loader builds the task sets of a config from the data: package
-// tasks/omniglot/load installs it (run links it), so that reading configs
-// and run directories links no image decoder or downloader.
-var loader func(c configs.Config, env configs.Env) (*configs.TaskSets, error)
+// DataPackage registers the family's data side (configs.DataSide): it
+// reads, decodes and downloads the drawings, so reading configs and run
+// directories links none of that; package run imports it.
+const DataPackage = "github.com/trmaml/trmaml/tasks/omniglot/data"
 
-// SetLoader installs the data side of the family; package
-// tasks/omniglot/load calls it from its init function.
-func SetLoader(f func(c configs.Config, env configs.Env) (*configs.TaskSets, error)) { loader = f }
-
-// Tasks implements configs.Family with the installed loader: the alphabets
-// of the two splits, N-way K-shot; an instance's points are ways times the
-// per-class counts.
+// Tasks implements configs.Family with the registered data side: the
+// alphabets of the two splits, N-way K-shot; an instance's points are ways
+// times the per-class counts.
 func (Family) Tasks(c configs.Config, env configs.Env) (*configs.TaskSets, error) {
-	if loader == nil {
-		return nil, fmt.Errorf("tasks/omniglot: no data loader: import github.com/trmaml/trmaml/tasks/omniglot/load")
+	d, err := configs.DataSideOf(Name, DataPackage)
+	if err != nil {
+		return nil, err
 	}
-	return loader(c, env)
+	return d.Tasks(c, env)
 }
 
-// dataCommand is the family's "trmaml data omniglot", the downloader:
-// package tasks/omniglot/load installs it, like the loader.
-var dataCommand func(ctx context.Context, args []string, stdout, stderr io.Writer) error
-
-// SetDataCommand installs the family's data command; package
-// tasks/omniglot/load calls it from its init function.
-func SetDataCommand(f func(ctx context.Context, args []string, stdout, stderr io.Writer) error) {
-	dataCommand = f
-}
-
-// DataCommand implements configs.DataCommander with the installed
-// command: it downloads, verifies or lists the Omniglot archives.
+// DataCommand implements configs.DataCommander with the registered data
+// side: it downloads, verifies or lists the Omniglot archives.
 func (Family) DataCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if dataCommand == nil {
-		return fmt.Errorf("tasks/omniglot: no data command: import github.com/trmaml/trmaml/tasks/omniglot/load")
+	d, err := configs.DataSideOf(Name, DataPackage)
+	if err != nil {
+		return err
 	}
-	return dataCommand(ctx, args, stdout, stderr)
+	cmd, ok := d.(configs.DataCommander)
+	if !ok {
+		return fmt.Errorf("task family %q: its data side (%T) has no data command", Name, d)
+	}
+	return cmd.DataCommand(ctx, args, stdout, stderr)
 }

@@ -1,4 +1,4 @@
-package omniglot
+package data
 
 import (
 	"encoding/binary"

@@ -1,4 +1,4 @@
-package load
+package data
 
 import (
 	"context"
@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"text/tabwriter"
-
-	"github.com/trmaml/trmaml/data/omniglot"
 )
 
 const dataUsage = `usage: trmaml data omniglot [-dir DIR] [-verify] [-info] [-url URL]
@@ -17,23 +15,24 @@ alphabets with their character counts and split. DIR defaults to $TRMAML_DATA, e
 cache directory (%s).
 `
 
-// dataCommand runs "trmaml data omniglot" with the arguments after its name.
-func dataCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	def, _ := omniglot.DefaultRoot()
+// DataCommand implements configs.DataCommander: it runs "trmaml data
+// omniglot" with the arguments after its name.
+func (side) DataCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	def, _ := DefaultRoot()
 	fs := flag.NewFlagSet("data omniglot", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprintf(stderr, dataUsage, def); fs.PrintDefaults() }
-	dir := fs.String("dir", "", "data root that holds omniglot/ (default: $"+omniglot.EnvRoot+", else "+def+")")
+	dir := fs.String("dir", "", "data root that holds omniglot/ (default: $"+EnvRoot+", else "+def+")")
 	verify := fs.Bool("verify", false, "check the data root's archives (counts and content SHA-256) instead of downloading")
 	info := fs.Bool("info", false, "print every alphabet's character count and split instead of downloading")
-	url := fs.String("url", omniglot.CanonicalBaseURL, "base URL of images_background.zip and images_evaluation.zip")
+	url := fs.String("url", CanonicalBaseURL, "base URL of images_background.zip and images_evaluation.zip")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("data omniglot: unexpected arguments %v", fs.Args())
 	}
-	root, err := omniglot.ResolveRoot(*dir, "")
+	root, err := ResolveRoot(*dir, "")
 	if err != nil {
 		return err
 	}
@@ -41,26 +40,26 @@ func dataCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	case *info:
 		return root.Annotate(printInfo(stdout, root.Dir))
 	case *verify:
-		if err := omniglot.Verify(root.Dir); err != nil {
+		if err := Verify(root.Dir); err != nil {
 			return root.Annotate(err)
 		}
 		fmt.Fprintf(stdout, "%s: Omniglot verified (964 + 659 characters, 19,280 + 13,180 images, content SHA-256 %s)\n",
-			root.Dir, omniglot.ContentSHA256)
+			root.Dir, ContentSHA256)
 		return nil
 	}
 	fmt.Fprintf(stdout, "downloading Omniglot from %s into %s (data root from %s)\n", *url, root.Dir, root.Source)
-	return root.Annotate(omniglot.Download(ctx, root.Dir, omniglot.DownloadOptions{BaseURL: *url, Progress: stderr}))
+	return root.Annotate(Download(ctx, root.Dir, DownloadOptions{BaseURL: *url, Progress: stderr}))
 }
 
 // printInfo lists the alphabets by split with their counts.
 func printInfo(w io.Writer, root string) error {
-	alphabets, err := omniglot.List(root)
+	alphabets, err := List(root)
 	if err != nil {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "split\talphabet\tcharacters\timages\t\n")
-	for _, s := range omniglot.Splits {
+	for _, s := range Splits {
 		n, chars, images := 0, 0, 0
 		for _, a := range alphabets {
 			if a.Split == s {

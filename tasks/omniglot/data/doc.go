@@ -1,6 +1,9 @@
-// Package omniglot is the Omniglot task family of the TR-MAML paper's image
-// experiment: every alphabet is a task, an instance is an N-way K-shot
-// problem over N distinct characters of one alphabet.
+// Package data is the data side of the Omniglot task family (package
+// tasks/omniglot, the paper's image experiment): every alphabet is a task,
+// an instance is an N-way K-shot problem over N distinct characters of one
+// alphabet. Importing it registers the family's configs.DataSide (its task
+// sets and "trmaml data omniglot"); package run imports it, the readers of
+// run directories need not.
 //
 // Data. A data root (ResolveRoot: the -data/-dir flag, else the config,
 // else $TRMAML_DATA, else os.UserCacheDir()/trmaml) holds omniglot/ with
@@ -32,4 +35,4 @@
 // one-hot targets of length N. Mass carries the relative C(Z_i, N), so
 // MAML's empirical distribution draws alphabets by their number of distinct
 // N-character problems.
-package omniglot
+package data

@@ -1,4 +1,4 @@
-package omniglot
+package data
 
 import (
 	"math/rand/v2"
@@ -9,7 +9,7 @@ import (
 
 // Sampling speed, in the paper's settings (J = 10 queries per class):
 //
-//	go test -run XXX -bench Sample -benchmem ./data/omniglot/
+//	go test -run XXX -bench Sample -benchmem ./tasks/omniglot/data/
 func BenchmarkSample(b *testing.B) {
 	d := sharedDataset(b)
 	for _, bc := range []struct {
@@ -40,7 +40,7 @@ func BenchmarkSample(b *testing.B) {
 // Start-up times: decoding all 32,460 PNGs (no cache) against reading the
 // cache, each including the content hash of the archives:
 //
-//	go test -run XXX -bench Load -benchtime 3x ./data/omniglot/
+//	go test -run XXX -bench Load -benchtime 3x ./tasks/omniglot/data/
 func BenchmarkLoad(b *testing.B) {
 	root := sharedRoot(b)
 	cache := b.TempDir() + "/" + CacheName

@@ -1,12 +1,12 @@
-package omniglot_test
+package data_test
 
 import (
 	"fmt"
 	"log"
 	"math/rand/v2"
 
-	"github.com/trmaml/trmaml/data/omniglot"
 	"github.com/trmaml/trmaml/metalearn"
+	omniglot "github.com/trmaml/trmaml/tasks/omniglot/data"
 )
 
 // Load the data, make the meta-training alphabets into 5-way 1-shot tasks

@@ -1,8 +1,4 @@
-// Package load is the data side of the Omniglot task family: it reads the
-// drawings (package data/omniglot) and builds the task sets, and downloads
-// them (trmaml data omniglot). Importing it installs both in package
-// tasks/omniglot; run imports it, the readers of run directories need not.
-package load
+package data
 
 import (
 	"errors"
@@ -10,47 +6,47 @@ import (
 	"os"
 
 	"github.com/trmaml/trmaml/configs"
-	"github.com/trmaml/trmaml/data/omniglot"
 	"github.com/trmaml/trmaml/metalearn"
 	family "github.com/trmaml/trmaml/tasks/omniglot"
 )
 
-func init() {
-	family.SetLoader(tasks)
-	family.SetDataCommand(dataCommand)
-}
+func init() { configs.RegisterDataSide(family.Name, side{}) }
+
+// side is the family's configs.DataSide: its Tasks (below) and its
+// DataCommand (command.go).
+type side struct{}
 
 type datasetKey struct {
 	dir     string
 	size    int
-	resize  omniglot.Resize
+	resize  Resize
 	content string // the release's content hash
 }
 
-// load returns the dataset of the resolved data root, from env.Cache when
+// dataset returns the dataset of the resolved data root, from env.Cache when
 // another run loaded it.
-func load(c configs.Config, env configs.Env) (*omniglot.Dataset, error) {
-	root, err := omniglot.ResolveRoot(env.DataRoot, c.Data.Root)
+func dataset(c configs.Config, env configs.Env) (*Dataset, error) {
+	root, err := ResolveRoot(env.DataRoot, c.Data.Root)
 	if err != nil {
 		return nil, err
 	}
-	var release *omniglot.Release
+	var release *Release
 	if env.Release != nil {
-		r, ok := env.Release.(*omniglot.Release)
+		r, ok := env.Release.(*Release)
 		if !ok {
-			return nil, fmt.Errorf("tasks/omniglot: data release of type %T, want *omniglot.Release", env.Release)
+			return nil, fmt.Errorf("tasks/omniglot: data release of type %T, want *data.Release of package tasks/omniglot/data", env.Release)
 		}
 		release = r
 	}
-	key := datasetKey{root.Dir, family.Section(c).ImageSize, omniglot.Resize(family.Section(c).Resize), omniglot.ContentSHA256}
+	key := datasetKey{root.Dir, family.Section(c).ImageSize, Resize(family.Section(c).Resize), ContentSHA256}
 	if release != nil {
 		key.content = release.ContentSHA256
 	}
 	d, err := env.Cache.Load(key, func() (any, error) {
-		d, err := omniglot.Load(root.Dir, omniglot.Options{Size: key.size, Resize: key.resize, Release: release})
+		d, err := Load(root.Dir, Options{Size: key.size, Resize: key.resize, Release: release})
 		if err != nil {
 			err = root.Annotate(err)
-			if errors.Is(err, omniglot.ErrMissing) {
+			if errors.Is(err, ErrMissing) {
 				return nil, &configs.ConfigError{Field: "data.root", Problem: err.Error()}
 			}
 			return nil, err
@@ -69,26 +65,26 @@ func load(c configs.Config, env configs.Env) (*omniglot.Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	return d.(*omniglot.Dataset), nil
+	return d.(*Dataset), nil
 }
 
-// tasks builds the task sets of c: the alphabets of the two splits, N-way
+// Tasks implements configs.DataSide: the task sets of c: the alphabets of the two splits, N-way
 // K-shot; an instance's points are ways times the per-class counts.
-func tasks(c configs.Config, env configs.Env) (*configs.TaskSets, error) {
-	d, err := load(c, env)
+func (side) Tasks(c configs.Config, env configs.Env) (*configs.TaskSets, error) {
+	d, err := dataset(c, env)
 	if err != nil {
 		return nil, err
 	}
 	oc, t := family.Section(c), c.Task
 	sets := func(queries int, rotate bool) (train, test metalearn.TaskSet, err error) {
-		spec := omniglot.Spec{Ways: oc.Ways, Shots: t.Support, Queries: queries, Rotate: rotate}
-		tr, err := omniglot.NewTaskSet(d, omniglot.Train, spec)
+		spec := Spec{Ways: oc.Ways, Shots: t.Support, Queries: queries, Rotate: rotate}
+		tr, err := NewTaskSet(d, Train, spec)
 		if err != nil {
-			return nil, nil, &configs.ConfigError{Field: "task.omniglot.ways", Problem: err.Error()}
+			return nil, nil, &configs.ConfigError{Field: "task.ways", Problem: err.Error()}
 		}
-		te, err := omniglot.NewTaskSet(d, omniglot.Test, spec)
+		te, err := NewTaskSet(d, Test, spec)
 		if err != nil {
-			return nil, nil, &configs.ConfigError{Field: "task.omniglot.ways", Problem: err.Error()}
+			return nil, nil, &configs.ConfigError{Field: "task.ways", Problem: err.Error()}
 		}
 		return tr, te, nil
 	}
@@ -105,7 +101,7 @@ func tasks(c configs.Config, env configs.Env) (*configs.TaskSets, error) {
 	// The validation alphabets (14 to 20 characters) serve up to 14-way
 	// instances; beyond, a run has no validation tasks, and meta.output
 	// best_val is refused.
-	val, err := omniglot.NewTaskSet(d, omniglot.Validation, omniglot.Spec{Ways: oc.Ways, Shots: t.Support, Queries: c.Eval.Query, Rotate: oc.RotateEval})
+	val, err := NewTaskSet(d, Validation, Spec{Ways: oc.Ways, Shots: t.Support, Queries: c.Eval.Query, Rotate: oc.RotateEval})
 	if err != nil && c.Meta.Output == "best_val" {
 		return nil, &configs.ConfigError{Field: "meta.output", Problem: "best_val: " + err.Error()}
 	}
@@ -116,8 +112,8 @@ func tasks(c configs.Config, env configs.Env) (*configs.TaskSets, error) {
 }
 
 // validation is ts as a task set, nil when there is none (a nil
-// *omniglot.TaskSet is not a nil metalearn.TaskSet).
-func validation(ts *omniglot.TaskSet) metalearn.TaskSet {
+// *TaskSet is not a nil metalearn.TaskSet).
+func validation(ts *TaskSet) metalearn.TaskSet {
 	if ts == nil {
 		return nil
 	}
