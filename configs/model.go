@@ -58,6 +58,14 @@ type Model interface {
 	CPUs(c Config) int
 }
 
+// Rated is a model whose training arithmetic (as graph.Objective.FLOPs
+// counts it) runs at a rate of its own in the fast build, in FLOPs per
+// CPU-second, for the Slurm time estimate; a model without it is estimated
+// at package slurm's default rate.
+type Rated interface {
+	FLOPsPerCPUSecond(c Config, io IO) float64
+}
+
 // Shrunk is a model's size field at its smallest: Section is a copy of
 // the model's section with the field at Path set so.
 type Shrunk struct {

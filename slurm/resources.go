@@ -34,7 +34,8 @@ const (
 )
 
 // FLOPsPerCPUSecond is the training arithmetic one CPU does per second in
-// the fast build (OpenBLAS, SIMD loops), counted as graph.Objective.FLOPs
+// the fast build (OpenBLAS, SIMD loops) for a model that states no rate of
+// its own (configs.Rated), counted as graph.Objective.FLOPs
 // counts it (the matrix products and convolutions of one training call).
 // Measured on the paper's five Omniglot settings (64 filters, meta-batch 8,
 // second order) with `GOMAXPROCS=1 cnnbench -ways N -shots K -iters 3` at
@@ -63,15 +64,30 @@ const minSecondsPerIteration = 0.002
 
 // SecondsPerIteration estimates the wall-clock seconds of one training
 // iteration of c whose graph does flops of arithmetic
-// (graph.Objective.FLOPs), on cpus CPUs of the fast build (fastBuild) or
-// of the default build: the meta-batch's instances run in parallel, so up
+// (graph.Objective.FLOPs), at its model's rate, on cpus CPUs of the fast
+// build (fastBuild) or of the default build: the meta-batch's instances run in parallel, so up
 // to meta.batch CPUs share the work; at least minSecondsPerIteration.
 func SecondsPerIteration(c configs.Config, flops float64, cpus int, fastBuild bool) float64 {
-	secs := flops / FLOPsPerCPUSecond / float64(max(1, min(cpus, c.Meta.Batch)))
+	secs := flops / rate(c) / float64(max(1, min(cpus, c.Meta.Batch)))
 	if !fastBuild {
 		secs *= pureGoSlowdown
 	}
 	return max(minSecondsPerIteration, secs)
+}
+
+// rate is the training arithmetic per CPU-second of c's model: its own
+// (configs.Rated), else FLOPsPerCPUSecond.
+func rate(c configs.Config) float64 {
+	m, err := configs.ModelNamed(c.Model.Kind)
+	r, ok := m.(configs.Rated)
+	if err != nil || !ok {
+		return FLOPsPerCPUSecond
+	}
+	fam, err := c.Family()
+	if err != nil {
+		return FLOPsPerCPUSecond
+	}
+	return r.FLOPsPerCPUSecond(c, fam.IO(c))
 }
 
 // DefaultCPUs is the CPUs a task of config c asks for, as its model says

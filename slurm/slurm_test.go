@@ -127,6 +127,31 @@ func TestEstimate(t *testing.T) {
 	}
 }
 
+// TestModelRate: a model that states its rate (configs.Rated) is estimated
+// at it: conv4 at 80 GFLOP per CPU-second on Omniglot's 28x28 images, 40
+// on mini-ImageNet's 84x84, where the uncounted batch-norm and pooling
+// passes weigh more; the MLP, which states none, at FLOPsPerCPUSecond.
+func TestModelRate(t *testing.T) {
+	for _, c := range []struct {
+		config string
+		rate   float64
+	}{
+		{"omniglot_5way_1shot_maml", 80e9},
+		{"miniimagenet_5way_1shot_maml", 40e9},
+		{"sine_quick", FLOPsPerCPUSecond},
+	} {
+		cfg, err := configs.Builtin(c.config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Meta.Batch = 1
+		const flops = 1e12
+		if got, want := SecondsPerIteration(cfg, flops, 1, true), flops/c.rate; math.Abs(got-want) > 1e-9 {
+			t.Errorf("%s: %g s per iteration for %g FLOPs, want %g (%g FLOPs per CPU-second)", c.config, got, flops, want, c.rate)
+		}
+	}
+}
+
 // TestOptionRefusals: only sbatch long options pass, not those the scripts
 // set, nor values that would break the script.
 func TestOptionRefusals(t *testing.T) {

@@ -161,6 +161,20 @@ func (Model) Shrink(c configs.Config) []configs.Shrunk {
 	return []configs.Shrunk{{Path: "model.conv4.filters", Value: s.Filters, Section: &small}}
 }
 
+// FLOPsPerCPUSecond implements configs.Rated. The counted arithmetic is
+// the products; the batch-norm and pooling passes over the first block's
+// activations, bound by memory bandwidth, are not counted, and weigh more
+// the larger the image: measured in the fast build (bench_cnn.sh, one
+// core), 116-128 GFLOP per CPU-second at 28x28x1 with 64 filters
+// (Omniglot) and 44-59 at 84x84x3 with 32 filters (MAML's mini-ImageNet
+// network). Rounded down for slower CPUs: 80 up to 32x32 pixels, 40 above.
+func (Model) FLOPsPerCPUSecond(_ configs.Config, io configs.IO) float64 {
+	if io.Height*io.Width <= 32*32 {
+		return 80e9
+	}
+	return 40e9
+}
+
 // CPUs implements configs.Model: the convolutions use two CPUs (the
 // measured timings are on 2 cores).
 func (Model) CPUs(configs.Config) int { return 2 }
