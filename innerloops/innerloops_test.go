@@ -18,6 +18,7 @@ import (
 	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/run"
 	"github.com/trmaml/trmaml/rundir"
+	"gonum.org/v1/gonum/floats"
 )
 
 // images fills a batch of 2-way classification tasks of h*w images: a
@@ -89,16 +90,7 @@ func TestLoopsMetaGradient(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			model := 0
-			for _, s := range c.model.ParamShapes() {
-				model += s.TotalSize()
-			}
-			w := make([]float64, obj.NumParams())
-			for i := range w {
-				if w[i] = 0.6 * rng.NormFloat64(); i >= model {
-					w[i] = 0.1 + 0.1*rng.Float64()
-				}
-			}
+			w, model := testPoint(rng, c.model, obj.NumParams())
 			weights := []float64{0.7, 1.3}
 			losses, grad := make([]float64, tasks), make([]float64, len(w))
 			if err := obj.Losses(w, b, weights, losses, grad); err != nil {
@@ -108,14 +100,14 @@ func TestLoopsMetaGradient(t *testing.T) {
 				if err := value.Losses(w, b, weights, losses, nil); err != nil {
 					t.Fatal(err)
 				}
-				return floatsDot(weights, losses)
+				return floats.Dot(weights, losses)
 			}, w, 1e-6)
 			d := gradcheck.RelErr(grad, fd)
 			t.Logf("%d model and %d loop parameters: meta-gradient relative error %.2g", model, len(w)-model, d)
 			if d > 1e-6 {
 				t.Errorf("meta-gradient relative error %.3g > 1e-6", d)
 			}
-			if len(w) > model && floatsDot(grad[model:], grad[model:]) < 1e-12 {
+			if len(w) > model && floats.Dot(grad[model:], grad[model:]) < 1e-12 {
 				t.Errorf("the step sizes get no meta-gradient: %v", grad[model:])
 			}
 		})
@@ -199,12 +191,20 @@ func sineTasks(rng *rand.Rand, tasks, k, j int) *metalearn.Batch {
 	return b
 }
 
-func floatsDot(a, b []float64) float64 {
-	s := 0.0
-	for i := range a {
-		s += a[i] * b[i]
+// testPoint draws a point of n parameters at which to check a
+// meta-gradient: the model's first, normal with deviation 0.6, then the
+// inner loop's (step sizes) in [0.1, 0.2). It returns the model's count.
+func testPoint(rng *rand.Rand, model graph.Model, n int) (w []float64, nModel int) {
+	for _, s := range model.ParamShapes() {
+		nModel += s.TotalSize()
 	}
-	return s
+	w = make([]float64, n)
+	for i := range w {
+		if w[i] = 0.6 * rng.NormFloat64(); i >= nModel {
+			w[i] = 0.1 + 0.1*rng.Float64()
+		}
+	}
+	return w, nModel
 }
 
 // TestLoopsFromConfig trains every registered loop from a config through

@@ -18,6 +18,7 @@ import (
 	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/run"
 	"github.com/trmaml/trmaml/rundir"
+	"gonum.org/v1/gonum/floats"
 )
 
 // TestMultiStepLossMetaGradient checks MAML++'s multi-step loss in exact
@@ -49,16 +50,7 @@ func TestMultiStepLossMetaGradient(t *testing.T) {
 			t.Fatal(err)
 		}
 		obj.AtIteration(4, 1000) // weights 0.2, 0.2, 0.6
-		nModel := 0
-		for _, s := range model.ParamShapes() {
-			nModel += s.TotalSize()
-		}
-		w := make([]float64, obj.NumParams())
-		for i := range w {
-			if w[i] = 0.6 * rng.NormFloat64(); i >= nModel {
-				w[i] = 0.1 + 0.1*rng.Float64()
-			}
-		}
+		w, _ := testPoint(rng, model, obj.NumParams())
 		weights := []float64{0.7, 1.3}
 		losses, grad := make([]float64, tasks), make([]float64, len(w))
 		if err := obj.Losses(w, b, weights, losses, grad); err != nil {
@@ -68,7 +60,7 @@ func TestMultiStepLossMetaGradient(t *testing.T) {
 			if err := obj.Losses(w, b, nil, losses, nil); err != nil {
 				t.Fatal(err)
 			}
-			return floatsDot(weights, losses)
+			return floats.Dot(weights, losses)
 		}, w, 1e-6)
 		d := gradcheck.RelErr(grad, fd)
 		t.Logf("%T: meta-gradient relative error %.2g", model, d)

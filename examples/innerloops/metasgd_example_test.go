@@ -8,6 +8,7 @@ import (
 	"github.com/trmaml/trmaml/graph"
 	"github.com/trmaml/trmaml/graph/gradcheck"
 	"github.com/trmaml/trmaml/metalearn"
+	"gonum.org/v1/gonum/floats"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -98,7 +99,7 @@ func Example() {
 		if err := value.Losses(w, b, weights, losses, nil); err != nil {
 			panic(err)
 		}
-		return floatsDot(weights, losses)
+		return floats.Dot(weights, losses)
 	}
 	fd := gradcheck.CentralDiff(total, w, 1e-6)
 	fmt.Printf("%d weights, %d step sizes\n", model, len(w)-model)
@@ -125,12 +126,4 @@ func sineTasks(rng *rand.Rand, tasks, k, j int) *metalearn.Batch {
 		}
 	}
 	return b
-}
-
-func floatsDot(a, b []float64) float64 {
-	s := 0.0
-	for i := range a {
-		s += a[i] * b[i]
-	}
-	return s
 }
