@@ -11,6 +11,7 @@ import (
 	"math"
 
 	"github.com/trmaml/trmaml/graph"
+	"github.com/trmaml/trmaml/internal/reference"
 	"github.com/trmaml/trmaml/metalearn"
 )
 
@@ -71,17 +72,7 @@ func MetaGradient(spec graph.Spec, w []float64, b *metalearn.Batch, weights []fl
 // so w is left unchanged; with float64 and h around 1e-6 it is accurate to
 // roughly 1e-8 relative for smooth f.
 func CentralDiff(f func([]float64) float64, w []float64, h float64) []float64 {
-	p := append([]float64(nil), w...)
-	g := make([]float64, len(w))
-	for i := range p {
-		p[i] = w[i] + h
-		fp := f(p)
-		p[i] = w[i] - h
-		fm := f(p)
-		p[i] = w[i]
-		g[i] = (fp - fm) / (2 * h)
-	}
-	return g
+	return reference.CentralDiff(f, w, h)
 }
 
 // RelErr is |got - want| / |want| in the Euclidean norm.
