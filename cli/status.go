@@ -5,17 +5,19 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/trmaml/trmaml/experiment"
+	"github.com/trmaml/trmaml/results"
 	"github.com/trmaml/trmaml/rundir"
 	"github.com/trmaml/trmaml/slurm"
 )
 
-// statusCmd prints the state of every cell of an experiment directory, or
-// of one run directory: finished, running (last evaluated iteration, its
+// statusCmd prints the state of every cell of an experiment directory (or
+// of each experiment directory in a folder of them), or of one run directory: finished, running (last evaluated iteration, its
 // meta-test values, ETA), interrupted (checkpoint iteration), failed (last
 // error line), damaged (the manifest check's refusal, naming the file) or
 // not started, with the Slurm state of its array task when
@@ -33,8 +35,56 @@ func statusCmd(args []string, stdout, stderr io.Writer) error {
 	dir := fs.Arg(0)
 	grid, err := experiment.Find(dir, *spec)
 	if err != nil {
+		if *spec == "" {
+			if subs := experimentsIn(dir); len(subs) > 0 {
+				return statusOfEach(subs, stdout)
+			}
+		}
 		return fmt.Errorf("status: %w", err)
 	}
+	return statusOf(dir, grid, stdout)
+}
+
+// experimentsIn lists the directories directly under dir that hold run
+// directories of their own: a folder of experiments, as scripts lay them out.
+func experimentsIn(dir string) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var subs []string
+	for _, e := range entries {
+		sub := filepath.Join(dir, e.Name())
+		if e.IsDir() {
+			if grid, err := experiment.Find(sub, ""); err == nil && len(grid) > 0 {
+				subs = append(subs, sub)
+			}
+		}
+	}
+	return subs
+}
+
+// statusOfEach prints the status of each experiment directory under a
+// heading naming it.
+func statusOfEach(dirs []string, stdout io.Writer) error {
+	for i, d := range dirs {
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
+		fmt.Fprintf(stdout, "%s:\n", d)
+		grid, err := experiment.Find(d, "")
+		if err != nil {
+			return fmt.Errorf("status: %w", err)
+		}
+		if err := statusOf(d, grid, stdout); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// statusOf prints one line per cell of grid, found in dir, and a summary.
+func statusOf(dir string, grid []experiment.Job, stdout io.Writer) error {
 	cells, err := experiment.Cells(grid)
 	if err != nil {
 		return err
@@ -85,7 +135,9 @@ func cellDetail(c experiment.Cell) string {
 			return fmt.Sprintf("before its first evaluation after iteration 0 (of %d)", total)
 		}
 		eta := time.Duration(elapsed / float64(it) * float64(total-it) * float64(time.Second)).Round(time.Second)
-		return fmt.Sprintf("iteration %d/%d (last evaluation), meta-test mean %.4g worst %.4g, ETA %s", it, total, test[0], test[1], eta)
+		m := results.ScoreOf(c.Job.Config)
+		return fmt.Sprintf("iteration %d/%d (last evaluation), meta-test %s mean %.4g%s worst %.4g%s, ETA %s",
+			it, total, m.Label, m.Show(test[0]), m.Unit, m.Show(test[1]), m.Unit, eta)
 	case experiment.Interrupted:
 		if c.Checkpoint < 0 {
 			return "before its first checkpoint: resumes from iteration 0"

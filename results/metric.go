@@ -104,10 +104,10 @@ func DisplayCurve(m display.Score, c Curve) Curve {
 
 // ScoreOf is the metric a run of cfg records in metrics.csv's train and
 // test columns and in result.json, known before it finishes: accuracy for
-// a family that trains a CNN classifier, MSE for regression (as run.Train
-// chooses it).
+// a family whose tasks are classes, MSE for regression (as run.Train
+// chooses it, from the family's IO).
 func ScoreOf(cfg configs.Config) display.Score {
-	if fam, err := cfg.Family(); err == nil && fam.Model() == "cnn" {
+	if fam, err := cfg.Family(); err == nil && fam.IO(cfg).Classes {
 		return display.Of(metalearn.Accuracy)
 	}
 	return display.Of(metalearn.MSE)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/results"
 	"github.com/trmaml/trmaml/results/resultstest"
@@ -217,5 +218,30 @@ func TestTableAccuracyDirection(t *testing.T) {
 	}
 	if strings.Contains(md, "| 5-way 1-shot | MAML | 2 | **") {
 		t.Errorf("MAML's lower accuracy is bold:\n%s", md)
+	}
+}
+
+// TestScoreOfFamilies: a run that has not finished is shown in the metric
+// run.Train records for its family: accuracy in percent where the tasks
+// are classes, MSE where they are regression.
+func TestScoreOfFamilies(t *testing.T) {
+	for _, c := range []struct {
+		config, label, unit string
+		scale               float64
+	}{
+		{"sine_quick", "MSE", "", 1},
+		{"linreg_skewed_maml", "MSE", "", 1},
+		{"omniglot_quick", "accuracy", "%", 100},
+		{"miniimagenet_5way_1shot_maml", "accuracy", "%", 100},
+		{"fc100_5way_1shot_trmaml", "accuracy", "%", 100},
+	} {
+		cfg, err := configs.Builtin(c.config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := results.ScoreOf(cfg)
+		if s.Label != c.label || s.Unit != c.unit || s.Scale != c.scale {
+			t.Errorf("%s: ScoreOf = %q %q x%g, want %q %q x%g", c.config, s.Label, s.Unit, s.Scale, c.label, c.unit, c.scale)
+		}
 	}
 }
