@@ -36,8 +36,8 @@ type Checkpoint struct {
 	OptimizerState any     `json:"-"`
 	TrainSeconds   float64 `json:"train_seconds"`
 	EvalSeconds    float64 `json:"eval_seconds"`
-	// CPU is the processor time so far (nil in checkpoints written before
-	// the field: the run's total is then unknown).
+	// CPU is the processor time so far; nil where it is unknown (the
+	// platform could not measure it), and then the run's total is too.
 	CPU          *CPUTime `json:"cpu,omitempty"`
 	Pending      *Pending `json:"pending,omitempty"`
 	Seed         uint64   `json:"seed,omitempty"`
