@@ -194,3 +194,28 @@ func NotSet(path, rule string) error { return &fieldError{path, "(not set)", rul
 func FieldError(path string, value any, rule string) error {
 	return &fieldError{path, show(value), rule}
 }
+
+// CheckSets refuses what the family's task sets make impossible: fewer
+// evaluation instances than the train meta-training or test meta-test
+// tasks, which leaves a task unmeasured, and best_val without
+// meta-validation tasks.
+func (c Config) CheckSets(train, test int, validation bool) error {
+	e := c.Eval
+	for _, n := range []struct {
+		field string
+		v, n  int
+		what  string
+	}{
+		{"eval.instances", e.Instances, test, "meta-test"},
+		{"eval.train_instances", e.TrainInstances, train, "meta-training"},
+		{"eval.final_instances", e.FinalInstances, max(train, test), "meta-training or meta-test"},
+	} {
+		if n.v < n.n && (n.field != "eval.final_instances" || n.v != 0) {
+			return &ConfigError{Field: n.field, Problem: fmt.Sprintf("%d is too few: must be >= %d, the number of %s tasks, so that every task is measured", n.v, n.n, n.what)}
+		}
+	}
+	if c.Meta.Output == "best_val" && !validation {
+		return &ConfigError{Field: "meta.output", Problem: fmt.Sprintf("best_val needs meta-validation tasks, and this config's %s tasks have none", c.Task.Family)}
+	}
+	return nil
+}

@@ -138,7 +138,7 @@ func (m CNN) Check() error {
 	return nil
 }
 
-// pool is m.Pool, PoolMax if unset (records from before the field).
+// pool is m.Pool, PoolMax if unset (Pool documents "" as PoolMax).
 func (m CNN) pool() string {
 	if m.Pool == "" {
 		return PoolMax

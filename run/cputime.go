@@ -45,8 +45,8 @@ type cpuMeter struct {
 	clock  time.Duration // share.clock at the last lap
 	shared int           // share.shared at the last lap
 	total  rundir.CPUTime
-	// known is false when the run's earlier time is not known (a checkpoint
-	// from before CPU times) or the platform cannot measure it.
+	// known is false when the platform cannot measure the time, or the
+	// checkpoint the run resumed from did not have it.
 	known bool
 }
 

@@ -70,7 +70,7 @@ func rehash(t *testing.T, dir string, edit func(map[string]any)) {
 	b, _ := json.Marshal(m)
 	var ck rundir.Checkpoint
 	json.Unmarshal(b, &ck) // drops unknown fields, which stay in the file
-	enc, err := rundir.EncodeCheckpoint(ck)
+	enc, err := encodeCheckpoint(t, ck)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +257,7 @@ func FuzzDecodeCheckpoint(f *testing.F) {
 		f.Fatal(err)
 	}
 	opt, _ := json.Marshal(ss.opt)
-	valid, err := rundir.EncodeCheckpoint(rundir.Checkpoint{State: snap, Optimizer: opt, Seed: c.Seed, ConfigSHA256: "seed"})
+	valid, err := encodeCheckpoint(f, rundir.Checkpoint{State: snap, Optimizer: opt, Seed: c.Seed, ConfigSHA256: "seed"})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -277,4 +277,14 @@ func FuzzDecodeCheckpoint(f *testing.F) {
 		}
 		ss.tr.Restore(ck.State)
 	})
+}
+
+// encodeCheckpoint is the JSON of ck with its hash, as
+// rundir.WriteCheckpoint writes it.
+func encodeCheckpoint(t testing.TB, ck rundir.Checkpoint) ([]byte, error) {
+	path := filepath.Join(t.TempDir(), rundir.CheckpointFile)
+	if _, err := rundir.WriteCheckpoint(path, ck); err != nil {
+		return nil, err
+	}
+	return os.ReadFile(path)
 }

@@ -122,11 +122,9 @@ func TestResumeRefusesInconsistentPending(t *testing.T) {
 		t.Fatal(err)
 	}
 	ck.Pending.BatchN = 3
-	raw, err := rundir.EncodeCheckpoint(ck)
-	if err != nil {
+	if _, err := rundir.WriteCheckpoint(path, ck); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(path, raw, 0o644)
 	reseal(t, dir)
 	if _, err := Resume(context.Background(), dir, Options{}); err == nil || !strings.Contains(err.Error(), "pending: evaluated 0 and batch_n 3 do not fit iteration 7") {
 		t.Errorf("got %v, want a refusal of the pending field", err)

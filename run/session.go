@@ -49,11 +49,12 @@ type session struct {
 
 // newSession starts the trainer of s at w0 in dir.
 func newSession(s *Setup, dir string, w0 []float64) (*session, error) {
-	tr, err := metalearn.NewTrainer(s.Objective, s.Train, w0, s.Settings)
-	if err != nil {
+	ss := &session{s: s, dir: dir, opt: s.Settings.Optimizer, val: newValidation(s)}
+	var err error
+	if ss.tr, err = metalearn.NewTrainer(s.Objective, s.Train, w0, s.Settings); err != nil {
 		return nil, err
 	}
-	return &session{s: s, dir: dir, opt: s.Settings.Optimizer, tr: tr, val: newValidation(s)}, nil
+	return ss, nil
 }
 
 // restoreSession continues s from the checkpoint in dir, refusing (with the

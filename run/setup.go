@@ -11,9 +11,7 @@ import (
 
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/graph"
-	"github.com/trmaml/trmaml/innerloops"
 	"github.com/trmaml/trmaml/metalearn"
-	"github.com/trmaml/trmaml/models"
 	"github.com/trmaml/trmaml/rundir"
 	"gorgonia.org/tensor"
 )
@@ -93,9 +91,6 @@ var ErrInterrupted = errors.New("interrupted")
 // nothing; an Omniglot config loads the data of opts.DataRoot (once per
 // opts.Datasets).
 func Build(cfg configs.Config, opts Options) (*Setup, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
 	f, err := newFamily(cfg, opts)
 	if err != nil {
 		return nil, err
@@ -112,7 +107,7 @@ func Build(cfg configs.Config, opts Options) (*Setup, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, out := f.train.Dims()
+	in, out := f.train.Dims()
 	dtype := tensor.Float64
 	if cfg.Model.Dtype == "float32" {
 		dtype = tensor.Float32
@@ -129,9 +124,13 @@ func Build(cfg configs.Config, opts Options) (*Setup, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The evaluation graph: eval.batch instances of eval.query query points,
+	// eval.steps inner steps, no meta-gradient.
 	spec.Tasks, spec.Query, spec.MetaGradient, spec.FirstOrder = cfg.Eval.Batch, f.evalQuery, false, false
-	if spec, err = evalSteps(cfg, spec); err != nil {
-		return nil, err
+	if spec.Inner == nil {
+		spec.Steps = f.evalSteps
+	} else {
+		spec.Inner = f.evalInner.Loop
 	}
 	evalObj, err := graph.NewObjective(spec)
 	if err != nil {
@@ -139,7 +138,7 @@ func Build(cfg configs.Config, opts Options) (*Setup, error) {
 	}
 	if evalObj.NumParams() != obj.NumParams() {
 		return nil, &configs.ConfigError{Field: "eval.steps", Problem: fmt.Sprintf("inner loop %s has %d meta-parameters at %d steps and %d at inner.steps = %d: evaluate it with inner.steps (eval.steps 0)",
-			cfg.Inner.Kind, evalObj.NumParams(), cfg.EvalSteps(), obj.NumParams(), cfg.Inner.Steps)}
+			cfg.Inner.Kind, evalObj.NumParams(), f.evalSteps, obj.NumParams(), cfg.Inner.Steps)}
 	}
 	evalObj.ShareBuffers(obj) // evaluation and training run in turn
 	net, err := json.Marshal(f.model.Record)
@@ -154,7 +153,7 @@ func Build(cfg configs.Config, opts Options) (*Setup, error) {
 	if err != nil {
 		return nil, err
 	}
-	in, _ := f.train.Dims()
+	initModel, own, n := f.init, f.inner.Own, obj.NumParams()
 	s := &Setup{
 		Config: cfg, Train: f.train, Test: f.test, EvalTrain: f.evalTrain, EvalTest: f.evalTest, EvalValidation: f.evalValidation,
 		Model: f.model.Net, Objective: obj,
@@ -168,16 +167,19 @@ func Build(cfg configs.Config, opts Options) (*Setup, error) {
 			BallRadius: cfg.Meta.BallRadius, Output: output,
 			Optimizer: opt, Schedule: schedule, Seed: cfg.Seed, Warn: opts.warn,
 		},
-		Support: f.support, Query: f.query, init: withOwn(f.model, f.inner.Own, obj.NumParams()), record: rundir.Model{Kind: cfg.Model.Kind, Net: net},
-	}
-	if cfg.Init.From != "" {
-		n := 0
-		for _, sh := range f.model.Net.ParamShapes() {
-			n += sh.TotalSize()
-		}
-		if s.init, err = initFrom(cfg, f.io, n, s.init); err != nil {
-			return nil, err
-		}
+		Support: f.support, Query: f.query, record: rundir.Model{Kind: cfg.Model.Kind, Net: net},
+		// The model's parameters, then the inner loop's own (learned step
+		// sizes), all at own.
+		init: func(rng *rand.Rand) ([]float64, error) {
+			w, err := initModel(rng)
+			if err != nil {
+				return nil, err
+			}
+			for len(w) < n {
+				w = append(w, own)
+			}
+			return w, nil
+		},
 	}
 	if name := evalObj.Metric(); name != "" {
 		if s.Metric, err = metalearn.MetricNamed(name); err != nil {
@@ -189,32 +191,6 @@ func Build(cfg configs.Config, opts Options) (*Setup, error) {
 		}
 	}
 	return s, nil
-}
-
-// evalSteps is spec, the evaluation graph's, with the config's evaluation
-// inner steps (eval.steps) in place of its training ones: in the spec for
-// graph's default loop, else in the registered loop built again for them.
-func evalSteps(cfg configs.Config, spec graph.Spec) (graph.Spec, error) {
-	steps := cfg.EvalSteps()
-	if steps == cfg.Inner.Steps {
-		return spec, nil
-	}
-	if spec.Inner == nil {
-		spec.Steps = steps
-		return spec, nil
-	}
-	loop, err := innerloops.Named(cfg.Inner.Kind)
-	if err != nil {
-		return spec, err
-	}
-	c := cfg
-	c.Inner.Steps = steps
-	built, err := loop.Build(c, false)
-	if err != nil {
-		return spec, err
-	}
-	spec.Inner = built.Loop
-	return spec, nil
 }
 
 // loadSetup builds the run of the config.yaml in dir, with the fields of
@@ -255,19 +231,4 @@ func (o Options) warn(line string) {
 		w = os.Stderr
 	}
 	fmt.Fprintln(w, line)
-}
-
-// withOwn is the initialisation of the model's parameters followed by the
-// inner loop's own (learned step sizes), all at own, up to n parameters.
-func withOwn(m models.Built, own float64, n int) func(rng *rand.Rand) ([]float64, error) {
-	return func(rng *rand.Rand) ([]float64, error) {
-		w, err := m.Init(rng)
-		if err != nil {
-			return nil, err
-		}
-		for len(w) < n {
-			w = append(w, own)
-		}
-		return w, nil
-	}
 }

@@ -44,6 +44,7 @@ func Train(ctx context.Context, cfg configs.Config, dir string, opts Options) (*
 // start trains s from iteration 0 in dir, which holds its config.yaml and
 // nothing else that counts: the metric files are written afresh.
 func start(ctx context.Context, s *Setup, dir string, p *Progress, overrides []string) (*rundir.Result, error) {
+	train, test := taskNames(s.Train), taskNames(s.Test)
 	w0, err := s.init(rand.New(rand.NewPCG(s.Config.Seed, 0x696e6974)))
 	if err != nil {
 		return nil, err
@@ -55,8 +56,8 @@ func start(ctx context.Context, s *Setup, dir string, p *Progress, overrides []s
 	ss.overrides = overrides
 	ss.cvarColumns = s.Config.Eval.CVaRAlpha
 	ss.metrics.WriteString(rundir.MetricsHeaderFor(s.Metric.Name, ss.cvarColumns...))
-	ss.pcsv.WriteString(rundir.PHeader(taskNames(s.Train)))
-	ss.tasks = bytes.NewBufferString(rundir.TasksHeader(taskNames(s.Train), taskNames(s.Test)))
+	ss.pcsv.WriteString(rundir.PHeader(train))
+	ss.tasks = bytes.NewBufferString(rundir.TasksHeader(train, test))
 	ss.p = p
 	ss.cpu = newCPUMeter(nil, true)
 	defer ss.cpu.stop()

@@ -36,8 +36,8 @@ type Checkpoint struct {
 	OptimizerState any     `json:"-"`
 	TrainSeconds   float64 `json:"train_seconds"`
 	EvalSeconds    float64 `json:"eval_seconds"`
-	// CPU is the processor time so far (nil in checkpoints written before
-	// the field: the run's total is then unknown).
+	// CPU is the processor time so far; nil where it is unknown (the
+	// platform could not measure it), and then the run's total is too.
 	CPU          *CPUTime `json:"cpu,omitempty"`
 	Pending      *Pending `json:"pending,omitempty"`
 	Seed         uint64   `json:"seed,omitempty"`
@@ -159,8 +159,8 @@ func (t *tailWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// EncodeCheckpoint returns the JSON of ck with its hash.
-func EncodeCheckpoint(ck Checkpoint) ([]byte, error) {
+// encodeCheckpoint returns the JSON of ck with its hash.
+func encodeCheckpoint(ck Checkpoint) ([]byte, error) {
 	var b bytes.Buffer
 	if err := writeCheckpoint(&b, ck); err != nil {
 		return nil, err
@@ -169,7 +169,7 @@ func EncodeCheckpoint(ck Checkpoint) ([]byte, error) {
 }
 
 // WriteCheckpoint writes the JSON of ck with its hash to path (replacing
-// it atomically) and returns the file's SHA-256. Unlike EncodeCheckpoint,
+// it atomically) and returns the file's SHA-256. Unlike encodeCheckpoint,
 // it holds no copy of the JSON beside the encoder's buffer.
 func WriteCheckpoint(path string, ck Checkpoint) (string, error) {
 	h := sha256.New()

@@ -141,7 +141,8 @@ func sumFile(path string) (int64, string, error) {
 }
 
 // ErrUnsealed is returned (wrapped) by Verify for a run directory without a
-// manifest: one written before run directories were sealed.
+// manifest: one killed between its config.yaml and its first seal (resume
+// starts it), or whose manifest was lost (trmaml seal recomputes it).
 var ErrUnsealed = errors.New("has no " + ManifestFile)
 
 func readManifest(dir string) (*Manifest, error) {

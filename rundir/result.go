@@ -65,8 +65,7 @@ type Timing struct {
 	// EvalSeconds measured (both splits), for its instances per second.
 	EvalInstances int `json:"eval_instances,omitempty"`
 	// CPU is the processor time the run cost; absent where it was not
-	// measured (a run resumed from a checkpoint written before the field,
-	// or a platform without getrusage).
+	// measured (a platform without getrusage, or a checkpoint without it).
 	CPU *CPUTime `json:"cpu,omitempty"`
 }
 

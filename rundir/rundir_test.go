@@ -130,7 +130,7 @@ func readResult(p string) error  { _, err := ReadResult(p); return err }
 func TestCheckpointHash(t *testing.T) {
 	t.Parallel()
 	ck := Checkpoint{State: metalearn.State{Iteration: 3, W: []float64{0.5, -1}, P: []float64{1}}, Optimizer: json.RawMessage(`{"LR":0.1}`), TrainSeconds: 2, Seed: 7, ConfigSHA256: "abc"}
-	raw, err := EncodeCheckpoint(ck)
+	raw, err := encodeCheckpoint(ck)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,13 +144,13 @@ func TestCheckpointHash(t *testing.T) {
 	}
 	anonymous := ck
 	anonymous.ConfigSHA256 = ""
-	raw2, _ := EncodeCheckpoint(anonymous)
+	raw2, _ := encodeCheckpoint(anonymous)
 	if _, err := DecodeCheckpoint("c.json", raw2); err == nil || !strings.Contains(err.Error(), "c.json: config_sha256: missing") {
 		t.Errorf("checkpoint without its run's identity: %v", err)
 	}
 	noOpt := ck
 	noOpt.Optimizer = nil
-	rawNoOpt, _ := EncodeCheckpoint(noOpt)
+	rawNoOpt, _ := encodeCheckpoint(noOpt)
 	for _, tt := range []struct{ name, data, want string }{
 		{"changed weight", strings.Replace(string(raw), "0.5", "0.6", 1), "c.json: sha256: does not match"},
 		{"trailing data", string(raw) + "{}", "c.json: data after"},
@@ -287,9 +287,9 @@ func TestEncodeCheckpointIsMarshal(t *testing.T) {
 		ref.SHA256 = hex.EncodeToString(sum[:])
 		want, _ := json.Marshal(ref)
 
-		got, err := EncodeCheckpoint(ck)
+		got, err := encodeCheckpoint(ck)
 		if err != nil || !bytes.Equal(got, want) {
-			t.Errorf("checkpoint %d: EncodeCheckpoint gave %.200q (%v), want %.200q", i, got, err, want)
+			t.Errorf("checkpoint %d: encodeCheckpoint gave %.200q (%v), want %.200q", i, got, err, want)
 		}
 		path := filepath.Join(dir, CheckpointFile)
 		fileSum, err := WriteCheckpoint(path, ck)

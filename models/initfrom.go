@@ -1,4 +1,4 @@
-package run
+package models
 
 import (
 	"fmt"
@@ -11,14 +11,16 @@ import (
 	"github.com/trmaml/trmaml/safetensors"
 )
 
-// initFrom returns the initialisation of init.from: the model's parameters
-// read from the safetensors file, checked tensor by tensor against the
-// names and shapes the model exports (configs.Exporter), then init's own
-// values for what follows them (an inner loop's learned step sizes). The
-// model's layout is found by exporting the parameter indices themselves,
-// so every model with named tensors imports without code of its own.
-func initFrom(cfg configs.Config, io configs.IO, modelParams int, init func(*rand.Rand) ([]float64, error)) (func(*rand.Rand) ([]float64, error), error) {
-	path := cfg.Init.From
+// InitFrom returns the initialisation of c's init.from: the parameters of
+// model m, built from c, read from the safetensors file, checked tensor by tensor against
+// the names and shapes the model exports (configs.Exporter). The model's
+// layout is found by exporting the parameter indices themselves, so every
+// model with named tensors imports without code of its own.
+func InitFrom(cfg configs.Config, io configs.IO, m Built) (func(*rand.Rand) ([]float64, error), error) {
+	path, modelParams := cfg.Init.From, 0
+	for _, sh := range m.Net.ParamShapes() {
+		modelParams += sh.TotalSize()
+	}
 	model, err := configs.ModelNamed(cfg.Model.Kind)
 	if err != nil {
 		return nil, err
@@ -65,7 +67,7 @@ func initFrom(cfg configs.Config, io configs.IO, modelParams int, init func(*ran
 		return nil, &configs.ConfigError{Field: "init.from", Problem: fmt.Sprintf("%s: tensor %s is not the model's (model %s)", path, extra[0], cfg.Model.Kind)}
 	}
 	return func(rng *rand.Rand) ([]float64, error) {
-		w0, err := init(rng) // draws as a fresh run would, then replaces the model's part
+		w0, err := m.Init(rng) // draws as a fresh run would, then replaces them
 		if err != nil {
 			return nil, err
 		}
