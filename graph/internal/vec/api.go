@@ -89,6 +89,7 @@ func Affine[T Float](dst, x, a, c []T) {
 	}
 	if d, ok := f32(dst); ok {
 		impl.affine(d, as32(x), as32(a), as32(c))
+		clearUpper()
 		return
 	}
 	affineGo(dst, x, a, c)
@@ -101,6 +102,7 @@ func Affine2[T Float](dst, x, y, a, b, c []T) {
 	}
 	if d, ok := f32(dst); ok {
 		impl.affine2(d, as32(x), as32(y), as32(a), as32(b), as32(c))
+		clearUpper()
 		return
 	}
 	affine2Go(dst, x, y, a, b, c)
@@ -110,10 +112,12 @@ func Affine2[T Float](dst, x, y, a, b, c []T) {
 func AddTo[T Float](dst, src []T) {
 	if d, ok := f32(dst); ok {
 		impl.addTo(d, as32(src))
+		clearUpper()
 		return
 	}
 	if d, ok := any(dst).([]float64); ok {
 		impl64.addTo(d, any(src).([]float64))
+		clearUpper()
 		return
 	}
 	addToGo(dst, src)
@@ -126,12 +130,14 @@ func SumRows[T Float](dst, x []T) {
 	}
 	if d, ok := f32(dst); ok {
 		impl.sumRows(d, as32(x))
+		clearUpper()
 		return
 	}
 	if d, ok := any(dst).([]float64); ok {
 		x := any(x).([]float64)
 		for p := 0; p+len(d) <= len(x); p += len(d) {
 			impl64.addTo(d, x[p:p+len(d)])
+			clearUpper()
 		}
 		return
 	}
@@ -147,6 +153,7 @@ func Moments[T Float](sum, sq []float64, x, shift []T) {
 	}
 	if x, ok := f32(x); ok {
 		impl.moments(sum, sq, x, as32(shift))
+		clearUpper()
 		return
 	}
 	momentsGo(sum, sq, x, shift)
@@ -160,6 +167,7 @@ func DotCentered[T Float](acc []float64, g, z, mu []T) {
 	}
 	if g, ok := f32(g); ok {
 		impl.dotCentered(acc, g, as32(z), as32(mu))
+		clearUpper()
 		return
 	}
 	dotCenteredGo(acc, g, z, mu)
@@ -172,6 +180,7 @@ func DotCentered[T Float](acc []float64, g, z, mu []T) {
 func PoolArgScaled[T Float](dst, x00, x01, x10, x11, s []T) {
 	if d, ok := f32(dst); ok {
 		impl.poolArgScaled(d, as32(x00), as32(x01), as32(x10), as32(x11), as32(s))
+		clearUpper()
 		return
 	}
 	poolArgScaledGo(dst, x00, x01, x10, x11, s)
@@ -182,6 +191,7 @@ func PoolArgScaled[T Float](dst, x00, x01, x10, x11, s []T) {
 func AddAtScaled[T Float](o0, o1, o2, o3, pos, g, u []T) {
 	if p, ok := f32(pos); ok {
 		impl.addAtScaled(as32(o0), as32(o1), as32(o2), as32(o3), p, as32(g), as32(u))
+		clearUpper()
 		return
 	}
 	addAtScaledGo(o0, o1, o2, o3, pos, g, u)
@@ -191,6 +201,7 @@ func AddAtScaled[T Float](o0, o1, o2, o3, pos, g, u []T) {
 func Gather[T Float](dst, pos, r0, r1, r2, r3 []T) {
 	if d, ok := f32(dst); ok {
 		impl.gather(d, as32(pos), as32(r0), as32(r1), as32(r2), as32(r3))
+		clearUpper()
 		return
 	}
 	gatherGo(dst, pos, r0, r1, r2, r3)
@@ -201,6 +212,7 @@ func Gather[T Float](dst, pos, r0, r1, r2, r3 []T) {
 func Scatter[T Float](o0, o1, o2, o3, pos, g []T) {
 	if p, ok := f32(pos); ok {
 		impl.scatter(as32(o0), as32(o1), as32(o2), as32(o3), p, as32(g))
+		clearUpper()
 		return
 	}
 	scatterGo(o0, o1, o2, o3, pos, g)
@@ -210,10 +222,12 @@ func Scatter[T Float](o0, o1, o2, o3, pos, g []T) {
 func Relu[T Float](dst, x []T) {
 	if d, ok := f32(dst); ok {
 		impl.relu(d, as32(x))
+		clearUpper()
 		return
 	}
 	if d, ok := any(dst).([]float64); ok {
 		impl64.relu(d, any(x).([]float64))
+		clearUpper()
 		return
 	}
 	reluGo(dst, x)
@@ -224,10 +238,12 @@ func Relu[T Float](dst, x []T) {
 func Mask[T Float](dst, x, v []T) {
 	if d, ok := f32(dst); ok {
 		impl.mask(d, as32(x), as32(v))
+		clearUpper()
 		return
 	}
 	if d, ok := any(dst).([]float64); ok {
 		impl64.mask(d, any(x).([]float64), any(v).([]float64))
+		clearUpper()
 		return
 	}
 	maskGo(dst, x, v)
@@ -239,10 +255,12 @@ func Mask[T Float](dst, x, v []T) {
 func AddScaled[T Float](dst, x, y []T, k T) {
 	if d, ok := f32(dst); ok {
 		impl.addScaled(d, as32(x), as32(y), float32(k))
+		clearUpper()
 		return
 	}
 	if d, ok := any(dst).([]float64); ok {
 		impl64.addScaled(d, any(x).([]float64), any(y).([]float64), float64(k))
+		clearUpper()
 		return
 	}
 	addScaledGo(dst, x, y, k)
@@ -252,10 +270,12 @@ func AddScaled[T Float](dst, x, y []T, k T) {
 func Scale[T Float](dst, x []T, k T) {
 	if d, ok := f32(dst); ok {
 		impl.scale(d, as32(x), float32(k))
+		clearUpper()
 		return
 	}
 	if d, ok := any(dst).([]float64); ok {
 		impl64.scale(d, any(x).([]float64), float64(k))
+		clearUpper()
 		return
 	}
 	scaleGo(dst, x, k)
@@ -276,6 +296,7 @@ func Scale[T Float](dst, x []T, k T) {
 func WinogradIn[T Float](dst []T, stride int, r0, r1, r2, r3 []T, c int) {
 	if d, ok := f32(dst); ok {
 		impl.winogradIn(d, stride, as32(r0), as32(r1), as32(r2), as32(r3), c)
+		clearUpper()
 		return
 	}
 	winogradInGo(dst, stride, r0, r1, r2, r3, c)
@@ -287,6 +308,7 @@ func WinogradIn[T Float](dst []T, stride int, r0, r1, r2, r3 []T, c int) {
 func WinogradOut[T Float](y0, y1, m []T, stride, c int) {
 	if d, ok := f32(y0); ok {
 		impl.winogradOut(d, as32(y1), as32(m), stride, c)
+		clearUpper()
 		return
 	}
 	winogradOutGo(y0, y1, m, stride, c)
@@ -298,6 +320,7 @@ func WinogradOut[T Float](y0, y1, m []T, stride, c int) {
 func WinogradKernel[T Float](dst *[16][]T, src *[9][]T) {
 	if _, ok := f32(dst[0]); ok {
 		impl.winogradK(any(dst).(*[16][]float32), any(src).(*[9][]float32))
+		clearUpper()
 		return
 	}
 	winogradKernelGo(dst, src)
@@ -309,6 +332,7 @@ func WinogradKernel[T Float](dst *[16][]T, src *[9][]T) {
 func WinogradGrad[T Float](dst []T, stride int, g0, g1 []T, c int) {
 	if d, ok := f32(dst); ok {
 		impl.winogradGrad(d, stride, as32(g0), as32(g1), c)
+		clearUpper()
 		return
 	}
 	winogradGradGo(dst, stride, g0, g1, c)
@@ -320,6 +344,7 @@ func WinogradGrad[T Float](dst []T, stride int, g0, g1 []T, c int) {
 func WinogradKernelT[T Float](dst *[9][]T, src *[16][]T) {
 	if _, ok := f32(dst[0]); ok {
 		impl.winogradKT(any(dst).(*[9][]float32), any(src).(*[16][]float32))
+		clearUpper()
 		return
 	}
 	winogradKernelTGo(dst, src)
@@ -338,6 +363,7 @@ func BackPoolRow[T Float](o0, o1, z0, z1, pos, g, u, v, w []T) {
 	}
 	if d, ok := f32(o0); ok {
 		impl.backPoolRow(d, as32(o1), as32(z0), as32(z1), as32(pos), as32(g), as32(u), as32(v), as32(w))
+		clearUpper()
 		return
 	}
 	backPoolRowGo(o0, o1, z0, z1, pos, g, u, v, w)
@@ -352,6 +378,7 @@ func GatherAffineRow[T Float](dst, pos, z0, z1, a, c []T) {
 	}
 	if d, ok := f32(dst); ok {
 		impl.gatherAffRow(d, as32(pos), as32(z0), as32(z1), as32(a), as32(c))
+		clearUpper()
 		return
 	}
 	gatherAffineRowGo(dst, pos, z0, z1, a, c)
@@ -366,6 +393,7 @@ func PoolArgRow[T Float](dst, z0, z1, s []T) {
 	}
 	if d, ok := f32(dst); ok {
 		impl.poolArgRow(d, as32(z0), as32(z1), as32(s))
+		clearUpper()
 		return
 	}
 	poolArgRowGo(dst, z0, z1, s)
@@ -381,6 +409,7 @@ func GatherDotRow[T Float](acc []float64, pos, z0, z1, g, mu []T) {
 	}
 	if p, ok := f32(pos); ok {
 		impl.gatherDotRow(acc, p, as32(z0), as32(z1), as32(g), as32(mu))
+		clearUpper()
 		return
 	}
 	gatherDotRowGo(acc, pos, z0, z1, g, mu)
@@ -396,6 +425,7 @@ func MaxAffineRow[T Float](dst, z0, z1, a, c []T) {
 	}
 	if d, ok := f32(dst); ok {
 		impl.maxAffRow(d, as32(z0), as32(z1), as32(a), as32(c))
+		clearUpper()
 		return
 	}
 	maxAffineRowGo(dst, z0, z1, a, c)
@@ -414,6 +444,7 @@ func ExtremeRow[T Float](dst, z0, z1, s []T) {
 	}
 	if d, ok := f32(dst); ok {
 		impl.extremeRow(d, as32(z0), as32(z1), as32(s))
+		clearUpper()
 		return
 	}
 	extremeRowGo(dst, z0, z1, s)
@@ -427,6 +458,7 @@ func BackPoolMaxRow[T Float](o0, o1, z0, z1, g, u, v, w []T) {
 	}
 	if d, ok := f32(o0); ok {
 		impl.backPoolMax(d, as32(o1), as32(z0), as32(z1), as32(g), as32(u), as32(v), as32(w))
+		clearUpper()
 		return
 	}
 	backPoolMaxRowGo(o0, o1, z0, z1, g, u, v, w)
@@ -440,6 +472,7 @@ func GatherDotMaxRow[T Float](acc []float64, z0, z1, g, s, mu []T) {
 	}
 	if p, ok := f32(g); ok {
 		impl.gatherDotMax(acc, as32(z0), as32(z1), p, as32(s), as32(mu))
+		clearUpper()
 		return
 	}
 	gatherDotMaxRowGo(acc, z0, z1, g, s, mu)
@@ -457,6 +490,7 @@ func Conv1[T Float](dst, pad []T, h, w int, k []T) {
 	}
 	if d, ok := f32(dst); ok {
 		impl.conv1(d, as32(pad), h, w, as32(k))
+		clearUpper()
 		return
 	}
 	conv1Go(dst, pad, h, w, k)
@@ -475,6 +509,7 @@ func ConvPool1[T Float](dst, z, pad []T, w int, k, a, c []T) {
 	}
 	if d, ok := f32(dst); ok {
 		impl.convPool1(d, as32(z), as32(pad), w, as32(k), as32(a), as32(c))
+		clearUpper()
 		return
 	}
 	convPool1Go(dst, z, pad, w, k, a, c)
@@ -492,6 +527,7 @@ func ConvBack1[T Float](acc []float64, z, pad []T, w int, k, out, g, s, mu []T) 
 	}
 	if p, ok := f32(pad); ok {
 		impl.convBack1(acc, as32(z), p, w, as32(k), as32(out), as32(g), as32(s), as32(mu))
+		clearUpper()
 		return
 	}
 	convBack1Go(acc, z, pad, w, k, out, g, s, mu)
@@ -506,6 +542,7 @@ func ConvBack1[T Float](acc []float64, z, pad []T, w int, k, out, g, s, mu []T) 
 // and of z*z).
 func PatchMoments(s *[9]float64, m *[81]float64, pad []float64, h, w int) {
 	impl.patchMoments(s, m, pad, h, w)
+	clearUpper()
 }
 
 // BlockBackRow adds the sums of the gradient of a CNN block with one input
@@ -528,6 +565,7 @@ func BlockBackRow[T Float](acc []float64, z0, z1, pad []T, pw int, out, g, s, mu
 	}
 	if p, ok := f32(pad); ok {
 		impl.blockBackRow(acc, as32(z0), as32(z1), p, pw, as32(out), as32(g), as32(s), as32(mu))
+		clearUpper()
 		return
 	}
 	blockBackRowGo(acc, z0, z1, pad, pw, out, g, s, mu)

@@ -20,6 +20,7 @@ package vec
 func Winograd4In[T Float](dst []T, stride int, d []T, pw, c int) {
 	if v, ok := f32(dst); ok {
 		impl.winograd4In(v, stride, as32(d), pw, c)
+		clearUpper()
 		return
 	}
 	winograd4InGo(dst, stride, d, pw, c)
@@ -31,6 +32,7 @@ func Winograd4In[T Float](dst []T, stride int, d []T, pw, c int) {
 func Winograd4Out[T Float](y []T, yw int, m []T, stride, c int) {
 	if v, ok := f32(y); ok {
 		impl.winograd4Out(v, yw, as32(m), stride, c)
+		clearUpper()
 		return
 	}
 	winograd4OutGo(y, yw, m, stride, c)
@@ -42,6 +44,7 @@ func Winograd4Out[T Float](y []T, yw int, m []T, stride, c int) {
 func Winograd4Kernel[T Float](dst *[36][]T, src *[9][]T) {
 	if _, ok := f32(dst[0]); ok {
 		impl.winograd4K(any(dst).(*[36][]float32), any(src).(*[9][]float32))
+		clearUpper()
 		return
 	}
 	winograd4KernelGo(dst, src)
@@ -53,6 +56,7 @@ func Winograd4Kernel[T Float](dst *[36][]T, src *[9][]T) {
 func Winograd4Grad[T Float](dst []T, stride int, g []T, gw, c int) {
 	if v, ok := f32(dst); ok {
 		impl.winograd4Grad(v, stride, as32(g), gw, c)
+		clearUpper()
 		return
 	}
 	winograd4GradGo(dst, stride, g, gw, c)
@@ -64,6 +68,7 @@ func Winograd4Grad[T Float](dst []T, stride int, g []T, gw, c int) {
 func Winograd4KernelT[T Float](dst *[9][]T, src *[36][]T) {
 	if _, ok := f32(dst[0]); ok {
 		impl.winograd4KT(any(dst).(*[9][]float32), any(src).(*[36][]float32))
+		clearUpper()
 		return
 	}
 	winograd4KernelTGo(dst, src)
