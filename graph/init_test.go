@@ -1,8 +1,11 @@
 package graph
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/stat"
@@ -46,7 +49,70 @@ func TestInit(t *testing.T) {
 			t.Errorf("%s: weight std %.4g, want about %.4g", c.scheme, sd, c.hidden2)
 		}
 	}
-	if _, err := mlp.Init("xavier", 1, rand.New(rand.NewPCG(1, 2))); err == nil {
-		t.Error("unknown scheme accepted")
+	_, err = mlp.Init("xavier", 1, rand.New(rand.NewPCG(1, 2)))
+	if err == nil || !strings.Contains(err.Error(), "uniform_fan_out") {
+		t.Errorf("unknown scheme: error %v, want one listing the allowed schemes", err)
+	}
+}
+
+// TestInitUniform checks every weight and bias tensor of the uniform schemes
+// against U(-b, b) with b = 1/sqrt(fan): the range, the standard deviation
+// b/sqrt(3) and a Kolmogorov-Smirnov distance to the uniform CDF.
+func TestInitUniform(t *testing.T) {
+	t.Parallel()
+	sizes := []int{3, 200, 50, 2}
+	mlp, err := NewMLP(sizes, ReLU)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		scheme Init
+		fan    func(in, out int) int
+	}{
+		{UniformFanIn, func(in, _ int) int { return in }},
+		{UniformFanOut, func(_, out int) int { return out }},
+	}
+	for _, c := range cases {
+		w, err := mlp.Init(c.scheme, 0, rand.New(rand.NewPCG(5, 6)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		off := 0
+		for l := 0; l+1 < len(sizes); l++ {
+			in, out := sizes[l], sizes[l+1]
+			b := 1 / math.Sqrt(float64(c.fan(in, out)))
+			for _, part := range []struct {
+				name string
+				n    int
+			}{{"W", in * out}, {"b", out}} {
+				v := w[off : off+part.n]
+				off += part.n
+				name := fmt.Sprintf("%s %s%d", c.scheme, part.name, l+1)
+				for _, x := range v {
+					if math.Abs(x) > b {
+						t.Fatalf("%s: %v beyond the bound %v", name, x, b)
+					}
+				}
+				if part.n < 100 {
+					continue // too few values for the statistics
+				}
+				if sd := stat.PopStdDev(v, nil); math.Abs(sd-b/math.Sqrt(3)) > 0.05*b/math.Sqrt(3) {
+					t.Errorf("%s: std %.4g, want %.4g", name, sd, b/math.Sqrt(3))
+				}
+				s := slices.Clone(v)
+				slices.Sort(s)
+				ks := 0.0
+				for i, x := range s {
+					f := (x + b) / (2 * b) // the uniform CDF
+					ks = max(ks, math.Abs(f-float64(i)/float64(len(s))), math.Abs(f-float64(i+1)/float64(len(s))))
+				}
+				if crit := 1.63 / math.Sqrt(float64(len(s))); ks > crit { // 1% level
+					t.Errorf("%s: Kolmogorov-Smirnov distance %.4f above %.4f", name, ks, crit)
+				}
+			}
+		}
+		if off != len(w) {
+			t.Fatalf("%s: %d parameters, want %d", c.scheme, len(w), off)
+		}
 	}
 }

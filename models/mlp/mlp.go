@@ -29,10 +29,11 @@ type Config struct {
 	// "softplus".
 	Activation string `yaml:"activation"`
 	// Init is the weight initialisation: "truncated_normal" (as in the
-	// authors' code) or "he".
+	// authors' code), "he", "uniform_fan_in" (PyTorch's nn.Linear) or
+	// "uniform_fan_out" (CAVIA's regression MLP); see graph.Init.
 	Init string `yaml:"init"`
 	// InitStd > 0 is the standard deviation of the truncated normal
-	// initialisation.
+	// initialisation (the other schemes do not use it).
 	InitStd float64 `yaml:"init_std"`
 }
 
@@ -63,7 +64,7 @@ func (Model) Check(c configs.Config, _ configs.IO, k *configs.Checker) {
 		k.Between(fmt.Sprintf("model.mlp.hidden[%d]", i), h, 1, MaxWidth)
 	}
 	k.OneOf("model.mlp.activation", s.Activation, "relu", "tanh", "sigmoid", "softplus")
-	k.OneOf("model.mlp.init", s.Init, "truncated_normal", "he")
+	k.OneOf("model.mlp.init", s.Init, "truncated_normal", "he", "uniform_fan_in", "uniform_fan_out")
 	k.Float("model.mlp.init_std", s.InitStd, s.InitStd > 0, "> 0")
 }
 

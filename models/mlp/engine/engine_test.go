@@ -3,6 +3,7 @@ package engine_test
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/trmaml/trmaml/configs"
@@ -12,6 +13,7 @@ import (
 	"github.com/trmaml/trmaml/models"
 	"github.com/trmaml/trmaml/models/mlp"
 	_ "github.com/trmaml/trmaml/models/mlp/engine"
+	_ "github.com/trmaml/trmaml/tasks"
 )
 
 // TestMetaGradient builds the registered mlp from its section on 2 inputs
@@ -56,5 +58,35 @@ func TestMetaGradient(t *testing.T) {
 		if r.RelErr > 1e-6 {
 			t.Errorf("%s: meta-gradient relative error %.3g > 1e-6", act, r.RelErr)
 		}
+	}
+}
+
+// TestInitSchemes: every scheme graph.Init draws is accepted as
+// model.mlp.init and builds a network of finite weights; another name is
+// refused naming the field and the allowed values.
+func TestInitSchemes(t *testing.T) {
+	b, err := models.Named(mlp.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io := configs.IO{Height: 1, Width: 1, Channels: 1, Outputs: 1}
+	for _, s := range graph.Inits {
+		c, err := configs.Parse("x.yaml", []byte("model:\n  mlp:\n    init: "+string(s)+"\n"))
+		if err != nil {
+			t.Fatalf("%s refused: %v", s, err)
+		}
+		built, err := b.Build(mlp.Section(c), io)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := built.Init(rand.New(rand.NewPCG(1, 2)))
+		if err != nil || len(w) != 1761 {
+			t.Fatalf("%s: %d weights, error %v", s, len(w), err)
+		}
+	}
+	_, err = configs.Parse("x.yaml", []byte("model:\n  mlp:\n    init: xavier\n"))
+	want := `x.yaml:3: model.mlp.init = "xavier": must be one of truncated_normal, he, uniform_fan_in, uniform_fan_out`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want it to contain %s", err, want)
 	}
 }
