@@ -340,13 +340,17 @@ func TestCLIDocsListScripts(t *testing.T) {
 // experiment grid of configs/experiments (the *_base.yaml files there are
 // the grids' base configs).
 func TestConfigDocsListGrids(t *testing.T) {
-	grids, err := filepath.Glob(filepath.Join("..", "configs", "experiments", "*.yaml"))
-	if err != nil || len(grids) == 0 {
-		t.Fatalf("no experiment files found: %v", err)
+	dir := filepath.Join("..", "configs", "experiments")
+	grids, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	nested, err2 := filepath.Glob(filepath.Join(dir, "*", "*.yaml")) // ablations/
+	grids = append(grids, nested...)
+	if err != nil || err2 != nil || len(grids) == 0 {
+		t.Fatalf("no experiment files found: %v %v", err, err2)
 	}
 	page := docsPage(t, "configs.md")
 	for _, g := range grids {
-		name := filepath.Base(g)
+		name, _ := filepath.Rel(dir, g)
+		name = filepath.ToSlash(name)
 		if !strings.HasSuffix(name, "_base.yaml") && !strings.Contains(page, "`"+name+"`") {
 			t.Errorf("docs/configs.md does not name the experiment grid configs/experiments/%s", name)
 		}
