@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -234,25 +235,26 @@ func TestConfigDocsMatchSchema(t *testing.T) {
 	checkFields(t, "experiment file", exp, experimentSchema(t), false)
 }
 
-// TestDocsLinksResolve checks every relative link of README.md and docs/:
-// the file exists and, for a link with #anchor, one of its headings has
-// that anchor (GitHub's: lowercase, punctuation dropped, spaces to
-// hyphens).
+// TestDocsLinksResolve checks every relative link of README.md,
+// CHANGELOG.md and docs/ (inline links and reference definitions): the
+// file exists and, for a link with #anchor, one of its headings has that
+// anchor (GitHub's: lowercase, punctuation dropped, spaces to hyphens, -1,
+// -2, ... after a repeated heading).
 func TestDocsLinksResolve(t *testing.T) {
 	root := ".."
 	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	pages = append(pages, filepath.Join(root, "README.md"))
-	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	pages = append(pages, filepath.Join(root, "README.md"), filepath.Join(root, "CHANGELOG.md"))
+	link := regexp.MustCompile(`\]\(<?([^)\s>]+)>?(?:\s+"[^"]*")?\)|(?m)^\s{0,3}\[[^\]]+\]:\s+<?([^\s>]+)`)
 	for _, page := range pages {
 		raw, err := os.ReadFile(page)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, m := range link.FindAllStringSubmatch(string(raw), -1) {
-			target := m[1]
+			target := m[1] + m[2]
 			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
 				continue
 			}
@@ -280,6 +282,7 @@ func anchors(t *testing.T, path string) []string {
 		t.Fatal(err)
 	}
 	var out []string
+	seen := map[string]int{}
 	inCode := false
 	for _, line := range strings.Split(string(raw), "\n") {
 		if strings.HasPrefix(line, "```") {
@@ -298,7 +301,13 @@ func anchors(t *testing.T, path string) []string {
 				b.WriteRune(r)
 			}
 		}
-		out = append(out, b.String())
+		a := b.String()
+		if n := seen[a]; n > 0 {
+			out = append(out, fmt.Sprintf("%s-%d", a, n))
+		} else {
+			out = append(out, a)
+		}
+		seen[a]++
 	}
 	return out
 }

@@ -18,7 +18,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	cfg.Meta.Iterations, cfg.Eval.Every = 2000, 1000                                   // a short run: about 30 s of CPU
+	cfg.Meta.Iterations, cfg.Eval.Every = 2000, 1000                                   // a short run: about 45 s of CPU
 	res, err := run.Train(context.Background(), cfg, "runs/quickstart", run.Options{}) // refuses a used directory
 	if err != nil {
 		log.Fatal(err)
