@@ -19,6 +19,10 @@ func configsCmd(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("configs: unexpected arguments %v", fs.Args())
 	}
+	width := 0 // the longest name's, so that the columns line up
+	for _, name := range configs.BuiltinNames() {
+		width = max(width, len(name))
+	}
 	for _, name := range configs.BuiltinNames() {
 		cfg, err := configs.Builtin(name)
 		if err != nil {
@@ -28,7 +32,7 @@ func configsCmd(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "%-28s %-9s %-15s %7d it.  %s\n", name, cfg.Task.Family, cfg.Algorithm, cfg.Meta.Iterations, summary)
+		fmt.Fprintf(stdout, "%-*s %-11s %-15s %7d it.  %s\n", width, name, cfg.Task.Family, cfg.Algorithm, cfg.Meta.Iterations, summary)
 	}
 	fmt.Fprintln(stdout, "trmaml train -config NAME trains one; its file is configs/NAME.yaml")
 	return nil

@@ -9,7 +9,6 @@ import (
 	"os"
 	"runtime/debug"
 
-	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/run"
 )
 
@@ -67,8 +66,8 @@ const usage = `usage:
   trmaml status [-config FILE] DIR                   each cell of an experiment (or one run): finished, running, interrupted, failed, not started
   trmaml serve [-addr HOST:PORT] DIR...              a local web page of runs, grids or folders of them: states and curves, live
   trmaml export -run DIR -format FORMAT [-out DIR]   a run in another program's format: tensorboard (event files), safetensors (the model)
-  trmaml report -out DIR RUNDIR...                   the paper's tables (Markdown, CSV), mean +- 95%% CI over seeds, per-task values (per_task.*)
-  trmaml plot -out DIR RUNDIR...                     Figure 1, p-weights or adversary, first- vs second-order figures (PNG)
+  trmaml report -out DIR RUNDIR...                   the paper's tables (Markdown, CSV), mean +- 95% CI over seeds, per-task values (per_task.*)
+  trmaml plot -out DIR RUNDIR...                     Figure 1, p-weights or adversary, first- vs second-order figures (-format png, pdf or svg)
   trmaml compare -runs A B                           two runs side by side
   trmaml tradeoff -out DIR RUNDIR...                 mean vs worst-task loss of MAML, TR-MAML, entropic TR-MAML, CVaR levels
   trmaml theory -out DIR                             Theorem 1 measured: duality gap vs T (docs/figures/theorem1_gap.png)
@@ -79,7 +78,7 @@ train, resume, eval and experiment take -data DIR, the Omniglot data root (defau
 config's data.root, else $TRMAML_DATA, else the user cache directory).
 SIGINT, SIGTERM or SIGUSR1 stops train, resume and experiment at a checkpoint of the current
 iteration, with exit status 75; the same command again resumes.
-Built-in configs (files in configs/): %v
+Built-in configs: trmaml configs lists them with one line each (their files are in configs/).
 `
 
 func dispatch(args []string, stdout, stderr io.Writer) error {
@@ -90,7 +89,7 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 // checkpoint (run.ErrInterrupted).
 func dispatchContext(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprintf(stderr, usage, configs.BuiltinNames())
+		fmt.Fprint(stderr, usage)
 		return errors.New("missing command")
 	}
 	switch args[0] {
@@ -127,9 +126,9 @@ func dispatchContext(ctx context.Context, args []string, stdout, stderr io.Write
 	case "version":
 		return versionCmd(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
-		fmt.Fprintf(stdout, usage, configs.BuiltinNames())
+		fmt.Fprint(stdout, usage)
 		return nil
 	}
-	fmt.Fprintf(stderr, usage, configs.BuiltinNames())
+	fmt.Fprint(stderr, usage)
 	return fmt.Errorf("unknown command %q", args[0])
 }

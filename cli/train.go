@@ -46,6 +46,12 @@ func train(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if cfg, err = configs.Override(cfg, "-set", sets, func(string) bool { return true }); err != nil {
 		return err
 	}
+	for _, set := range sets { // after all of them: -set algorithm=cvar -set cvar.level=0.3 is read
+		field, _, _ := strings.Cut(set, "=")
+		if err := cfg.CheckRead(field); err != nil {
+			return fmt.Errorf("-set %s: %w", set, err)
+		}
+	}
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "seed" {
 			cfg.Seed = *seed

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -62,6 +63,12 @@ func TestTrainSetAndBuiltinName(t *testing.T) {
 		{[]string{"-set", "meta.iterations"}, "-set meta.iterations: want FIELD=VALUE"},
 		{[]string{"-config", "sine_quik"}, "open sine_quik: no such file or directory, and no built-in config has that name (trmaml configs lists them)"},
 		{[]string{"-config", file, "-set", "inner.steps=-1"}, "-set: inner.steps = -1"},
+		{[]string{"-set", "eval.select=bogus"}, `-set: eval.select = "bogus": must be one of "", worst, mean, cvar`},
+		// A section the run does not read: the change would vanish from config.yaml.
+		{[]string{"-set", "cvar.level=0.3"}, "-set cvar.level=0.3: cvar.level: a run of this config does not read the cvar section (its algorithm is trmaml; set algorithm=cvar too to use it)"},
+		{[]string{"-set", "task.omniglot.ways=20"}, "does not read the task.omniglot section (its task.family is sinusoid; set task.family=omniglot too"},
+		{[]string{"-set", "model.conv4.filters=8"}, "does not read the model.conv4 section (its model.kind is mlp"},
+		{[]string{"-set", "inner.anil.head=1"}, "does not read the inner.anil section (its inner.kind is sgd"},
 	} {
 		out := filepath.Join(t.TempDir(), "refused")
 		err := dispatch(append(append([]string{"train"}, c.args...), "-out", out), &bytes.Buffer{}, &bytes.Buffer{})
@@ -89,5 +96,24 @@ func TestConfigsListsBuiltins(t *testing.T) {
 		if f := strings.Fields(lines[i]); f[0] != n || len(f) < 6 {
 			t.Errorf("line %d: %q, want %s and its summary", i, lines[i], n)
 		}
+	}
+}
+
+// TestTrainSetSectionChosenLater: a method's setting is read when another
+// -set chooses that method, in either order, and config.yaml records it.
+func TestTrainSetSectionChosenLater(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "run")
+	err := dispatch([]string{"train", "-set", "cvar.level=0.3", "-set", "algorithm=cvar", "-set", "meta.iterations=10",
+		"-set", "eval.every=10", "-out", out}, &bytes.Buffer{}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	yml, err := os.ReadFile(filepath.Join(out, "config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(yml), "algorithm: cvar") || !regexp.MustCompile(`(?m)^cvar:\n  level: 0.3$`).Match(yml) {
+		t.Errorf("config.yaml does not record algorithm cvar at level 0.3:\n%s", yml)
 	}
 }

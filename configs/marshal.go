@@ -2,9 +2,11 @@ package configs
 
 import (
 	"bytes"
+	"fmt"
 	"maps"
 	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/trmaml/trmaml/metalearn"
 	"gopkg.in/yaml.v3"
@@ -135,6 +137,38 @@ func (c Config) Read() Config {
 	maps.DeleteFunc(c.Model.Sections, func(name string, _ any) bool { return name != c.Model.Kind })
 	maps.DeleteFunc(c.Inner.Sections, func(name string, _ any) bool { return name != c.Inner.Kind })
 	return c
+}
+
+// CheckRead refuses a field path (e.g. "cvar.level", "task.omniglot.ways")
+// that lies in a section a run of c does not read: another method's,
+// family's, model's or inner loop's. Read drops those sections, so a
+// change to one would be lost without a word.
+func (c Config) CheckRead(path string) error {
+	keys := strings.Split(path, ".")
+	unread := func(field, section, chosen, value string) error {
+		return fmt.Errorf("%s: a run of this config does not read the %s section (its %s is %s; set %s=%s too to use it)",
+			path, section, field, chosen, field, value)
+	}
+	if _, ok := c.Methods[keys[0]]; ok && keys[0] != c.Algorithm {
+		return unread("algorithm", keys[0], c.Algorithm, keys[0])
+	}
+	if len(keys) < 3 {
+		return nil
+	}
+	for _, g := range []struct {
+		top, field string
+		sections   map[string]any
+		chosen     string
+	}{
+		{"task", "task.family", c.Task.Sections, c.Task.Family},
+		{"model", "model.kind", c.Model.Sections, c.Model.Kind},
+		{"inner", "inner.kind", c.Inner.Sections, c.Inner.Kind},
+	} {
+		if _, ok := g.sections[keys[1]]; keys[0] == g.top && ok && keys[1] != g.chosen {
+			return unread(g.field, g.top+"."+keys[1], g.chosen, keys[1])
+		}
+	}
+	return nil
 }
 
 // sectionNode encodes the yaml-tagged fields of the struct s points to.

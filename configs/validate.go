@@ -141,7 +141,13 @@ func (k *Checker) fail(path string, v any, rule string, args ...any) {
 
 func (k *Checker) oneOf(path, v string, allowed ...string) {
 	if !slices.Contains(allowed, v) {
-		k.fail(path, v, "must be one of %s", strings.Join(allowed, ", "))
+		shown := slices.Clone(allowed)
+		for i, a := range shown {
+			if a == "" {
+				shown[i] = `""` // the empty value is allowed: say so visibly
+			}
+		}
+		k.fail(path, v, "must be one of %s", strings.Join(shown, ", "))
 	}
 }
 
