@@ -128,6 +128,13 @@ func TestKDerivedDefaults(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "x.yaml: trmaml.p_lr = (not set): must be stated for task.support = 7") {
 		t.Errorf("K=7 without p_lr: %v", err)
 	}
+	if err != nil && strings.Contains(err.Error(), "p_lr = 0") {
+		t.Errorf("K=7 without p_lr: the unresolved step sizes are refused again as 0:\n%v", err)
+	}
+	_, err = Parse("x.yaml", []byte("task:\n  support: 7\nmeta:\n  iterations: 0\n"))
+	if err == nil || !strings.Contains(err.Error(), "meta.iterations = 0") {
+		t.Errorf("K=7 without p_lr and 0 iterations: %v, want both refused", err)
+	}
 }
 
 // FuzzParse: no input makes the loader panic, and every config it accepts

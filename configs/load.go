@@ -86,7 +86,14 @@ func parse(name string, data []byte, from string, sets []Setting, recorded bool)
 	if len(c.Eval.CVaRAlpha) == 0 {
 		c.Eval.CVaRAlpha = nil // "cvar_alpha: []" is the default, no levels
 	}
-	if errs := append(c.resolveDefaults(d.lines), c.validate()...); len(errs) > 0 {
+	defErrs, unresolved := c.resolveDefaults(d.lines)
+	// A method whose defaults could not be resolved has zero settings:
+	// their checks would only repeat the reason in other words.
+	errs := append(defErrs, slices.DeleteFunc(c.validate(), func(err error) bool {
+		var ferr *fieldError
+		return errors.As(err, &ferr) && unresolved[strings.SplitN(ferr.path, ".", 2)[0]]
+	})...)
+	if len(errs) > 0 {
 		return Config{}, d.locate(errs)
 	}
 	return c, nil
@@ -119,21 +126,22 @@ func settingNode(s Setting) *yaml.Node {
 // resolveDefaults fills the defaults that depend on the task family: the
 // family's own (Family.Defaults), then each method's
 // (metalearn.MethodInfo.Defaults), which may ask for Algorithm 1's step size
-// of p (stepP). set holds the line of each field path the file sets.
-func (c *Config) resolveDefaults(set map[string]int) []error {
+// of p (stepP). set holds the line of each field path the file sets;
+// unresolved names the methods whose defaults failed.
+func (c *Config) resolveDefaults(set map[string]int) (errs []error, unresolved map[string]bool) {
 	stated := func(path string) bool { _, ok := set[path]; return ok }
 	fam, err := c.Family()
 	if err != nil {
-		return nil // validate reports task.family
+		return nil, nil // validate reports task.family
 	}
 	if !stated("model.kind") {
 		c.Model.Kind = fam.Model()
 	}
 	if errs := fam.Defaults(c, stated); len(errs) > 0 {
-		return errs
+		return errs, nil
 	}
 	plr, plrErr := c.stepP(fam, stated)
-	var errs []error
+	unresolved = map[string]bool{}
 	for _, info := range metalearn.Methods() {
 		m := c.Methods[info.Name]
 		if info.Defaults == nil || m == nil {
@@ -143,11 +151,14 @@ func (c *Config) resolveDefaults(set map[string]int) []error {
 			Stated: func(key string) bool { return stated(info.Name + "." + key) },
 			PLR:    func() (float64, error) { return plr, plrErr },
 		})
-		if err != nil && !slices.Contains(errs, err) {
-			errs = append(errs, err)
+		if err != nil {
+			unresolved[info.Name] = true
+			if !slices.Contains(errs, err) {
+				errs = append(errs, err)
+			}
 		}
 	}
-	return errs
+	return errs, unresolved
 }
 
 // stepP is Algorithm 1's step size eta_p for c (metalearn.MethodDefaults.PLR):
