@@ -9,12 +9,7 @@ import (
 // steps in order, the large values pooled after their last reader) and
 // returns it with the value index of each output; the ops take tune's
 // elemsPiece, and the tiles only the first copy where that is all that is
-// read (firstTiles). The pooled ops borrow (memory.Pool.Get) a part of a
-// larger free buffer when no free one has their size: the pool matches
-// sizes exactly otherwise, and a graph whose values come in many sizes
-// (the support and query activations of MAML's mini-ImageNet network)
-// would allocate each size's peak apart; the 5-shot first-order
-// iteration's buffers fell from 629 to 513 MiB.
+// read (firstTiles).
 func compile(g *Graph, outputs gorgonia.Nodes, tune tuning) (*exec.Program, []int) {
 	p, idx := exec.Compile(g.ExprGraph, outputs)
 	isOut := map[int]bool{}
@@ -25,9 +20,6 @@ func compile(g *Graph, outputs gorgonia.Nodes, tune tuning) (*exec.Program, []in
 	for _, s := range p.Steps {
 		if o, ok := s.Op.(*op); ok {
 			o.a.piece = tune.elemsPiece
-			if o.pool != nil {
-				o.borrow = o.outShape.TotalSize()
-			}
 		}
 	}
 	return p, idx

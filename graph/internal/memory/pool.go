@@ -63,9 +63,7 @@ type lending struct {
 // Get returns a free buffer of shape's size, or a new one. With borrow > 0
 // it lends, instead of allocating, a part of a larger buffer: the room left
 // in one already partly lent, else the beginning of the smallest larger
-// free buffer, else of a new buffer of borrow values if that is larger. A
-// compiled graph's ops borrow their own size, so that values of one size
-// fit in the free buffers of another's. The
+// free buffer, else of a new buffer of borrow values if that is larger. The
 // ops of an objective that shares another's pool (ShareBuffers) borrow,
 // and borrow is the size of their value in a graph of all their
 // objective's tasks: an evaluation in lanes, whose graphs hold fewer tasks
