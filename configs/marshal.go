@@ -140,31 +140,33 @@ func (c Config) Read() Config {
 }
 
 // CheckRead refuses a field path (e.g. "cvar.level", "task.omniglot.ways")
-// that lies in a section a run of c does not read: another method's,
-// family's, model's or inner loop's. Read drops those sections, so a
-// change to one would be lost without a word.
+// that lies in a section a run of c does not read: one that Read drops
+// (another method's, family's, model's or inner loop's), so that a change
+// to it would be lost without a word.
 func (c Config) CheckRead(path string) error {
 	keys := strings.Split(path, ".")
+	read := c.Read()
 	unread := func(field, section, chosen, value string) error {
 		return fmt.Errorf("%s: a run of this config does not read the %s section (its %s is %s; set %s=%s too to use it)",
 			path, section, field, chosen, field, value)
 	}
-	if _, ok := c.Methods[keys[0]]; ok && keys[0] != c.Algorithm {
+	if _, ok := c.Methods[keys[0]]; ok && read.Methods[keys[0]] == nil {
 		return unread("algorithm", keys[0], c.Algorithm, keys[0])
 	}
 	if len(keys) < 3 {
 		return nil
 	}
 	for _, g := range []struct {
-		top, field string
-		sections   map[string]any
-		chosen     string
+		top, field       string
+		sections, isRead map[string]any
+		chosen           string
 	}{
-		{"task", "task.family", c.Task.Sections, c.Task.Family},
-		{"model", "model.kind", c.Model.Sections, c.Model.Kind},
-		{"inner", "inner.kind", c.Inner.Sections, c.Inner.Kind},
+		{"task", "task.family", c.Task.Sections, read.Task.Sections, c.Task.Family},
+		{"model", "model.kind", c.Model.Sections, read.Model.Sections, c.Model.Kind},
+		{"inner", "inner.kind", c.Inner.Sections, read.Inner.Sections, c.Inner.Kind},
 	} {
-		if _, ok := g.sections[keys[1]]; keys[0] == g.top && ok && keys[1] != g.chosen {
+		_, exists := g.sections[keys[1]]
+		if _, ok := g.isRead[keys[1]]; keys[0] == g.top && exists && !ok {
 			return unread(g.field, g.top+"."+keys[1], g.chosen, keys[1])
 		}
 	}
