@@ -45,19 +45,25 @@ func statusCmd(args []string, stdout, stderr io.Writer) error {
 	return statusOf(dir, grid, stdout)
 }
 
+// experimentDir is an experiment directory and the run directories found in it.
+type experimentDir struct {
+	dir  string
+	grid []experiment.Job
+}
+
 // experimentsIn lists the directories directly under dir that hold run
 // directories of their own: a folder of experiments, as scripts lay them out.
-func experimentsIn(dir string) []string {
+func experimentsIn(dir string) []experimentDir {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil
 	}
-	var subs []string
+	var subs []experimentDir
 	for _, e := range entries {
 		sub := filepath.Join(dir, e.Name())
 		if e.IsDir() {
 			if grid, err := experiment.Find(sub, ""); err == nil && len(grid) > 0 {
-				subs = append(subs, sub)
+				subs = append(subs, experimentDir{sub, grid})
 			}
 		}
 	}
@@ -66,17 +72,13 @@ func experimentsIn(dir string) []string {
 
 // statusOfEach prints the status of each experiment directory under a
 // heading naming it.
-func statusOfEach(dirs []string, stdout io.Writer) error {
-	for i, d := range dirs {
+func statusOfEach(subs []experimentDir, stdout io.Writer) error {
+	for i, e := range subs {
 		if i > 0 {
 			fmt.Fprintln(stdout)
 		}
-		fmt.Fprintf(stdout, "%s:\n", d)
-		grid, err := experiment.Find(d, "")
-		if err != nil {
-			return fmt.Errorf("status: %w", err)
-		}
-		if err := statusOf(d, grid, stdout); err != nil {
+		fmt.Fprintf(stdout, "%s:\n", e.dir)
+		if err := statusOf(e.dir, e.grid, stdout); err != nil {
 			return err
 		}
 	}
