@@ -19,14 +19,8 @@ import (
 // finding no run there.
 func TestStatusNamesDamage(t *testing.T) {
 	t.Parallel()
-	c, err := configs.Parse("small.yaml", []byte("name: small\nmodel: {kind: mlp, mlp: {hidden: [8]}}\nmeta: {iterations: 20, batch: 10}\neval: {every: 10, instances: 490, train_instances: 100, batch: 245, query: 5}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := filepath.Join(t.TempDir(), "run")
-	if _, err := run.Train(context.Background(), c, dir, run.Options{}); err != nil {
-		t.Fatal(err)
-	}
+	trainSmall(t, dir)
 	status := func() (string, error) {
 		var stdout, stderr bytes.Buffer
 		err := dispatch([]string{"status", dir}, &stdout, &stderr)
@@ -55,5 +49,17 @@ func TestStatusNamesDamage(t *testing.T) {
 	os.Remove(cfgPath)
 	if out, err := status(); err == nil || !strings.Contains(err.Error(), rundir.ConfigFile) {
 		t.Errorf("deleted config.yaml: %v, want a refusal naming it\n%s", err, out)
+	}
+}
+
+// trainSmall trains a small sine run of 20 iterations into dir.
+func trainSmall(t *testing.T, dir string) {
+	t.Helper()
+	c, err := configs.Parse("small.yaml", []byte("name: small\nmodel: {kind: mlp, mlp: {hidden: [8]}}\nmeta: {iterations: 20, batch: 10}\neval: {every: 10, instances: 490, train_instances: 100, batch: 245, query: 5}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run.Train(context.Background(), c, dir, run.Options{}); err != nil {
+		t.Fatal(err)
 	}
 }

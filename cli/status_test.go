@@ -2,14 +2,10 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/trmaml/trmaml/configs"
-	"github.com/trmaml/trmaml/run"
 )
 
 // TestStatusFolderOfExperiments: trmaml status of a folder holding
@@ -17,15 +13,9 @@ import (
 // experiment's cells under its name; a folder with none is refused.
 func TestStatusFolderOfExperiments(t *testing.T) {
 	t.Parallel()
-	c, err := configs.Parse("small.yaml", []byte("name: small\nmodel: {kind: mlp, mlp: {hidden: [8]}}\nmeta: {iterations: 20, batch: 10}\neval: {every: 10, instances: 490, train_instances: 100, batch: 245, query: 5}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	root := t.TempDir()
 	first := filepath.Join(root, "a", "maml-second-seed1")
-	if _, err := run.Train(context.Background(), c, first, run.Options{}); err != nil {
-		t.Fatal(err)
-	}
+	trainSmall(t, first)
 	if err := os.CopyFS(filepath.Join(root, "b", "maml-second-seed1"), os.DirFS(first)); err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +38,7 @@ func TestStatusFolderOfExperiments(t *testing.T) {
 		t.Errorf("a folder without runs is listed:\n%s", out)
 	}
 
-	err = dispatch([]string{"status", filepath.Join(root, "logs")}, &stdout, &stderr)
+	err := dispatch([]string{"status", filepath.Join(root, "logs")}, &stdout, &stderr)
 	if err == nil || !strings.Contains(err.Error(), "holds no run directories") {
 		t.Errorf("empty folder: %v, want a refusal", err)
 	}
