@@ -137,8 +137,8 @@ func SumRows[T Float](dst, x []T) {
 		x := any(x).([]float64)
 		for p := 0; p+len(d) <= len(x); p += len(d) {
 			impl64.addTo(d, x[p:p+len(d)])
-			clearUpper()
 		}
+		clearUpper()
 		return
 	}
 	sumRowsGo(dst, x)
