@@ -44,19 +44,9 @@ func (p poolGeom) outShape(x tensor.Shape) (tensor.Shape, error) {
 // on several goroutines.
 func (p poolGeom) eachWindow(xs tensor.Shape, f func(t, o, p00, c int)) {
 	c := xs[2]
-	per := xs[1] * c
-	n := xs[1] / (p.H * p.W)
-	Ho, Wo := p.H/2, p.W/2
-	parallelTasks(xs[0], per, func(t int) {
-		o := t * n * Ho * Wo * c
-		for img := 0; img < n; img++ {
-			base := t*per + img*p.H*p.W*c
-			for y := 0; y < Ho; y++ {
-				for xx := 0; xx < Wo; xx++ {
-					f(t, o, base+((2*y)*p.W+2*xx)*c, c)
-					o += c
-				}
-			}
+	p.eachRow(xs, func(t, o, p0, wo int) {
+		for xx := 0; xx < wo; xx++ {
+			f(t, o+xx*c, p0+2*xx*c, c)
 		}
 	})
 }
