@@ -35,17 +35,23 @@ func BLASNote() string { return blas.Note() }
 func SIMD() bool { return vec.SIMD() }
 
 // Engine describes what runs this build's arithmetic, for timings that are
-// read later: the machine (its CPU model, vector extensions and CPU count),
-// the BLAS and its kernels, and the elementwise loops. The same config runs
-// at very different speeds on different CPUs and kernel sets, so a figure
-// without them cannot be compared.
-func Engine() string {
+// read later: the machine (its CPU model, vector extensions and CPU count)
+// and its Kernels. The same config runs at very different speeds on
+// different CPUs and kernel sets, so a figure without them cannot be
+// compared.
+func Engine() string { return cpu.Machine() + "; " + Kernels() }
+
+// Kernels names the arithmetic a run's numbers depend on: the BLAS and its
+// kernels, and the set of elementwise loops. Two processes with the same
+// Kernels compute the same values bit for bit, whatever the machine and its
+// core count; with different ones they may differ in rounding.
+func Kernels() string {
 	loops := "plain Go loops"
 	if isa := vec.ISA(); isa != "" {
 		loops = "SIMD loops (" + isa + ")"
 	}
 	if core := BLASCore(); core != "" {
-		return fmt.Sprintf("%s; BLAS %s (%s kernels), %s", cpu.Machine(), BLAS, core, loops)
+		return fmt.Sprintf("BLAS %s (%s kernels), %s", BLAS, core, loops)
 	}
-	return fmt.Sprintf("%s; BLAS %s, %s", cpu.Machine(), BLAS, loops)
+	return fmt.Sprintf("BLAS %s, %s", BLAS, loops)
 }

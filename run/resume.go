@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/trmaml/trmaml/configs"
+	"github.com/trmaml/trmaml/graph"
 	"github.com/trmaml/trmaml/internal/atomicfile"
 	"github.com/trmaml/trmaml/rundir"
 )
@@ -86,6 +87,12 @@ func Resume(ctx context.Context, dir string, opts Options, sets ...string) (*run
 	ss.evalDur = time.Duration(ck.EvalSeconds * float64(time.Second))
 	ss.cpu = newCPUMeter(ck.CPU, false)
 	defer ss.cpu.stop()
+	if ss.kernels = ck.Kernels; len(ss.kernels) > 0 {
+		if was, now := ss.kernels[len(ss.kernels)-1], graph.Kernels(); was != now {
+			opts.warn(fmt.Sprintf("%s was trained so far with %s and goes on with %s: its numbers will differ in rounding from a run that never stopped (result.json's timing lists both)", dir, was, now))
+			ss.kernels = append(ss.kernels, now)
+		}
+	}
 	last, err := ck.LastRow()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ckPath, err)

@@ -43,6 +43,10 @@ type session struct {
 	// replaces; overrides are the run's config changes (resume -override).
 	prevCheckpoint string
 	overrides      []string
+	// kernels are the arithmetic kernel sets that trained the run, each
+	// change appended (rundir.Checkpoint.Kernels); nil when a checkpoint
+	// from before they were recorded leaves the earlier ones unknown.
+	kernels []string
 	// val evaluates the meta-validation tasks (nil without them).
 	val *validation
 }
@@ -148,7 +152,7 @@ func (ss *session) checkpoint(pd *rundir.Pending) error {
 	if err != nil {
 		return err
 	}
-	ck := rundir.Checkpoint{State: snap, OptimizerState: ss.opt, TrainSeconds: ss.trainDur.Seconds(), EvalSeconds: ss.evalDur.Seconds(), CPU: ss.cpu.times(), Pending: pd,
+	ck := rundir.Checkpoint{State: snap, OptimizerState: ss.opt, TrainSeconds: ss.trainDur.Seconds(), EvalSeconds: ss.evalDur.Seconds(), CPU: ss.cpu.times(), Kernels: ss.kernels, Pending: pd,
 		Seed: ss.s.Config.Seed, ConfigSHA256: ss.s.configHash, Previous: ss.prevCheckpoint}
 	var tasks []byte
 	if ss.tasks != nil {
@@ -239,6 +243,9 @@ func (ss *session) train(ctx context.Context, p *Progress) (*rundir.Result, erro
 		MsPerIteration: ss.trainDur.Seconds() * 1000 / float64(cfg.Meta.Iterations),
 		TrainSeconds:   ss.trainDur.Seconds(), EvalSeconds: ss.evalDur.Seconds(),
 		Engine: graph.Engine(), Procs: runtime.GOMAXPROCS(0), CPU: ss.cpu.times(),
+	}
+	if len(ss.kernels) > 1 {
+		res.Timing.Kernels = ss.kernels
 	}
 	model := ss.s.record
 	model.W, model.P, model.Iteration = w, res.FinalP, bestIt

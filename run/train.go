@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/trmaml/trmaml/configs"
+	"github.com/trmaml/trmaml/graph"
 	"github.com/trmaml/trmaml/internal/atomicfile"
 	"github.com/trmaml/trmaml/rundir"
 )
@@ -54,6 +55,7 @@ func start(ctx context.Context, s *Setup, dir string, p *Progress, overrides []s
 		return nil, err
 	}
 	ss.overrides = overrides
+	ss.kernels = []string{graph.Kernels()}
 	ss.cvarColumns = s.Config.Eval.CVaRAlpha
 	ss.metrics.WriteString(rundir.MetricsHeaderFor(s.Metric.Name, ss.cvarColumns...))
 	ss.pcsv.WriteString(rundir.PHeader(train))

@@ -38,7 +38,11 @@ type Checkpoint struct {
 	EvalSeconds    float64 `json:"eval_seconds"`
 	// CPU is the processor time so far; nil where it is unknown (the
 	// platform could not measure it), and then the run's total is too.
-	CPU          *CPUTime `json:"cpu,omitempty"`
+	CPU *CPUTime `json:"cpu,omitempty"`
+	// Kernels are the arithmetic kernel sets (graph.Kernels) that trained
+	// the run so far: the first, then each one a resume changed to; absent
+	// in checkpoints written before they were recorded.
+	Kernels      []string `json:"kernels,omitempty"`
 	Pending      *Pending `json:"pending,omitempty"`
 	Seed         uint64   `json:"seed,omitempty"`
 	ConfigSHA256 string   `json:"config_sha256,omitempty"`

@@ -67,6 +67,10 @@ type Timing struct {
 	// CPU is the processor time the run cost; absent where it was not
 	// measured (a platform without getrusage, or a checkpoint without it).
 	CPU *CPUTime `json:"cpu,omitempty"`
+	// Kernels lists the arithmetic kernel sets (graph.Kernels) of a run a
+	// resume moved to another set (Checkpoint.Kernels); absent when one
+	// set trained it all, as Engine then names.
+	Kernels []string `json:"kernels,omitempty"`
 }
 
 // CPUTime is the processor time (user plus system, all threads) a run
