@@ -7,10 +7,11 @@
 #   scripts/robust_omniglot.sh [OUT [DATA]]
 #     OUT   default runs/robust_omniglot
 #     DATA  the data root holding omniglot/ (default: $TRMAML_DATA)
-# Runs JOBS (default 1) cells at a time, MAML and TR-MAML first, seed by seed; build flags from
-# BUILD (e.g. BUILD="-tags openblas"). About an hour per MAML run on one
-# core with OpenBLAS, twice that for DR-MAML and DR-MAML+ (15 instances
-# adapted per iteration instead of 8). Re-running resumes: finished runs
+# Runs JOBS (default 1) cells at a time, MAML and TR-MAML first, seed by seed,
+# in the fast build (GOEXPERIMENT=simd, -tags openblas: OpenBLAS installed;
+# BUILD="" builds without OpenBLAS, GOEXPERIMENT="" without the SIMD loops;
+# the kernel sets differ in rounding, result.json names its run's). The
+# cost per run: docs/robust-methods.md. Re-running resumes: finished runs
 # are skipped, unfinished ones continue from their last checkpoint (every
 # 1,000 iterations).
 set -euo pipefail
@@ -20,7 +21,7 @@ data=${2:-${TRMAML_DATA:-}}
 export TRMAML_DATA=$data
 mkdir -p "$out"
 # shellcheck disable=SC2086 # BUILD is a list of flags
-go build ${BUILD:-} -o "$out/trmaml" ./cmd/trmaml
+GOEXPERIMENT=${GOEXPERIMENT-simd} go build ${BUILD-"-tags openblas"} -o "$out/trmaml" ./cmd/trmaml
 cells() { # grid first-method last-method seeds: cell indices, seed by seed
 	for s in $(seq 0 $(($4 - 1))); do
 		for m in $(seq "$2" "$3"); do
