@@ -20,8 +20,9 @@ out=${1:-runs/robust_omniglot}
 data=${2:-${TRMAML_DATA:-}}
 export TRMAML_DATA=$data
 mkdir -p "$out"
-# shellcheck disable=SC2086 # BUILD is a list of flags
-GOEXPERIMENT=${GOEXPERIMENT-simd} go build ${BUILD-"-tags openblas"} -o "$out/trmaml" ./cmd/trmaml
+build=${BUILD--tags openblas}
+# shellcheck disable=SC2086 # a list of flags
+GOEXPERIMENT=${GOEXPERIMENT-simd} go build $build -o "$out/trmaml" ./cmd/trmaml
 cells() { # grid first-method last-method seeds: cell indices, seed by seed
 	for s in $(seq 0 $(($4 - 1))); do
 		for m in $(seq "$2" "$3"); do
