@@ -676,6 +676,27 @@ var opRows = func() []opRow {
 				}
 				return naiveMaxPool(naiveBatchNorm(z, in[2], in[3], 2, 50, 3, 1e-3), 4, 5, 5, 3)
 			}},
+		opRow{name: "maxPoolBNReLU", in: []tensor.Shape{{2, 2 * 5 * 5, 3}, {2, 3}, {2, 3}, {2, 3}},
+			draw: func(rng *rand.Rand, i, n int) []float64 {
+				if i == 0 {
+					return distinct(rng, i, n)
+				}
+				return awayFromZero(rng, i, n) // gamma of both signs
+			},
+			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) {
+				st, err := bnStats(in[0], 1e-3)
+				if err != nil {
+					return nil, err
+				}
+				return maxPoolBNReLU(in[0], st, in[1], in[2], in[3], pool55)
+			},
+			value: func(in [][]float64) []float64 {
+				y := naiveMaxPool(naiveBatchNorm(in[0], in[2], in[3], 2, 50, 3, 1e-3), 4, 5, 5, 3)
+				for i, v := range y {
+					y[i] = max(v, 0)
+				}
+				return y
+			}},
 		opRow{name: "convBlock (a CNN block in one op)", in: []tensor.Shape{{2, 3, 4 * 4}, {2, 9, 3}, {2, 3}, {2, 3}, {2, 3}},
 			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) {
 				return convBlock(in[0], in[1], in[2], in[3], in[4], imageGeom{H: 4, W: 4, C: 1}, 1e-3)
