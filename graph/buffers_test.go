@@ -17,7 +17,9 @@ import (
 // refuses configs beyond the machine) covers the buffers the two graphs
 // allocated, and is not far above them: the default build's graphs are
 // what it was calibrated on; the fast build's fused first block needs
-// about half.
+// about half, and in first order, where nothing but the first block's
+// kernel gradient reads its batch-norm backward pass (convKBNBack), under
+// a third.
 func TestMemoryEstimateBoundsGraphs(t *testing.T) {
 	t.Parallel()
 	const ways, side = 5, 28
@@ -88,8 +90,8 @@ func TestMemoryEstimateBoundsGraphs(t *testing.T) {
 			graphs := est.Graphs()
 			got := float64(train.bufferBytes())
 			t.Logf("graphs' buffers %.0f MiB, estimate %.0f MiB (training %.0f, evaluation %.0f): %.2f", got/(1<<20), graphs/(1<<20), est.TrainGraph/(1<<20), est.EvalGraph/(1<<20), got/graphs)
-			if got > graphs || got < graphs/3 {
-				t.Errorf("the graphs allocated %.0f MiB, the estimate is %.0f MiB: want the estimate between 1 and 3 times it", got/(1<<20), graphs/(1<<20))
+			if got > graphs || got < graphs/3.5 {
+				t.Errorf("the graphs allocated %.0f MiB, the estimate is %.0f MiB: want the estimate between 1 and 3.5 times it", got/(1<<20), graphs/(1<<20))
 			}
 		})
 	}

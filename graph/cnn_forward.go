@@ -149,20 +149,21 @@ func (m CNN) plainBlock(h *gorgonia.Node, g imageGeom, w gorgonia.Nodes) (*gorgo
 }
 
 // block is a 3x3 convolution, its bias, batch norm, 2x2 max-pool and ReLU
-// of the images in h. Batch norm and the pool are fused (ops_bnpool.go):
-// the normalised activations are only computed at the windows' maxima.
-// ReLU comes after the pool: max commutes with a monotone function, so the
-// values are those of pool(relu(.)) and the derivatives agree wherever they
-// exist, for a quarter of the ReLU work.
+// of the images in h. Batch norm, the pool and the ReLU are fused
+// (ops_bnpool.go, maxPoolBNReLU): the normalised activations are only
+// computed at the windows' maxima. ReLU comes after the pool: max commutes
+// with a monotone function, so the values are those of pool(relu(.)) and
+// the derivatives agree wherever they exist, for a quarter of the ReLU work.
 func (m CNN) block(h *gorgonia.Node, g imageGeom, kernel, bias, gamma, beta *gorgonia.Node) (*gorgonia.Node, error) {
 	z, err := conv(h, kernel, g)
 	if err != nil {
 		return nil, err
 	}
-	if z, err = batchNormMaxPool(z, bias, gamma, beta, m.Eps, poolGeom{g.H, g.W}); err != nil {
+	st, err := bnStats(z, m.Eps)
+	if err != nil {
 		return nil, err
 	}
-	return relu(z)
+	return maxPoolBNReLU(z, st, bias, gamma, beta, poolGeom{g.H, g.W})
 }
 
 // batchNormMaxPool adds the bias b (T, F) to every row of z (T, M, F),

@@ -221,14 +221,15 @@ func (o *op) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 // (winograd.go), with up to 2.25 times fewer multiplications: FLOPs per
 // second are then effective ones, comparable across builds and with other
 // implementations of the same convolutions. For the same reason convBlock
-// counts as the convolution of the block it computes and convBlockBack as
-// the product for the kernels' gradient (convK) it replaces.
+// counts as the convolution of the block it computes, convBlockBack and
+// convKBNBack as the product for the kernels' gradient (convK) they
+// replace.
 func (o *op) flops() float64 {
 	switch k := o.k.(type) {
 	case bmmKernel:
 		m, kk, n := k.dims(o.inShapes[0], o.inShapes[1])
 		return 2 * float64(o.inShapes[0][0]*m*kk*n)
-	case convKernel, convTKernel, convKKernel, convBlockKernel, convBlockBackKernel:
+	case convKernel, convTKernel, convKKernel, convKBNBackKernel, convBlockKernel, convBlockBackKernel:
 		// Every one is a (pixels x 9C) by (9C x F) product per task.
 		var g convGeom
 		switch k := k.(type) {
@@ -237,6 +238,8 @@ func (o *op) flops() float64 {
 		case convTKernel:
 			g = k.g
 		case convKKernel:
+			g = k.g
+		case convKBNBackKernel:
 			g = k.g
 		case convBlockKernel:
 			g = k.g

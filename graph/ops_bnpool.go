@@ -17,6 +17,7 @@ import (
 //	poolArgBN(z, st, gamma)            = the first-maximum positions of y
 //	gatherBN(A, z, st, b, gamma, beta) = y at A, the max-pool of y
 //	maxPoolBN(z, st, b, gamma, beta)   = gatherBN at A = poolArgBN(z, st, gamma), one pass
+//	maxPoolBNReLU(z, st, b, gamma, beta) = relu(maxPoolBN(z, st, b, gamma, beta)), the same pass
 //	bnDotMax, bnBackMax                = bnDotPool, bnBackPool at that A, found in their pass
 //	gatherBNScale(A, z, st, gamma)     = gamma * zhat at A
 //	bnDotPool(A, z, st, g)             = sum over the pooled rows of g * zhat at A   (T, F)
@@ -242,15 +243,23 @@ func (k maxPoolBNKernel) forward(a *args) {
 // at the first maximum of s*z to z*s + o (s = gamma * inv, o = beta - mu*s):
 // poolArgBN's positions and gatherBN's values.
 func forwardMaxPoolBN[T float](k maxPoolBNKernel, out []T, in [][]T, s []tensor.Shape) {
+	maxPoolBNRows(k.p, false, out, in, s)
+}
+
+// maxPoolBNRows is forwardMaxPoolBN, with relu each row's ReLU after it.
+func maxPoolBNRows[T float](p poolGeom, relu bool, out []T, in [][]T, s []tensor.Shape) {
 	z, st, gamma, beta := in[0], in[1], in[3], in[4]
-	f, wc := s[0][2], k.p.W*s[0][2]
+	f, wc := s[0][2], p.W*s[0][2]
 	affine := make([][2][]T, s[0][0]) // per task: the scale and offset
 	for t := range affine {
 		affine[t][0], affine[t][1] = bnAffine(st, gamma, beta, t, f)
 	}
-	k.p.eachRow(s[0], func(t, o, p0, wo int) {
+	p.eachRow(s[0], func(t, o, p0, wo int) {
 		n := wo * f
 		vec.MaxAffineRow(out[o:o+n], z[p0:p0+2*n], z[p0+wc:p0+wc+2*n], affine[t][0], affine[t][1])
+		if relu {
+			vec.Relu(out[o:o+n], out[o:o+n])
+		}
 	})
 }
 
@@ -265,4 +274,41 @@ func (k maxPoolBNKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.
 	dz := b.do(apply(bnBackMaxKernel{k.p}, z, st, gamma, g, sumG, dGamma))
 	db := b.do(scale(sumG, 0))
 	return gorgonia.Nodes{dz, nil, db, dGamma, sumG}, b.err
+}
+
+// maxPoolBNReLUKernel is relu(maxPoolBN(z, st, b, gamma, beta)), CNN.block's
+// pooled output, in maxPoolBN's pass: the values of the two ops bit for bit
+// (the same row kernels), without writing the pooled pre-activations and
+// reading them back, or keeping them for the ReLU's derivative: its mask
+// reads the output instead, positive exactly where the pre-activation is
+// (a NaN stays a NaN, -0 becomes +0).
+type maxPoolBNReLUKernel struct{ p poolGeom }
+
+// maxPoolBNReLU returns relu(maxPoolBN(z, st, b, gamma, beta)).
+func maxPoolBNReLU(z, st, b, gamma, beta *gorgonia.Node, p poolGeom) (*gorgonia.Node, error) {
+	return apply(maxPoolBNReLUKernel{p}, z, st, b, gamma, beta)
+}
+
+func (k maxPoolBNReLUKernel) name() string           { return "maxPoolBNReLU(" + k.p.String() + ")" }
+func (k maxPoolBNReLUKernel) differentiable() []bool { return maxPoolBNKernel(k).differentiable() }
+
+func (k maxPoolBNReLUKernel) shape(in []tensor.Shape) (tensor.Shape, error) {
+	return maxPoolBNKernel(k).shape(in)
+}
+
+func (k maxPoolBNReLUKernel) forward(a *args) {
+	call(a, k, forwardMaxPoolBNReLU[float64], forwardMaxPoolBNReLU[float32])
+}
+
+func forwardMaxPoolBNReLU[T float](k maxPoolBNReLUKernel, out []T, in [][]T, s []tensor.Shape) {
+	maxPoolBNRows(k.p, true, out, in, s)
+}
+
+// grad: maxPoolBN's of the gradient masked where the output is positive.
+func (k maxPoolBNReLUKernel) grad(in gorgonia.Nodes, out, g *gorgonia.Node) (gorgonia.Nodes, error) {
+	gp, err := mask(out, g)
+	if err != nil {
+		return nil, err
+	}
+	return maxPoolBNKernel(k).grad(in, nil, gp)
 }

@@ -118,7 +118,7 @@ func (k convKernel) grad(in gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes
 	if err != nil {
 		return nil, err
 	}
-	dk, err := apply(convKKernel{k.g}, in[0], g)
+	dk, err := convKOf(k.g, in[0], g)
 	return gorgonia.Nodes{dx, dk}, err
 }
 
@@ -231,6 +231,12 @@ const chunkValues = 1 << 18
 // (splitTasks): then the chunks run on several goroutines too. The chunks
 // are the same either way, so the values do not depend on the cores.
 func eachChunk[T float](g convGeom, F int, disjoint bool, fn func(t, img, imgs int, cols, pad []T)) {
+	eachChunkWith(g, F, disjoint, 0, func(t, img, imgs int, cols, pad, _ []T) { fn(t, img, imgs, cols, pad) })
+}
+
+// eachChunkWith is eachChunk with a third scratch buffer of extra values
+// per chunk, taken with the others (one scratch buffer per goroutine).
+func eachChunkWith[T float](g convGeom, F int, disjoint bool, extra int, fn func(t, img, imgs int, cols, pad, more []T)) {
 	n, per := g.pixelsPerTask()/(g.H*g.W), g.chunkImages(F)
 	size, padSize := per*g.H*g.W*9*g.C, (g.H+2)*(g.W+2)*g.C
 	tasks, chunks := g.x[0], 1
@@ -243,15 +249,15 @@ func eachChunk[T float](g convGeom, F int, disjoint bool, fn func(t, img, imgs i
 		if chunks > 1 {
 			last = min(n, first+per)
 		}
-		bp, buf := memory.Take[T](&scratch, size+padSize)
-		cols, pad := buf[:size], buf[size:size+padSize]
+		bp, buf := memory.Take[T](&scratch, size+padSize+extra)
+		cols, pad, more := buf[:size], buf[size:size+padSize], buf[size+padSize:]
 		// im2col writes only pad's interior and relies on a zero border;
 		// col2im writes the border too and clears pad itself per image. An
 		// op uses one of the two, so clearing once per call suffices.
 		clear(pad)
 		for img := first; img < last; img += per {
 			imgs := min(per, last-img)
-			fn(t, img, imgs, cols[:imgs*g.H*g.W*9*g.C], pad)
+			fn(t, img, imgs, cols[:imgs*g.H*g.W*9*g.C], pad, more)
 		}
 		scratch.Put(bp)
 	})

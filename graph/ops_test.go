@@ -89,6 +89,34 @@ func naiveConv(x, k []float64, t, n, h, w, c, f int) []float64 {
 	return out
 }
 
+// naiveConvK is the kernels' gradient sum over pixels of patch(x) * g,
+// (t, 9*c, f) in (kh, kw, c) order.
+func naiveConvK(x, g []float64, t, n, h, w, c, f int) []float64 {
+	out := make([]float64, t*9*c*f)
+	for tt := 0; tt < t; tt++ {
+		for i := 0; i < n; i++ {
+			for y := 0; y < h; y++ {
+				for xx := 0; xx < w; xx++ {
+					for kh := 0; kh < 3; kh++ {
+						for kw := 0; kw < 3; kw++ {
+							yy, xs := y+kh-1, xx+kw-1
+							if yy < 0 || yy >= h || xs < 0 || xs >= w {
+								continue
+							}
+							for ch := 0; ch < c; ch++ {
+								for ff := 0; ff < f; ff++ {
+									out[((tt*9+kh*3+kw)*c+ch)*f+ff] += x[(((tt*n+i)*h+yy)*w+xs)*c+ch] * g[(((tt*n+i)*h+y)*w+xx)*f+ff]
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
 // naivePoolIndex returns the index in the images (imgs of h x w x c) of
 // entry k of the pooled tensor at window position a (dy*2+dx).
 func naivePoolIndex(k, a, h, w, c int) int {
@@ -648,6 +676,21 @@ var opRows = func() []opRow {
 				}
 				return naiveMaxPool(naiveBatchNorm(z, in[2], in[3], 2, 50, 3, 1e-3), 4, 5, 5, 3)
 			}},
+		opRow{name: "maxPoolBNReLU", in: []tensor.Shape{{2, 2 * 5 * 5, 3}, {2, 3}, {2, 3}, {2, 3}}, draw: zFirst, // gamma of both signs
+			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) {
+				st, err := bnStats(in[0], 1e-3)
+				if err != nil {
+					return nil, err
+				}
+				return maxPoolBNReLU(in[0], st, in[1], in[2], in[3], pool55)
+			},
+			value: func(in [][]float64) []float64 {
+				y := naiveMaxPool(naiveBatchNorm(in[0], in[2], in[3], 2, 50, 3, 1e-3), 4, 5, 5, 3)
+				for i, v := range y {
+					y[i] = max(v, 0)
+				}
+				return y
+			}},
 		opRow{name: "convBlock (a CNN block in one op)", in: []tensor.Shape{{2, 3, 4 * 4}, {2, 9, 3}, {2, 3}, {2, 3}, {2, 3}},
 			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) {
 				return convBlock(in[0], in[1], in[2], in[3], in[4], imageGeom{H: 4, W: 4, C: 1}, 1e-3)
@@ -727,6 +770,26 @@ var opRows = func() []opRow {
 				pos := naivePoolArg(naiveBatchNorm(in[0], in[1], make([]float64, 6), 2, 48, 3, 1e-3), 72, 4, 6, 3)
 				g := naiveScatterPool(pos, in[2], len(in[0]), 4, 6, 3)
 				return naiveBNBack(in[0], in[1], g, in[3], in[4], 2, 48, 3, 1e-3)
+			}},
+		opRow{name: "convKBNBack", in: []tensor.Shape{{2, 2, 4 * 6 * 2}, {2, 2 * 4 * 6, 3}, {2, 3}, {2, 2 * 2 * 3, 3}, {2, 3}, {2, 3}},
+			draw: func(rng *rand.Rand, i, n int) []float64 {
+				if i == 1 { // activations without ties in a window
+					return distinct(rng, i, n)
+				}
+				return awayFromZero(rng, i, n)
+			},
+			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) {
+				st, err := bnStats(in[1], 1e-3)
+				if err != nil {
+					return nil, err
+				}
+				g := convGeom{imageGeom{H: 4, W: 6, C: 2}, tensor.Shape{2, 2, 4 * 6 * 2}}
+				return apply(convKBNBackKernel{g}, in[0], in[1], st, in[2], in[3], in[4], in[5])
+			},
+			value: func(in [][]float64) []float64 {
+				pos := naivePoolArg(naiveBatchNorm(in[1], in[2], make([]float64, 6), 2, 48, 3, 1e-3), 72, 4, 6, 3)
+				g := naiveScatterPool(pos, in[3], len(in[1]), 4, 6, 3)
+				return naiveConvK(in[0], naiveBNBack(in[1], in[2], g, in[4], in[5], 2, 48, 3, 1e-3), 2, 2, 4, 6, 2, 3)
 			}},
 		opRow{name: "gatherBNScale", in: []tensor.Shape{{2, 2 * 2 * 2, 3}, {2, 2 * 5 * 5, 3}, {2, 3}}, draw: positionsFirst, positions: true,
 			build: func(in gorgonia.Nodes) (*gorgonia.Node, error) {
