@@ -1,46 +1,65 @@
 package graph
 
-import "github.com/trmaml/trmaml/graph/internal/memory"
+import (
+	"github.com/trmaml/trmaml/graph/internal/memory"
+	"gorgonia.org/tensor"
+)
 
-// ShareBuffers makes o recycle its large intermediate values through the
-// same pool as other, so that a training objective and the evaluation
-// objective of the same model (whose activations have the same sizes when
-// their batches match) hold one set of buffers between them instead of two:
-// the process peaks at the larger of the two graphs, not their sum. Every
-// pooled buffer is back in the pool when a call returns, so the two may be
-// called in turn, but never at the same time (the same goroutine). Call it
-// once, before either has run: bufferBytes counts o's buffers into other's
-// pool.
+// ShareBuffers makes o take the buffers of its arenas (its large
+// intermediate values) from the same pool as other, so that a training
+// objective and the evaluation objective of the same model hold one set of
+// buffers between them instead of two: an arena that fits in a free buffer
+// borrows a part of it, a larger one replaces the free ones
+// (memory.Pool.Get), and the process peaks at the larger of the two graphs,
+// not their sum. Every buffer is back in the pool when a call returns, so
+// the two may be called in turn, but never at the same time (the same
+// goroutine). Call it once, before either has run: bufferBytes counts o's
+// buffers into other's pool.
 func (o *Objective) ShareBuffers(other *Objective) {
-	o.joinPool(other.programs()[0].Pool, true)
+	o.joinPool(other.programs()[0].Pool)
+	other.hold(o)
 }
 
-// joinPool moves o's buffers into pool to and has its ops take theirs from
-// it; with borrow, they may borrow larger buffers (memory.Pool.Get) and
-// allocate, when nothing free fits, what the op would take in a graph of
-// all of o's tasks.
-func (o *Objective) joinPool(to *memory.Pool, borrow bool) {
+// hold grows the largest of o's arenas of each dtype to hold all of e's
+// arenas of that dtype side by side: e's lanes run at the same time, each
+// in a part of one free buffer, so an evaluation slightly larger than
+// training in total does not allocate a second set beside training's.
+func (o *Objective) hold(e *Objective) {
+	need := map[tensor.Dtype][]int{}
+	for _, p := range e.programs() {
+		for _, a := range p.Arenas {
+			need[a.Dtype()] = append(need[a.Dtype()], a.Size())
+		}
+	}
+	for dt, sizes := range need {
+		var largest *memory.Arena
+		for _, p := range o.programs() {
+			for _, a := range p.Arenas {
+				if a.Dtype() == dt && (largest == nil || a.Size() > largest.Size()) {
+					largest = a
+				}
+			}
+		}
+		if largest != nil {
+			largest.Hold(sizes...)
+		}
+	}
+}
+
+// joinPool moves o's buffers into pool to and has its arenas take theirs
+// from it: an arena smaller than a free buffer there borrows a part of it
+// (memory.Pool.Get).
+func (o *Objective) joinPool(to *memory.Pool) {
 	from := o.programs()[0].Pool
 	if from == to {
 		return
 	}
 	to.Absorb(from)
 	for _, sub := range o.graphs() { // the lanes of o share from
-		p := sub.prog
-		for _, s := range p.Steps {
-			op, ok := s.Op.(*op)
-			if !ok || op.pool != from {
-				continue
-			}
-			op.pool = to
-			if borrow {
-				op.borrow = op.outShape.TotalSize()
-				if n := sub.spec.Tasks; n < o.spec.Tasks && len(op.outShape) > 0 && op.outShape[0] == n {
-					op.borrow = op.borrow / n * o.spec.Tasks
-				}
-			}
+		for _, a := range sub.prog.Arenas {
+			a.UsePool(to)
 		}
-		p.Pool = to
+		sub.prog.Pool = to
 	}
 }
 

@@ -16,10 +16,10 @@ import (
 // estimate (models/conv4's Model.Memory, which sizes Slurm's --mem and
 // refuses configs beyond the machine) covers the buffers the two graphs
 // allocated, and is not far above them: the default build's graphs are
-// what it was calibrated on; the fast build's fused first block needs
-// about half, and in first order, where nothing but the first block's
-// kernel gradient reads its batch-norm backward pass (convKBNBack), under
-// a third.
+// what it was calibrated on (0.51-0.78 of it); the fast build's fused
+// first block needs less (0.27-0.78), least in first order, where the
+// first block's kernel gradient takes its batch-norm backward pass in the
+// same op (convKBNBack).
 func TestMemoryEstimateBoundsGraphs(t *testing.T) {
 	t.Parallel()
 	const ways, side = 5, 28
@@ -80,8 +80,17 @@ func TestMemoryEstimateBoundsGraphs(t *testing.T) {
 			if err := eval.LossesMetric(w, eb, nil, make([]float64, eb.Tasks), make([]float64, eb.Tasks), nil); err != nil {
 				t.Fatal(err)
 			}
-			if grew := train.bufferBytes() - trained; tc.shared && grew != 0 {
-				t.Errorf("the evaluation allocated %d bytes of its own; with the training graph's sizes it should reuse its buffers", grew)
+			if tc.shared { // the pool holds the larger of the two graphs' buffers, not their sum
+				alone, err := NewObjective(spec)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := alone.LossesMetric(w, eb, nil, make([]float64, eb.Tasks), make([]float64, eb.Tasks), nil); err != nil {
+					t.Fatal(err)
+				}
+				if both, want := train.bufferBytes(), max(trained, alone.bufferBytes()); both > want {
+					t.Errorf("training and evaluation hold %d bytes between them, more than the larger of training's %d and the evaluation's alone %d", both, trained, alone.bufferBytes())
+				}
 			}
 			est := conv4.Model{}.Memory(cfg, io)
 			if est.SharedGraphs != tc.shared {
@@ -90,8 +99,8 @@ func TestMemoryEstimateBoundsGraphs(t *testing.T) {
 			graphs := est.Graphs()
 			got := float64(train.bufferBytes())
 			t.Logf("graphs' buffers %.0f MiB, estimate %.0f MiB (training %.0f, evaluation %.0f): %.2f", got/(1<<20), graphs/(1<<20), est.TrainGraph/(1<<20), est.EvalGraph/(1<<20), got/graphs)
-			if got > graphs || got < graphs/3.5 {
-				t.Errorf("the graphs allocated %.0f MiB, the estimate is %.0f MiB: want the estimate between 1 and 3.5 times it", got/(1<<20), graphs/(1<<20))
+			if got > graphs || got < graphs/4 {
+				t.Errorf("the graphs allocated %.0f MiB, the estimate is %.0f MiB: want the estimate between 1 and 4 times it", got/(1<<20), graphs/(1<<20))
 			}
 		})
 	}

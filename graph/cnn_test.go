@@ -293,7 +293,7 @@ func TestBuffersRecycled(t *testing.T) {
 	held := func() (values, buffers int) {
 		seen := map[*tensor.Dense]bool{}
 		for _, s := range obj.prog.Steps {
-			if o, ok := s.Op.(*op); ok && o.pool != nil {
+			if o, ok := s.Op.(*op); ok && o.arena != nil {
 				values += o.outShape.TotalSize()
 				if o.buf != nil && !seen[o.buf] {
 					seen[o.buf] = true

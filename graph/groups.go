@@ -48,7 +48,7 @@ func newGroups(spec Spec, n int, tune tuning) (*Objective, error) {
 			return nil, err
 		}
 		if l > 0 {
-			sub.joinPool(o.lanes[0].obj.prog.Pool, false)
+			sub.joinPool(o.lanes[0].obj.prog.Pool)
 		}
 		o.lanes = append(o.lanes, lane{obj: sub, from: from, to: to})
 	}

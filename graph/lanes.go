@@ -89,7 +89,7 @@ func newLanes(spec Spec, n int, tune tuning) (*Objective, error) {
 			return newObjective(spec, tune)
 		}
 		if l > 0 {
-			sub.joinPool(o.lanes[0].obj.prog.Pool, false)
+			sub.joinPool(o.lanes[0].obj.prog.Pool)
 		}
 		o.lanes = append(o.lanes, lane{obj: sub, from: from, to: to})
 	}

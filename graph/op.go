@@ -57,8 +57,8 @@ type op struct {
 	inShapes []tensor.Shape
 	outShape tensor.Shape
 	buf      *tensor.Dense // the output of the last run; nil when released
-	pool     *memory.Pool  // where the output comes from, if planned
-	borrow   int           // memory.Pool.Get's borrow: 0, or the values to allocate when nothing free fits
+	arena    *memory.Arena // where the output lives, if planned
+	off      int           // the output's place in arena
 	a        args          // scratch for Do
 }
 
@@ -202,7 +202,11 @@ func (o *op) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 		}
 	}
 	if o.buf == nil {
-		o.buf = o.pool.Get(o.dtype, o.outShape, o.borrow)
+		if o.arena != nil {
+			o.buf = o.arena.Get(o.off, o.outShape)
+		} else {
+			o.buf = tensor.New(tensor.WithShape(o.outShape.Clone()...), tensor.Of(o.dtype))
+		}
 	}
 	if o.a.i64 != nil {
 		o.a.o64 = o.buf.Float64s()
@@ -261,15 +265,18 @@ var _ exec.Pooled = (*op)(nil)
 // OutSize implements exec.Pooled: the values of the output.
 func (o *op) OutSize() int { return o.outShape.TotalSize() }
 
-// UsePool implements exec.Pooled.
-func (o *op) UsePool(p *memory.Pool) { o.pool = p }
+// OutDtype implements exec.Pooled.
+func (o *op) OutDtype() tensor.Dtype { return o.dtype }
 
-// Release implements exec.Pooled: it hands the output buffer back to the
-// pool, its last reader in this run being done. The next Do takes a
-// buffer from the pool again.
+// UseArena implements exec.Pooled.
+func (o *op) UseArena(a *memory.Arena, off int) { o.arena, o.off = a, off }
+
+// Release implements exec.Pooled: it hands the output back to the arena,
+// its last reader in this run being done. The next Do takes it from the
+// arena again.
 func (o *op) Release() {
-	if o.pool != nil && o.buf != nil {
-		o.pool.Put(o.buf)
+	if o.arena != nil && o.buf != nil {
+		o.arena.Put()
 		o.buf = nil
 	}
 }

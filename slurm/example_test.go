@@ -32,5 +32,5 @@ func ExampleEstimate() {
 	r := slurm.Estimate(c, 0, slurm.SecondsPerIteration(c, 120e9, cpus, true), false)
 	fmt.Printf("--cpus-per-task=%d --mem=%dM --time=%s\n", r.CPUs, r.MemMiB, slurm.FormatTime(r.Time))
 	// Output:
-	// --cpus-per-task=2 --mem=2368M --time=0-19:22:00
+	// --cpus-per-task=2 --mem=1728M --time=0-19:22:00
 }

@@ -104,18 +104,18 @@ func shrink(pool string, n int) int {
 // Memory implements configs.Model. The graphs' large values are the
 // activations of every image: per block its convolution output at that
 // block's resolution, per filter, and their gradients. A support image
-// costs more than a query image (its activations are differentiated twice
-// by the meta-gradient), so each counts with its own factor, in units of
-// one image's activations. They are fitted to the resident peaks of
-// 12-iteration `trmaml train` runs of the paper's 5-way 1-shot, 20-way
-// 1-shot and 20-way 5-shot settings in the default build (/usr/bin/time
-// -v, GOMAXPROCS 2; docs/cluster.md), less about 67 MiB of data and
-// runtime: per support and query image 5.06 and 2.81 in training at one
-// inner step, 3.0 and 0.52 in evaluation, rounded up to 5.2, 3, 3.2 and
-// 0.75. The fast build's fused first block (float32 with vector kernels)
-// needs about 1.0 per training query image, so there the estimate is 1.5
-// to 2 times the peak. The two graphs share their buffers when their sizes
-// agree (graph.Objective.ShareBuffers).
+// costs more than a query image in second order (its activations are
+// differentiated twice by the meta-gradient), so each counts with its own
+// factor, in units of one image's activations. They are fitted to the
+// buffers the graphs allocate (graph's TestMemoryEstimateBoundsGraphs, the
+// paper's 28x28 network, 5-way, 1 to 5 shots, 1 and 3 inner steps): in the
+// default build per query image 2.1-2.4 in training, per support image 2.0
+// in second order at one inner step (1.4 in first order), about 2 more per
+// further step in second order, rounded up to 2.25, 2.5, 1.5 and 2; in
+// evaluation 3.2 and 0.75. The fast build's fused first block (float32 with
+// vector kernels) needs about 0.6 per training query image, so there the
+// estimate is up to 2.5 times the buffers. The two graphs share their
+// buffers when their sizes agree (graph.Objective.ShareBuffers).
 func (Model) Memory(c configs.Config, io configs.IO) configs.MemoryEstimate {
 	n := Section(c)
 	float := 8.0
@@ -139,15 +139,14 @@ func (Model) Memory(c configs.Config, io configs.IO) configs.MemoryEstimate {
 		return float * (images*perImage + params*float64(tasks*(steps+2)))
 	}
 	// Exact second order keeps every inner step's support activations for
-	// the meta-gradient: about 2 more per support image and extra step
-	// (1.9 measured at 2 and at 5 steps, 5-shot, in the default build).
-	support := 5.2
+	// the meta-gradient: about 2 more per support image and extra step.
+	support := 1.5
 	if c.Order != "first" {
-		support += 2 * float64(c.Inner.Steps-1)
+		support = 2.5 + 2*float64(c.Inner.Steps-1)
 	}
 	instances := max(c.Eval.Instances, c.Eval.TrainInstances, c.Eval.FinalInstances)
 	return configs.MemoryEstimate{
-		TrainGraph:   graph(c.Meta.Batch, c.Task.Query, c.Inner.Steps, support, 3),
+		TrainGraph:   graph(c.Meta.Batch, c.Task.Query, c.Inner.Steps, support, 2.25),
 		EvalGraph:    graph(c.Eval.Batch, c.Eval.Query, c.EvalSteps(), 3.2, 0.75) + 8*float64(instances),
 		SharedGraphs: c.Eval.Batch == c.Meta.Batch && c.Eval.Query == c.Task.Query && c.EvalSteps() == c.Inner.Steps,
 	}

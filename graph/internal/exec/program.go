@@ -13,18 +13,21 @@ import (
 
 	"github.com/trmaml/trmaml/graph/internal/memory"
 	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
 )
 
-// Pooled is an op that keeps its output buffer between runs and may take
-// it from a pool: the program pools the large ones.
+// Pooled is an op that keeps its output buffer between runs or takes it
+// from an arena: the program places the large ones in arenas.
 type Pooled interface {
 	gorgonia.Op
-	// OutSize is the number of values of the op's output.
+	// OutSize is the number of values of the op's output, OutDtype their
+	// type.
 	OutSize() int
-	// UsePool makes the op take its output buffer from p.
-	UsePool(p *memory.Pool)
-	// Release hands the output buffer back to the pool: its last reader
-	// in this run is done.
+	OutDtype() tensor.Dtype
+	// UseArena makes the op's output the part of a at offset off.
+	UseArena(a *memory.Arena, off int)
+	// Release hands the output back to the arena: its last reader in this
+	// run is done.
 	Release()
 }
 
@@ -35,6 +38,9 @@ type Program struct {
 	Steps []Step
 	Vals  []gorgonia.Value
 	Pool  *memory.Pool // shared with other programs by graph.Objective.ShareBuffers
+	// Arenas hold the large values, one per dtype, their buffers taken
+	// from Pool.
+	Arenas []*memory.Arena
 	// First is the number of steps the first output needs: they come
 	// first, so runs of [0, First) and [First, len(Steps)) are the whole
 	// program in its order, with the first output known in between.
@@ -57,9 +63,11 @@ type Step struct {
 const PooledSize = 1 << 14
 
 // Compile lists the steps of g for outputs and returns the program and the
-// value index of each output. The Pooled ops of at least PooledSize values
-// that no gorgonia op reads (such an op may return a view of its input)
-// and that are no output take their buffers from the program's new pool.
+// value index of each output. The outputs of the Pooled ops of at least
+// PooledSize values that no gorgonia op reads (such an op may return a
+// view of its input) and that are no output live in arenas, one per dtype,
+// taken from the program's new pool, at places memory.Plan gives them by
+// their lifetimes: from their step to their last reader.
 func Compile(g *gorgonia.ExprGraph, outputs gorgonia.Nodes) (*Program, []int) {
 	p := &Program{}
 	index := map[*gorgonia.Node]int{}
@@ -101,15 +109,37 @@ func Compile(g *gorgonia.ExprGraph, outputs gorgonia.Nodes) (*Program, []int) {
 		}
 	}
 	p.Pool = memory.NewPool()
-	for _, s := range p.Steps {
+	type placed struct {
+		ops  []Pooled
+		vals []memory.Value
+	}
+	byDtype := map[tensor.Dtype]*placed{}
+	var dtypes []tensor.Dtype
+	for si, s := range p.Steps {
 		o, ok := s.Op.(Pooled)
 		if !ok || isOut[s.I] || foreign[s.I] || o.OutSize() < PooledSize {
 			continue
 		}
 		if r, read := last[s.I]; read {
-			o.UsePool(p.Pool)
+			d := byDtype[o.OutDtype()]
+			if d == nil {
+				d = &placed{}
+				byDtype[o.OutDtype()] = d
+				dtypes = append(dtypes, o.OutDtype())
+			}
+			d.ops = append(d.ops, o)
+			d.vals = append(d.vals, memory.Value{Size: o.OutSize(), First: si, Last: r})
 			p.Steps[r].release = append(p.Steps[r].release, o)
 		}
+	}
+	for _, dt := range dtypes {
+		d := byDtype[dt]
+		offsets, size := memory.Plan(d.vals)
+		a := memory.NewArena(p.Pool, dt, size)
+		for i, o := range d.ops {
+			o.UseArena(a, offsets[i])
+		}
+		p.Arenas = append(p.Arenas, a)
 	}
 	return p, idx
 }

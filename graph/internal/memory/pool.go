@@ -16,27 +16,29 @@ import (
 // Float is the element type of the buffers.
 type Float interface{ ~float32 | ~float64 }
 
-// Pool recycles tensors by dtype and size between the ops of one compiled
-// graph, so that the peak memory of a run is that of the values alive at
-// once, not of all values. A nil pool allocates on Go's heap. Graphs that
-// share a pool (graph.Objective.ShareBuffers, lanes) may run at the same
+// Pool recycles the buffers of programs' arenas (Arena) by dtype and size,
+// within and between programs, so that the peak memory of a run is that of
+// the values alive at once, not of all values. Graphs that share a pool
+// (graph.Objective.ShareBuffers, lanes, task groups) may run at the same
 // time.
 //
-// The pool's own float buffers live outside Go's heap (offHeap): the
-// pool, not the garbage collector, manages them, and the collector's target
-// (a percentage of the live heap) would otherwise grow with the
-// activations, leaving room for tens of megabytes of garbage beside a graph
-// of a few hundred.
+// The pool's float buffers live outside Go's heap (offHeap): the pool, not
+// the garbage collector, manages them, and the collector's target (a
+// percentage of the live heap) would otherwise grow with the activations,
+// leaving room for tens of megabytes of garbage beside a graph of a few
+// hundred.
 type Pool struct {
 	mu   sync.Mutex
 	free map[poolKey][]*tensor.Dense
-	// lent maps the views handed out by borrow to the buffer they are part
+	// lent maps the parts handed out by lend to the buffer they are part
 	// of; open are the lendings with room left at their end.
 	lent map[*tensor.Dense]*lending
 	open []*lending
-	// bytes is the memory of every buffer the pool has allocated; it
-	// releases none, so this is its peak.
-	bytes int64
+	// mapped are the buffers mapped outside Go's heap, to unmap when the
+	// pool drops one; bytes is the memory of the buffers the pool holds,
+	// peak the most it has held at once.
+	mapped      map[*tensor.Dense]mapping
+	bytes, peak int64
 }
 
 type poolKey struct {
@@ -44,55 +46,55 @@ type poolKey struct {
 	size  int
 }
 
-// NewPool returns an empty pool.
-func NewPool() *Pool {
-	return &Pool{free: map[poolKey][]*tensor.Dense{}, lent: map[*tensor.Dense]*lending{}}
+// mapping is the memory behind an off-heap buffer and the cleanup that
+// unmaps it once the buffer is unreachable.
+type mapping struct {
+	mem     []byte
+	cleanup runtime.Cleanup
 }
 
-// lending is a buffer whose consecutive parts are lent to borrowing ops:
-// the lanes of an evaluation, whose graphs hold half the tasks of
-// training's (or fewer), fit two (or more) of their values into one of
-// training's buffers. It goes back to the free buffers when every part has
-// come back.
+// NewPool returns an empty pool.
+func NewPool() *Pool {
+	return &Pool{free: map[poolKey][]*tensor.Dense{}, lent: map[*tensor.Dense]*lending{}, mapped: map[*tensor.Dense]mapping{}}
+}
+
+// lending is a buffer whose consecutive parts are lent: the arenas of an
+// evaluation's lanes, whose graphs hold half the tasks of training's (or
+// fewer), fit two (or more) into training's arena. It goes back to the
+// free buffers when every part has come back.
 type lending struct {
 	whole *tensor.Dense
-	used  int // values lent from the beginning, each part aligned to 16
+	used  int // values lent from the beginning, each part aligned
 	views int // parts not yet returned
 }
 
-// Get returns a free buffer of shape's size, or a new one. With borrow > 0
-// it lends, instead of allocating, a part of a larger buffer: the room left
-// in one already partly lent, else the beginning of the smallest larger
-// free buffer, else of a new buffer of borrow values if that is larger. The
-// ops of an objective that shares another's pool (ShareBuffers) borrow,
-// and borrow is the size of their value in a graph of all their
-// objective's tasks: an evaluation in lanes, whose graphs hold fewer tasks
-// than training's, then runs in training's buffers when training ran
-// first, and allocates buffers that training's graph takes over when it
-// runs first.
-func (p *Pool) Get(dt tensor.Dtype, shape tensor.Shape, borrow int) *tensor.Dense {
-	if p == nil {
-		return tensor.New(tensor.WithShape(shape.Clone()...), tensor.Of(dt))
-	}
+// Get returns a buffer of n values of dt: a free one of that size, else a
+// part of a larger one (the room left in one already partly lent, else the
+// beginning of the smallest larger free buffer), else a new one. A new
+// buffer replaces the free ones of dt, all smaller: the pool holds the
+// largest buffers its programs need, not one of every size it was asked
+// for. So an evaluation whose lanes ran first, in buffers of their size,
+// hands them over to the larger arena of the training graph sharing the
+// pool (graph.Objective.ShareBuffers), and later runs in training's.
+func (p *Pool) Get(dt tensor.Dtype, n int) *tensor.Dense {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	key := poolKey{dt, shape.TotalSize()}
+	key := poolKey{dt, n}
 	if t := p.take(key); t != nil {
-		if err := t.Reshape(shape...); err == nil {
-			return t
-		}
-	}
-	if borrow <= 0 {
-		return p.alloc(dt, shape)
-	}
-	if t := p.borrow(key, shape); t != nil {
 		return t
 	}
-	if borrow <= key.size {
-		return p.alloc(dt, shape)
+	if t := p.lend(key); t != nil {
+		return t
 	}
-	p.free[poolKey{dt, borrow}] = append(p.free[poolKey{dt, borrow}], p.alloc(dt, tensor.Shape{borrow}))
-	return p.borrow(key, shape)
+	for k, l := range p.free {
+		if k.dtype == dt {
+			for _, t := range l {
+				p.drop(t)
+			}
+			delete(p.free, k)
+		}
+	}
+	return p.alloc(dt, n)
 }
 
 // take removes a free buffer of key from the pool, or returns nil.
@@ -106,9 +108,9 @@ func (p *Pool) take(key poolKey) *tensor.Dense {
 	return t
 }
 
-// borrow lends a part of shape's size of an open lending with room enough,
+// lend lends a part of key's size of an open lending with room enough,
 // else of the smallest larger free buffer, or returns nil.
-func (p *Pool) borrow(key poolKey, shape tensor.Shape) *tensor.Dense {
+func (p *Pool) lend(key poolKey) *tensor.Dense {
 	var to *lending
 	for _, l := range p.open {
 		if l.whole.Dtype() == key.dtype && l.whole.Shape().TotalSize()-l.used >= key.size {
@@ -133,43 +135,58 @@ func (p *Pool) borrow(key poolKey, shape tensor.Shape) *tensor.Dense {
 	from, end := to.used, to.used+key.size
 	switch d := to.whole.Data().(type) {
 	case []float32:
-		view = tensor.New(tensor.WithShape(shape.Clone()...), tensor.WithBacking(d[from:end:end]))
+		view = tensor.New(tensor.WithShape(key.size), tensor.WithBacking(d[from:end:end]))
 	case []float64:
-		view = tensor.New(tensor.WithShape(shape.Clone()...), tensor.WithBacking(d[from:end:end]))
+		view = tensor.New(tensor.WithShape(key.size), tensor.WithBacking(d[from:end:end]))
 	}
-	to.used, to.views = (end+15)&^15, to.views+1
+	to.used, to.views = roundUp(end), to.views+1
 	p.lent[view] = to
 	return view
 }
 
-// alloc returns a new buffer of shape and counts it.
-func (p *Pool) alloc(dt tensor.Dtype, shape tensor.Shape) *tensor.Dense {
+// alloc returns a new buffer of n values of dt and counts it.
+func (p *Pool) alloc(dt tensor.Dtype, n int) *tensor.Dense {
 	var t *tensor.Dense
+	var m mapping
 	switch dt {
 	case tensor.Float32:
-		t = offHeap[float32](shape)
+		t, m = offHeap[float32](n)
 	case tensor.Float64:
-		t = offHeap[float64](shape)
+		t, m = offHeap[float64](n)
 	}
 	if t == nil {
-		t = tensor.New(tensor.WithShape(shape.Clone()...), tensor.Of(dt))
+		t = tensor.New(tensor.WithShape(n), tensor.Of(dt))
+	} else {
+		p.mapped[t] = m
 	}
 	p.bytes += int64(t.MemSize())
+	p.peak = max(p.peak, p.bytes)
 	return t
 }
 
-// offHeap returns a zeroed tensor of shape backed by memory mapped
-// outside Go's heap, unmapped once the tensor is unreachable, or nil if
-// the mapping fails. Nothing may keep a slice of its data beyond the
-// tensor itself: the collector does not see such a slice.
-func offHeap[E float32 | float64](shape tensor.Shape) *tensor.Dense {
-	data, mem := mapFloats[E](shape.TotalSize())
-	if mem == nil {
-		return nil
+// drop forgets the free buffer t and unmaps its memory if it is mapped:
+// nothing may hold a part of it.
+func (p *Pool) drop(t *tensor.Dense) {
+	p.bytes -= int64(t.MemSize())
+	if m, ok := p.mapped[t]; ok {
+		delete(p.mapped, t)
+		m.cleanup.Stop()
+		unmapMemory(m.mem)
 	}
-	t := tensor.New(tensor.WithShape(shape.Clone()...), tensor.WithBacking(data))
-	runtime.AddCleanup(t, unmapMemory, mem)
-	return t
+}
+
+// offHeap returns a zeroed tensor of n values backed by memory mapped
+// outside Go's heap, unmapped once the tensor is unreachable unless the
+// mapping's cleanup is stopped first, or nil if the mapping fails. Nothing
+// may keep a slice of its data beyond the tensor itself: the collector
+// does not see such a slice.
+func offHeap[E float32 | float64](n int) (*tensor.Dense, mapping) {
+	data, mem := mapFloats[E](n)
+	if mem == nil {
+		return nil, mapping{}
+	}
+	t := tensor.New(tensor.WithShape(n), tensor.WithBacking(data))
+	return t, mapping{mem, runtime.AddCleanup(t, unmapMemory, mem)}
 }
 
 // mapFloats returns n zeros mapped outside Go's heap and the mapping,
@@ -199,17 +216,20 @@ func (p *Pool) Put(t *tensor.Dense) {
 	p.free[key] = append(p.free[key], t)
 }
 
-// Bytes is the memory of every buffer the pool has allocated: it releases
-// none, so this is its peak.
-func (p *Pool) Bytes() int64 { return p.bytes }
+// Bytes is the most memory the pool's buffers have held at once.
+func (p *Pool) Bytes() int64 { return p.peak }
 
-// Absorb moves the free buffers of from, and its count of bytes, into p:
-// from's ops take their buffers from p from now on.
+// Absorb moves the buffers of from, and its counts of bytes, into p:
+// from's arenas take their buffers from p from now on.
 func (p *Pool) Absorb(from *Pool) {
 	for k, l := range from.free {
 		p.free[k] = append(p.free[k], l...)
 	}
+	for t, m := range from.mapped {
+		p.mapped[t] = m
+	}
 	p.bytes += from.bytes
+	p.peak += from.peak
 }
 
 // Free lists the buffers in the pool, not lent to an op at the moment.

@@ -1,0 +1,90 @@
+package memory
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"gorgonia.org/tensor"
+)
+
+// TestPlan: no two values alive at one step overlap, every place is
+// aligned, and the buffer is at least the most values alive at once; where
+// that peak can be reached by putting the values born after a large one
+// died into its place, the plan reaches it.
+func TestPlan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var random []Value
+	for range 300 {
+		first := rng.IntN(200)
+		random = append(random, Value{Size: 1 + rng.IntN(5000), First: first, Last: first + rng.IntN(30)})
+	}
+	for _, tt := range []struct {
+		name string
+		vals []Value
+		want int // the size, 0 to check only that it is valid
+	}{
+		{"none", nil, 0},
+		{"one", []Value{{Size: 5, First: 0, Last: 0}}, 5},
+		// A value of 96, then two of 48 and 40 in its place while one of
+		// 32 lives throughout: an exact-size pool would hold 96+48+40+32.
+		{"smaller ones in a larger one's place", []Value{
+			{Size: 32, First: 0, Last: 9}, {Size: 96, First: 1, Last: 3},
+			{Size: 48, First: 4, Last: 6}, {Size: 40, First: 5, Last: 9},
+		}, 32 + 96},
+		{"the same step", []Value{{Size: 10, First: 3, Last: 3}, {Size: 10, First: 3, Last: 3}}, 26},
+		{"random", random, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			offsets, size := Plan(tt.vals)
+			peak := 0
+			for step := range 300 {
+				live := 0
+				for _, v := range tt.vals {
+					if v.First <= step && step <= v.Last {
+						live += v.Size
+					}
+				}
+				peak = max(peak, live)
+			}
+			for i, v := range tt.vals {
+				if offsets[i]%align != 0 || offsets[i] < 0 || offsets[i]+v.Size > size {
+					t.Fatalf("value %d (%d values) at %d of %d", i, v.Size, offsets[i], size)
+				}
+				for j, u := range tt.vals[:i] {
+					if v.First <= u.Last && u.First <= v.Last && offsets[i] < offsets[j]+u.Size && offsets[j] < offsets[i]+v.Size {
+						t.Fatalf("values %d and %d are alive at once and overlap: %v at %d, %v at %d", j, i, u, offsets[j], v, offsets[i])
+					}
+				}
+			}
+			if size < peak || tt.want > 0 && size != tt.want {
+				t.Errorf("buffer of %d values, want %d (at most %d alive at once)", size, tt.want, peak)
+			}
+			t.Logf("%d values alive at most, buffer of %d", peak, size)
+		})
+	}
+}
+
+// TestArena: the values of an arena are their places in one buffer of the
+// pool, taken with the first and handed back with the last.
+func TestArena(t *testing.T) {
+	p := NewPool()
+	a := NewArena(p, tensor.Float32, 64)
+	x := a.Get(0, tensor.Shape{4, 4})
+	y := a.Get(16, tensor.Shape{48})
+	x.Float32s()[0], y.Float32s()[47] = 1, 2
+	if x.Shape().TotalSize() != 16 || !x.Shape().Eq(tensor.Shape{4, 4}) || len(p.Free()) != 0 {
+		t.Fatalf("value of shape %v, %d free buffers", x.Shape(), len(p.Free()))
+	}
+	a.Put()
+	if len(p.Free()) != 0 {
+		t.Fatal("the buffer went back with a value still taken")
+	}
+	a.Put()
+	free := p.Free()
+	if len(free) != 1 || free[0].Shape().TotalSize() != 64 {
+		t.Fatalf("free buffers %v, want one of 64", free)
+	}
+	if d := free[0].Float32s(); d[0] != 1 || d[63] != 2 {
+		t.Errorf("the values are not the buffer's: %v %v", d[0], d[63])
+	}
+}
