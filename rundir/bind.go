@@ -81,12 +81,10 @@ func (ck *Checkpoint) BindValidation(rows []byte, bestSum string) {
 // StateHash is the hex SHA-256 of the checkpoint's training state: its
 // JSON without the fields that differ between identical runs (timing, the
 // row hashes, which cover metrics.csv's elapsed_seconds, and the links to
-// other files, previous_sha256, the validation files' hashes and sha256)
-// and without the kernel sets, which say how the state was computed, not
-// what it is.
+// other files, previous_sha256, the validation files' hashes and sha256).
 // model.json and result.json carry it (state_sha256).
 func (ck Checkpoint) StateHash() (string, error) {
-	ck.TrainSeconds, ck.EvalSeconds, ck.CPU, ck.Kernels = 0, 0, nil, nil
+	ck.TrainSeconds, ck.EvalSeconds, ck.CPU = 0, 0, nil
 	ck.MetricsSHA256, ck.PSHA256, ck.TasksSHA256, ck.Previous = "", "", "", ""
 	ck.ValidationSHA256, ck.BestValSHA256 = "", ""
 	return ck.contentHash()
