@@ -33,27 +33,17 @@ func TestReportAndPlotUnfinished(t *testing.T) {
 	// Seed 2 stops once it has evaluated at iteration 200.
 	cfg.Seed = 2
 	dir := filepath.Join(root, "seed2")
-	ctx, stop := context.WithCancel(context.Background())
-	go func() {
-		for ctx.Err() == nil {
-			if m, err := rundir.ReadMetrics(filepath.Join(dir, rundir.MetricsFile)); err == nil && len(m.Iterations) >= 3 {
-				stop()
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-	}()
-	_, err = run.Train(ctx, cfg, dir, run.Options{})
-	stop()
-	if !errors.Is(err, run.ErrInterrupted) {
-		t.Fatalf("seed 2 was not interrupted: %v", err)
-	}
-	m, err := rundir.ReadMetrics(filepath.Join(dir, rundir.MetricsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	last := m.Iterations[len(m.Iterations)-1]
+	last := interruptAfter(t, cfg, dir, 3)
 	if last >= 600 {
 		t.Fatalf("seed 2 finished its evaluations (last %d)", last)
+	}
+
+	// Seed 3 stops after its evaluation before training: it has nothing
+	// to show and stays out of the table.
+	cfg.Seed, cfg.Meta.Iterations, cfg.Eval.Every = 3, 60000, 30000
+	early := filepath.Join(root, "seed3")
+	if last := interruptAfter(t, cfg, early, 1); last != 0 {
+		t.Fatalf("seed 3 evaluated up to iteration %d, not only iteration 0", last)
 	}
 
 	out := filepath.Join(t.TempDir(), "out")
@@ -64,9 +54,15 @@ func TestReportAndPlotUnfinished(t *testing.T) {
 	if !strings.Contains(stderr.String(), "including "+dir+", unfinished") {
 		t.Errorf("report says nothing of the unfinished run:\n%s", stderr.String())
 	}
+	if want := "skipping " + early + ": " + filepath.Join(early, rundir.MetricsFile) + ": only the evaluation before training"; !strings.Contains(stderr.String(), want) {
+		t.Errorf("report does not say %q:\n%s", want, stderr.String())
+	}
 	table := mustRead(t, filepath.Join(out, "table.md"))
 	if want := "| 2 (unfinished: seed 2 at iteration " + strconv.Itoa(last) + " of 600) |"; !strings.Contains(table, want) {
 		t.Errorf("table.md lacks %q:\n%s", want, table)
+	}
+	if strings.Contains(table, "seed 3") {
+		t.Errorf("table.md shows seed 3, evaluated only before training:\n%s", table)
 	}
 	seeds := mustRead(t, filepath.Join(out, "per_task_seeds.csv"))
 	if strings.Contains(seeds, "seed2") || !strings.Contains(seeds, ",1,") {
@@ -87,4 +83,29 @@ func TestReportAndPlotUnfinished(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, rundir.ResultFile)); err == nil {
 		t.Error("reporting wrote into the unfinished run")
 	}
+}
+
+// interruptAfter trains cfg into dir until metrics.csv holds rows
+// evaluations, then interrupts it and returns its last evaluated iteration.
+func interruptAfter(t *testing.T, cfg configs.Config, dir string, rows int) int {
+	t.Helper()
+	ctx, stop := context.WithCancel(context.Background())
+	go func() {
+		for ctx.Err() == nil {
+			if m, err := rundir.ReadMetrics(filepath.Join(dir, rundir.MetricsFile)); err == nil && len(m.Iterations) >= rows {
+				stop()
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	_, err := run.Train(ctx, cfg, dir, run.Options{})
+	stop()
+	if !errors.Is(err, run.ErrInterrupted) {
+		t.Fatalf("%s was not interrupted: %v", dir, err)
+	}
+	m, err := rundir.ReadMetrics(filepath.Join(dir, rundir.MetricsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.Iterations[len(m.Iterations)-1]
 }

@@ -10,8 +10,9 @@ import (
 )
 
 // LoadUnfinished reads a run directory without a result.json (running or
-// interrupted), verified against its manifest like Load: its config,
-// metrics.csv and p.csv up to the last evaluation. Its Result holds what
+// interrupted) that has evaluated after training began, verified against
+// its manifest like Load: its config, metrics.csv and p.csv up to the last
+// evaluation. Its Result holds what
 // that evaluation measured (the meta-test and meta-training mean, worst
 // and std; no per-task values, weighted means or timing, which are NaN or
 // empty), and Unfinished is set, so that figures draw its curves to that
@@ -44,6 +45,11 @@ func LoadUnfinished(dir string) (*Run, error) {
 	r.Iterations, p.Iterations, p.Weights = r.Iterations[:n], p.Iterations[:n], p.Weights[:n]
 	for c := range r.metrics {
 		r.metrics[c] = r.metrics[c][:n]
+	}
+	// A run evaluated only before training says nothing of its method, and
+	// would drag its row's statistics to the initial model's.
+	if r.LastIteration() == 0 {
+		return nil, fmt.Errorf("%s: only the evaluation before training (iteration 0) so far", filepath.Join(dir, rundir.MetricsFile))
 	}
 	r.P = p
 	if err := r.loadTasks(dir, sealed); err != nil {
