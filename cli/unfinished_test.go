@@ -61,6 +61,9 @@ func TestReportAndPlotUnfinished(t *testing.T) {
 	if want := "| 2 (unfinished: seed 2 at iteration " + strconv.Itoa(last) + " of 600) |"; !strings.Contains(table, want) {
 		t.Errorf("table.md lacks %q:\n%s", want, table)
 	}
+	if want := ",unfinished: seed 2 at iteration " + strconv.Itoa(last) + " of 600\n"; !strings.Contains(mustRead(t, filepath.Join(out, "table.csv")), want) {
+		t.Errorf("table.csv lacks %q", want)
+	}
 	if strings.Contains(table, "seed 3") {
 		t.Errorf("table.md shows seed 3, evaluated only before training:\n%s", table)
 	}

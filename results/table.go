@@ -260,7 +260,9 @@ func formatEstimate(e Estimate) string {
 }
 
 // CSV renders the table as CSV with full precision: one row per table row,
-// each statistic followed by its 95% CI half-width (0 for a single seed).
+// each statistic followed by its 95% CI half-width (0 for a single seed),
+// then the unfinished runs' note (Group.UnfinishedNote; empty when all
+// finished).
 func (t *SummaryTable) CSV() string {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
@@ -271,7 +273,7 @@ func (t *SummaryTable) CSV() string {
 		c := "test_cvar" + strconv.FormatFloat(a, 'g', -1, 64)
 		head = append(head, c, c+"_ci95")
 	}
-	w.Write(head)
+	w.Write(append(head, "unfinished"))
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	for _, r := range t.Rows {
 		rec := []string{strconv.Itoa(r.Key.K), r.Key.Algorithm, r.Key.Order, r.Key.Name, strconv.Itoa(r.Seeds)}
@@ -279,7 +281,7 @@ func (t *SummaryTable) CSV() string {
 		for _, e := range append(e[:], r.CVaR...) {
 			rec = append(rec, f(e.Mean), f(e.Half))
 		}
-		w.Write(rec)
+		w.Write(append(rec, r.Unfinished))
 	}
 	w.Flush()
 	return b.String()

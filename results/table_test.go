@@ -60,10 +60,10 @@ func TestTablesCVaRColumns(t *testing.T) {
 	for _, c := range []struct{ what, text, want string }{
 		{"table", tab.Markdown(), "| CVaR_0.6 |"},
 		{"table", tab.Markdown(), "| 9.00 ± 0.00 |"},
-		{"table CSV", tab.CSV(), "test_cvar0.6,test_cvar0.6_ci95\n"},
-		{"table CSV", tab.CSV(), ",9,0\n"},
+		{"table CSV", tab.CSV(), "test_cvar0.6,test_cvar0.6_ci95,unfinished\n"},
+		{"table CSV", tab.CSV(), ",9,0,\n"},
 		{"train/test", tt.Markdown(), "| Meta-train CVaR_0.6 | Meta-test CVaR_0.6 |"},
-		{"train/test CSV", tt.CSV(), ",5.25,0,9,0\n"},
+		{"train/test CSV", tt.CSV(), ",5.25,0,9,0,\n"},
 		{"trade-off", results.TradeoffMarkdown(groups), "| 9.00 ± 0.00 | 3.00 ± 0.00 | 6.00 ± 0.00 | 5.25 ± 0.00 |"},
 	} {
 		if !strings.Contains(c.text, c.want) {

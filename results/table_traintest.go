@@ -155,7 +155,8 @@ func (t *TrainTestTable) Markdown() string {
 
 // CSV renders the table with full precision in display units (accuracy in
 // percent, named by the metric column): one row per table row, each
-// statistic followed by its 95% CI half-width (0 for a single seed).
+// statistic followed by its 95% CI half-width (0 for a single seed), then
+// the unfinished runs' note (Group.UnfinishedNote; empty when all finished).
 func (t *TrainTestTable) CSV() string {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
@@ -169,7 +170,7 @@ func (t *TrainTestTable) CSV() string {
 			head = append(head, c, c+"_ci95")
 		}
 	}
-	w.Write(head)
+	w.Write(append(head, "unfinished"))
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	for _, r := range t.Rows {
 		rec := []string{strconv.Itoa(r.Key.Ways), strconv.Itoa(r.Key.K), r.Key.Algorithm, r.Key.Order, r.Key.Name,
@@ -178,7 +179,7 @@ func (t *TrainTestTable) CSV() string {
 			e = Display(t.Score, e)
 			rec = append(rec, f(e.Mean), f(e.Half))
 		}
-		w.Write(rec)
+		w.Write(append(rec, r.Unfinished))
 	}
 	w.Flush()
 	return b.String()

@@ -21,7 +21,9 @@
 # first adds omniglot_figure1_20way1shot.png and omniglot_adversary_20way1shot.png).
 # Then it checks omniglot_table.csv and omniglot_per_task.csv against an
 # independent recomputation from omniglot_per_task_seeds.csv (go test; CHECK=0
-# skips it). Unfinished runs are skipped with a note. TRMAML=path uses that
+# skips it; it leaves out rows marked unfinished, whose runs have no
+# per-task values). Unfinished runs enter the table and figures marked as
+# such; pass finished run directories for figures meant for docs/. TRMAML=path uses that
 # binary instead of building one. Files are written next to OUTDIR first and
 # renamed into place, so an interrupted call never leaves a half-written file.
 set -euo pipefail
