@@ -44,8 +44,9 @@ type Run struct {
 	// TestMean and TestWorst are the last row's meta-test mean and worst.
 	TestMean  *float64 `json:"test_mean,omitempty"`
 	TestWorst *float64 `json:"test_worst,omitempty"`
-	// CVaR is a finished run's meta-test CVaR at its eval.cvar_alpha
-	// levels, from result.json (none without levels).
+	// CVaR is the meta-test CVaR at the run's eval.cvar_alpha levels
+	// (none without levels): a finished run's final one from result.json,
+	// else the last metrics.csv row's.
 	CVaR []rundir.TailStat `json:"cvar,omitempty"`
 	// Config maps the config fields that differ between the listed runs
 	// to this run's values: what the page can colour by.
@@ -152,6 +153,9 @@ func describe(r *Run, c experiment.Cell) {
 		last := len(t.Iterations) - 1
 		r.Iteration = t.Iterations[last]
 		r.TestMean, r.TestWorst = finite(t.Values[rundir.TestMean][last]), finite(t.Values[rundir.TestWorst][last])
+		for _, cv := range t.CVaR {
+			r.CVaR = append(r.CVaR, rundir.TailStat{Alpha: cv.Alpha, Value: cv.Test[last]})
+		}
 	}
 	if c.State == experiment.Finished {
 		if res, err := rundir.ReadResult(filepath.Join(r.Dir, rundir.ResultFile)); err == nil {

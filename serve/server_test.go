@@ -147,6 +147,15 @@ func TestListStatesAsStatus(t *testing.T) {
 	if got := list.Runs[0].CVaR; len(got) != 1 || got[0] != res.MetaTest.CVaR[0] {
 		t.Errorf("a/maml: CVaR %v, result.json has %v", got, res.MetaTest.CVaR)
 	}
+	// A running run's CVaR is its last evaluation's.
+	held := list.Runs[slices.IndexFunc(list.Runs, func(r Run) bool { return r.Name == "held" })]
+	m, err := rundir.ReadMetrics(filepath.Join(held.Dir, rundir.MetricsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := held.CVaR, m.CVaR[0]; len(got) != 1 || got[0].Alpha != want.Alpha || got[0].Value != want.Test[len(want.Test)-1] {
+		t.Errorf("held: CVaR %v, metrics.csv's last row has %v", got, want)
+	}
 	if got := list.Runs[0].Config["algorithm"]; got != "maml" {
 		t.Errorf("a/maml: swept algorithm %q, want maml (config %v)", got, list.Runs[0].Config)
 	}
