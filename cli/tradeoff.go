@@ -50,11 +50,10 @@ func tradeoffCmd(args []string, stdout, stderr io.Writer) error {
 // of the first two: one figure's axes and one table's units are those of
 // one metric.
 func oneMetric(groups []*results.Group) error {
-	for _, g := range groups {
-		if g.Score.Name != groups[0].Score.Name {
-			return fmt.Errorf("tradeoff: %s measures %s but %s measures %s: the trade-off is drawn in one metric; call tradeoff once per metric",
-				groups[0].Runs[0].Dir, groups[0].Score.Label, g.Runs[0].Dir, g.Score.Label)
-		}
+	if parts := results.SplitByScore(groups); len(parts) > 1 {
+		a, b := parts[0][0], parts[1][0]
+		return fmt.Errorf("tradeoff: %s measures %s but %s measures %s: the trade-off is drawn in one metric; call tradeoff once per metric",
+			a.Runs[0].Dir, a.Score.Label, b.Runs[0].Dir, b.Score.Label)
 	}
 	return nil
 }
