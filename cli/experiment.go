@@ -107,7 +107,7 @@ func experimentReport(grid []experiment.Job, out string, fig figureFlags, stdout
 			dirs = append(dirs, j.Dir)
 		}
 	}
-	groups, release, err := openReport(dirs, out, true, stderr)
+	groups, release, err := openReport(dirs, out, true, nil, stderr)
 	if err != nil {
 		return err
 	}

@@ -48,7 +48,7 @@ func (f *figureFlags) file(out, name string) string { return filepath.Join(out, 
 // metric's name (mse_figure1.png, accuracy_figure1.png, ...).
 func plotCmd(args []string, stdout, stderr io.Writer) error {
 	var fig figureFlags
-	groups, out, release, err := groupsAndOut("plot", "directory for the figures (required)", args, stderr, &fig, true)
+	groups, out, release, err := groupsAndOut("plot", "directory for the figures (required)", args, stderr, &fig, true, nil)
 	if err != nil {
 		return err
 	}

@@ -14,8 +14,9 @@ import (
 // positional run directories, a required -out DIR, and with fig, the
 // figure flags), loads the runs' groups (with unfinished, the running and
 // interrupted runs too, to their last evaluation) and creates the output
-// directory.
-func groupsAndOut(name, outUsage string, args []string, stderr io.Writer, fig *figureFlags, unfinished bool) ([]*results.Group, string, func(), error) {
+// directory; a check that refuses the groups (nil: none) refuses the call
+// before anything is written.
+func groupsAndOut(name, outUsage string, args []string, stderr io.Writer, fig *figureFlags, unfinished bool, check func([]*results.Group) error) ([]*results.Group, string, func(), error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var runs dirList
@@ -36,21 +37,27 @@ func groupsAndOut(name, outUsage string, args []string, stderr io.Writer, fig *f
 	if *out == "" {
 		return nil, "", nil, fmt.Errorf("%s: -out DIR is required", name)
 	}
-	groups, release, err := openReport(paths, *out, unfinished, stderr)
+	groups, release, err := openReport(paths, *out, unfinished, check, stderr)
 	return groups, *out, release, err
 }
 
 // openReport loads the groups of the runs under paths (results.Gather; the
 // runs directory if there are none), creates the output directory out and
 // locks it, so that two commands do not write one directory at once,
-// cleaning it of the temporary files of a killed earlier write.
-func openReport(paths []string, out string, unfinished bool, stderr io.Writer) ([]*results.Group, func(), error) {
+// cleaning it of the temporary files of a killed earlier write. A check
+// (nil: none) that refuses the groups stops it before out is created.
+func openReport(paths []string, out string, unfinished bool, check func([]*results.Group) error, stderr io.Writer) ([]*results.Group, func(), error) {
 	if len(paths) == 0 {
 		paths = []string{"runs"}
 	}
 	groups, err := results.Gather(paths, unfinished, stderr)
 	if err != nil {
 		return nil, nil, err
+	}
+	if check != nil {
+		if err := check(groups); err != nil {
+			return nil, nil, err
+		}
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, nil, err
@@ -73,7 +80,7 @@ func openReport(paths []string, out string, unfinished bool, stderr io.Writer) (
 // which every statistic of the tables can be recomputed, and, when a run's
 // method moves p, p_travel.md: how far and when p moved from its start.
 func reportCmd(args []string, stdout, stderr io.Writer) error {
-	groups, out, release, err := groupsAndOut("report", "directory for the tables (required)", args, stderr, nil, true)
+	groups, out, release, err := groupsAndOut("report", "directory for the tables (required)", args, stderr, nil, true, nil)
 	if err != nil {
 		return err
 	}

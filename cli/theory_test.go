@@ -81,17 +81,64 @@ func TestTradeoffCommand(t *testing.T) {
 		t.Errorf("cvar_seeds.csv has %d lines, want a header and one per run (8):\n%s", strings.Count(seeds, "\n"), seeds)
 	}
 
-	// Accuracy runs are refused, naming the run, not drawn on MSE axes.
-	acc := filepath.Join(root, "om-seed1")
+	// A mix of metrics is refused, naming a run of each, before anything
+	// is written.
+	accRoot := t.TempDir()
+	acc := filepath.Join(accRoot, "om-seed1")
 	if err := resultstest.NewAccuracy("om", "maml", "second", 1, 1, 1).Write(acc); err != nil {
 		t.Fatal(err)
 	}
-	other := t.TempDir()
-	err := dispatch([]string{"tradeoff", "-out", other, root}, &stdout, &stderr)
-	if err == nil || !strings.Contains(err.Error(), acc) || !strings.Contains(err.Error(), "accuracy") {
-		t.Errorf("tradeoff of accuracy runs: %v", err)
+	other := filepath.Join(t.TempDir(), "mixed")
+	err := dispatch([]string{"tradeoff", "-out", other, root, accRoot}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), acc+" measures accuracy") || !strings.Contains(err.Error(), root+string(filepath.Separator)) ||
+		!strings.Contains(err.Error(), "measures MSE") {
+		t.Errorf("tradeoff of MSE and accuracy runs: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(other, "cvar_table.md")); err == nil {
-		t.Error("tradeoff of accuracy runs wrote cvar_table.md")
+	if _, err := os.Stat(other); err == nil {
+		t.Error("the refused tradeoff created its output directory")
+	}
+}
+
+// TestTradeoffCommandAccuracy draws the trade-off of accuracy runs (MAML
+// and TR-MAML, two seeds each, CVaR_0.5 listed) in percent: the table's
+// values in percent under a caption naming the unit (NewAccuracy's level 1:
+// meta-test mean 75%, worst 60%, CVaR_0.5 65%; meta-training 87.6%, 70%,
+// 80%), the CSVs in stored fractions, the figure with percent ticks.
+func TestTradeoffCommandAccuracy(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	for seed := uint64(1); seed <= 2; seed++ {
+		for _, s := range []resultstest.Spec{
+			resultstest.NewAccuracy("m", "maml", "second", seed, 1, 1),
+			resultstest.NewAccuracy("tr", "trmaml", "second", seed, 1, 0.5),
+		} {
+			s.Config.Eval.CVaRAlpha = []float64{0.5}
+			if err := s.Write(filepath.Join(root, fmt.Sprintf("%s-seed%d", s.Config.Name, seed))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if err := dispatch([]string{"tradeoff", "-format", "svg", "-out", out, root}, &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	for _, c := range []struct{ file, want string }{
+		{"cvar_table.md", "Final alphabet accuracy in % (mean over seeds"},
+		{"cvar_table.md", "| MAML | 2 | 75.00 ± 0.00 | 60.00 ± 0.00 | 65.00 ± 0.00 | 87.60 ± 0.00 | 70.00 ± 0.00 | 80.00 ± 0.00 |"},
+		{"cvar_table.md", "| TR-MAML | 2 | 87.50 ± 0.00 | 80.00 ± 0.00 | 82.50 ± 0.00 | 93.80 ± 0.00 | 85.00 ± 0.00 | 90.00 ± 0.00 |"},
+		{"cvar_table.csv", ",test_cvar0.5,test_cvar0.5_ci95,unfinished\n"},
+		{"cvar_table.csv", ",maml,second,m,2,0.75,0,0.6,0,"},
+		{"cvar_seeds.csv", "\nMAML,1,0.75,0.6,0.876,0.7,"},
+		{"cvar_seeds.csv", "\nTR-MAML,2,0.875,0.8,0.938,0.85,"},
+		{"cvar_tradeoff.svg", ">worst alphabet accuracy</text>"},
+		{"cvar_tradeoff.svg", ">80%</text>"},
+	} {
+		if got := mustRead(t, filepath.Join(out, c.file)); !strings.Contains(got, c.want) {
+			t.Errorf("%s lacks %q:\n%s", c.file, c.want, got)
+		}
+	}
+	if !strings.Contains(stdout.String(), "75.00 ± 0.00") {
+		t.Errorf("tradeoff printed no table in percent:\n%s", stdout.String())
 	}
 }

@@ -3,6 +3,9 @@ package plots_test
 import (
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/trmaml/trmaml/plots"
@@ -90,5 +93,78 @@ func TestAdversary(t *testing.T) {
 	}
 	if err := plots.Adversary(nil, path, plots.Double); err == nil {
 		t.Error("no groups accepted")
+	}
+}
+
+// TestCVaRTradeoffAccuracy: the trade-off of accuracy runs is drawn in
+// percent on axes over the data (the accuracies here run from 52% to 94%:
+// an axis from 0, or in fractions, has ticks outside that), named by the
+// family's task noun, with the better direction in the legend; in png at
+// both widths and in svg. Runs of two metrics are refused.
+func TestCVaRTradeoffAccuracy(t *testing.T) {
+	t.Parallel()
+	specs := append(accuracySeeds("m", "maml", 1, 1.2, 1.1), accuracySeeds("tr", "trmaml", 0.5, 0.7, 0.6)...)
+	for i := range specs {
+		specs[i].Config.Eval.CVaRAlpha = []float64{0.5}
+	}
+	groups := groupsOf(t, specs...)
+	dir := t.TempDir()
+	if keep := os.Getenv("PLOTS_KEEP"); keep != "" {
+		dir = keep
+	}
+	for _, c := range []struct {
+		width         plots.Column
+		file          string
+		w, minH, maxH int
+		cols          int
+	}{
+		{plots.Double, "tradeoff_accuracy.png", 7 * plots.DPI, 1700, 2000, 2},
+		{plots.Single, "tradeoff_accuracy_single.png", int(3.4 * plots.DPI), 3200, 3600, 1},
+	} {
+		path := filepath.Join(dir, c.file)
+		if err := plots.CVaRTradeoff(groups, path, c.width); err != nil {
+			t.Fatal(err)
+		}
+		// Four panels: worst and CVaR_0.5 over meta-test and meta-training.
+		readPNG(t, path).checkGrid(t, c.w, c.minH, c.maxH, c.cols, 4, blue, vermillion)
+	}
+
+	path := filepath.Join(dir, "tradeoff_accuracy.svg")
+	if err := plots.CVaRTradeoff(groups, path, plots.Double); err != nil {
+		t.Fatal(err)
+	}
+	svg, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ticks []float64
+	texts := map[string]bool{}
+	for _, m := range regexp.MustCompile(`>([^<>]*)</text>`).FindAllStringSubmatch(string(svg), -1) {
+		texts[m[1]] = true
+		if v, err := strconv.ParseFloat(strings.TrimSuffix(m[1], "%"), 64); err == nil && strings.HasSuffix(m[1], "%") {
+			ticks = append(ticks, v)
+		}
+	}
+	for _, want := range []string{
+		"(a) meta-test alphabets: worst alphabet", "(d) meta-training alphabets: CVaR_0.5",
+		"mean alphabet accuracy", "worst alphabet accuracy", "CVaR_0.5 of alphabet accuracy", "better: up and to the right",
+	} {
+		if !texts[want] {
+			t.Errorf("tradeoff_accuracy.svg has no text %q", want)
+		}
+	}
+	if len(ticks) < 16 {
+		t.Errorf("%d percent tick labels, want at least 4 on each of 4 panels' 2 axes: %v", len(ticks), ticks)
+	}
+	for _, v := range ticks {
+		if v < 45 || v > 96 {
+			t.Errorf("tick %g%% outside the data's range (52%% to 94%%, widened by a tenth): %v", v, ticks)
+			break
+		}
+	}
+
+	mixed := append(groups, groupsOf(t, resultstest.New("s", "maml", "second", 1, 5, 1))...)
+	if err := plots.CVaRTradeoff(mixed, path, plots.Double); err == nil || !strings.Contains(err.Error(), "measures accuracy but") {
+		t.Errorf("trade-off of accuracy and MSE groups: %v", err)
 	}
 }

@@ -19,21 +19,25 @@ import (
 )
 
 // CVaRTradeoff draws the trade-off between average and worst-case task
-// loss in the file path (its extension names the format): each group's
-// final mean against its final worst-task loss, estimated over seeds with
+// score in the file path (its extension names the format): each group's
+// final mean against its final worst-task value, estimated over seeds with
 // 95% confidence bars on both axes (from minBandSeeds seeds on; with fewer
 // the seeds' own dots show the spread), (a) over the meta-test tasks and
-// (b) over the meta-training tasks.
+// (b) over the meta-training tasks, in the groups' metric (all one) and its
+// display units: the worst task is the largest loss or the smallest
+// accuracy, shown in percent.
 // The CVaR groups are joined in order of their level a and labelled with
 // it (placed clear of each other and of every group's marker, with a
 // leader line when pushed away); MAML, TR-MAML and entropic TR-MAML get
 // glyphs of their own. Every seed's own result is a small faint dot; the
-// axes run from 0 to just beyond the largest of those, and confidence bars
-// that reach further (a few seeds with one outlier give wide intervals) are
-// cut at the axes. The panels go two side by side at Double, stacked in one
-// column at Single (tradeoffLayout). When the runs list CVaR levels
-// (results.CVaRLevels), each set gets a panel of the mean against
-// CVaR_alpha at the first level below its mean-worst one.
+// axes run over those (tradeoffRange: from 0 for a loss, the data's own
+// range for a score such as accuracy, which sits near its ceiling), and
+// confidence bars that reach further (a few seeds with one outlier give
+// wide intervals) are cut at the axes, so never past 100%. The panels go
+// two side by side at Double, stacked in one column at Single
+// (tradeoffLayout). When the runs list CVaR levels (results.CVaRLevels),
+// each set gets a panel of the mean against CVaR_alpha at the first level
+// below its mean-worst one.
 func CVaRTradeoff(groups []*results.Group, path string, c Column) error {
 	if len(groups) == 0 {
 		return errors.New("plots: CVaRTradeoff needs at least one group")
@@ -43,20 +47,27 @@ func CVaRTradeoff(groups []*results.Group, path string, c Column) error {
 		st            [2]axisStat
 	}
 	var specs []panelSpec
-	levels, score := results.CVaRLevels(groups), groups[0].Score
-	what := "task loss (" + score.Label + ")"
+	levels, score, noun := results.CVaRLevels(groups), groups[0].Score, results.TaskNoun(groups)
+	for _, g := range groups[1:] {
+		if g.Score.Name != score.Name {
+			return fmt.Errorf("plots: CVaRTradeoff: %s measures %s but %s measures %s: draw each metric on its own",
+				groups[0].Key, score.Label, g.Key, g.Score.Label)
+		}
+	}
+	what := noun + " loss (" + score.Label + ")"
 	if score.HigherIsBetter {
-		what = "task " + score.Label + " (fraction)"
+		what = valueLabel(score, noun)
 	}
 	for _, set := range []results.Set{results.MetaTest, results.MetaTrain} {
 		name, mean, worst := "meta-test", results.MetaTestMean, results.MetaTestWorst
 		if set == results.MetaTrain {
 			name, mean, worst = "meta-training", results.MetaTrainMean, results.MetaTrainWorst
 		}
-		specs = append(specs, panelSpec{name + " tasks: worst task", "worst " + what, [2]axisStat{finalStat(mean), finalStat(worst)}})
+		tasks := name + " " + noun + "s: "
+		specs = append(specs, panelSpec{tasks + "worst " + noun, "worst " + what, [2]axisStat{finalStat(mean, score), finalStat(worst, score)}})
 		if len(levels) > 0 {
 			a := strconv.FormatFloat(levels[0], 'g', -1, 64)
-			specs = append(specs, panelSpec{name + " tasks: CVaR_" + a, "CVaR_" + a + " of " + what, [2]axisStat{finalStat(mean), cvarStat(set, levels[0], score)}})
+			specs = append(specs, panelSpec{tasks + "CVaR_" + a, "CVaR_" + a + " of " + what, [2]axisStat{finalStat(mean, score), cvarStat(set, levels[0], score)}})
 		}
 	}
 	var panels []*plot.Plot
@@ -69,16 +80,16 @@ func CVaRTradeoff(groups []*results.Group, path string, c Column) error {
 		pathLabels := map[string][]string{}
 		var pathOrder []string
 		seen := map[string]bool{}
-		xmax, ymax := 0.0, 0.0
+		var xs, ys []float64
 		for _, g := range groups {
 			for _, r := range g.Runs {
-				xmax = math.Max(xmax, st[0].value(r))
-				ymax = math.Max(ymax, st[1].value(r))
+				xs, ys = append(xs, st[0].value(r)), append(ys, st[1].value(r))
 			}
 		}
-		xmax, ymax = 1.1*xmax, 1.1*ymax
-		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, xmax, 0, ymax
-		p.X.Tick.Marker, p.Y.Tick.Marker = denseTicks{}, denseTicks{}
+		xmin, xmax := tradeoffRange(score, xs)
+		ymin, ymax := tradeoffRange(score, ys)
+		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = xmin, xmax, ymin, ymax
+		p.X.Tick.Marker, p.Y.Tick.Marker = valueTicks(score), valueTicks(score)
 		for _, g := range groups {
 			mean, worst := st[0].group(g), st[1].group(g)
 			style := methodStyle(g.Key.Algorithm)
@@ -99,13 +110,13 @@ func CVaRTradeoff(groups []*results.Group, path string, c Column) error {
 			sc.GlyphStyle.Color, sc.GlyphStyle.Shape, sc.GlyphStyle.Radius = style.col, style.shape, markerRadius
 			p.Add(dots)
 			if g.Seeds() >= minBandSeeds { // below, t makes the bars many times the seeds' own spread: the dots show them
-				xb, err := errorBars(pt, []float64{math.Min(mean.Half, mean.Mean)}, []float64{math.Min(mean.Half, xmax-mean.Mean)},
-					true, faded(style.col, 0.7), vg.Points(1), vg.Points(5))
+				xl, xh := barReach(mean, xmin, xmax)
+				xb, err := errorBars(pt, []float64{xl}, []float64{xh}, true, faded(style.col, 0.7), vg.Points(1), vg.Points(5))
 				if err != nil {
 					return err
 				}
-				yb, err := errorBars(pt, []float64{math.Min(worst.Half, worst.Mean)}, []float64{math.Min(worst.Half, ymax-worst.Mean)},
-					false, faded(style.col, 0.7), vg.Points(1), vg.Points(5))
+				yl, yh := barReach(worst, ymin, ymax)
+				yb, err := errorBars(pt, []float64{yl}, []float64{yh}, false, faded(style.col, 0.7), vg.Points(1), vg.Points(5))
 				if err != nil {
 					return err
 				}
@@ -161,26 +172,32 @@ func CVaRTradeoff(groups []*results.Group, path string, c Column) error {
 		note = fmt.Sprintf("bars: 95%% CI over seeds (%d or more; cut at the axes); ", minBandSeeds) + note
 	}
 	legend = append(legend, legendItem{text: note})
+	if score.HigherIsBetter { // a loss's axes start at 0, which says it; a score's do not
+		legend = append(legend, legendItem{text: "better: up and to the right"})
+	}
 	w, h, cols := tradeoffLayout(c, len(panels))
 	return renderGrid(path, w, h, cols, legend, panels)
 }
 
-// axisStat is a statistic on an axis of the trade-off figure: one run's
-// value and its estimate over a group's seeds.
+// axisStat is a statistic on an axis of the trade-off figure, in its
+// metric's display units: one run's value and its estimate over a group's
+// seeds.
 type axisStat struct {
 	value func(*results.Run) float64
 	group func(*results.Group) results.Estimate
 }
 
-// finalStat is a statistic of result.json.
-func finalStat(f results.Final) axisStat {
+// finalStat is a statistic of result.json in score's display units.
+func finalStat(f results.Final, score display.Score) axisStat {
 	return axisStat{
-		value: func(r *results.Run) float64 { return f.Value(&r.Result) },
-		group: func(g *results.Group) results.Estimate { return g.Final(f) },
+		value: func(r *results.Run) float64 { return score.Show(f.Value(&r.Result)) },
+		group: func(g *results.Group) results.Estimate { return results.Display(score, g.Final(f)) },
 	}
 }
 
-// cvarStat is CVaR_alpha over the tasks of set.
+// cvarStat is CVaR_alpha over the tasks of set (metalearn.TailMean: the
+// mean of the largest losses, of the smallest accuracies) in score's
+// display units.
 func cvarStat(set results.Set, alpha float64, score display.Score) axisStat {
 	return axisStat{
 		value: func(r *results.Run) float64 {
@@ -188,10 +205,39 @@ func cvarStat(set results.Set, alpha float64, score display.Score) axisStat {
 			if set == results.MetaTrain {
 				res = &r.Result.MetaTrain
 			}
-			return metalearn.TailMean(res.PerTask, alpha, score.Metric)
+			return score.Show(metalearn.TailMean(res.PerTask, alpha, score.Metric))
 		},
-		group: func(g *results.Group) results.Estimate { return g.FinalCVaR(set, alpha) },
+		group: func(g *results.Group) results.Estimate { return results.Display(score, g.FinalCVaR(set, alpha)) },
 	}
+}
+
+// tradeoffRange is the range of a trade-off axis over the seeds' values vs
+// (display units): from 0 to a tenth beyond the largest for a loss; for a
+// score, whose values crowd below its ceiling (Omniglot accuracies at
+// 75-97%), the values' own range widened by a tenth of it on either side,
+// within [0, the ceiling].
+func tradeoffRange(score display.Score, vs []float64) (lo, hi float64) {
+	if !score.HigherIsBetter {
+		for _, v := range vs {
+			hi = math.Max(hi, v)
+		}
+		return 0, 1.1 * hi
+	}
+	lo, hi = slices.Min(vs), slices.Max(vs)
+	pad := 0.1 * (hi - lo)
+	if pad == 0 {
+		pad = 0.01 * score.Show(1) // one seed, or all equal: a point's width of room
+	}
+	bottom, top := valueRange(score)
+	return math.Max(lo-pad, bottom), math.Min(hi+pad, top)
+}
+
+// barReach is how far e's confidence bar reaches below and above its
+// mean on an axis from lo to hi: its half-width, cut at the axis's ends
+// (which tradeoffRange keeps within the metric's range, so never past
+// 100%).
+func barReach(e results.Estimate, lo, hi float64) (below, above float64) {
+	return math.Min(e.Half, e.Mean-lo), math.Min(e.Half, hi-e.Mean)
 }
 
 // tradeoffLayout is the trade-off figure's grid of n panels at column c:

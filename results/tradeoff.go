@@ -6,17 +6,30 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/trmaml/trmaml/metalearn"
 )
 
 // TradeoffMarkdown is the table of the trade-off between average and
-// worst-case task loss: for each group (MAML, TR-MAML, entropic TR-MAML,
-// CVaR levels) the final mean and worst task loss over the meta-test and
-// the meta-training tasks, each the mean over seeds ± its 95% confidence
-// half-width, and the mean training time per run.
+// worst-case task score: for each group (MAML, TR-MAML, entropic TR-MAML,
+// the robust methods, CVaR levels) the final mean and worst task value
+// over the meta-test and the meta-training tasks, each the mean over seeds
+// ± its 95% confidence half-width in the groups' metric (all one) and its
+// display units (accuracy in percent), and the mean training time per
+// run. The worst task is the largest loss or the smallest accuracy, and
+// CVaR averages the largest losses or the smallest accuracies.
 func TradeoffMarkdown(groups []*Group) string {
 	var b strings.Builder
-	levels := CVaRLevels(groups)
-	fmt.Fprintf(&b, "Final task MSE (mean over seeds ± 95%% CI half-width, Student t).%s\n\n", cvarCaption(levels, "task"))
+	levels, score, noun := CVaRLevels(groups), groups[0].Score, TaskNoun(groups)
+	what := noun + " " + score.Label
+	if score.Unit != "" {
+		what += " in " + score.Unit
+	}
+	direction := ""
+	if score.HigherIsBetter {
+		direction = fmt.Sprintf(" Higher is better: 'worst' is the lowest %s %s.", noun, score.Label)
+	}
+	fmt.Fprintf(&b, "Final %s (mean over seeds ± 95%% CI half-width, Student t).%s%s\n\n", what, direction, cvarCaption(levels, noun))
 	head := []string{"Method", "Seeds", "Meta-test mean", "Meta-test worst"}
 	for _, a := range levels {
 		head = append(head, "Meta-test "+cvarHead(a))
@@ -38,9 +51,9 @@ func TradeoffMarkdown(groups []*Group) string {
 			if set == MetaTrain {
 				mean, worst = MetaTrainMean, MetaTrainWorst
 			}
-			cells = append(cells, formatEstimate(g.Final(mean)), formatEstimate(g.Final(worst)))
+			cells = append(cells, formatEstimate(Display(score, g.Final(mean))), formatEstimate(Display(score, g.Final(worst))))
 			for _, a := range levels {
-				cells = append(cells, formatEstimate(g.FinalCVaR(set, a)))
+				cells = append(cells, formatEstimate(Display(score, g.FinalCVaR(set, a))))
 			}
 		}
 		cells = append(cells, fmt.Sprintf("%.0f", secs/float64(g.Seeds())))
@@ -49,14 +62,20 @@ func TradeoffMarkdown(groups []*Group) string {
 	return b.String()
 }
 
-// TradeoffSeedsCSV is one row per run of the trade-off's groups: the
-// method, the seed, the final mean and worst task loss over the meta-test
-// and the meta-training tasks, and train_worst_halved_at, the first
-// evaluation iteration at which the meta-training worst-task loss is at
-// most half its value at iteration 0 (empty if it never is). From a small
-// initialisation every run starts on the plateau of the near-zero
-// predictor; that column shows how long each seed stays there, so a slow
-// seed is seen, not averaged away.
+// TradeoffSeedsCSV is one row per run of the trade-off's groups (all of
+// one metric): the method, the seed, the final mean and worst task value
+// over the meta-test and the meta-training tasks, in stored units (MSE, or
+// accuracy as a fraction, as result.json and metrics.csv hold them), and
+// train_worst_halved_at, the first evaluation iteration at which the
+// meta-training worst task's distance from a perfect score is at most half
+// its distance at iteration 0 (empty if it never is): for a loss, the
+// worst-task loss halved; for accuracy, the worst task's error
+// 1 - accuracy halved (from chance, 80% error on 5-way, to 40%). From a
+// small initialisation every sinusoid run starts on the plateau of the
+// near-zero predictor, and a classifier's worst task starts at chance;
+// that column shows how long each seed stays there, so a slow seed is
+// seen, not averaged away. A score without a best value (no Max) leaves
+// it empty.
 func TradeoffSeedsCSV(groups []*Group) string {
 	var b strings.Builder
 	w := csv.NewWriter(&b)
@@ -65,7 +84,7 @@ func TradeoffSeedsCSV(groups []*Group) string {
 	for _, g := range groups {
 		for _, r := range g.Runs {
 			halved := ""
-			if it, ok := r.halvedAt(TrainWorst); ok {
+			if it, ok := r.halvedAt(TrainWorst, g.Score.Metric); ok {
 				halved = strconv.Itoa(it)
 			}
 			w.Write([]string{g.Key.Method(), strconv.FormatUint(r.Config.Seed, 10),
@@ -77,15 +96,25 @@ func TradeoffSeedsCSV(groups []*Group) string {
 	return b.String()
 }
 
-// halvedAt returns the first evaluation iteration at which metric m is at
-// most half its value at the first evaluation.
-func (r *Run) halvedAt(m Column) (int, bool) {
-	v := r.Column(m)
+// halvedAt returns the first evaluation iteration at which column c, in
+// metric m, is at most half as far from m's best value (0 for a loss,
+// m.Max() for a score) as at the first evaluation; false if it never is,
+// or m has no best value.
+func (r *Run) halvedAt(c Column, m metalearn.Metric) (int, bool) {
+	gap := func(x float64) float64 { return x }
+	if m.HigherIsBetter {
+		top := m.Max()
+		if math.IsInf(top, 1) {
+			return 0, false
+		}
+		gap = func(x float64) float64 { return top - x }
+	}
+	v := r.Column(c)
 	if len(v) == 0 || math.IsNaN(v[0]) {
 		return 0, false
 	}
 	for i, x := range v {
-		if x <= v[0]/2 {
+		if gap(x) <= gap(v[0])/2 {
 			return r.Iterations[i], true
 		}
 	}
