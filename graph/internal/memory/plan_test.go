@@ -32,6 +32,18 @@ func TestPlan(t *testing.T) {
 			{Size: 48, First: 4, Last: 6}, {Size: 40, First: 5, Last: 9},
 		}, 32 + 96},
 		{"the same step", []Value{{Size: 10, First: 3, Last: 3}, {Size: 10, First: 3, Last: 3}}, 26},
+		// 64 dies at step 1; 40 takes its place, and 16 the exact gap
+		// between 40 (aligned to 48) and 48, which lives throughout.
+		{"an exact fit", []Value{
+			{Size: 64, First: 0, Last: 1}, {Size: 48, First: 0, Last: 9},
+			{Size: 40, First: 2, Last: 9}, {Size: 16, First: 2, Last: 9},
+		}, 64 + 48},
+		// Placed in the order given, 64 would go above both 16s.
+		{"the largest first", []Value{
+			{Size: 16, First: 0, Last: 1}, {Size: 16, First: 0, Last: 3}, {Size: 64, First: 2, Last: 3},
+		}, 64 + 16},
+		{"one step apart", []Value{{Size: 32, First: 0, Last: 4}, {Size: 32, First: 5, Last: 9}}, 32},
+		{"zero size", []Value{{Size: 0, First: 0, Last: 9}, {Size: 16, First: 2, Last: 3}}, 16},
 		{"random", random, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
