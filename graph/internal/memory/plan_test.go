@@ -42,6 +42,12 @@ func TestPlan(t *testing.T) {
 		{"the largest first", []Value{
 			{Size: 16, First: 0, Last: 1}, {Size: 16, First: 0, Last: 3}, {Size: 64, First: 2, Last: 3},
 		}, 64 + 16},
+		// 224 alive at step 3; the first or the largest gap that fits
+		// instead of the smallest needs 256.
+		{"the smallest gap", []Value{
+			{Size: 48, First: 2, Last: 3}, {Size: 32, First: 1, Last: 2}, {Size: 64, First: 3, Last: 6},
+			{Size: 48, First: 1, Last: 3}, {Size: 64, First: 1, Last: 4}, {Size: 48, First: 1, Last: 1},
+		}, 224},
 		{"one step apart", []Value{{Size: 32, First: 0, Last: 4}, {Size: 32, First: 5, Last: 9}}, 32},
 		{"zero size", []Value{{Size: 0, First: 0, Last: 9}, {Size: 16, First: 2, Last: 3}}, 16},
 		{"random", random, 0},
