@@ -63,9 +63,8 @@ func (o *Objective) joinPool(to *memory.Pool) {
 	}
 }
 
-// bufferBytes is the memory of the large intermediate values (the CNN's
-// activations and their gradients) that o's buffer pool has allocated so
-// far, shared with the objectives of ShareBuffers: the pool keeps every
-// buffer for reuse, so after a call of each this is the graphs' peak.
-// Parameters, batches and small values are not counted.
+// bufferBytes is the most memory o's buffer pool, shared with the
+// objectives of ShareBuffers, has held at once for the large intermediate
+// values (the CNN's activations and their gradients): after a call of each,
+// the graphs' peak. Parameters, batches and small values are not counted.
 func (o *Objective) bufferBytes() int64 { return o.programs()[0].Pool.Bytes() }
