@@ -21,9 +21,12 @@ func (o *Objective) ShareBuffers(other *Objective) {
 }
 
 // hold grows the largest of o's arenas of each dtype to hold all of e's
-// arenas of that dtype side by side: e's lanes run at the same time, each
-// in a part of one free buffer, so an evaluation slightly larger than
-// training in total does not allocate a second set beside training's.
+// arenas of that dtype side by side, so that an evaluation slightly larger
+// than training in total does not allocate a second set beside training's:
+// e's lanes each take the next part of one free buffer, and a buffer lent
+// in parts is free again only when every part is back (memory.Pool.Get),
+// so where two or more goroutines run lanes back to back, all of them need
+// room, not only as many as run at once.
 func (o *Objective) hold(e *Objective) {
 	need := map[tensor.Dtype][]int{}
 	for _, p := range e.programs() {
@@ -63,9 +66,8 @@ func (o *Objective) joinPool(to *memory.Pool) {
 	}
 }
 
-// bufferBytes is the memory of the large intermediate values (the CNN's
-// activations and their gradients) that o's buffer pool has allocated so
-// far, shared with the objectives of ShareBuffers: the pool keeps every
-// buffer for reuse, so after a call of each this is the graphs' peak.
-// Parameters, batches and small values are not counted.
+// bufferBytes is the most memory o's buffer pool, shared with the
+// objectives of ShareBuffers, has held at once for the large intermediate
+// values (the CNN's activations and their gradients): after a call of each,
+// the graphs' peak. Parameters, batches and small values are not counted.
 func (o *Objective) bufferBytes() int64 { return o.programs()[0].Pool.Bytes() }

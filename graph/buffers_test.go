@@ -85,11 +85,8 @@ func TestMemoryEstimateBoundsGraphs(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := alone.LossesMetric(w, eb, nil, make([]float64, eb.Tasks), make([]float64, eb.Tasks), nil); err != nil {
-					t.Fatal(err)
-				}
-				if both, want := train.bufferBytes(), max(trained, alone.bufferBytes()); both > want {
-					t.Errorf("training and evaluation hold %d bytes between them, more than the larger of training's %d and the evaluation's alone %d", both, trained, alone.bufferBytes())
+				if both, want := train.bufferBytes(), max(trained, arenaBytes(alone)); both > want {
+					t.Errorf("training and evaluation hold %d bytes between them, more than the larger of training's %d and the evaluation's arenas alone %d", both, trained, arenaBytes(alone))
 				}
 			}
 			est := conv4.Model{}.Memory(cfg, io)
@@ -104,4 +101,78 @@ func TestMemoryEstimateBoundsGraphs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestShareBuffersHoldsLanes: an evaluation in two lanes, each smaller than
+// training's arena but larger than it together, runs after training in
+// parts of one buffer of the shared pool, not in training's and a second
+// one: the pool peaks at the larger of the two graphs' own arenas, in
+// both orders of the first calls.
+func TestShareBuffersHoldsLanes(t *testing.T) {
+	t.Parallel()
+	m, err := NewCNN(16, 16, 1, 8, 2, 3, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(6, 6))
+	w := m.Init(rng)
+	tb, eb := randomImages(rng, 4, 3, 1, 2, 16, 16, 1), randomImages(rng, 4, 3, 1, 10, 16, 16, 1)
+	build := func(eval bool) *Objective {
+		s := Spec{Model: m, Loss: SoftmaxCrossEntropy, Score: Accuracy, Tasks: 4, Support: 3, Query: 6,
+			InShape: m.InShape(), OutDim: 3, Steps: 1, Alpha: 0.1, MetaGradient: true, Dtype: tensor.Float32}
+		if eval {
+			s.Query, s.MetaGradient, s.Lanes = 30, false, 2
+		}
+		obj, err := NewObjective(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return obj
+	}
+	call := func(obj *Objective, eval bool) {
+		b, weights, grad := tb, []float64{0.25, 0.25, 0.25, 0.25}, make([]float64, len(w))
+		if eval {
+			b, weights, grad = eb, nil, nil
+		}
+		if err := obj.LossesMetric(w, b, weights, make([]float64, 4), make([]float64, 4), grad); err != nil {
+			t.Fatal(err)
+		}
+	}
+	trainAlone, evalAlone := build(false), build(true)
+	lanes, largest := 0, 0
+	for _, p := range evalAlone.programs() {
+		lanes += p.Arenas[0].Size()
+		largest = max(largest, p.Arenas[0].Size())
+	}
+	if arena := trainAlone.prog.Arenas[0].Size(); largest >= arena || lanes <= arena {
+		t.Fatalf("lanes' arenas of %d values, %d the largest, training's %d: want each smaller, all larger", lanes, largest, arena)
+	}
+	want := max(arenaBytes(trainAlone), arenaBytes(evalAlone))
+	for _, evalFirst := range []bool{false, true} {
+		train, eval := build(false), build(true)
+		eval.ShareBuffers(train)
+		for range 2 {
+			if evalFirst {
+				call(eval, true)
+			}
+			call(train, false)
+			call(eval, true)
+		}
+		if got := train.bufferBytes(); got > want {
+			t.Errorf("evaluation first %v: the shared pool peaked at %d bytes, the larger graph's arenas hold %d", evalFirst, got, want)
+		}
+	}
+}
+
+// arenaBytes is the memory of o's arenas side by side: what o alone holds
+// when its lanes run at once. bufferBytes measures less when they happen
+// to run one after another.
+func arenaBytes(o *Objective) int64 {
+	var n int64
+	for _, p := range o.programs() {
+		for _, a := range p.Arenas {
+			n += int64(a.Size()) * int64(a.Dtype().Size())
+		}
+	}
+	return n
 }

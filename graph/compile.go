@@ -6,7 +6,7 @@ import (
 )
 
 // compile makes the program of g for outputs (graph/internal/exec: the
-// steps in order, the large values pooled after their last reader) and
+// steps in order, the large values in arenas by their lifetimes) and
 // returns it with the value index of each output; the ops take tune's
 // elemsPiece, and the tiles only the first copy where that is all that is
 // read (firstTiles).

@@ -70,10 +70,10 @@ func (s Spec) lanes() int {
 const laneFLOPs = 1 << 24
 
 // newLanes builds an objective of spec as n graphs of Tasks/n tasks (the
-// sizes differ by at most one), which share one buffer pool: lanes of the
-// same size recycle the same buffers, and together they hold about what one
-// graph of all the tasks would. Shared with another objective's pool
-// (ShareBuffers), they borrow its buffers (joinPool).
+// sizes differ by at most one), which share one buffer pool: each lane's
+// arena holds a buffer of it while the lane runs, and together they hold
+// about what one graph of all the tasks would. Shared with another
+// objective's pool (ShareBuffers), they borrow parts of its buffers.
 func newLanes(spec Spec, n int, tune tuning) (*Objective, error) {
 	o := &Objective{spec: spec, predOut: -1}
 	for l := range n {

@@ -21,10 +21,10 @@ import (
 // kernels by family; TestOpsNestedFiniteDifferences checks every one.
 //
 // A kernel is wrapped in op, which implements gorgonia's Op interface once for
-// all kernels. Each op belongs to one node and keeps that node's output
-// tensor between runs, so a rerun allocates nothing; the program
-// (graph/internal/exec) may hand the buffer back to a pool after its last use in a run and the op
-// takes a buffer from the pool on its next run. Nothing writes into an op's
+// all kernels. Each op belongs to one node. A small output stays the op's
+// between runs; a large one lives at its place in the program's arena
+// (graph/internal/exec) from its step to its last reader, and the op takes
+// it from the arena again on its next run. Nothing writes into an op's
 // input (no kernel here or gorgonia op in our graphs overwrites its inputs).
 
 // kernel is the math of one op.
@@ -259,7 +259,7 @@ func (o *op) flops() float64 {
 	return 0
 }
 
-// The program (graph/internal/exec) pools the buffers of large ops.
+// The program (graph/internal/exec) places the outputs of large ops in arenas.
 var _ exec.Pooled = (*op)(nil)
 
 // OutSize implements exec.Pooled: the values of the output.

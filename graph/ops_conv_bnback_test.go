@@ -9,12 +9,17 @@ import (
 )
 
 // TestConvKBNBackSameBits: the fused op's values are convK(x, bnBackMax(...))'s
-// bit for bit, in both float types, with one and with several images per
-// chunk, on the kernels of the build (the SIMD rows at 32 channels).
+// bit for bit, in both float types, with chunks of all three images, of
+// one and of two (the last one short), on the kernels of the build (the
+// SIMD rows at 32 channels).
 func TestConvKBNBackSameBits(t *testing.T) {
 	const tasks, n, h, w, c, f = 2, 3, 8, 6, 3, 32
-	for _, chunk := range []int{0, 1} {
+	for _, tc := range []struct{ chunk, per int }{{0, n}, {1, 1}, {2 * h * w * 2 * f, 2}} { // 2*f values per pixel
+		chunk := tc.chunk
 		g := convGeom{imageGeom{H: h, W: w, C: c, tune: tuning{chunkValues: chunk}}, tensor.Shape{tasks, n, h * w * c}}
+		if per := g.chunkImages(f); per != tc.per {
+			t.Fatalf("chunk bound %d: chunks of %d images, want %d", chunk, per, tc.per)
+		}
 		rng := rand.New(rand.NewPCG(7, uint64(chunk)))
 		x := randomFloats(rng, tasks*n*h*w*c)
 		z := randomFloats(rng, tasks*n*h*w*f)

@@ -63,11 +63,7 @@ type Step struct {
 const PooledSize = 1 << 14
 
 // Compile lists the steps of g for outputs and returns the program and the
-// value index of each output. The outputs of the Pooled ops of at least
-// PooledSize values that no gorgonia op reads (such an op may return a
-// view of its input) and that are no output live in arenas, one per dtype,
-// taken from the program's new pool, at places memory.Plan gives them by
-// their lifetimes: from their step to their last reader.
+// value index of each output, its large values in arenas (placeArenas).
 func Compile(g *gorgonia.ExprGraph, outputs gorgonia.Nodes) (*Program, []int) {
 	p := &Program{}
 	index := map[*gorgonia.Node]int{}
@@ -98,7 +94,16 @@ func Compile(g *gorgonia.ExprGraph, outputs gorgonia.Nodes) (*Program, []int) {
 		idx[k] = index[out]
 		isOut[idx[k]] = true
 	}
-	// Liveness: the last step reading each value.
+	p.placeArenas(isOut)
+	return p, idx
+}
+
+// placeArenas puts the outputs of the Pooled ops of at least PooledSize
+// values that no gorgonia op reads (such an op may return a view of its
+// input) and that are no output (isOut) in arenas, one per dtype, taken
+// from the program's new pool, at places memory.Plan gives them by their
+// lifetimes: from their step to their last reader, which releases them.
+func (p *Program) placeArenas(isOut map[int]bool) {
 	last := map[int]int{}
 	foreign := map[int]bool{}
 	for si, s := range p.Steps {
@@ -141,7 +146,6 @@ func Compile(g *gorgonia.ExprGraph, outputs gorgonia.Nodes) (*Program, []int) {
 		}
 		p.Arenas = append(p.Arenas, a)
 	}
-	return p, idx
 }
 
 // Run evaluates every step once.

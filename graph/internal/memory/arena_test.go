@@ -40,3 +40,28 @@ func TestArenaHold(t *testing.T) {
 		})
 	}
 }
+
+// TestArena: the values of an arena are their places in one buffer of the
+// pool, taken with the first and handed back with the last.
+func TestArena(t *testing.T) {
+	p := NewPool()
+	a := NewArena(p, tensor.Float32, 64)
+	x := a.Get(0, tensor.Shape{4, 4})
+	y := a.Get(16, tensor.Shape{48})
+	x.Float32s()[0], y.Float32s()[47] = 1, 2
+	if x.Shape().TotalSize() != 16 || !x.Shape().Eq(tensor.Shape{4, 4}) || len(p.Free()) != 0 {
+		t.Fatalf("value of shape %v, %d free buffers", x.Shape(), len(p.Free()))
+	}
+	a.Put()
+	if len(p.Free()) != 0 {
+		t.Fatal("the buffer went back with a value still taken")
+	}
+	a.Put()
+	free := p.Free()
+	if len(free) != 1 || free[0].Shape().TotalSize() != 64 {
+		t.Fatalf("free buffers %v, want one of 64", free)
+	}
+	if d := free[0].Float32s(); d[0] != 1 || d[63] != 2 {
+		t.Errorf("the values are not the buffer's: %v %v", d[0], d[63])
+	}
+}

@@ -1,7 +1,8 @@
-// Package memory holds the graphs' large values: a pool that recycles the
-// ops' output tensors by size within and between programs, and scratch
-// buffers for the kernels, both mapped outside Go's heap so that the
-// garbage collector's target does not grow with them.
+// Package memory holds the graphs' large values: Plan places a program's
+// values in one arena per dtype by their lifetimes, a pool lends the
+// arenas' buffers within and between programs, and scratch buffers serve
+// the kernels, all mapped outside Go's heap so that the garbage
+// collector's target does not grow with them.
 package memory
 
 import (
