@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -27,6 +28,7 @@ func TestReportAndPlotUnfinished(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.Meta.Iterations, cfg.Eval.Every, cfg.Eval.Instances, cfg.Eval.TrainInstances = 600, 100, 490, 100
+	cfg.Eval.CVaRAlpha = []float64{0.7}
 	if _, err := run.Train(context.Background(), cfg, filepath.Join(root, "seed1"), run.Options{}); err != nil {
 		t.Fatal(err)
 	}
@@ -34,6 +36,10 @@ func TestReportAndPlotUnfinished(t *testing.T) {
 	cfg.Seed = 2
 	dir := filepath.Join(root, "seed2")
 	last := interruptAfter(t, cfg, dir, 3)
+	m, err := rundir.ReadMetrics(filepath.Join(dir, rundir.MetricsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if last >= 600 {
 		t.Fatalf("seed 2 finished its evaluations (last %d)", last)
 	}
@@ -63,6 +69,17 @@ func TestReportAndPlotUnfinished(t *testing.T) {
 	}
 	if want := ",unfinished: seed 2 at iteration " + strconv.Itoa(last) + " of 600\n"; !strings.Contains(mustRead(t, filepath.Join(out, "table.csv")), want) {
 		t.Errorf("table.csv lacks %q", want)
+	}
+	// The CVaR column averages seed 1's final CVaR with seed 2's last
+	// evaluation's, as the other columns do.
+	res, err := rundir.ReadResult(filepath.Join(root, "seed1", rundir.ResultFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := (res.MetaTest.CVaR[0].Value + m.CVaR[0].Test[len(m.CVaR[0].Test)-1]) / 2
+	col, recs := readCSVFile(t, filepath.Join(out, "table.csv"))
+	if got, err := strconv.ParseFloat(recs[0][col["test_cvar0.7"]], 64); err != nil || math.Abs(got-want) > 1e-12*want {
+		t.Errorf("table.csv test_cvar0.7 = %s, want the mean of seed 1's final and seed 2's last, %v", recs[0][col["test_cvar0.7"]], want)
 	}
 	if strings.Contains(table, "seed 3") {
 		t.Errorf("table.md shows seed 3, evaluated only before training:\n%s", table)

@@ -85,12 +85,18 @@ func CVaRLevels(groups []*Group) []float64 {
 // fraction 1-alpha of result.json's per-task values, metalearn.TailMean in
 // the group's metric), estimated over the group's seeds. It is computed
 // from the per-task values, so it exists at any level for any finished
-// run (unfinished ones, which have none yet, are left out).
+// run; an unfinished run, which has none yet, enters with its last
+// evaluation's CVaR if metrics.csv records that level, else is left out.
 func (g *Group) FinalCVaR(set Set, alpha float64) Estimate {
 	vals := make([]float64, len(g.Runs))
 	for i, r := range g.Runs {
-		if r.Unfinished {
+		if r.Unfinished { // no per-task values: the last evaluation's, if recorded
 			vals[i] = math.NaN()
+			for _, ts := range set.of(&r.Result).CVaR {
+				if ts.Alpha == alpha {
+					vals[i] = ts.Value
+				}
+			}
 			continue
 		}
 		vals[i] = metalearn.TailMean(set.of(&r.Result).PerTask, alpha, g.Score.Metric)
