@@ -137,8 +137,8 @@ func (t *Trainer) Step() (StepStats, error) {
 		return StepStats{}, err
 	}
 	stats := StepStats{MaxLoss: math.Inf(-1)}
-	for _, l := range t.losses {
-		if err := t.checkLoss(l); err != nil {
+	for k, l := range t.losses {
+		if err := t.checkLoss(k, l); err != nil {
 			return StepStats{}, err
 		}
 		stats.MeanLoss += l / float64(C)
@@ -190,8 +190,8 @@ func (t *Trainer) evaluate() error {
 		return t.Objective.Losses(st.W, t.batch, t.weights, t.losses, t.grad)
 	}
 	weigh := func(losses, weights []float64) error {
-		for _, l := range losses {
-			if err := t.checkLoss(l); err != nil {
+		for k, l := range losses {
+			if err := t.checkLoss(k, l); err != nil {
 				return err
 			}
 		}
@@ -210,10 +210,11 @@ func (t *Trainer) evaluate() error {
 	return t.Objective.Losses(st.W, t.batch, t.weights, t.losses, t.grad)
 }
 
-// checkLoss refuses a non-finite loss of the iteration being run.
-func (t *Trainer) checkLoss(l float64) error {
+// checkLoss refuses a non-finite loss l of instance k of the iteration
+// being run, naming the instance's task.
+func (t *Trainer) checkLoss(k int, l float64) error {
 	if math.IsNaN(l) || math.IsInf(l, 0) {
-		return fmt.Errorf("%w at iteration %d: task loss %v", ErrNonFinite, t.State.Iteration+1, l)
+		return fmt.Errorf("%w at iteration %d: task %q (instance %d of %d): loss %v", ErrNonFinite, t.State.Iteration+1, t.Train.Name(t.tasks[k]), k+1, len(t.tasks), l)
 	}
 	return nil
 }

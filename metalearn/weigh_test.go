@@ -2,8 +2,10 @@ package metalearn
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -121,5 +123,39 @@ func TestDRMAMLPlusWarnsOnce(t *testing.T) {
 	}
 	if len(msgs) != 1 || m.Fallbacks() != 5 {
 		t.Errorf("warnings %q over %d fallbacks, want one over 5", msgs, m.Fallbacks())
+	}
+}
+
+// TestNonFiniteLossNamesTask: a non-finite loss stops the run naming the
+// iteration and the task of the instance, for a method that weighs its
+// batch (before Weigh sees the loss, with and without a WeighingObjective)
+// and for one that does not.
+func TestNonFiniteLossNamesTask(t *testing.T) {
+	t.Parallel()
+	q, alpha := newQuad()
+	for _, tc := range []struct {
+		name     string
+		method   MethodSettings
+		weighing bool
+	}{
+		{"maml", MAML{}, false},
+		{"drmaml", DRMAML{Alpha: 0.5}, false},
+		{"drmaml weighing", DRMAML{Alpha: 0.5}, true},
+	} {
+		rec := &recordingObjective{quadObjective: quadObjective{q: q, alpha: alpha, tasks: 6}, nan: true}
+		var obj Objective = rec
+		if tc.weighing {
+			obj = weighingObjective{rec}
+		}
+		s := Settings{Method: tc.method.New(), Iterations: 1, Batch: 6, Optimizer: &SGD{LR: 0.05}, Seed: 3}
+		tr, err := NewTrainer(obj, q, []float64{3}, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = tr.Step()
+		want := fmt.Sprintf("at iteration 1: task %q (instance 2 of 6): loss NaN", q.Name(tr.tasks[1]))
+		if !errors.Is(err, ErrNonFinite) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: NaN loss gave %v, want ErrNonFinite saying %q", tc.name, err, want)
+		}
 	}
 }
