@@ -71,22 +71,39 @@ func tailSize(b int, alpha float64) int {
 	return max(1, int(math.Ceil(float64(b)*(1-alpha)*(1-1e-12))))
 }
 
+// MaxCandidates bounds the candidate batch B of a tail method, as configs
+// bounds meta.batch: an alpha close to 1 (B about meta.batch / (1-alpha))
+// or a mistyped candidates is refused by name instead of exhausting memory.
+const MaxCandidates = 10_000
+
 // candidateBatch is B for a tail method: candidates if set (refused below
 // the meta-batch, which it must keep at least), else the fewest B whose
-// tail is the meta-batch.
+// tail is the meta-batch; at most MaxCandidates.
 func candidateBatch(candidates int, alpha float64, batch int) (int, error) {
 	if candidates > 0 {
 		if candidates < batch {
 			return 0, SettingError{"candidates", candidates, fmt.Sprintf("the candidate batch must be >= meta.batch = %d, the tail it keeps (0: meta.batch / (1-alpha))", batch)}
+		}
+		if candidates > MaxCandidates {
+			return 0, SettingError{"candidates", candidates, fmt.Sprintf("must be <= %d", MaxCandidates)}
 		}
 		return candidates, nil
 	}
 	if !(alpha > 0 && alpha < 1) {
 		return batch, nil // refused by Check
 	}
+	tooMany := func(b float64) error {
+		return SettingError{"alpha", alpha, fmt.Sprintf("needs a candidate batch of meta.batch / (1-alpha) = %.0f instances, more than %d: a smaller alpha or meta.batch, or a candidates <= %d", b, MaxCandidates, MaxCandidates)}
+	}
+	if approx := float64(batch) / (1 - alpha); approx > MaxCandidates+1 {
+		return 0, tooMany(approx) // before the search below, which takes B steps
+	}
 	b := batch
 	for tailSize(b, alpha) < batch {
 		b++
+	}
+	if b > MaxCandidates {
+		return 0, tooMany(float64(b))
 	}
 	return b, nil
 }

@@ -98,6 +98,22 @@ func TestTailSizes(t *testing.T) {
 	if !errors.As(err, &se) || se.Key != "candidates" {
 		t.Errorf("candidates 40 < batch 50: got %v, want a SettingError on candidates", err)
 	}
+	// An alpha close to 1 or a huge candidates would adapt more instances
+	// than memory holds (and alpha = 1 - 1e-15 would search B for ages).
+	for _, c := range []struct {
+		candidates int
+		alpha      float64
+		batch      int
+		key        string
+	}{{0, 0.99999, 50, "alpha"}, {0, 1 - 1e-15, 50, "alpha"}, {0, 0.999, 11, "alpha"}, {MaxCandidates + 1, 0.7, 50, "candidates"}} {
+		_, err := DrawnBatch(DRMAMLPlus{Alpha: c.alpha, Candidates: c.candidates}, c.batch)
+		if !errors.As(err, &se) || se.Key != c.key {
+			t.Errorf("candidates %d alpha %v batch %d: got %v, want a SettingError on %s", c.candidates, c.alpha, c.batch, err, c.key)
+		}
+	}
+	if got, err := DrawnBatch(DRMAML{Alpha: 0.999}, 10); got != 9001 || err != nil {
+		t.Errorf("alpha 0.999 batch 10: got %d, %v, want 9001 (tail ceil(9.001) = 10)", got, err)
+	}
 	if got, _ := DrawnBatch(TRMAML{}, 25); got != 25 {
 		t.Errorf("TR-MAML draws %d, want the meta-batch 25", got)
 	}
