@@ -164,3 +164,23 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestMemoryCountsCandidates: the training graph of DR-MAML adapts its
+// candidate batch, not meta.batch: its estimate is MAML's at a meta-batch
+// of the candidates (meta.batch 8 at alpha 0.5: 15).
+func TestMemoryCountsCandidates(t *testing.T) {
+	t.Parallel()
+	parse := func(yaml string) MemoryEstimate {
+		c, err := Parse("x.yaml", []byte(yaml))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Memory()
+	}
+	dr := parse("algorithm: drmaml\nmeta:\n  batch: 8\ndrmaml:\n  alpha: 0.5\n")
+	maml15 := parse("algorithm: maml\nmeta:\n  batch: 15\n")
+	maml8 := parse("algorithm: maml\nmeta:\n  batch: 8\n")
+	if dr.TrainGraph != maml15.TrainGraph || !(dr.TrainGraph > maml8.TrainGraph) {
+		t.Errorf("DR-MAML's training graph %.0f bytes, want MAML's at meta.batch 15 (%.0f), more than at 8 (%.0f)", dr.TrainGraph, maml15.TrainGraph, maml8.TrainGraph)
+	}
+}
