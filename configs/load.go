@@ -2,6 +2,7 @@ package configs
 
 import (
 	"errors"
+	"maps"
 	"os"
 	"reflect"
 	"regexp"
@@ -76,17 +77,21 @@ func parse(name string, data []byte, from string, sets []Setting, recorded bool)
 	if err != nil {
 		return Config{}, err
 	}
-	over := &decoder{file: from, lines: d.lines}
+	// The settings' lines are from's: a value of theirs out of range is
+	// located there, not in the file they are applied over.
+	over := &decoder{file: from, lines: map[string]int{}}
 	for _, s := range sets {
 		over.decode(settingNode(s), reflect.ValueOf(&c).Elem(), "")
 	}
 	if len(over.errs) > 0 {
 		return Config{}, errors.Join(over.errs...)
 	}
+	stated := maps.Clone(d.lines)
+	maps.Copy(stated, over.lines)
 	if len(c.Eval.CVaRAlpha) == 0 {
 		c.Eval.CVaRAlpha = nil // "cvar_alpha: []" is the default, no levels
 	}
-	defErrs, unresolved := c.resolveDefaults(d.lines)
+	defErrs, unresolved := c.resolveDefaults(stated)
 	// A method whose defaults could not be resolved has zero settings:
 	// their checks would only repeat the reason in other words.
 	errs := append(defErrs, slices.DeleteFunc(c.validate(), func(err error) bool {
@@ -94,7 +99,23 @@ func parse(name string, data []byte, from string, sets []Setting, recorded bool)
 		return errors.As(err, &ferr) && unresolved[strings.SplitN(ferr.path, ".", 2)[0]]
 	})...)
 	if len(errs) > 0 {
-		return Config{}, d.locate(errs)
+		ours, theirs := errs[:0:0], []error(nil)
+		for _, e := range errs {
+			var fe *fieldError
+			if errors.As(e, &fe) && over.lines[fe.path] > 0 {
+				theirs = append(theirs, e)
+			} else {
+				ours = append(ours, e)
+			}
+		}
+		var located []error
+		if len(ours) > 0 {
+			located = append(located, d.locate(ours))
+		}
+		if len(theirs) > 0 {
+			located = append(located, over.locate(theirs))
+		}
+		return Config{}, errors.Join(located...)
 	}
 	return c, nil
 }

@@ -5,6 +5,8 @@ import (
 
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
 func TestOverride(t *testing.T) {
@@ -51,5 +53,32 @@ func TestOverrideNamesItsFlag(t *testing.T) {
 	_, err := Override(base, "-override", []string{"seed=3"}, func(string) bool { return false })
 	if err == nil || !strings.HasPrefix(err.Error(), "-override seed=3: seed may not be changed here") {
 		t.Fatalf("error %v, want it to start with -override seed=3", err)
+	}
+}
+
+// TestParseWithLocatesSettings: a setting applied over a file (an
+// experiment's sweep value over its base) that is out of range is located
+// at its own line in its own file, not at that line of the base; the
+// base's own errors stay in the base.
+func TestParseWithLocatesSettings(t *testing.T) {
+	t.Parallel()
+	base := "# a comment\n# another\n# and a third\nmeta:\n  lr: -1\n"
+	var node yaml.Node
+	if err := yaml.Unmarshal([]byte("1.5"), &node); err != nil {
+		t.Fatal(err)
+	}
+	v := node.Content[0]
+	v.Line = 4 // the sweep's line in the experiment file
+	_, err := ParseWith("base.yaml", []byte(base), "grid.yaml", []Setting{{Path: "drmaml.alpha", Value: v}})
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	for _, want := range []string{"grid.yaml:4: drmaml.alpha = 1.5: must be in (0, 1)", "base.yaml:5: meta.lr = -1: must be"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("got %q, want it to say %q", err, want)
+		}
+	}
+	if strings.Contains(err.Error(), "base.yaml:4") {
+		t.Errorf("got %q: the setting is blamed on the base", err)
 	}
 }
