@@ -31,7 +31,13 @@ func Main(args []string) int {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(gcPercent)
 	}
-	err := dispatchContext(interruptContext(os.Stderr), args, os.Stdout, os.Stderr)
+	ctx := context.Background()
+	if len(args) > 0 {
+		if msg := interruptMessage(args[0]); msg != "" {
+			ctx = interruptContext(os.Stderr, msg)
+		}
+	}
+	err := dispatchContext(ctx, args, os.Stdout, os.Stderr)
 	if err != nil && !errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintln(os.Stderr, "trmaml:", err)
 	}

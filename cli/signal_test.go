@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -234,4 +235,52 @@ func TestExperimentListAndCellRange(t *testing.T) {
 	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the refused -cell wrote %s", out)
 	}
+}
+
+// TestSignalMessages: only training says it checkpoints; serve stops with
+// status 0 saying so, and other commands are left to the signal's default.
+func TestSignalMessages(t *testing.T) {
+	t.Parallel()
+	for cmd, want := range map[string]string{
+		"train": "checkpointing", "resume": "checkpointing", "experiment": "checkpointing",
+		"serve": "stopping the server", "plot": "", "report": "", "status": "", "eval": "", "export": "",
+	} {
+		if got := interruptMessage(cmd); (want == "") != (got == "") || !strings.Contains(got, want) {
+			t.Errorf("%s: message %q, want one with %q", cmd, got, want)
+		}
+	}
+
+	cmd, _ := trmaml("serve", "-addr", "127.0.0.1:0", t.TempDir())
+	log := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = log, log // read while the process writes
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); !strings.Contains(log.String(), "serving"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not start:\n%s", log)
+		}
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	if err := cmd.Wait(); err != nil || strings.Contains(log.String(), "checkpoint") || !strings.Contains(log.String(), "stopping the server") {
+		t.Errorf("serve after SIGINT: %v\n%s", err, log)
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe to read while a process writes it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

@@ -176,7 +176,11 @@ func (d *decoder) mapping(n *yaml.Node, v reflect.Value, path string) {
 			if path != "" {
 				where = " in " + path
 			}
-			d.errorf(k.Line, "unknown field %q%s (allowed: %s)", k.Value, where, strings.Join(allowedKeys(v), ", "))
+			allowed := "allowed: " + strings.Join(allowedKeys(v), ", ")
+			if len(allowedKeys(v)) == 0 {
+				allowed = path + " has no settings"
+			}
+			d.errorf(k.Line, "unknown field %q%s (%s)", k.Value, where, allowed)
 			continue
 		}
 		d.lines[p] = k.Line
@@ -323,6 +327,9 @@ func describe(n *yaml.Node) string {
 func want(t reflect.Type) string {
 	switch t.Kind() {
 	case reflect.Struct:
+		if len(fieldKeys(t)) == 0 {
+			return "an empty mapping, {} (it has no settings)"
+		}
 		return "a mapping (keys: " + strings.Join(fieldKeys(t), ", ") + ")"
 	case reflect.Slice:
 		return "a list, each " + want(t.Elem())

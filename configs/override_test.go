@@ -82,3 +82,22 @@ func TestParseWithLocatesSettings(t *testing.T) {
 		t.Errorf("got %q: the setting is blamed on the base", err)
 	}
 }
+
+// TestOverrideEmptySection: a method with no settings (MAML) says so
+// rather than listing no keys.
+func TestOverrideEmptySection(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ set, want string }{
+		{"maml.x=1", `-set maml.x=1: unknown field "x" in maml (maml has no settings)`},
+		{"maml=1", `-set maml=1: maml: cannot use "1" (int): want an empty mapping, {} (it has no settings)`},
+		{"meta.x=1", `unknown field "x" in meta (allowed: iterations, batch,`},
+	} {
+		_, err := Override(Defaults(), "-set", []string{tc.set}, func(string) bool { return true })
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.set, err, tc.want)
+		}
+	}
+	if _, err := Override(Defaults(), "-set", []string{"maml={}"}, func(string) bool { return true }); err != nil {
+		t.Errorf("maml={}: %v", err)
+	}
+}

@@ -56,7 +56,7 @@ func seedLines(x []float64, c results.Curve, col color.RGBA, dash []vg.Length) [
 				xys = append(xys, plotter.XY{X: x[i], Y: v})
 			}
 		}
-		if len(xys) > 0 {
+		if len(xys) > 1 {
 			l := &plotter.Line{XYs: xys}
 			l.Color, l.Width, l.Dashes = faded(col, 0.45), vg.Points(0.6), dash
 			out = append(out, l)
@@ -65,18 +65,57 @@ func seedLines(x []float64, c results.Curve, col color.RGBA, dash []vg.Length) [
 	return out
 }
 
-// addCurve adds c's mean line to p over, with minBandSeeds or more
-// seeds, its band cut to [lo, hi], or with two, each seed's own line.
+// addCurve adds c's mean line to p over, with its band cut to [lo, hi]
+// where minBandSeeds or more seeds have a value and each seed's own line
+// where fewer do (two seeds, or the iterations past an unfinished run's
+// last evaluation).
 func addCurve(p *plot.Plot, x []float64, c results.Curve, col color.RGBA, dash []vg.Length, lo, hi float64) {
-	switch {
-	case len(c.Seeds) >= minBandSeeds:
-		if b := curveBand(x, c, col, lo, hi); b != nil {
-			p.Add(b)
+	p.Add(curvePlotters(x, c, col, dash, lo, hi)...)
+}
+
+// curvePlotters are what addCurve adds: bands, seeds' lines, the mean line.
+func curvePlotters(x []float64, c results.Curve, col color.RGBA, dash []vg.Length, lo, hi float64) []plot.Plotter {
+	var out []plot.Plotter
+	banded := func(i int) bool { return c.Points[i].N >= minBandSeeds }
+	for _, seg := range segments(len(x), banded) {
+		if b := curveBand(x[seg[0]:seg[1]], sliceCurve(c, seg[0], seg[1]), col, lo, hi); b != nil {
+			out = append(out, b)
 		}
-	case len(c.Seeds) > 1:
-		p.Add(seedLines(x, c, col, dash)...)
 	}
-	p.Add(curveLine(x, c, col, dash))
+	if len(c.Seeds) > 1 {
+		// Each seed's line, from the last banded point on so it joins the band.
+		thin := func(i int) bool { return !banded(i) || (i+1 < len(x) && !banded(i+1)) }
+		for _, seg := range segments(len(x), thin) {
+			out = append(out, seedLines(x[seg[0]:seg[1]], sliceCurve(c, seg[0], seg[1]), col, dash)...)
+		}
+	}
+	return append(out, curveLine(x, c, col, dash))
+}
+
+// segments are the maximal ranges [from, to) of 0..n-1 where in holds.
+func segments(n int, in func(i int) bool) [][2]int {
+	var out [][2]int
+	for i := 0; i < n; i++ {
+		if !in(i) {
+			continue
+		}
+		j := i
+		for j < n && in(j) {
+			j++
+		}
+		out = append(out, [2]int{i, j})
+		i = j
+	}
+	return out
+}
+
+// sliceCurve is c's points and seeds' values at indices [from, to).
+func sliceCurve(c results.Curve, from, to int) results.Curve {
+	s := results.Curve{Points: c.Points[from:to], Seeds: make([][]float64, len(c.Seeds))}
+	for i, vs := range c.Seeds {
+		s.Seeds[i] = vs[from:to]
+	}
+	return s
 }
 
 // errorBars are confidence bars at pts reaching low[i] below and high[i]
@@ -115,17 +154,20 @@ func errorBars(pts plotter.XYs, low, high []float64, horizontal bool, col color.
 func bandNote(groups []*results.Group, marks string) string {
 	n, same := groups[0].Seeds(), true
 	for _, g := range groups {
-		same = same && g.Seeds() == n
+		// An unfinished run leaves fewer seeds past its last evaluation.
+		same = same && g.Seeds() == n && !g.Unfinished()
 	}
 	switch {
 	case !several(groups):
 		return "1 seed each"
 	case same && n < minBandSeeds:
 		return fmt.Sprintf("mean of %d seeds; thin: each seed", n)
+	case !banded(groups):
+		return "means over seeds; thin: each seed"
 	case same:
 		return fmt.Sprintf("%s: 95%% CI over %d seeds", marks, n)
 	}
-	return fmt.Sprintf("%s: 95%% CI over seeds (thin: each seed, below %d)", marks, minBandSeeds)
+	return fmt.Sprintf("%s: 95%% CI over seeds (thin: each seed, where below %d)", marks, minBandSeeds)
 }
 
 // several reports whether some group has more than one seed.

@@ -244,6 +244,37 @@ func TestPWeights(t *testing.T) {
 		t.Fatal(err)
 	}
 	readPNG(t, path).check(t, 7*plots.DPI, 1, blue)
+
+	// One column's width: panel (a)'s long x label once squeezed panel
+	// (b)'s data area to nothing. Each panel's x axis spans most of its half.
+	if err := plots.PWeights(groups, hard, path, plots.Single); err != nil {
+		t.Fatal(err)
+	}
+	d := readPNG(t, path)
+	for i := range 2 {
+		lo, hi := i*d.w/2, (i+1)*d.w/2
+		if n := d.longestRowRun(lo, hi); n < (hi-lo)/2 {
+			t.Errorf("single width: panel %d's x axis is %d pixels of its %d", i, n, hi-lo)
+		}
+	}
+}
+
+// longestRowRun is the longest horizontal run of near-black pixels between
+// x0 and x1: an x axis.
+func (d decoded) longestRowRun(x0, x1 int) int {
+	best := 0
+	for y := 0; y < d.h; y++ {
+		run := 0
+		for x := x0; x < x1; x++ {
+			if r, g, b := d.rgb(x, y); max(r, g, b) < 60 {
+				run++
+				best = max(best, run)
+			} else {
+				run = 0
+			}
+		}
+	}
+	return best
 }
 
 func TestOrders(t *testing.T) {

@@ -139,7 +139,7 @@ func addEstimatePoints(p *plot.Plot, pts plotter.XYs, es []results.Estimate, hor
 // 95 easy ones stay readable), with a gap of a few units where the
 // coordinate jumps (breaks are the gaps' centres). ticks label round
 // coordinates within each range, or only the first coordinate of a range
-// too short for more.
+// too short for more, none closer to the next than a sixth of the tasks.
 func gappedAxis(amps []float64) (x []float64, ticks []plot.Tick, breaks []float64) {
 	step := math.Inf(1)
 	for i := 1; i < len(amps); i++ {
@@ -180,6 +180,15 @@ func gappedAxis(amps []float64) (x []float64, ticks []plot.Tick, breaks []float6
 			}
 		}
 		start = i
+	}
+	// A range's last label just before the next range's first would
+	// overprint it at a single column's width ("1" and "4.95" read
+	// "14.95"): keep the later, which labels the range after the gap.
+	minSep := float64(len(amps)) / 6
+	for i := len(ticks) - 2; i >= 0; i-- {
+		if ticks[i+1].Value-ticks[i].Value < minSep {
+			ticks = slices.Delete(ticks, i, i+1)
+		}
 	}
 	return x, ticks, breaks
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/trmaml/trmaml/internal/atomicfile"
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -43,6 +44,9 @@ func renderGrid(path string, panelWidth, height vg.Length, cols int, legend []le
 		grid[r] = make([]*plot.Plot, cols) // a short last row is padded with nil, which Align skips
 		copy(grid[r], panels[r*cols:])
 	}
+	for _, p := range panels {
+		fitLabels(p, panelWidth, height)
+	}
 	w := panelWidth * vg.Length(cols)
 	rows := legendRows(legend, w-2*legendMargin)
 	strip := legendRow*vg.Length(len(rows)) + legendTop
@@ -69,6 +73,38 @@ func renderGrid(path string, panelWidth, height vg.Length, cols int, legend []le
 		}
 	}
 	return write(path, img)
+}
+
+// fitLabels breaks p's title and axis labels into lines that fit a panel
+// width wide and height high. gonum/plot pads a data area by the overhang
+// of an axis label longer than the area, so one such label squeezes the
+// panel beside it to nothing or pushes it into the legend (at a single
+// column's width).
+func fitLabels(p *plot.Plot, width, height vg.Length) {
+	p.Title.Text = wrapText(p.Title.Text, p.Title.TextStyle, 0.95*width)
+	// Axis labels are centred on the data area, which the other axis,
+	// the title and the tick labels make smaller than the panel.
+	p.X.Label.Text = wrapText(p.X.Label.Text, p.X.Label.TextStyle, 0.85*width)
+	p.Y.Label.Text = wrapText(p.Y.Label.Text, p.Y.Label.TextStyle, 0.65*height)
+}
+
+// wrapText breaks s at spaces into lines no wider than width in style st,
+// where a word allows; lines it already has are kept.
+func wrapText(s string, st text.Style, width vg.Length) string {
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		cur := ""
+		for _, word := range strings.Fields(line) {
+			if cur != "" && st.Width(cur+" "+word) > width {
+				out = append(out, cur)
+				cur = word
+				continue
+			}
+			cur = strings.TrimPrefix(cur+" "+word, " ")
+		}
+		out = append(out, cur)
+	}
+	return strings.Join(out, "\n")
 }
 
 // Formats are the figure file formats, by extension.

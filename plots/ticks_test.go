@@ -88,3 +88,38 @@ func TestDenseTicks(t *testing.T) {
 		}
 	}
 }
+
+func TestGappedAxis(t *testing.T) {
+	t.Parallel()
+	// amps are n evenly spaced coordinates from lo, step apart.
+	amps := func(lo, step float64, n int) []float64 {
+		var out []float64
+		for i := range n {
+			out = append(out, lo+step*float64(i))
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name   string
+		amps   []float64
+		labels []string
+		breaks int
+	}{
+		// The sine tasks: 95 easy amplitudes, a gap, 5 hard ones. "1" sat
+		// 13 units before "4.95" and overprinted it at single width.
+		{"sine", append(amps(0.1, 0.01, 95), amps(4.95, 0.01, 5)...), []string{"0.2", "0.6", "4.95"}, 1},
+		{"one range", amps(0, 1, 20), []string{"0", "8", "16"}, 0},
+	} {
+		x, ticks, breaks := gappedAxis(c.amps)
+		var labels []string
+		for i, tk := range ticks {
+			labels = append(labels, tk.Label)
+			if i > 0 && tk.Value-ticks[i-1].Value < float64(len(c.amps))/6 {
+				t.Errorf("%s: ticks %q and %q %g units apart", c.name, ticks[i-1].Label, tk.Label, tk.Value-ticks[i-1].Value)
+			}
+		}
+		if !slices.Equal(labels, c.labels) || len(breaks) != c.breaks || len(x) != len(c.amps) || !slices.IsSorted(x) {
+			t.Errorf("%s: ticks %q, %d breaks, x %v; want %q, %d", c.name, labels, len(breaks), x, c.labels, c.breaks)
+		}
+	}
+}
