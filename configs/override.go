@@ -18,6 +18,7 @@ import (
 func Override(c Config, flag string, sets []string, allowed func(path string) bool) (Config, error) {
 	c = c.Clone() // the sections are pointers: leave the caller's as they were
 	var errs []error
+	seen := map[string]string{} // path: the -set that gave it, as a file refuses a key twice
 	for _, set := range sets {
 		name := flag + " " + set
 		path, value, ok := strings.Cut(set, "=")
@@ -25,6 +26,11 @@ func Override(c Config, flag string, sets []string, allowed func(path string) bo
 			errs = append(errs, fmt.Errorf("%s: want FIELD=VALUE, e.g. task.omniglot.resize=nearest", name))
 			continue
 		}
+		if first, ok := seen[path]; ok {
+			errs = append(errs, fmt.Errorf("%s: %s is already set by %s %s; give it once", name, path, flag, first))
+			continue
+		}
+		seen[path] = set
 		if !allowed(path) {
 			errs = append(errs, fmt.Errorf("%s: %s may not be changed here", name, path))
 			continue

@@ -101,3 +101,16 @@ func TestOverrideEmptySection(t *testing.T) {
 		t.Errorf("maml={}: %v", err)
 	}
 }
+
+// TestOverrideTwice: a setting given twice is refused, as a config file
+// refuses a key twice, instead of the last one winning silently.
+func TestOverrideTwice(t *testing.T) {
+	t.Parallel()
+	_, err := Override(Defaults(), "-set", []string{"meta.lr=0.001", "seed=2", "meta.lr=0.002"}, func(string) bool { return true })
+	if want := "-set meta.lr=0.002: meta.lr is already set by -set meta.lr=0.001; give it once"; err == nil || err.Error() != want {
+		t.Errorf("error %v, want %q", err, want)
+	}
+	if _, err := Override(Defaults(), "-set", []string{"meta.lr=0.001", "meta.batch=4"}, func(string) bool { return true }); err != nil {
+		t.Errorf("two settings: %v", err)
+	}
+}
