@@ -2,6 +2,7 @@ package results
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -176,7 +177,9 @@ func (r *Run) matchConfig(path string) error {
 func Discover(paths []string) (dirs, unfinished []string, err error) {
 	for _, root := range paths {
 		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
+			if path == root && errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("%s does not exist (give a run directory or a folder of runs)", root)
+			} else if err != nil {
 				return err
 			}
 			if !d.IsDir() {

@@ -280,3 +280,13 @@ func TestTable(t *testing.T) {
 		t.Errorf("CSV %q", recs)
 	}
 }
+
+// TestDiscoverMissing: a path that does not exist is named as such, not
+// as a bare lstat error.
+func TestDiscoverMissing(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no-such-runs")
+	_, _, err := results.Discover([]string{missing})
+	if want := missing + " does not exist (give a run directory or a folder of runs)"; err == nil || err.Error() != want {
+		t.Errorf("Discover: %v, want %q", err, want)
+	}
+}

@@ -49,8 +49,10 @@ func New(roots []string) (*Server, error) {
 	}
 	for _, r := range roots {
 		st, err := os.Stat(r)
-		if err != nil {
-			return nil, err
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("serve: %s does not exist (give a run directory or a folder of runs)", r)
+		} else if err != nil {
+			return nil, fmt.Errorf("serve: %w", err)
 		}
 		if !st.IsDir() {
 			return nil, fmt.Errorf("serve: %s is not a directory", r)

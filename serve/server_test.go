@@ -276,3 +276,11 @@ func TestListenPortInUse(t *testing.T) {
 		t.Errorf("Listen on a taken port: %v", err)
 	}
 }
+
+// TestNewMissingRoot: a root that does not exist is refused by name.
+func TestNewMissingRoot(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no-such-runs")
+	if _, err := New([]string{missing}); err == nil || err.Error() != "serve: "+missing+" does not exist (give a run directory or a folder of runs)" {
+		t.Errorf("New: %v", err)
+	}
+}
