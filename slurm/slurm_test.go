@@ -95,8 +95,25 @@ func TestEstimate(t *testing.T) {
 			t.Errorf("SecondsPerIteration(%g FLOPs, %d CPUs, fast %v) = %g, want %g", c.flops, c.cpus, c.fast, got, c.perIter)
 		}
 	}
-	for _, name := range []string{"sine_quick", "omniglot_5way_1shot_maml", "omniglot_20way_5shot_maml"} {
+	// DR-MAML at alpha 0.5 adapts 15 candidates for a tail of 8: its
+	// instances are those, in the CPUs that share them and in the cost of
+	// one.
+	dr, err := configs.Override(omni, "-set", []string{"algorithm=drmaml", "drmaml.alpha=0.5"}, func(string) bool { return true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := SecondsPerIteration(dr, 3.01e10, 16, true), 0.37625/15; math.Abs(got-want) > 1e-9 {
+		t.Errorf("DR-MAML on 16 CPUs: %g s, want %g (15 candidates share them)", got, want)
+	}
+	for _, name := range []string{"sine_quick", "omniglot_5way_1shot_maml", "omniglot_20way_5shot_maml", "drmaml"} {
 		c, err := configs.Builtin(name)
+		if name == "drmaml" {
+			c, err = dr, nil
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		drawn, err := c.DrawnBatch()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +129,7 @@ func TestEstimate(t *testing.T) {
 		if c.Eval.FinalInstances > 0 {
 			final = 2 * float64(c.Eval.FinalInstances)
 		}
-		secs := perIter*float64(c.Meta.Iterations) + perIter/float64(c.Meta.Batch)/2*(evals*float64(c.Eval.Instances+c.Eval.TrainInstances)+final)
+		secs := perIter*float64(c.Meta.Iterations) + perIter/float64(drawn)/2*(evals*float64(c.Eval.Instances+c.Eval.TrainInstances)+final)
 		want := time.Duration(secs*1.5*1e9) + 10*time.Minute
 		if r.Time <= want || r.Time > want+time.Minute || r.Time%time.Minute != 0 {
 			t.Errorf("%s: --time %v, want %v rounded up to a minute", name, r.Time, want)
@@ -121,7 +138,7 @@ func TestEstimate(t *testing.T) {
 		if got, want := Estimate(c, 0, 0.5, true).Time, (time.Duration(0.5*float64(c.Meta.Iterations)*1.5*1e9)+10*time.Minute).Truncate(time.Minute)+time.Minute; got != want {
 			t.Errorf("%s: measured 0.5 s/iteration gives --time %v, want %v", name, got, want)
 		}
-		if want := map[string]int{"sine": 1, "omni": 2}[name[:4]]; r.CPUs != want {
+		if want := map[string]int{"sine": 1, "omni": 2, "drma": 2}[name[:4]]; r.CPUs != want {
 			t.Errorf("%s: %d CPUs, want %d", name, r.CPUs, want)
 		}
 	}
