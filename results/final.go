@@ -92,10 +92,8 @@ func (g *Group) FinalCVaR(set Set, alpha float64) Estimate {
 	for i, r := range g.Runs {
 		if r.Unfinished { // no per-task values: the last evaluation's, if recorded
 			vals[i] = math.NaN()
-			for _, ts := range set.of(&r.Result).CVaR {
-				if ts.Alpha == alpha {
-					vals[i] = ts.Value
-				}
+			if v, ok := set.of(&r.Result).CVaRAt(alpha); ok {
+				vals[i] = v
 			}
 			continue
 		}

@@ -60,7 +60,6 @@ type Run struct {
 	Unfinished bool
 
 	metrics [rundir.NumColumns][]float64
-	cvar    []rundir.CVaRColumns // metrics.csv's CVaR columns
 }
 
 // PHistory is p.csv: the TR-MAML task distribution at each evaluation (for
@@ -116,7 +115,7 @@ func (r *Run) loadMetrics(path string) error {
 	if err != nil {
 		return err
 	}
-	r.Iterations, r.metrics, r.cvar = m.Iterations, m.Values, m.CVaR
+	r.Iterations, r.metrics = m.Iterations, m.Values
 	return nil
 }
 

@@ -12,11 +12,11 @@ import (
 // LoadUnfinished reads a run directory without a result.json (running or
 // interrupted) that has evaluated after training began, verified against
 // its manifest like Load: its config, metrics.csv and p.csv up to the last
-// evaluation. Its Result holds what
-// that evaluation measured (the meta-test and meta-training mean, worst,
-// std and CVaR at the levels metrics.csv records; no per-task values,
-// weighted means or timing, which are NaN or empty), and Unfinished is set, so that figures draw its curves to that
-// evaluation and tables mark it.
+// evaluation. Its Result holds what that evaluation measured (the
+// meta-test and meta-training mean, worst, std and CVaR at the levels
+// metrics.csv records; no per-task values, weighted means or timing, which
+// are NaN or empty), and Unfinished is set, so that figures draw its
+// curves to that evaluation and tables mark it.
 func LoadUnfinished(dir string) (*Run, error) {
 	sealed, err := rundir.Verify(dir)
 	if err != nil {
@@ -26,9 +26,11 @@ func LoadUnfinished(dir string) (*Run, error) {
 		return Load(dir)
 	}
 	r := &Run{Dir: dir, Config: sealed.Config, Unfinished: true, Score: ScoreOf(sealed.Config)}
-	if err := r.loadMetrics(filepath.Join(dir, rundir.MetricsFile)); err != nil {
+	m, err := rundir.ReadMetrics(filepath.Join(dir, rundir.MetricsFile))
+	if err != nil {
 		return nil, err
 	}
+	r.Iterations, r.metrics = m.Iterations, m.Values
 	if len(r.Iterations) == 0 {
 		return nil, fmt.Errorf("%s: no evaluation yet", filepath.Join(dir, rundir.MetricsFile))
 	}
@@ -46,9 +48,6 @@ func LoadUnfinished(dir string) (*Run, error) {
 	for c := range r.metrics {
 		r.metrics[c] = r.metrics[c][:n]
 	}
-	for i := range r.cvar {
-		r.cvar[i].Train, r.cvar[i].Test = r.cvar[i].Train[:n], r.cvar[i].Test[:n]
-	}
 	// A run evaluated only before training says nothing of its method, and
 	// would drag its row's statistics to the initial model's.
 	if r.LastIteration() == 0 {
@@ -59,23 +58,21 @@ func LoadUnfinished(dir string) (*Run, error) {
 		return nil, err
 	}
 	last := n - 1
-	stats := func(mean, worst, std Column, train bool) rundir.Stats {
+	stats := func(mean, worst, std Column, cvar func(rundir.CVaRColumns) []float64) rundir.Stats {
 		st := rundir.Stats{Mean: r.metrics[mean][last], Worst: r.metrics[worst][last], Std: r.metrics[std][last], WeightedMean: math.NaN()}
-		for _, cv := range r.cvar {
-			v := cv.Test[last]
-			if train {
-				v = cv.Train[last]
-			}
-			st.CVaR = append(st.CVaR, rundir.TailStat{Alpha: cv.Alpha, Value: v})
+		for _, cv := range m.CVaR {
+			st.CVaR = append(st.CVaR, rundir.TailStat{Alpha: cv.Alpha, Value: cvar(cv)[last]})
 		}
 		return st
 	}
+	train := func(cv rundir.CVaRColumns) []float64 { return cv.Train }
+	test := func(cv rundir.CVaRColumns) []float64 { return cv.Test }
 	c := r.Config
 	r.Result = rundir.Result{
 		Name: c.Name, Algorithm: c.Algorithm, Order: c.Order, Seed: c.Seed, Iterations: c.Meta.Iterations, Output: c.Meta.Output,
 		Metric:    r.Score.Name,
-		MetaTest:  stats(TestMean, TestWorst, TestStd, false),
-		MetaTrain: stats(TrainMean, TrainWorst, TrainStd, true),
+		MetaTest:  stats(TestMean, TestWorst, TestStd, test),
+		MetaTrain: stats(TrainMean, TrainWorst, TrainStd, train),
 		FinalP:    p.Weights[last],
 		Timing:    rundir.Timing{MsPerIteration: math.NaN()},
 	}

@@ -148,8 +148,8 @@ type MetricsRow struct {
 func (r MetricsRow) Append(buf *bytes.Buffer) error {
 	var cvar strings.Builder
 	for _, a := range r.CVaRAlpha {
-		tr, ok1 := tailValue(r.Train.CVaR, a)
-		te, ok2 := tailValue(r.Test.CVaR, a)
+		tr, ok1 := r.Train.CVaRAt(a)
+		te, ok2 := r.Test.CVaRAt(a)
 		if !ok1 || !ok2 {
 			return fmt.Errorf("metrics.csv has CVaR_%v columns but the evaluation at iteration %d has no CVaR_%v", a, r.Iteration, a)
 		}
@@ -159,16 +159,6 @@ func (r MetricsRow) Append(buf *bytes.Buffer) error {
 		fmtF(r.Train.Mean), fmtF(r.Train.Worst), fmtF(r.Train.Std),
 		fmtF(r.Test.Mean), fmtF(r.Test.Worst), fmtF(r.Test.Std), cvar.String())
 	return nil
-}
-
-// tailValue is the value of ts at level alpha.
-func tailValue(ts []TailStat, alpha float64) (float64, bool) {
-	for _, t := range ts {
-		if t.Alpha == alpha {
-			return t.Value, true
-		}
-	}
-	return 0, false
 }
 
 func fmtBatch(v float64) string {

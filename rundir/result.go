@@ -107,6 +107,16 @@ type Stats struct {
 	CVaR []TailStat `json:"cvar,omitempty"`
 }
 
+// CVaRAt is the recorded CVaR at level alpha, if s has that level.
+func (s Stats) CVaRAt(alpha float64) (float64, bool) {
+	for _, t := range s.CVaR {
+		if t.Alpha == alpha {
+			return t.Value, true
+		}
+	}
+	return 0, false
+}
+
 // TailStat is CVaR_alpha over the tasks: the mean of the worst fraction
 // 1-alpha of the per-task values.
 type TailStat struct {
