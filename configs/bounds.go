@@ -65,7 +65,7 @@ func (m MemoryEstimate) Total() float64 {
 
 // Memory estimates the memory a run of c needs from its sizes alone,
 // without allocating anything: the graphs as its model says (Model.Memory,
-// whose meta.batch is then the instances the method draws, DrawnBatch),
+// whose meta.batch is then the instances the method draws, DrawnOrBatch),
 // the records and data as its task family says (Family.Memory). A config of
 // an unregistered family or model estimates nothing of it.
 func (c Config) Memory() MemoryEstimate {
@@ -78,9 +78,7 @@ func (c Config) Memory() MemoryEstimate {
 		// The training graph adapts the method's drawn instances: DR-MAML's
 		// candidate batch, more than meta.batch.
 		d := c
-		if b, err := c.DrawnBatch(); err == nil {
-			d.Meta.Batch = b
-		}
+		d.Meta.Batch = c.DrawnOrBatch()
 		g := model.Memory(d, f.IO(c))
 		m.TrainGraph, m.EvalGraph, m.SharedGraphs = g.TrainGraph, g.EvalGraph, g.SharedGraphs
 	}

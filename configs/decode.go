@@ -176,8 +176,9 @@ func (d *decoder) mapping(n *yaml.Node, v reflect.Value, path string) {
 			if path != "" {
 				where = " in " + path
 			}
-			allowed := "allowed: " + strings.Join(allowedKeys(v), ", ")
-			if len(allowedKeys(v)) == 0 {
+			keys := allowedKeys(v)
+			allowed := "allowed: " + strings.Join(keys, ", ")
+			if len(keys) == 0 {
 				allowed = path + " has no settings"
 			}
 			d.errorf(k.Line, "unknown field %q%s (%s)", k.Value, where, allowed)

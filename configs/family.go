@@ -359,6 +359,15 @@ func (c Config) methodSettings() (metalearn.MethodSettings, error) {
 	return info.New(), nil
 }
 
+// DrawnOrBatch is DrawnBatch for estimates of memory and time: meta.batch
+// when the method's settings are refused (Validate reports them).
+func (c Config) DrawnOrBatch() int {
+	if b, err := c.DrawnBatch(); err == nil {
+		return b
+	}
+	return c.Meta.Batch
+}
+
 // DrawnBatch is the number of task instances c's method draws and adapts
 // per iteration, the training graph's tasks: meta.batch, or the candidate
 // batch of a method that back-propagates only some of them (DR-MAML's).

@@ -68,7 +68,7 @@ const minSecondsPerIteration = 0.002
 // build (fastBuild) or of the default build: the instances an iteration adapts run in
 // parallel, so up to that many CPUs share the work; at least minSecondsPerIteration.
 func SecondsPerIteration(c configs.Config, flops float64, cpus int, fastBuild bool) float64 {
-	secs := flops / rate(c) / float64(max(1, min(cpus, drawnBatch(c))))
+	secs := flops / rate(c) / float64(max(1, min(cpus, c.DrawnOrBatch())))
 	if !fastBuild {
 		secs *= pureGoSlowdown
 	}
@@ -139,7 +139,7 @@ func DataBytes(c configs.Config, root string) (float64, error) {
 func EstimateTime(c configs.Config, perIteration float64, measured bool) time.Duration {
 	secs := perIteration * float64(c.Meta.Iterations)
 	if !measured {
-		perInstance := perIteration / float64(drawnBatch(c)) / 2
+		perInstance := perIteration / float64(c.DrawnOrBatch()) / 2
 		evals := float64(c.Meta.Iterations/max(1, c.Eval.Every) + 1)
 		final := float64(c.Eval.Instances + c.Eval.TrainInstances)
 		if c.Eval.FinalInstances > 0 {
@@ -149,16 +149,6 @@ func EstimateTime(c configs.Config, perIteration float64, measured bool) time.Du
 	}
 	d := time.Duration(secs*timeMargin*float64(time.Second)) + timeSlack
 	return d.Truncate(time.Minute) + time.Minute
-}
-
-// drawnBatch is the number of instances an iteration of c adapts
-// (configs.Config.DrawnBatch: meta.batch, or DR-MAML's candidate batch);
-// meta.batch if c's method settings are refused, as validation reports.
-func drawnBatch(c configs.Config) int {
-	if b, err := c.DrawnBatch(); err == nil {
-		return b
-	}
-	return c.Meta.Batch
 }
 
 func roundUp(n, unit int) int { return (n + unit - 1) / unit * unit }
