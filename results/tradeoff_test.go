@@ -7,6 +7,7 @@ import (
 	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/results"
 	"github.com/trmaml/trmaml/results/resultstest"
+	"github.com/trmaml/trmaml/rundir"
 )
 
 // withWorst sets the metrics.csv train_worst column of s, one value per
@@ -109,7 +110,7 @@ func TestTradeoffMarkdown(t *testing.T) {
 		want, not []string
 	}{
 		{"mse", []resultstest.Spec{resultstest.New("m", "maml", "second", 1, 5, 1), resultstest.New("m", "maml", "second", 2, 5, 1)},
-			[]string{"Final task MSE (mean over seeds ± 95% CI half-width, Student t).\n\n| Method | Seeds | Meta-test mean | Meta-test worst | Meta-train mean | Meta-train worst | Training s/run |"},
+			[]string{"Final task MSE (mean over seeds ± 95% CI half-width, Student t).\n\n| Method | Seeds | Meta-test mean | Meta-test worst | Meta-train mean | Meta-train worst | Wall-clock s/run |"},
 			[]string{"in %", "Higher is better"}},
 		{"accuracy", []resultstest.Spec{acc("m", "maml", 1, 1), acc("m", "maml", 2, 1), acc("tr", "trmaml", 1, 0.9), acc("tr", "trmaml", 2, 1.1)},
 			[]string{
@@ -131,6 +132,41 @@ func TestTradeoffMarkdown(t *testing.T) {
 			if strings.Contains(md, n) {
 				t.Errorf("%s: table has %q:\n%s", c.name, n, md)
 			}
+		}
+	}
+}
+
+// TestTradeoffCost: the cost column is processor time when every run
+// recorded it and wall-clock time otherwise, and its heading says which.
+// Runs of New at level 1 took 0.2 s of training and 1 s of evaluation by
+// the clock; the CPU times below differ from both.
+func TestTradeoffCost(t *testing.T) {
+	t.Parallel()
+	run := func(seed uint64, cpu *rundir.CPUTime) resultstest.Spec {
+		s := resultstest.New("m", "maml", "second", seed, 5, 1)
+		s.Result.Timing.CPU = cpu
+		return s
+	}
+	for _, c := range []struct {
+		name string
+		runs []resultstest.Spec
+		want string
+	}{
+		{"every run has CPU time", []resultstest.Spec{run(1, &rundir.CPUTime{TrainSeconds: 10, EvalSeconds: 2}), run(2, &rundir.CPUTime{TrainSeconds: 14, EvalSeconds: 4})},
+			"| Meta-train worst | CPU s/run |"},
+		{"one run lacks it", []resultstest.Spec{run(1, &rundir.CPUTime{TrainSeconds: 10, EvalSeconds: 2}), run(2, nil)},
+			"| Meta-train worst | Wall-clock s/run |"},
+	} {
+		md := results.TradeoffMarkdown(loadGroups(t, writeRuns(t, c.runs...)))
+		lines := strings.Split(strings.TrimSpace(md), "\n")
+		if !strings.Contains(md, c.want) {
+			t.Errorf("%s: heading lacks %q:\n%s", c.name, c.want, md)
+			continue
+		}
+		last := lines[len(lines)-1]
+		wantCost := map[bool]string{true: "| 15 |", false: "| 1 |"}[strings.Contains(c.want, "CPU")]
+		if !strings.HasSuffix(last, wantCost) {
+			t.Errorf("%s: row %q, want it to end %q (mean seconds per run)", c.name, last, wantCost)
 		}
 	}
 }
