@@ -98,6 +98,11 @@ func parse(name string, data []byte, from string, sets []Setting, recorded bool)
 		var ferr *fieldError
 		return errors.As(err, &ferr) && unresolved[strings.SplitN(ferr.path, ".", 2)[0]]
 	})...)
+	if !recorded { // a run directory's config.yaml is read as it was written
+		if err := c.checkData(); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if len(errs) > 0 {
 		ours, theirs := errs[:0:0], []error(nil)
 		for _, e := range errs {
