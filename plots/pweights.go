@@ -18,8 +18,10 @@ import (
 // seeds with 95% confidence bars, against its coordinate (results.TaskAxisOf:
 // the amplitude of sinusoid tasks; the index for other tasks), and, unless hard is
 // empty, (b) the total weight on the tasks in hard against the iteration.
-// Dashed grey lines mark the uniform distribution, which MAML keeps. The
-// panels fill a grid for column c.
+// Dashed grey lines mark the uniform distribution, which MAML keeps. As in
+// Figure1, an unfinished run's curve goes to its last evaluation and its
+// weights there are no final weights: (a) is of the finished runs, and is
+// left out when there is none. The panels fill a grid for column c.
 func PWeights(groups []*results.Group, hard []string, path string, c Column) error {
 	if len(groups) == 0 {
 		return errors.New("plots: PWeights needs at least one group")
@@ -33,42 +35,18 @@ func PWeights(groups []*results.Group, hard []string, path string, c Column) err
 	}
 	grey := color.RGBA{110, 110, 110, 255}
 
-	pp := newPanel("(a) final task weights", "meta-training task (index)", "task weight p")
-	var xs []float64
-	var ticks []plot.Tick
-	var breaks []float64
-	if numeric {
-		xs, ticks, breaks = gappedAxis(axis.Positions)
-	}
-	xmax := 0.0
-	for i, g := range groups {
-		_, est := g.FinalP()
-		pts := make(plotter.XYs, len(est))
-		for j, e := range est {
-			x := float64(j)
-			if numeric {
-				x = xs[j]
-			}
-			xmax = max(xmax, x)
-			pts[j] = plotter.XY{X: x, Y: e.Mean}
-		}
-		if err := addEstimatePoints(pp, pts, est, false, 0, 1, i, vg.Points(1.8)); err != nil {
+	uniform := 1 / float64(len(tasks))
+	// The final weights are of the finished runs: an unfinished run's last
+	// p is not its solution's.
+	fin := results.Finished(groups)
+	var panels []*plot.Plot
+	if slices.ContainsFunc(fin, func(g *results.Group) bool { return len(g.Runs) > 0 }) {
+		pp, err := finalWeightsPanel(fin, axis, numeric, uniform, grey)
+		if err != nil {
 			return err
 		}
+		panels = append(panels, pp)
 	}
-	uniform := 1 / float64(len(tasks))
-	pp.Add(hline(0, xmax, uniform, grey))
-	fromZero(pp)
-	if numeric {
-		pp.X.Tick.Marker = plot.ConstantTicks(ticks)
-		pp.X.Label.Text = "meta-training task " + axis.Name + " (dotted: gap in the range)"
-		for _, x := range breaks {
-			l := &plotter.Line{XYs: plotter.XYs{{X: x, Y: 0}, {X: x, Y: pp.Y.Max}}}
-			l.Color, l.Width, l.Dashes = grey, vg.Points(0.6), []vg.Length{vg.Points(1), vg.Points(1.5)}
-			pp.Add(l)
-		}
-	}
-	panels := []*plot.Plot{pp}
 
 	if len(hard) > 0 {
 		hp := newPanel("(b) total weight on hard tasks", iterationLabel, "p mass on the selected tasks")
@@ -88,6 +66,9 @@ func PWeights(groups []*results.Group, hard []string, path string, c Column) err
 		hp.Y.Min, hp.Y.Max = 0, 1.02
 		panels = append(panels, hp)
 	}
+	if len(panels) == 0 {
+		return errors.New("plots: PWeights: no finished run for the final weights and no hard tasks for their mass")
+	}
 
 	var legend []legendItem
 	for i, l := range labels {
@@ -95,7 +76,54 @@ func PWeights(groups []*results.Group, hard []string, path string, c Column) err
 	}
 	legend = append(legend, legendItem{"uniform (MAML)", []plot.Thumbnailer{lineSample(grey, dashed)}})
 	legend = append(legend, legendItem{text: bandNote(groups, "bars and shading")})
+	if slices.ContainsFunc(groups, (*results.Group).Unfinished) {
+		legend = append(legend, legendItem{text: "unfinished: to the last evaluation; final weights: finished runs"})
+	}
 	return renderColumn(path, c, legend, panels)
+}
+
+// finalWeightsPanel is PWeights' panel (a): the final weight of each
+// meta-training task of groups (finished runs only; a group with none is
+// left out) against its coordinate on axis, or its index when not numeric.
+func finalWeightsPanel(groups []*results.Group, axis results.TaskAxis, numeric bool, uniform float64, grey color.RGBA) (*plot.Plot, error) {
+	pp := newPanel("(a) final task weights", "meta-training task (index)", "task weight p")
+	var xs []float64
+	var ticks []plot.Tick
+	var breaks []float64
+	if numeric {
+		xs, ticks, breaks = gappedAxis(axis.Positions)
+	}
+	xmax := 0.0
+	for i, g := range groups {
+		if len(g.Runs) == 0 {
+			continue
+		}
+		_, est := g.FinalP()
+		pts := make(plotter.XYs, len(est))
+		for j, e := range est {
+			x := float64(j)
+			if numeric {
+				x = xs[j]
+			}
+			xmax = max(xmax, x)
+			pts[j] = plotter.XY{X: x, Y: e.Mean}
+		}
+		if err := addEstimatePoints(pp, pts, est, false, 0, 1, i, vg.Points(1.8)); err != nil {
+			return nil, err
+		}
+	}
+	pp.Add(hline(0, xmax, uniform, grey))
+	fromZero(pp)
+	if numeric {
+		pp.X.Tick.Marker = plot.ConstantTicks(ticks)
+		pp.X.Label.Text = "meta-training task " + axis.Name + " (dotted: gap in the range)"
+		for _, x := range breaks {
+			l := &plotter.Line{XYs: plotter.XYs{{X: x, Y: 0}, {X: x, Y: pp.Y.Max}}}
+			l.Color, l.Width, l.Dashes = grey, vg.Points(0.6), []vg.Length{vg.Points(1), vg.Points(1.5)}
+			pp.Add(l)
+		}
+	}
+	return pp, nil
 }
 
 // addEstimatePoints adds group gi's markers of the given radius at pts, one
