@@ -92,6 +92,9 @@ type decoder struct {
 	file  string
 	lines map[string]int
 	errs  []error
+	// prefix goes before the field paths it names ("sweep " for an
+	// experiment's sweep values, Setting.In).
+	prefix string
 }
 
 func (d *decoder) errorf(line int, format string, args ...any) {
@@ -104,7 +107,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 	}
 	if u, ok := v.Addr().Interface().(yaml.Unmarshaler); ok {
 		if err := u.UnmarshalYAML(n); err != nil {
-			d.errorf(n.Line, "%s: %v", path, err)
+			d.errorf(n.Line, "%s%s: %v", d.prefix, path, err)
 		}
 		return
 	}
@@ -121,7 +124,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 			return
 		}
 		if len(n.Content) > maxAnyList {
-			d.errorf(n.Line, "%s: a list of %d: at most %d entries are allowed", path, len(n.Content), maxAnyList)
+			d.errorf(n.Line, "%s%s: a list of %d: at most %d entries are allowed", d.prefix, path, len(n.Content), maxAnyList)
 			return
 		}
 		s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
@@ -193,7 +196,7 @@ func (d *decoder) mismatch(n *yaml.Node, v reflect.Value, path string) {
 	if path == "" {
 		path = "document"
 	}
-	d.errorf(n.Line, "%s: cannot use %s: want %s", path, describe(n), want(v.Type()))
+	d.errorf(n.Line, "%s%s: cannot use %s: want %s", d.prefix, path, describe(n), want(v.Type()))
 }
 
 // locate prefixes each validation error with the file and, when the field was
@@ -203,7 +206,7 @@ func (d *decoder) locate(errs []error) error {
 	for i, e := range errs {
 		var fe *fieldError
 		if errors.As(e, &fe) && d.lines[fe.path] > 0 {
-			out[i] = fmt.Errorf("%s:%d: %w", d.file, d.lines[fe.path], e)
+			out[i] = fmt.Errorf("%s:%d: %s%w", d.file, d.lines[fe.path], d.prefix, e)
 		} else {
 			out[i] = fmt.Errorf("%s: %w", d.file, e)
 		}

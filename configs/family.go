@@ -86,6 +86,15 @@ type DataCommander interface {
 	DataCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
+// DataReader is implemented by a family whose tasks are read from files
+// under the data root (the config's data.root, else the -data flag,
+// $TRMAML_DATA or the user cache directory). A config of any other family
+// may not state a data root: nothing would read it.
+type DataReader interface {
+	// ReadsData marks the family as one that reads data.root.
+	ReadsData()
+}
+
 // DataChecker is implemented by a family that reads a folder of the
 // user's data, for "trmaml data check DIR -config FILE".
 type DataChecker interface {
@@ -167,6 +176,34 @@ func DataFamilies() []string {
 		}
 	}
 	return names
+}
+
+// DataReaders lists the registered families that read data files
+// (DataReader), in registration order.
+func DataReaders() []string {
+	var names []string
+	for _, f := range families {
+		if _, ok := f.(DataReader); ok {
+			names = append(names, f.Name())
+		}
+	}
+	return names
+}
+
+// checkData refuses a data root stated for a family that reads no data
+// files (not a DataReader), which it would drop without a word. The -data
+// flag and $TRMAML_DATA are not the config's: they stay the machine's
+// default for every family.
+func (c Config) checkData() error {
+	f, err := c.Family()
+	if err != nil || c.Data.Root == "" {
+		return nil
+	}
+	if _, ok := f.(DataReader); ok {
+		return nil
+	}
+	return &fieldError{"data.root", show(c.Data.Root), fmt.Sprintf("task family %s reads no data files: only the families %s read a data section",
+		f.Name(), strings.Join(DataReaders(), ", "))}
 }
 
 // EvalFields lists the fields that the registered families let an

@@ -39,6 +39,39 @@ func Parse(name string, data []byte) (Config, error) { return ParseWith(name, da
 type Setting struct {
 	Path  string
 	Value *yaml.Node
+	// In, if not empty, is what the setting stands under in its file (an
+	// experiment's "sweep"), named before its path in errors.
+	In string
+}
+
+// SettingsError is the error of ParseWith when some of its settings are
+// refused: Settings holds those errors, each located in the settings' file
+// at the value's line, File those of the config file's own fields, each
+// located in the file (nil when there are none). A caller that names the
+// config file around its errors (an experiment's base) need not wrap the
+// settings' errors, which name their own file.
+type SettingsError struct {
+	Settings, File error
+}
+
+func (e *SettingsError) Error() string { return errors.Join(e.File, e.Settings).Error() }
+
+// Unwrap returns both errors, for errors.Is and errors.As.
+func (e *SettingsError) Unwrap() []error {
+	return slices.DeleteFunc([]error{e.File, e.Settings}, func(err error) bool { return err == nil })
+}
+
+// settingOf returns the decoder that locates an error of the field at path
+// among sets, with what the setting of that field stands under (Setting.In).
+func settingOf(over *decoder, sets []Setting, path string) *decoder {
+	i := slices.IndexFunc(sets, func(s Setting) bool {
+		return s.Path == path || strings.HasPrefix(path, s.Path+".") || strings.HasPrefix(path, s.Path+"[") || strings.HasPrefix(s.Path, path+".")
+	})
+	d := *over
+	if i >= 0 && sets[i].In != "" {
+		d.prefix = sets[i].In + " "
+	}
+	return &d
 }
 
 // ParseWith is Parse with settings applied over the file as if it stated
@@ -81,10 +114,13 @@ func parse(name string, data []byte, from string, sets []Setting, recorded bool)
 	// located there, not in the file they are applied over.
 	over := &decoder{file: from, lines: map[string]int{}}
 	for _, s := range sets {
-		over.decode(settingNode(s), reflect.ValueOf(&c).Elem(), "")
+		sd := settingOf(over, []Setting{s}, s.Path)
+		sd.errs = nil
+		sd.decode(settingNode(s), reflect.ValueOf(&c).Elem(), "")
+		over.errs = append(over.errs, sd.errs...)
 	}
 	if len(over.errs) > 0 {
-		return Config{}, errors.Join(over.errs...)
+		return Config{}, &SettingsError{Settings: errors.Join(over.errs...)}
 	}
 	stated := maps.Clone(d.lines)
 	maps.Copy(stated, over.lines)
@@ -98,6 +134,11 @@ func parse(name string, data []byte, from string, sets []Setting, recorded bool)
 		var ferr *fieldError
 		return errors.As(err, &ferr) && unresolved[strings.SplitN(ferr.path, ".", 2)[0]]
 	})...)
+	if !recorded { // a run directory's config.yaml is read as it was written
+		if err := c.checkData(); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if len(errs) > 0 {
 		ours, theirs := errs[:0:0], []error(nil)
 		for _, e := range errs {
@@ -108,14 +149,20 @@ func parse(name string, data []byte, from string, sets []Setting, recorded bool)
 				ours = append(ours, e)
 			}
 		}
-		var located []error
+		var own error
 		if len(ours) > 0 {
-			located = append(located, d.locate(ours))
+			own = d.locate(ours)
 		}
-		if len(theirs) > 0 {
-			located = append(located, over.locate(theirs))
+		if len(theirs) == 0 {
+			return Config{}, own
 		}
-		return Config{}, errors.Join(located...)
+		located := make([]error, len(theirs))
+		for i, e := range theirs {
+			var fe *fieldError
+			errors.As(e, &fe)
+			located[i] = settingOf(over, sets, fe.path).locate([]error{e})
+		}
+		return Config{}, &SettingsError{Settings: errors.Join(located...), File: own}
 	}
 	return c, nil
 }

@@ -60,6 +60,13 @@ func Override(c Config, flag string, sets []string, allowed func(path string) bo
 		d := decoder{file: flag, lines: map[string]int{}}
 		return Config{}, d.locate(errs)
 	}
+	for _, set := range sets {
+		if path, _, _ := strings.Cut(set, "="); path == "data" || strings.HasPrefix(path, "data.") {
+			if err := c.checkData(); err != nil {
+				return Config{}, fmt.Errorf("%s %s: %w", flag, set, err)
+			}
+		}
+	}
 	return c, nil
 }
 

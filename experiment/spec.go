@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -142,7 +143,7 @@ func expand(path string, raw []byte) (Spec, []configs.Config, map[string]int, er
 		for _, cell := range cells(axes) {
 			c, err := loadBase(path, spec.Base, cell)
 			if err != nil {
-				return Spec{}, nil, nil, configs.Locate(path, lines, []error{configs.FieldError("base", spec.Base, err.Error())})
+				return Spec{}, nil, nil, baseError(path, spec.Base, lines, err)
 			}
 			c.Algorithm = alg
 			variant := Variant(c) + cellLabel(axes, cell, alg)
@@ -181,6 +182,21 @@ func slurmLines(raw []byte, lines map[string]int) {
 	}
 }
 
+// baseError places an error of loading the base with a cell's sweep
+// values: the base file's own errors after the experiment file's base
+// field, and those of the sweep values, which name their own line of the
+// experiment file (configs.SettingsError), as they are.
+func baseError(path, base string, lines map[string]int, err error) error {
+	var se *configs.SettingsError
+	if !errors.As(err, &se) {
+		return configs.Locate(path, lines, []error{configs.FieldError("base", base, err.Error())})
+	}
+	if se.File == nil {
+		return se.Settings
+	}
+	return errors.Join(baseError(path, base, lines, se.File), se.Settings)
+}
+
 // loadBase loads an experiment's base: a file relative to the experiment
 // file (a name with a slash or a .yaml suffix is always a file), or the name
 // of a built-in config.
@@ -198,11 +214,11 @@ func loadBase(specPath, base string, sets []configs.Setting) (configs.Config, er
 	case strings.ContainsAny(base, `/\`) || strings.HasSuffix(base, ".yaml"):
 		return configs.Config{}, fmt.Errorf("%s: no such file", p)
 	}
-	c, err := configs.BuiltinWith(base, specPath, sets)
-	if err != nil {
+	if !slices.Contains(configs.BuiltinNames(), base) {
+		_, err := configs.Builtin(base)
 		return configs.Config{}, fmt.Errorf("no file %s and %v", p, err)
 	}
-	return c, nil
+	return configs.BuiltinWith(base, specPath, sets)
 }
 
 func allIn(values []string, allowed ...string) bool {

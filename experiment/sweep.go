@@ -163,7 +163,7 @@ func cells(axes []Axis) [][]configs.Setting {
 		var next [][]configs.Setting
 		for _, prefix := range out {
 			for _, v := range a.Values {
-				next = append(next, append(slices.Clone(prefix), configs.Setting{Path: a.Path, Value: v}))
+				next = append(next, append(slices.Clone(prefix), configs.Setting{Path: a.Path, Value: v, In: "sweep"}))
 			}
 		}
 		out = next

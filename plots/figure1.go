@@ -41,8 +41,9 @@ func Figure1(groups []*results.Group, path string, c Column) error {
 		newPanel("(c) spread over meta-test "+noun+"s", iterationLabel, "std. dev. of "+valueLabel(m, noun)),
 	}
 	lo, hi := valueRange(m)
+	cols := groupColours(groups)
 	for i, g := range groups {
-		col := groupColor(i)
+		col := cols[i]
 		for pi, ms := range [][]results.Column{{results.TrainMean, results.TrainWorst}, {results.TestMean, results.TestWorst}, {results.TestStd}} {
 			for si, mc := range ms {
 				cv := results.DisplayCurve(m, g.Curve(mc))
@@ -99,13 +100,14 @@ func histogramPanel(groups []*results.Group, set results.Set, title, noun string
 	m := groups[0].Score // groups may have no run (results.Finished), but a metric
 	hp := newPanel(title, valueLabel(m, noun), "number of "+noun+"s")
 	h := results.TaskHistogram(groups, set, histogramBins)
+	cols := groupColours(groups)
 	edges := make([]float64, len(h.Edges))
 	for i, e := range h.Edges {
 		edges[i] = m.Show(e)
 	}
 	for i, g := range groups {
 		if len(g.Runs) > 0 {
-			hp.Add(histogram(edges, h.Counts[i], groupColor(i)))
+			hp.Add(histogram(edges, h.Counts[i], cols[i]))
 		}
 	}
 	hp.X.Min, hp.X.Max = edges[0], edges[len(edges)-1]
@@ -129,11 +131,12 @@ func skewedTraining(groups []*results.Group) bool {
 // curveSample is the legend sample of groups[i]'s curves: its line, on
 // its band colour when there are confidence bands.
 func curveSample(groups []*results.Group, i int) []plot.Thumbnailer {
-	line := lineSample(groupColor(i), nil)
+	col := groupColours(groups)[i]
+	line := lineSample(col, nil)
 	if !banded(groups) {
 		return []plot.Thumbnailer{line}
 	}
-	return []plot.Thumbnailer{fillSample(faded(groupColor(i), 0.22)), line}
+	return []plot.Thumbnailer{fillSample(faded(col, 0.22)), line}
 }
 
 // fromZero starts p's y axis at 0 and leaves 5% headroom above the data.

@@ -28,8 +28,9 @@ func Orders(groups []*results.Group, path string, c Column) error {
 	ps := newPanel("(b) meta-test tasks vs time", "wall-clock seconds (training + evaluation)", valueLabel(m, "task"))
 	lo, hi := valueRange(m)
 	pb := newPanel("(c) cost of a meta-training iteration", "", "milliseconds per iteration")
+	cols := groupColours(groups)
 	for i, g := range groups {
-		col := groupColor(i)
+		col := cols[i]
 		for si, mc := range []results.Column{results.TestMean, results.TestWorst} {
 			cv := results.DisplayCurve(m, g.Curve(mc))
 			if si == 1 {

@@ -238,12 +238,12 @@ func TestPWeights(t *testing.T) {
 	if err := plots.PWeights(groups, hard, path, plots.Double); err != nil {
 		t.Fatal(err)
 	}
-	readPNG(t, path).check(t, 7*plots.DPI, 2, blue)
+	readPNG(t, path).check(t, 7*plots.DPI, 2, vermillion) // TR-MAML's colour
 
 	if err := plots.PWeights(groups, nil, path, plots.Double); err != nil {
 		t.Fatal(err)
 	}
-	readPNG(t, path).check(t, 7*plots.DPI, 1, blue)
+	readPNG(t, path).check(t, 7*plots.DPI, 1, vermillion)
 
 	// One column's width: panel (a)'s long x label once squeezed panel
 	// (b)'s data area to nothing. Each panel's x axis spans most of its half.
@@ -288,7 +288,8 @@ func TestOrders(t *testing.T) {
 	if err := plots.Orders(groups, path, plots.Double); err != nil {
 		t.Fatal(err)
 	}
-	readPNG(t, path).check(t, 7*plots.DPI, 3, blue, vermillion, green)
+	// MAML's two orders: its blue and that blue darker.
+	readPNG(t, path).check(t, 7*plots.DPI, 3, blue, vermillion, [3]uint32{0, 74, 116})
 }
 
 func TestWriteFails(t *testing.T) {

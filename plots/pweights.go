@@ -18,8 +18,10 @@ import (
 // seeds with 95% confidence bars, against its coordinate (results.TaskAxisOf:
 // the amplitude of sinusoid tasks; the index for other tasks), and, unless hard is
 // empty, (b) the total weight on the tasks in hard against the iteration.
-// Dashed grey lines mark the uniform distribution, which MAML keeps. The
-// panels fill a grid for column c.
+// Dashed grey lines mark the uniform distribution, which MAML keeps. As in
+// Figure1, an unfinished run's curve goes to its last evaluation and its
+// weights there are no final weights: (a) is of the finished runs, and is
+// left out when there is none. The panels fill a grid for column c.
 func PWeights(groups []*results.Group, hard []string, path string, c Column) error {
 	if len(groups) == 0 {
 		return errors.New("plots: PWeights needs at least one group")
@@ -33,6 +35,59 @@ func PWeights(groups []*results.Group, hard []string, path string, c Column) err
 	}
 	grey := color.RGBA{110, 110, 110, 255}
 
+	uniform := 1 / float64(len(tasks))
+	// The final weights are of the finished runs: an unfinished run's last
+	// p is not its solution's.
+	fin := results.Finished(groups)
+	var panels []*plot.Plot
+	if slices.ContainsFunc(fin, func(g *results.Group) bool { return len(g.Runs) > 0 }) {
+		pp, err := finalWeightsPanel(fin, axis, numeric, uniform, grey)
+		if err != nil {
+			return err
+		}
+		panels = append(panels, pp)
+	}
+
+	if len(hard) > 0 {
+		hp := newPanel("(b) total weight on hard tasks", iterationLabel, "p mass on the selected tasks")
+		if numeric {
+			hp.Y.Label.Text = "p mass on " + axis.Hard
+		}
+		var xmax float64
+		cols := groupColours(groups)
+		for i, g := range groups {
+			cv := g.PMass(hard)
+			addCurve(hp, cv.Iterations, cv, cols[i], nil, 0, 1)
+			xmax = max(xmax, cv.Iterations[len(cv.Iterations)-1])
+		}
+		hp.Add(hline(0, xmax, float64(len(hard))*uniform, grey))
+		hp.X.Tick.Marker = iterationTicks{}
+		hp.X.Min = 0
+		// A probability mass: the axis (and so the clipped bands) spans [0, 1].
+		hp.Y.Min, hp.Y.Max = 0, 1.02
+		panels = append(panels, hp)
+	}
+	if len(panels) == 0 {
+		return errors.New("plots: PWeights: no finished run for the final weights and no hard tasks for their mass")
+	}
+
+	var legend []legendItem
+	cols := groupColours(groups)
+	for i, l := range labels {
+		legend = append(legend, legendItem{l, append([]plot.Thumbnailer{lineSample(cols[i], nil)}, rowSample(cols[i], i)...)})
+	}
+	legend = append(legend, legendItem{"uniform (MAML)", []plot.Thumbnailer{lineSample(grey, dashed)}})
+	legend = append(legend, legendItem{text: bandNote(groups, "bars and shading")})
+	if slices.ContainsFunc(groups, (*results.Group).Unfinished) {
+		legend = append(legend, legendItem{text: "unfinished: to the last evaluation; final weights: finished runs"})
+	}
+	return renderColumn(path, c, legend, panels)
+}
+
+// finalWeightsPanel is PWeights' panel (a): the final weight of each
+// meta-training task of groups (finished runs only; a group with none is
+// left out) against its coordinate on axis, or its index when not numeric.
+func finalWeightsPanel(groups []*results.Group, axis results.TaskAxis, numeric bool, uniform float64, grey color.RGBA) (*plot.Plot, error) {
 	pp := newPanel("(a) final task weights", "meta-training task (index)", "task weight p")
 	var xs []float64
 	var ticks []plot.Tick
@@ -41,7 +96,11 @@ func PWeights(groups []*results.Group, hard []string, path string, c Column) err
 		xs, ticks, breaks = gappedAxis(axis.Positions)
 	}
 	xmax := 0.0
+	cols := groupColours(groups)
 	for i, g := range groups {
+		if len(g.Runs) == 0 {
+			continue
+		}
 		_, est := g.FinalP()
 		pts := make(plotter.XYs, len(est))
 		for j, e := range est {
@@ -52,11 +111,10 @@ func PWeights(groups []*results.Group, hard []string, path string, c Column) err
 			xmax = max(xmax, x)
 			pts[j] = plotter.XY{X: x, Y: e.Mean}
 		}
-		if err := addEstimatePoints(pp, pts, est, false, 0, 1, i, vg.Points(1.8)); err != nil {
-			return err
+		if err := addEstimatePoints(pp, pts, est, false, 0, 1, cols[i], i, vg.Points(1.8)); err != nil {
+			return nil, err
 		}
 	}
-	uniform := 1 / float64(len(tasks))
 	pp.Add(hline(0, xmax, uniform, grey))
 	fromZero(pp)
 	if numeric {
@@ -68,42 +126,15 @@ func PWeights(groups []*results.Group, hard []string, path string, c Column) err
 			pp.Add(l)
 		}
 	}
-	panels := []*plot.Plot{pp}
-
-	if len(hard) > 0 {
-		hp := newPanel("(b) total weight on hard tasks", iterationLabel, "p mass on the selected tasks")
-		if numeric {
-			hp.Y.Label.Text = "p mass on " + axis.Hard
-		}
-		var xmax float64
-		for i, g := range groups {
-			cv := g.PMass(hard)
-			addCurve(hp, cv.Iterations, cv, groupColor(i), nil, 0, 1)
-			xmax = max(xmax, cv.Iterations[len(cv.Iterations)-1])
-		}
-		hp.Add(hline(0, xmax, float64(len(hard))*uniform, grey))
-		hp.X.Tick.Marker = iterationTicks{}
-		hp.X.Min = 0
-		// A probability mass: the axis (and so the clipped bands) spans [0, 1].
-		hp.Y.Min, hp.Y.Max = 0, 1.02
-		panels = append(panels, hp)
-	}
-
-	var legend []legendItem
-	for i, l := range labels {
-		legend = append(legend, legendItem{l, append([]plot.Thumbnailer{lineSample(groupColor(i), nil)}, rowSample(i)...)})
-	}
-	legend = append(legend, legendItem{"uniform (MAML)", []plot.Thumbnailer{lineSample(grey, dashed)}})
-	legend = append(legend, legendItem{text: bandNote(groups, "bars and shading")})
-	return renderColumn(path, c, legend, panels)
+	return pp, nil
 }
 
-// addEstimatePoints adds group gi's markers of the given radius at pts, one
+// addEstimatePoints adds group gi's markers (colour col, gi's shape) of the given radius at pts, one
 // per estimate in es, with 95% confidence bars of half-width es[i].Half
 // where there are minBandSeeds or more seeds: horizontal bars (the estimates are x
 // values) or vertical ones (y values), cut at lo and hi, the ends of the
 // estimates' range (0 and 1 for a probability).
-func addEstimatePoints(p *plot.Plot, pts plotter.XYs, es []results.Estimate, horizontal bool, lo, hi float64, gi int, radius vg.Length) error {
+func addEstimatePoints(p *plot.Plot, pts plotter.XYs, es []results.Estimate, horizontal bool, lo, hi float64, col color.RGBA, gi int, radius vg.Length) error {
 	var barPts plotter.XYs
 	var below, above []float64
 	for i, e := range es {
@@ -117,7 +148,7 @@ func addEstimatePoints(p *plot.Plot, pts plotter.XYs, es []results.Estimate, hor
 		}
 	}
 	if len(barPts) > 0 {
-		bars, err := errorBars(barPts, below, above, horizontal, groupColor(gi), vg.Points(0.6), vg.Points(2))
+		bars, err := errorBars(barPts, below, above, horizontal, col, vg.Points(0.6), vg.Points(2))
 		if err != nil {
 			return err
 		}
@@ -127,7 +158,7 @@ func addEstimatePoints(p *plot.Plot, pts plotter.XYs, es []results.Estimate, hor
 	if err != nil {
 		return err
 	}
-	s.Color, s.Radius, s.Shape = groupColor(gi), radius, shapes[gi%len(shapes)]
+	s.Color, s.Radius, s.Shape = col, radius, shapes[gi%len(shapes)]
 	p.Add(s)
 	return nil
 }

@@ -14,7 +14,8 @@ import (
 // (one of Formats), laid out for width, noting on log each file it writes:
 // figure1 (Figure 1 at the first setting, second order when there is one;
 // figure1_kN or figure1_NwayKshot for every other setting), for MSE runs
-// p_weights (if there is a run of a robust method), for accuracy runs
+// p_weights (if there is a run of a robust method, and it has finished or
+// has hard tasks whose weight to follow), for accuracy runs
 // adversary per setting (training distribution, final p and per-task
 // accuracy by task name), and orders (if some setting has runs of both
 // orders). With runs of several metrics each file name starts with the
@@ -79,9 +80,12 @@ func reportPart(groups []*results.Group, file func(name string) string, width Co
 
 	if tr := preferSecondOrder(filter(groups, func(g *results.Group) bool { return g.Key.Algorithm == robustMethod(groups) })); len(tr) > 0 && !classification {
 		tasks, _ := tr[0].FinalP()
-		path := file("p_weights")
-		if err := written(path, PWeights(tr, results.HardTasks(tasks), path, width)); err != nil {
-			return err
+		// Nothing to draw before a run finishes, when no task is hard.
+		if hard := results.HardTasks(tasks); len(hard) > 0 || len(results.FinishedGroups(tr)) > 0 {
+			path := file("p_weights")
+			if err := written(path, PWeights(tr, hard, path, width)); err != nil {
+				return err
+			}
 		}
 	}
 

@@ -2,7 +2,11 @@ package plots
 
 import (
 	"fmt"
+	"hash/fnv"
 	"image/color"
+	"math"
+
+	"github.com/trmaml/trmaml/results"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -76,8 +80,75 @@ var palette = []color.RGBA{
 	{0, 0, 0, 255},       // black
 }
 
-// groupColor is the colour of the i-th group of a figure.
+// groupColor is the colour of the i-th series of a figure whose series
+// are not methods (Theorem 1's instance sizes).
 func groupColor(i int) color.RGBA { return palette[i%len(palette)] }
+
+// methodColours are the colours of the built-in methods by name, the same
+// in every figure whichever other methods it shows: MAML and TR-MAML have
+// the palette's first two, which contrast most.
+var methodColours = map[string]color.RGBA{
+	"maml":            palette[0],
+	"trmaml":          palette[1],
+	"cvar":            palette[2],
+	"trmaml_entropic": palette[3],
+	"dromaml":         palette[4],
+	"drmaml":          palette[5],
+	"drmaml_plus":     palette[6],
+}
+
+// otherColours are the colours of any other method (a program's own),
+// none of them the palette's.
+var otherColours = []color.RGBA{
+	{140, 86, 75, 255},   // brown
+	{148, 103, 189, 255}, // purple
+	{188, 189, 34, 255},  // olive
+	{127, 127, 127, 255}, // grey
+	{0, 95, 95, 255},     // dark teal
+	{120, 28, 60, 255},   // wine
+}
+
+// methodColour is the colour of the method called alg: its entry of
+// methodColours, else one of otherColours chosen by a hash of the name, so
+// that it does not depend on the figure, the other methods or the order
+// of registration.
+func methodColour(alg string) color.RGBA {
+	if c, ok := methodColours[alg]; ok {
+		return c
+	}
+	h := fnv.New32a()
+	h.Write([]byte(alg))
+	return otherColours[h.Sum32()%uint32(len(otherColours))]
+}
+
+// groupColours are the colours of groups in a figure: each its method's
+// (methodColour); a further group of a method already shown (another
+// order, K or swept level) gets that colour darker, then lighter, in turn.
+func groupColours(groups []*results.Group) []color.RGBA {
+	cols := make([]color.RGBA, len(groups))
+	seen := map[string]int{}
+	for i, g := range groups {
+		alg := g.Key.Algorithm
+		cols[i] = variant(methodColour(alg), seen[alg])
+		seen[alg]++
+	}
+	return cols
+}
+
+// variant is c for k = 0; for k = 1, 2, 3, ... it is c mixed with black,
+// white, black, ..., by 35%, 35%, 60%, 60% and at most 75%.
+func variant(c color.RGBA, k int) color.RGBA {
+	if k == 0 {
+		return c
+	}
+	f := min(0.35+0.25*float64((k-1)/2), 0.75)
+	var to float64
+	if k%2 == 0 {
+		to = 255
+	}
+	mix := func(v uint8) uint8 { return uint8(math.Round(float64(v)*(1-f) + to*f)) }
+	return color.RGBA{mix(c.R), mix(c.G), mix(c.B), 255}
+}
 
 // faded returns c with opacity alpha in [0, 1], premultiplied as
 // image/color expects.

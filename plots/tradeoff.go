@@ -261,24 +261,20 @@ type glyphStyle struct {
 	shape draw.GlyphDrawer
 }
 
-// methodStyles are the styles of the registered methods, by registration
+// methodGlyphs are the glyphs of the registered methods, by registration
 // order (MAML, TR-MAML, entropic TR-MAML, CVaR, DRO-MAML, DR-MAML,
 // DR-MAML+, then any other).
-var methodStyles = []glyphStyle{
-	{groupColor(0), draw.BoxGlyph{}},
-	{groupColor(1), draw.TriangleGlyph{}},
-	{groupColor(3), draw.PyramidGlyph{}},
-	{groupColor(2), draw.CircleGlyph{}},
-	{groupColor(4), draw.CrossGlyph{}},
-	{groupColor(5), draw.PlusGlyph{}},
-	{groupColor(6), draw.RingGlyph{}},
+var methodGlyphs = []draw.GlyphDrawer{
+	draw.BoxGlyph{}, draw.TriangleGlyph{}, draw.PyramidGlyph{}, draw.CircleGlyph{},
+	draw.CrossGlyph{}, draw.PlusGlyph{}, draw.RingGlyph{},
 }
 
-// methodStyle is the style of the registered method alg; unregistered
-// names and methods beyond the table share a neutral one.
+// methodStyle is the style of the method alg: its colour in every figure
+// (methodColour) and its glyph; unregistered names and methods beyond the
+// table share a cross.
 func methodStyle(alg string) glyphStyle {
-	if i := slices.Index(metalearn.MethodNames(), alg); i >= 0 && i < len(methodStyles) {
-		return methodStyles[i]
+	if i := slices.Index(metalearn.MethodNames(), alg); i >= 0 && i < len(methodGlyphs) {
+		return glyphStyle{methodColour(alg), methodGlyphs[i]}
 	}
-	return glyphStyle{groupColor(7), draw.CrossGlyph{}}
+	return glyphStyle{methodColour(alg), draw.CrossGlyph{}}
 }

@@ -203,6 +203,10 @@ func (Family) Memory(c configs.Config) configs.MemoryEstimate {
 	return configs.MemoryEstimate{Records: rows * 200}
 }
 
+// ReadsData implements configs.DataReader: a relative
+// task.imagefolder.dir lies under the data root.
+func (Family) ReadsData() {}
+
 // DataBytes implements configs.DataSizer: the decoded images of the
 // splits, one byte per pixel and channel (3 when task.imagefolder.channels
 // leaves them to the files), from a listing of the folder.

@@ -194,6 +194,10 @@ func (Family) Tasks(c configs.Config, env configs.Env) (*configs.TaskSets, error
 	return d.Tasks(c, env)
 }
 
+// ReadsData implements configs.DataReader: the alphabets are read from
+// omniglot/ under the data root.
+func (Family) ReadsData() {}
+
 // DataCommand implements configs.DataCommander with the registered data
 // side: it downloads, verifies or lists the Omniglot archives.
 func (Family) DataCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -1,0 +1,49 @@
+package plots
+
+import (
+	"image/color"
+	"slices"
+	"testing"
+
+	"github.com/trmaml/trmaml/results"
+)
+
+// TestGroupColours: a group's colour is its method's whatever the other
+// groups and their order; a method that is not built in gets a colour of
+// its own name, outside the built-in methods' palette; a second group of
+// one method gets that method's colour in another shade.
+func TestGroupColours(t *testing.T) {
+	t.Parallel()
+	blue, vermillion, orange := palette[0], palette[1], palette[4]
+	groups := func(algs ...string) []*results.Group {
+		var gs []*results.Group
+		for _, a := range algs {
+			gs = append(gs, &results.Group{Key: results.Key{Algorithm: a}})
+		}
+		return gs
+	}
+	for _, tc := range []struct {
+		algs []string
+		want []color.RGBA
+	}{
+		{[]string{"maml", "trmaml"}, []color.RGBA{blue, vermillion}},
+		{[]string{"dromaml", "maml"}, []color.RGBA{orange, blue}},
+		{[]string{"trmaml"}, []color.RGBA{vermillion}},
+		{[]string{"cvar", "dromaml", "maml", "trmaml", "trmaml_entropic"}, []color.RGBA{palette[2], orange, blue, vermillion, palette[3]}},
+		{[]string{"maml", "maml", "maml"}, []color.RGBA{blue, {0, 74, 116, 255}, {89, 163, 205, 255}}},
+	} {
+		if got := groupColours(groups(tc.algs...)); !slices.Equal(got, tc.want) {
+			t.Errorf("%v: colours %v, want %v", tc.algs, got, tc.want)
+		}
+	}
+	for _, name := range []string{"reptile", "my_method", "anil_maml", "x"} {
+		c := methodColour(name)
+		if !slices.Contains(otherColours, c) || slices.Contains(palette, c) {
+			t.Errorf("%s: colour %v is not one of the other methods' colours", name, c)
+		}
+		// The same whichever groups the figure has.
+		if got := groupColours(groups("maml", name, "trmaml"))[1]; got != c {
+			t.Errorf("%s: colour %v beside MAML and TR-MAML, %v alone", name, got, c)
+		}
+	}
+}
