@@ -3,6 +3,7 @@ package plots
 import (
 	"errors"
 	"fmt"
+	"image/color"
 	"io"
 	"path/filepath"
 	"strings"
@@ -119,11 +120,36 @@ func newCanvas(path string, w, h vg.Length) (vg.CanvasWriterTo, error) {
 	case ".pdf":
 		c := vgpdf.New(w, h)
 		c.EmbedFonts(true)
-		return c, nil
+		return straightPDF{c}, nil
 	case ".svg":
 		return vgsvg.New(w, h), nil
 	}
 	return nil, fmt.Errorf("plots: %s: want a file ending in .%s", path, strings.Join(Formats, ", ."))
+}
+
+// straightPDF is a PDF canvas that draws translucent colours as the PNG and
+// SVG canvases do. vgpdf hands the PDF a colour's channels as RGBA returns
+// them, premultiplied by alpha, and then sets alpha as well, so every
+// translucent fill (confidence bands, histograms) came out darker, nearly
+// grey. It passes vgpdf a colour whose RGBA returns straight channels,
+// which is what that conversion needs.
+type straightPDF struct{ *vgpdf.Canvas }
+
+// SetColor implements vg.Canvas.
+func (c straightPDF) SetColor(clr color.Color) {
+	if clr != nil {
+		clr = straight{color.NRGBA64Model.Convert(clr).(color.NRGBA64)}
+	}
+	c.Canvas.SetColor(clr)
+}
+
+// straight is a colour whose RGBA method returns its channels not
+// premultiplied by alpha, for straightPDF only.
+type straight struct{ c color.NRGBA64 }
+
+// RGBA returns the straight channels and alpha.
+func (s straight) RGBA() (r, g, b, a uint32) {
+	return uint32(s.c.R), uint32(s.c.G), uint32(s.c.B), uint32(s.c.A)
 }
 
 // write writes img to path atomically: path never holds a partial figure.
