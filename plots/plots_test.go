@@ -336,6 +336,54 @@ func TestCVaRTradeoff(t *testing.T) {
 	}
 }
 
+// TestCVaRTradeoffLevels: a method swept over several values is a path
+// whose points carry their values (CVaR at a = 0.5 and 0.1); a method at a
+// single value names it in the legend, with no label on its point (the
+// Omniglot grid's DR-MAML at alpha = 0.5, whose lone "alpha=0.5" labels
+// were ambiguous beside DR-MAML+'s).
+func TestCVaRTradeoffLevels(t *testing.T) {
+	t.Parallel()
+	drmaml := func(a float64) []resultstest.Spec {
+		specs := seeds(fmt.Sprintf("dr%g", a), "drmaml", "second", 1, 1.1)
+		for i := range specs {
+			specs[i].Config.Settings("drmaml").(*metalearn.DRMAML).Alpha = a
+		}
+		return specs
+	}
+	maml := seeds("m", "maml", "second", 1, 1.2)
+	for _, c := range []struct {
+		name      string
+		specs     []resultstest.Spec
+		want      []string
+		wantCount map[string]int
+	}{
+		{"one level", append(append([]resultstest.Spec{}, maml...), drmaml(0.5)...),
+			[]string{"DR-MAML, alpha=0.5"}, map[string]int{"alpha=0.5": 1, " at alpha": 0}},
+		{"two levels", append(append(append([]resultstest.Spec{}, maml...), cvarSeeds(0.5, 0.5, 0.6)...), cvarSeeds(0.1, 0.1, 0.2)...),
+			[]string{"CVaR at a", "a=0.5", "a=0.1"}, map[string]int{"CVaR, a=": 0}},
+	} {
+		path := filepath.Join(t.TempDir(), "tradeoff.svg")
+		if err := plots.CVaRTradeoff(groupsOf(t, c.specs...), path, plots.Double); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		svg := string(b)
+		for _, w := range c.want {
+			if !strings.Contains(svg, w) {
+				t.Errorf("%s: the figure has no text %q", c.name, w)
+			}
+		}
+		for w, n := range c.wantCount {
+			if got := strings.Count(svg, w); got != n {
+				t.Errorf("%s: %q appears %d times, want %d", c.name, w, got, n)
+			}
+		}
+	}
+}
+
 func TestTheorem1Gap(t *testing.T) {
 	t.Parallel()
 	curves := []theory.Curve{

@@ -26,9 +26,10 @@ import (
 // (b) over the meta-training tasks, in the groups' metric (all one) and its
 // display units: the worst task is the largest loss or the smallest
 // accuracy, shown in percent.
-// The CVaR groups are joined in order of their level a and labelled with
-// it (placed clear of each other and of every group's marker, with a
-// leader line when pushed away); MAML, TR-MAML and entropic TR-MAML get
+// A method's groups at several levels (CVaR's a) are joined in order of
+// the level and labelled with it (placed clear of each other and of every
+// group's marker, with a leader line when pushed away); a method at one
+// level names it in the legend instead. MAML, TR-MAML and entropic TR-MAML get
 // glyphs of their own. Every seed's own result is a small faint dot; the
 // axes run over those (tradeoffRange: from 0 for a loss, the data's own
 // range for a score such as accuracy, which sits near its ceiling), and
@@ -70,6 +71,18 @@ func CVaRTradeoff(groups []*results.Group, path string, c Column) error {
 			specs = append(specs, panelSpec{tasks + "CVaR_" + a, "CVaR_" + a + " of " + what, [2]axisStat{finalStat(mean, score), cvarStat(set, levels[0], score)}})
 		}
 	}
+	// A method swept over several values (CVaR's a) is a labelled path; one
+	// at a single value names it in the legend instead.
+	values := map[string]map[float64]bool{}
+	for _, g := range groups {
+		if g.Key.SweptSymbol() != "" {
+			if values[g.Key.Algorithm] == nil {
+				values[g.Key.Algorithm] = map[float64]bool{}
+			}
+			values[g.Key.Algorithm][g.Key.Level] = true
+		}
+	}
+	swept := func(k results.Key) bool { return len(values[k.Algorithm]) > 1 }
 	var panels []*plot.Plot
 	var legend []legendItem
 	for pi, spec := range specs {
@@ -123,7 +136,7 @@ func CVaRTradeoff(groups []*results.Group, path string, c Column) error {
 				p.Add(xb, yb)
 			}
 			p.Add(sc)
-			if sym := g.Key.SweptSymbol(); sym != "" {
+			if sym := g.Key.SweptSymbol(); swept(g.Key) {
 				if _, ok := paths[g.Key.Algorithm]; !ok {
 					pathOrder = append(pathOrder, g.Key.Algorithm)
 				}
@@ -135,8 +148,10 @@ func CVaRTradeoff(groups []*results.Group, path string, c Column) error {
 			if pi == 0 && !seen[g.Key.Algorithm] {
 				seen[g.Key.Algorithm] = true
 				name := results.AlgorithmName(g.Key.Algorithm)
-				if sym := g.Key.SweptSymbol(); sym != "" {
+				if sym := g.Key.SweptSymbol(); swept(g.Key) {
 					name += " at " + sym
+				} else if sym != "" {
+					name += ", " + sym + "=" + strconv.FormatFloat(g.Key.Level, 'g', -1, 64)
 				}
 				legend = append(legend, legendItem{name, []plot.Thumbnailer{sc}})
 			}
