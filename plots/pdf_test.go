@@ -34,9 +34,9 @@ func TestPDFTranslucentColours(t *testing.T) {
 		col   color.RGBA
 		alpha float64
 	}{
-		{"MAML band", methodColour("maml"), 0.3},
-		{"TR-MAML histogram", methodColour("trmaml"), 0.6},
-		{"opaque", methodColour("maml"), 1},
+		{"MAML band", MethodColour("maml"), 0.3},
+		{"TR-MAML histogram", MethodColour("trmaml"), 0.6},
+		{"opaque", MethodColour("maml"), 1},
 	} {
 		dir := t.TempDir()
 		draw := func(path string) {

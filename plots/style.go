@@ -108,11 +108,11 @@ var otherColours = []color.RGBA{
 	{120, 28, 60, 255},   // wine
 }
 
-// methodColour is the colour of the method called alg: its entry of
-// methodColours, else one of otherColours chosen by a hash of the name, so
-// that it does not depend on the figure, the other methods or the order
-// of registration.
-func methodColour(alg string) color.RGBA {
+// MethodColour is the colour of the method called alg in every figure and
+// on trmaml serve's page: its entry of methodColours, else one of
+// otherColours chosen by a hash of the name, so that it does not depend on
+// the figure, the other methods or the order of registration.
+func MethodColour(alg string) color.RGBA {
 	if c, ok := methodColours[alg]; ok {
 		return c
 	}
@@ -122,14 +122,14 @@ func methodColour(alg string) color.RGBA {
 }
 
 // groupColours are the colours of groups in a figure: each its method's
-// (methodColour); a further group of a method already shown (another
+// (MethodColour); a further group of a method already shown (another
 // order, K or swept level) gets that colour darker, then lighter, in turn.
 func groupColours(groups []*results.Group) []color.RGBA {
 	cols := make([]color.RGBA, len(groups))
 	seen := map[string]int{}
 	for i, g := range groups {
 		alg := g.Key.Algorithm
-		cols[i] = variant(methodColour(alg), seen[alg])
+		cols[i] = variant(MethodColour(alg), seen[alg])
 		seen[alg]++
 	}
 	return cols

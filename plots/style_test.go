@@ -37,7 +37,7 @@ func TestGroupColours(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"reptile", "my_method", "anil_maml", "x"} {
-		c := methodColour(name)
+		c := MethodColour(name)
 		if !slices.Contains(otherColours, c) || slices.Contains(palette, c) {
 			t.Errorf("%s: colour %v is not one of the other methods' colours", name, c)
 		}

@@ -285,11 +285,11 @@ var methodGlyphs = []draw.GlyphDrawer{
 }
 
 // methodStyle is the style of the method alg: its colour in every figure
-// (methodColour) and its glyph; unregistered names and methods beyond the
+// (MethodColour) and its glyph; unregistered names and methods beyond the
 // table share a cross.
 func methodStyle(alg string) glyphStyle {
 	if i := slices.Index(metalearn.MethodNames(), alg); i >= 0 && i < len(methodGlyphs) {
-		return glyphStyle{methodColour(alg), methodGlyphs[i]}
+		return glyphStyle{MethodColour(alg), methodGlyphs[i]}
 	}
-	return glyphStyle{methodColour(alg), draw.CrossGlyph{}}
+	return glyphStyle{MethodColour(alg), draw.CrossGlyph{}}
 }

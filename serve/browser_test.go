@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/trmaml/trmaml/configs"
+	"github.com/trmaml/trmaml/plots"
 	"github.com/trmaml/trmaml/run"
 )
 
@@ -45,8 +46,12 @@ func TestBrowserWatchesTrainingGrid(t *testing.T) {
 	quick := base.Clone()
 	quick.Meta.Iterations, quick.Eval.Every, quick.Eval.Instances, quick.Eval.TrainInstances = 400, 200, 490, 100
 	quick.Eval.CVaRAlpha = []float64{0.9}
-	for _, name := range []string{"done", "broken"} {
-		if _, err := run.Train(context.Background(), quick, filepath.Join(root, name), run.Options{}); err != nil {
+	// The finished run is CVaR's, whose name sorts before the grid's
+	// methods: a page colouring by sorted values would give it MAML's blue.
+	for name, alg := range map[string]string{"done": "cvar", "broken": "trmaml"} {
+		cfg := quick.Clone()
+		cfg.Algorithm = alg
+		if _, err := run.Train(context.Background(), cfg, filepath.Join(root, name), run.Options{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -121,6 +126,16 @@ func TestBrowserWatchesTrainingGrid(t *testing.T) {
 	wd.call("POST", "/execute/sync", map[string]any{"args": []any{}, "script": `return document.querySelector('#runs tr[data-dir$="broken"] .detail').textContent`}, &detail)
 	if !strings.Contains(detail, "manifest.json") {
 		t.Errorf("damaged run's detail %q does not name its manifest", detail)
+	}
+	// Coloured by algorithm, runs take their method's colour in the
+	// figures (plots.MethodColour), whatever else is listed.
+	for dir, alg := range map[string]string{"grid/maml": "maml", "grid/trmaml": "trmaml", "done": "cvar"} {
+		var got string
+		wd.call("POST", "/execute/sync", map[string]any{"args": []any{}, "script": `return getComputedStyle(document.querySelector('#runs tr[data-dir$="` + dir + `"] .swatch')).backgroundColor`}, &got)
+		c := plots.MethodColour(alg)
+		if want := fmt.Sprintf("rgb(%d, %d, %d)", c.R, c.G, c.B); got != want {
+			t.Errorf("%s's swatch is %q, want the figures' %q", alg, got, want)
+		}
 	}
 	var curves int
 	waitFor(t, "curves drawn", func() bool {

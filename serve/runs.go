@@ -11,6 +11,7 @@ import (
 
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/experiment"
+	"github.com/trmaml/trmaml/plots"
 	"github.com/trmaml/trmaml/results"
 	"github.com/trmaml/trmaml/rundir"
 	"gopkg.in/yaml.v3"
@@ -30,6 +31,9 @@ type Run struct {
 	Algorithm string `json:"algorithm,omitempty"`
 	Order     string `json:"order,omitempty"`
 	Seed      uint64 `json:"seed"`
+	// Colour is the algorithm's colour in the figures (plots.MethodColour),
+	// "#rrggbb": the page colours runs by algorithm with it.
+	Colour string `json:"colour,omitempty"`
 	// Metric is the score of its train and test columns; Scale turns a
 	// stored value into the shown one (accuracy in percent).
 	Metric         string  `json:"metric,omitempty"`
@@ -141,6 +145,8 @@ func describe(r *Run, c experiment.Cell) {
 	cfg := c.Job.Config
 	r.State, r.Detail = string(c.State), c.Detail
 	r.Algorithm, r.Order, r.Seed, r.Total = cfg.Algorithm, cfg.Order, cfg.Seed, cfg.Meta.Iterations
+	mc := plots.MethodColour(cfg.Algorithm)
+	r.Colour = fmt.Sprintf("#%02x%02x%02x", mc.R, mc.G, mc.B)
 	m := results.ScoreOf(cfg)
 	r.Metric, r.Label, r.Unit, r.Scale, r.HigherIsBetter = m.Name, m.Label, m.Unit, m.Scale, m.HigherIsBetter
 	if c.State == experiment.Running {
