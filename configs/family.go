@@ -168,22 +168,18 @@ func (c Config) TaskNoun() string {
 
 // DataFamilies lists the registered families that fetch data
 // (DataCommander), in registration order.
-func DataFamilies() []string {
-	var names []string
-	for _, f := range families {
-		if _, ok := f.(DataCommander); ok {
-			names = append(names, f.Name())
-		}
-	}
-	return names
-}
+func DataFamilies() []string { return familiesThat[DataCommander]() }
 
 // DataReaders lists the registered families that read data files
 // (DataReader), in registration order.
-func DataReaders() []string {
+func DataReaders() []string { return familiesThat[DataReader]() }
+
+// familiesThat lists the registered families that implement I, in
+// registration order.
+func familiesThat[I any]() []string {
 	var names []string
 	for _, f := range families {
-		if _, ok := f.(DataReader); ok {
+		if _, ok := f.(I); ok {
 			names = append(names, f.Name())
 		}
 	}
