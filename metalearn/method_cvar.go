@@ -72,6 +72,7 @@ func (m *cvarRun) Check(name string, p []float64) error {
 // level 1/n reproduces TR-MAML.
 var cvarInfo = MethodInfo{
 	Name: "cvar", Swept: "level",
+	Step: "p_lr", StepValue: func(s MethodSettings) float64 { return s.(*CVaR).PLR },
 	New: func() MethodSettings { return &CVaR{Level: 0.1, PLR: 1e-4} },
 	Defaults: func(s MethodSettings, d MethodDefaults) error {
 		if d.Stated("p_lr") {

@@ -124,7 +124,8 @@ func (m DROMAML) check() []SettingError {
 
 // dromamlInfo registers DRO-MAML with Group DRO's default step size.
 var dromamlInfo = MethodInfo{
-	Name:  "dromaml",
-	New:   func() MethodSettings { return &DROMAML{EtaQ: 0.01} },
+	Name: "dromaml",
+	New:  func() MethodSettings { return &DROMAML{EtaQ: 0.01} },
+	Step: "eta_q", StepValue: func(s MethodSettings) float64 { return s.(*DROMAML).EtaQ },
 	Check: func(s MethodSettings) []SettingError { return s.(*DROMAML).check() },
 }

@@ -69,7 +69,8 @@ func (m *entropicRun) Update(p []float64, tasks []int, losses []float64) {
 // the paper configs use: it moves log p_i where TR-MAML moves p_i.
 var entropicInfo = MethodInfo{
 	Name: "trmaml_entropic",
-	New:  func() MethodSettings { return &EntropicTRMAML{PLR: 1e-3} },
+	Step: "p_lr", StepValue: func(s MethodSettings) float64 { return s.(*EntropicTRMAML).PLR },
+	New: func() MethodSettings { return &EntropicTRMAML{PLR: 1e-3} },
 	Defaults: func(s MethodSettings, d MethodDefaults) error {
 		if d.Stated("p_lr") {
 			return nil

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
 // cvarValue is the CVaR of the losses at level a: the largest sum_i p_i L_i
@@ -360,6 +362,36 @@ func TestZeroSettingsRefused(t *testing.T) {
 		}
 		if _, err := zero.New().Init([]float64{1, 1}, 2); err == nil {
 			t.Errorf("%s: Init accepts the zero settings %+v", info.Name, zero)
+		}
+	}
+}
+
+// TestMethodSteps: every method that moves p registers the step size of
+// its ascent, and Step names the yaml key StepValue reads (checked through
+// the settings' YAML encoding); a method that keeps p fixed registers none.
+func TestMethodSteps(t *testing.T) {
+	for _, m := range Methods() {
+		if m.FixedP {
+			if m.Step != "" || m.StepValue != nil {
+				t.Errorf("%s keeps p fixed but registers a step %q", m.Name, m.Step)
+			}
+			continue
+		}
+		if m.Step == "" || m.StepValue == nil {
+			t.Errorf("%s moves p but registers no step size", m.Name)
+			continue
+		}
+		s := m.New()
+		raw, err := yaml.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fields map[string]any
+		if err := yaml.Unmarshal(raw, &fields); err != nil {
+			t.Fatal(err)
+		}
+		if v, ok := fields[m.Step].(float64); !ok || v != m.StepValue(s) {
+			t.Errorf("%s: setting %s is %v in YAML, StepValue reads %v", m.Name, m.Step, fields[m.Step], m.StepValue(s))
 		}
 	}
 }

@@ -47,6 +47,7 @@ func (m *trmamlRun) Update(p []float64, tasks []int, losses []float64) {
 var trmamlInfo = MethodInfo{
 	Name: "trmaml",
 	New:  func() MethodSettings { return &TRMAML{PLR: 1e-4} },
+	Step: "p_lr", StepValue: func(s MethodSettings) float64 { return s.(*TRMAML).PLR },
 	Defaults: func(s MethodSettings, d MethodDefaults) error {
 		if d.Stated("p_lr") {
 			return nil

@@ -26,6 +26,12 @@ type MethodInfo struct {
 	// figure; "" for none. SweptValue reads it from the settings.
 	Swept      string
 	SweptValue func(s MethodSettings) float64
+	// Step is the yaml key of the step size of the method's ascent on p
+	// (TR-MAML's "p_lr", DRO-MAML's "eta_q"), which reports show beside
+	// how far p moved; "" for a method that keeps p fixed. StepValue
+	// reads it from the settings.
+	Step      string
+	StepValue func(s MethodSettings) float64
 	// Defaults fills the settings the config file leaves out whose good
 	// value depends on the task family (nil: none).
 	Defaults func(s MethodSettings, d MethodDefaults) error

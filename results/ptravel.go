@@ -3,7 +3,6 @@ package results
 import (
 	"fmt"
 	"math"
-	"reflect"
 	"strings"
 
 	"github.com/trmaml/trmaml/metalearn"
@@ -77,10 +76,11 @@ func PTravelOf(r *Run) (PTravel, error) {
 }
 
 // PTravelMarkdown is a table of the runs' PTravel, one row per run, with
-// stepSize(r) (the run's eta_p, or "" where it has none) beside it.
+// stepSize(r) (the step size of the run's ascent on p, or "" where it has
+// none) beside it.
 func PTravelMarkdown(runs []*Run, stepSize func(*Run) string) (string, error) {
 	var b strings.Builder
-	b.WriteString("| run | eta_p | iterations | TV(p, p_0) final | max | half reached at | 90% at | effective tasks | heaviest task | its weight | x uniform |\n")
+	b.WriteString("| run | step of p | iterations | TV(p, p_0) final | max | half reached at | 90% at | effective tasks | heaviest task | its weight | x uniform |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|\n")
 	for _, r := range runs {
 		t, err := PTravelOf(r)
@@ -113,21 +113,13 @@ func MovingP(groups []*Group) []*Run {
 	return runs
 }
 
-// StepP is r's step size of p: the p_lr setting of its method's section,
-// or "" for a method without one.
+// StepP is r's step size of p, named by its setting ("p_lr = 4.8e-05",
+// "eta_q = 0.01"), or "" for a method that keeps p fixed.
 func StepP(r *Run) string {
+	info, ok := metalearn.LookupMethod(r.Config.Algorithm)
 	m := r.Config.Settings(r.Config.Algorithm)
-	if m == nil {
+	if !ok || info.Step == "" || m == nil {
 		return ""
 	}
-	v := reflect.Indirect(reflect.ValueOf(m))
-	if v.Kind() != reflect.Struct {
-		return ""
-	}
-	for i := range v.NumField() {
-		if v.Type().Field(i).Tag.Get("yaml") == "p_lr" && v.Field(i).CanFloat() {
-			return fmt.Sprintf("%g", v.Field(i).Float())
-		}
-	}
-	return ""
+	return fmt.Sprintf("%s = %g", info.Step, info.StepValue(m))
 }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/trmaml/trmaml/configs"
 )
 
 func TestPTravel(t *testing.T) {
@@ -51,5 +53,24 @@ func TestPTravel(t *testing.T) {
 	}
 	if _, err := PTravelOf(&Run{Dir: "e"}); err == nil {
 		t.Error("a run without p rows: no error")
+	}
+}
+
+// TestStepP: the step size of each method's ascent on p, named by its own
+// setting; none for a method that keeps p fixed.
+func TestStepP(t *testing.T) {
+	for _, c := range []struct{ alg, want string }{
+		{"trmaml", "p_lr = 0.0001"},
+		{"trmaml_entropic", "p_lr = 0.001"},
+		{"cvar", "p_lr = "},
+		{"dromaml", "eta_q = 0.01"},
+		{"maml", ""},
+		{"drmaml", ""},
+	} {
+		r := &Run{Config: configs.Defaults()}
+		r.Config.Algorithm = c.alg
+		if got := StepP(r); !strings.HasPrefix(got, c.want) || (c.want == "") != (got == "") {
+			t.Errorf("%s: %q, want %q", c.alg, got, c.want)
+		}
 	}
 }
