@@ -61,10 +61,10 @@ func Adversary(groups []*results.Group, path string, c Column) error {
 		rows = "rows: meta-training " + noun + "s, " + strings.TrimSuffix(sp.Order, " first") + " at top"
 	}
 	pp := newPanel("(a) sampling distribution, final p", "probability", "")
-	cols := groupColours(groups)
+	styles := groupStyles(groups)
 	samplingColor := grey
 	if i := slices.IndexFunc(groups, func(g *results.Group) bool { return !g.Key.MovesP() }); i >= 0 {
-		samplingColor = cols[i]
+		samplingColor = styles[i].col
 	}
 	var robust []int
 	finalP := map[int][]results.Estimate{}
@@ -97,7 +97,7 @@ func Adversary(groups []*results.Group, path string, c Column) error {
 	}
 	for _, gi := range robust {
 		// Keep the markers and their bars on the axis.
-		if err := addRowPoints(pp, finalP[gi], row, 0, cols[gi], gi, floor, math.Inf(1)); err != nil {
+		if err := addRowPoints(pp, finalP[gi], row, 0, styles[gi], floor, math.Inf(1)); err != nil {
 			return err
 		}
 	}
@@ -126,7 +126,7 @@ func Adversary(groups []*results.Group, path string, c Column) error {
 		if len(groups) > 1 {
 			offset = 0.3 * (0.5 - float64(gi)/float64(len(groups)-1))
 		}
-		if err := addRowPoints(ap, shown, row, offset, cols[gi], gi, vmin, vmax); err != nil {
+		if err := addRowPoints(ap, shown, row, offset, styles[gi], vmin, vmax); err != nil {
 			return err
 		}
 	}
@@ -146,7 +146,7 @@ func Adversary(groups []*results.Group, path string, c Column) error {
 
 	var legend []legendItem
 	for gi, l := range labels {
-		legend = append(legend, legendItem{l, rowSample(cols[gi], gi)})
+		legend = append(legend, legendItem{l, rowSample(styles[gi])})
 	}
 	legend = append(legend,
 		legendItem{"MAML's sampling probability " + sp.Formula, []plot.Thumbnailer{fillSample(faded(samplingColor, 0.45))}},
@@ -233,19 +233,19 @@ func vline(x, y0, y1 float64, col color.Color) *plotter.Line {
 }
 
 // addRowPoints adds the estimates es, one per task at y = row[i] + offset,
-// as group gi's markers in colour col with horizontal 95% confidence bars where there are
-// several seeds; markers and bars are kept within [lo, hi].
-func addRowPoints(p *plot.Plot, es []results.Estimate, row []float64, offset float64, col color.RGBA, gi int, lo, hi float64) error {
+// as markers of style st with horizontal 95% confidence bars where there
+// are several seeds; markers and bars are kept within [lo, hi].
+func addRowPoints(p *plot.Plot, es []results.Estimate, row []float64, offset float64, st glyphStyle, lo, hi float64) error {
 	pts := make(plotter.XYs, len(es))
 	for i, e := range es {
 		pts[i] = plotter.XY{X: min(max(e.Mean, lo), hi), Y: row[i] + offset}
 	}
-	return addEstimatePoints(p, pts, es, true, lo, hi, col, gi, vg.Points(2.2))
+	return addEstimatePoints(p, pts, es, true, lo, hi, st, vg.Points(2.2))
 }
 
-// rowSample is the legend sample of group gi's markers, in colour col.
-func rowSample(col color.RGBA, gi int) []plot.Thumbnailer {
+// rowSample is the legend sample of markers of style st.
+func rowSample(st glyphStyle) []plot.Thumbnailer {
 	s := &plotter.Scatter{}
-	s.Color, s.Radius, s.Shape = col, vg.Points(2.2), shapes[gi%len(shapes)]
+	s.Color, s.Radius, s.Shape = st.col, vg.Points(2.2), st.shape
 	return []plot.Thumbnailer{s}
 }

@@ -2,7 +2,6 @@ package plots_test
 
 import (
 	"fmt"
-	"github.com/trmaml/trmaml/metalearn"
 	"image"
 	_ "image/png"
 	"math"
@@ -11,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/trmaml/trmaml/metalearn"
 
 	"github.com/trmaml/trmaml/plots"
 	"github.com/trmaml/trmaml/results"

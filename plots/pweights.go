@@ -72,9 +72,9 @@ func PWeights(groups []*results.Group, hard []string, path string, c Column) err
 	}
 
 	var legend []legendItem
-	cols := groupColours(groups)
+	styles := groupStyles(groups)
 	for i, l := range labels {
-		legend = append(legend, legendItem{l, append([]plot.Thumbnailer{lineSample(cols[i], nil)}, rowSample(cols[i], i)...)})
+		legend = append(legend, legendItem{l, append([]plot.Thumbnailer{lineSample(styles[i].col, nil)}, rowSample(styles[i])...)})
 	}
 	legend = append(legend, legendItem{"uniform (MAML)", []plot.Thumbnailer{lineSample(grey, dashed)}})
 	legend = append(legend, legendItem{text: bandNote(groups, "bars and shading")})
@@ -96,7 +96,7 @@ func finalWeightsPanel(groups []*results.Group, axis results.TaskAxis, numeric b
 		xs, ticks, breaks = gappedAxis(axis.Positions)
 	}
 	xmax := 0.0
-	cols := groupColours(groups)
+	styles := groupStyles(groups)
 	for i, g := range groups {
 		if len(g.Runs) == 0 {
 			continue
@@ -111,7 +111,7 @@ func finalWeightsPanel(groups []*results.Group, axis results.TaskAxis, numeric b
 			xmax = max(xmax, x)
 			pts[j] = plotter.XY{X: x, Y: e.Mean}
 		}
-		if err := addEstimatePoints(pp, pts, est, false, 0, 1, cols[i], i, vg.Points(1.8)); err != nil {
+		if err := addEstimatePoints(pp, pts, est, false, 0, 1, styles[i], vg.Points(1.8)); err != nil {
 			return nil, err
 		}
 	}
@@ -129,12 +129,12 @@ func finalWeightsPanel(groups []*results.Group, axis results.TaskAxis, numeric b
 	return pp, nil
 }
 
-// addEstimatePoints adds group gi's markers (colour col, gi's shape) of the given radius at pts, one
+// addEstimatePoints adds markers of style st and the given radius at pts, one
 // per estimate in es, with 95% confidence bars of half-width es[i].Half
 // where there are minBandSeeds or more seeds: horizontal bars (the estimates are x
 // values) or vertical ones (y values), cut at lo and hi, the ends of the
 // estimates' range (0 and 1 for a probability).
-func addEstimatePoints(p *plot.Plot, pts plotter.XYs, es []results.Estimate, horizontal bool, lo, hi float64, col color.RGBA, gi int, radius vg.Length) error {
+func addEstimatePoints(p *plot.Plot, pts plotter.XYs, es []results.Estimate, horizontal bool, lo, hi float64, st glyphStyle, radius vg.Length) error {
 	var barPts plotter.XYs
 	var below, above []float64
 	for i, e := range es {
@@ -148,7 +148,7 @@ func addEstimatePoints(p *plot.Plot, pts plotter.XYs, es []results.Estimate, hor
 		}
 	}
 	if len(barPts) > 0 {
-		bars, err := errorBars(barPts, below, above, horizontal, col, vg.Points(0.6), vg.Points(2))
+		bars, err := errorBars(barPts, below, above, horizontal, st.col, vg.Points(0.6), vg.Points(2))
 		if err != nil {
 			return err
 		}
@@ -158,7 +158,7 @@ func addEstimatePoints(p *plot.Plot, pts plotter.XYs, es []results.Estimate, hor
 	if err != nil {
 		return err
 	}
-	s.Color, s.Radius, s.Shape = col, radius, shapes[gi%len(shapes)]
+	s.Color, s.Radius, s.Shape = st.col, radius, st.shape
 	p.Add(s)
 	return nil
 }

@@ -5,7 +5,9 @@ import (
 	"hash/fnv"
 	"image/color"
 	"math"
+	"slices"
 
+	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/results"
 
 	"gonum.org/v1/plot"
@@ -135,6 +137,51 @@ func groupColours(groups []*results.Group) []color.RGBA {
 	return cols
 }
 
+// glyphStyle is how a method's points look: its colour and glyph.
+type glyphStyle struct {
+	col   color.RGBA
+	shape draw.GlyphDrawer
+}
+
+// methodGlyphs are the glyphs of the registered methods, by registration
+// order (MAML, TR-MAML, entropic TR-MAML, CVaR, DRO-MAML, DR-MAML,
+// DR-MAML+); any other method has the cross.
+var methodGlyphs = []draw.GlyphDrawer{
+	draw.BoxGlyph{}, draw.TriangleGlyph{}, draw.PyramidGlyph{}, draw.CircleGlyph{},
+	draw.CrossGlyph{}, draw.PlusGlyph{}, draw.RingGlyph{},
+}
+
+// methodStyle is the style of the method alg in every figure with markers:
+// its colour (MethodColour) and its glyph (methodGlyph).
+func methodStyle(alg string) glyphStyle { return glyphStyle{MethodColour(alg), methodGlyph(alg, 0)} }
+
+// methodGlyph is the glyph of the k-th group of method alg in a figure
+// (from 0): the method's own glyph, then the next ones of methodGlyphs in
+// turn, so that two groups of one method (K = 5 and K = 10) differ in shape
+// as well as shade.
+func methodGlyph(alg string, k int) draw.GlyphDrawer {
+	i := slices.Index(metalearn.MethodNames(), alg)
+	if i < 0 || i >= len(methodGlyphs) {
+		i = slices.Index(methodGlyphs, draw.GlyphDrawer(draw.CrossGlyph{}))
+	}
+	return methodGlyphs[(i+k)%len(methodGlyphs)]
+}
+
+// groupStyles are the styles of groups in a figure with markers: each its
+// method's colour and glyph, a further group of a method already shown a
+// variant of both (groupColours, methodGlyph).
+func groupStyles(groups []*results.Group) []glyphStyle {
+	cols := groupColours(groups)
+	styles := make([]glyphStyle, len(groups))
+	seen := map[string]int{}
+	for i, g := range groups {
+		alg := g.Key.Algorithm
+		styles[i] = glyphStyle{cols[i], methodGlyph(alg, seen[alg])}
+		seen[alg]++
+	}
+	return styles
+}
+
 // variant is c for k = 0; for k = 1, 2, 3, ... it is c mixed with black,
 // white, black, ..., by 35%, 35%, 60%, 60% and at most 75%.
 func variant(c color.RGBA, k int) color.RGBA {
@@ -179,5 +226,6 @@ func newPanel(title, xLabel, yLabel string) *plot.Plot {
 	return p
 }
 
-// shapes are the scatter glyphs of successive groups.
+// shapes are the scatter glyphs of successive series that are not methods
+// (Theorem 1's instance sizes); methods have theirs (methodGlyph).
 var shapes = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.SquareGlyph{}, draw.PyramidGlyph{}}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/trmaml/trmaml/results"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // TestGroupColours: a group's colour is its method's whatever the other
@@ -44,6 +45,44 @@ func TestGroupColours(t *testing.T) {
 		// The same whichever groups the figure has.
 		if got := groupColours(groups("maml", name, "trmaml"))[1]; got != c {
 			t.Errorf("%s: colour %v beside MAML and TR-MAML, %v alone", name, got, c)
+		}
+	}
+}
+
+// TestGroupStyles: in figures with markers (adversary, p weights) a group's
+// glyph is its method's, the trade-off figure's, whatever the other groups
+// and their order; a second group of one method differs from the first in
+// glyph as well as shade; an unregistered method has the cross.
+func TestGroupStyles(t *testing.T) {
+	t.Parallel()
+	groups := func(algs ...string) []*results.Group {
+		var gs []*results.Group
+		for _, a := range algs {
+			gs = append(gs, &results.Group{Key: results.Key{Algorithm: a}})
+		}
+		return gs
+	}
+	box, triangle, pyramid := draw.GlyphDrawer(draw.BoxGlyph{}), draw.GlyphDrawer(draw.TriangleGlyph{}), draw.GlyphDrawer(draw.PyramidGlyph{})
+	for _, tc := range []struct {
+		algs []string
+		want []draw.GlyphDrawer
+	}{
+		{[]string{"maml", "trmaml"}, []draw.GlyphDrawer{box, triangle}},
+		{[]string{"drmaml", "drmaml_plus", "dromaml", "maml", "trmaml"},
+			[]draw.GlyphDrawer{draw.PlusGlyph{}, draw.RingGlyph{}, draw.CrossGlyph{}, box, triangle}},
+		{[]string{"trmaml", "trmaml"}, []draw.GlyphDrawer{triangle, pyramid}},
+		{[]string{"my_method"}, []draw.GlyphDrawer{draw.CrossGlyph{}}},
+	} {
+		styles := groupStyles(groups(tc.algs...))
+		for i, st := range styles {
+			if st.shape != tc.want[i] {
+				t.Errorf("%v: group %d (%s) has glyph %T, want %T", tc.algs, i, tc.algs[i], st.shape, tc.want[i])
+			}
+			if i == 0 || tc.algs[i] != tc.algs[i-1] {
+				if ms := methodStyle(tc.algs[i]); st != ms {
+					t.Errorf("%v: group %d style %v, the method's is %v", tc.algs, i, st, ms)
+				}
+			}
 		}
 	}
 }

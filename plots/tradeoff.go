@@ -269,27 +269,3 @@ func tradeoffLayout(c Column, n int) (w, h vg.Length, cols int) {
 
 // markerRadius is the radius of the groups' markers, in points.
 const markerRadius = 4
-
-// glyphStyle is how a method's points look in the trade-off figure.
-type glyphStyle struct {
-	col   color.RGBA
-	shape draw.GlyphDrawer
-}
-
-// methodGlyphs are the glyphs of the registered methods, by registration
-// order (MAML, TR-MAML, entropic TR-MAML, CVaR, DRO-MAML, DR-MAML,
-// DR-MAML+, then any other).
-var methodGlyphs = []draw.GlyphDrawer{
-	draw.BoxGlyph{}, draw.TriangleGlyph{}, draw.PyramidGlyph{}, draw.CircleGlyph{},
-	draw.CrossGlyph{}, draw.PlusGlyph{}, draw.RingGlyph{},
-}
-
-// methodStyle is the style of the method alg: its colour in every figure
-// (MethodColour) and its glyph; unregistered names and methods beyond the
-// table share a cross.
-func methodStyle(alg string) glyphStyle {
-	if i := slices.Index(metalearn.MethodNames(), alg); i >= 0 && i < len(methodGlyphs) {
-		return glyphStyle{MethodColour(alg), methodGlyphs[i]}
-	}
-	return glyphStyle{MethodColour(alg), draw.CrossGlyph{}}
-}
