@@ -7,7 +7,6 @@ import (
 	"math"
 	"slices"
 
-	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/results"
 
 	"gonum.org/v1/plot"
@@ -86,17 +85,32 @@ var palette = []color.RGBA{
 // are not methods (Theorem 1's instance sizes).
 func groupColor(i int) color.RGBA { return palette[i%len(palette)] }
 
-// methodColours are the colours of the built-in methods by name, the same
-// in every figure whichever other methods it shows: MAML and TR-MAML have
-// the palette's first two, which contrast most.
-var methodColours = map[string]color.RGBA{
-	"maml":            palette[0],
-	"trmaml":          palette[1],
-	"cvar":            palette[2],
-	"trmaml_entropic": palette[3],
-	"dromaml":         palette[4],
-	"drmaml":          palette[5],
-	"drmaml_plus":     palette[6],
+// glyphStyle is how a method's series look: its colour, and its glyph in
+// figures with markers.
+type glyphStyle struct {
+	col   color.RGBA
+	shape draw.GlyphDrawer
+}
+
+// methodStyles are the styles of the built-in methods by name, the same in
+// every figure whichever other methods it shows: MAML and TR-MAML have the
+// palette's first two colours, which contrast most.
+var methodStyles = map[string]glyphStyle{
+	"maml":            {palette[0], draw.BoxGlyph{}},
+	"trmaml":          {palette[1], draw.TriangleGlyph{}},
+	"cvar":            {palette[2], draw.CircleGlyph{}},
+	"trmaml_entropic": {palette[3], draw.PyramidGlyph{}},
+	"dromaml":         {palette[4], draw.CrossGlyph{}},
+	"drmaml":          {palette[5], draw.PlusGlyph{}},
+	"drmaml_plus":     {palette[6], draw.RingGlyph{}},
+}
+
+// glyphCycle orders the glyphs for the further groups of one method in a
+// figure: the k-th group takes the k-th glyph after its method's own. Any
+// other method starts at the square, which no built-in method has.
+var glyphCycle = []draw.GlyphDrawer{
+	draw.BoxGlyph{}, draw.TriangleGlyph{}, draw.PyramidGlyph{}, draw.CircleGlyph{},
+	draw.CrossGlyph{}, draw.PlusGlyph{}, draw.RingGlyph{}, draw.SquareGlyph{},
 }
 
 // otherColours are the colours of any other method (a program's own),
@@ -111,86 +125,68 @@ var otherColours = []color.RGBA{
 }
 
 // MethodColour is the colour of the method called alg in every figure and
-// on trmaml serve's page: its entry of methodColours, else one of
+// on trmaml serve's page: its entry of methodStyles, else one of
 // otherColours chosen by a hash of the name, so that it does not depend on
 // the figure, the other methods or the order of registration.
-func MethodColour(alg string) color.RGBA {
-	if c, ok := methodColours[alg]; ok {
-		return c
+func MethodColour(alg string) color.RGBA { return methodStyle(alg).col }
+
+// methodStyle is the style of the method alg: its entry of methodStyles,
+// else a colour of otherColours by a hash of its name and the square.
+func methodStyle(alg string) glyphStyle {
+	if st, ok := methodStyles[alg]; ok {
+		return st
 	}
 	h := fnv.New32a()
 	h.Write([]byte(alg))
-	return otherColours[h.Sum32()%uint32(len(otherColours))]
+	return glyphStyle{otherColours[h.Sum32()%uint32(len(otherColours))], draw.SquareGlyph{}}
 }
 
 // groupColours are the colours of groups in a figure: each its method's
 // (MethodColour); a further group of a method already shown (another
-// order, K or swept level) gets that colour darker, then lighter, in turn.
+// order, K or swept level) gets a variant of it (variant).
 func groupColours(groups []*results.Group) []color.RGBA {
-	cols := make([]color.RGBA, len(groups))
-	seen := map[string]int{}
-	for i, g := range groups {
-		alg := g.Key.Algorithm
-		cols[i] = variant(MethodColour(alg), seen[alg])
-		seen[alg]++
+	styles := groupStyles(groups)
+	cols := make([]color.RGBA, len(styles))
+	for i, st := range styles {
+		cols[i] = st.col
 	}
 	return cols
 }
 
-// glyphStyle is how a method's points look: its colour and glyph.
-type glyphStyle struct {
-	col   color.RGBA
-	shape draw.GlyphDrawer
-}
-
-// methodGlyphs are the glyphs of the registered methods, by registration
-// order (MAML, TR-MAML, entropic TR-MAML, CVaR, DRO-MAML, DR-MAML,
-// DR-MAML+); any other method has the cross.
-var methodGlyphs = []draw.GlyphDrawer{
-	draw.BoxGlyph{}, draw.TriangleGlyph{}, draw.PyramidGlyph{}, draw.CircleGlyph{},
-	draw.CrossGlyph{}, draw.PlusGlyph{}, draw.RingGlyph{},
-}
-
-// methodStyle is the style of the method alg in every figure with markers:
-// its colour (MethodColour) and its glyph (methodGlyph).
-func methodStyle(alg string) glyphStyle { return glyphStyle{MethodColour(alg), methodGlyph(alg, 0)} }
-
-// methodGlyph is the glyph of the k-th group of method alg in a figure
-// (from 0): the method's own glyph, then the next ones of methodGlyphs in
-// turn, so that two groups of one method (K = 5 and K = 10) differ in shape
-// as well as shade.
-func methodGlyph(alg string, k int) draw.GlyphDrawer {
-	i := slices.Index(metalearn.MethodNames(), alg)
-	if i < 0 || i >= len(methodGlyphs) {
-		i = slices.Index(methodGlyphs, draw.GlyphDrawer(draw.CrossGlyph{}))
-	}
-	return methodGlyphs[(i+k)%len(methodGlyphs)]
-}
-
-// groupStyles are the styles of groups in a figure with markers: each its
-// method's colour and glyph, a further group of a method already shown a
-// variant of both (groupColours, methodGlyph).
+// groupStyles are the styles of groups in a figure: each its method's
+// (methodStyle); the k-th further group of a method already shown gets the
+// k-th variant of its colour and the k-th glyph after its own in
+// glyphCycle, so that two groups of one method (K = 5 and K = 10) differ
+// in shape as well as shade.
 func groupStyles(groups []*results.Group) []glyphStyle {
-	cols := groupColours(groups)
 	styles := make([]glyphStyle, len(groups))
 	seen := map[string]int{}
 	for i, g := range groups {
-		alg := g.Key.Algorithm
-		styles[i] = glyphStyle{cols[i], methodGlyph(alg, seen[alg])}
+		alg, k := g.Key.Algorithm, seen[g.Key.Algorithm]
+		st := methodStyle(alg)
+		j := slices.IndexFunc(glyphCycle, func(d draw.GlyphDrawer) bool { return d == st.shape })
+		styles[i] = glyphStyle{variant(st.col, k), glyphCycle[(j+k)%len(glyphCycle)]}
 		seen[alg]++
 	}
 	return styles
 }
 
 // variant is c for k = 0; for k = 1, 2, 3, ... it is c mixed with black,
-// white, black, ..., by 35%, 35%, 60%, 60% and at most 75%.
+// white, black, ..., by 35%, 35%, 60%, 60% and at most 75%; a colour too
+// dark to darken (DR-MAML+'s black) is mixed with white only, by 35%, 60%,
+// 75%.
 func variant(c color.RGBA, k int) color.RGBA {
 	if k == 0 {
 		return c
 	}
-	f := min(0.35+0.25*float64((k-1)/2), 0.75)
+	dark := max(c.R, c.G, c.B) < 64
+	step := (k - 1) / 2
+	if dark {
+		step = k - 1
+	}
+	f := min(0.35+0.25*float64(step), 0.75)
 	var to float64
-	if k%2 == 0 {
+	if k%2 == 0 || dark {
 		to = 255
 	}
 	mix := func(v uint8) uint8 { return uint8(math.Round(float64(v)*(1-f) + to*f)) }
@@ -227,5 +223,5 @@ func newPanel(title, xLabel, yLabel string) *plot.Plot {
 }
 
 // shapes are the scatter glyphs of successive series that are not methods
-// (Theorem 1's instance sizes); methods have theirs (methodGlyph).
+// (Theorem 1's instance sizes); methods have theirs (methodStyles).
 var shapes = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.SquareGlyph{}, draw.PyramidGlyph{}}

@@ -32,6 +32,8 @@ func TestGroupColours(t *testing.T) {
 		{[]string{"trmaml"}, []color.RGBA{vermillion}},
 		{[]string{"cvar", "dromaml", "maml", "trmaml", "trmaml_entropic"}, []color.RGBA{palette[2], orange, blue, vermillion, palette[3]}},
 		{[]string{"maml", "maml", "maml"}, []color.RGBA{blue, {0, 74, 116, 255}, {89, 163, 205, 255}}},
+		// Black cannot darken: DR-MAML+'s further groups are greys.
+		{[]string{"drmaml_plus", "drmaml_plus", "drmaml_plus"}, []color.RGBA{{0, 0, 0, 255}, {89, 89, 89, 255}, {153, 153, 153, 255}}},
 	} {
 		if got := groupColours(groups(tc.algs...)); !slices.Equal(got, tc.want) {
 			t.Errorf("%v: colours %v, want %v", tc.algs, got, tc.want)
@@ -52,7 +54,8 @@ func TestGroupColours(t *testing.T) {
 // TestGroupStyles: in figures with markers (adversary, p weights) a group's
 // glyph is its method's, the trade-off figure's, whatever the other groups
 // and their order; a second group of one method differs from the first in
-// glyph as well as shade; an unregistered method has the cross.
+// glyph as well as shade; an unregistered method has the square, which no
+// built-in method has.
 func TestGroupStyles(t *testing.T) {
 	t.Parallel()
 	groups := func(algs ...string) []*results.Group {
@@ -71,7 +74,8 @@ func TestGroupStyles(t *testing.T) {
 		{[]string{"drmaml", "drmaml_plus", "dromaml", "maml", "trmaml"},
 			[]draw.GlyphDrawer{draw.PlusGlyph{}, draw.RingGlyph{}, draw.CrossGlyph{}, box, triangle}},
 		{[]string{"trmaml", "trmaml"}, []draw.GlyphDrawer{triangle, pyramid}},
-		{[]string{"my_method"}, []draw.GlyphDrawer{draw.CrossGlyph{}}},
+		{[]string{"my_method"}, []draw.GlyphDrawer{draw.SquareGlyph{}}},
+		{[]string{"drmaml_plus", "drmaml_plus"}, []draw.GlyphDrawer{draw.RingGlyph{}, draw.SquareGlyph{}}},
 	} {
 		styles := groupStyles(groups(tc.algs...))
 		for i, st := range styles {

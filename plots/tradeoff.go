@@ -29,9 +29,9 @@ import (
 // A method's groups at several levels (CVaR's a) are joined in order of
 // the level and labelled with it (placed clear of each other and of every
 // group's marker, with a leader line when pushed away); a method at one
-// level names it in the legend instead. MAML, TR-MAML and entropic TR-MAML get
-// glyphs of their own. Every seed's own result is a small faint dot; the
-// axes run over those (tradeoffRange: from 0 for a loss, the data's own
+// level names it in the legend instead. Each method has its glyph and
+// colour of every figure (methodStyle). Every seed's own result is a small
+// faint dot; the axes run over those (tradeoffRange: from 0 for a loss, the data's own
 // range for a score such as accuracy, which sits near its ceiling), and
 // confidence bars that reach further (a few seeds with one outlier give
 // wide intervals) are cut at the axes, so never past 100%. The panels go
