@@ -68,16 +68,25 @@ func TradeoffMarkdown(groups []*Group) string {
 // seconds of training plus evaluation of one run. It is processor time
 // (result.json's timing.cpu) when every run recorded it, since wall-clock
 // time counts the hours a run waited on a shared machine or lay
-// interrupted; wall-clock time otherwise, and the heading says which.
+// interrupted; wall-clock time otherwise, and the heading says which. The
+// heading marks processor time as estimated when a run shared its process
+// with others (trmaml experiment -jobs), whose time was split equally.
 func runCost(groups []*Group) (string, func(rundir.Timing) float64) {
+	shared := false
 	for _, g := range groups {
 		for _, r := range g.Runs {
-			if r.Result.Timing.CPU == nil {
+			c := r.Result.Timing.CPU
+			if c == nil {
 				return "Wall-clock s/run", func(t rundir.Timing) float64 { return t.TrainSeconds + t.EvalSeconds }
 			}
+			shared = shared || c.Shared
 		}
 	}
-	return "CPU s/run", func(t rundir.Timing) float64 { return t.CPU.TrainSeconds + t.CPU.EvalSeconds }
+	head := "CPU s/run"
+	if shared {
+		head = "CPU s/run (estimated: shared processes)"
+	}
+	return head, func(t rundir.Timing) float64 { return t.CPU.TrainSeconds + t.CPU.EvalSeconds }
 }
 
 // TradeoffSeedsCSV is one row per run of the trade-off's groups (all of

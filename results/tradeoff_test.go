@@ -137,7 +137,9 @@ func TestTradeoffMarkdown(t *testing.T) {
 }
 
 // TestTradeoffCost: the cost column is processor time when every run
-// recorded it and wall-clock time otherwise, and its heading says which.
+// recorded it and wall-clock time otherwise, and its heading says which,
+// and that processor time split between runs sharing a process is an
+// estimate.
 // Runs of New at level 1 took 0.2 s of training and 1 s of evaluation by
 // the clock; the CPU times below differ from both.
 func TestTradeoffCost(t *testing.T) {
@@ -156,6 +158,8 @@ func TestTradeoffCost(t *testing.T) {
 			"| Meta-train worst | CPU s/run |"},
 		{"one run lacks it", []resultstest.Spec{run(1, &rundir.CPUTime{TrainSeconds: 10, EvalSeconds: 2}), run(2, nil)},
 			"| Meta-train worst | Wall-clock s/run |"},
+		{"one run shared its process", []resultstest.Spec{run(1, &rundir.CPUTime{TrainSeconds: 10, EvalSeconds: 2}), run(2, &rundir.CPUTime{TrainSeconds: 14, EvalSeconds: 4, Shared: true})},
+			"| Meta-train worst | CPU s/run (estimated: shared processes) |"},
 	} {
 		md := results.TradeoffMarkdown(loadGroups(t, writeRuns(t, c.runs...)))
 		lines := strings.Split(strings.TrimSpace(md), "\n")
