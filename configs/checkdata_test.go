@@ -37,6 +37,7 @@ func TestDataRootOnlyWhereRead(t *testing.T) {
 		{"omniglot -set", omniglotSmall, false, []string{"data.root=/x"}, ""},
 		{"recorded sinusoid", "name: s\ndata:\n  root: /x\n", true, nil, ""},
 		{"recorded sinusoid, other -set", "name: s\ndata:\n  root: /x\n", true, []string{"eval.every=5"}, ""},
+		{"recorded root, -set task.family", "name: s\ntask:\n  family: linreg\ndata:\n  root: /x\n", true, []string{"task.family=sinusoid"}, `-set task.family=sinusoid: data.root = "/x": ` + refused},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			parse := Parse

@@ -60,8 +60,11 @@ func Override(c Config, flag string, sets []string, allowed func(path string) bo
 		d := decoder{file: flag, lines: map[string]int{}}
 		return Config{}, d.locate(errs)
 	}
+	// A data root is refused where nothing reads it: after a -set of it,
+	// or of the family (an omniglot config's root under -set
+	// task.family=sinusoid).
 	for _, set := range sets {
-		if path, _, _ := strings.Cut(set, "="); path == "data" || strings.HasPrefix(path, "data.") {
+		if path, _, _ := strings.Cut(set, "="); path == "data" || strings.HasPrefix(path, "data.") || path == "task.family" || path == "task" {
 			if err := c.checkData(); err != nil {
 				return Config{}, fmt.Errorf("%s %s: %w", flag, set, err)
 			}
