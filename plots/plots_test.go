@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/trmaml/trmaml/metalearn"
-
 	"github.com/trmaml/trmaml/plots"
 	"github.com/trmaml/trmaml/results"
 	"github.com/trmaml/trmaml/results/resultstest"
@@ -339,9 +338,8 @@ func TestCVaRTradeoff(t *testing.T) {
 
 // TestCVaRTradeoffLevels: a method swept over several values is a path
 // whose points carry their values (CVaR at a = 0.5 and 0.1); a method at a
-// single value names it in the legend, with no label on its point (the
-// Omniglot grid's DR-MAML at alpha = 0.5, whose lone "alpha=0.5" labels
-// were ambiguous beside DR-MAML+'s).
+// single value names it in the legend, with no label on its point, which
+// could not say whose it is beside another method's at the same value.
 func TestCVaRTradeoffLevels(t *testing.T) {
 	t.Parallel()
 	drmaml := func(a float64) []resultstest.Spec {
