@@ -131,6 +131,7 @@ func TestTradeoffCommandAccuracy(t *testing.T) {
 		{"cvar_table.csv", ",maml,second,m,2,0.75,0,0.6,0,"},
 		{"cvar_seeds.csv", "\nMAML,1,0.75,0.6,0.876,0.7,"},
 		{"cvar_seeds.csv", "\nTR-MAML,2,0.875,0.8,0.938,0.85,"},
+		{"cvar_paired.md", "| TR-MAML | 2 | +6.20 ± 0.00 | +15.00 ± 0.00 | +10.00 ± 0.00 | +12.50 ± 0.00 | +20.00 ± 0.00 | +17.50 ± 0.00 |"},
 		{"cvar_tradeoff.svg", ">worst alphabet accuracy</text>"},
 		{"cvar_tradeoff.svg", ">80%</text>"},
 	} {

@@ -16,10 +16,12 @@ import (
 // CVaR levels), written to cvar_tradeoff.png (-format, -width) and its
 // table to cvar_table.md and cvar_table.csv in -out, with every run's own
 // values (and how long it stayed on the initial plateau) in
-// cvar_seeds.csv. The runs must all measure one metric.
+// cvar_seeds.csv, and each method's differences from MAML paired by seed
+// in cvar_paired.md (when there are MAML runs to pair with). The runs must
+// all measure one metric.
 func tradeoffCmd(args []string, stdout, stderr io.Writer) error {
 	var fig figureFlags
-	groups, out, release, err := groupsAndOut("tradeoff", "directory for cvar_tradeoff.png, cvar_table.md, cvar_table.csv and cvar_seeds.csv (required)", args, stderr, &fig, false, oneMetric)
+	groups, out, release, err := groupsAndOut("tradeoff", "directory for cvar_tradeoff.png, cvar_table.md, cvar_paired.md, cvar_table.csv and cvar_seeds.csv (required)", args, stderr, &fig, false, oneMetric)
 	if err != nil {
 		return err
 	}
@@ -42,7 +44,15 @@ func tradeoffCmd(args []string, stdout, stderr io.Writer) error {
 	if err := atomicfile.Write(filepath.Join(out, "cvar_seeds.csv"), []byte(results.TradeoffSeedsCSV(groups))); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s\nwrote %s, cvar_table.md, cvar_table.csv and cvar_seeds.csv\n", md, png)
+	wrote := "cvar_table.md, cvar_table.csv and cvar_seeds.csv"
+	if paired := results.PairedMarkdown(groups, "maml"); paired != "" {
+		if err := atomicfile.Write(filepath.Join(out, "cvar_paired.md"), []byte(paired)); err != nil {
+			return err
+		}
+		md += "\n" + paired
+		wrote = "cvar_table.md, cvar_paired.md, cvar_table.csv and cvar_seeds.csv"
+	}
+	fmt.Fprintf(stdout, "%s\nwrote %s, %s\n", md, png, wrote)
 	return nil
 }
 
