@@ -164,7 +164,7 @@ func (d *decoder) mapping(n *yaml.Node, v reflect.Value, path string) {
 			p = path + "." + k.Value
 		}
 		if first, dup := seen[k.Value]; dup {
-			d.errorf(k.Line, "%s: duplicate key (first at line %d): each key may appear only once", p, first)
+			d.errorf(k.Line, "%s%s: duplicate key (first at line %d): each key may appear only once", d.prefix, p, first)
 			continue
 		}
 		seen[k.Value] = k.Line
@@ -176,8 +176,8 @@ func (d *decoder) mapping(n *yaml.Node, v reflect.Value, path string) {
 				continue
 			}
 			where := ""
-			if path != "" {
-				where = " in " + path
+			if path != "" || d.prefix != "" {
+				where = " in " + strings.TrimSpace(d.prefix+path)
 			}
 			keys := allowedKeys(v)
 			allowed := "allowed: " + strings.Join(keys, ", ")

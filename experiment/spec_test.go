@@ -124,7 +124,7 @@ func TestSweep(t *testing.T) {
 	}
 
 	_, _, err = Load(filepath.Join(dir, "bad.yaml"), run.Options{})
-	for _, w := range []string{`bad.yaml:7: unknown field "levle" in cvar (allowed: level, p_lr)`, "bad.yaml:8: sweep inner.steps: cannot use \"1.5\" (float): want an integer"} {
+	for _, w := range []string{`bad.yaml:7: unknown field "levle" in sweep cvar (allowed: level, p_lr)`, "bad.yaml:8: sweep inner.steps: cannot use \"1.5\" (float): want an integer"} {
 		if err == nil || !strings.Contains(err.Error(), w) {
 			t.Errorf("bad sweep: error %v does not contain %q", err, w)
 		}
