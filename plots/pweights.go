@@ -36,12 +36,13 @@ func PWeights(groups []*results.Group, hard []string, path string, c Column) err
 	grey := color.RGBA{110, 110, 110, 255}
 
 	uniform := 1 / float64(len(tasks))
+	styles := groupStyles(groups)
 	// The final weights are of the finished runs: an unfinished run's last
 	// p is not its solution's.
 	fin := results.Finished(groups)
 	var panels []*plot.Plot
 	if slices.ContainsFunc(fin, func(g *results.Group) bool { return len(g.Runs) > 0 }) {
-		pp, err := finalWeightsPanel(fin, axis, numeric, uniform, grey)
+		pp, err := finalWeightsPanel(fin, styles, axis, numeric, uniform, grey)
 		if err != nil {
 			return err
 		}
@@ -54,10 +55,9 @@ func PWeights(groups []*results.Group, hard []string, path string, c Column) err
 			hp.Y.Label.Text = "p mass on " + axis.Hard
 		}
 		var xmax float64
-		cols := groupColours(groups)
 		for i, g := range groups {
 			cv := g.PMass(hard)
-			addCurve(hp, cv.Iterations, cv, cols[i], nil, 0, 1)
+			addCurve(hp, cv.Iterations, cv, styles[i].col, nil, 0, 1)
 			xmax = max(xmax, cv.Iterations[len(cv.Iterations)-1])
 		}
 		hp.Add(hline(0, xmax, float64(len(hard))*uniform, grey))
@@ -72,7 +72,6 @@ func PWeights(groups []*results.Group, hard []string, path string, c Column) err
 	}
 
 	var legend []legendItem
-	styles := groupStyles(groups)
 	for i, l := range labels {
 		legend = append(legend, legendItem{l, append([]plot.Thumbnailer{lineSample(styles[i].col, nil)}, rowSample(styles[i])...)})
 	}
@@ -86,8 +85,9 @@ func PWeights(groups []*results.Group, hard []string, path string, c Column) err
 
 // finalWeightsPanel is PWeights' panel (a): the final weight of each
 // meta-training task of groups (finished runs only; a group with none is
-// left out) against its coordinate on axis, or its index when not numeric.
-func finalWeightsPanel(groups []*results.Group, axis results.TaskAxis, numeric bool, uniform float64, grey color.RGBA) (*plot.Plot, error) {
+// left out), in styles (one per group), against its coordinate on axis, or
+// its index when not numeric.
+func finalWeightsPanel(groups []*results.Group, styles []glyphStyle, axis results.TaskAxis, numeric bool, uniform float64, grey color.RGBA) (*plot.Plot, error) {
 	pp := newPanel("(a) final task weights", "meta-training task (index)", "task weight p")
 	var xs []float64
 	var ticks []plot.Tick
@@ -96,7 +96,6 @@ func finalWeightsPanel(groups []*results.Group, axis results.TaskAxis, numeric b
 		xs, ticks, breaks = gappedAxis(axis.Positions)
 	}
 	xmax := 0.0
-	styles := groupStyles(groups)
 	for i, g := range groups {
 		if len(g.Runs) == 0 {
 			continue

@@ -13,7 +13,6 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/results"
 	"github.com/trmaml/trmaml/results/display"
 )
@@ -60,10 +59,11 @@ func CVaRTradeoff(groups []*results.Group, path string, c Column) error {
 		what = valueLabel(score, noun)
 	}
 	for _, set := range []results.Set{results.MetaTest, results.MetaTrain} {
-		name, mean, worst := "meta-test", results.MetaTestMean, results.MetaTestWorst
+		name := "meta-test"
 		if set == results.MetaTrain {
-			name, mean, worst = "meta-training", results.MetaTrainMean, results.MetaTrainWorst
+			name = "meta-training"
 		}
+		mean, worst := set.Finals()
 		tasks := name + " " + noun + "s: "
 		specs = append(specs, panelSpec{tasks + "worst " + noun, "worst " + what, [2]axisStat{finalStat(mean, score), finalStat(worst, score)}})
 		if len(levels) > 0 {
@@ -215,13 +215,7 @@ func finalStat(f results.Final, score display.Score) axisStat {
 // display units.
 func cvarStat(set results.Set, alpha float64, score display.Score) axisStat {
 	return axisStat{
-		value: func(r *results.Run) float64 {
-			res := &r.Result.MetaTest
-			if set == results.MetaTrain {
-				res = &r.Result.MetaTrain
-			}
-			return score.Show(metalearn.TailMean(res.PerTask, alpha, score.Metric))
-		},
+		value: func(r *results.Run) float64 { return score.Show(r.CVaR(set, alpha, score.Metric)) },
 		group: func(g *results.Group) results.Estimate { return results.Display(score, g.FinalCVaR(set, alpha)) },
 	}
 }

@@ -97,9 +97,17 @@ func (g *Group) FinalCVaR(set Set, alpha float64) Estimate {
 			}
 			continue
 		}
-		vals[i] = metalearn.TailMean(set.of(&r.Result).PerTask, alpha, g.Score.Metric)
+		vals[i] = r.CVaR(set, alpha, g.Score.Metric)
 	}
 	return Summarize(vals)
+}
+
+// CVaR is CVaR_alpha over the tasks of set of the finished run r: the mean
+// of the worst fraction 1-alpha of its per-task values in metric m
+// (metalearn.TailMean). An unfinished run has no per-task values yet
+// (FinalCVaR takes its last evaluation's instead).
+func (r *Run) CVaR(set Set, alpha float64, m metalearn.Metric) float64 {
+	return metalearn.TailMean(set.of(&r.Result).PerTask, alpha, m)
 }
 
 // cvarHead is the column head of CVaR_alpha.

@@ -5,8 +5,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-
-	"github.com/trmaml/trmaml/metalearn"
 )
 
 // PairedMarkdown is the table of each group's final statistics minus its
@@ -28,16 +26,17 @@ func PairedMarkdown(groups []*Group, baseline string) string {
 	}
 	var stats []stat
 	for _, set := range []Set{MetaTrain, MetaTest} {
-		name, mean, worst := "Meta-train", MetaTrainMean, MetaTrainWorst
+		name := "Meta-train"
 		if set == MetaTest {
-			name, mean, worst = "Meta-test", MetaTestMean, MetaTestWorst
+			name = "Meta-test"
 		}
+		mean, worst := set.Finals()
 		stats = append(stats,
 			stat{name + " mean", func(r *Run) float64 { return mean.Value(&r.Result) }},
 			stat{name + " worst", func(r *Run) float64 { return worst.Value(&r.Result) }})
 		for _, a := range levels {
 			stats = append(stats, stat{name + " " + cvarHead(a), func(r *Run) float64 {
-				return metalearn.TailMean(set.of(&r.Result).PerTask, a, score.Metric)
+				return r.CVaR(set, a, score.Metric)
 			}})
 		}
 	}

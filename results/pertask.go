@@ -39,6 +39,14 @@ func (s Set) of(res *rundir.Result) *rundir.Stats {
 	return &res.MetaTest
 }
 
+// Finals are the set's final mean and worst-task statistics.
+func (s Set) Finals() (mean, worst Final) {
+	if s == MetaTrain {
+		return MetaTrainMean, MetaTrainWorst
+	}
+	return MetaTestMean, MetaTestWorst
+}
+
 // TaskValues are the final per-task values of one task set, each estimated
 // over a group's seeds, in result.json's task order.
 type TaskValues struct {

@@ -49,10 +49,7 @@ func TradeoffMarkdown(groups []*Group) string {
 		}
 		cells := []string{g.Key.Method(), strconv.Itoa(g.Seeds())}
 		for _, set := range []Set{MetaTest, MetaTrain} {
-			mean, worst := MetaTestMean, MetaTestWorst
-			if set == MetaTrain {
-				mean, worst = MetaTrainMean, MetaTrainWorst
-			}
+			mean, worst := set.Finals()
 			cells = append(cells, formatEstimate(Display(score, g.Final(mean))), formatEstimate(Display(score, g.Final(worst))))
 			for _, a := range levels {
 				cells = append(cells, formatEstimate(Display(score, g.FinalCVaR(set, a))))
