@@ -20,11 +20,15 @@ var builtin embed.FS
 // loaded and validated like any file.
 func Builtin(name string) (Config, error) { return BuiltinWith(name, "", nil) }
 
+// ErrNoBuiltin is the error of BuiltinWith for a name no built-in config
+// has (errors.Is), which a caller that also looks for a file reports.
+var ErrNoBuiltin = errors.New("no built-in config")
+
 // BuiltinWith is Builtin with settings applied as ParseWith does.
 func BuiltinWith(name, from string, sets []Setting) (Config, error) {
 	data, err := builtin.ReadFile(name + ".yaml")
 	if err != nil {
-		return Config{}, fmt.Errorf("no built-in config %q (available: %s)", name, strings.Join(BuiltinNames(), ", "))
+		return Config{}, fmt.Errorf("%w %q (available: %s)", ErrNoBuiltin, name, strings.Join(BuiltinNames(), ", "))
 	}
 	return ParseWith("configs/"+name+".yaml", data, from, sets)
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/run"
 )
 
@@ -27,6 +28,8 @@ func TestSweepValueErrorsNameTheirPlace(t *testing.T) {
 			`EXP:7: sweep inner.alpha: cannot use "fast" (string): want a number`},
 		{"built-in base", "", exp("sine_quick", "  inner.alpha: [0.1, -1]\n"),
 			"EXP:7: sweep inner.alpha = -1: must be > 0"},
+		{"neither a file nor a built-in", "", exp("sine_quik", "  inner.alpha: [0.1]\n"),
+			`EXP:2: base = "sine_quik": no file DIR/sine_quik and no built-in config "sine_quik" (available: ` + strings.Join(configs.BuiltinNames(), ", ") + ")"},
 		{"the base's own error", tinyBase + "inner: {alpha: -1}\n", exp("base.yaml", "  inner.steps: [1, 2]\n"),
 			`EXP:2: base = "base.yaml": BASE:5: inner.alpha = -1: must be > 0`},
 		// The base's meta.lr_min is fine alone and not with the swept meta.lr.
@@ -40,7 +43,7 @@ func TestSweepValueErrorsNameTheirPlace(t *testing.T) {
 			}
 			dir := writeFiles(t, files)
 			_, _, err := Load(filepath.Join(dir, "exp.yaml"), run.Options{})
-			want := strings.NewReplacer("EXP", filepath.Join(dir, "exp.yaml"), "BASE", filepath.Join(dir, "base.yaml")).Replace(tc.want)
+			want := strings.NewReplacer("EXP", filepath.Join(dir, "exp.yaml"), "BASE", filepath.Join(dir, "base.yaml"), "DIR", dir).Replace(tc.want)
 			if err == nil || err.Error() != want {
 				t.Errorf("error\n%v\nwant\n%s", err, want)
 			}

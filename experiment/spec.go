@@ -214,11 +214,11 @@ func loadBase(specPath, base string, sets []configs.Setting) (configs.Config, er
 	case strings.ContainsAny(base, `/\`) || strings.HasSuffix(base, ".yaml"):
 		return configs.Config{}, fmt.Errorf("%s: no such file", p)
 	}
-	if !slices.Contains(configs.BuiltinNames(), base) {
-		_, err := configs.Builtin(base)
+	c, err := configs.BuiltinWith(base, specPath, sets)
+	if errors.Is(err, configs.ErrNoBuiltin) {
 		return configs.Config{}, fmt.Errorf("no file %s and %v", p, err)
 	}
-	return configs.BuiltinWith(base, specPath, sets)
+	return c, err
 }
 
 func allIn(values []string, allowed ...string) bool {
