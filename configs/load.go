@@ -61,17 +61,25 @@ func (e *SettingsError) Unwrap() []error {
 	return slices.DeleteFunc([]error{e.File, e.Settings}, func(err error) bool { return err == nil })
 }
 
-// settingOf returns the decoder that locates an error of the field at path
-// among sets, with what the setting of that field stands under (Setting.In).
-func settingOf(over *decoder, sets []Setting, path string) *decoder {
+// prefix is what the decoder names before the field paths of errors in s:
+// what it stands under (Setting.In), if anything.
+func (s Setting) prefix() string {
+	if s.In == "" {
+		return ""
+	}
+	return s.In + " "
+}
+
+// settingPrefix is the prefix of the setting among sets that gives the
+// field at path (itself, a field inside it, or a section it fills).
+func settingPrefix(sets []Setting, path string) string {
 	i := slices.IndexFunc(sets, func(s Setting) bool {
 		return s.Path == path || strings.HasPrefix(path, s.Path+".") || strings.HasPrefix(path, s.Path+"[") || strings.HasPrefix(s.Path, path+".")
 	})
-	d := *over
-	if i >= 0 && sets[i].In != "" {
-		d.prefix = sets[i].In + " "
+	if i < 0 {
+		return ""
 	}
-	return &d
+	return sets[i].prefix()
 }
 
 // ParseWith is Parse with settings applied over the file as if it stated
@@ -114,10 +122,8 @@ func parse(name string, data []byte, from string, sets []Setting, recorded bool)
 	// located there, not in the file they are applied over.
 	over := &decoder{file: from, lines: map[string]int{}}
 	for _, s := range sets {
-		sd := settingOf(over, []Setting{s}, s.Path)
-		sd.errs = nil
-		sd.decode(settingNode(s), reflect.ValueOf(&c).Elem(), "")
-		over.errs = append(over.errs, sd.errs...)
+		over.prefix = s.prefix()
+		over.decode(settingNode(s), reflect.ValueOf(&c).Elem(), "")
 	}
 	if len(over.errs) > 0 {
 		return Config{}, &SettingsError{Settings: errors.Join(over.errs...)}
@@ -160,7 +166,8 @@ func parse(name string, data []byte, from string, sets []Setting, recorded bool)
 		for i, e := range theirs {
 			var fe *fieldError
 			errors.As(e, &fe)
-			located[i] = settingOf(over, sets, fe.path).locate([]error{e})
+			over.prefix = settingPrefix(sets, fe.path)
+			located[i] = over.locate([]error{e})
 		}
 		return Config{}, &SettingsError{Settings: errors.Join(located...), File: own}
 	}
