@@ -79,7 +79,7 @@ func Figure1(groups []*results.Group, path string, c Column) error {
 
 	var legend []legendItem
 	for i, l := range labels {
-		legend = append(legend, legendItem{l, curveSample(groups, i)})
+		legend = append(legend, legendItem{l, curveSample(groups, cols[i])})
 	}
 	legend = append(legend,
 		legendItem{"average over " + noun + "s", []plot.Thumbnailer{lineSample(color.Black, nil)}},
@@ -128,10 +128,9 @@ func skewedTraining(groups []*results.Group) bool {
 	return slices.Max(s) > 2*slices.Min(s)
 }
 
-// curveSample is the legend sample of groups[i]'s curves: its line, on
-// its band colour when there are confidence bands.
-func curveSample(groups []*results.Group, i int) []plot.Thumbnailer {
-	col := groupColours(groups)[i]
+// curveSample is the legend sample of the curves of one of groups drawn
+// in col: its line, on its band colour when there are confidence bands.
+func curveSample(groups []*results.Group, col color.RGBA) []plot.Thumbnailer {
 	line := lineSample(col, nil)
 	if !banded(groups) {
 		return []plot.Thumbnailer{line}

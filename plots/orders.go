@@ -79,7 +79,7 @@ func Orders(groups []*results.Group, path string, c Column) error {
 
 	var legend []legendItem
 	for i, l := range labels {
-		legend = append(legend, legendItem{l, curveSample(groups, i)})
+		legend = append(legend, legendItem{l, curveSample(groups, cols[i])})
 	}
 	legend = append(legend,
 		legendItem{"mean over tasks", []plot.Thumbnailer{lineSample(color.Black, nil)}},
