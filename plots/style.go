@@ -139,10 +139,6 @@ func MethodColours(algs []string) map[string]color.RGBA {
 	return cols
 }
 
-// MethodColour is the colour of the method alg shown alone
-// (MethodColours).
-func MethodColour(alg string) color.RGBA { return MethodColours([]string{alg})[alg] }
-
 // methodSet are the styles of the methods algs shown together, by name:
 // a built-in method's entry of methodStyles; any other method has the
 // square and a colour of its own among algs. Each such method keeps the
