@@ -1,9 +1,12 @@
 package plots_test
 
 import (
+	"fmt"
+	"image/color"
 	"path/filepath"
 	"testing"
 
+	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/plots"
 	"github.com/trmaml/trmaml/results"
 	"github.com/trmaml/trmaml/results/resultstest"
@@ -18,7 +21,8 @@ var (
 // other methods the figure shows and in whatever order: MAML blue and
 // TR-MAML vermillion beside each other as beside DRO-MAML (orange), CVaR
 // (green) or entropic TR-MAML (reddish purple), and TR-MAML's weights
-// alone vermillion too.
+// alone vermillion too; two methods of a user's program whose names hash
+// to one colour are drawn in two, in figure 1 and the trade-off figure.
 func TestMethodColours(t *testing.T) {
 	t.Parallel()
 	mse := func(algs ...string) []resultstest.Spec {
@@ -49,6 +53,11 @@ func TestMethodColours(t *testing.T) {
 			func(g []*results.Group, p string) error { return plots.Orders(g, p, plots.Double) }, [][3]uint32{orange, vermillion}, [][3]uint32{blue}},
 		{"adversary, three methods", accuracy, func(g []*results.Group, p string) error { return plots.Adversary(g, p, plots.Double) },
 			[][3]uint32{orange, blue, vermillion}, nil},
+		// Two methods of a user's program whose names hash to one colour
+		// are drawn in two (userA and userB, registered below).
+		{"figure1, two user methods", mse(userA, userB), figure1, users, nil},
+		{"trade-off, two user methods", mse(userA, userB),
+			func(g []*results.Group, p string) error { return plots.CVaRTradeoff(g, p, plots.Double) }, users, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -68,6 +77,43 @@ func TestMethodColours(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// userA and userB are methods of this test's program (MAML under other
+// names) whose names alone hash to one colour: the first such pair of
+// user0, user1, ..., found by searching names. users are their colours
+// shown together.
+var (
+	userA, userB = collidingNames()
+	users        = func() [][3]uint32 {
+		var cs [][3]uint32
+		for _, c := range plots.MethodColours([]string{userA, userB}) {
+			cs = append(cs, [3]uint32{uint32(c.R), uint32(c.G), uint32(c.B)})
+		}
+		if len(cs) != 2 || cs[0] == cs[1] {
+			panic(fmt.Sprintf("plots: %s and %s shown together share colour %v", userA, userB, cs))
+		}
+		return cs
+	}()
+)
+
+func collidingNames() (string, string) {
+	first := map[color.RGBA]string{}
+	for i := range 100 {
+		name := fmt.Sprintf("user%d", i)
+		c := plots.MethodColours([]string{name})[name]
+		if prev, ok := first[c]; ok {
+			return prev, name
+		}
+		first[c] = name
+	}
+	panic("plots: no two of 100 method names share a colour")
+}
+
+func init() {
+	for _, name := range []string{userA, userB} {
+		metalearn.RegisterMethod(metalearn.MethodInfo{Name: name, New: func() metalearn.MethodSettings { return &metalearn.MAML{} }})
 	}
 }
 
