@@ -2,7 +2,6 @@ package plots_test
 
 import (
 	"fmt"
-	"image/color"
 	"path/filepath"
 	"testing"
 
@@ -81,11 +80,10 @@ func TestMethodColours(t *testing.T) {
 }
 
 // userA and userB are methods of this test's program (MAML under other
-// names) whose names alone hash to one colour: the first such pair of
-// user0, user1, ..., found by searching names. users are their colours
-// shown together.
+// names) whose names alone hash to one colour (plots.CollidingNames).
+// users are their colours shown together.
 var (
-	userA, userB = collidingNames()
+	userA, userB = plots.CollidingNames()
 	users        = func() [][3]uint32 {
 		var cs [][3]uint32
 		for _, c := range plots.MethodColours([]string{userA, userB}) {
@@ -97,19 +95,6 @@ var (
 		return cs
 	}()
 )
-
-func collidingNames() (string, string) {
-	first := map[color.RGBA]string{}
-	for i := range 100 {
-		name := fmt.Sprintf("user%d", i)
-		c := plots.MethodColours([]string{name})[name]
-		if prev, ok := first[c]; ok {
-			return prev, name
-		}
-		first[c] = name
-	}
-	panic("plots: no two of 100 method names share a colour")
-}
 
 func init() {
 	for _, name := range []string{userA, userB} {

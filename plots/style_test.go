@@ -54,29 +54,28 @@ func TestGroupColours(t *testing.T) {
 	}
 	// Two methods whose names hash to one colour differ in a figure of
 	// both, in either order, and each group of theirs is its method's.
-	a, b := collidingPair(t)
+	a, b := CollidingNames()
 	ab, ba := groupColours(groups(a, b, a)), groupColours(groups(b, a))
 	if ab[0] == ab[1] || ab[0] != ba[1] || ab[1] != ba[0] || ab[2] != variant(ab[0], 1) {
 		t.Errorf("%s and %s: colours %v, in the other order %v", a, b, ab, ba)
 	}
 }
 
-// collidingPair returns two names of methods that are not built in whose
+// CollidingNames returns two names of methods that are not built in whose
 // colours alone are the same (their names hash to one of otherColours),
-// found by searching names: the first such pair of user0, user1, ...
-func collidingPair(t *testing.T) (string, string) {
-	t.Helper()
+// found by searching names: the first such pair of user0, user1, ..., in
+// name order. Exported for the package's external tests.
+func CollidingNames() (string, string) {
 	first := map[color.RGBA]string{}
 	for i := range 100 {
 		name := fmt.Sprintf("user%d", i)
 		c := MethodColours([]string{name})[name]
 		if prev, ok := first[c]; ok {
-			return prev, name
+			return min(prev, name), max(prev, name)
 		}
 		first[c] = name
 	}
-	t.Fatal("no two of 100 names share a colour")
-	return "", ""
+	panic("plots: no two of 100 method names share a colour")
 }
 
 // TestMethodColoursOfASet: the colours of the methods shown together.
@@ -87,7 +86,7 @@ func collidingPair(t *testing.T) (string, string) {
 // other takes keeps it.
 func TestMethodColoursOfASet(t *testing.T) {
 	t.Parallel()
-	a, b := collidingPair(t) // a sorts first, so keeps its colour
+	a, b := CollidingNames() // a sorts first, so keeps its colour
 	alone := func(name string) color.RGBA { return MethodColours([]string{name})[name] }
 	ca := alone(a)
 	i := slices.Index(otherColours, ca)

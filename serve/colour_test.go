@@ -3,7 +3,6 @@ package serve
 import (
 	"fmt"
 	"image/color"
-	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
@@ -61,14 +60,7 @@ func TestListColoursUserMethodsApart(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s, err := New([]string{root})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var list struct{ Runs []Run }
-	if code := get(t, s, "/api/runs", &list); code != http.StatusOK {
-		t.Fatalf("/api/runs: %d", code)
-	}
+	s, list := served(t, root)
 	figure := plots.MethodColours([]string{"maml", userA, userB})
 	got := map[string]string{}
 	for _, r := range list.Runs {
