@@ -144,10 +144,10 @@ func MethodColours(algs []string) map[string]color.RGBA {
 // square and a colour of its own among algs. Each such method keeps the
 // colour of otherColours its name hashes to (otherSlot) unless a method
 // whose name sorts before it hashes there too; those then take, in name
-// order, the next free colour of otherColours after their own, then its
-// variants (variant) once all of them are taken. So the colours depend
-// on the set of names only, and none repeats until there are
-// len(otherColours) times seven such methods (variant's shades).
+// order, the next free colour of otherColours after their own, and once
+// all are taken the next free shade of them (variant), round by round.
+// So the colours depend on the set of names only, and none repeats below
+// seven times len(otherColours) such methods (variant has seven shades).
 func methodSet(algs []string) map[string]glyphStyle {
 	styles := map[string]glyphStyle{}
 	var others []string

@@ -29,7 +29,7 @@ import (
 // the level and labelled with it (placed clear of each other and of every
 // group's marker, with a leader line when pushed away); a method at one
 // level names it in the legend instead. Each method has its glyph and
-// colour, as in every figure of the same methods (methodSet). Every seed's own result is a small
+// colour among the figure's methods (methodSet). Every seed's own result is a small
 // faint dot; the axes run over those (tradeoffRange: from 0 for a loss, the data's own
 // range for a score such as accuracy, which sits near its ceiling), and
 // confidence bars that reach further (a few seeds with one outlier give
