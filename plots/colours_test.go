@@ -1,9 +1,11 @@
 package plots_test
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
 
+	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/plots"
 	"github.com/trmaml/trmaml/results"
 	"github.com/trmaml/trmaml/results/resultstest"
@@ -18,7 +20,8 @@ var (
 // other methods the figure shows and in whatever order: MAML blue and
 // TR-MAML vermillion beside each other as beside DRO-MAML (orange), CVaR
 // (green) or entropic TR-MAML (reddish purple), and TR-MAML's weights
-// alone vermillion too.
+// alone vermillion too; two methods of a user's program whose names hash
+// to one colour are drawn in two, in figure 1 and the trade-off figure.
 func TestMethodColours(t *testing.T) {
 	t.Parallel()
 	mse := func(algs ...string) []resultstest.Spec {
@@ -49,6 +52,11 @@ func TestMethodColours(t *testing.T) {
 			func(g []*results.Group, p string) error { return plots.Orders(g, p, plots.Double) }, [][3]uint32{orange, vermillion}, [][3]uint32{blue}},
 		{"adversary, three methods", accuracy, func(g []*results.Group, p string) error { return plots.Adversary(g, p, plots.Double) },
 			[][3]uint32{orange, blue, vermillion}, nil},
+		// Two methods of a user's program whose names hash to one colour
+		// are drawn in two (userA and userB, registered below).
+		{"figure1, two user methods", mse(userA, userB), figure1, users, nil},
+		{"trade-off, two user methods", mse(userA, userB),
+			func(g []*results.Group, p string) error { return plots.CVaRTradeoff(g, p, plots.Double) }, users, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -68,6 +76,29 @@ func TestMethodColours(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// userA and userB are methods of this test's program (MAML under other
+// names) whose names alone hash to one colour (plots.CollidingNames).
+// users are their colours shown together.
+var (
+	userA, userB = plots.CollidingNames()
+	users        = func() [][3]uint32 {
+		var cs [][3]uint32
+		for _, c := range plots.MethodColours([]string{userA, userB}) {
+			cs = append(cs, [3]uint32{uint32(c.R), uint32(c.G), uint32(c.B)})
+		}
+		if len(cs) != 2 || cs[0] == cs[1] {
+			panic(fmt.Sprintf("plots: %s and %s shown together share colour %v", userA, userB, cs))
+		}
+		return cs
+	}()
+)
+
+func init() {
+	for _, name := range []string{userA, userB} {
+		metalearn.RegisterMethod(metalearn.MethodInfo{Name: name, New: func() metalearn.MethodSettings { return &metalearn.MAML{} }})
 	}
 }
 

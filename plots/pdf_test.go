@@ -34,9 +34,9 @@ func TestPDFTranslucentColours(t *testing.T) {
 		col   color.RGBA
 		alpha float64
 	}{
-		{"MAML band", MethodColour("maml"), 0.3},
-		{"TR-MAML histogram", MethodColour("trmaml"), 0.6},
-		{"opaque", MethodColour("maml"), 1},
+		{"MAML band", methodStyles["maml"].col, 0.3},
+		{"TR-MAML histogram", methodStyles["trmaml"].col, 0.6},
+		{"opaque", methodStyles["maml"].col, 1},
 	} {
 		dir := t.TempDir()
 		draw := func(path string) {

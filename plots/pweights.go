@@ -13,6 +13,10 @@ import (
 	"gonum.org/v1/plot/vg"
 )
 
+// errNoPWeights is PWeights' refusal of groups it has nothing to draw for:
+// WriteReport then leaves the figure out.
+var errNoPWeights = errors.New("plots: PWeights: no finished run for the final weights and no hard tasks for their mass")
+
 // PWeights draws TR-MAML's task weights for groups (TR-MAML groups) into
 // the PNG file path: (a) each meta-training task's final weight, mean over
 // seeds with 95% confidence bars, against its coordinate (results.TaskAxisOf:
@@ -21,7 +25,8 @@ import (
 // Dashed grey lines mark the uniform distribution, which MAML keeps. As in
 // Figure1, an unfinished run's curve goes to its last evaluation and its
 // weights there are no final weights: (a) is of the finished runs, and is
-// left out when there is none. The panels fill a grid for column c.
+// left out when there is none; with neither panel it draws nothing and
+// says so (errNoPWeights). The panels fill a grid for column c.
 func PWeights(groups []*results.Group, hard []string, path string, c Column) error {
 	if len(groups) == 0 {
 		return errors.New("plots: PWeights needs at least one group")
@@ -68,7 +73,7 @@ func PWeights(groups []*results.Group, hard []string, path string, c Column) err
 		panels = append(panels, hp)
 	}
 	if len(panels) == 0 {
-		return errors.New("plots: PWeights: no finished run for the final weights and no hard tasks for their mass")
+		return errNoPWeights
 	}
 
 	var legend []legendItem

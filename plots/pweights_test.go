@@ -16,10 +16,13 @@ import (
 
 // unfinishedRun writes seed's TR-MAML run stopped after its evaluation at
 // iteration 100, with lastP its p there, sealed as a save seals it, and
-// returns its directory.
-func unfinishedRun(t *testing.T, root string, seed uint64, lastP []float64) string {
+// returns its directory. tasks, unless nil, rename its meta-training tasks.
+func unfinishedRun(t *testing.T, root string, seed uint64, lastP []float64, tasks []string) string {
 	t.Helper()
 	s := resultstest.New("tr", "trmaml", "second", seed, 5, 1)
+	if tasks != nil {
+		s.Result.MetaTrain.Tasks = tasks
+	}
 	s.Iterations, s.Metrics, s.P = s.Iterations[:2], s.Metrics[:2], s.P[:2]
 	s.P[1] = lastP
 	dir := filepath.Join(root, fmt.Sprintf("tr-seed%d", seed))
@@ -71,7 +74,7 @@ func TestPWeightsUnfinished(t *testing.T) {
 			dirs = append(dirs, dir)
 		}
 		for i, p := range unfinished {
-			dirs = append(dirs, unfinishedRun(t, root, uint64(finished+i+1), p))
+			dirs = append(dirs, unfinishedRun(t, root, uint64(finished+i+1), p, nil))
 		}
 		var log strings.Builder
 		groups, err := results.Gather(dirs, true, &log)

@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -80,10 +81,10 @@ func reportPart(groups []*results.Group, file func(name string) string, width Co
 
 	if tr := preferSecondOrder(filter(groups, func(g *results.Group) bool { return g.Key.Algorithm == robustMethod(groups) })); len(tr) > 0 && !classification {
 		tasks, _ := tr[0].FinalP()
-		// Nothing to draw before a run finishes, when no task is hard.
-		if hard := results.HardTasks(tasks); len(hard) > 0 || len(results.FinishedGroups(tr)) > 0 {
-			path := file("p_weights")
-			if err := written(path, PWeights(tr, hard, path, width)); err != nil {
+		path := file("p_weights")
+		// Nothing to draw before a run finishes, when no task is hard: no figure.
+		if err := PWeights(tr, results.HardTasks(tasks), path, width); !errors.Is(err, errNoPWeights) {
+			if err := written(path, err); err != nil {
 				return err
 			}
 		}

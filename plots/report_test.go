@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/trmaml/trmaml/plots"
+	"github.com/trmaml/trmaml/results"
 	"github.com/trmaml/trmaml/results/resultstest"
 )
 
@@ -33,24 +34,57 @@ func TestWriteReport(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			groups := groupsOf(t, c.specs...)
-			dir := t.TempDir()
-			var log bytes.Buffer
-			if err := plots.WriteReport(groups, dir, "svg", plots.Double, &log); err != nil {
-				t.Fatal(err)
+			if got := report(t, groupsOf(t, c.specs...)); !slices.Equal(got, c.want) {
+				t.Errorf("wrote %q, want %q", got, c.want)
 			}
-			entries, err := os.ReadDir(dir)
+		})
+	}
+}
+
+// report writes the report of groups as SVG files and returns their
+// names, checking that it names each file it writes.
+func report(t *testing.T, groups []*results.Group) []string {
+	t.Helper()
+	dir := t.TempDir()
+	var log bytes.Buffer
+	if err := plots.WriteReport(groups, dir, "svg", plots.Double, &log); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Name())
+		if path := filepath.Join(dir, e.Name()); !strings.Contains(log.String(), "wrote "+path+"\n") {
+			t.Errorf("%s not noted:\n%s", path, log.String())
+		}
+	}
+	return got
+}
+
+// TestWriteReportUnfinishedPWeights: before a run of TR-MAML finishes,
+// p_weights has the mass on its hard tasks to draw, and is left out when
+// no task is hard (tasks of another family than the sinusoid's).
+func TestWriteReportUnfinishedPWeights(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name  string
+		tasks []string
+		want  []string
+	}{
+		{"hard tasks", nil, []string{"figure1.svg", "p_weights.svg"}},
+		{"no hard task", []string{"task 1", "task 2", "task 3", "task 4"}, []string{"figure1.svg"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			var log strings.Builder
+			groups, err := results.Gather([]string{unfinishedRun(t, t.TempDir(), 1, []float64{0.7, 0.1, 0.1, 0.1}, c.tasks)}, true, &log)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []string
-			for _, e := range entries {
-				got = append(got, e.Name())
-				if path := filepath.Join(dir, e.Name()); !strings.Contains(log.String(), "wrote "+path+"\n") {
-					t.Errorf("%s not noted:\n%s", path, log.String())
-				}
-			}
-			if !slices.Equal(got, c.want) {
+			if got := report(t, groups); !slices.Equal(got, c.want) {
 				t.Errorf("wrote %q, want %q", got, c.want)
 			}
 		})

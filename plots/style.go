@@ -124,26 +124,77 @@ var otherColours = []color.RGBA{
 	{120, 28, 60, 255},   // wine
 }
 
-// MethodColour is the colour of the method called alg in every figure and
-// on trmaml serve's page: its entry of methodStyles, else one of
-// otherColours chosen by a hash of the name, so that it does not depend on
-// the figure, the other methods or the order of registration.
-func MethodColour(alg string) color.RGBA { return methodStyle(alg).col }
-
-// methodStyle is the style of the method alg: its entry of methodStyles,
-// else a colour of otherColours by a hash of its name and the square.
-func methodStyle(alg string) glyphStyle {
-	if st, ok := methodStyles[alg]; ok {
-		return st
+// MethodColours are the colours of the methods algs shown together, in a
+// figure or on trmaml serve's page, by name: a built-in method's is fixed
+// (methodStyles); any other's is one of otherColours, that of a hash of
+// its name unless another such method in algs takes it (methodSet).
+// Computed over the set, not per method, so that two methods of one
+// figure never share a colour; a figure and the page of the same methods
+// colour them alike, whatever their order.
+func MethodColours(algs []string) map[string]color.RGBA {
+	cols := map[string]color.RGBA{}
+	for alg, st := range methodSet(algs) {
+		cols[alg] = st.col
 	}
+	return cols
+}
+
+// methodSet are the styles of the methods algs shown together, by name:
+// a built-in method's entry of methodStyles; any other method has the
+// square and a colour of its own among algs. Each such method keeps the
+// colour of otherColours its name hashes to (otherSlot) unless a method
+// whose name sorts before it hashes there too; those then take, in name
+// order, the next free colour of otherColours after their own, and once
+// all are taken the next free shade of them (variant), round by round.
+// So the colours depend on the set of names only, and none repeats below
+// seven times len(otherColours) such methods (variant has seven shades).
+func methodSet(algs []string) map[string]glyphStyle {
+	styles := map[string]glyphStyle{}
+	var others []string
+	for _, alg := range algs {
+		if st, ok := methodStyles[alg]; ok {
+			styles[alg] = st
+		} else {
+			others = append(others, alg)
+		}
+	}
+	slices.Sort(others)
+	others = slices.Compact(others)
+	n := len(otherColours)
+	taken := map[int]bool{} // slots: the k-th variant of otherColours[i] is k*n + i
+	var moved []string
+	for _, alg := range others {
+		if h := otherSlot(alg); !taken[h] {
+			taken[h] = true
+			styles[alg] = glyphStyle{otherColours[h], draw.SquareGlyph{}}
+		} else {
+			moved = append(moved, alg)
+		}
+	}
+	for _, alg := range moved {
+		h := otherSlot(alg)
+		s := h
+		for t := 1; taken[s]; t++ { // the colours after h in turn, each round a shade further
+			s = t/n*n + (h+t)%n
+		}
+		taken[s] = true
+		styles[alg] = glyphStyle{variant(otherColours[s%n], s/n), draw.SquareGlyph{}}
+	}
+	return styles
+}
+
+// otherSlot is the index in otherColours of the colour of a method that is
+// not built in, by an FNV-1a hash of its name.
+func otherSlot(alg string) int {
 	h := fnv.New32a()
 	h.Write([]byte(alg))
-	return glyphStyle{otherColours[h.Sum32()%uint32(len(otherColours))], draw.SquareGlyph{}}
+	return int(h.Sum32() % uint32(len(otherColours)))
 }
 
 // groupColours are the colours of groups in a figure: each its method's
-// (MethodColour); a further group of a method already shown (another
-// order, K or swept level) gets a variant of it (variant).
+// (MethodColours over the groups' methods); a further group of a method
+// already shown (another order, K or swept level) gets a variant of it
+// (variant).
 func groupColours(groups []*results.Group) []color.RGBA {
 	styles := groupStyles(groups)
 	cols := make([]color.RGBA, len(styles))
@@ -154,21 +205,31 @@ func groupColours(groups []*results.Group) []color.RGBA {
 }
 
 // groupStyles are the styles of groups in a figure: each its method's
-// (methodStyle); the k-th further group of a method already shown gets the
-// k-th variant of its colour and the k-th glyph after its own in
-// glyphCycle, so that two groups of one method (K = 5 and K = 10) differ
-// in shape as well as shade.
+// (methodSet over the groups' methods); the k-th further group of a
+// method already shown gets the k-th variant of its colour and the k-th
+// glyph after its own in glyphCycle, so that two groups of one method
+// (K = 5 and K = 10) differ in shape as well as shade.
 func groupStyles(groups []*results.Group) []glyphStyle {
+	set := groupMethods(groups)
 	styles := make([]glyphStyle, len(groups))
 	seen := map[string]int{}
 	for i, g := range groups {
 		alg, k := g.Key.Algorithm, seen[g.Key.Algorithm]
-		st := methodStyle(alg)
+		st := set[alg]
 		j := slices.IndexFunc(glyphCycle, func(d draw.GlyphDrawer) bool { return d == st.shape })
 		styles[i] = glyphStyle{variant(st.col, k), glyphCycle[(j+k)%len(glyphCycle)]}
 		seen[alg]++
 	}
 	return styles
+}
+
+// groupMethods are the styles of the methods of groups (methodSet).
+func groupMethods(groups []*results.Group) map[string]glyphStyle {
+	algs := make([]string, len(groups))
+	for i, g := range groups {
+		algs[i] = g.Key.Algorithm
+	}
+	return methodSet(algs)
 }
 
 // variant is c for k = 0; for k = 1, 2, 3, ... it is c mixed with black,

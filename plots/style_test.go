@@ -1,7 +1,9 @@
 package plots
 
 import (
+	"fmt"
 	"image/color"
+	"maps"
 	"slices"
 	"testing"
 
@@ -9,10 +11,11 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// TestGroupColours: a group's colour is its method's whatever the other
-// groups and their order; a method that is not built in gets a colour of
-// its own name, outside the built-in methods' palette; a second group of
-// one method gets that method's colour in another shade.
+// TestGroupColours: a built-in method's group has its method's colour
+// whatever the other groups and their order; a method that is not built in
+// gets a colour of its own name, outside the built-in methods' palette,
+// unless another such method of the figure has it; a second group of one
+// method gets that method's colour in another shade.
 func TestGroupColours(t *testing.T) {
 	t.Parallel()
 	blue, vermillion, orange := palette[0], palette[1], palette[4]
@@ -40,13 +43,112 @@ func TestGroupColours(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"reptile", "my_method", "anil_maml", "x"} {
-		c := MethodColour(name)
+		c := groupColours(groups(name))[0]
 		if !slices.Contains(otherColours, c) || slices.Contains(palette, c) {
 			t.Errorf("%s: colour %v is not one of the other methods' colours", name, c)
 		}
-		// The same whichever groups the figure has.
+		// The same beside built-in methods.
 		if got := groupColours(groups("maml", name, "trmaml"))[1]; got != c {
 			t.Errorf("%s: colour %v beside MAML and TR-MAML, %v alone", name, got, c)
+		}
+	}
+	// Two methods whose names hash to one colour differ in a figure of
+	// both, in either order, and each group of theirs is its method's.
+	a, b := CollidingNames()
+	ab, ba := groupColours(groups(a, b, a)), groupColours(groups(b, a))
+	if ab[0] == ab[1] || ab[0] != ba[1] || ab[1] != ba[0] || ab[2] != variant(ab[0], 1) {
+		t.Errorf("%s and %s: colours %v, in the other order %v", a, b, ab, ba)
+	}
+}
+
+// CollidingNames returns two names of methods that are not built in whose
+// colours alone are the same (their names hash to one of otherColours),
+// found by searching names: the first such pair of user0, user1, ..., in
+// name order. Exported for the package's external tests.
+func CollidingNames() (string, string) {
+	first := map[color.RGBA]string{}
+	for i := range 100 {
+		name := fmt.Sprintf("user%d", i)
+		c := MethodColours([]string{name})[name]
+		if prev, ok := first[c]; ok {
+			return min(prev, name), max(prev, name)
+		}
+		first[c] = name
+	}
+	panic("plots: no two of 100 method names share a colour")
+}
+
+// TestMethodColoursOfASet: the colours of the methods shown together.
+// Built-in methods keep theirs whatever else is shown; methods that are not
+// built in get pairwise different colours, also two whose names hash to
+// one colour and more of them than otherColours has (then shades of
+// them), the same whatever the order of the names; one whose colour no
+// other takes keeps it.
+func TestMethodColoursOfASet(t *testing.T) {
+	t.Parallel()
+	a, b := CollidingNames() // a sorts first, so keeps its colour
+	alone := func(name string) color.RGBA { return MethodColours([]string{name})[name] }
+	ca := alone(a)
+	i := slices.Index(otherColours, ca)
+	if i < 0 {
+		t.Fatalf("%s alone: colour %v is not one of otherColours", a, ca)
+	}
+	next := otherColours[(i+1)%len(otherColours)]
+	var c string // a name whose colour is neither a's nor the next
+	for j := 0; c == ""; j++ {
+		if n := fmt.Sprintf("other%d", j); alone(n) != ca && alone(n) != next {
+			c = n
+		}
+	}
+	many := func(n int) []string {
+		var names []string
+		for j := range n {
+			names = append(names, fmt.Sprintf("method_%d", j))
+		}
+		return names
+	}
+	builtins := slices.Sorted(maps.Keys(methodStyles))
+	for _, tc := range []struct {
+		name string
+		algs []string
+		want map[string]color.RGBA // nil: only pairwise different
+	}{
+		{"colliding pair", []string{a, b}, map[string]color.RGBA{a: ca, b: next}},
+		{"colliding pair, other order", []string{b, a}, map[string]color.RGBA{a: ca, b: next}},
+		{"colliding pair repeated, with built-ins", []string{"trmaml", b, "maml", a, b},
+			map[string]color.RGBA{a: ca, b: next, "maml": palette[0], "trmaml": palette[1]}},
+		{"a third keeps its own", []string{c, b, a}, map[string]color.RGBA{a: ca, b: next, c: alone(c)}},
+		{"every built-in beside the pair", append([]string{b, a}, builtins...), nil},
+		{"twice as many as otherColours", many(2 * len(otherColours)), nil},
+		{"seven times as many, with built-ins", append(many(7*len(otherColours)), builtins...), nil},
+	} {
+		got := MethodColours(tc.algs)
+		reversed := slices.Clone(tc.algs)
+		slices.Reverse(reversed)
+		if back := MethodColours(reversed); !maps.Equal(got, back) {
+			t.Errorf("%s: colours %v, names reversed %v", tc.name, got, back)
+		}
+		for alg, want := range tc.want {
+			if got[alg] != want {
+				t.Errorf("%s: %s's colour %v, want %v", tc.name, alg, got[alg], want)
+			}
+		}
+		owner := map[color.RGBA]string{}
+		for _, alg := range tc.algs {
+			col, ok := got[alg]
+			if !ok {
+				t.Errorf("%s: no colour for %s", tc.name, alg)
+			}
+			if st, ok := methodStyles[alg]; ok && col != st.col {
+				t.Errorf("%s: built-in %s's colour %v, want its own %v", tc.name, alg, col, st.col)
+			}
+			if prev, ok := owner[col]; ok && prev != alg {
+				t.Errorf("%s: %s and %s share colour %v", tc.name, prev, alg, col)
+			}
+			owner[col] = alg
+		}
+		if len(got) != len(owner) {
+			t.Errorf("%s: %d colours for %d methods", tc.name, len(owner), len(got))
 		}
 	}
 }
@@ -83,7 +185,7 @@ func TestGroupStyles(t *testing.T) {
 				t.Errorf("%v: group %d (%s) has glyph %T, want %T", tc.algs, i, tc.algs[i], st.shape, tc.want[i])
 			}
 			if i == 0 || tc.algs[i] != tc.algs[i-1] {
-				if ms := methodStyle(tc.algs[i]); st != ms {
+				if ms := methodSet(tc.algs)[tc.algs[i]]; st != ms {
 					t.Errorf("%v: group %d style %v, the method's is %v", tc.algs, i, st, ms)
 				}
 			}

@@ -29,7 +29,7 @@ import (
 // the level and labelled with it (placed clear of each other and of every
 // group's marker, with a leader line when pushed away); a method at one
 // level names it in the legend instead. Each method has its glyph and
-// colour of every figure (methodStyle). Every seed's own result is a small
+// colour among the figure's methods (methodSet). Every seed's own result is a small
 // faint dot; the axes run over those (tradeoffRange: from 0 for a loss, the data's own
 // range for a score such as accuracy, which sits near its ceiling), and
 // confidence bars that reach further (a few seeds with one outlier give
@@ -83,6 +83,7 @@ func CVaRTradeoff(groups []*results.Group, path string, c Column) error {
 		}
 	}
 	swept := func(k results.Key) bool { return len(values[k.Algorithm]) > 1 }
+	styles := groupMethods(groups)
 	var panels []*plot.Plot
 	var legend []legendItem
 	for pi, spec := range specs {
@@ -105,7 +106,7 @@ func CVaRTradeoff(groups []*results.Group, path string, c Column) error {
 		p.X.Tick.Marker, p.Y.Tick.Marker = valueTicks(score), valueTicks(score)
 		for _, g := range groups {
 			mean, worst := st[0].group(g), st[1].group(g)
-			style := methodStyle(g.Key.Algorithm)
+			style := styles[g.Key.Algorithm]
 			pt := plotter.XYs{{X: mean.Mean, Y: worst.Mean}}
 			sc, err := plotter.NewScatter(pt)
 			if err != nil {
@@ -167,7 +168,7 @@ func CVaRTradeoff(groups []*results.Group, path string, c Column) error {
 				if err != nil {
 					return err
 				}
-				l.Color, l.Width = faded(methodStyle(alg).col, 0.6), vg.Points(1)
+				l.Color, l.Width = faded(styles[alg].col, 0.6), vg.Points(1)
 				p.Add(l)
 			}
 			labelled, labels = append(labelled, path...), append(labels, pathLabels[alg]...)

@@ -127,12 +127,13 @@ func TestBrowserWatchesTrainingGrid(t *testing.T) {
 	if !strings.Contains(detail, "manifest.json") {
 		t.Errorf("damaged run's detail %q does not name its manifest", detail)
 	}
-	// Coloured by algorithm, runs take their method's colour in the
-	// figures (plots.MethodColour), whatever else is listed.
+	// Coloured by algorithm, runs take their method's colour in a figure
+	// of the listed methods (plots.MethodColours).
+	listed := plots.MethodColours([]string{"cvar", "trmaml", "maml"})
 	for dir, alg := range map[string]string{"grid/maml": "maml", "grid/trmaml": "trmaml", "done": "cvar"} {
 		var got string
 		wd.call("POST", "/execute/sync", map[string]any{"args": []any{}, "script": `return getComputedStyle(document.querySelector('#runs tr[data-dir$="` + dir + `"] .swatch')).backgroundColor`}, &got)
-		c := plots.MethodColour(alg)
+		c := listed[alg]
 		if want := fmt.Sprintf("rgb(%d, %d, %d)", c.R, c.G, c.B); got != want {
 			t.Errorf("%s's swatch is %q, want the figures' %q", alg, got, want)
 		}

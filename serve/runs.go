@@ -31,8 +31,9 @@ type Run struct {
 	Algorithm string `json:"algorithm,omitempty"`
 	Order     string `json:"order,omitempty"`
 	Seed      uint64 `json:"seed"`
-	// Colour is the algorithm's colour in the figures (plots.MethodColour),
-	// "#rrggbb": the page colours runs by algorithm with it.
+	// Colour is the algorithm's colour in a figure of the listed runs'
+	// algorithms (plots.MethodColours), "#rrggbb": the page colours runs by
+	// algorithm with it.
 	Colour string `json:"colour,omitempty"`
 	// Metric is the score of its train and test columns; Scale turns a
 	// stored value into the shown one (accuracy in percent).
@@ -81,7 +82,26 @@ func (s *Server) List() ([]Run, error) {
 		s.seen[d] = seenRun{fp, runs[i]}
 	}
 	sweep(runs)
+	colour(runs)
 	return runs, nil
+}
+
+// colour sets each run's Colour to its algorithm's among the runs'
+// algorithms: computed over them all, as a figure of them computes it, so
+// that two methods listed together never share a colour.
+func colour(runs []Run) {
+	var algs []string
+	for _, r := range runs {
+		if r.Algorithm != "" {
+			algs = append(algs, r.Algorithm)
+		}
+	}
+	cols := plots.MethodColours(algs)
+	for i, r := range runs {
+		if c, ok := cols[r.Algorithm]; ok {
+			runs[i].Colour = fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B)
+		}
+	}
 }
 
 // read describes the run directory d from its files.
@@ -145,8 +165,6 @@ func describe(r *Run, c experiment.Cell) {
 	cfg := c.Job.Config
 	r.State, r.Detail = string(c.State), c.Detail
 	r.Algorithm, r.Order, r.Seed, r.Total = cfg.Algorithm, cfg.Order, cfg.Seed, cfg.Meta.Iterations
-	mc := plots.MethodColour(cfg.Algorithm)
-	r.Colour = fmt.Sprintf("#%02x%02x%02x", mc.R, mc.G, mc.B)
 	m := results.ScoreOf(cfg)
 	r.Metric, r.Label, r.Unit, r.Scale, r.HigherIsBetter = m.Name, m.Label, m.Unit, m.Scale, m.HigherIsBetter
 	if c.State == experiment.Running {

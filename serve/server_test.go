@@ -78,6 +78,21 @@ func get(t *testing.T, h http.Handler, path string, out any) int {
 	return rec.Code
 }
 
+// served serves the runs under root and returns the server and what
+// /api/runs lists.
+func served(t *testing.T, root string) (*Server, struct{ Runs []Run }) {
+	t.Helper()
+	s, err := New([]string{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list struct{ Runs []Run }
+	if code := get(t, s, "/api/runs", &list); code != http.StatusOK {
+		t.Fatalf("/api/runs: %d", code)
+	}
+	return s, list
+}
+
 // TestListStatesAsStatus serves a folder with a finished run, an
 // interrupted one, a damaged one and a run held by a process, and checks
 // each state and reason against experiment.Cells (what trmaml status
@@ -104,14 +119,7 @@ func TestListStatesAsStatus(t *testing.T) {
 	defer lock.Release()
 	before := snapshot(t, root)
 
-	s, err := New([]string{root})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var list struct{ Runs []Run }
-	if code := get(t, s, "/api/runs", &list); code != http.StatusOK {
-		t.Fatalf("/api/runs: %d", code)
-	}
+	s, list := served(t, root)
 	var jobs []experiment.Job
 	for _, r := range list.Runs {
 		cfg, err := configs.Load(filepath.Join(r.Dir, rundir.ConfigFile))
