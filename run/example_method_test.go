@@ -2,10 +2,14 @@ package run_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
+	"slices"
+	"testing"
 
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/metalearn"
@@ -13,8 +17,12 @@ import (
 	"github.com/trmaml/trmaml/run"
 )
 
-// Tilted weighs each task by exp(T f_i), f_i the last loss sampled from
-// it: T = 0 is the tasks' average, a large T approaches the worst task.
+// Tilted moves p towards the tasks that lose most: after each iteration
+// the mass p gives the iteration's drawn tasks is shared among them in
+// proportion to exp(T f_i), f_i a task's mean loss in the iteration. T = 0
+// keeps the tasks' average; a large T moves the mass to the worst task of
+// each draw. Its state is p alone, as metalearn.Method requires: the
+// trainer checkpoints p, so a resumed run continues exactly.
 // These are its settings, exported fields with yaml tags: the config
 // section tilted: {t: ...}. New starts a run of them (tilted).
 type Tilted struct {
@@ -23,15 +31,14 @@ type Tilted struct {
 
 func (s Tilted) New() metalearn.Method { return &tilted{set: s} }
 
-// tilted is a running Tilted: its settings and its state.
+// tilted is a running Tilted: its settings and the meta-batch size.
 type tilted struct {
-	set  Tilted
-	last []float64
-	c    int
+	set Tilted
+	c   int
 }
 
 func (m *tilted) Init(masses []float64, batch int) ([]float64, error) {
-	m.last, m.c = make([]float64, len(masses)), batch
+	m.c = batch
 	p := make([]float64, len(masses))
 	for i := range p {
 		p[i] = 1 / float64(len(p))
@@ -47,16 +54,25 @@ func (m *tilted) Draw(rng *rand.Rand, p []float64) (int, float64) {
 }
 
 func (m *tilted) Update(p []float64, tasks []int, losses []float64) {
+	drawn := slices.Compact(slices.Sorted(slices.Values(tasks))) // one order, so sums round alike on resume
+	f, n := make([]float64, len(drawn)), make([]float64, len(drawn))
 	for k, i := range tasks {
-		m.last[i] = losses[k]
+		j, _ := slices.BinarySearch(drawn, i)
+		f[j] += losses[k]
+		n[j]++
 	}
-	sum := 0.0
-	for i := range p {
-		p[i] = math.Exp(m.set.T * m.last[i])
-		sum += p[i]
+	for j := range f {
+		f[j] /= n[j]
 	}
-	for i := range p {
-		p[i] /= sum
+	top := slices.Max(f) // exp(T (f - top)) cannot overflow
+	mass, z := 0.0, 0.0
+	for j, i := range drawn {
+		mass += p[i]
+		f[j] = math.Exp(m.set.T * (f[j] - top))
+		z += f[j]
+	}
+	for j, i := range drawn {
+		p[i] = mass * f[j] / z
 	}
 }
 
@@ -119,4 +135,52 @@ eval: {every: 100, instances: 30, train_instances: 30, query: 20}
 	// tilted trained; p moved: true
 	// typo.yaml:2: unknown field "temperature" in tilted (allowed: t)
 	// neg.yaml:2: tilted.t = -1: must be >= 0
+}
+
+// stopAfter is a context that is done from its (n+1)-th Err call on: the
+// training loop asks once per iteration, so a run under it stops after n.
+type stopAfter struct {
+	context.Context
+	n int
+}
+
+func (c *stopAfter) Err() error {
+	if c.n == 0 {
+		return context.Canceled
+	}
+	c.n--
+	return nil
+}
+
+// TestTiltedResumes interrupts a run of the example method between its
+// checkpoints and resumes it: a method whose state is p alone ends where
+// the uninterrupted run ends, final p and scores bit for bit.
+func TestTiltedResumes(t *testing.T) {
+	cfg, err := configs.Parse("tilted.yaml", []byte(`
+algorithm: tilted
+tilted: {t: 20}
+task: {family: linreg}
+meta: {iterations: 60, batch: 2, lr: 1.0e-2}
+eval: {every: 20, instances: 30, train_instances: 30, query: 20}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := run.Train(context.Background(), cfg, filepath.Join(t.TempDir(), "full"), run.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "cut")
+	_, err = run.Train(&stopAfter{context.Background(), 37}, cfg, dir, run.Options{})
+	if !errors.Is(err, run.ErrInterrupted) {
+		t.Fatalf("interrupted run: %v, want run.ErrInterrupted", err)
+	}
+	resumed, err := run.Resume(context.Background(), dir, run.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(resumed.FinalP, full.FinalP) || resumed.MetaTest.Mean != full.MetaTest.Mean || resumed.MetaTest.Worst != full.MetaTest.Worst {
+		t.Errorf("resumed: p %v, meta-test mean %v worst %v\nuninterrupted: p %v, mean %v worst %v",
+			resumed.FinalP, resumed.MetaTest.Mean, resumed.MetaTest.Worst, full.FinalP, full.MetaTest.Mean, full.MetaTest.Worst)
+	}
 }
