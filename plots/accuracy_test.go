@@ -86,6 +86,29 @@ func TestAdversary(t *testing.T) {
 	if d := readPNG(t, path); d.w < 4.5*plots.DPI || d.w > 6.5*plots.DPI {
 		t.Errorf("log-scale figure width %d", d.w)
 	}
+	// A final p of 0 has no place on the log axis: it is drawn at the
+	// axis's start, and the legend says so, only then.
+	svgPath := filepath.Join(t.TempDir(), "adversary.svg")
+	for _, zero := range []bool{false, true} {
+		for i := range specs {
+			if specs[i].Config.Algorithm == "trmaml" {
+				specs[i].Result.FinalP = []float64{0.2, 0.3, 0.1, 0.2, 0.2}
+				if zero {
+					specs[i].Result.FinalP = []float64{0.2, 0.4, 0, 0.2, 0.2}
+				}
+			}
+		}
+		if err := plots.Adversary(groupsOf(t, specs...), svgPath, plots.Double); err != nil {
+			t.Fatal(err)
+		}
+		svg, err := os.ReadFile(svgPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(svg), "at the left edge: 0"); got != zero {
+			t.Errorf("a final p of 0: %v; legend notes the left edge: %v", zero, got)
+		}
+	}
 
 	other := groupsOf(t, resultstest.New("s", "maml", "second", 1, 5, 1))
 	if err := plots.Adversary(append(groups, other...), path, plots.Double); err == nil {

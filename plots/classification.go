@@ -153,7 +153,11 @@ func Adversary(groups []*results.Group, path string, c Column) error {
 		legendItem{text: "  " + sp.Terms},
 		legendItem{"uniform 1/n", []plot.Thumbnailer{lineSample(grey, dashed)}})
 	if len(robust) > 0 {
-		legend = append(legend, legendItem{text: "(a) markers: final p"})
+		text := "(a) markers: final p"
+		if floor > 0 && atFloor(finalP, floor) {
+			text += "; at the left edge: 0" // a log axis has no 0
+		}
+		legend = append(legend, legendItem{text: text})
 	}
 	legend = append(legend, legendItem{text: bandNote(groups, "whiskers")}, legendItem{text: rows})
 
@@ -241,6 +245,19 @@ func addRowPoints(p *plot.Plot, es []results.Estimate, row []float64, offset flo
 		pts[i] = plotter.XY{X: min(max(e.Mean, lo), hi), Y: row[i] + offset}
 	}
 	return addEstimatePoints(p, pts, es, true, lo, hi, st, vg.Points(2.2))
+}
+
+// atFloor reports whether a final p of some group lies below floor, the
+// start of a log axis, and so is drawn at it.
+func atFloor(finalP map[int][]results.Estimate, floor float64) bool {
+	for _, p := range finalP {
+		for _, e := range p {
+			if e.Mean < floor {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // rowSample is the legend sample of markers of style st.
