@@ -130,7 +130,11 @@ func cellDetail(c experiment.Cell) string {
 		if err != nil {
 			return err.Error()
 		}
-		return fmt.Sprintf("meta-test mean %.4g worst %.4g (%s), %.1f ms/iteration", r.MetaTest.Mean, r.MetaTest.Worst, r.Metric, r.Timing.MsPerIteration)
+		d := fmt.Sprintf("meta-test mean %.4g worst %.4g (%s), %.1f ms/iteration", r.MetaTest.Mean, r.MetaTest.Worst, r.Metric, r.Timing.MsPerIteration)
+		if c.Detail != "" {
+			d += "; " + c.Detail
+		}
+		return d
 	case experiment.Running:
 		it, elapsed, test, ok := rundir.LastEvaluation(c.Job.Dir)
 		if !ok || it == 0 {

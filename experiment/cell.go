@@ -36,10 +36,10 @@ type State string
 // The states of a cell.
 const (
 	NotStarted  State = "not started"     // no run directory with a config yet
-	Running     State = "running"         // a process holds its run directory's lock
+	Running     State = "running"         // a process holds its unfinished run directory's lock
 	Interrupted State = "interrupted"     // stopped without result or error: resume it
 	Failed      State = "failed"          // stopped on an error (FailedFile)
-	Finished    State = "finished"        // result.json written
+	Finished    State = "finished"        // result.json written and sealed (Detail names a process reading it)
 	Damaged     State = "damaged"         // refused by rundir.Verify: Detail names the file
 	NotDir      State = "not a directory" // the cell's path is a file (or other), not a run directory
 )
@@ -51,8 +51,8 @@ type Cell struct {
 	State State
 	// Checkpoint is the iteration of the run's checkpoint (-1 without one).
 	Checkpoint int
-	// Detail is the failure's last line, or the lock holder of a running
-	// cell.
+	// Detail is the failure's last line, the lock holder of a running
+	// cell, or "in use by" the holder of a finished one.
 	Detail string
 }
 
@@ -92,6 +92,10 @@ func CellsHeld(jobs []Job, probe func(dir string) (string, bool, error)) ([]Cell
 		// The run's own state comes first: a FailedFile counts only when
 		// the run has not finished, nor saved a checkpoint, since.
 		switch {
+		case held && finished(j.Dir):
+			// Sealed and finished: the holder reads it (trmaml eval), or
+			// the run is past its last save.
+			c.State, c.Detail = Finished, "in use by "+holder
 		case held:
 			c.State, c.Detail = Running, holder
 		case damaged == nil && finished(j.Dir):

@@ -105,6 +105,17 @@ func TestRunCellAndStates(t *testing.T) {
 	if got := states(t, jobs); !reflect.DeepEqual(got, []State{Finished, Finished, Finished, Finished}) {
 		t.Errorf("states %v, want all finished", got)
 	}
+	// A finished run that a process holds (trmaml eval reading it) stays
+	// finished, naming the holder.
+	lock, err = dirlock.Acquire(jobs[1].Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells, _ = Cells(jobs)
+	lock.Release()
+	if c := cells[1]; c.State != Finished || !strings.HasPrefix(c.Detail, "in use by pid ") {
+		t.Errorf("held finished cell: %v, %q; want finished, in use by its holder", c.State, c.Detail)
+	}
 	if _, err := os.Stat(filepath.Join(jobs[3].Dir, FailedFile)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("%s stays after the run finished: %v", FailedFile, err)
 	}

@@ -167,8 +167,8 @@ func describe(r *Run, c experiment.Cell) {
 	r.Algorithm, r.Order, r.Seed, r.Total = cfg.Algorithm, cfg.Order, cfg.Seed, cfg.Meta.Iterations
 	m := results.ScoreOf(cfg)
 	r.Metric, r.Label, r.Unit, r.Scale, r.HigherIsBetter = m.Name, m.Label, m.Unit, m.Scale, m.HigherIsBetter
-	if c.State == experiment.Running {
-		r.Detail = "" // the lock holder's pid and command: not for the page
+	if c.State == experiment.Running || c.State == experiment.Finished {
+		r.Detail = "" // the lock holder's pid and command, if any: not for the page
 	}
 	if c.State == experiment.Interrupted && c.Checkpoint >= 0 {
 		r.Detail = fmt.Sprintf("checkpoint at iteration %d/%d", c.Checkpoint, r.Total)

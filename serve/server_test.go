@@ -94,13 +94,14 @@ func served(t *testing.T, root string) (*Server, struct{ Runs []Run }) {
 }
 
 // TestListStatesAsStatus serves a folder with a finished run, an
-// interrupted one, a damaged one and a run held by a process, and checks
+// interrupted one, a damaged one, a run held by a process (training) and
+// a finished one held (read by trmaml eval), and checks
 // each state and reason against experiment.Cells (what trmaml status
 // prints), that the served curves are metrics.csv's, and that serving
 // changed no byte and made no file in the runs.
 func TestListStatesAsStatus(t *testing.T) {
 	root := t.TempDir()
-	for _, name := range []string{"a/trmaml", "a/maml", "damaged", "held", "stopped"} {
+	for _, name := range []string{"a/trmaml", "a/maml", "damaged", "held", "reading", "stopped"} {
 		alg := "trmaml"
 		if strings.HasSuffix(name, "maml") && !strings.HasSuffix(name, "trmaml") {
 			alg = "maml"
@@ -111,12 +112,15 @@ func TestListStatesAsStatus(t *testing.T) {
 	raw, _ := os.ReadFile(metrics)
 	os.WriteFile(metrics, bytes.Replace(raw, []byte("200,"), []byte("201,"), 1), 0o644)
 	os.Remove(filepath.Join(root, "stopped", rundir.ResultFile))
+	os.Remove(filepath.Join(root, "held", rundir.ResultFile)) // still training
 	os.MkdirAll(filepath.Join(root, experiment.SchedulerDir), 0o755) // not a run
-	lock, err := dirlock.Acquire(filepath.Join(root, "held"))
-	if err != nil {
-		t.Fatal(err)
+	for _, name := range []string{"held", "reading"} {
+		lock, err := dirlock.Acquire(filepath.Join(root, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer lock.Release()
 	}
-	defer lock.Release()
 	before := snapshot(t, root)
 
 	s, list := served(t, root)
@@ -133,7 +137,7 @@ func TestListStatesAsStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]experiment.State{"a/maml": experiment.Finished, "a/trmaml": experiment.Finished,
-		"damaged": experiment.Damaged, "held": experiment.Running, "stopped": experiment.Damaged}
+		"damaged": experiment.Damaged, "held": experiment.Running, "reading": experiment.Finished, "stopped": experiment.Damaged}
 	if len(list.Runs) != len(want) {
 		t.Fatalf("listed %d runs, want %d: %+v", len(list.Runs), len(want), list.Runs)
 	}
@@ -167,8 +171,10 @@ func TestListStatesAsStatus(t *testing.T) {
 	if got := list.Runs[0].Config["algorithm"]; got != "maml" {
 		t.Errorf("a/maml: swept algorithm %q, want maml (config %v)", got, list.Runs[0].Config)
 	}
-	if strings.Contains(list.Runs[3].Detail, "pid") {
-		t.Errorf("held: the page shows the lock holder %q", list.Runs[3].Detail)
+	for _, r := range list.Runs {
+		if strings.Contains(r.Detail, "pid") {
+			t.Errorf("%s: the page shows the lock holder %q", r.Name, r.Detail)
+		}
 	}
 
 	var c Curves
