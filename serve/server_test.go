@@ -112,7 +112,7 @@ func TestListStatesAsStatus(t *testing.T) {
 	raw, _ := os.ReadFile(metrics)
 	os.WriteFile(metrics, bytes.Replace(raw, []byte("200,"), []byte("201,"), 1), 0o644)
 	os.Remove(filepath.Join(root, "stopped", rundir.ResultFile))
-	os.Remove(filepath.Join(root, "held", rundir.ResultFile)) // still training
+	os.Remove(filepath.Join(root, "held", rundir.ResultFile))        // still training
 	os.MkdirAll(filepath.Join(root, experiment.SchedulerDir), 0o755) // not a run
 	for _, name := range []string{"held", "reading"} {
 		lock, err := dirlock.Acquire(filepath.Join(root, name))
