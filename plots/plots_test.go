@@ -432,4 +432,30 @@ func TestTaskCurves(t *testing.T) {
 	if err := plots.TaskCurves(groupsOf(t, seeds("old", "maml", "second", 1)...), path, plots.Double); err == nil {
 		t.Error("runs without tasks.csv drawn")
 	}
+
+	// Lines over fewer seeds than a group has (a run from before tasks.csv)
+	// say so, group by group; with every run's tasks.csv they do not.
+	svgPath := filepath.Join(t.TempDir(), "tasks.svg")
+	for _, c := range []struct {
+		drop int // runs of MAML without tasks.csv
+		note string
+	}{
+		{0, "lines: means over seeds"},
+		{1, "lines: means over the seeds with tasks.csv (MAML 2 of 3, TR-MAML 3 of 3)"},
+	} {
+		mixed := slices.Clone(specs)
+		for i := range c.drop {
+			mixed[i] = seeds("m", "maml", "second", 1, 1.2, 1.4)[i]
+		}
+		if err := plots.TaskCurves(groupsOf(t, mixed...), svgPath, plots.Double); err != nil {
+			t.Fatal(err)
+		}
+		svg, err := os.ReadFile(svgPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(svg), c.note) || c.drop == 0 && strings.Contains(string(svg), "tasks.csv (") {
+			t.Errorf("%d runs without tasks.csv: legend lacks %q", c.drop, c.note)
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"math"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/plot"
 
@@ -93,7 +94,7 @@ func TaskCurves(groups []*results.Group, path string, c Column) error {
 	}
 	legend = append(legend,
 		legendItem{worstOver(m) + " over " + noun + "s", []plot.Thumbnailer{lineSample(color.Black, dashed)}},
-		legendItem{text: "lines: means over seeds"})
+		legendItem{text: seedsNote(with, labels)})
 	w, h, _ := c.layout(len(sets)) // a row per group, a column per task set
 	return renderGrid(path, w, h, len(sets), legend, panels)
 }
@@ -119,4 +120,26 @@ func groupName(k, n int) string {
 		return fmt.Sprintf("worst %d%%", 100-lo)
 	}
 	return fmt.Sprintf("%d-%d%%", lo, hi)
+}
+
+// seedsNote says over which seeds the lines are means: all of each
+// group's, or, when some runs have no tasks.csv (a run from before it was
+// written), how many of each group's runs have one.
+func seedsNote(groups []*results.Group, labels []string) string {
+	var counts []string
+	some := false
+	for gi, g := range groups {
+		n := 0
+		for _, r := range g.Runs {
+			if r.Tasks != nil {
+				n++
+			}
+		}
+		some = some || n < len(g.Runs)
+		counts = append(counts, fmt.Sprintf("%s %d of %d", labels[gi], n, len(g.Runs)))
+	}
+	if !some {
+		return "lines: means over seeds"
+	}
+	return "lines: means over the seeds with tasks.csv (" + strings.Join(counts, ", ") + ")"
 }
