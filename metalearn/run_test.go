@@ -7,22 +7,9 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/trmaml/trmaml/internal/ctxtest"
 )
-
-// stopAfter is a context that is done from its (n+1)-th Err call on: Run
-// asks once per iteration, so it stops Run after exactly n iterations.
-type stopAfter struct {
-	context.Context
-	n int
-}
-
-func (c *stopAfter) Err() error {
-	if c.n == 0 {
-		return context.Canceled
-	}
-	c.n--
-	return nil
-}
 
 // TestRunStopsAndResumesBitForBit: Run stopped through its context at any
 // iteration leaves a state that, with the optimizer's fields, makes a new
@@ -70,7 +57,7 @@ func TestRunStopsAndResumesBitForBit(t *testing.T) {
 				losses = append(losses, st.MeanLoss, st.MaxLoss)
 				return nil
 			}
-			err = tr.Run(&stopAfter{context.Background(), stop}, record)
+			err = tr.Run(ctxtest.StopAfter(context.Background(), stop), record)
 			if stop < T && !errors.Is(err, context.Canceled) || stop == T && err != nil {
 				t.Fatalf("%s, stop %d: Run returned %v", out, stop, err)
 			}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/trmaml/trmaml/internal/cputime"
+	"github.com/trmaml/trmaml/internal/ctxtest"
 	"github.com/trmaml/trmaml/rundir"
 )
 
@@ -22,7 +23,7 @@ func TestCPUTimeAcrossResume(t *testing.T) {
 	c := tinyConfig()
 	dir := filepath.Join(t.TempDir(), "run")
 	before, _ := cputime.Process()
-	if _, err := Train(&afterChecks{Context: context.Background(), n: 13}, c, dir, Options{}); !errors.Is(err, ErrInterrupted) {
+	if _, err := Train(ctxtest.StopAfter(context.Background(), 13), c, dir, Options{}); !errors.Is(err, ErrInterrupted) {
 		t.Fatalf("got %v, want ErrInterrupted", err)
 	}
 	ckPath := filepath.Join(dir, rundir.CheckpointFile)
@@ -49,7 +50,7 @@ func TestCPUTimeAcrossResume(t *testing.T) {
 	// The same interrupted run, its checkpoint rewritten as one from before
 	// CPU times.
 	dir2 := filepath.Join(t.TempDir(), "old")
-	if _, err := Train(&afterChecks{Context: context.Background(), n: 13}, c, dir2, Options{}); !errors.Is(err, ErrInterrupted) {
+	if _, err := Train(ctxtest.StopAfter(context.Background(), 13), c, dir2, Options{}); !errors.Is(err, ErrInterrupted) {
 		t.Fatalf("got %v, want ErrInterrupted", err)
 	}
 	old, err := rundir.ReadCheckpoint(filepath.Join(dir2, rundir.CheckpointFile))

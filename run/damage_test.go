@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trmaml/trmaml/internal/ctxtest"
 	"github.com/trmaml/trmaml/results"
 	"github.com/trmaml/trmaml/rundir"
 )
@@ -172,7 +173,7 @@ func TestDamageSuite(t *testing.T) {
 		}
 		unf := filepath.Join(root, fmt.Sprintf("unfinished-%d", seed))
 		// Stopped at iteration 15, with a checkpoint of pending batches.
-		if _, err := Train(&afterChecks{Context: context.Background(), n: 15}, c, unf, Options{}); err == nil {
+		if _, err := Train(ctxtest.StopAfter(context.Background(), 15), c, unf, Options{}); err == nil {
 			t.Fatal("the interrupted run finished")
 		}
 		runs[fmt.Sprintf("finished-%d", seed)], runs[fmt.Sprintf("unfinished-%d", seed)] = fin, unf

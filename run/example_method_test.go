@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/trmaml/trmaml/configs"
+	"github.com/trmaml/trmaml/internal/ctxtest"
 	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/results/display"
 	"github.com/trmaml/trmaml/run"
@@ -137,21 +138,6 @@ eval: {every: 100, instances: 30, train_instances: 30, query: 20}
 	// neg.yaml:2: tilted.t = -1: must be >= 0
 }
 
-// stopAfter is a context that is done from its (n+1)-th Err call on: the
-// training loop asks once per iteration, so a run under it stops after n.
-type stopAfter struct {
-	context.Context
-	n int
-}
-
-func (c *stopAfter) Err() error {
-	if c.n == 0 {
-		return context.Canceled
-	}
-	c.n--
-	return nil
-}
-
 // TestTiltedResumes interrupts a run of the example method between its
 // checkpoints and resumes it: a method whose state is p alone ends where
 // the uninterrupted run ends, final p and scores bit for bit.
@@ -171,7 +157,7 @@ eval: {every: 20, instances: 30, train_instances: 30, query: 20}
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "cut")
-	_, err = run.Train(&stopAfter{context.Background(), 37}, cfg, dir, run.Options{})
+	_, err = run.Train(ctxtest.StopAfter(context.Background(), 37), cfg, dir, run.Options{})
 	if !errors.Is(err, run.ErrInterrupted) {
 		t.Fatalf("interrupted run: %v, want run.ErrInterrupted", err)
 	}

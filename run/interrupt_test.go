@@ -8,25 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trmaml/trmaml/internal/ctxtest"
 	"github.com/trmaml/trmaml/internal/dirlock"
 	"github.com/trmaml/trmaml/rundir"
 )
-
-// afterChecks is a context that is done from its (n+1)-th Err call on: the
-// training loop asks once per iteration, so a run under it stops after
-// exactly n iterations, wherever that falls relative to the evaluations.
-type afterChecks struct {
-	context.Context
-	n int
-}
-
-func (c *afterChecks) Err() error {
-	if c.n == 0 {
-		return context.Canceled
-	}
-	c.n--
-	return nil
-}
 
 // withoutElapsed drops metrics.csv's elapsed_seconds column, the one
 // wall-clock value in it.
@@ -66,7 +51,7 @@ func TestInterruptCheckpointsAndResumes(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "run")
 		at := 0
 		for k, n := range stops {
-			ctx := &afterChecks{Context: context.Background(), n: n}
+			ctx := ctxtest.StopAfter(context.Background(), n)
 			var err error
 			if k == 0 {
 				_, err = Train(ctx, c, dir, Options{})
@@ -113,7 +98,7 @@ func TestInterruptCheckpointsAndResumes(t *testing.T) {
 // do not fit its iteration is refused, naming the field.
 func TestResumeRefusesInconsistentPending(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
-	if _, err := Train(&afterChecks{Context: context.Background(), n: 7}, tinyConfig(), dir, Options{}); !errors.Is(err, ErrInterrupted) {
+	if _, err := Train(ctxtest.StopAfter(context.Background(), 7), tinyConfig(), dir, Options{}); !errors.Is(err, ErrInterrupted) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, rundir.CheckpointFile)

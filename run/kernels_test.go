@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/trmaml/trmaml/graph"
+	"github.com/trmaml/trmaml/internal/ctxtest"
 	"github.com/trmaml/trmaml/rundir"
 )
 
@@ -33,7 +34,7 @@ func TestKernelsAcrossResume(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "run")
-			if _, err := Train(&afterChecks{Context: context.Background(), n: 13}, tinyConfig(), dir, Options{}); !errors.Is(err, ErrInterrupted) {
+			if _, err := Train(ctxtest.StopAfter(context.Background(), 13), tinyConfig(), dir, Options{}); !errors.Is(err, ErrInterrupted) {
 				t.Fatalf("got %v, want ErrInterrupted", err)
 			}
 			path := filepath.Join(dir, rundir.CheckpointFile)

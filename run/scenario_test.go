@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trmaml/trmaml/internal/ctxtest"
 	"github.com/trmaml/trmaml/internal/dirlock"
 	"github.com/trmaml/trmaml/rundir"
 )
@@ -238,7 +239,7 @@ func TestDamageScenarios(t *testing.T) {
 			t.Fatal(err)
 		}
 		unf := filepath.Join(root, fmt.Sprintf("unfinished-%d", seed))
-		if _, err := Train(&afterChecks{Context: context.Background(), n: 15}, c, unf, Options{}); err == nil {
+		if _, err := Train(ctxtest.StopAfter(context.Background(), 15), c, unf, Options{}); err == nil {
 			t.Fatal("the interrupted run finished")
 		}
 		runs[fmt.Sprintf("true-%d", seed)], runs[fmt.Sprintf("false-%d", seed)] = fin, unf

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trmaml/trmaml/internal/ctxtest"
 	"github.com/trmaml/trmaml/rundir"
 )
 
@@ -36,11 +37,11 @@ func TestCheckpointNewerThanManifest(t *testing.T) {
 	// Sealed at the evaluation of iteration 10; its continuation sealed at
 	// that of iteration 20; a finished copy of the continuation.
 	at10 := filepath.Join(root, "at10")
-	if _, err := Train(&afterChecks{Context: context.Background(), n: 10}, c, at10, Options{}); err == nil {
+	if _, err := Train(ctxtest.StopAfter(context.Background(), 10), c, at10, Options{}); err == nil {
 		t.Fatal("the interrupted run finished")
 	}
 	at20 := copyDir(at10, "at20")
-	if _, err := Resume(&afterChecks{Context: context.Background(), n: 10}, at20, Options{}); err == nil {
+	if _, err := Resume(ctxtest.StopAfter(context.Background(), 10), at20, Options{}); err == nil {
 		t.Fatal("the interrupted resume finished")
 	}
 	finished := copyDir(at20, "finished")

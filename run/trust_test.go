@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trmaml/trmaml/internal/ctxtest"
 	"github.com/trmaml/trmaml/internal/dirlock"
 	"github.com/trmaml/trmaml/rundir"
 )
@@ -159,7 +160,7 @@ func TestResumeOverride(t *testing.T) {
 	c.Meta.Iterations = 20
 	stopped := func() string {
 		dir := filepath.Join(t.TempDir(), "run")
-		if _, err := Train(&afterChecks{Context: context.Background(), n: 15}, c, dir, Options{}); !errors.Is(err, ErrInterrupted) {
+		if _, err := Train(ctxtest.StopAfter(context.Background(), 15), c, dir, Options{}); !errors.Is(err, ErrInterrupted) {
 			t.Fatalf("interrupted run: %v", err)
 		}
 		return dir

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trmaml/trmaml/internal/ctxtest"
 	"github.com/trmaml/trmaml/rundir"
 )
 
@@ -36,7 +37,7 @@ func TestValidationFilesSealed(t *testing.T) {
 	c := tinyOmniglot(t)
 	c.Meta.Iterations, c.Meta.Output, c.Eval.Every, c.Eval.Select = 6, "best_val", 2, "mean"
 	unfinished := filepath.Join(root, "unfinished")
-	if _, err := Train(&afterChecks{Context: context.Background(), n: 3}, c, unfinished, opts); err == nil {
+	if _, err := Train(ctxtest.StopAfter(context.Background(), 3), c, unfinished, opts); err == nil {
 		t.Fatal("the interrupted run finished")
 	}
 	val := filepath.Join(unfinished, rundir.ValidationFile)
