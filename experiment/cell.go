@@ -83,8 +83,9 @@ func CellsHeld(jobs []Job, probe func(dir string) (string, bool, error)) ([]Cell
 		if ck, err := rundir.ReadCheckpoint(filepath.Join(j.Dir, rundir.CheckpointFile)); err == nil {
 			c.Checkpoint = ck.State.Iteration
 		}
-		// A held directory is being written: its files may be between
-		// one save's writes, so only an idle one is verified.
+		// A held directory may be between one save's writes, so a failed
+		// check there is no damage: it is verified only to tell a finished
+		// run that a process reads (below) from one still being written.
 		var damaged error
 		if !held && fileExists(filepath.Join(j.Dir, rundir.ConfigFile)) {
 			_, damaged = rundir.Verify(j.Dir)
