@@ -86,9 +86,10 @@ func CellsHeld(jobs []Job, probe func(dir string) (string, bool, error)) ([]Cell
 		// A held directory may be between one save's writes, so a failed
 		// check there is no damage: it is verified only to tell a finished
 		// run that a process reads (below) from one still being written.
+		var sealed *rundir.Sealed
 		var damaged error
 		if !held && fileExists(filepath.Join(j.Dir, rundir.ConfigFile)) {
-			_, damaged = rundir.Verify(j.Dir)
+			sealed, damaged = rundir.Verify(j.Dir)
 		}
 		// The run's own state comes first: a FailedFile counts only when
 		// the run has not finished, nor saved a checkpoint, since.
@@ -99,7 +100,7 @@ func CellsHeld(jobs []Job, probe func(dir string) (string, bool, error)) ([]Cell
 			c.State, c.Detail = Finished, "in use by "+holder
 		case held:
 			c.State, c.Detail = Running, holder
-		case damaged == nil && finished(j.Dir):
+		case damaged == nil && sealed != nil && sealed.Finished:
 			c.State = Finished
 		case failedSince(j.Dir):
 			raw, err := os.ReadFile(filepath.Join(j.Dir, FailedFile))
