@@ -148,7 +148,7 @@ func TestStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
-	for i, want := range []string{"maml-first-seed1             finished     meta-test mean", "maml-first-seed2             interrupted  checkpoint at iteration 0/20", "maml-first-seed3             not started", "3 cells: 1 finished, 1 interrupted, 1 not started"} {
+	for i, want := range []string{"maml-first-seed1             finished     meta-test MSE mean", "maml-first-seed2             interrupted  checkpoint at iteration 0/20", "maml-first-seed3             not started", "3 cells: 1 finished, 1 interrupted, 1 not started"} {
 		if i >= len(lines) || !strings.Contains(lines[i], want) {
 			t.Errorf("status line %d: want %q in\n%s", i, want, stdout.String())
 		}

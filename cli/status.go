@@ -130,7 +130,9 @@ func cellDetail(c experiment.Cell) string {
 		if err != nil {
 			return err.Error()
 		}
-		d := fmt.Sprintf("meta-test mean %.4g worst %.4g (%s), %.1f ms/iteration", r.MetaTest.Mean, r.MetaTest.Worst, r.Metric, r.Timing.MsPerIteration)
+		m := results.ScoreOf(c.Job.Config)
+		d := fmt.Sprintf("meta-test %s mean %.4g%s worst %.4g%s, %.1f ms/iteration",
+			m.Label, m.Show(r.MetaTest.Mean), m.Unit, m.Show(r.MetaTest.Worst), m.Unit, r.Timing.MsPerIteration)
 		if c.Detail != "" {
 			d += "; " + c.Detail
 		}

@@ -26,7 +26,7 @@ func TestStatusFolderOfExperiments(t *testing.T) {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
 	out := stdout.String()
-	for _, want := range []string{filepath.Join(root, "a") + ":", filepath.Join(root, "b") + ":", "meta-test mean"} {
+	for _, want := range []string{filepath.Join(root, "a") + ":", filepath.Join(root, "b") + ":", "meta-test MSE mean"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("want %q in\n%s", want, out)
 		}
