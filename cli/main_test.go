@@ -2,8 +2,11 @@ package cli
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -172,4 +175,66 @@ func TestHelpExitsZero(t *testing.T) {
 	if code := exitCode(dispatch([]string{"train", "-bogus"}, io.Discard, io.Discard)); code != 2 {
 		t.Errorf("an unknown flag exits %d, want 2", code)
 	}
+}
+
+// TestRefusedCallsWriteNothing: each call is refused with a message naming
+// what is wrong, and leaves every file and directory under the test's root
+// as it was: no lock file, no output directory.
+func TestRefusedCallsWriteNothing(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	empty := filepath.Join(root, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"resume", "-run", empty}, []string{empty, "not a run directory"}},
+		{[]string{"eval", "-run", empty}, []string{empty, "not a run directory"}},
+		{[]string{"seal", "-run", empty}, []string{empty, "not a run directory"}},
+	}
+	for _, c := range cases {
+		before := treeOf(t, root)
+		var out, errOut bytes.Buffer
+		err := dispatch(c.args, &out, &errOut)
+		if err == nil {
+			t.Errorf("%v: accepted", c.args)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%v: error %q does not mention %q", c.args, err, w)
+			}
+		}
+		if after := treeOf(t, root); after != before {
+			t.Errorf("%v: refused, but changed the files:\nbefore:\n%safter:\n%s", c.args, before, after)
+		}
+	}
+}
+
+// treeOf lists every path under root with its type and content's hash.
+func treeOf(t *testing.T, root string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		sum := ""
+		if d.Type().IsRegular() {
+			raw, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			sum = fmt.Sprintf("%x", sha256.Sum256(raw))
+		}
+		fmt.Fprintf(&b, "%s %s %s\n", p, d.Type(), sum)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }

@@ -26,7 +26,7 @@ import (
 // config from the checkpoint on; the change is recorded in the manifest and
 // in result.json.
 func Resume(ctx context.Context, dir string, opts Options, sets ...string) (*rundir.Result, error) {
-	lock, err := rundir.Lock(dir)
+	lock, err := rundir.LockRun(dir)
 	if err != nil {
 		return nil, err
 	}

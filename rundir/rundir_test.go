@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"math"
 	"os"
@@ -414,4 +415,81 @@ func TestMetricsCVaRColumns(t *testing.T) {
 			t.Errorf("header +%q: %v, want %q", c.extra, err, c.want)
 		}
 	}
+}
+
+// TestLockRunRefusesNonRunWritingNothing: a directory that is not a run
+// directory (empty, holding other files) or is not a directory at all is
+// refused by LockRun before its lock file is created, so the refused call
+// leaves the directory as it was.
+func TestLockRunRefusesNonRunWritingNothing(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	mk := func(name string, files ...string) string {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if err := os.WriteFile(filepath.Join(p, f), []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return p
+	}
+	file := filepath.Join(root, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		dir  string
+		want string
+	}{
+		{mk("empty"), "has no config.yaml: not a run directory"},
+		{mk("other", "notes.txt", MetricsFile), "has no config.yaml: not a run directory"},
+		{file, "is not a directory"},
+		{filepath.Join(root, "missing"), "no such file or directory"},
+	}
+	for _, c := range cases {
+		before := listTree(t, root)
+		lock, err := LockRun(c.dir)
+		if err == nil {
+			lock.Release()
+			t.Errorf("%s: accepted", c.dir)
+			continue
+		}
+		if !strings.Contains(err.Error(), c.dir) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %q, want it to name the directory and say %q", c.dir, err, c.want)
+		}
+		if after := listTree(t, root); after != before {
+			t.Errorf("%s: a refused LockRun changed the tree:\nbefore %s\nafter  %s", c.dir, before, after)
+		}
+	}
+	run := mk("run", ConfigFile)
+	lock, err := LockRun(run)
+	if err != nil {
+		t.Fatalf("a directory with config.yaml: %v", err)
+	}
+	lock.Release()
+}
+
+// listTree lists every path under root with its size: what a refused call
+// must leave as it was.
+func listTree(t *testing.T, root string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "%s %s %d\n", p, info.Mode(), info.Size())
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
