@@ -107,6 +107,9 @@ func experimentReport(grid []experiment.Job, out string, fig figureFlags, stdout
 			dirs = append(dirs, j.Dir)
 		}
 	}
+	if len(dirs) == 0 { // openReport would read ./runs instead
+		return fmt.Errorf("%s holds no run of this experiment yet: nothing to report (trmaml experiment -list shows the cells)", out)
+	}
 	groups, release, err := openReport(dirs, out, true, nil, stderr)
 	if err != nil {
 		return err

@@ -187,6 +187,17 @@ func TestRefusedCallsWriteNothing(t *testing.T) {
 	if err := os.Mkdir(empty, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	file := filepath.Join(root, "file")
+	fakeRun := filepath.Join(root, "run")
+	for _, f := range []string{file, filepath.Join(fakeRun, rundir.ConfigFile)} {
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte("name: x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	quick := filepath.Join("..", "configs", "experiments", "quick.yaml")
 	cases := []struct {
 		args []string
 		want []string
@@ -194,6 +205,9 @@ func TestRefusedCallsWriteNothing(t *testing.T) {
 		{[]string{"resume", "-run", empty}, []string{empty, "not a run directory"}},
 		{[]string{"eval", "-run", empty}, []string{empty, "not a run directory"}},
 		{[]string{"seal", "-run", empty}, []string{empty, "not a run directory"}},
+		// -report of a grid no cell of which has started read ./runs.
+		{[]string{"experiment", "-config", quick, "-out", filepath.Join(root, "grid"), "-report"}, []string{filepath.Join(root, "grid"), "no run of this experiment"}},
+		{[]string{"experiment", "-config", quick, "-out", empty, "-report"}, []string{empty, "no run of this experiment"}},
 	}
 	for _, c := range cases {
 		before := treeOf(t, root)
