@@ -77,6 +77,9 @@ func experimentCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	case sf.submit:
 		return experiment.Submit(sf.request(spec, *path, *out, opts.DataRoot), *out, grid, *opts, stdout)
 	case *list:
+		if err := experiment.CheckOut(*out, grid); err != nil {
+			return err
+		}
 		return listCells(grid, stdout)
 	case *reportOnly:
 		if err := experiment.CheckOut(*out, grid); err != nil {

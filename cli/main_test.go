@@ -208,6 +208,10 @@ func TestRefusedCallsWriteNothing(t *testing.T) {
 		// -report of a grid no cell of which has started read ./runs.
 		{[]string{"experiment", "-config", quick, "-out", filepath.Join(root, "grid"), "-report"}, []string{filepath.Join(root, "grid"), "no run of this experiment"}},
 		{[]string{"experiment", "-config", quick, "-out", empty, "-report"}, []string{empty, "no run of this experiment"}},
+		// -list listed the cells of a grid in a file or in a run directory.
+		{[]string{"experiment", "-config", quick, "-out", file, "-list"}, []string{file, "not a directory"}},
+		{[]string{"experiment", "-config", quick, "-out", fakeRun, "-list"}, []string{fakeRun, "it is a run directory"}},
+		{[]string{"experiment", "-config", quick, "-out", file, "-report"}, []string{file, "not a directory"}},
 	}
 	for _, c := range cases {
 		before := treeOf(t, root)

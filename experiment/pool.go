@@ -127,6 +127,9 @@ func CheckOut(out string, jobs []Job) error {
 
 // checkOut is CheckOut without the configs.
 func checkOut(out string, jobs []Job) error {
+	if st, err := os.Stat(out); err == nil && !st.IsDir() {
+		return fmt.Errorf("%s: %w: it is not a directory: -out names the experiment's directory", out, ErrForeign)
+	}
 	for _, f := range []string{rundir.ConfigFile, rundir.CheckpointFile, rundir.ResultFile} {
 		if fileExists(filepath.Join(out, f)) {
 			return fmt.Errorf("%s: %w: it is a run directory (it holds %s): choose another -out", out, ErrForeign, f)
