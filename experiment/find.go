@@ -13,8 +13,9 @@ import (
 // Find returns the jobs of dir, a run directory or an experiment
 // directory: the run itself; else the grid of the experiment file spec
 // (default: the one last submitted to Slurm into dir, if any); else the run
-// directories dir holds, in name order. A sealed run directory that lost
-// its config.yaml is refused, naming what is missing.
+// directories dir holds, in name order (one whose config.yaml cannot be
+// read among them, for Cells to report as damaged). A sealed run
+// directory that lost its config.yaml is refused, naming what is missing.
 func Find(dir, spec string) ([]Job, error) {
 	if st, err := os.Stat(dir); err != nil {
 		return nil, err
@@ -73,11 +74,11 @@ func present(dir string) ([]Job, error) {
 		if !e.IsDir() {
 			continue
 		}
-		cfg, err := configs.LoadRecorded(p)
-		if err != nil {
+		if !fileExists(p) {
 			continue // not a run directory
 		}
-		jobs = append(jobs, Job{Config: cfg, Dir: filepath.Join(dir, e.Name())})
+		cfg, err := configs.LoadRecorded(p)
+		jobs = append(jobs, Job{Config: cfg, Dir: filepath.Join(dir, e.Name()), unreadable: err})
 	}
 	return jobs, nil
 }

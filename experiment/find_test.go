@@ -1,0 +1,54 @@
+package experiment
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/trmaml/trmaml/rundir"
+)
+
+// TestFindListsUnreadableRuns: in a folder of runs, a run directory whose
+// config.yaml cannot be read (empty, cut, not YAML) is listed as damaged,
+// naming the file, not left out of the listing as if it were no run; a
+// directory without config.yaml is no run.
+func TestFindListsUnreadableRuns(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	for name, content := range map[string]string{
+		"empty":   "",
+		"garbage": "\x00\xffgarbage{[\n",
+		"cut":     "name: sine_quick\nalgorithm: trm",
+	} {
+		dir := filepath.Join(root, name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, rundir.ConfigFile), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(root, "notes"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	jobs, err := Find(root, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells, err := Cells(jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range cells {
+		names = append(names, c.Name())
+		want := filepath.Join(c.Job.Dir, rundir.ConfigFile)
+		if c.State != Damaged || !strings.Contains(c.Detail, want) {
+			t.Errorf("%s: %s (%s), want damaged naming %s", c.Name(), c.State, c.Detail, want)
+		}
+	}
+	if got := strings.Join(names, " "); got != "cut empty garbage" {
+		t.Errorf("cells %q, want cut empty garbage", got)
+	}
+}
