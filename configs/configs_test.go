@@ -393,3 +393,15 @@ func TestBuiltinSummary(t *testing.T) {
 		t.Errorf("unknown name: %v", err)
 	}
 }
+
+// TestCVaRAlphaNaN: a NaN level is refused once, as not finite; it was also
+// reported as repeating the level at index -1 (NaN equals no level, so the
+// search for an earlier equal one found none).
+func TestCVaRAlphaNaN(t *testing.T) {
+	t.Parallel()
+	_, err := Parse("x.yaml", []byte("eval:\n  cvar_alpha: [0.5, .nan]\n"))
+	want := "x.yaml:2: eval.cvar_alpha[1] = NaN: must be a finite number in (0, 1)"
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v, want exactly %q", err, want)
+	}
+}

@@ -92,7 +92,7 @@ func (c Config) validate() []error {
 	for i, a := range e.CVaRAlpha {
 		path := fmt.Sprintf("eval.cvar_alpha[%d]", i)
 		k.float(path, a, a > 0 && a < 1, "in (0, 1)")
-		if j := slices.Index(e.CVaRAlpha, a); j < i {
+		if j := slices.Index(e.CVaRAlpha, a); j >= 0 && j < i {
 			k.fail(path, a, "repeats eval.cvar_alpha[%d]: each level once", j)
 		}
 	}
