@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -256,6 +257,23 @@ func TestDownloadRefuses(t *testing.T) {
 				noData(t, root)
 			}
 		})
+	}
+}
+
+// TestDownloadRefusesMalformedURL: a base URL that is not http(s)://HOST
+// is refused before anything is created under the data root (the data
+// root and its omniglot folder were made, then the request failed).
+func TestDownloadRefusesMalformedURL(t *testing.T) {
+	t.Parallel()
+	for _, u := range []string{"ht!tp://x", "ftp://example.org/python", "example.org/python", "http://", "file:///tmp/omniglot"} {
+		root := filepath.Join(t.TempDir(), "data")
+		err := Download(context.Background(), root, DownloadOptions{BaseURL: u})
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("-url %q", u)) || !strings.Contains(err.Error(), "want an http:// or https:// URL") {
+			t.Errorf("%s: %v, want a refusal naming -url and what it wants", u, err)
+		}
+		if _, err := os.Stat(root); !os.IsNotExist(err) {
+			t.Errorf("%s: the data root was created (%v)", u, err)
+		}
 	}
 }
 
