@@ -52,3 +52,21 @@ func TestFindListsUnreadableRuns(t *testing.T) {
 		t.Errorf("cells %q, want cut empty garbage", got)
 	}
 }
+
+// TestFindRefusesSpecForRun: an experiment file given with a run directory
+// is refused, not ignored (status -config FILE RUNDIR listed the run alone,
+// whatever FILE was, even a missing one).
+func TestFindRefusesSpecForRun(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "run")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, rundir.ConfigFile), []byte("name: x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Find(dir, "/no/such/experiment.yaml")
+	if err == nil || !strings.Contains(err.Error(), dir+" is a run directory") || !strings.Contains(err.Error(), "/no/such/experiment.yaml") {
+		t.Errorf("Find of a run directory with an experiment file: %v, want a refusal naming both", err)
+	}
+}
