@@ -212,6 +212,8 @@ func TestRefusedCallsWriteNothing(t *testing.T) {
 		{[]string{"experiment", "-config", quick, "-out", file, "-list"}, []string{file, "not a directory"}},
 		{[]string{"experiment", "-config", quick, "-out", fakeRun, "-list"}, []string{fakeRun, "it is a run directory"}},
 		{[]string{"experiment", "-config", quick, "-out", file, "-report"}, []string{file, "not a directory"}},
+		// -seed and -set seed= both given: -seed won silently.
+		{[]string{"train", "-seed", "2", "-set", "seed=3", "-set", "meta.iterations=1", "-out", filepath.Join(root, "seeds")}, []string{"-seed 2", "-set seed=3", "give the seed once"}},
 	}
 	for _, c := range cases {
 		before := treeOf(t, root)

@@ -52,11 +52,14 @@ func train(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("-set %s: %w", set, err)
 		}
 	}
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "seed" {
-			cfg.Seed = *seed
+	if isSet(fs, "seed") {
+		for _, set := range sets {
+			if field, _, _ := strings.Cut(set, "="); field == "seed" {
+				return fmt.Errorf("train: -seed %d and -set %s: give the seed once", *seed, set)
+			}
 		}
-	})
+		cfg.Seed = *seed
+	}
 	dir := *out
 	if dir == "" {
 		dir = rundir.Fresh(filepath.Join("runs", fmt.Sprintf("%s-seed%d", cfg.Name, cfg.Seed)))
