@@ -19,6 +19,20 @@ func isSet(fs *flag.FlagSet, name string) bool {
 	return set
 }
 
+// noEmptyFlags refuses a string flag given with an empty value, which the
+// command would otherwise take as the flag left out (its default).
+func noEmptyFlags(fs *flag.FlagSet) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if g, ok := f.Value.(flag.Getter); ok && err == nil {
+			if v, ok := g.Get().(string); ok && v == "" {
+				err = fmt.Errorf("%s: -%s is empty: give a value, or leave the flag out for its default", fs.Name(), f.Name)
+			}
+		}
+	})
+	return err
+}
+
 // dataFlag adds -data, the Omniglot data root of the command's runs, to the
 // options it returns.
 func dataFlag(fs *flag.FlagSet) *run.Options {

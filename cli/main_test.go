@@ -212,6 +212,11 @@ func TestRefusedCallsWriteNothing(t *testing.T) {
 		{[]string{"experiment", "-config", quick, "-out", file, "-list"}, []string{file, "not a directory"}},
 		{[]string{"experiment", "-config", quick, "-out", fakeRun, "-list"}, []string{fakeRun, "it is a run directory"}},
 		{[]string{"experiment", "-config", quick, "-out", file, "-report"}, []string{file, "not a directory"}},
+		// An empty -out or -config was taken as the flag's default.
+		{[]string{"train", "-out", "", "-set", "meta.iterations=1"}, []string{"-out", "empty"}},
+		{[]string{"train", "-config", "", "-set", "meta.iterations=1", "-out", filepath.Join(root, "cfg")}, []string{"-config", "empty"}},
+		{[]string{"export", "-run", fakeRun, "-format", "tensorboard", "-out", ""}, []string{"-out", "empty"}},
+		{[]string{"status", "-config", "", fakeRun}, []string{"-config", "empty"}},
 		// -seed and -set seed= both given: -seed won silently.
 		{[]string{"train", "-seed", "2", "-set", "seed=3", "-set", "meta.iterations=1", "-out", filepath.Join(root, "seeds")}, []string{"-seed 2", "-set seed=3", "give the seed once"}},
 	}

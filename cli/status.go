@@ -32,6 +32,9 @@ func statusCmd(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() != 1 {
 		return errors.New("status: give one run or experiment directory")
 	}
+	if err := noEmptyFlags(fs); err != nil {
+		return err
+	}
 	dir := fs.Arg(0)
 	grid, err := experiment.Find(dir, *spec)
 	if err != nil {

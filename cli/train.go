@@ -30,6 +30,9 @@ func train(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("train: unexpected arguments %v", fs.Args())
 	}
+	if err := noEmptyFlags(fs); err != nil {
+		return err
+	}
 	var (
 		cfg  configs.Config
 		file string // the config file read, "" for a built-in
