@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -317,5 +318,31 @@ func TestParseContentRange(t *testing.T) {
 		if ok != tt.ok || ok && (start != tt.start || size != tt.size) {
 			t.Errorf("%q: %d %d %v", tt.in, start, size, ok)
 		}
+	}
+}
+
+// TestDataCommandRefusesConflictingFlags: flags that the command would
+// ignore are refused, naming them: -verify beside -info (only the listing
+// was printed, the archives were never verified), -url beside either, and
+// an empty -dir (taken as the default data root).
+func TestDataCommandRefusesConflictingFlags(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-dir", root, "-info", "-verify"}, "give at most one of -info and -verify"},
+		{[]string{"-dir", root, "-verify", "-url", "https://example.org/x"}, "-url goes with downloading, not with -info or -verify"},
+		{[]string{"-dir", root, "-info", "-url", "https://example.org/x"}, "-url goes with downloading, not with -info or -verify"},
+		{[]string{"-dir", "", "-verify"}, "-dir is empty"},
+	} {
+		err := side{}.DataCommand(context.Background(), c.args, io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.args, err, c.want)
+		}
+	}
+	if entries, err := os.ReadDir(root); err != nil || len(entries) > 0 {
+		t.Errorf("the refused calls wrote into the data root: %v, %v", entries, err)
 	}
 }
