@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/experiment"
@@ -52,6 +53,19 @@ func experimentCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	if modes > 1 {
 		return errors.New("experiment: give at most one of -cell, -list, -report and -slurm")
+	}
+	// -jobs, -format and -width serve training here and the report after
+	// it; a mode that does neither refuses them rather than ignore them
+	// (-slurm's report job writes the default figures).
+	for mode, uses := range map[string][]string{"cell": nil, "list": nil, "report": {"format", "width"}, "slurm": nil} {
+		if !isSet(fs, mode) {
+			continue
+		}
+		for _, name := range []string{"jobs", "format", "width"} {
+			if isSet(fs, name) && !slices.Contains(uses, name) {
+				return fmt.Errorf("experiment: -%s has no effect with -%s", name, mode)
+			}
+		}
 	}
 	for _, name := range []string{"dry-run", "cpus", "mem", "time", "max-running", "sbatch"} {
 		if isSet(fs, name) && !sf.submit {

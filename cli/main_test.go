@@ -212,6 +212,14 @@ func TestRefusedCallsWriteNothing(t *testing.T) {
 		{[]string{"experiment", "-config", quick, "-out", file, "-list"}, []string{file, "not a directory"}},
 		{[]string{"experiment", "-config", quick, "-out", fakeRun, "-list"}, []string{fakeRun, "it is a run directory"}},
 		{[]string{"experiment", "-config", quick, "-out", file, "-report"}, []string{file, "not a directory"}},
+		// Flags the chosen mode ignores: -list printed the cells whatever
+		// -jobs, -format or -width said; -slurm's report job wrote PNGs
+		// under -format pdf.
+		{[]string{"experiment", "-config", quick, "-out", filepath.Join(root, "grid"), "-list", "-jobs", "4"}, []string{"-jobs", "-list"}},
+		{[]string{"experiment", "-config", quick, "-out", filepath.Join(root, "grid"), "-list", "-format", "pdf"}, []string{"-format", "-list"}},
+		{[]string{"experiment", "-config", quick, "-out", filepath.Join(root, "grid"), "-cell", "0", "-width", "single"}, []string{"-width", "-cell"}},
+		{[]string{"experiment", "-config", quick, "-out", filepath.Join(root, "grid"), "-report", "-jobs", "2"}, []string{"-jobs", "-report"}},
+		{[]string{"experiment", "-config", quick, "-out", filepath.Join(root, "grid"), "-slurm", "-dry-run", "-format", "pdf"}, []string{"-format", "-slurm"}},
 		// An empty -out or -config was taken as the flag's default.
 		{[]string{"train", "-out", "", "-set", "meta.iterations=1"}, []string{"-out", "empty"}},
 		{[]string{"train", "-config", "", "-set", "meta.iterations=1", "-out", filepath.Join(root, "cfg")}, []string{"-config", "empty"}},
