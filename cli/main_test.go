@@ -220,6 +220,12 @@ func TestRefusedCallsWriteNothing(t *testing.T) {
 		{[]string{"experiment", "-config", quick, "-out", filepath.Join(root, "grid"), "-cell", "0", "-width", "single"}, []string{"-width", "-cell"}},
 		{[]string{"experiment", "-config", quick, "-out", filepath.Join(root, "grid"), "-report", "-jobs", "2"}, []string{"-jobs", "-report"}},
 		{[]string{"experiment", "-config", quick, "-out", filepath.Join(root, "grid"), "-slurm", "-dry-run", "-format", "pdf"}, []string{"-format", "-slurm"}},
+		// theory had no upper bounds: these panicked (makeslice) or ran
+		// for ever, after creating -out and its lock.
+		{[]string{"theory", "-out", filepath.Join(root, "th"), "-tmin", "10", "-tmax", "100", "-seeds", "2", "-batch", "1000000000000000"}, []string{"-batch 1000000000000000", "[1, 10000]"}},
+		{[]string{"theory", "-out", filepath.Join(root, "th"), "-tmin", "10", "-tmax", "100", "-seeds", "100000000000000"}, []string{"-seeds 100000000000000", "[2, 1000]"}},
+		{[]string{"theory", "-out", filepath.Join(root, "th"), "-tmin", "10", "-tmax", "100", "-per-decade", "100000000000000"}, []string{"-per-decade 100000000000000", "[1, 100]"}},
+		{[]string{"theory", "-out", filepath.Join(root, "th"), "-tmin", "10", "-tmax", "1000000000000"}, []string{"-tmax 1000000000000", "[1, 100000000]"}},
 		// An empty -out or -config was taken as the flag's default.
 		{[]string{"train", "-out", "", "-set", "meta.iterations=1"}, []string{"-out", "empty"}},
 		{[]string{"train", "-config", "", "-set", "meta.iterations=1", "-out", filepath.Join(root, "cfg")}, []string{"-config", "empty"}},
