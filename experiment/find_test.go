@@ -70,3 +70,17 @@ func TestFindRefusesSpecForRun(t *testing.T) {
 		t.Errorf("Find of a run directory with an experiment file: %v, want a refusal naming both", err)
 	}
 }
+
+// TestWorkerCount: Run starts no more workers than there are jobs (a
+// -jobs of 10^12 started that many goroutines, exhausting memory) and at
+// least one.
+func TestWorkerCount(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ workers, jobs, want int }{
+		{1 << 40, 8, 8}, {2, 8, 2}, {0, 8, 1}, {-3, 8, 1}, {4, 0, 1},
+	} {
+		if got := workerCount(c.workers, c.jobs); got != c.want {
+			t.Errorf("workerCount(%d, %d) = %d, want %d", c.workers, c.jobs, got, c.want)
+		}
+	}
+}
