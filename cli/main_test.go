@@ -226,6 +226,10 @@ func TestRefusedCallsWriteNothing(t *testing.T) {
 		{[]string{"theory", "-out", filepath.Join(root, "th"), "-tmin", "10", "-tmax", "100", "-seeds", "100000000000000"}, []string{"-seeds 100000000000000", "[2, 1000]"}},
 		{[]string{"theory", "-out", filepath.Join(root, "th"), "-tmin", "10", "-tmax", "100", "-per-decade", "100000000000000"}, []string{"-per-decade 100000000000000", "[1, 100]"}},
 		{[]string{"theory", "-out", filepath.Join(root, "th"), "-tmin", "10", "-tmax", "1000000000000"}, []string{"-tmax 1000000000000", "[1, 100000000]"}},
+		// Flags after the directories were taken as directories:
+		// "-addr does not exist", "give one run or experiment directory".
+		{[]string{"serve", fakeRun, "-addr", "nohost"}, []string{`-addr "nohost"`, "HOST:PORT"}},
+		{[]string{"status", fakeRun, "-config", ""}, []string{"-config is empty"}},
 		// An empty -out or -config was taken as the flag's default.
 		{[]string{"train", "-out", "", "-set", "meta.iterations=1"}, []string{"-out", "empty"}},
 		{[]string{"train", "-config", "", "-set", "meta.iterations=1", "-out", filepath.Join(root, "cfg")}, []string{"-config", "empty"}},
