@@ -315,6 +315,37 @@ func TestListenRefusesMalformedAddr(t *testing.T) {
 	l.Close()
 }
 
+// TestDiscoverFollowsLinkedRoot: a root that is a symbolic link to a run
+// directory or a folder of runs is searched like the directory itself (it
+// was served with no runs).
+func TestDiscoverFollowsLinkedRoot(t *testing.T) {
+	tmp := t.TempDir()
+	folder := filepath.Join(tmp, "runs")
+	run := filepath.Join(folder, "a-seed1")
+	if err := os.MkdirAll(run, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(run, rundir.ConfigFile), []byte("name: a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ target, link, want string }{
+		{folder, filepath.Join(tmp, "folder-link"), filepath.Join(tmp, "folder-link", "a-seed1")},
+		{run, filepath.Join(tmp, "run-link"), filepath.Join(tmp, "run-link")},
+	} {
+		rel, err := filepath.Rel(tmp, c.target) // as ln -s makes it
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(rel, c.link); err != nil {
+			t.Fatal(err)
+		}
+		dirs, err := discover([]string{c.link})
+		if err != nil || !slices.Equal(dirs, []string{c.want}) {
+			t.Errorf("discover(%s) = %v, %v; want [%s]", c.link, dirs, err, c.want)
+		}
+	}
+}
+
 // TestNewMissingRoot: a root that does not exist is refused by name.
 func TestNewMissingRoot(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "no-such-runs")
