@@ -493,3 +493,32 @@ func listTree(t *testing.T, root string) string {
 	}
 	return b.String()
 }
+
+// TestEvalFileForLongSets: the file of an evaluation under many changes
+// keeps a name the file system takes (at most 255 bytes with the
+// temporary file's additions): the changes are cut and a hash of all of
+// them appended, so two long lists that share a start get two files.
+// Short ones keep their readable names.
+func TestEvalFileForLongSets(t *testing.T) {
+	t.Parallel()
+	if got := EvalFileFor([]string{"eval.steps=2", "task.omniglot.resize=nearest"}); got != "evaluation-eval.steps=2,task.omniglot.resize=nearest.json" {
+		t.Errorf("short changes: %s", got)
+	}
+	var levels []string
+	for i := 1; i < 90; i++ {
+		levels = append(levels, fmt.Sprintf("0.%03d", i*11))
+	}
+	long := []string{"eval.cvar_alpha=[" + strings.Join(levels, ",") + "]"}
+	other := []string{"eval.cvar_alpha=[" + strings.Join(levels[:88], ",") + ",0.999]"}
+	a, b := EvalFileFor(long), EvalFileFor(other)
+	if len(a) > maxEvalName || len(b) > maxEvalName || !strings.HasPrefix(a, "evaluation-eval.cvar_alpha=_0.011,") || !strings.HasSuffix(a, ".json") {
+		t.Errorf("long changes: %s (%d bytes), want at most %d", a, len(a), maxEvalName)
+	}
+	if a == b || a != EvalFileFor(long) {
+		t.Errorf("two long lists: %s and %s, want distinct, stable names", a, b)
+	}
+	dir := t.TempDir()
+	if err := WriteJSON(filepath.Join(dir, a), map[string]int{"x": 1}); err != nil {
+		t.Errorf("writing %s: %v", a, err)
+	}
+}
