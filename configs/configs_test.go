@@ -336,6 +336,10 @@ func TestRefusals(t *testing.T) {
 			[]string{`x.yaml:3: model.mlp.activation = "gelu": must be one of relu, tanh, sigmoid, softplus`}},
 		{"bad name", "name: a b\n",
 			[]string{`x.yaml:1: name = "a b": must be non-empty and use only A-Z a-z 0-9 _ . -`}},
+		// A longer name made train create runs/ and then fail to make the
+		// run directory inside it: file name too long.
+		{"name too long", "name: " + strings.Repeat("a", 201) + "\n",
+			[]string{`x.yaml:1: name = "aaa`, `: is 201 bytes, at most 200: it names the run's directory`}},
 		{"train range outside test range", "task:\n  sinusoid:\n    train_amplitudes: [[0.05, 1]]\n",
 			[]string{`x.yaml:3: task.sinusoid.train_amplitudes[0] = [0.05, 1]: must be [lo, hi] with lo < hi inside test_amplitudes [0.1, 5]`}},
 		{"train ranges overlap", "task:\n  sinusoid:\n    train_amplitudes:\n      - [0.1, 1]\n      - [0.5, 2]\n",

@@ -24,6 +24,8 @@ func (c Config) validate() []error {
 	var k Checker
 	if !validName.MatchString(c.Name) {
 		k.fail("name", c.Name, "must be non-empty and use only A-Z a-z 0-9 _ . -")
+	} else if len(c.Name) > MaxName {
+		k.fail("name", c.Name, "is %d bytes, at most %d: it names the run's directory", len(c.Name), MaxName)
 	}
 	k.oneOf("algorithm", c.Algorithm, metalearn.MethodNames()...)
 	k.oneOf("order", c.Order, "second", "first")
