@@ -84,105 +84,21 @@ func mustRead(t *testing.T, path string) string {
 	return string(b)
 }
 
-// TestBadInputRefused: bad configs and flags are refused with a message
-// naming file, line and field, before any run directory is created.
+// TestBadInputRefused: bad configs, flags and directories are refused
+// with a message naming the file, line, field or flag, and leave every file
+// and directory under the test's root as it was: no run or output
+// directory, no lock file.
 func TestBadInputRefused(t *testing.T) {
 	t.Parallel()
-	tmp := t.TempDir()
-	cfg := filepath.Join(tmp, "bad.yaml")
+	root := t.TempDir()
+	cfg := filepath.Join(root, "bad.yaml")
 	if err := os.WriteFile(cfg, []byte("name: bad\ninner:\n  alpha: -1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	few := filepath.Join(tmp, "few.yaml")
+	few := filepath.Join(root, "few.yaml")
 	if err := os.WriteFile(few, []byte("name: few\neval:\n  instances: 100\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cases := []struct {
-		args []string
-		want []string
-	}{
-		{[]string{"train", "-config", cfg, "-out", filepath.Join(tmp, "out")}, []string{"bad.yaml:3", "inner.alpha", "> 0"}},
-		{[]string{"train", "-config", filepath.Join(tmp, "missing.yaml"), "-out", filepath.Join(tmp, "out")}, []string{"missing.yaml"}},
-		{[]string{"train", "-config", few, "-out", filepath.Join(tmp, "out")}, []string{"few.yaml", "eval.instances", ">= 490"}},
-		{[]string{"eval", "-run", filepath.Join(tmp, "nothing")}, []string{"nothing"}},
-		{[]string{"eval"}, []string{"-run DIR"}},
-		{[]string{"fly"}, []string{"unknown command"}},
-	}
-	for _, c := range cases {
-		var out, errOut bytes.Buffer
-		err := dispatch(c.args, &out, &errOut)
-		if err == nil {
-			t.Errorf("%v: accepted", c.args)
-			continue
-		}
-		for _, w := range c.want {
-			if !strings.Contains(err.Error(), w) {
-				t.Errorf("%v: error %q does not mention %q", c.args, err, w)
-			}
-		}
-	}
-	if _, err := os.Stat(filepath.Join(tmp, "out")); !os.IsNotExist(err) {
-		t.Error("a refused run created its output directory")
-	}
-}
-
-// TestExperimentWritesTableAndFigures runs a tiny grid (2 algorithms x 2
-// orders x 2 seeds) through the CLI and checks the experiment directory gets
-// every run, the table and the figures; a second invocation only resumes.
-func TestExperimentWritesTableAndFigures(t *testing.T) {
-	t.Parallel()
-	tmp := t.TempDir()
-	base := "name: tiny\nmodel: {kind: mlp, mlp: {hidden: [8]}}\nmeta: {iterations: 20, batch: 10}\n" +
-		"eval: {every: 10, instances: 490, train_instances: 100, batch: 245, query: 5}\n"
-	exp := "name: tiny\nbase: base.yaml\nalgorithms: [maml, trmaml]\norders: [second, first]\nseeds: [1, 2]\n"
-	for name, body := range map[string]string{"base.yaml": base, "exp.yaml": exp} {
-		if err := os.WriteFile(filepath.Join(tmp, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	out := filepath.Join(tmp, "out")
-	for i := 0; i < 2; i++ {
-		var stdout, stderr bytes.Buffer
-		if err := dispatch([]string{"experiment", "-config", filepath.Join(tmp, "exp.yaml"), "-out", out, "-jobs", "2"}, &stdout, &stderr); err != nil {
-			t.Fatalf("experiment: %v\n%s", err, stderr.String())
-		}
-	}
-	for _, f := range []string{"table.md", "table.csv", "figure1.png", "p_weights.png", "orders.png", "trmaml-first-seed2/result.json"} {
-		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
-			t.Error(err)
-		}
-	}
-	table := mustRead(t, filepath.Join(out, "table.md"))
-	for _, w := range []string{"MAML", "TR-MAML", "first", "second"} {
-		if !strings.Contains(table, w) {
-			t.Errorf("table.md lacks %q:\n%s", w, table)
-		}
-	}
-}
-
-// TestHelpExitsZero: -h of every command, like trmaml -h, is not an error.
-func TestHelpExitsZero(t *testing.T) {
-	t.Parallel()
-	for _, args := range [][]string{{"-h"}, {"help"}, {"train", "-h"}, {"resume", "-h"}, {"eval", "-help"}, {"experiment", "-h"}, {"report", "-h"}, {"plot", "-h"}, {"compare", "-h"}, {"data", "-h"}, {"data", "omniglot", "-h"}} {
-		var out, errOut bytes.Buffer
-		if code := exitCode(dispatch(args, &out, &errOut)); code != 0 {
-			t.Errorf("trmaml %v exits %d, want 0", args, code)
-		}
-		if out.Len()+errOut.Len() == 0 {
-			t.Errorf("trmaml %v printed no help", args)
-		}
-	}
-	if code := exitCode(dispatch([]string{"train", "-bogus"}, io.Discard, io.Discard)); code != 2 {
-		t.Errorf("an unknown flag exits %d, want 2", code)
-	}
-}
-
-// TestRefusedCallsWriteNothing: each call is refused with a message naming
-// what is wrong, and leaves every file and directory under the test's root
-// as it was: no lock file, no output directory.
-func TestRefusedCallsWriteNothing(t *testing.T) {
-	t.Parallel()
-	root := t.TempDir()
 	empty := filepath.Join(root, "empty")
 	if err := os.Mkdir(empty, 0o755); err != nil {
 		t.Fatal(err)
@@ -202,6 +118,12 @@ func TestRefusedCallsWriteNothing(t *testing.T) {
 		args []string
 		want []string
 	}{
+		{[]string{"train", "-config", cfg, "-out", filepath.Join(root, "out")}, []string{"bad.yaml:3", "inner.alpha", "> 0"}},
+		{[]string{"train", "-config", filepath.Join(root, "missing.yaml"), "-out", filepath.Join(root, "out")}, []string{"missing.yaml"}},
+		{[]string{"train", "-config", few, "-out", filepath.Join(root, "out")}, []string{"few.yaml", "eval.instances", ">= 490"}},
+		{[]string{"eval", "-run", filepath.Join(root, "nothing")}, []string{"nothing"}},
+		{[]string{"eval"}, []string{"-run DIR"}},
+		{[]string{"fly"}, []string{"unknown command"}},
 		{[]string{"resume", "-run", empty}, []string{empty, "not a run directory"}},
 		{[]string{"eval", "-run", empty}, []string{empty, "not a run directory"}},
 		{[]string{"seal", "-run", empty}, []string{empty, "not a run directory"}},
@@ -254,6 +176,57 @@ func TestRefusedCallsWriteNothing(t *testing.T) {
 		if after := treeOf(t, root); after != before {
 			t.Errorf("%v: refused, but changed the files:\nbefore:\n%safter:\n%s", c.args, before, after)
 		}
+	}
+}
+
+// TestExperimentWritesTableAndFigures runs a tiny grid (2 algorithms x 2
+// orders x 2 seeds) through the CLI and checks the experiment directory gets
+// every run, the table and the figures; a second invocation only resumes.
+func TestExperimentWritesTableAndFigures(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	base := "name: tiny\nmodel: {kind: mlp, mlp: {hidden: [8]}}\nmeta: {iterations: 20, batch: 10}\n" +
+		"eval: {every: 10, instances: 490, train_instances: 100, batch: 245, query: 5}\n"
+	exp := "name: tiny\nbase: base.yaml\nalgorithms: [maml, trmaml]\norders: [second, first]\nseeds: [1, 2]\n"
+	for name, body := range map[string]string{"base.yaml": base, "exp.yaml": exp} {
+		if err := os.WriteFile(filepath.Join(tmp, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(tmp, "out")
+	for i := 0; i < 2; i++ {
+		var stdout, stderr bytes.Buffer
+		if err := dispatch([]string{"experiment", "-config", filepath.Join(tmp, "exp.yaml"), "-out", out, "-jobs", "2"}, &stdout, &stderr); err != nil {
+			t.Fatalf("experiment: %v\n%s", err, stderr.String())
+		}
+	}
+	for _, f := range []string{"table.md", "table.csv", "figure1.png", "p_weights.png", "orders.png", "trmaml-first-seed2/result.json"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	table := mustRead(t, filepath.Join(out, "table.md"))
+	for _, w := range []string{"MAML", "TR-MAML", "first", "second"} {
+		if !strings.Contains(table, w) {
+			t.Errorf("table.md lacks %q:\n%s", w, table)
+		}
+	}
+}
+
+// TestHelpExitsZero: -h of every command, like trmaml -h, is not an error.
+func TestHelpExitsZero(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"-h"}, {"help"}, {"train", "-h"}, {"resume", "-h"}, {"eval", "-help"}, {"experiment", "-h"}, {"report", "-h"}, {"plot", "-h"}, {"compare", "-h"}, {"data", "-h"}, {"data", "omniglot", "-h"}} {
+		var out, errOut bytes.Buffer
+		if code := exitCode(dispatch(args, &out, &errOut)); code != 0 {
+			t.Errorf("trmaml %v exits %d, want 0", args, code)
+		}
+		if out.Len()+errOut.Len() == 0 {
+			t.Errorf("trmaml %v printed no help", args)
+		}
+	}
+	if code := exitCode(dispatch([]string{"train", "-bogus"}, io.Discard, io.Discard)); code != 2 {
+		t.Errorf("an unknown flag exits %d, want 2", code)
 	}
 }
 
