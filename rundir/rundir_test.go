@@ -522,3 +522,23 @@ func TestEvalFileForLongSets(t *testing.T) {
 		t.Errorf("writing %s: %v", a, err)
 	}
 }
+
+// TestSealExistingDamagedManifest: seal of a directory whose manifest.json
+// is damaged says so and how to recompute it; it said "it is sealed".
+func TestSealExistingDamagedManifest(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for name, content := range map[string]string{ConfigFile: "name: x\n", ManifestFile: "{\"version\": 1, garbage"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := listTree(t, dir)
+	err := SealExisting(dir)
+	if err == nil || strings.Contains(err.Error(), "it is sealed") || !strings.Contains(err.Error(), filepath.Join(dir, ManifestFile)) || !strings.Contains(err.Error(), "move it away") {
+		t.Errorf("seal with a damaged manifest: %v, want it named damaged, with what to do", err)
+	}
+	if after := listTree(t, dir); after != before {
+		t.Errorf("a refused seal changed the directory:\n%s\n%s", before, after)
+	}
+}
