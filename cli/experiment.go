@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/experiment"
@@ -53,6 +54,19 @@ func experimentCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if modes > 1 {
 		return errors.New("experiment: give at most one of -cell, -list, -report and -slurm")
 	}
+	// -jobs, -format and -width serve training here and the report after
+	// it; a mode that does neither refuses them rather than ignore them
+	// (-slurm's report job writes the default figures).
+	for mode, uses := range map[string][]string{"cell": nil, "list": nil, "report": {"format", "width"}, "slurm": nil} {
+		if !isSet(fs, mode) {
+			continue
+		}
+		for _, name := range []string{"jobs", "format", "width"} {
+			if isSet(fs, name) && !slices.Contains(uses, name) {
+				return fmt.Errorf("experiment: -%s has no effect with -%s", name, mode)
+			}
+		}
+	}
 	for _, name := range []string{"dry-run", "cpus", "mem", "time", "max-running", "sbatch"} {
 		if isSet(fs, name) && !sf.submit {
 			return fmt.Errorf("experiment: -%s goes with -slurm", name)
@@ -77,6 +91,9 @@ func experimentCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	case sf.submit:
 		return experiment.Submit(sf.request(spec, *path, *out, opts.DataRoot), *out, grid, *opts, stdout)
 	case *list:
+		if err := experiment.CheckOut(*out, grid); err != nil {
+			return err
+		}
 		return listCells(grid, stdout)
 	case *reportOnly:
 		if err := experiment.CheckOut(*out, grid); err != nil {
@@ -106,6 +123,9 @@ func experimentReport(grid []experiment.Job, out string, fig figureFlags, stdout
 		if _, err := os.Stat(j.Dir); err == nil {
 			dirs = append(dirs, j.Dir)
 		}
+	}
+	if len(dirs) == 0 { // openReport would read ./runs instead
+		return fmt.Errorf("%s holds no run of this experiment yet: nothing to report (trmaml experiment -list shows the cells)", out)
 	}
 	groups, release, err := openReport(dirs, out, true, nil, stderr)
 	if err != nil {

@@ -57,6 +57,9 @@ func exportCmd(args []string, stdout, stderr io.Writer) error {
 	if !ok {
 		return fmt.Errorf("export: -format %q: want one of %s", *format, strings.Join(exportFormats(), ", "))
 	}
+	if err := noEmptyFlags(fs); err != nil {
+		return err
+	}
 	return e.run(*dir, *out, stdout)
 }
 

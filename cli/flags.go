@@ -19,6 +19,20 @@ func isSet(fs *flag.FlagSet, name string) bool {
 	return set
 }
 
+// noEmptyFlags refuses a string flag given with an empty value, which the
+// command would otherwise take as the flag left out (its default).
+func noEmptyFlags(fs *flag.FlagSet) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if g, ok := f.Value.(flag.Getter); ok && err == nil {
+			if v, ok := g.Get().(string); ok && v == "" {
+				err = fmt.Errorf("%s: -%s is empty: give a value, or leave the flag out for its default", fs.Name(), f.Name)
+			}
+		}
+	})
+	return err
+}
+
 // dataFlag adds -data, the Omniglot data root of the command's runs, to the
 // options it returns.
 func dataFlag(fs *flag.FlagSet) *run.Options {
@@ -76,6 +90,17 @@ func (d *dirList) Set(s string) error {
 // gives the directories A and B. It returns the -runs values followed by
 // the positional arguments.
 func parseRunArgs(fs *flag.FlagSet, runs *dirList, args []string) ([]string, error) {
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	return append(slices.Clone(*runs), pos...), nil
+}
+
+// parseInterleaved parses fs's flags wherever they come among the
+// positional arguments, which it returns ("DIR -addr X" sets -addr, not a
+// directory named -addr); everything after "--" is positional.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -83,13 +108,11 @@ func parseRunArgs(fs *flag.FlagSet, runs *dirList, args []string) ([]string, err
 		}
 		rest := fs.Args()
 		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
-			pos = append(pos, rest...) // everything after "--" is a directory
-			break
+			return append(pos, rest...), nil
 		}
 		if len(rest) == 0 {
-			break
+			return pos, nil
 		}
 		pos, args = append(pos, rest[0]), rest[1:]
 	}
-	return append(slices.Clone(*runs), pos...), nil
 }

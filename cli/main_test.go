@@ -2,8 +2,11 @@ package cli
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,31 +84,84 @@ func mustRead(t *testing.T, path string) string {
 	return string(b)
 }
 
-// TestBadInputRefused: bad configs and flags are refused with a message
-// naming file, line and field, before any run directory is created.
+// TestBadInputRefused: bad configs, flags and directories are refused
+// with a message naming the file, line, field or flag, and leave every file
+// and directory under the test's root as it was: no run or output
+// directory, no lock file.
 func TestBadInputRefused(t *testing.T) {
 	t.Parallel()
-	tmp := t.TempDir()
-	cfg := filepath.Join(tmp, "bad.yaml")
+	root := t.TempDir()
+	cfg := filepath.Join(root, "bad.yaml")
 	if err := os.WriteFile(cfg, []byte("name: bad\ninner:\n  alpha: -1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	few := filepath.Join(tmp, "few.yaml")
+	few := filepath.Join(root, "few.yaml")
 	if err := os.WriteFile(few, []byte("name: few\neval:\n  instances: 100\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	empty := filepath.Join(root, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(root, "file")
+	fakeRun := filepath.Join(root, "run")
+	for _, f := range []string{file, filepath.Join(fakeRun, rundir.ConfigFile)} {
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte("name: x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	quick := filepath.Join("..", "configs", "experiments", "quick.yaml")
 	cases := []struct {
 		args []string
 		want []string
 	}{
-		{[]string{"train", "-config", cfg, "-out", filepath.Join(tmp, "out")}, []string{"bad.yaml:3", "inner.alpha", "> 0"}},
-		{[]string{"train", "-config", filepath.Join(tmp, "missing.yaml"), "-out", filepath.Join(tmp, "out")}, []string{"missing.yaml"}},
-		{[]string{"train", "-config", few, "-out", filepath.Join(tmp, "out")}, []string{"few.yaml", "eval.instances", ">= 490"}},
-		{[]string{"eval", "-run", filepath.Join(tmp, "nothing")}, []string{"nothing"}},
+		{[]string{"train", "-config", cfg, "-out", filepath.Join(root, "out")}, []string{"bad.yaml:3", "inner.alpha", "> 0"}},
+		{[]string{"train", "-config", filepath.Join(root, "missing.yaml"), "-out", filepath.Join(root, "out")}, []string{"missing.yaml"}},
+		{[]string{"train", "-config", few, "-out", filepath.Join(root, "out")}, []string{"few.yaml", "eval.instances", ">= 490"}},
+		{[]string{"eval", "-run", filepath.Join(root, "nothing")}, []string{"nothing"}},
 		{[]string{"eval"}, []string{"-run DIR"}},
 		{[]string{"fly"}, []string{"unknown command"}},
+		{[]string{"resume", "-run", empty}, []string{empty, "not a run directory"}},
+		{[]string{"eval", "-run", empty}, []string{empty, "not a run directory"}},
+		{[]string{"seal", "-run", empty}, []string{empty, "not a run directory"}},
+		// -report of a grid no cell of which has started read ./runs.
+		{[]string{"experiment", "-config", quick, "-out", filepath.Join(root, "grid"), "-report"}, []string{filepath.Join(root, "grid"), "no run of this experiment"}},
+		{[]string{"experiment", "-config", quick, "-out", empty, "-report"}, []string{empty, "no run of this experiment"}},
+		// -list listed the cells of a grid in a file or in a run directory.
+		{[]string{"experiment", "-config", quick, "-out", file, "-list"}, []string{file, "not a directory"}},
+		{[]string{"experiment", "-config", quick, "-out", fakeRun, "-list"}, []string{fakeRun, "it is a run directory"}},
+		{[]string{"experiment", "-config", quick, "-out", file, "-report"}, []string{file, "not a directory"}},
+		// Flags the chosen mode ignores: -list printed the cells whatever
+		// -jobs, -format or -width said; -slurm's report job wrote PNGs
+		// under -format pdf.
+		{[]string{"experiment", "-config", quick, "-out", filepath.Join(root, "grid"), "-list", "-jobs", "4"}, []string{"-jobs", "-list"}},
+		{[]string{"experiment", "-config", quick, "-out", filepath.Join(root, "grid"), "-list", "-format", "pdf"}, []string{"-format", "-list"}},
+		{[]string{"experiment", "-config", quick, "-out", filepath.Join(root, "grid"), "-cell", "0", "-width", "single"}, []string{"-width", "-cell"}},
+		{[]string{"experiment", "-config", quick, "-out", filepath.Join(root, "grid"), "-report", "-jobs", "2"}, []string{"-jobs", "-report"}},
+		{[]string{"experiment", "-config", quick, "-out", filepath.Join(root, "grid"), "-slurm", "-dry-run", "-format", "pdf"}, []string{"-format", "-slurm"}},
+		// theory had no upper bounds: these panicked (makeslice) or ran
+		// for ever, after creating -out and its lock.
+		{[]string{"theory", "-out", filepath.Join(root, "th"), "-tmin", "10", "-tmax", "100", "-seeds", "2", "-batch", "1000000000000000"}, []string{"-batch 1000000000000000", "[1, 10000]"}},
+		{[]string{"theory", "-out", filepath.Join(root, "th"), "-tmin", "10", "-tmax", "100", "-seeds", "100000000000000"}, []string{"-seeds 100000000000000", "[2, 1000]"}},
+		{[]string{"theory", "-out", filepath.Join(root, "th"), "-tmin", "10", "-tmax", "100", "-per-decade", "100000000000000"}, []string{"-per-decade 100000000000000", "[1, 100]"}},
+		{[]string{"theory", "-out", filepath.Join(root, "th"), "-tmin", "10", "-tmax", "1000000000000"}, []string{"-tmax 1000000000000", "[1, 100000000]"}},
+		// Flags after the directories were taken as directories:
+		// "-addr does not exist", "give one run or experiment directory".
+		{[]string{"serve", fakeRun, "-addr", "nohost"}, []string{`-addr "nohost"`, "HOST:PORT"}},
+		{[]string{"status", fakeRun, "-config", ""}, []string{"-config is empty"}},
+		// An empty -out or -config was taken as the flag's default.
+		{[]string{"train", "-out", "", "-set", "meta.iterations=1"}, []string{"-out", "empty"}},
+		{[]string{"train", "-config", "", "-set", "meta.iterations=1", "-out", filepath.Join(root, "cfg")}, []string{"-config", "empty"}},
+		{[]string{"export", "-run", fakeRun, "-format", "tensorboard", "-out", ""}, []string{"-out", "empty"}},
+		{[]string{"status", "-config", "", fakeRun}, []string{"-config", "empty"}},
+		// -seed and -set seed= both given: -seed won silently.
+		{[]string{"train", "-seed", "2", "-set", "seed=3", "-set", "meta.iterations=1", "-out", filepath.Join(root, "seeds")}, []string{"-seed 2", "-set seed=3", "give the seed once"}},
 	}
 	for _, c := range cases {
+		before := treeOf(t, root)
 		var out, errOut bytes.Buffer
 		err := dispatch(c.args, &out, &errOut)
 		if err == nil {
@@ -117,9 +173,9 @@ func TestBadInputRefused(t *testing.T) {
 				t.Errorf("%v: error %q does not mention %q", c.args, err, w)
 			}
 		}
-	}
-	if _, err := os.Stat(filepath.Join(tmp, "out")); !os.IsNotExist(err) {
-		t.Error("a refused run created its output directory")
+		if after := treeOf(t, root); after != before {
+			t.Errorf("%v: refused, but changed the files:\nbefore:\n%safter:\n%s", c.args, before, after)
+		}
 	}
 }
 
@@ -172,4 +228,29 @@ func TestHelpExitsZero(t *testing.T) {
 	if code := exitCode(dispatch([]string{"train", "-bogus"}, io.Discard, io.Discard)); code != 2 {
 		t.Errorf("an unknown flag exits %d, want 2", code)
 	}
+}
+
+// treeOf lists every path under root with its type and content's hash.
+func treeOf(t *testing.T, root string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		sum := ""
+		if d.Type().IsRegular() {
+			raw, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			sum = fmt.Sprintf("%x", sha256.Sum256(raw))
+		}
+		fmt.Fprintf(&b, "%s %s %s\n", p, d.Type(), sum)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }

@@ -23,7 +23,7 @@ func sealCmd(args []string, stdout, stderr io.Writer) error {
 	if *dir == "" || fs.NArg() > 0 {
 		return errors.New("seal: give exactly -run DIR")
 	}
-	lock, err := rundir.Lock(*dir)
+	lock, err := rundir.LockRun(*dir)
 	if err != nil {
 		return err
 	}

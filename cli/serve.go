@@ -18,13 +18,14 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "`HOST:PORT` to listen on (127.0.0.1: this machine only; port 0: any free port)")
-	if err := fs.Parse(args); err != nil {
+	dirs, err := parseInterleaved(fs, args)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() == 0 {
+	if len(dirs) == 0 {
 		return errors.New("serve: give one or more run directories or folders of runs")
 	}
-	s, err := serve.New(fs.Args())
+	s, err := serve.New(dirs)
 	if err != nil {
 		return err
 	}
@@ -36,7 +37,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "serving %d runs of %v at http://%s/ (read-only; Ctrl-C stops)\n", len(runs), fs.Args(), l.Addr())
+	fmt.Fprintf(stdout, "serving %d runs of %v at http://%s/ (read-only; Ctrl-C stops)\n", len(runs), dirs, l.Addr())
 	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(l) }()

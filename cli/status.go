@@ -26,13 +26,17 @@ func statusCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("status", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	spec := fs.String("config", "", "the experiment file, to list cells not started too (default: the one -slurm submitted, if any)")
-	if err := fs.Parse(args); err != nil {
+	dirs, err := parseInterleaved(fs, args)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
+	if len(dirs) != 1 {
 		return errors.New("status: give one run or experiment directory")
 	}
-	dir := fs.Arg(0)
+	if err := noEmptyFlags(fs); err != nil {
+		return err
+	}
+	dir := dirs[0]
 	grid, err := experiment.Find(dir, *spec)
 	if err != nil {
 		if *spec == "" {

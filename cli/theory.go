@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/internal/atomicfile"
 	"github.com/trmaml/trmaml/plots"
 	"github.com/trmaml/trmaml/rundir"
@@ -40,8 +41,21 @@ func theoryCmd(args []string, stdout, stderr io.Writer) error {
 		return errors.New("theory: give -out DIR")
 	case *tmin < 1 || *tmax < *tmin:
 		return fmt.Errorf("theory: want 1 <= -tmin <= -tmax, got %d and %d", *tmin, *tmax)
-	case *perDecade < 1 || *seeds < 2 || *batch < 1:
-		return errors.New("theory: -per-decade and -batch must be >= 1, -seeds >= 2")
+	}
+	// Bounds on what a study can take: beyond them it allocates past
+	// memory (a panic) or runs for ever.
+	for _, b := range []struct {
+		name      string
+		v, lo, hi int
+	}{
+		{"tmax", *tmax, 1, configs.MaxIterations},
+		{"per-decade", *perDecade, 1, 100},
+		{"seeds", *seeds, 2, 1000},
+		{"batch", *batch, 1, configs.MaxBatch},
+	} {
+		if b.v < b.lo || b.v > b.hi {
+			return fmt.Errorf("theory: -%s %d: must be in [%d, %d]", b.name, b.v, b.lo, b.hi)
+		}
 	}
 	Ts := theory.LogGrid(*tmin, *tmax, *perDecade)
 	if len(Ts) < 2 {

@@ -30,6 +30,9 @@ func train(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("train: unexpected arguments %v", fs.Args())
 	}
+	if err := noEmptyFlags(fs); err != nil {
+		return err
+	}
 	var (
 		cfg  configs.Config
 		file string // the config file read, "" for a built-in
@@ -52,11 +55,14 @@ func train(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("-set %s: %w", set, err)
 		}
 	}
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "seed" {
-			cfg.Seed = *seed
+	if isSet(fs, "seed") {
+		for _, set := range sets {
+			if field, _, _ := strings.Cut(set, "="); field == "seed" {
+				return fmt.Errorf("train: -seed %d and -set %s: give the seed once", *seed, set)
+			}
 		}
-	})
+		cfg.Seed = *seed
+	}
 	dir := *out
 	if dir == "" {
 		dir = rundir.Fresh(filepath.Join("runs", fmt.Sprintf("%s-seed%d", cfg.Name, cfg.Seed)))

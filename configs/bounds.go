@@ -19,6 +19,9 @@ const (
 	MaxSteps      = 100         // inner.steps, unrolled in the graph (1)
 	MaxIterations = 100_000_000 // meta.iterations, eval.every (70,000)
 	MaxTasks      = 100_000     // tasks of a task set, (hi-lo)/task_width (490)
+	// MaxName bounds name, the start of the run's directory name (which
+	// a file system keeps within 255 bytes) and of an experiment's cells'.
+	MaxName = 200
 	// MaxFileBytes bounds a config or experiment file, checked before the
 	// YAML is parsed (the built-in files are about 3 KB).
 	MaxFileBytes = 64 << 10

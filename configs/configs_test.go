@@ -336,6 +336,10 @@ func TestRefusals(t *testing.T) {
 			[]string{`x.yaml:3: model.mlp.activation = "gelu": must be one of relu, tanh, sigmoid, softplus`}},
 		{"bad name", "name: a b\n",
 			[]string{`x.yaml:1: name = "a b": must be non-empty and use only A-Z a-z 0-9 _ . -`}},
+		// A longer name made train create runs/ and then fail to make the
+		// run directory inside it: file name too long.
+		{"name too long", "name: " + strings.Repeat("a", 201) + "\n",
+			[]string{`x.yaml:1: name = "aaa`, `: is 201 bytes, at most 200: it names the run's directory`}},
 		{"train range outside test range", "task:\n  sinusoid:\n    train_amplitudes: [[0.05, 1]]\n",
 			[]string{`x.yaml:3: task.sinusoid.train_amplitudes[0] = [0.05, 1]: must be [lo, hi] with lo < hi inside test_amplitudes [0.1, 5]`}},
 		{"train ranges overlap", "task:\n  sinusoid:\n    train_amplitudes:\n      - [0.1, 1]\n      - [0.5, 2]\n",
@@ -391,5 +395,17 @@ func TestBuiltinSummary(t *testing.T) {
 	}
 	if _, err := BuiltinSummary("nope"); err == nil || !strings.Contains(err.Error(), "sine_quick") {
 		t.Errorf("unknown name: %v", err)
+	}
+}
+
+// TestCVaRAlphaNaN: a NaN level is refused once, as not finite; it was also
+// reported as repeating the level at index -1 (NaN equals no level, so the
+// search for an earlier equal one found none).
+func TestCVaRAlphaNaN(t *testing.T) {
+	t.Parallel()
+	_, err := Parse("x.yaml", []byte("eval:\n  cvar_alpha: [0.5, .nan]\n"))
+	want := "x.yaml:2: eval.cvar_alpha[1] = NaN: must be a finite number in (0, 1)"
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v, want exactly %q", err, want)
 	}
 }

@@ -3,6 +3,7 @@ package configs
 import (
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"strings"
 
@@ -35,9 +36,9 @@ func Override(c Config, flag string, sets []string, allowed func(path string) bo
 			errs = append(errs, fmt.Errorf("%s: %s may not be changed here", name, path))
 			continue
 		}
-		var doc yaml.Node
-		if err := yaml.Unmarshal([]byte(value), &doc); err != nil || len(doc.Content) != 1 {
-			errs = append(errs, fmt.Errorf("%s: the value is not one YAML value", name))
+		doc, err := oneValue(value)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
 			continue
 		}
 		root := doc.Content[0]
@@ -71,6 +72,28 @@ func Override(c Config, flag string, sets []string, allowed func(path string) bo
 		}
 	}
 	return c, nil
+}
+
+// oneValue decodes a -set's value, refusing an empty one and one holding
+// more than one YAML document (yaml.Unmarshal would keep the first and drop
+// the rest).
+func oneValue(value string) (yaml.Node, error) {
+	var doc yaml.Node
+	if strings.TrimSpace(value) == "" {
+		return doc, errors.New(`no value after "=" (want FIELD=VALUE, e.g. eval.steps=2; an empty string is FIELD='')`)
+	}
+	dec := yaml.NewDecoder(strings.NewReader(value))
+	if err := dec.Decode(&doc); err != nil {
+		return doc, fmt.Errorf("the value is not YAML: %v", err)
+	}
+	var more yaml.Node
+	if err := dec.Decode(&more); !errors.Is(err, io.EOF) {
+		return doc, errors.New("the value holds more than one YAML document: give one value")
+	}
+	if len(doc.Content) != 1 {
+		return doc, errors.New("the value is not one YAML value")
+	}
+	return doc, nil
 }
 
 // noLines clears the line numbers of n's tree: a -set has no lines.

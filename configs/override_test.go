@@ -38,6 +38,11 @@ func TestOverride(t *testing.T) {
 		{"task.omniglot.colour=red", `-set task.omniglot.colour=red: unknown field "colour" in task.omniglot (allowed: ways, rotate, rotate_eval, image_size, resize)`},
 		{"seed=3", `-set seed=3: seed may not be changed here`},
 		{"eval.every", `-set eval.every: want FIELD=VALUE`},
+		{"eval.every=", `-set eval.every=: no value after "=" (want FIELD=VALUE`},
+		{"eval.every= ", `-set eval.every= : no value after "=" (want FIELD=VALUE`},
+		// A second YAML document was dropped and the first one used.
+		{"eval.every=5\n---\nseed: 3", `-set eval.every=5` + "\n---\nseed: 3: the value holds more than one YAML document"},
+		{"eval.every=*a", `-set eval.every=*a: the value is not YAML: `},
 	} {
 		_, err := Override(base, "-set", []string{tc.set}, evalOnly)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -24,6 +24,8 @@ func (c Config) validate() []error {
 	var k Checker
 	if !validName.MatchString(c.Name) {
 		k.fail("name", c.Name, "must be non-empty and use only A-Z a-z 0-9 _ . -")
+	} else if len(c.Name) > MaxName {
+		k.fail("name", c.Name, "is %d bytes, at most %d: it names the run's directory", len(c.Name), MaxName)
 	}
 	k.oneOf("algorithm", c.Algorithm, metalearn.MethodNames()...)
 	k.oneOf("order", c.Order, "second", "first")
@@ -92,7 +94,7 @@ func (c Config) validate() []error {
 	for i, a := range e.CVaRAlpha {
 		path := fmt.Sprintf("eval.cvar_alpha[%d]", i)
 		k.float(path, a, a > 0 && a < 1, "in (0, 1)")
-		if j := slices.Index(e.CVaRAlpha, a); j < i {
+		if j := slices.Index(e.CVaRAlpha, a); j >= 0 && j < i {
 			k.fail(path, a, "repeats eval.cvar_alpha[%d]: each level once", j)
 		}
 	}

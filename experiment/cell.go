@@ -74,6 +74,11 @@ func CellsHeld(jobs []Job, probe func(dir string) (string, bool, error)) ([]Cell
 			cells[i] = c
 			continue
 		}
+		if j.unreadable != nil {
+			c.State, c.Detail = Damaged, j.unreadable.Error()
+			cells[i] = c
+			continue
+		}
 		holder, held, err := probe(j.Dir)
 		if err != nil {
 			c.State, c.Detail = Damaged, err.Error()

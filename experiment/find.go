@@ -11,10 +11,11 @@ import (
 )
 
 // Find returns the jobs of dir, a run directory or an experiment
-// directory: the run itself; else the grid of the experiment file spec
-// (default: the one last submitted to Slurm into dir, if any); else the run
-// directories dir holds, in name order. A sealed run directory that lost
-// its config.yaml is refused, naming what is missing.
+// directory: the run itself (refused with an experiment file spec); else
+// the grid of the experiment file spec (default: the one last submitted to
+// Slurm into dir, if any); else the run directories dir holds, in name order (one whose config.yaml cannot be
+// read among them, for Cells to report as damaged). A sealed run
+// directory that lost its config.yaml is refused, naming what is missing.
 func Find(dir, spec string) ([]Job, error) {
 	if st, err := os.Stat(dir); err != nil {
 		return nil, err
@@ -22,6 +23,9 @@ func Find(dir, spec string) ([]Job, error) {
 		return nil, fmt.Errorf("%s is not a directory", dir)
 	}
 	if _, err := os.Stat(filepath.Join(dir, rundir.ConfigFile)); err == nil {
+		if spec != "" {
+			return nil, fmt.Errorf("%s is a run directory (it holds %s): the experiment file %s lists the cells of an experiment directory; give the run alone, or the experiment's directory", dir, rundir.ConfigFile, spec)
+		}
 		cfg, err := configs.LoadRecorded(filepath.Join(dir, rundir.ConfigFile))
 		if err != nil {
 			return nil, err
@@ -73,11 +77,11 @@ func present(dir string) ([]Job, error) {
 		if !e.IsDir() {
 			continue
 		}
-		cfg, err := configs.LoadRecorded(p)
-		if err != nil {
+		if !fileExists(p) {
 			continue // not a run directory
 		}
-		jobs = append(jobs, Job{Config: cfg, Dir: filepath.Join(dir, e.Name())})
+		cfg, err := configs.LoadRecorded(p)
+		jobs = append(jobs, Job{Config: cfg, Dir: filepath.Join(dir, e.Name()), unreadable: err})
 	}
 	return jobs, nil
 }

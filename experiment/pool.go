@@ -46,7 +46,7 @@ func Run(ctx context.Context, out string, jobs []Job, workers int, w io.Writer, 
 	queue := make(chan int)
 	var wg sync.WaitGroup
 	errs := make([]error, len(jobs))
-	for k := 0; k < max(1, workers); k++ {
+	for k := 0; k < workerCount(workers, len(jobs)); k++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -72,6 +72,13 @@ func Run(ctx context.Context, out string, jobs []Job, workers int, w io.Writer, 
 		errs = append(errs, fmt.Errorf("experiment %w before its remaining runs started", run.ErrInterrupted))
 	}
 	return errors.Join(errs...)
+}
+
+// workerCount is how many of the workers asked for Run starts: at least
+// one, and no more than there are jobs (the rest would wait idle, and a
+// mistyped -jobs of 10^12 would exhaust memory starting them).
+func workerCount(workers, jobs int) int {
+	return max(1, min(workers, jobs))
 }
 
 // Stopped reports whether err, from Run, means the grid did not run to its
@@ -127,6 +134,9 @@ func CheckOut(out string, jobs []Job) error {
 
 // checkOut is CheckOut without the configs.
 func checkOut(out string, jobs []Job) error {
+	if st, err := os.Stat(out); err == nil && !st.IsDir() {
+		return fmt.Errorf("%s: %w: it is not a directory: -out names the experiment's directory", out, ErrForeign)
+	}
 	for _, f := range []string{rundir.ConfigFile, rundir.CheckpointFile, rundir.ResultFile} {
 		if fileExists(filepath.Join(out, f)) {
 			return fmt.Errorf("%s: %w: it is a run directory (it holds %s): choose another -out", out, ErrForeign, f)

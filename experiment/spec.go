@@ -47,6 +47,9 @@ type Spec struct {
 type Job struct {
 	Config configs.Config
 	Dir    string
+	// unreadable is why the config.yaml of a run Find found cannot be
+	// read (Config is then zero): Cells reports the run as damaged.
+	unreadable error
 }
 
 // Load reads an experiment file and expands it like Parse.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -30,6 +31,11 @@ func writeFiles(t *testing.T, files map[string]string) string {
 
 func TestLoadRefusals(t *testing.T) {
 	t.Parallel()
+	var levels []string
+	for i := 1; i <= 60; i++ {
+		levels = append(levels, strconv.FormatFloat(float64(i)/100, 'g', -1, 64))
+	}
+	levels60 := strings.Join(levels, ",")
 	cases := []struct {
 		body string
 		want []string
@@ -58,6 +64,9 @@ func TestLoadRefusals(t *testing.T) {
 		{"name: x\nbase: other.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\n", []string{"exp.yaml:2", "other.yaml: no such file"}},
 		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\niterations: 200000000\n", []string{"exp.yaml:6", "iterations = 200000000: must be in [0, 100000000]"}},
 		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\nname: y\n", []string{"exp.yaml:6", "duplicate key"}},
+		// A sweep value long enough that a cell's directory name could not
+		// be made: that cell failed after the others had trained.
+		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\nsweep: {eval.cvar_alpha: [[" + levels60 + "], [0.5]]}\n", []string{"exp.yaml", "run x-maml_cvar_alpha0.01x0.02x", "at most 200: it names the run's directory"}},
 		// The slurm: section passes sbatch long options through, checked
 		// like every other field.
 		{"name: x\nbase: base.yaml\nalgorithms: [maml]\norders: [second]\nseeds: [1]\nslurm:\n  partition: cpu\n  partiton: gpu\n", []string{"exp.yaml:8", "slurm", `"partiton" is not an sbatch long option`}},

@@ -3,7 +3,10 @@
 package export
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,7 +24,8 @@ const SafetensorsFile = "model.safetensors"
 // model.safetensors in out (dir if empty): the model's named tensors with PyTorch's names
 // and layouts (configs.Exporter), in float32, and as metadata the model's
 // kind, its section of config.yaml and the family's points. The run's
-// sealed files are not changed.
+// sealed files are not changed, nor a model.safetensors already in out
+// that holds another model.
 func Safetensors(dir, out string) (string, error) {
 	sealed, err := rundir.Verify(dir)
 	if err != nil {
@@ -77,6 +81,14 @@ func Safetensors(dir, out string) (string, error) {
 		return "", err
 	}
 	path := filepath.Join(out, SafetensorsFile)
+	if old, err := os.ReadFile(path); err == nil {
+		if bytes.Equal(old, raw) {
+			return path, nil // this run's export, already there
+		}
+		return "", fmt.Errorf("%s already holds another model (another run's, or another file): choose another -out, or remove it yourself", path)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
 	return path, atomicfile.Write(path, raw)
 }
 

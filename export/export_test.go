@@ -1,9 +1,11 @@
 package export_test
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/trmaml/trmaml/configs"
@@ -64,5 +66,21 @@ eval: {every: 2, instances: 500, train_instances: 200, query: 5, batch: 100}
 	}
 	if _, err := rundir.Verify(dir); err != nil {
 		t.Errorf("the run no longer verifies: %v", err)
+	}
+	// Exporting the same run again is nothing new; another run's model is
+	// not written over the file (it replaced it without a word).
+	if _, err := export.Safetensors(dir, ""); err != nil {
+		t.Errorf("exporting the run again: %v", err)
+	}
+	c.Seed = 2
+	other := filepath.Join(t.TempDir(), "other")
+	if _, err := run.Train(context.Background(), c, other, run.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := export.Safetensors(other, dir); err == nil || !strings.Contains(err.Error(), path+" already holds another model") {
+		t.Errorf("exporting another run over %s: %v, want a refusal naming it", path, err)
+	}
+	if again, err := os.ReadFile(path); err != nil || !bytes.Equal(again, raw) {
+		t.Errorf("%s changed: %v", path, err)
 	}
 }

@@ -175,10 +175,21 @@ func (r *Run) matchConfig(path string) error {
 // are returned in unfinished, not in dirs.
 func Discover(paths []string) (dirs, unfinished []string, err error) {
 	for _, root := range paths {
-		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if path == root && errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("%s does not exist (give a run directory or a folder of runs)", root)
-			} else if err != nil {
+		st, err := os.Stat(root)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, nil, fmt.Errorf("%s does not exist (give a run directory or a folder of runs)", root)
+		case err != nil:
+			return nil, nil, err
+		case !st.IsDir():
+			return nil, nil, fmt.Errorf("%s is not a directory (give a run directory or a folder of runs)", root)
+		}
+		walk := root
+		if l, err := os.Lstat(root); err == nil && l.Mode()&fs.ModeSymlink != 0 {
+			walk += string(filepath.Separator) // WalkDir does not follow a root that is a link
+		}
+		err = filepath.WalkDir(walk, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
 				return err
 			}
 			if !d.IsDir() {

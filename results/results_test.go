@@ -220,6 +220,27 @@ func TestDiscover(t *testing.T) {
 	if dirs, _, _ := results.Discover(dirs[:1]); len(dirs) != 1 {
 		t.Errorf("Discover(run dir) = %v", dirs)
 	}
+	// A file given as a path is refused, not skipped: beside a folder of
+	// runs it was left out without a word.
+	file := filepath.Join(root, "notes.txt")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := results.Discover([]string{root, file}); err == nil || err.Error() != file+" is not a directory (give a run directory or a folder of runs)" {
+		t.Errorf("Discover of a file: %v", err)
+	}
+	// A symbolic link to a run directory or a folder of runs is followed:
+	// it was found to hold no runs.
+	for _, target := range []string{deleted, root} {
+		link := filepath.Join(t.TempDir(), "link")
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+		found, _, err := results.Discover([]string{link})
+		if want := map[string]int{deleted: 1, root: 3}[target]; err != nil || len(found) != want {
+			t.Errorf("Discover(link to %s) = %v, %v; want %d runs", target, found, err, want)
+		}
+	}
 }
 
 func TestAmplitude(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -38,6 +39,11 @@ func TestConfigChangeNamed(t *testing.T) {
 			[]string{"trmaml.p_lr: 0.01 when sealed, now 0", "eval.every: 10 when sealed, now absent"}},
 		{"cut into invalid YAML", string(yml[:strings.Index(string(yml), "[0.1, 5]")+4]),
 			[]string{"not a valid config; line 14: sealed \"    test_amplitudes: [0.1, 5]\", now \"    test_amplitudes: [0.1\""}},
+		// An emptied file, or one holding no mapping, was reported as the
+		// change of a field with no name (": absent when sealed, now null")
+		// followed by every field of the config.
+		{"emptied", "", []string{"the file is empty (sealed: " + strconv.Itoa(len(yml)) + " bytes)"}},
+		{"not a mapping", "5\n", []string{"not a valid config; line 1: sealed \"name: tiny\", now \"5\""}},
 	} {
 		dir := t.TempDir()
 		path := filepath.Join(dir, rundir.ConfigFile)
@@ -54,6 +60,9 @@ func TestConfigChangeNamed(t *testing.T) {
 		if !errors.As(err, &changed) || !strings.HasPrefix(err.Error(), path+": changed since the run sealed it") {
 			t.Errorf("%s: %v, want a ConfigChangedError naming %s", tc.name, err, path)
 			continue
+		}
+		if strings.Contains(err.Error(), ": absent when sealed") || strings.Contains(err.Error(), "; : ") {
+			t.Errorf("%s: %v\nnames a field without a name", tc.name, err)
 		}
 		for _, w := range tc.want {
 			if !strings.Contains(err.Error(), w) {

@@ -37,7 +37,7 @@ func EvalOverridable(path string) bool {
 // the result records them and goes to rundir.EvalFileFor(sets). When ctx
 // is done the evaluation stops and writes nothing.
 func Evaluate(ctx context.Context, dir string, evalSeed uint64, opts Options, sets ...string) (*rundir.Result, error) {
-	lock, err := rundir.Lock(dir)
+	lock, err := rundir.LockRun(dir)
 	if err != nil {
 		return nil, err
 	}

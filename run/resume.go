@@ -13,6 +13,7 @@ import (
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/graph"
 	"github.com/trmaml/trmaml/internal/atomicfile"
+	"github.com/trmaml/trmaml/internal/shell"
 	"github.com/trmaml/trmaml/rundir"
 )
 
@@ -24,9 +25,10 @@ import (
 // interrupted, and verifies the directory against its manifest
 // (rundir.Verify). sets ("field=value", see ResumeOverridable) change the
 // config from the checkpoint on; the change is recorded in the manifest and
-// in result.json.
+// in result.json. A finished run is left as it is: its sealed result is
+// returned.
 func Resume(ctx context.Context, dir string, opts Options, sets ...string) (*rundir.Result, error) {
-	lock, err := rundir.Lock(dir)
+	lock, err := rundir.LockRun(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -62,6 +64,15 @@ func Resume(ctx context.Context, dir string, opts Options, sets ...string) (*run
 		}
 	case err != nil:
 		return nil, err
+	case sealed.Finished && len(sets) == 0:
+		// Nothing to resume: evaluating the final checkpoint again would
+		// rewrite the sealed result.json with new timings.
+		res, err := rundir.ReadResult(filepath.Join(dir, rundir.ResultFile))
+		if err != nil {
+			return nil, err
+		}
+		opts.warn(fmt.Sprintf("%s is finished: nothing to resume, its sealed result.json is shown (trmaml eval -run %s evaluates it again)", dir, shell.Quote(dir)))
+		return &res, nil
 	case len(sets) > 0:
 		if err := override(dir, sealed, sets); err != nil {
 			return nil, err

@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -198,4 +199,34 @@ func TestResumeOverride(t *testing.T) {
 		t.Fatalf("the same override again: %v", err)
 	}
 	sameResult(t, "override completed after a kill", again, res)
+}
+
+// TestResumeFinishedRunWritesNothing: resume of a finished, sealed run has
+// nothing to do: it returns the sealed result and leaves every file as it
+// was (it used to evaluate the final checkpoint again and rewrite
+// result.json, with new timings, and the manifest).
+func TestResumeFinishedRunWritesNothing(t *testing.T) {
+	t.Parallel()
+	c := tinyConfig()
+	c.Meta.Iterations = 10
+	dir := filepath.Join(t.TempDir(), "run")
+	want, err := Train(context.Background(), c, dir, Options{Warnings: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := dirSnapshot(t, dir, "")
+	var warnings strings.Builder
+	got, err := Resume(context.Background(), dir, Options{Warnings: &warnings})
+	if err != nil {
+		t.Fatalf("resume of a finished run: %v", err)
+	}
+	if after := dirSnapshot(t, dir, ""); after != before {
+		t.Errorf("resume of a finished run changed its files:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("resume of a finished run returned\n%+v\nwant the sealed result\n%+v", got, want)
+	}
+	if !strings.Contains(warnings.String(), dir+" is finished") {
+		t.Errorf("warnings %q, want them to say the run is finished", warnings.String())
+	}
 }

@@ -73,7 +73,7 @@ func refuseContent(dir string) error {
 // Open takes the lock of the existing directory dir, so that no other
 // process writes it meanwhile, and removes the temporary files of writes a
 // crash interrupted: for output directories. A command that may refuse a
-// run directory takes Lock and cleans it (CleanTemps) only once it accepts
+// run directory takes LockRun and cleans it (CleanTemps) only once it accepts
 // it, so that a refused call changes nothing.
 func Open(dir string) (*dirlock.Lock, error) {
 	lock, err := Lock(dir)
@@ -93,6 +93,21 @@ func Lock(dir string) (*dirlock.Lock, error) {
 		return nil, err
 	} else if !st.IsDir() {
 		return nil, fmt.Errorf("%s is not a directory", dir)
+	}
+	return dirlock.Acquire(dir)
+}
+
+// LockRun takes the lock of the run directory dir, refusing first,
+// without creating the lock file, a dir that is not a directory or holds
+// no config.yaml: a command given the wrong directory leaves it as it was.
+func LockRun(dir string) (*dirlock.Lock, error) {
+	if st, err := os.Stat(dir); err != nil {
+		return nil, err
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory", dir)
+	}
+	if !fileExists(filepath.Join(dir, ConfigFile)) && !fileExists(filepath.Join(dir, ManifestFile)) {
+		return nil, fmt.Errorf("%s has no %s: not a run directory (or one killed before its config was written: start it again with train)", dir, ConfigFile)
 	}
 	return dirlock.Acquire(dir)
 }

@@ -195,7 +195,10 @@ type ConfigChangedError struct {
 
 func (e *ConfigChangedError) Error() string {
 	what := strings.Join(e.Changes, "; ")
-	if len(e.Changes) == 0 {
+	switch {
+	case len(bytes.TrimSpace(e.Now)) == 0:
+		what = fmt.Sprintf("the file is empty (sealed: %d bytes)", len(e.Sealed))
+	case len(e.Changes) == 0:
 		what = "the content differs and is not a valid config; " + firstDifference(e.Sealed, e.Now)
 	}
 	return fmt.Sprintf("%s: changed since the run sealed it in %s: %s (restore it; fields that may change mid-run are changed with trmaml resume -run %s -override FIELD=VALUE, see docs/run-directory.md)",
@@ -286,11 +289,15 @@ func configChanged(path string, sealed, now []byte) error {
 	return e
 }
 
-// flatten maps the field paths of a YAML document to their values.
+// flatten maps the field paths of a YAML document, a mapping, to their
+// values.
 func flatten(doc []byte) (map[string]string, error) {
 	var v any
 	if err := yaml.Unmarshal(doc, &v); err != nil {
 		return nil, err
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return nil, errors.New("not a mapping of fields")
 	}
 	out := map[string]string{}
 	var walk func(prefix string, v any)

@@ -50,16 +50,28 @@ func StateFiles() []string {
 // EvalFileFor is the file trmaml eval writes for the config changes sets
 // ("field.path=value"): EvalFile without changes, else
 // evaluation-CHANGES.json, so that evaluations under other protocols sit
-// beside the run's own.
+// beside the run's own. A name longer than maxEvalName is cut and ends in
+// a hash of all the changes (the result in the file records them in full),
+// so that it can be written.
 func EvalFileFor(sets []string) string {
 	if len(sets) == 0 {
 		return EvalFile
 	}
+	all := strings.Join(sets, ",")
 	name := strings.Map(func(r rune) rune {
 		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._=,-", r) {
 			return r
 		}
 		return '_'
-	}, strings.Join(sets, ","))
-	return strings.TrimSuffix(EvalFile, ".json") + "-" + name + ".json"
+	}, all)
+	base, ext := strings.TrimSuffix(EvalFile, ".json")+"-", ".json"
+	if len(base)+len(name)+len(ext) > maxEvalName {
+		hash := "-" + HashBytes([]byte(all))[:16]
+		name = name[:maxEvalName-len(base)-len(hash)-len(ext)] + hash
+	}
+	return base + name + ext
 }
+
+// maxEvalName bounds EvalFileFor's names: with the temporary file's dot,
+// ".tmp" and digits they stay within the 255 bytes of a file name.
+const maxEvalName = 200

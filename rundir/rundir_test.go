@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"math"
 	"os"
@@ -413,5 +414,131 @@ func TestMetricsCVaRColumns(t *testing.T) {
 		if _, err := ReadMetrics(path); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("header +%q: %v, want %q", c.extra, err, c.want)
 		}
+	}
+}
+
+// TestLockRunRefusesNonRunWritingNothing: a directory that is not a run
+// directory (empty, holding other files) or is not a directory at all is
+// refused by LockRun before its lock file is created, so the refused call
+// leaves the directory as it was.
+func TestLockRunRefusesNonRunWritingNothing(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	mk := func(name string, files ...string) string {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if err := os.WriteFile(filepath.Join(p, f), []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return p
+	}
+	file := filepath.Join(root, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		dir  string
+		want string
+	}{
+		{mk("empty"), "has no config.yaml: not a run directory"},
+		{mk("other", "notes.txt", MetricsFile), "has no config.yaml: not a run directory"},
+		{file, "is not a directory"},
+		{filepath.Join(root, "missing"), "no such file or directory"},
+	}
+	for _, c := range cases {
+		before := listTree(t, root)
+		lock, err := LockRun(c.dir)
+		if err == nil {
+			lock.Release()
+			t.Errorf("%s: accepted", c.dir)
+			continue
+		}
+		if !strings.Contains(err.Error(), c.dir) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %q, want it to name the directory and say %q", c.dir, err, c.want)
+		}
+		if after := listTree(t, root); after != before {
+			t.Errorf("%s: a refused LockRun changed the tree:\nbefore %s\nafter  %s", c.dir, before, after)
+		}
+	}
+	run := mk("run", ConfigFile)
+	lock, err := LockRun(run)
+	if err != nil {
+		t.Fatalf("a directory with config.yaml: %v", err)
+	}
+	lock.Release()
+}
+
+// listTree lists every path under root with its size: what a refused call
+// must leave as it was.
+func listTree(t *testing.T, root string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "%s %s %d\n", p, info.Mode(), info.Size())
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestEvalFileForLongSets: the file of an evaluation under many changes
+// keeps a name the file system takes (at most 255 bytes with the
+// temporary file's additions): the changes are cut and a hash of all of
+// them appended, so two long lists that share a start get two files.
+// Short ones keep their readable names.
+func TestEvalFileForLongSets(t *testing.T) {
+	t.Parallel()
+	if got := EvalFileFor([]string{"eval.steps=2", "task.omniglot.resize=nearest"}); got != "evaluation-eval.steps=2,task.omniglot.resize=nearest.json" {
+		t.Errorf("short changes: %s", got)
+	}
+	var levels []string
+	for i := 1; i < 90; i++ {
+		levels = append(levels, fmt.Sprintf("0.%03d", i*11))
+	}
+	long := []string{"eval.cvar_alpha=[" + strings.Join(levels, ",") + "]"}
+	other := []string{"eval.cvar_alpha=[" + strings.Join(levels[:88], ",") + ",0.999]"}
+	a, b := EvalFileFor(long), EvalFileFor(other)
+	if len(a) > maxEvalName || len(b) > maxEvalName || !strings.HasPrefix(a, "evaluation-eval.cvar_alpha=_0.011,") || !strings.HasSuffix(a, ".json") {
+		t.Errorf("long changes: %s (%d bytes), want at most %d", a, len(a), maxEvalName)
+	}
+	if a == b || a != EvalFileFor(long) {
+		t.Errorf("two long lists: %s and %s, want distinct, stable names", a, b)
+	}
+	dir := t.TempDir()
+	if err := WriteJSON(filepath.Join(dir, a), map[string]int{"x": 1}); err != nil {
+		t.Errorf("writing %s: %v", a, err)
+	}
+}
+
+// TestSealExistingDamagedManifest: seal of a directory whose manifest.json
+// is damaged says so and how to recompute it; it said "it is sealed".
+func TestSealExistingDamagedManifest(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for name, content := range map[string]string{ConfigFile: "name: x\n", ManifestFile: "{\"version\": 1, garbage"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := listTree(t, dir)
+	err := SealExisting(dir)
+	if err == nil || strings.Contains(err.Error(), "it is sealed") || !strings.Contains(err.Error(), filepath.Join(dir, ManifestFile)) || !strings.Contains(err.Error(), "move it away") {
+		t.Errorf("seal with a damaged manifest: %v, want it named damaged, with what to do", err)
+	}
+	if after := listTree(t, dir); after != before {
+		t.Errorf("a refused seal changed the directory:\n%s\n%s", before, after)
 	}
 }

@@ -15,6 +15,9 @@ import (
 // file is rewritten, the manifest is only written once all is proven.
 func SealExisting(dir string) error {
 	if fileExists(filepath.Join(dir, ManifestFile)) {
+		if _, err := readManifest(dir); err != nil {
+			return fmt.Errorf("%w; or, since seal recomputes a lost manifest only, move it away (keep it) and run seal again", err)
+		}
 		return fmt.Errorf("%s already has a %s: it is sealed", dir, ManifestFile)
 	}
 	if !fileExists(filepath.Join(dir, ConfigFile)) {

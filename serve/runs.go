@@ -240,13 +240,21 @@ func flatten(doc []byte) map[string]string {
 
 // discover lists the run directories under roots, in name order: a
 // directory holding config.yaml or manifest.json is one; other
-// directories are searched, except the scheduler's and hidden ones.
+// directories are searched, except the scheduler's and hidden ones. A root
+// that is a symbolic link is searched as its target.
 func discover(roots []string) ([]string, error) {
 	var dirs []string
 	for _, root := range roots {
-		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		walk := root
+		if l, err := os.Lstat(root); err == nil && l.Mode()&fs.ModeSymlink != 0 {
+			walk += string(filepath.Separator) // WalkDir does not follow a root that is a link
+		}
+		err := filepath.WalkDir(walk, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
+			}
+			if path == walk {
+				path = root
 			}
 			if !d.IsDir() {
 				return nil

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 	"syscall"
 
@@ -177,8 +178,14 @@ func writeJSON(w http.ResponseWriter, v any) {
 }
 
 // Listen opens addr (HOST:PORT) for the server, refusing a port another
-// program holds with a message that names it.
+// program holds with a message that names it, and an address other than
+// HOST:PORT with a numeric port: net.Listen would take "" as every
+// interface at any free port and a service name as its port.
 func Listen(addr string) (net.Listener, error) {
+	_, port, err := net.SplitHostPort(addr)
+	if _, perr := strconv.ParseUint(port, 10, 16); err != nil || perr != nil {
+		return nil, fmt.Errorf("serve: -addr %q: want HOST:PORT with PORT a number from 0 to 65535 (e.g. 127.0.0.1:8080; port 0: any free port)", addr)
+	}
 	l, err := net.Listen("tcp", addr)
 	if errors.Is(err, syscall.EADDRINUSE) {
 		_, port, _ := net.SplitHostPort(addr)

@@ -291,6 +291,61 @@ func TestListenPortInUse(t *testing.T) {
 	}
 }
 
+// TestListenRefusesMalformedAddr: an address that is not HOST:PORT with a
+// numeric port is refused, naming the flag and what it wants, instead of
+// being read by net.Listen (which takes "" as every interface at any port
+// and a service name such as "http" as its port).
+func TestListenRefusesMalformedAddr(t *testing.T) {
+	want := "want HOST:PORT with PORT a number from 0 to 65535"
+	for _, addr := range []string{"", "foo", "127.0.0.1", "127.0.0.1:", "127.0.0.1:99999", "127.0.0.1:-1", ":abc", "localhost:http", "127.0.0.1:8080:1"} {
+		l, err := Listen(addr)
+		if err == nil {
+			l.Close()
+			t.Errorf("Listen(%q) accepted, at %s", addr, l.Addr())
+			continue
+		}
+		if !strings.Contains(err.Error(), fmt.Sprintf("-addr %q", addr)) || !strings.Contains(err.Error(), want) {
+			t.Errorf("Listen(%q): %v, want it to name the flag's value and say %q", addr, err, want)
+		}
+	}
+	l, err := Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("Listen(127.0.0.1:0): %v", err)
+	}
+	l.Close()
+}
+
+// TestDiscoverFollowsLinkedRoot: a root that is a symbolic link to a run
+// directory or a folder of runs is searched like the directory itself (it
+// was served with no runs).
+func TestDiscoverFollowsLinkedRoot(t *testing.T) {
+	tmp := t.TempDir()
+	folder := filepath.Join(tmp, "runs")
+	run := filepath.Join(folder, "a-seed1")
+	if err := os.MkdirAll(run, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(run, rundir.ConfigFile), []byte("name: a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ target, link, want string }{
+		{folder, filepath.Join(tmp, "folder-link"), filepath.Join(tmp, "folder-link", "a-seed1")},
+		{run, filepath.Join(tmp, "run-link"), filepath.Join(tmp, "run-link")},
+	} {
+		rel, err := filepath.Rel(tmp, c.target) // as ln -s makes it
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(rel, c.link); err != nil {
+			t.Fatal(err)
+		}
+		dirs, err := discover([]string{c.link})
+		if err != nil || !slices.Equal(dirs, []string{c.want}) {
+			t.Errorf("discover(%s) = %v, %v; want [%s]", c.link, dirs, err, c.want)
+		}
+	}
+}
+
 // TestNewMissingRoot: a root that does not exist is refused by name.
 func TestNewMissingRoot(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "no-such-runs")

@@ -69,7 +69,8 @@ var managed = map[string]string{
 
 // CheckOption refuses what is not an sbatch long option, or is one the
 // scripts set themselves, or has a value that would break the script line
-// (a newline, or a leading dash).
+// (a newline, or a leading dash) or that sbatch would not read as given (a
+// blank or a quote).
 func CheckOption(name, value string) error {
 	if !slices.Contains(sbatchOptions, name) {
 		return fmt.Errorf("%q is not an sbatch long option (see man sbatch; write it without the leading --)", name)
@@ -82,6 +83,9 @@ func CheckOption(name, value string) error {
 	}
 	if strings.ContainsAny(value, "\n\r\x00") || strings.HasPrefix(value, "-") {
 		return fmt.Errorf("--%s: value %q must be one line not starting with -", name, value)
+	}
+	if strings.ContainsAny(value, " \t\"'") {
+		return fmt.Errorf("--%s: value %q holds a blank or a quote: sbatch splits an #SBATCH line at blanks and drops quotes, so the job would not get the value as given", name, value)
 	}
 	return nil
 }

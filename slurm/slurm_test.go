@@ -187,6 +187,11 @@ func TestOptionRefusals(t *testing.T) {
 		{"help", "", "not for a batch script"},
 		{"comment", "a\n#SBATCH --mem=1", "must be one line"},
 		{"qos", "-high", "not starting with -"},
+		// sbatch splits an #SBATCH line at blanks and drops quotes: the
+		// job would get "a" (and a stray "b"), not the value given.
+		{"partition", "a b", "a blank or a quote"},
+		{"comment", "a\tb", "a blank or a quote"},
+		{"comment", `"x"`, "a blank or a quote"},
 	} {
 		err := CheckOption(c.name, c.value)
 		if (err == nil) != (c.want == "") || (err != nil && !strings.Contains(err.Error(), c.want)) {

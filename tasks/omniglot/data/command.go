@@ -2,6 +2,7 @@ package data
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -31,6 +32,17 @@ func (side) DataCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("data omniglot: unexpected arguments %v", fs.Args())
+	}
+	// A flag the chosen action ignores is refused, not dropped.
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	switch {
+	case *info && *verify:
+		return errors.New("data omniglot: give at most one of -info and -verify")
+	case given["url"] && (*info || *verify):
+		return errors.New("data omniglot: -url goes with downloading, not with -info or -verify")
+	case given["dir"] && *dir == "":
+		return errors.New("data omniglot: -dir is empty: give a data root, or leave -dir out for the default")
 	}
 	root, err := ResolveRoot(*dir, "")
 	if err != nil {

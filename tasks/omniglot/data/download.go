@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -44,6 +45,9 @@ type DownloadOptions struct {
 func Download(ctx context.Context, root string, opt DownloadOptions) error {
 	if opt.BaseURL == "" {
 		opt.BaseURL = CanonicalBaseURL
+	}
+	if u, err := url.Parse(opt.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("-url %q: want an http:// or https:// URL with a host, the folder of images_background.zip and images_evaluation.zip (default %s)", opt.BaseURL, CanonicalBaseURL)
 	}
 	if opt.Client == nil {
 		opt.Client = http.DefaultClient

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -259,6 +261,23 @@ func TestDownloadRefuses(t *testing.T) {
 	}
 }
 
+// TestDownloadRefusesMalformedURL: a base URL that is not http(s)://HOST
+// is refused before anything is created under the data root (the data
+// root and its omniglot folder were made, then the request failed).
+func TestDownloadRefusesMalformedURL(t *testing.T) {
+	t.Parallel()
+	for _, u := range []string{"ht!tp://x", "ftp://example.org/python", "example.org/python", "http://", "file:///tmp/omniglot"} {
+		root := filepath.Join(t.TempDir(), "data")
+		err := Download(context.Background(), root, DownloadOptions{BaseURL: u})
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("-url %q", u)) || !strings.Contains(err.Error(), "want an http:// or https:// URL") {
+			t.Errorf("%s: %v, want a refusal naming -url and what it wants", u, err)
+		}
+		if _, err := os.Stat(root); !os.IsNotExist(err) {
+			t.Errorf("%s: the data root was created (%v)", u, err)
+		}
+	}
+}
+
 // TestDownloadLeavesBadFileInPlace: a damaged archive already in place is
 // reported and left alone (it may be the user's), not overwritten.
 func TestDownloadLeavesBadFileInPlace(t *testing.T) {
@@ -299,5 +318,31 @@ func TestParseContentRange(t *testing.T) {
 		if ok != tt.ok || ok && (start != tt.start || size != tt.size) {
 			t.Errorf("%q: %d %d %v", tt.in, start, size, ok)
 		}
+	}
+}
+
+// TestDataCommandRefusesConflictingFlags: flags that the command would
+// ignore are refused, naming them: -verify beside -info (only the listing
+// was printed, the archives were never verified), -url beside either, and
+// an empty -dir (taken as the default data root).
+func TestDataCommandRefusesConflictingFlags(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-dir", root, "-info", "-verify"}, "give at most one of -info and -verify"},
+		{[]string{"-dir", root, "-verify", "-url", "https://example.org/x"}, "-url goes with downloading, not with -info or -verify"},
+		{[]string{"-dir", root, "-info", "-url", "https://example.org/x"}, "-url goes with downloading, not with -info or -verify"},
+		{[]string{"-dir", "", "-verify"}, "-dir is empty"},
+	} {
+		err := side{}.DataCommand(context.Background(), c.args, io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.args, err, c.want)
+		}
+	}
+	if entries, err := os.ReadDir(root); err != nil || len(entries) > 0 {
+		t.Errorf("the refused calls wrote into the data root: %v, %v", entries, err)
 	}
 }
