@@ -1,8 +1,10 @@
 package tfevents
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,7 +35,8 @@ var Tags = [rundir.NumColumns]string{
 // ExportRun writes the run directory dir's metrics.csv (with its CVaR
 // columns, tags "meta-test/CVaR_ALPHA UNIT") and p.csv (the task weights,
 // tags "p/TASK") as an event file in out, replacing the one an
-// earlier export wrote, and returns its path. The run is verified against
+// earlier export of the run wrote, and returns its path; an out holding
+// another run's event file is refused. The run is verified against
 // its manifest first; a running or unfinished run exports what it has.
 // Each evaluation is one event at its iteration, timed from config.yaml's
 // modification time (the run's start) plus its elapsed seconds; accuracies
@@ -66,10 +69,26 @@ func ExportRun(dir, out string) (string, error) {
 	if m.Unit != "" {
 		unit += " (" + m.Unit + ")"
 	}
+	// The name carries the run's start and its sealed config, so that an
+	// export replaces its own file only: TensorBoard shows the files of one
+	// folder as one run, so another run's file there is refused.
+	name := fmt.Sprintf("events.out.tfevents.%d.trmaml-%s", int64(start), rundir.HashBytes([]byte(sealed.Manifest.Config))[:12])
+	entries, err := os.ReadDir(out)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	// The name an earlier trmaml gave this run's export, replaced too.
+	legacy := fmt.Sprintf("events.out.tfevents.%d.trmaml", int64(start))
+	for _, e := range entries {
+		if strings.Contains(e.Name(), "tfevents") && e.Name() != name && e.Name() != legacy {
+			return "", fmt.Errorf("%s holds %s, the event file of another run (or another program): TensorBoard would show the two as one run; give this run its own -out, e.g. %s",
+				out, e.Name(), filepath.Join(out, filepath.Base(dir)))
+		}
+	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return "", err
 	}
-	path := filepath.Join(out, fmt.Sprintf("events.out.tfevents.%d.trmaml", int64(start)))
+	path := filepath.Join(out, name)
 	err = atomicfile.WriteFunc(path, func(w io.Writer) error {
 		ew, err := NewWriter(w, start)
 		if err != nil {
@@ -100,6 +119,9 @@ func ExportRun(dir, out string) (string, error) {
 		return nil
 	})
 	if err != nil {
+		return "", err
+	}
+	if err := os.Remove(filepath.Join(out, legacy)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return "", err
 	}
 	return path, nil

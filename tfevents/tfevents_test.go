@@ -310,6 +310,26 @@ func TestExportRun(t *testing.T) {
 	if entries, _ := os.ReadDir(out); len(entries) != 1 {
 		t.Errorf("%d files in %s after two exports, want 1", len(entries), out)
 	}
+	// The file an earlier trmaml named without the config's hash is this
+	// run's: replaced. Another run's event file in out is refused: one
+	// folder is one run to TensorBoard.
+	legacy := filepath.Join(out, fmt.Sprintf("events.out.tfevents.%d.trmaml", int64(start)))
+	os.WriteFile(legacy, []byte("old export"), 0o644)
+	if again, err := ExportRun(dir, out); err != nil || again != path {
+		t.Errorf("export beside the earlier name: %s, %v; want %s", again, err, path)
+	}
+	if _, err := os.Stat(legacy); err == nil {
+		t.Errorf("%s left beside %s", legacy, path)
+	}
+	shared := t.TempDir()
+	foreign := filepath.Join(shared, "events.out.tfevents.1700000000.trmaml-0123456789ab")
+	os.WriteFile(foreign, []byte("another run"), 0o644)
+	if _, err := ExportRun(dir, shared); err == nil || !strings.Contains(err.Error(), filepath.Base(foreign)) {
+		t.Errorf("export into a folder holding another run's events: %v, want a refusal naming it", err)
+	}
+	if entries, _ := os.ReadDir(shared); len(entries) != 1 {
+		t.Errorf("a refused export wrote into %s: %d files", shared, len(entries))
+	}
 	// A damaged run is refused, and nothing is written.
 	os.WriteFile(filepath.Join(dir, rundir.MetricsFile), []byte(rundir.MetricsHeader), 0o644)
 	other := filepath.Join(t.TempDir(), "tb2")
