@@ -80,7 +80,7 @@ func Override(c Config, flag string, sets []string, allowed func(path string) bo
 func oneValue(value string) (yaml.Node, error) {
 	var doc yaml.Node
 	if strings.TrimSpace(value) == "" {
-		return doc, errors.New(`no value after "=" (want FIELD=VALUE, e.g. eval.steps=2; an empty string is FIELD='')`)
+		return doc, errors.New(`no value after "=" (want FIELD=VALUE, e.g. eval.steps=2; an empty string is FIELD='', in a shell "FIELD=''")`)
 	}
 	dec := yaml.NewDecoder(strings.NewReader(value))
 	if err := dec.Decode(&doc); err != nil {
