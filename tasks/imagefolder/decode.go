@@ -1,11 +1,14 @@
 package imagefolder
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
 	"image"
 	"image/color"
-	_ "image/jpeg" // the decoders image.Decode uses
-	_ "image/png"
+	"image/jpeg"
+	"image/png"
+	"io"
 	"os"
 
 	"golang.org/x/image/draw"
@@ -32,16 +35,95 @@ func channelsOf(m color.Model) int {
 
 // decodeConfig reads an image file's size and channels from its header.
 func decodeConfig(path string) (w, h, channels int, err error) {
+	f, cfg, _, err := openImage(path)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	f.Close()
+	return cfg.Width, cfg.Height, channelsOf(cfg.ColorModel), nil
+}
+
+// signatures are the first bytes of the formats the family reads ("png",
+// "jpeg") and of common ones it does not, to name them when refusing ('?'
+// matches any byte).
+var signatures = []struct{ magic, format string }{
+	{"\x89PNG\r\n\x1a\n", "png"},
+	{"\xff\xd8\xff", "jpeg"},
+	{"GIF8", "GIF"},
+	{"BM", "BMP"},
+	{"II*\x00", "TIFF"},
+	{"MM\x00*", "TIFF"},
+	{"RIFF????WEBP", "WebP"},
+	{"????ftypheic", "HEIC"},
+	{"????ftypavif", "AVIF"},
+}
+
+// sniff names the format of a file's first bytes, "" if none of
+// signatures.
+func sniff(head []byte) string {
+	for _, s := range signatures {
+		if len(head) < len(s.magic) {
+			continue
+		}
+		match := true
+		for i := range len(s.magic) {
+			if s.magic[i] != '?' && s.magic[i] != head[i] {
+				match = false
+				break
+			}
+		}
+		if match {
+			return s.format
+		}
+	}
+	return ""
+}
+
+// openImage opens an image file and reads its header with the decoder of
+// its own format, PNG or JPEG, whatever its name; any other format is
+// refused here, also those that other packages of the binary register
+// with package image (GIF, TIFF), which the family does not claim to read.
+// The file is returned open, at its start.
+func openImage(path string) (*os.File, image.Config, string, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return 0, 0, 0, unwrapPath(err)
+		return nil, image.Config{}, "", unwrapPath(err)
 	}
-	defer f.Close()
-	cfg, _, err := image.DecodeConfig(f)
+	fail := func(err error) (*os.File, image.Config, string, error) {
+		f.Close()
+		return nil, image.Config{}, "", err
+	}
+	head := make([]byte, 16)
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return fail(fmt.Errorf("cannot be read: %v", unwrapPath(err)))
+	}
+	format := sniff(head[:n])
+	var cfg image.Config
+	switch format {
+	case "png":
+		cfg, err = png.DecodeConfig(io.MultiReader(bytes.NewReader(head[:n]), f))
+	case "jpeg":
+		cfg, err = jpeg.DecodeConfig(io.MultiReader(bytes.NewReader(head[:n]), f))
+	case "":
+		return fail(fmt.Errorf("not a readable PNG or JPEG: the first bytes are neither format's (%d bytes)", n))
+	default:
+		return fail(fmt.Errorf("a %s file, not PNG or JPEG: the family reads only these (convert it, e.g. to PNG)", format))
+	}
 	if err != nil {
-		return 0, 0, 0, fmt.Errorf("not a readable PNG or JPEG: %v", err)
+		return fail(fmt.Errorf("not a readable %s file: %v", formatName(format), err))
 	}
-	return cfg.Width, cfg.Height, channelsOf(cfg.ColorModel), nil
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return fail(err)
+	}
+	return f, cfg, format, nil
+}
+
+func formatName(format string) string {
+	if format == "png" {
+		return "PNG"
+	}
+	return "JPEG"
 }
 
 // decoder turns image files into h x w x c bytes; one per goroutine, as it
@@ -61,14 +143,19 @@ func newDecoder(h, w, c int, convert bool, filter string) *decoder {
 // decode reads the file at path into out (h*w*c bytes); a problem with
 // the file is an error saying what.
 func (d *decoder) decode(path string, out []uint8) error {
-	f, err := os.Open(path)
+	f, _, format, err := openImage(path)
 	if err != nil {
-		return unwrapPath(err)
+		return err
 	}
-	src, _, err := image.Decode(f)
+	var src image.Image
+	if format == "png" {
+		src, err = png.Decode(bufio.NewReader(f))
+	} else {
+		src, err = jpeg.Decode(bufio.NewReader(f))
+	}
 	f.Close()
 	if err != nil {
-		return fmt.Errorf("not a readable PNG or JPEG: %v", err)
+		return fmt.Errorf("not a readable %s file: %v", formatName(format), err)
 	}
 	b := src.Bounds()
 	sw, sh := b.Dx(), b.Dy()

@@ -40,7 +40,7 @@ func TestBadInputRefused(t *testing.T) {
 			p := filepath.Join(dir, "g1/g1c02/03.png")
 			b, _ := os.ReadFile(p)
 			writeFile(t, p, string(b[:len(b)/2]))
-		}, path: "g1/g1c02/03.png", rule: "not a readable PNG or JPEG"},
+		}, path: "g1/g1c02/03.png", rule: "not a readable PNG file"},
 		{name: "non-image file", harm: func(t *testing.T, dir string) {
 			writeFile(t, filepath.Join(dir, "g2/g2c01/notes.txt"), "hello")
 		}, path: "g2/g2c01/notes.txt", rule: "not a PNG or JPEG file"},
