@@ -79,10 +79,16 @@ func sniff(head []byte) string {
 	return ""
 }
 
+// maxPixels bounds a source image's width x height: decoding one takes
+// about 8 bytes a pixel (the decoded file and its 8-bit RGBA copy) on each
+// decoding goroutine, 512 MB at the bound.
+const maxPixels = 8192 * 8192
+
 // openImage opens an image file and reads its header with the decoder of
 // its own format, PNG or JPEG, whatever its name; any other format is
 // refused here, also those that other packages of the binary register
-// with package image (GIF, TIFF), which the family does not claim to read.
+// with package image (GIF, TIFF), which the family does not claim to read,
+// and so is a header claiming more than maxPixels.
 // The file is returned open, at its start.
 func openImage(path string) (*os.File, image.Config, string, error) {
 	f, err := os.Open(path)
@@ -112,6 +118,9 @@ func openImage(path string) (*os.File, image.Config, string, error) {
 	}
 	if err != nil {
 		return fail(fmt.Errorf("not a readable %s file: %v", formatName(format), err))
+	}
+	if n := int64(cfg.Width) * int64(cfg.Height); n > maxPixels {
+		return fail(fmt.Errorf("%dx%d (width x height): more than the %d pixels (8192 x 8192) the family decodes; a header claiming more is refused before decoding (a decompression bomb, or an image to shrink first)", cfg.Width, cfg.Height, maxPixels))
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return fail(err)

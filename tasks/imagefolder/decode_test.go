@@ -2,6 +2,8 @@ package imagefolder
 
 import (
 	"bytes"
+	"encoding/binary"
+	"hash/crc32"
 	"image"
 	"image/color"
 	"image/gif"
@@ -48,6 +50,10 @@ func TestDecodeRefuses(t *testing.T) {
 		{"tiff.jpg", encoded(t, rgb, tiffOf), "a TIFF file, not PNG or JPEG"},
 		{"zero.png", nil, "not a readable PNG or JPEG: the first bytes are neither format"},
 		{"truncated.png", encoded(t, rgb, pngOf)[:40], "not a readable PNG file: unexpected EOF"},
+		// Decompression bombs: headers claiming more pixels than memory
+		// holds, refused before anything is allocated.
+		{"bomb.png", bombPNG(100000, 100000), "100000x100000 (width x height): more than the 67108864 pixels"},
+		{"bomb.jpg", bombJPEG(65000, 65000), "65000x65000 (width x height): more than the 67108864 pixels"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), tc.name)
@@ -65,4 +71,32 @@ func TestDecodeRefuses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// bombPNG is a PNG whose header claims w x h RGBA pixels, with no data.
+func bombPNG(w, h uint32) []byte {
+	var b bytes.Buffer
+	b.WriteString("\x89PNG\r\n\x1a\n")
+	chunk := func(typ string, data []byte) {
+		binary.Write(&b, binary.BigEndian, uint32(len(data)))
+		b.WriteString(typ)
+		b.Write(data)
+		binary.Write(&b, binary.BigEndian, crc32.ChecksumIEEE(append([]byte(typ), data...)))
+	}
+	ihdr := make([]byte, 13)
+	binary.BigEndian.PutUint32(ihdr[0:], w)
+	binary.BigEndian.PutUint32(ihdr[4:], h)
+	ihdr[8], ihdr[9] = 8, 6 // 8 bits, RGBA
+	chunk("IHDR", ihdr)
+	chunk("IDAT", []byte{0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01})
+	chunk("IEND", nil)
+	return b.Bytes()
+}
+
+// bombJPEG is a baseline JPEG header claiming w x h grey pixels (a start
+// of frame and a start of scan), with no data.
+func bombJPEG(w, h uint16) []byte {
+	b := []byte{0xff, 0xd8, 0xff, 0xc0, 0, 11, 8, byte(h >> 8), byte(h), byte(w >> 8), byte(w), 1, 1, 0x11, 0}
+	b = append(b, 0xff, 0xda, 0, 8, 1, 1, 0, 0, 63, 0)
+	return append(b, 0xff, 0xd9)
 }
