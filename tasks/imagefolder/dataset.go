@@ -20,10 +20,12 @@ type Options struct {
 func optionsOf(s *Config) Options { return Options{Section: *s} }
 
 // key is every setting that changes the decoded pixels, for the in-process
-// and the on-disk cache.
+// and the on-disk cache, after the decoding's version: raised whenever a
+// file decodes or is refused differently, so that no cache of the older
+// decoding is served (a cache is looked up before any file is decoded).
 func (o Options) key() string {
 	s := o.Section
-	return fmt.Sprintf("imagefolder/1 channels=%d convert=%v image=%dx%d resize=%s", s.Channels, s.Convert, s.Image[0], s.Image[1], s.Resize)
+	return fmt.Sprintf("imagefolder/2 channels=%d convert=%v image=%dx%d resize=%s", s.Channels, s.Convert, s.Image[0], s.Image[1], s.Resize)
 }
 
 // Dataset is a folder's images, split and grouped, decoded once into 8-bit

@@ -35,12 +35,20 @@ func channelsOf(m color.Model) int {
 
 // decodeConfig reads an image file's size and channels from its header.
 func decodeConfig(path string) (w, h, channels int, err error) {
-	f, cfg, _, err := openImage(path)
+	f, hd, err := openImage(path)
 	if err != nil {
 		return 0, 0, 0, err
 	}
 	f.Close()
-	return cfg.Width, cfg.Height, channelsOf(cfg.ColorModel), nil
+	return hd.w, hd.h, hd.channels, nil
+}
+
+// imageHeader is what an image file's header says: its format ("png" or
+// "jpeg"), size and channels.
+type imageHeader struct {
+	format   string
+	w, h     int
+	channels int
 }
 
 // signatures are the first bytes of the formats the family reads ("png",
@@ -89,17 +97,19 @@ const maxPixels = 8192 * 8192
 // refused here, also those that other packages of the binary register
 // with package image (GIF, TIFF), which the family does not claim to read,
 // and so is a header claiming more than maxPixels.
-// The file is returned open, at its start.
-func openImage(path string) (*os.File, image.Config, string, error) {
+// The channels are the format's: a PNG of colour type grey or grey and
+// alpha is greyscale, though Go decodes one with alpha or a transparency
+// key to NRGBA. The file is returned open, at its start.
+func openImage(path string) (*os.File, imageHeader, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, image.Config{}, "", unwrapPath(err)
+		return nil, imageHeader{}, unwrapPath(err)
 	}
-	fail := func(err error) (*os.File, image.Config, string, error) {
+	fail := func(err error) (*os.File, imageHeader, error) {
 		f.Close()
-		return nil, image.Config{}, "", err
+		return nil, imageHeader{}, err
 	}
-	head := make([]byte, 16)
+	head := make([]byte, 26) // a PNG's colour type is byte 25
 	n, err := io.ReadFull(f, head)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
 		return fail(fmt.Errorf("cannot be read: %v", unwrapPath(err)))
@@ -125,8 +135,18 @@ func openImage(path string) (*os.File, image.Config, string, error) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return fail(err)
 	}
-	return f, cfg, format, nil
+	hd := imageHeader{format, cfg.Width, cfg.Height, channelsOf(cfg.ColorModel)}
+	if format == "png" && n == len(head) && (head[25] == pngGrey || head[25] == pngGreyAlpha) {
+		hd.channels = 1
+	}
+	return f, hd, nil
 }
+
+// The PNG colour types of greyscale images.
+const (
+	pngGrey      = 0
+	pngGreyAlpha = 4
+)
 
 func formatName(format string) string {
 	if format == "png" {
@@ -152,10 +172,11 @@ func newDecoder(h, w, c int, convert bool, filter string) *decoder {
 // decode reads the file at path into out (h*w*c bytes); a problem with
 // the file is an error saying what.
 func (d *decoder) decode(path string, out []uint8) error {
-	f, _, format, err := openImage(path)
+	f, hd, err := openImage(path)
 	if err != nil {
 		return err
 	}
+	format := hd.format
 	var src image.Image
 	if format == "png" {
 		src, err = png.Decode(bufio.NewReader(f))
@@ -171,7 +192,7 @@ func (d *decoder) decode(path string, out []uint8) error {
 	if d.keep && (sw != d.w || sh != d.h) {
 		return fmt.Errorf("%dx%d (width x height), other images %dx%d: mixed sizes need task.imagefolder.image", sw, sh, d.w, d.h)
 	}
-	if c := channelsOf(src.ColorModel()); c != d.c && !d.convert {
+	if c := hd.channels; c != d.c && !d.convert {
 		return fmt.Errorf("%s, want %s (task.imagefolder.channels = %d, stated or from the first image; convert: true converts it)", channelsName(c), channelsName(d.c), d.c)
 	}
 	if o, ok := src.(interface{ Opaque() bool }); ok && !o.Opaque() && !d.convert {
