@@ -1,6 +1,7 @@
 package imagefolder
 
 import (
+	"bufio"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -226,7 +227,7 @@ func (sc *scanner) csvClasses(files []string, seen map[string]string) []class {
 }
 
 // readCSV calls row for every two-field row of the CSV at path, skipping a
-// header whose first field is header.
+// header whose first field is header and a UTF-8 byte order mark.
 func (sc *scanner) readCSV(path, header string, row func(line int, a, b string)) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -234,7 +235,11 @@ func (sc *scanner) readCSV(path, header string, row func(line int, a, b string))
 		return
 	}
 	defer f.Close()
-	r := csv.NewReader(f)
+	br := bufio.NewReader(f)
+	if bom, _ := br.Peek(3); string(bom) == "\ufeff" { // a spreadsheet's UTF-8 byte order mark
+		br.Discard(3)
+	}
+	r := csv.NewReader(br)
 	r.FieldsPerRecord = 2
 	r.TrimLeadingSpace = true
 	for first := true; ; first = false {

@@ -279,6 +279,40 @@ func TestCSVLayout(t *testing.T) {
 
 func ptr[T any](v T) *T { return &v }
 
+// TestCSVFromSpreadsheet: split and group files saved by a spreadsheet
+// (Excel's "CSV UTF-8": a byte order mark first, CRLF line ends) read as
+// the plain files do; the mark is not part of the header's first field.
+func TestCSVFromSpreadsheet(t *testing.T) {
+	dir := writeCSVLayout(t, 12, 3, 4)
+	s := section(func(s *Config) {
+		s.Layout, s.Ways, s.GroupFile = "csv", 2, "groups.csv"
+		s.CSV = SplitLists{Train: []string{"train.csv"}, Validation: []string{"val.csv"}, Test: []string{"test.csv"}}
+	})
+	plain, err := Load(dir, Options{NoCache: true, Section: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"train.csv", "val.csv", "test.csv", "groups.csv"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dir, name), "\ufeff"+strings.ReplaceAll(string(b), "\n", "\r\n"))
+	}
+	excel, err := Load(dir, Options{NoCache: true, Section: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for sp := range splitNames {
+		if !slices.Equal(plain.Groups(Split(sp)), excel.Groups(Split(sp))) {
+			t.Errorf("%s groups %v, plain %v", Split(sp), excel.Groups(Split(sp)), plain.Groups(Split(sp)))
+		}
+	}
+	if !slices.Equal(plain.set.Pix, excel.set.Pix) {
+		t.Error("the images differ")
+	}
+}
+
 // TestClassesLayout: flat class folders grouped at random by sizes (one
 // shuffle of all classes, train groups first) or by a group file whose
 // groups are split by fractions from the seed.
