@@ -2,8 +2,15 @@ package imagefolder
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"io/fs"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/trmaml/trmaml/metalearn"
@@ -201,5 +208,62 @@ func TestRotateFlip(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestCacheFollowsFiles: a file rewritten after caching (same size, same
+// modification time) is decoded afresh, not served from the cache; a
+// refused load (a decompression bomb among the files) writes no cache
+// and no temporary file, beside the data or in the user cache folder.
+func TestCacheFollowsFiles(t *testing.T) {
+	dir := tree{groups: 2, classes: 3, images: 3, h: 4, w: 4}.write(t)
+	user := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", user)
+	opt := Options{Section: section(func(s *Config) {
+		s.Ways = 2
+		s.Splits = SplitLists{Train: []string{"g1"}, Test: []string{"g2"}}
+	})}
+	if d, err := Load(dir, opt); err != nil || d.Info.FromCache {
+		t.Fatalf("first load: %v", err)
+	}
+	p := filepath.Join(dir, "g1", className(0, 1), "02.png")
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeImage(t, p, synthImage(0, 1, 7, 4, 4, false)) // image 7's pixels under image 2's name
+	if err := os.Chtimes(p, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Load(dir, opt)
+	if err != nil || d.Info.FromCache {
+		t.Fatalf("load after the change: %v, from cache %v", err, d != nil && d.Info.FromCache)
+	}
+	if got, want := d.Image(Train, 0, 1, 2)[:3], pixelOf(0, 1, 7, 0, 0); got[0] != want.R || got[1] != want.G || got[2] != want.B {
+		t.Errorf("pixel (0, 0) of the changed file %v, want %v", got, want)
+	}
+
+	cache := func() []string {
+		var out []string
+		for _, d := range []string{filepath.Join(dir, ".trmaml-cache"), user} {
+			filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
+				if err == nil && !e.IsDir() {
+					b, _ := os.ReadFile(p)
+					out = append(out, fmt.Sprintf("%s %x", p, sha256.Sum256(b)))
+				}
+				return nil
+			})
+		}
+		return out
+	}
+	before := cache()
+	if err := os.WriteFile(filepath.Join(dir, "g2", className(1, 0), "03.png"), bombPNG(100000, 100000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(dir, opt); err == nil || !strings.Contains(err.Error(), "03.png: 100000x100000") {
+		t.Errorf("load with a bomb: %v", err)
+	}
+	if after := cache(); !slices.Equal(before, after) {
+		t.Errorf("a refused load changed the caches:\nbefore %v\nafter  %v", before, after)
 	}
 }
