@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // splitGroups assigns groups to the splits: by the config's lists (in
@@ -168,6 +169,10 @@ func cut(classes []class, perm []int, at int, sizes []int, split string) ([]grou
 func (sc *scanner) groupFile(path string) map[string]string {
 	m := map[string]string{}
 	sc.readCSV(path, "class", func(line int, class, group string) {
+		if !utf8.ValidString(group) {
+			sc.fail(path, "line %d: %s", line, notUTF8(group))
+			return
+		}
 		if prev, ok := m[class]; ok {
 			sc.fail(path, "line %d: class %q again (already in group %q): a class belongs to one group", line, class, prev)
 			return

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/trmaml/trmaml/data/imagecache"
 )
@@ -101,6 +102,10 @@ func scan(dir string, cfg *Config) (*layout, []Problem, error) {
 	case "groups":
 		var groups []group
 		for _, g := range sc.subdirs(dir) {
+			if !utf8.ValidString(g) {
+				sc.fail(filepath.Join(dir, g), "%s", notUTF8(g))
+				continue
+			}
 			gr := group{name: g}
 			for _, c := range sc.subdirs(filepath.Join(dir, g)) {
 				gr.classes = append(gr.classes, class{c, sc.images(filepath.Join(dir, g, c), filepath.Join(g, c))})
@@ -193,6 +198,12 @@ func (sc *scanner) images(dir, rel string) []file {
 		sc.fail(dir, "an empty class (no images)")
 	}
 	return files
+}
+
+// notUTF8 is the rule a group name breaks that is not UTF-8: it names the
+// task in every result file (JSON, CSV), which hold text.
+func notUTF8(name string) string {
+	return fmt.Sprintf("group name %q is not UTF-8 text, which the results (JSON, CSV) name each task in: rename it", name)
 }
 
 func hidden(name string) bool { return strings.HasPrefix(name, ".") || name == imagecache.DirName }

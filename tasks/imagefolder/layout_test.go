@@ -64,6 +64,10 @@ func TestBadInputRefused(t *testing.T) {
 			path: "g1/g1c01/00.png", rule: "colour, want greyscale (task.imagefolder.channels = 1"},
 		{name: "split names a missing group", edit: func(s *Config) { s.Splits.Validation = []string{"g7"} },
 			path: "", rule: `task.imagefolder.splits.validation names group "g7", which the folder does not have`},
+		{name: "group name not UTF-8", harm: func(t *testing.T, dir string) {
+			os.Rename(filepath.Join(dir, "g2"), filepath.Join(dir, "caf\xe9"))
+		}, edit: func(s *Config) { s.Splits, s.Fractions = SplitLists{}, []float64{0.5, 0, 0.5} },
+			path: "caf\xe9", rule: `group name "caf\xe9" is not UTF-8 text`},
 		{name: "group in two splits", edit: func(s *Config) { s.Splits.Test = []string{"g2", "g1"} },
 			path: "", rule: `task.imagefolder.splits: group "g1" is in train and in test`},
 	} {
@@ -256,6 +260,7 @@ func TestCSVLayout(t *testing.T) {
 	// in the group file; each named with its file and line.
 	writeFile(t, filepath.Join(dir, "bad.csv"), "filename,label\nn00000000000.jpg,n000\nmissing.jpg,n100\nn01200000000.jpg,n012\n")
 	writeFile(t, filepath.Join(dir, "dup.csv"), "class,group\nn000,a\nn000,b\n")
+	writeFile(t, filepath.Join(dir, "latin1.csv"), "class,group\nn000,caf\xe9\n")
 	for _, tc := range []struct {
 		edit func(*Config)
 		want string
@@ -263,6 +268,7 @@ func TestCSVLayout(t *testing.T) {
 		{func(s *Config) { s.CSV.Validation = []string{"bad.csv"} }, "bad.csv: line 3: " + filepath.Join(dir, "images", "missing.jpg") + ": no such file"},
 		{func(s *Config) { s.CSV.Validation = []string{"bad.csv"} }, `bad.csv: line 2: class "n000" is in ` + filepath.Join(dir, "train.csv") + " too"},
 		{func(s *Config) { s.GroupFile = "dup.csv" }, `dup.csv: line 3: class "n000" again (already in group "a")`},
+		{func(s *Config) { s.GroupFile = "latin1.csv" }, `latin1.csv: line 2: group name "caf\xe9" is not UTF-8 text`},
 	} {
 		s := withFile
 		tc.edit(&s)
