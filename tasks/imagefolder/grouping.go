@@ -200,7 +200,7 @@ func (sc *scanner) csvClasses(files []string, seen map[string]string) []class {
 			seen[label] = path
 			p := filepath.Join(images, filepath.FromSlash(filename))
 			switch fi, err := os.Stat(p); {
-			case filepath.IsAbs(filename) || strings.Contains(filename, ".."):
+			case !filepath.IsLocal(filepath.FromSlash(filename)): // absolute, or leaving the folder by ".."
 				sc.fail(path, "line %d: %q must be a file under %s", line, filename, images)
 				return
 			case names[filename]:

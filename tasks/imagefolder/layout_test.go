@@ -285,6 +285,40 @@ func TestCSVLayout(t *testing.T) {
 
 func ptr[T any](v T) *T { return &v }
 
+// TestCSVFileNames: a split file's file names are paths under the images
+// folder: a name with two dots in it is a name, a path leaving the folder
+// is refused with its line.
+func TestCSVFileNames(t *testing.T) {
+	dir := writeCSVLayout(t, 12, 3, 4)
+	writeImage(t, filepath.Join(dir, "images", "n000..copy.jpg"), synthImage(0, 0, 9, 4, 4, false))
+	writeImage(t, filepath.Join(dir, "outside.jpg"), synthImage(0, 0, 9, 4, 4, false))
+	for _, tc := range []struct{ name, want string }{
+		{"n000..copy.jpg", ""},
+		{"./n000..copy.jpg", ""},
+		{"../outside.jpg", `line 2: "../outside.jpg" must be a file under`},
+		{"sub/../../outside.jpg", `line 2: "sub/../../outside.jpg" must be a file under`},
+		{filepath.Join(dir, "outside.jpg"), "must be a file under"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			writeFile(t, filepath.Join(dir, "extra.csv"), "filename,label\n"+tc.name+",n900\n")
+			s := section(func(s *Config) {
+				s.Layout, s.Ways, s.GroupFile = "csv", 2, "groups.csv"
+				s.CSV = SplitLists{Train: []string{"train.csv", "extra.csv"}, Validation: []string{"val.csv"}, Test: []string{"test.csv"}}
+			})
+			_, problems, err := scan(dir, &s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case tc.want == "" && len(problems) > 0:
+				t.Errorf("problems %v, want none", problems)
+			case tc.want != "" && (len(problems) != 1 || !strings.Contains(problems[0].Rule, tc.want)):
+				t.Errorf("problems %v, want one with %q", problems, tc.want)
+			}
+		})
+	}
+}
+
 // TestCSVFromSpreadsheet: split and group files saved by a spreadsheet
 // (Excel's "CSV UTF-8": a byte order mark first, CRLF line ends) read as
 // the plain files do; the mark is not part of the header's first field.
