@@ -184,8 +184,9 @@ func (sc *scanner) groupFile(path string) map[string]string {
 
 // csvClasses reads the split files of one split: "filename,label" rows
 // (a first row "filename,label" is a header), images under the images
-// folder. seen maps each class to the file that named it first.
-func (sc *scanner) csvClasses(files []string, seen map[string]string) []class {
+// folder. seen maps each class to the file, and its split, that named it
+// first: a class may be in several files of one split, not in two splits.
+func (sc *scanner) csvClasses(split Split, files []string, seen map[string]namedIn) []class {
 	images := filepath.Join(sc.dir, sc.cfg.Images)
 	var classes []class
 	index := map[string]int{}
@@ -193,11 +194,12 @@ func (sc *scanner) csvClasses(files []string, seen map[string]string) []class {
 	for _, name := range files {
 		path := filepath.Join(sc.dir, name)
 		sc.readCSV(path, "filename", func(line int, filename, label string) {
-			if prev, ok := seen[label]; ok && prev != path {
-				sc.fail(path, "line %d: class %q is in %s too: a class belongs to one split", line, label, prev)
+			if prev, ok := seen[label]; !ok {
+				seen[label] = namedIn{path, split}
+			} else if prev.split != split {
+				sc.fail(path, "line %d: class %q is in %s too, of split %s: a class belongs to one split", line, label, prev.file, prev.split)
 				return
 			}
-			seen[label] = path
 			p := filepath.Join(images, filepath.FromSlash(filename))
 			switch fi, err := os.Stat(p); {
 			case !filepath.IsLocal(filepath.FromSlash(filename)): // absolute, or leaving the folder by ".."
@@ -229,6 +231,12 @@ func (sc *scanner) csvClasses(files []string, seen map[string]string) []class {
 	}
 	slices.SortFunc(classes, func(a, b class) int { return strings.Compare(a.name, b.name) })
 	return classes
+}
+
+// namedIn is the split file, and its split, that names a class first.
+type namedIn struct {
+	file  string
+	split Split
 }
 
 // readCSV calls row for every two-field row of the CSV at path, skipping a

@@ -124,9 +124,9 @@ func scan(dir string, cfg *Config) (*layout, []Problem, error) {
 		sc.groupClasses(l, [3][]class{classes}, false)
 	case "csv":
 		var bySplit [3][]class
-		seen := map[string]string{} // class -> the split file that has it
+		seen := map[string]namedIn{} // class -> the split file that names it first
 		for s, files := range cfg.CSV.of() {
-			bySplit[s] = sc.csvClasses(files, seen)
+			bySplit[s] = sc.csvClasses(Split(s), files, seen)
 		}
 		sc.groupClasses(l, bySplit, true)
 	}

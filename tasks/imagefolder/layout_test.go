@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -284,6 +285,41 @@ func TestCSVLayout(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestCSVClassInTwoFilesOfASplit: a split may list several files, and a
+// class's images may be in more than one of them (the class is the
+// union); only a class in files of two splits is refused.
+func TestCSVClassInTwoFilesOfASplit(t *testing.T) {
+	dir := writeCSVLayout(t, 12, 3, 4)
+	b, err := os.ReadFile(filepath.Join(dir, "train.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(strings.TrimSuffix(string(b), "\n"), "\n")                               // header, then 3 images per class
+	writeFile(t, filepath.Join(dir, "train-a.csv"), strings.Join(lines[:3], ""))                         // n000's first two
+	writeFile(t, filepath.Join(dir, "train-b.csv"), "filename,label\n"+strings.Join(lines[3:], "")+"\n") // the rest
+	s := section(func(s *Config) {
+		s.Layout, s.Ways, s.GroupFile = "csv", 2, "groups.csv"
+		s.CSV = SplitLists{Train: []string{"train.csv"}, Validation: []string{"val.csv"}, Test: []string{"test.csv"}}
+	})
+	one, problems, err := scan(dir, &s)
+	if err != nil || len(problems) > 0 {
+		t.Fatal(err, problems)
+	}
+	s.CSV.Train = []string{"train-a.csv", "train-b.csv"}
+	two, problems, err := scan(dir, &s)
+	if err != nil || len(problems) > 0 {
+		t.Fatalf("%v %v", err, problems)
+	}
+	if !reflect.DeepEqual(one.splits, two.splits) {
+		t.Errorf("two files of a split give other groups than one file")
+	}
+	s.CSV.Validation = []string{"val.csv", "train-a.csv"}
+	s.CSV.Train = []string{"train-b.csv"}
+	if _, problems, _ := scan(dir, &s); len(problems) == 0 || !strings.Contains(problems[0].Rule, "train-b.csv too, of split train: a class belongs to one split") {
+		t.Errorf("a class in two splits: %v", problems)
+	}
+}
 
 // TestCSVFileNames: a split file's file names are paths under the images
 // folder: a name with two dots in it is a name, a path leaving the folder
