@@ -90,8 +90,8 @@ func (Family) DataCheck(c configs.Config, dir string, w io.Writer) error {
 	}
 	fmt.Fprintf(w, " (width x height); %d greyscale, %d colour\n", channels[1], channels[3])
 	h, wd, ch := s.Image[0], s.Image[1], s.Channels
-	if ch == 0 && len(paths) > 0 {
-		if _, _, c0, err := decodeConfig(paths[0]); err == nil {
+	if ch == 0 {
+		if _, _, c0, ok := firstHeader(paths); ok {
 			ch = c0
 		}
 	}
@@ -134,8 +134,8 @@ func inspect(paths []string, s *Config) (sizes map[string]int, channels [4]int, 
 	}
 	h, w, c := s.Image[0], s.Image[1], s.Channels
 	keep := h == 0
-	w0, h0, c0, err := decodeConfig(paths[0])
-	if err == nil {
+	w0, h0, c0, ok := firstHeader(paths)
+	if ok {
 		if keep {
 			h, w = h0, w0
 		}

@@ -86,3 +86,32 @@ func TestDataCheck(t *testing.T) {
 		t.Error("data check wrote a cache")
 	}
 }
+
+// TestDataCheckFirstFileBad: the size and channels inferred from the
+// files come from the first file that reads, so a corrupt first file is
+// one problem, not one "mixed sizes" or "greyscale, want colour" per
+// other image; Load lists the same one problem.
+func TestDataCheckFirstFileBad(t *testing.T) {
+	for _, grey := range []bool{false, true} {
+		dir := tree{groups: 3, classes: 3, images: 4, h: 8, w: 6, grey: grey}.write(t)
+		bad := filepath.Join(dir, "g1/g1c01/00.png") // the first file of the first training class
+		writeFile(t, bad, "garbage")
+		c := config(t, dir, "    ways: 3\n    splits: {train: [g1, g2], test: [g3]}")
+		var out bytes.Buffer
+		err := (Family{}).DataCheck(c, "", &out)
+		if err == nil || !strings.Contains(err.Error(), ": 1 problem(s)") || !strings.Contains(out.String(), bad+": not a readable PNG or JPEG") {
+			t.Errorf("grey %v: DataCheck: %v, want 1 problem, %s\n%s", grey, err, bad, out.String())
+		}
+		channels := "35 colour"
+		if grey {
+			channels = "35 greyscale"
+		}
+		if !strings.Contains(out.String(), "images: 36 files; 35 of 6x8 (width x height)") || !strings.Contains(out.String(), channels) {
+			t.Errorf("grey %v: the report lacks the 35 good files' size and channels:\n%s", grey, out.String())
+		}
+		_, err = Load(dir, Options{NoCache: true, Section: *Section(c)})
+		if de, ok := err.(*DataError); !ok || len(de.Problems) != 1 || de.Problems[0].Path != bad {
+			t.Errorf("grey %v: Load: %v, want the one problem of %s", grey, err, bad)
+		}
+	}
+}

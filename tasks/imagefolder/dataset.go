@@ -136,9 +136,9 @@ func decodeAll(dir string, paths []string, s *Config) (*imagecache.Set, error) {
 		return nil, &DataError{dir, []Problem{{dir, "no images"}}}
 	}
 	if h == 0 || c == 0 {
-		w0, h0, c0, err := decodeConfig(paths[0])
-		if err != nil {
-			return nil, &DataError{dir, []Problem{{paths[0], err.Error()}}}
+		w0, h0, c0, ok := firstHeader(paths)
+		if !ok { // every file is refused by its own header
+			w0, h0, c0 = 1, 1, 3
 		}
 		if h == 0 {
 			h, w = h0, w0

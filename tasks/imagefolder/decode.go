@@ -43,6 +43,19 @@ func decodeConfig(path string) (w, h, channels int, err error) {
 	return hd.w, hd.h, hd.channels, nil
 }
 
+// firstHeader is the size and channels of the first of paths whose
+// header reads: what image [0, 0] and channels 0 take from the files (a
+// file that does not read is a problem of its own, not the reference of
+// the others); ok is false when none reads.
+func firstHeader(paths []string) (w, h, channels int, ok bool) {
+	for _, p := range paths {
+		if w, h, c, err := decodeConfig(p); err == nil {
+			return w, h, c, true
+		}
+	}
+	return 0, 0, 0, false
+}
+
 // imageHeader is what an image file's header says: its format ("png" or
 // "jpeg"), size and channels.
 type imageHeader struct {
