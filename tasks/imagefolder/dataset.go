@@ -103,13 +103,13 @@ func Load(dir string, opt Options) (*Dataset, error) {
 			}
 		}
 	}
-	content, err := imagecache.Hash(paths, rels)
+	content, sums, err := imagecache.Hash(paths, rels)
 	if err != nil {
 		return nil, fmt.Errorf("image folder %s: %w", dir, err)
 	}
 	d.Info.HashTime = time.Since(start)
 	start = time.Now()
-	build := func() (*imagecache.Set, error) { return decodeAll(dir, paths, &opt.Section) }
+	build := func() (*imagecache.Set, error) { return decodeAll(dir, paths, sums, &opt.Section) }
 	if opt.NoCache {
 		d.set, err = build()
 	} else {
@@ -129,8 +129,9 @@ func Load(dir string, opt Options) (*Dataset, error) {
 
 // decodeAll decodes every file on as many goroutines as there are CPUs,
 // into one set of the config's size and channels (inferred from the first
-// file when not stated).
-func decodeAll(dir string, paths []string, s *Config) (*imagecache.Set, error) {
+// file when not stated), refusing a file whose content is no longer the
+// SHA-256 of sums (the files' hashes in the cache's key).
+func decodeAll(dir string, paths []string, sums [][32]byte, s *Config) (*imagecache.Set, error) {
 	h, w, c := s.Image[0], s.Image[1], s.Channels
 	if len(paths) == 0 {
 		return nil, &DataError{dir, []Problem{{dir, "no images"}}}
@@ -158,7 +159,7 @@ func decodeAll(dir string, paths []string, s *Config) (*imagecache.Set, error) {
 			dec := newDecoder(h, w, c, s.Convert, s.Resize)
 			dec.keep = s.Image[0] == 0
 			for k := range next {
-				if err := dec.decode(paths[k], set.Image(k)); err != nil {
+				if err := dec.decodeFile(paths[k], &sums[k], set.Image(k)); err != nil {
 					problems[k] = &Problem{paths[k], err.Error()}
 				}
 			}

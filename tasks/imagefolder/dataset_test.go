@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trmaml/trmaml/data/imagecache"
 	"github.com/trmaml/trmaml/metalearn"
 )
 
@@ -265,5 +266,40 @@ func TestCacheFollowsFiles(t *testing.T) {
 	}
 	if after := cache(); !slices.Equal(before, after) {
 		t.Errorf("a refused load changed the caches:\nbefore %v\nafter  %v", before, after)
+	}
+}
+
+// TestChangedWhileLoading: a file whose content changes between the
+// hashing of the files (the cache's key) and its decoding is refused,
+// naming it, so that no cache holds one content's pixels under another's
+// key (a folder still being copied in, a file edited meanwhile).
+func TestChangedWhileLoading(t *testing.T) {
+	dir := tree{groups: 2, classes: 3, images: 3, h: 4, w: 4}.write(t)
+	s := section(func(s *Config) { s.Ways, s.Splits = 2, SplitLists{Train: []string{"g1"}, Test: []string{"g2"}} })
+	l, problems, err := scan(dir, &s)
+	if err != nil || len(problems) > 0 {
+		t.Fatal(err, problems)
+	}
+	var paths, rels []string
+	for _, split := range l.splits {
+		for _, g := range split {
+			for _, c := range g.classes {
+				for _, f := range c.files {
+					paths, rels = append(paths, f.path), append(rels, f.rel)
+				}
+			}
+		}
+	}
+	_, sums, err := imagecache.Hash(paths, rels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := decodeAll(dir, paths, sums, &s); err != nil {
+		t.Fatalf("unchanged files: %v", err)
+	}
+	writeImage(t, paths[4], synthImage(0, 1, 7, 4, 4, false))
+	_, err = decodeAll(dir, paths, sums, &s)
+	if de, ok := err.(*DataError); !ok || len(de.Problems) != 1 || de.Problems[0].Path != paths[4] || !strings.Contains(de.Problems[0].Rule, "changed while the folder was being read") {
+		t.Errorf("decodeAll after a change: %v, want the one problem of %s", err, paths[4])
 	}
 }

@@ -3,6 +3,7 @@ package imagefolder
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"image"
 	"image/color"
@@ -35,11 +36,15 @@ func channelsOf(m color.Model) int {
 
 // decodeConfig reads an image file's size and channels from its header.
 func decodeConfig(path string) (w, h, channels int, err error) {
-	f, hd, err := openImage(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, 0, 0, unwrapPath(err)
+	}
+	defer f.Close()
+	hd, _, err := readHeader(f)
 	if err != nil {
 		return 0, 0, 0, err
 	}
-	f.Close()
 	return hd.w, hd.h, hd.channels, nil
 }
 
@@ -105,54 +110,46 @@ func sniff(head []byte) string {
 // decoding goroutine, 512 MB at the bound.
 const maxPixels = 8192 * 8192
 
-// openImage opens an image file and reads its header with the decoder of
-// its own format, PNG or JPEG, whatever its name; any other format is
-// refused here, also those that other packages of the binary register
-// with package image (GIF, TIFF), which the family does not claim to read,
-// and so is a header claiming more than maxPixels.
-// The channels are the format's: a PNG of colour type grey or grey and
-// alpha is greyscale, though Go decodes one with alpha or a transparency
-// key to NRGBA. The file is returned open, at its start.
-func openImage(path string) (*os.File, imageHeader, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, imageHeader{}, unwrapPath(err)
-	}
-	fail := func(err error) (*os.File, imageHeader, error) {
-		f.Close()
-		return nil, imageHeader{}, err
-	}
+// readHeader reads an image file's header from r with the decoder of its
+// own format, PNG or JPEG, whatever its name; any other format is refused
+// here, also those that other packages of the binary register with
+// package image (GIF, TIFF), which the family does not claim to read, and
+// so is a header claiming more than maxPixels. The channels are the
+// format's: a PNG of colour type grey or grey and alpha is greyscale,
+// though Go decodes one with alpha or a transparency key to NRGBA. The
+// reader returned reads the whole file again from its start, without
+// rereading r's bytes.
+func readHeader(r io.Reader) (imageHeader, io.Reader, error) {
+	var seen bytes.Buffer
+	tee := io.TeeReader(r, &seen)
 	head := make([]byte, 26) // a PNG's colour type is byte 25
-	n, err := io.ReadFull(f, head)
+	n, err := io.ReadFull(tee, head)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
-		return fail(fmt.Errorf("cannot be read: %v", unwrapPath(err)))
+		return imageHeader{}, nil, fmt.Errorf("cannot be read: %v", unwrapPath(err))
 	}
 	format := sniff(head[:n])
 	var cfg image.Config
 	switch format {
 	case "png":
-		cfg, err = png.DecodeConfig(io.MultiReader(bytes.NewReader(head[:n]), f))
+		cfg, err = png.DecodeConfig(io.MultiReader(bytes.NewReader(head[:n]), tee))
 	case "jpeg":
-		cfg, err = jpeg.DecodeConfig(io.MultiReader(bytes.NewReader(head[:n]), f))
+		cfg, err = jpeg.DecodeConfig(io.MultiReader(bytes.NewReader(head[:n]), tee))
 	case "":
-		return fail(fmt.Errorf("not a readable PNG or JPEG: the first bytes are neither format's (%d bytes)", n))
+		return imageHeader{}, nil, fmt.Errorf("not a readable PNG or JPEG: the first bytes are neither format's (%d bytes)", n)
 	default:
-		return fail(fmt.Errorf("a %s file, not PNG or JPEG: the family reads only these (convert it, e.g. to PNG)", format))
+		return imageHeader{}, nil, fmt.Errorf("a %s file, not PNG or JPEG: the family reads only these (convert it, e.g. to PNG)", format)
 	}
 	if err != nil {
-		return fail(fmt.Errorf("not a readable %s file: %v", formatName(format), err))
+		return imageHeader{}, nil, fmt.Errorf("not a readable %s file: %v", formatName(format), err)
 	}
 	if n := int64(cfg.Width) * int64(cfg.Height); n > maxPixels {
-		return fail(fmt.Errorf("%dx%d (width x height): more than the %d pixels (8192 x 8192) the family decodes; a header claiming more is refused before decoding (a decompression bomb, or an image to shrink first)", cfg.Width, cfg.Height, maxPixels))
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return fail(err)
+		return imageHeader{}, nil, fmt.Errorf("%dx%d (width x height): more than the %d pixels (8192 x 8192) the family decodes; a header claiming more is refused before decoding (a decompression bomb, or an image to shrink first)", cfg.Width, cfg.Height, maxPixels)
 	}
 	hd := imageHeader{format, cfg.Width, cfg.Height, channelsOf(cfg.ColorModel)}
 	if format == "png" && n == len(head) && (head[25] == pngGrey || head[25] == pngGreyAlpha) {
 		hd.channels = 1
 	}
-	return f, hd, nil
+	return hd, io.MultiReader(&seen, r), nil
 }
 
 // The PNG colour types of greyscale images.
@@ -184,21 +181,39 @@ func newDecoder(h, w, c int, convert bool, filter string) *decoder {
 
 // decode reads the file at path into out (h*w*c bytes); a problem with
 // the file is an error saying what.
-func (d *decoder) decode(path string, out []uint8) error {
-	f, hd, err := openImage(path)
+func (d *decoder) decode(path string, out []uint8) error { return d.decodeFile(path, nil, out) }
+
+// decodeFile is decode of a file whose content must have the SHA-256 sum
+// if sum is not nil (its hash when the cache's key was computed): a file
+// that changed since is refused, so that no cache holds one content's
+// pixels under another's key. Every byte is read once.
+func (d *decoder) decodeFile(path string, sum *[32]byte, out []uint8) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return unwrapPath(err)
+	}
+	defer f.Close()
+	digest := sha256.New()
+	hd, r, err := readHeader(bufio.NewReader(io.TeeReader(f, digest)))
 	if err != nil {
 		return err
 	}
-	format := hd.format
 	var src image.Image
-	if format == "png" {
-		src, err = png.Decode(bufio.NewReader(f))
+	if hd.format == "png" {
+		src, err = png.Decode(r)
 	} else {
-		src, err = jpeg.Decode(bufio.NewReader(f))
+		src, err = jpeg.Decode(r)
 	}
-	f.Close()
 	if err != nil {
-		return fmt.Errorf("not a readable %s file: %v", formatName(format), err)
+		return fmt.Errorf("not a readable %s file: %v", formatName(hd.format), err)
+	}
+	if sum != nil {
+		if _, err := io.Copy(io.Discard, r); err != nil { // the bytes after the image's end
+			return fmt.Errorf("cannot be read: %v", unwrapPath(err))
+		}
+		if [32]byte(digest.Sum(nil)) != *sum {
+			return fmt.Errorf("changed while the folder was being read (not the content hashed for the cache's key): load again once it is complete")
+		}
 	}
 	b := src.Bounds()
 	sw, sh := b.Dx(), b.Dy()
