@@ -143,7 +143,8 @@ func scan(dir string, cfg *Config) (*layout, []Problem, error) {
 
 // subdirs lists the folders in dir by name, following symbolic links;
 // files are skipped (CSV files and notes may sit beside the classes), as
-// are hidden entries and the cache folder.
+// are hidden entries and the cache folder, but an image is a problem: it
+// would not be used, as it is in no class.
 func (sc *scanner) subdirs(dir string) []string {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -161,8 +162,15 @@ func (sc *scanner) subdirs(dir string) []string {
 			sc.fail(p, "cannot be read: %v", unwrapPath(err))
 			continue
 		}
-		if fi.IsDir() {
+		switch {
+		case fi.IsDir():
 			names = append(names, e.Name())
+		case isImageName(e.Name()):
+			want := "DIR/CLASS/IMAGE"
+			if sc.cfg.Layout == "groups" {
+				want = "DIR/GROUP/CLASS/IMAGE"
+			}
+			sc.fail(p, "an image outside a class folder (layout %s: %s)", sc.cfg.Layout, want)
 		}
 	}
 	return names

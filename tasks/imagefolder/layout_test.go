@@ -65,6 +65,12 @@ func TestBadInputRefused(t *testing.T) {
 			path: "g1/g1c01/00.png", rule: "colour, want greyscale (task.imagefolder.channels = 1"},
 		{name: "split names a missing group", edit: func(s *Config) { s.Splits.Validation = []string{"g7"} },
 			path: "", rule: `task.imagefolder.splits.validation names group "g7", which the folder does not have`},
+		{name: "image in a group folder", harm: func(t *testing.T, dir string) {
+			writeImage(t, filepath.Join(dir, "g1/stray.png"), synthImage(0, 0, 0, 8, 8, false))
+		}, path: "g1/stray.png", rule: "an image outside a class folder (layout groups: DIR/GROUP/CLASS/IMAGE)"},
+		{name: "image beside the groups", harm: func(t *testing.T, dir string) {
+			writeImage(t, filepath.Join(dir, "stray.jpg"), synthImage(0, 0, 0, 8, 8, false))
+		}, path: "stray.jpg", rule: "an image outside a class folder (layout groups: DIR/GROUP/CLASS/IMAGE)"},
 		{name: "group name not UTF-8", harm: func(t *testing.T, dir string) {
 			os.Rename(filepath.Join(dir, "g2"), filepath.Join(dir, "caf\xe9"))
 		}, edit: func(s *Config) { s.Splits, s.Fractions = SplitLists{}, []float64{0.5, 0, 0.5} },
