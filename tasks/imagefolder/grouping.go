@@ -185,28 +185,30 @@ func (sc *scanner) groupFile(path string) map[string]string {
 // csvClasses reads the split files of one split: "filename,label" rows
 // (a first row "filename,label" is a header), images under the images
 // folder. seen maps each class to the file, and its split, that named it
-// first: a class may be in several files of one split, not in two splits.
-func (sc *scanner) csvClasses(split Split, files []string, seen map[string]namedIn) []class {
+// first: a class may be in several files of one split, not in two splits;
+// listed maps each image (its cleaned path under the images folder) to
+// the file and line that listed it: an image is in one class of one split.
+func (sc *scanner) csvClasses(split Split, files []string, seen map[string]namedIn, listed map[string]namedIn) []class {
 	images := filepath.Join(sc.dir, sc.cfg.Images)
 	var classes []class
 	index := map[string]int{}
-	names := map[string]bool{}
 	for _, name := range files {
 		path := filepath.Join(sc.dir, name)
 		sc.readCSV(path, "filename", func(line int, filename, label string) {
 			if prev, ok := seen[label]; !ok {
-				seen[label] = namedIn{path, split}
+				seen[label] = namedIn{file: path, split: split}
 			} else if prev.split != split {
 				sc.fail(path, "line %d: class %q is in %s too, of split %s: a class belongs to one split", line, label, prev.file, prev.split)
 				return
 			}
 			p := filepath.Join(images, filepath.FromSlash(filename))
+			key := filepath.ToSlash(filepath.Clean(filepath.FromSlash(filename)))
 			switch fi, err := os.Stat(p); {
 			case !filepath.IsLocal(filepath.FromSlash(filename)): // absolute, or leaving the folder by ".."
 				sc.fail(path, "line %d: %q must be a file under %s", line, filename, images)
 				return
-			case names[filename]:
-				sc.fail(path, "line %d: %s is listed twice", line, filename)
+			case listed[key].file != "":
+				sc.fail(path, "line %d: %s is listed in %s too (line %d): an image belongs to one class of one split", line, key, listed[key].file, listed[key].line)
 				return
 			case err != nil:
 				sc.fail(path, "line %d: %s: %v", line, p, unwrapPath(err))
@@ -215,7 +217,7 @@ func (sc *scanner) csvClasses(split Split, files []string, seen map[string]named
 				sc.fail(path, "line %d: %s is not a PNG or JPEG file", line, p)
 				return
 			}
-			names[filename] = true
+			listed[key] = namedIn{file: path, line: line}
 			i, ok := index[label]
 			if !ok {
 				i = len(classes)
@@ -233,10 +235,12 @@ func (sc *scanner) csvClasses(split Split, files []string, seen map[string]named
 	return classes
 }
 
-// namedIn is the split file, and its split, that names a class first.
+// namedIn is the split file, its split and line, that names a class or an
+// image first.
 type namedIn struct {
 	file  string
 	split Split
+	line  int
 }
 
 // readCSV calls row for every two-field row of the CSV at path, skipping a

@@ -124,9 +124,10 @@ func scan(dir string, cfg *Config) (*layout, []Problem, error) {
 		sc.groupClasses(l, [3][]class{classes}, false)
 	case "csv":
 		var bySplit [3][]class
-		seen := map[string]namedIn{} // class -> the split file that names it first
+		seen := map[string]namedIn{}   // class -> the split file that names it first
+		listed := map[string]namedIn{} // image -> the split file and line that list it
 		for s, files := range cfg.CSV.of() {
-			bySplit[s] = sc.csvClasses(Split(s), files, seen)
+			bySplit[s] = sc.csvClasses(Split(s), files, seen, listed)
 		}
 		sc.groupClasses(l, bySplit, true)
 	}

@@ -292,6 +292,34 @@ func TestCSVLayout(t *testing.T) {
 
 func ptr[T any](v T) *T { return &v }
 
+// TestCSVImageListedTwice: an image is in one class of one split: listed
+// again, in the same file, another file or another split's, under the
+// same name or another spelling of its path, it is refused with both
+// places (an image in a training and a test class would leak between
+// meta-training and meta-test).
+func TestCSVImageListedTwice(t *testing.T) {
+	dir := writeCSVLayout(t, 12, 3, 4)
+	val := "n00600000000.jpg" // the first image of val.csv's first class
+	for _, tc := range []struct{ row, want string }{
+		{val + ",n900", "val.csv: line 2: n00600000000.jpg is listed in " + filepath.Join(dir, "extra.csv") + " too (line 2): an image belongs to one class of one split"},
+		{"./" + val + ",n900", "val.csv: line 2: n00600000000.jpg is listed in " + filepath.Join(dir, "extra.csv") + " too (line 2)"},
+		{"n00000000000.jpg,n900", "is listed in " + filepath.Join(dir, "train.csv") + " too (line 2)"},
+	} {
+		writeFile(t, filepath.Join(dir, "extra.csv"), "filename,label\n"+tc.row+"\n")
+		s := section(func(s *Config) {
+			s.Layout, s.Ways, s.GroupFile = "csv", 2, "groups.csv"
+			s.CSV = SplitLists{Train: []string{"train.csv", "extra.csv"}, Validation: []string{"val.csv"}, Test: []string{"test.csv"}}
+		})
+		_, problems, err := scan(dir, &s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(problems) != 1 || !strings.Contains(problems[0].String(), tc.want) {
+			t.Errorf("%s: problems %v, want one with %q", tc.row, problems, tc.want)
+		}
+	}
+}
+
 // TestCSVClassInTwoFilesOfASplit: a split may list several files, and a
 // class's images may be in more than one of them (the class is the
 // union); only a class in files of two splits is refused.
