@@ -28,6 +28,17 @@ func (o Options) key() string {
 	return fmt.Sprintf("imagefolder/2 channels=%d convert=%v image=%dx%d resize=%s", s.Channels, s.Convert, s.Image[0], s.Image[1], s.Resize)
 }
 
+// loadKey is every field of the section that shapes a loaded Dataset (its
+// splits, groups, pixels and statistics), for the runs of one experiment
+// to share one: the section without the fields that shape only the
+// instances (noun, ways, augmentation), so that a field added later is in
+// the key until it is known not to matter.
+func (o Options) loadKey() string {
+	s := o.Section
+	s.Noun, s.Ways, s.Rotate, s.RotateEval, s.Flip = "", 0, false, false, false
+	return fmt.Sprintf("%+v", s)
+}
+
 // Dataset is a folder's images, split and grouped, decoded once into 8-bit
 // pixels (H x W x C per image).
 type Dataset struct {

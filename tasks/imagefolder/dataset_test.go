@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/data/imagecache"
 	"github.com/trmaml/trmaml/metalearn"
 )
@@ -301,5 +302,51 @@ func TestChangedWhileLoading(t *testing.T) {
 	_, err = decodeAll(dir, paths, sums, &s)
 	if de, ok := err.(*DataError); !ok || len(de.Problems) != 1 || de.Problems[0].Path != paths[4] || !strings.Contains(de.Problems[0].Rule, "changed while the folder was being read") {
 		t.Errorf("decodeAll after a change: %v, want the one problem of %s", err, paths[4])
+	}
+}
+
+// TestSharedLoadFollowsLayout: the runs of one experiment share a loaded
+// dataset only when it is the same: a run whose config splits or groups
+// the same folder otherwise, or normalises it, gets its own, not the
+// first run's groups or statistics; runs differing in the instances only
+// share one.
+func TestSharedLoadFollowsLayout(t *testing.T) {
+	dir := tree{groups: 4, classes: 3, images: 3, h: 4, w: 4}.write(t)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	base := func(s *Config) { s.Ways, s.Splits = 2, SplitLists{Train: []string{"g1", "g2"}, Test: []string{"g3"}} }
+	for _, tc := range []struct {
+		name string
+		edit func(*Config)
+		ok   func(*Dataset) bool
+	}{
+		{"other splits", func(s *Config) { s.Splits.Test = []string{"g4"} }, func(d *Dataset) bool { return slices.Equal(d.Groups(Test), []string{"g4"}) }},
+		{"fractions", func(s *Config) { s.Splits, s.Fractions = SplitLists{}, []float64{0.5, 0, 0.5} }, func(d *Dataset) bool { return len(d.Groups(Train)) == 2 && len(d.Groups(Test)) == 2 }},
+		{"normalize", func(s *Config) { s.Normalize = true }, func(d *Dataset) bool { return len(d.Mean) == 3 && len(d.Std) == 3 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := configs.Env{Cache: &configs.DataCache{}}
+			first, other := section(base), section(base)
+			tc.edit(&other)
+			if _, err := loadCached(dir, &first, env); err != nil {
+				t.Fatal(err)
+			}
+			d, err := loadCached(dir, &other, env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tc.ok(d) {
+				t.Errorf("the second run got the first run's dataset: train %v, test %v, mean %v", d.Groups(Train), d.Groups(Test), d.Mean)
+			}
+		})
+	}
+	// Runs that differ in the instances only (ways, augmentation, the
+	// noun) share one.
+	env := configs.Env{Cache: &configs.DataCache{}}
+	first, other := section(base), section(base)
+	other.Ways, other.Flip, other.Noun = 3, true, "category"
+	d1, err1 := loadCached(dir, &first, env)
+	d2, err2 := loadCached(dir, &other, env)
+	if err1 != nil || err2 != nil || d1 != d2 {
+		t.Errorf("runs differing in ways, flip and noun do not share the dataset (%v, %v)", err1, err2)
 	}
 }
