@@ -76,6 +76,12 @@ func TestDecodeRefuses(t *testing.T) {
 
 // bombPNG is a PNG whose header claims w x h RGBA pixels, with no data.
 func bombPNG(w, h uint32) []byte {
+	return pngOf8(w, h, 6, []byte{0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01})
+}
+
+// pngOf8 is a w x h PNG of colour type ct at 8 bits: the header, the
+// chunks extra (type, data), the compressed data idat and the end.
+func pngOf8(w, h uint32, ct byte, idat []byte, extra ...string) []byte {
 	var b bytes.Buffer
 	b.WriteString("\x89PNG\r\n\x1a\n")
 	chunk := func(typ string, data []byte) {
@@ -87,9 +93,12 @@ func bombPNG(w, h uint32) []byte {
 	ihdr := make([]byte, 13)
 	binary.BigEndian.PutUint32(ihdr[0:], w)
 	binary.BigEndian.PutUint32(ihdr[4:], h)
-	ihdr[8], ihdr[9] = 8, 6 // 8 bits, RGBA
+	ihdr[8], ihdr[9] = 8, ct
 	chunk("IHDR", ihdr)
-	chunk("IDAT", []byte{0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01})
+	for i := 0; i+1 < len(extra); i += 2 {
+		chunk(extra[i], []byte(extra[i+1]))
+	}
+	chunk("IDAT", idat)
 	chunk("IEND", nil)
 	return b.Bytes()
 }
@@ -107,22 +116,6 @@ func bombJPEG(w, h uint16) []byte {
 // chunks extra (type, data) before the data: what Go's encoder cannot
 // write (grey and alpha, a grey transparency key).
 func rawPNG(w, h uint32, ct byte, pix []byte, extra ...string) []byte {
-	var b bytes.Buffer
-	b.WriteString("\x89PNG\r\n\x1a\n")
-	chunk := func(typ string, data []byte) {
-		binary.Write(&b, binary.BigEndian, uint32(len(data)))
-		b.WriteString(typ)
-		b.Write(data)
-		binary.Write(&b, binary.BigEndian, crc32.ChecksumIEEE(append([]byte(typ), data...)))
-	}
-	ihdr := make([]byte, 13)
-	binary.BigEndian.PutUint32(ihdr[0:], w)
-	binary.BigEndian.PutUint32(ihdr[4:], h)
-	ihdr[8], ihdr[9] = 8, ct
-	chunk("IHDR", ihdr)
-	for i := 0; i+1 < len(extra); i += 2 {
-		chunk(extra[i], []byte(extra[i+1]))
-	}
 	row := len(pix) / int(h)
 	var raw bytes.Buffer
 	for y := range int(h) {
@@ -133,9 +126,7 @@ func rawPNG(w, h uint32, ct byte, pix []byte, extra ...string) []byte {
 	zw := zlib.NewWriter(&z)
 	zw.Write(raw.Bytes())
 	zw.Close()
-	chunk("IDAT", z.Bytes())
-	chunk("IEND", nil)
-	return b.Bytes()
+	return pngOf8(w, h, ct, z.Bytes(), extra...)
 }
 
 // TestDecodeChannels: a file's channels are what its format says, not

@@ -292,6 +292,15 @@ func TestCSVLayout(t *testing.T) {
 
 func ptr[T any](v T) *T { return &v }
 
+// withExtraCSV is writeCSVLayout's section with the group file and a
+// second training split file, extra.csv.
+func withExtraCSV() Config {
+	return section(func(s *Config) {
+		s.Layout, s.Ways, s.GroupFile = "csv", 2, "groups.csv"
+		s.CSV = SplitLists{Train: []string{"train.csv", "extra.csv"}, Validation: []string{"val.csv"}, Test: []string{"test.csv"}}
+	})
+}
+
 // TestCSVImageListedTwice: an image is in one class of one split: listed
 // again, in the same file, another file or another split's, under the
 // same name or another spelling of its path, it is refused with both
@@ -306,11 +315,7 @@ func TestCSVImageListedTwice(t *testing.T) {
 		{"n00000000000.jpg,n900", "is listed in " + filepath.Join(dir, "train.csv") + " too (line 2)"},
 	} {
 		writeFile(t, filepath.Join(dir, "extra.csv"), "filename,label\n"+tc.row+"\n")
-		s := section(func(s *Config) {
-			s.Layout, s.Ways, s.GroupFile = "csv", 2, "groups.csv"
-			s.CSV = SplitLists{Train: []string{"train.csv", "extra.csv"}, Validation: []string{"val.csv"}, Test: []string{"test.csv"}}
-		})
-		_, problems, err := scan(dir, &s)
+		_, problems, err := scan(dir, ptr(withExtraCSV()))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -371,11 +376,7 @@ func TestCSVFileNames(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			writeFile(t, filepath.Join(dir, "extra.csv"), "filename,label\n"+tc.name+",n900\n")
-			s := section(func(s *Config) {
-				s.Layout, s.Ways, s.GroupFile = "csv", 2, "groups.csv"
-				s.CSV = SplitLists{Train: []string{"train.csv", "extra.csv"}, Validation: []string{"val.csv"}, Test: []string{"test.csv"}}
-			})
-			_, problems, err := scan(dir, &s)
+			_, problems, err := scan(dir, ptr(withExtraCSV()))
 			if err != nil {
 				t.Fatal(err)
 			}
