@@ -131,6 +131,7 @@ func scan(dir string, cfg *Config) (*layout, []Problem, error) {
 		}
 		sc.groupClasses(l, bySplit, true)
 	}
+	sc.sameFiles(l)
 	if len(sc.problems) == 0 { // else the problems say why
 		if len(l.splits[Train]) == 0 {
 			sc.fail(dir, "no meta-training groups")
@@ -140,6 +141,35 @@ func scan(dir string, cfg *Config) (*layout, []Problem, error) {
 		}
 	}
 	return l, sc.problems, nil
+}
+
+// sameFiles refuses an image of the splits that is another's file through
+// a symbolic link (a class folder linked into two groups, an image into
+// two classes): it would be in two classes, or in meta-training and
+// meta-test at once. The link is named, not the file it points to.
+func (sc *scanner) sameFiles(l *layout) {
+	first := map[string]string{} // the file's real path -> the path listing it first
+	for _, groups := range l.splits {
+		for _, g := range groups {
+			for _, c := range g.classes {
+				for _, f := range c.files {
+					real, err := filepath.EvalSymlinks(f.path)
+					if err != nil {
+						continue // refused when it is read
+					}
+					const rule = "the same file as %s (through a symbolic link): an image belongs to one class of one split"
+					switch prev, seen := first[real]; {
+					case !seen:
+						first[real] = f.path
+					case f.path == real: // the file itself, after a link to it
+						sc.fail(prev, rule, f.path)
+					default:
+						sc.fail(f.path, rule, prev)
+					}
+				}
+			}
+		}
+	}
 }
 
 // subdirs lists the folders in dir by name, following symbolic links;

@@ -71,6 +71,12 @@ func TestBadInputRefused(t *testing.T) {
 		{name: "image beside the groups", harm: func(t *testing.T, dir string) {
 			writeImage(t, filepath.Join(dir, "stray.jpg"), synthImage(0, 0, 0, 8, 8, false))
 		}, path: "stray.jpg", rule: "an image outside a class folder (layout groups: DIR/GROUP/CLASS/IMAGE)"},
+		{name: "class folder linked into two groups", harm: func(t *testing.T, dir string) {
+			os.Symlink(filepath.Join(dir, "g1/g1c01"), filepath.Join(dir, "g2/g2c09"))
+		}, path: "g2/g2c09/00.png", rule: "the same file as "},
+		{name: "image linked into another class", harm: func(t *testing.T, dir string) {
+			os.Symlink("../g1c02/03.png", filepath.Join(dir, "g1/g1c01/link.png"))
+		}, path: "g1/g1c01/link.png", rule: "the same file as "},
 		{name: "group name not UTF-8", harm: func(t *testing.T, dir string) {
 			os.Rename(filepath.Join(dir, "g2"), filepath.Join(dir, "caf\xe9"))
 		}, edit: func(s *Config) { s.Splits, s.Fractions = SplitLists{}, []float64{0.5, 0, 0.5} },
