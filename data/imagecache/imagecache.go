@@ -71,12 +71,13 @@ func (k Key) Name() string {
 
 // Hash is the content digest of the files at paths, named by names (their
 // paths relative to the dataset folder, so that a moved folder keeps its
-// cache): the SHA-256 of every name, size and file SHA-256, in order. The
-// files are read on as many goroutines as there are CPUs; an unreadable
-// file is an error naming it.
-func Hash(paths, names []string) ([32]byte, error) {
+// cache): the SHA-256 of every name, size and file SHA-256, in order;
+// files are each file's SHA-256, for a caller that reads the files again
+// to tell one that changed since. The files are read on as many
+// goroutines as there are CPUs; an unreadable file is an error naming it.
+func Hash(paths, names []string) (content [32]byte, files [][32]byte, err error) {
 	if len(paths) != len(names) {
-		return [32]byte{}, fmt.Errorf("imagecache: %d paths and %d names", len(paths), len(names))
+		return [32]byte{}, nil, fmt.Errorf("imagecache: %d paths and %d names", len(paths), len(names))
 	}
 	sums := make([][32]byte, len(paths))
 	sizes := make([]int64, len(paths))
@@ -101,7 +102,7 @@ func Hash(paths, names []string) ([32]byte, error) {
 	close(next)
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
-		return [32]byte{}, err
+		return [32]byte{}, nil, err
 	}
 	all := sha256.New()
 	var n [8]byte
@@ -113,9 +114,8 @@ func Hash(paths, names []string) ([32]byte, error) {
 		all.Write(n[:])
 		all.Write(sums[i][:])
 	}
-	var sum [32]byte
-	all.Sum(sum[:0])
-	return sum, nil
+	all.Sum(content[:0])
+	return content, sums, nil
 }
 
 func hashFile(path string, h interface {

@@ -2,6 +2,7 @@ package imagecache
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"os"
 	"path/filepath"
@@ -156,16 +157,19 @@ func TestHash(t *testing.T) {
 		return p
 	}
 	a, b := write("a", "one"), write("b", "two")
-	h1, err := Hash([]string{a, b}, []string{"a", "b"})
+	h1, files, err := Hash([]string{a, b}, []string{"a", "b"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h2, _ := Hash([]string{a, b}, []string{"a", "c"})
-	h3, _ := Hash([]string{b, a}, []string{"a", "b"})
+	if len(files) != 2 || files[0] != sha256.Sum256([]byte("one")) || files[1] != sha256.Sum256([]byte("two")) {
+		t.Errorf("the files' SHA-256 %x, want those of one, two", files)
+	}
+	h2, _, _ := Hash([]string{a, b}, []string{"a", "c"})
+	h3, _, _ := Hash([]string{b, a}, []string{"a", "b"})
 	if h1 == h2 || h1 == h3 {
 		t.Error("a renamed or swapped file keeps the hash")
 	}
-	if _, err := Hash([]string{a, filepath.Join(dir, "missing")}, []string{"a", "missing"}); err == nil || !strings.Contains(err.Error(), "missing") {
+	if _, _, err := Hash([]string{a, filepath.Join(dir, "missing")}, []string{"a", "missing"}); err == nil || !strings.Contains(err.Error(), "missing") {
 		t.Errorf("Hash of a missing file: %v", err)
 	}
 }

@@ -82,16 +82,26 @@ func (Family) DataCheck(c configs.Config, dir string, w io.Writer) error {
 		fmt.Fprintf(w, "not used (in no split): %s\n", strings.Join(l.unused, ", "))
 	}
 
-	sizes, channels, decodeProblems := inspect(paths, s)
+	sizes, channels, decodeProblems, turned := inspect(paths, s)
 	problems = append(problems, decodeProblems...)
 	fmt.Fprintf(w, "\nimages: %d files;", len(paths))
 	for _, k := range slices.Sorted(maps.Keys(sizes)) {
 		fmt.Fprintf(w, " %d of %s", sizes[k], k)
 	}
 	fmt.Fprintf(w, " (width x height); %d greyscale, %d colour\n", channels[1], channels[3])
+	if len(turned) > 0 {
+		fmt.Fprintf(w, "%d JPEG(s) carry an EXIF orientation other than upright, which is not applied: the pixels are used as\nstored, as PIL and torchvision read them, not turned as a viewer shows them:\n", len(turned))
+		for i, p := range turned {
+			if i == maxListed {
+				fmt.Fprintf(w, "  ... and %d more\n", len(turned)-maxListed)
+				break
+			}
+			fmt.Fprintf(w, "  %s (%s)\n", p.Path, p.Rule)
+		}
+	}
 	h, wd, ch := s.Image[0], s.Image[1], s.Channels
-	if ch == 0 && len(paths) > 0 {
-		if _, _, c0, err := decodeConfig(paths[0]); err == nil {
+	if ch == 0 {
+		if _, _, c0, ok := firstHeader(paths); ok {
 			ch = c0
 		}
 	}
@@ -126,16 +136,17 @@ func (Family) DataCheck(c configs.Config, dir string, w io.Writer) error {
 
 // inspect decodes every file with the section's settings into a scratch
 // buffer, counting the source sizes ("WxH") and channels and listing the
-// problems, on as many goroutines as there are CPUs.
-func inspect(paths []string, s *Config) (sizes map[string]int, channels [4]int, problems []Problem) {
+// problems and the JPEGs with an EXIF orientation other than upright, on
+// as many goroutines as there are CPUs.
+func inspect(paths []string, s *Config) (sizes map[string]int, channels [4]int, problems []Problem, turned []Problem) {
 	sizes = map[string]int{}
 	if len(paths) == 0 {
-		return sizes, channels, nil
+		return sizes, channels, nil, nil
 	}
 	h, w, c := s.Image[0], s.Image[1], s.Channels
 	keep := h == 0
-	w0, h0, c0, err := decodeConfig(paths[0])
-	if err == nil {
+	w0, h0, c0, ok := firstHeader(paths)
+	if ok {
 		if keep {
 			h, w = h0, w0
 		}
@@ -161,7 +172,11 @@ func inspect(paths []string, s *Config) (sizes map[string]int, channels [4]int, 
 				if err == nil {
 					err = dec.decode(paths[k], out)
 				}
+				o := exifOrientation(paths[k])
 				mu.Lock()
+				if o != 1 {
+					turned = append(turned, Problem{paths[k], fmt.Sprintf("%d: %s", o, orientations[o])})
+				}
 				if err != nil {
 					problems = append(problems, Problem{paths[k], err.Error()})
 				} else {
@@ -177,8 +192,10 @@ func inspect(paths []string, s *Config) (sizes map[string]int, channels [4]int, 
 	}
 	close(next)
 	wg.Wait()
-	slices.SortFunc(problems, func(a, b Problem) int { return strings.Compare(a.Path, b.Path) })
-	return sizes, channels, problems
+	for _, list := range [][]Problem{problems, turned} {
+		slices.SortFunc(list, func(a, b Problem) int { return strings.Compare(a.Path, b.Path) })
+	}
+	return sizes, channels, problems, turned
 }
 
 // plural is the English plural of a task noun.

@@ -20,10 +20,23 @@ type Options struct {
 func optionsOf(s *Config) Options { return Options{Section: *s} }
 
 // key is every setting that changes the decoded pixels, for the in-process
-// and the on-disk cache.
+// and the on-disk cache, after the decoding's version: raised whenever a
+// file decodes or is refused differently, so that no cache of the older
+// decoding is served (a cache is looked up before any file is decoded).
 func (o Options) key() string {
 	s := o.Section
-	return fmt.Sprintf("imagefolder/1 channels=%d convert=%v image=%dx%d resize=%s", s.Channels, s.Convert, s.Image[0], s.Image[1], s.Resize)
+	return fmt.Sprintf("imagefolder/2 channels=%d convert=%v image=%dx%d resize=%s", s.Channels, s.Convert, s.Image[0], s.Image[1], s.Resize)
+}
+
+// loadKey is every field of the section that shapes a loaded Dataset (its
+// splits, groups, pixels and statistics), for the runs of one experiment
+// to share one: the section without the fields that shape only the
+// instances (noun, ways, augmentation), so that a field added later is in
+// the key until it is known not to matter.
+func (o Options) loadKey() string {
+	s := o.Section
+	s.Noun, s.Ways, s.Rotate, s.RotateEval, s.Flip = "", 0, false, false, false
+	return fmt.Sprintf("%+v", s)
 }
 
 // Dataset is a folder's images, split and grouped, decoded once into 8-bit
@@ -101,13 +114,13 @@ func Load(dir string, opt Options) (*Dataset, error) {
 			}
 		}
 	}
-	content, err := imagecache.Hash(paths, rels)
+	content, sums, err := imagecache.Hash(paths, rels)
 	if err != nil {
 		return nil, fmt.Errorf("image folder %s: %w", dir, err)
 	}
 	d.Info.HashTime = time.Since(start)
 	start = time.Now()
-	build := func() (*imagecache.Set, error) { return decodeAll(dir, paths, &opt.Section) }
+	build := func() (*imagecache.Set, error) { return decodeAll(dir, paths, sums, &opt.Section) }
 	if opt.NoCache {
 		d.set, err = build()
 	} else {
@@ -127,16 +140,17 @@ func Load(dir string, opt Options) (*Dataset, error) {
 
 // decodeAll decodes every file on as many goroutines as there are CPUs,
 // into one set of the config's size and channels (inferred from the first
-// file when not stated).
-func decodeAll(dir string, paths []string, s *Config) (*imagecache.Set, error) {
+// file when not stated), refusing a file whose content is no longer the
+// SHA-256 of sums (the files' hashes in the cache's key).
+func decodeAll(dir string, paths []string, sums [][32]byte, s *Config) (*imagecache.Set, error) {
 	h, w, c := s.Image[0], s.Image[1], s.Channels
 	if len(paths) == 0 {
 		return nil, &DataError{dir, []Problem{{dir, "no images"}}}
 	}
 	if h == 0 || c == 0 {
-		w0, h0, c0, err := decodeConfig(paths[0])
-		if err != nil {
-			return nil, &DataError{dir, []Problem{{paths[0], err.Error()}}}
+		w0, h0, c0, ok := firstHeader(paths)
+		if !ok { // every file is refused by its own header
+			w0, h0, c0 = 1, 1, 3
 		}
 		if h == 0 {
 			h, w = h0, w0
@@ -156,7 +170,7 @@ func decodeAll(dir string, paths []string, s *Config) (*imagecache.Set, error) {
 			dec := newDecoder(h, w, c, s.Convert, s.Resize)
 			dec.keep = s.Image[0] == 0
 			for k := range next {
-				if err := dec.decode(paths[k], set.Image(k)); err != nil {
+				if err := dec.decodeFile(paths[k], &sums[k], set.Image(k)); err != nil {
 					problems[k] = &Problem{paths[k], err.Error()}
 				}
 			}

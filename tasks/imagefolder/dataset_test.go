@@ -2,10 +2,19 @@ package imagefolder
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"io/fs"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
+	"github.com/trmaml/trmaml/configs"
+	"github.com/trmaml/trmaml/data/imagecache"
 	"github.com/trmaml/trmaml/metalearn"
 )
 
@@ -201,5 +210,143 @@ func TestRotateFlip(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestCacheFollowsFiles: a file rewritten after caching (same size, same
+// modification time) is decoded afresh, not served from the cache; a
+// refused load (a decompression bomb among the files) writes no cache
+// and no temporary file, beside the data or in the user cache folder.
+func TestCacheFollowsFiles(t *testing.T) {
+	dir := tree{groups: 2, classes: 3, images: 3, h: 4, w: 4}.write(t)
+	user := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", user)
+	opt := Options{Section: section(func(s *Config) {
+		s.Ways = 2
+		s.Splits = SplitLists{Train: []string{"g1"}, Test: []string{"g2"}}
+	})}
+	if d, err := Load(dir, opt); err != nil || d.Info.FromCache {
+		t.Fatalf("first load: %v", err)
+	}
+	p := filepath.Join(dir, "g1", className(0, 1), "02.png")
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeImage(t, p, synthImage(0, 1, 7, 4, 4, false)) // image 7's pixels under image 2's name
+	if err := os.Chtimes(p, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Load(dir, opt)
+	if err != nil || d.Info.FromCache {
+		t.Fatalf("load after the change: %v, from cache %v", err, d != nil && d.Info.FromCache)
+	}
+	if got, want := d.Image(Train, 0, 1, 2)[:3], pixelOf(0, 1, 7, 0, 0); got[0] != want.R || got[1] != want.G || got[2] != want.B {
+		t.Errorf("pixel (0, 0) of the changed file %v, want %v", got, want)
+	}
+
+	cache := func() []string {
+		var out []string
+		for _, d := range []string{filepath.Join(dir, ".trmaml-cache"), user} {
+			filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
+				if err == nil && !e.IsDir() {
+					b, _ := os.ReadFile(p)
+					out = append(out, fmt.Sprintf("%s %x", p, sha256.Sum256(b)))
+				}
+				return nil
+			})
+		}
+		return out
+	}
+	before := cache()
+	if err := os.WriteFile(filepath.Join(dir, "g2", className(1, 0), "03.png"), bombPNG(100000, 100000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(dir, opt); err == nil || !strings.Contains(err.Error(), "03.png: 100000x100000") {
+		t.Errorf("load with a bomb: %v", err)
+	}
+	if after := cache(); !slices.Equal(before, after) {
+		t.Errorf("a refused load changed the caches:\nbefore %v\nafter  %v", before, after)
+	}
+}
+
+// TestChangedWhileLoading: a file whose content changes between the
+// hashing of the files (the cache's key) and its decoding is refused,
+// naming it, so that no cache holds one content's pixels under another's
+// key (a folder still being copied in, a file edited meanwhile).
+func TestChangedWhileLoading(t *testing.T) {
+	dir := tree{groups: 2, classes: 3, images: 3, h: 4, w: 4}.write(t)
+	s := section(func(s *Config) { s.Ways, s.Splits = 2, SplitLists{Train: []string{"g1"}, Test: []string{"g2"}} })
+	l, problems, err := scan(dir, &s)
+	if err != nil || len(problems) > 0 {
+		t.Fatal(err, problems)
+	}
+	var paths, rels []string
+	for _, split := range l.splits {
+		for _, g := range split {
+			for _, c := range g.classes {
+				for _, f := range c.files {
+					paths, rels = append(paths, f.path), append(rels, f.rel)
+				}
+			}
+		}
+	}
+	_, sums, err := imagecache.Hash(paths, rels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := decodeAll(dir, paths, sums, &s); err != nil {
+		t.Fatalf("unchanged files: %v", err)
+	}
+	writeImage(t, paths[4], synthImage(0, 1, 7, 4, 4, false))
+	_, err = decodeAll(dir, paths, sums, &s)
+	if de, ok := err.(*DataError); !ok || len(de.Problems) != 1 || de.Problems[0].Path != paths[4] || !strings.Contains(de.Problems[0].Rule, "changed while the folder was being read") {
+		t.Errorf("decodeAll after a change: %v, want the one problem of %s", err, paths[4])
+	}
+}
+
+// TestSharedLoadFollowsLayout: the runs of one experiment share a loaded
+// dataset only when it is the same: a run whose config splits or groups
+// the same folder otherwise, or normalises it, gets its own, not the
+// first run's groups or statistics; runs differing in the instances only
+// share one.
+func TestSharedLoadFollowsLayout(t *testing.T) {
+	dir := tree{groups: 4, classes: 3, images: 3, h: 4, w: 4}.write(t)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	base := func(s *Config) { s.Ways, s.Splits = 2, SplitLists{Train: []string{"g1", "g2"}, Test: []string{"g3"}} }
+	for _, tc := range []struct {
+		name string
+		edit func(*Config)
+		ok   func(*Dataset) bool
+	}{
+		{"other splits", func(s *Config) { s.Splits.Test = []string{"g4"} }, func(d *Dataset) bool { return slices.Equal(d.Groups(Test), []string{"g4"}) }},
+		{"fractions", func(s *Config) { s.Splits, s.Fractions = SplitLists{}, []float64{0.5, 0, 0.5} }, func(d *Dataset) bool { return len(d.Groups(Train)) == 2 && len(d.Groups(Test)) == 2 }},
+		{"normalize", func(s *Config) { s.Normalize = true }, func(d *Dataset) bool { return len(d.Mean) == 3 && len(d.Std) == 3 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := configs.Env{Cache: &configs.DataCache{}}
+			first, other := section(base), section(base)
+			tc.edit(&other)
+			if _, err := loadCached(dir, &first, env); err != nil {
+				t.Fatal(err)
+			}
+			d, err := loadCached(dir, &other, env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tc.ok(d) {
+				t.Errorf("the second run got the first run's dataset: train %v, test %v, mean %v", d.Groups(Train), d.Groups(Test), d.Mean)
+			}
+		})
+	}
+	// Runs that differ in the instances only (ways, augmentation, the
+	// noun) share one.
+	env := configs.Env{Cache: &configs.DataCache{}}
+	first, other := section(base), section(base)
+	other.Ways, other.Flip, other.Noun = 3, true, "category"
+	d1, err1 := loadCached(dir, &first, env)
+	d2, err2 := loadCached(dir, &other, env)
+	if err1 != nil || err2 != nil || d1 != d2 {
+		t.Errorf("runs differing in ways, flip and noun do not share the dataset (%v, %v)", err1, err2)
 	}
 }

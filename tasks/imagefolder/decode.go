@@ -1,11 +1,15 @@
 package imagefolder
 
 import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"image"
 	"image/color"
-	_ "image/jpeg" // the decoders image.Decode uses
-	_ "image/png"
+	"image/jpeg"
+	"image/png"
+	"io"
 	"os"
 
 	"golang.org/x/image/draw"
@@ -37,11 +41,128 @@ func decodeConfig(path string) (w, h, channels int, err error) {
 		return 0, 0, 0, unwrapPath(err)
 	}
 	defer f.Close()
-	cfg, _, err := image.DecodeConfig(f)
+	hd, _, err := readHeader(f)
 	if err != nil {
-		return 0, 0, 0, fmt.Errorf("not a readable PNG or JPEG: %v", err)
+		return 0, 0, 0, err
 	}
-	return cfg.Width, cfg.Height, channelsOf(cfg.ColorModel), nil
+	return hd.w, hd.h, hd.channels, nil
+}
+
+// firstHeader is the size and channels of the first of paths whose
+// header reads: what image [0, 0] and channels 0 take from the files (a
+// file that does not read is a problem of its own, not the reference of
+// the others); ok is false when none reads.
+func firstHeader(paths []string) (w, h, channels int, ok bool) {
+	for _, p := range paths {
+		if w, h, c, err := decodeConfig(p); err == nil {
+			return w, h, c, true
+		}
+	}
+	return 0, 0, 0, false
+}
+
+// imageHeader is what an image file's header says: its format ("png" or
+// "jpeg"), size and channels.
+type imageHeader struct {
+	format   string
+	w, h     int
+	channels int
+}
+
+// signatures are the first bytes of the formats the family reads ("png",
+// "jpeg") and of common ones it does not, to name them when refusing ('?'
+// matches any byte).
+var signatures = []struct{ magic, format string }{
+	{"\x89PNG\r\n\x1a\n", "png"},
+	{"\xff\xd8\xff", "jpeg"},
+	{"GIF8", "GIF"},
+	{"BM", "BMP"},
+	{"II*\x00", "TIFF"},
+	{"MM\x00*", "TIFF"},
+	{"RIFF????WEBP", "WebP"},
+	{"????ftypheic", "HEIC"},
+	{"????ftypavif", "AVIF"},
+}
+
+// sniff names the format of a file's first bytes, "" if none of
+// signatures.
+func sniff(head []byte) string {
+	for _, s := range signatures {
+		if len(head) < len(s.magic) {
+			continue
+		}
+		match := true
+		for i := range len(s.magic) {
+			if s.magic[i] != '?' && s.magic[i] != head[i] {
+				match = false
+				break
+			}
+		}
+		if match {
+			return s.format
+		}
+	}
+	return ""
+}
+
+// maxPixels bounds a source image's width x height: decoding one takes
+// about 8 bytes a pixel (the decoded file and its 8-bit RGBA copy) on each
+// decoding goroutine, 512 MB at the bound.
+const maxPixels = 8192 * 8192
+
+// readHeader reads an image file's header from r with the decoder of its
+// own format, PNG or JPEG, whatever its name; any other format is refused
+// here, also those that other packages of the binary register with
+// package image (GIF, TIFF), which the family does not claim to read, and
+// so is a header claiming more than maxPixels. The channels are the
+// format's: a PNG of colour type grey or grey and alpha is greyscale,
+// though Go decodes one with alpha or a transparency key to NRGBA. The
+// reader returned reads the whole file again from its start, without
+// rereading r's bytes.
+func readHeader(r io.Reader) (imageHeader, io.Reader, error) {
+	var seen bytes.Buffer
+	tee := io.TeeReader(r, &seen)
+	head := make([]byte, 26) // a PNG's colour type is byte 25
+	n, err := io.ReadFull(tee, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return imageHeader{}, nil, fmt.Errorf("cannot be read: %v", unwrapPath(err))
+	}
+	format := sniff(head[:n])
+	var cfg image.Config
+	switch format {
+	case "png":
+		cfg, err = png.DecodeConfig(io.MultiReader(bytes.NewReader(head[:n]), tee))
+	case "jpeg":
+		cfg, err = jpeg.DecodeConfig(io.MultiReader(bytes.NewReader(head[:n]), tee))
+	case "":
+		return imageHeader{}, nil, fmt.Errorf("not a readable PNG or JPEG: the first bytes are neither format's (%d bytes)", n)
+	default:
+		return imageHeader{}, nil, fmt.Errorf("a %s file, not PNG or JPEG: the family reads only these (convert it, e.g. to PNG)", format)
+	}
+	if err != nil {
+		return imageHeader{}, nil, fmt.Errorf("not a readable %s file: %v", formatName(format), err)
+	}
+	if n := int64(cfg.Width) * int64(cfg.Height); n > maxPixels {
+		return imageHeader{}, nil, fmt.Errorf("%dx%d (width x height): more than the %d pixels (8192 x 8192) the family decodes; a header claiming more is refused before decoding (a decompression bomb, or an image to shrink first)", cfg.Width, cfg.Height, maxPixels)
+	}
+	hd := imageHeader{format, cfg.Width, cfg.Height, channelsOf(cfg.ColorModel)}
+	if format == "png" && n == len(head) && (head[25] == pngGrey || head[25] == pngGreyAlpha) {
+		hd.channels = 1
+	}
+	return hd, io.MultiReader(&seen, r), nil
+}
+
+// The PNG colour types of greyscale images.
+const (
+	pngGrey      = 0
+	pngGreyAlpha = 4
+)
+
+func formatName(format string) string {
+	if format == "png" {
+		return "PNG"
+	}
+	return "JPEG"
 }
 
 // decoder turns image files into h x w x c bytes; one per goroutine, as it
@@ -60,22 +181,46 @@ func newDecoder(h, w, c int, convert bool, filter string) *decoder {
 
 // decode reads the file at path into out (h*w*c bytes); a problem with
 // the file is an error saying what.
-func (d *decoder) decode(path string, out []uint8) error {
+func (d *decoder) decode(path string, out []uint8) error { return d.decodeFile(path, nil, out) }
+
+// decodeFile is decode of a file whose content must have the SHA-256 sum
+// if sum is not nil (its hash when the cache's key was computed): a file
+// that changed since is refused, so that no cache holds one content's
+// pixels under another's key. Every byte is read once.
+func (d *decoder) decodeFile(path string, sum *[32]byte, out []uint8) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return unwrapPath(err)
 	}
-	src, _, err := image.Decode(f)
-	f.Close()
+	defer f.Close()
+	digest := sha256.New()
+	hd, r, err := readHeader(bufio.NewReader(io.TeeReader(f, digest)))
 	if err != nil {
-		return fmt.Errorf("not a readable PNG or JPEG: %v", err)
+		return err
+	}
+	var src image.Image
+	if hd.format == "png" {
+		src, err = png.Decode(r)
+	} else {
+		src, err = jpeg.Decode(r)
+	}
+	if err != nil {
+		return fmt.Errorf("not a readable %s file: %v", formatName(hd.format), err)
+	}
+	if sum != nil {
+		if _, err := io.Copy(io.Discard, r); err != nil { // the bytes after the image's end
+			return fmt.Errorf("cannot be read: %v", unwrapPath(err))
+		}
+		if [32]byte(digest.Sum(nil)) != *sum {
+			return fmt.Errorf("changed while the folder was being read (not the content hashed for the cache's key): load again once it is complete")
+		}
 	}
 	b := src.Bounds()
 	sw, sh := b.Dx(), b.Dy()
 	if d.keep && (sw != d.w || sh != d.h) {
 		return fmt.Errorf("%dx%d (width x height), other images %dx%d: mixed sizes need task.imagefolder.image", sw, sh, d.w, d.h)
 	}
-	if c := channelsOf(src.ColorModel()); c != d.c && !d.convert {
+	if c := hd.channels; c != d.c && !d.convert {
 		return fmt.Errorf("%s, want %s (task.imagefolder.channels = %d, stated or from the first image; convert: true converts it)", channelsName(c), channelsName(d.c), d.c)
 	}
 	if o, ok := src.(interface{ Opaque() bool }); ok && !o.Opaque() && !d.convert {

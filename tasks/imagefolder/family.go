@@ -308,7 +308,7 @@ func resolveDir(dir, configRoot, flagRoot string) (string, error) {
 // loadCached loads the dataset of dir once per env.Cache.
 func loadCached(dir string, s *Config, env configs.Env) (*Dataset, error) {
 	opt := optionsOf(s)
-	d, err := env.Cache.Load(datasetKey{dir, opt.key()}, func() (any, error) {
+	d, err := env.Cache.Load(datasetKey{dir, opt.loadKey()}, func() (any, error) {
 		d, err := Load(dir, opt)
 		if err != nil {
 			return nil, err
@@ -324,4 +324,6 @@ func loadCached(dir string, s *Config, env configs.Env) (*Dataset, error) {
 	return d.(*Dataset), nil
 }
 
+// datasetKey is what makes two runs' datasets the same: the folder and
+// Options.loadKey.
 type datasetKey struct{ dir, options string }

@@ -1,6 +1,7 @@
 package imagefolder
 
 import (
+	"bufio"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // splitGroups assigns groups to the splits: by the config's lists (in
@@ -167,6 +169,10 @@ func cut(classes []class, perm []int, at int, sizes []int, split string) ([]grou
 func (sc *scanner) groupFile(path string) map[string]string {
 	m := map[string]string{}
 	sc.readCSV(path, "class", func(line int, class, group string) {
+		if !utf8.ValidString(group) {
+			sc.fail(path, "line %d: %s", line, notUTF8(group))
+			return
+		}
 		if prev, ok := m[class]; ok {
 			sc.fail(path, "line %d: class %q again (already in group %q): a class belongs to one group", line, class, prev)
 			return
@@ -178,27 +184,31 @@ func (sc *scanner) groupFile(path string) map[string]string {
 
 // csvClasses reads the split files of one split: "filename,label" rows
 // (a first row "filename,label" is a header), images under the images
-// folder. seen maps each class to the file that named it first.
-func (sc *scanner) csvClasses(files []string, seen map[string]string) []class {
+// folder. seen maps each class to the file, and its split, that named it
+// first: a class may be in several files of one split, not in two splits;
+// listed maps each image (its cleaned path under the images folder) to
+// the file and line that listed it: an image is in one class of one split.
+func (sc *scanner) csvClasses(split Split, files []string, seen map[string]namedIn, listed map[string]namedIn) []class {
 	images := filepath.Join(sc.dir, sc.cfg.Images)
 	var classes []class
 	index := map[string]int{}
-	names := map[string]bool{}
 	for _, name := range files {
 		path := filepath.Join(sc.dir, name)
 		sc.readCSV(path, "filename", func(line int, filename, label string) {
-			if prev, ok := seen[label]; ok && prev != path {
-				sc.fail(path, "line %d: class %q is in %s too: a class belongs to one split", line, label, prev)
+			if prev, ok := seen[label]; !ok {
+				seen[label] = namedIn{file: path, split: split}
+			} else if prev.split != split {
+				sc.fail(path, "line %d: class %q is in %s too, of split %s: a class belongs to one split", line, label, prev.file, prev.split)
 				return
 			}
-			seen[label] = path
 			p := filepath.Join(images, filepath.FromSlash(filename))
+			key := filepath.ToSlash(filepath.Clean(filepath.FromSlash(filename)))
 			switch fi, err := os.Stat(p); {
-			case filepath.IsAbs(filename) || strings.Contains(filename, ".."):
+			case !filepath.IsLocal(filepath.FromSlash(filename)): // absolute, or leaving the folder by ".."
 				sc.fail(path, "line %d: %q must be a file under %s", line, filename, images)
 				return
-			case names[filename]:
-				sc.fail(path, "line %d: %s is listed twice", line, filename)
+			case listed[key].file != "":
+				sc.fail(path, "line %d: %s is listed in %s too (line %d): an image belongs to one class of one split", line, key, listed[key].file, listed[key].line)
 				return
 			case err != nil:
 				sc.fail(path, "line %d: %s: %v", line, p, unwrapPath(err))
@@ -207,7 +217,7 @@ func (sc *scanner) csvClasses(files []string, seen map[string]string) []class {
 				sc.fail(path, "line %d: %s is not a PNG or JPEG file", line, p)
 				return
 			}
-			names[filename] = true
+			listed[key] = namedIn{file: path, line: line}
 			i, ok := index[label]
 			if !ok {
 				i = len(classes)
@@ -225,8 +235,16 @@ func (sc *scanner) csvClasses(files []string, seen map[string]string) []class {
 	return classes
 }
 
+// namedIn is the split file, its split and line, that names a class or an
+// image first.
+type namedIn struct {
+	file  string
+	split Split
+	line  int
+}
+
 // readCSV calls row for every two-field row of the CSV at path, skipping a
-// header whose first field is header.
+// header whose first field is header and a UTF-8 byte order mark.
 func (sc *scanner) readCSV(path, header string, row func(line int, a, b string)) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -234,7 +252,11 @@ func (sc *scanner) readCSV(path, header string, row func(line int, a, b string))
 		return
 	}
 	defer f.Close()
-	r := csv.NewReader(f)
+	br := bufio.NewReader(f)
+	if bom, _ := br.Peek(3); string(bom) == "\ufeff" { // a spreadsheet's UTF-8 byte order mark
+		br.Discard(3)
+	}
+	r := csv.NewReader(br)
 	r.FieldsPerRecord = 2
 	r.TrimLeadingSpace = true
 	for first := true; ; first = false {

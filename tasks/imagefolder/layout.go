@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/trmaml/trmaml/data/imagecache"
 )
@@ -101,6 +102,10 @@ func scan(dir string, cfg *Config) (*layout, []Problem, error) {
 	case "groups":
 		var groups []group
 		for _, g := range sc.subdirs(dir) {
+			if !utf8.ValidString(g) {
+				sc.fail(filepath.Join(dir, g), "%s", notUTF8(g))
+				continue
+			}
 			gr := group{name: g}
 			for _, c := range sc.subdirs(filepath.Join(dir, g)) {
 				gr.classes = append(gr.classes, class{c, sc.images(filepath.Join(dir, g, c), filepath.Join(g, c))})
@@ -119,12 +124,14 @@ func scan(dir string, cfg *Config) (*layout, []Problem, error) {
 		sc.groupClasses(l, [3][]class{classes}, false)
 	case "csv":
 		var bySplit [3][]class
-		seen := map[string]string{} // class -> the split file that has it
+		seen := map[string]namedIn{}   // class -> the split file that names it first
+		listed := map[string]namedIn{} // image -> the split file and line that list it
 		for s, files := range cfg.CSV.of() {
-			bySplit[s] = sc.csvClasses(files, seen)
+			bySplit[s] = sc.csvClasses(Split(s), files, seen, listed)
 		}
 		sc.groupClasses(l, bySplit, true)
 	}
+	sc.sameFiles(l)
 	if len(sc.problems) == 0 { // else the problems say why
 		if len(l.splits[Train]) == 0 {
 			sc.fail(dir, "no meta-training groups")
@@ -136,9 +143,39 @@ func scan(dir string, cfg *Config) (*layout, []Problem, error) {
 	return l, sc.problems, nil
 }
 
+// sameFiles refuses an image of the splits that is another's file through
+// a symbolic link (a class folder linked into two groups, an image into
+// two classes): it would be in two classes, or in meta-training and
+// meta-test at once. The link is named, not the file it points to.
+func (sc *scanner) sameFiles(l *layout) {
+	first := map[string]string{} // the file's real path -> the path listing it first
+	for _, groups := range l.splits {
+		for _, g := range groups {
+			for _, c := range g.classes {
+				for _, f := range c.files {
+					real, err := filepath.EvalSymlinks(f.path)
+					if err != nil {
+						continue // refused when it is read
+					}
+					const rule = "the same file as %s (through a symbolic link): an image belongs to one class of one split"
+					switch prev, seen := first[real]; {
+					case !seen:
+						first[real] = f.path
+					case f.path == real: // the file itself, after a link to it
+						sc.fail(prev, rule, f.path)
+					default:
+						sc.fail(f.path, rule, prev)
+					}
+				}
+			}
+		}
+	}
+}
+
 // subdirs lists the folders in dir by name, following symbolic links;
 // files are skipped (CSV files and notes may sit beside the classes), as
-// are hidden entries and the cache folder.
+// are hidden entries and the cache folder, but an image is a problem: it
+// would not be used, as it is in no class.
 func (sc *scanner) subdirs(dir string) []string {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -156,8 +193,15 @@ func (sc *scanner) subdirs(dir string) []string {
 			sc.fail(p, "cannot be read: %v", unwrapPath(err))
 			continue
 		}
-		if fi.IsDir() {
+		switch {
+		case fi.IsDir():
 			names = append(names, e.Name())
+		case isImageName(e.Name()):
+			want := "DIR/CLASS/IMAGE"
+			if sc.cfg.Layout == "groups" {
+				want = "DIR/GROUP/CLASS/IMAGE"
+			}
+			sc.fail(p, "an image outside a class folder (layout %s: %s)", sc.cfg.Layout, want)
 		}
 	}
 	return names
@@ -193,6 +237,12 @@ func (sc *scanner) images(dir, rel string) []file {
 		sc.fail(dir, "an empty class (no images)")
 	}
 	return files
+}
+
+// notUTF8 is the rule a group name breaks that is not UTF-8: it names the
+// task in every result file (JSON, CSV), which hold text.
+func notUTF8(name string) string {
+	return fmt.Sprintf("group name %q is not UTF-8 text, which the results (JSON, CSV) name each task in: rename it", name)
 }
 
 func hidden(name string) bool { return strings.HasPrefix(name, ".") || name == imagecache.DirName }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -40,7 +41,7 @@ func TestBadInputRefused(t *testing.T) {
 			p := filepath.Join(dir, "g1/g1c02/03.png")
 			b, _ := os.ReadFile(p)
 			writeFile(t, p, string(b[:len(b)/2]))
-		}, path: "g1/g1c02/03.png", rule: "not a readable PNG or JPEG"},
+		}, path: "g1/g1c02/03.png", rule: "not a readable PNG file"},
 		{name: "non-image file", harm: func(t *testing.T, dir string) {
 			writeFile(t, filepath.Join(dir, "g2/g2c01/notes.txt"), "hello")
 		}, path: "g2/g2c01/notes.txt", rule: "not a PNG or JPEG file"},
@@ -64,6 +65,22 @@ func TestBadInputRefused(t *testing.T) {
 			path: "g1/g1c01/00.png", rule: "colour, want greyscale (task.imagefolder.channels = 1"},
 		{name: "split names a missing group", edit: func(s *Config) { s.Splits.Validation = []string{"g7"} },
 			path: "", rule: `task.imagefolder.splits.validation names group "g7", which the folder does not have`},
+		{name: "image in a group folder", harm: func(t *testing.T, dir string) {
+			writeImage(t, filepath.Join(dir, "g1/stray.png"), synthImage(0, 0, 0, 8, 8, false))
+		}, path: "g1/stray.png", rule: "an image outside a class folder (layout groups: DIR/GROUP/CLASS/IMAGE)"},
+		{name: "image beside the groups", harm: func(t *testing.T, dir string) {
+			writeImage(t, filepath.Join(dir, "stray.jpg"), synthImage(0, 0, 0, 8, 8, false))
+		}, path: "stray.jpg", rule: "an image outside a class folder (layout groups: DIR/GROUP/CLASS/IMAGE)"},
+		{name: "class folder linked into two groups", harm: func(t *testing.T, dir string) {
+			os.Symlink(filepath.Join(dir, "g1/g1c01"), filepath.Join(dir, "g2/g2c09"))
+		}, path: "g2/g2c09/00.png", rule: "the same file as "},
+		{name: "image linked into another class", harm: func(t *testing.T, dir string) {
+			os.Symlink("../g1c02/03.png", filepath.Join(dir, "g1/g1c01/link.png"))
+		}, path: "g1/g1c01/link.png", rule: "the same file as "},
+		{name: "group name not UTF-8", harm: func(t *testing.T, dir string) {
+			os.Rename(filepath.Join(dir, "g2"), filepath.Join(dir, "caf\xe9"))
+		}, edit: func(s *Config) { s.Splits, s.Fractions = SplitLists{}, []float64{0.5, 0, 0.5} },
+			path: "caf\xe9", rule: `group name "caf\xe9" is not UTF-8 text`},
 		{name: "group in two splits", edit: func(s *Config) { s.Splits.Test = []string{"g2", "g1"} },
 			path: "", rule: `task.imagefolder.splits: group "g1" is in train and in test`},
 	} {
@@ -256,6 +273,7 @@ func TestCSVLayout(t *testing.T) {
 	// in the group file; each named with its file and line.
 	writeFile(t, filepath.Join(dir, "bad.csv"), "filename,label\nn00000000000.jpg,n000\nmissing.jpg,n100\nn01200000000.jpg,n012\n")
 	writeFile(t, filepath.Join(dir, "dup.csv"), "class,group\nn000,a\nn000,b\n")
+	writeFile(t, filepath.Join(dir, "latin1.csv"), "class,group\nn000,caf\xe9\n")
 	for _, tc := range []struct {
 		edit func(*Config)
 		want string
@@ -263,6 +281,7 @@ func TestCSVLayout(t *testing.T) {
 		{func(s *Config) { s.CSV.Validation = []string{"bad.csv"} }, "bad.csv: line 3: " + filepath.Join(dir, "images", "missing.jpg") + ": no such file"},
 		{func(s *Config) { s.CSV.Validation = []string{"bad.csv"} }, `bad.csv: line 2: class "n000" is in ` + filepath.Join(dir, "train.csv") + " too"},
 		{func(s *Config) { s.GroupFile = "dup.csv" }, `dup.csv: line 3: class "n000" again (already in group "a")`},
+		{func(s *Config) { s.GroupFile = "latin1.csv" }, `latin1.csv: line 2: group name "caf\xe9" is not UTF-8 text`},
 	} {
 		s := withFile
 		tc.edit(&s)
@@ -278,6 +297,138 @@ func TestCSVLayout(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// withExtraCSV is writeCSVLayout's section with the group file and a
+// second training split file, extra.csv.
+func withExtraCSV() Config {
+	return section(func(s *Config) {
+		s.Layout, s.Ways, s.GroupFile = "csv", 2, "groups.csv"
+		s.CSV = SplitLists{Train: []string{"train.csv", "extra.csv"}, Validation: []string{"val.csv"}, Test: []string{"test.csv"}}
+	})
+}
+
+// TestCSVImageListedTwice: an image is in one class of one split: listed
+// again, in the same file, another file or another split's, under the
+// same name or another spelling of its path, it is refused with both
+// places (an image in a training and a test class would leak between
+// meta-training and meta-test).
+func TestCSVImageListedTwice(t *testing.T) {
+	dir := writeCSVLayout(t, 12, 3, 4)
+	val := "n00600000000.jpg" // the first image of val.csv's first class
+	for _, tc := range []struct{ row, want string }{
+		{val + ",n900", "val.csv: line 2: n00600000000.jpg is listed in " + filepath.Join(dir, "extra.csv") + " too (line 2): an image belongs to one class of one split"},
+		{"./" + val + ",n900", "val.csv: line 2: n00600000000.jpg is listed in " + filepath.Join(dir, "extra.csv") + " too (line 2)"},
+		{"n00000000000.jpg,n900", "is listed in " + filepath.Join(dir, "train.csv") + " too (line 2)"},
+	} {
+		writeFile(t, filepath.Join(dir, "extra.csv"), "filename,label\n"+tc.row+"\n")
+		_, problems, err := scan(dir, ptr(withExtraCSV()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(problems) != 1 || !strings.Contains(problems[0].String(), tc.want) {
+			t.Errorf("%s: problems %v, want one with %q", tc.row, problems, tc.want)
+		}
+	}
+}
+
+// TestCSVClassInTwoFilesOfASplit: a split may list several files, and a
+// class's images may be in more than one of them (the class is the
+// union); only a class in files of two splits is refused.
+func TestCSVClassInTwoFilesOfASplit(t *testing.T) {
+	dir := writeCSVLayout(t, 12, 3, 4)
+	b, err := os.ReadFile(filepath.Join(dir, "train.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(strings.TrimSuffix(string(b), "\n"), "\n")                               // header, then 3 images per class
+	writeFile(t, filepath.Join(dir, "train-a.csv"), strings.Join(lines[:3], ""))                         // n000's first two
+	writeFile(t, filepath.Join(dir, "train-b.csv"), "filename,label\n"+strings.Join(lines[3:], "")+"\n") // the rest
+	s := section(func(s *Config) {
+		s.Layout, s.Ways, s.GroupFile = "csv", 2, "groups.csv"
+		s.CSV = SplitLists{Train: []string{"train.csv"}, Validation: []string{"val.csv"}, Test: []string{"test.csv"}}
+	})
+	one, problems, err := scan(dir, &s)
+	if err != nil || len(problems) > 0 {
+		t.Fatal(err, problems)
+	}
+	s.CSV.Train = []string{"train-a.csv", "train-b.csv"}
+	two, problems, err := scan(dir, &s)
+	if err != nil || len(problems) > 0 {
+		t.Fatalf("%v %v", err, problems)
+	}
+	if !reflect.DeepEqual(one.splits, two.splits) {
+		t.Errorf("two files of a split give other groups than one file")
+	}
+	s.CSV.Validation = []string{"val.csv", "train-a.csv"}
+	s.CSV.Train = []string{"train-b.csv"}
+	if _, problems, _ := scan(dir, &s); len(problems) == 0 || !strings.Contains(problems[0].Rule, "train-b.csv too, of split train: a class belongs to one split") {
+		t.Errorf("a class in two splits: %v", problems)
+	}
+}
+
+// TestCSVFileNames: a split file's file names are paths under the images
+// folder: a name with two dots in it is a name, a path leaving the folder
+// is refused with its line.
+func TestCSVFileNames(t *testing.T) {
+	dir := writeCSVLayout(t, 12, 3, 4)
+	writeImage(t, filepath.Join(dir, "images", "n000..copy.jpg"), synthImage(0, 0, 9, 4, 4, false))
+	writeImage(t, filepath.Join(dir, "outside.jpg"), synthImage(0, 0, 9, 4, 4, false))
+	for _, tc := range []struct{ name, want string }{
+		{"n000..copy.jpg", ""},
+		{"./n000..copy.jpg", ""},
+		{"../outside.jpg", `line 2: "../outside.jpg" must be a file under`},
+		{"sub/../../outside.jpg", `line 2: "sub/../../outside.jpg" must be a file under`},
+		{filepath.Join(dir, "outside.jpg"), "must be a file under"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			writeFile(t, filepath.Join(dir, "extra.csv"), "filename,label\n"+tc.name+",n900\n")
+			_, problems, err := scan(dir, ptr(withExtraCSV()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case tc.want == "" && len(problems) > 0:
+				t.Errorf("problems %v, want none", problems)
+			case tc.want != "" && (len(problems) != 1 || !strings.Contains(problems[0].Rule, tc.want)):
+				t.Errorf("problems %v, want one with %q", problems, tc.want)
+			}
+		})
+	}
+}
+
+// TestCSVFromSpreadsheet: split and group files saved by a spreadsheet
+// (Excel's "CSV UTF-8": a byte order mark first, CRLF line ends) read as
+// the plain files do; the mark is not part of the header's first field.
+func TestCSVFromSpreadsheet(t *testing.T) {
+	dir := writeCSVLayout(t, 12, 3, 4)
+	s := section(func(s *Config) {
+		s.Layout, s.Ways, s.GroupFile = "csv", 2, "groups.csv"
+		s.CSV = SplitLists{Train: []string{"train.csv"}, Validation: []string{"val.csv"}, Test: []string{"test.csv"}}
+	})
+	plain, err := Load(dir, Options{NoCache: true, Section: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"train.csv", "val.csv", "test.csv", "groups.csv"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dir, name), "\ufeff"+strings.ReplaceAll(string(b), "\n", "\r\n"))
+	}
+	excel, err := Load(dir, Options{NoCache: true, Section: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for sp := range splitNames {
+		if !slices.Equal(plain.Groups(Split(sp)), excel.Groups(Split(sp))) {
+			t.Errorf("%s groups %v, plain %v", Split(sp), excel.Groups(Split(sp)), plain.Groups(Split(sp)))
+		}
+	}
+	if !slices.Equal(plain.set.Pix, excel.set.Pix) {
+		t.Error("the images differ")
+	}
+}
 
 // TestClassesLayout: flat class folders grouped at random by sizes (one
 // shuffle of all classes, train groups first) or by a group file whose
