@@ -216,6 +216,9 @@ func (ss *session) train(ctx context.Context, p *Progress) (*rundir.Result, erro
 	case ctx.Err() != nil:
 		return nil, ss.interrupt()
 	case err != nil:
+		if errors.Is(err, metalearn.ErrMethod) { // the registered name, beside the Go type the trainer names
+			err = fmt.Errorf("algorithm %s: %w", cfg.Algorithm, err)
+		}
 		return nil, fmt.Errorf("%s: training stopped: %w (the files in %s are from the last evaluation; trmaml eval -run %s evaluates its checkpoint)", cfg.Name, err, ss.dir, shell.Quote(ss.dir))
 	}
 
