@@ -211,15 +211,14 @@ func (ss *session) train(ctx context.Context, p *Progress) (*rundir.Result, erro
 	switch {
 	case errors.Is(recordErr, errEvaluationStopped):
 		return nil, ss.interrupt()
+	case errors.Is(recordErr, metalearn.ErrNonFinite):
+		return nil, ss.stopped(fmt.Errorf("evaluation at iteration %d: %w", tr.State.Iteration, recordErr))
 	case recordErr != nil:
 		return nil, recordErr
 	case ctx.Err() != nil:
 		return nil, ss.interrupt()
 	case err != nil:
-		if errors.Is(err, metalearn.ErrMethod) { // the registered name, beside the Go type the trainer names
-			err = fmt.Errorf("algorithm %s: %w", cfg.Algorithm, err)
-		}
-		return nil, fmt.Errorf("%s: training stopped: %w (the files in %s are from the last evaluation; trmaml eval -run %s evaluates its checkpoint)", cfg.Name, err, ss.dir, shell.Quote(ss.dir))
+		return nil, ss.stopped(err)
 	}
 
 	w, pFinal := tr.Solution()
@@ -264,6 +263,20 @@ func (ss *session) train(ctx context.Context, p *Progress) (*rundir.Result, erro
 		return nil, err
 	}
 	return res, rundir.Seal(ss.dir, true)
+}
+
+// stopped is the error of a run that stopped on err after iteration 0:
+// what went wrong, what to change when the training diverged, and that the
+// run directory holds the last evaluation and its checkpoint.
+func (ss *session) stopped(err error) error {
+	cfg := ss.s.Config
+	switch {
+	case errors.Is(err, metalearn.ErrMethod): // the registered name, beside the Go type the trainer names
+		err = fmt.Errorf("algorithm %s: %w", cfg.Algorithm, err)
+	case errors.Is(err, metalearn.ErrNonFinite), errors.Is(err, metalearn.ErrNonFiniteState):
+		err = fmt.Errorf("%w; the training diverged: make meta.lr = %g or inner.alpha = %g smaller", err, cfg.Meta.LR, cfg.Inner.Alpha)
+	}
+	return fmt.Errorf("%s: training stopped: %w (the files in %s are from the last evaluation; trmaml eval -run %s evaluates its checkpoint)", cfg.Name, err, ss.dir, shell.Quote(ss.dir))
 }
 
 // result is the Result of the solution of s evaluated after iterations,
