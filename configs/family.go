@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/trmaml/trmaml/internal/regname"
 	"github.com/trmaml/trmaml/metalearn"
 )
 
@@ -312,13 +313,14 @@ func (e *ConfigError) At(path string) error {
 var families []Family
 
 // RegisterFamily adds a task family (call it from the family package's init
-// function). It panics on a name registered twice or a section that is not
-// a pointer to a struct: both are programming errors.
+// function). It panics on a name registered twice, one that cannot be the
+// key of its section task.NAME (internal/regname) or a section that is not
+// a pointer to a struct: all are programming errors.
 func RegisterFamily(f Family) {
 	if _, ok := LookupFamily(f.Name()); ok {
 		panic(fmt.Sprintf("configs: task family %q registered twice", f.Name()))
 	}
-	checkSectionType(f.Name(), f.NewSection())
+	checkRegistered("task family", f.Name(), f.NewSection(), TaskConfig{})
 	families = append(families, f)
 }
 
@@ -351,10 +353,27 @@ func FamilyNames() []string {
 
 // checkSectionType panics unless a section is a pointer to a struct, what
 // the strict decoder and Marshal handle.
-func checkSectionType(name string, s any) {
+func checkSectionType(kind, name string, s any) {
 	if t := reflect.TypeOf(s); t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
-		panic(fmt.Sprintf("configs: task family %q: NewSection must return a pointer to a struct, got %T", name, s))
+		panic(fmt.Sprintf("configs: %s %q: NewSection must return a pointer to a struct, got %T", kind, name, s))
 	}
+}
+
+// checkRegistered panics unless name can be the key of a kind's section
+// inside the config section parent (TaskConfig, ModelConfig, InnerConfig),
+// beside parent's own keys, and section is a pointer to a struct.
+func checkRegistered(kind, name string, section, parent any) {
+	var keys []string
+	t := reflect.TypeOf(parent)
+	for i := range t.NumField() {
+		if tag, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); tag != "" && tag != "-" {
+			keys = append(keys, tag)
+		}
+	}
+	if err := regname.Check("configs: "+kind, name, keys); err != nil {
+		panic(err.Error())
+	}
+	checkSectionType(kind, name, section)
 }
 
 // Family returns the registered family of c's task.family; Parse and

@@ -23,13 +23,14 @@ type InnerLoop interface {
 var innerLoops []InnerLoop
 
 // RegisterInnerLoop adds an inner loop (call it from the loop package's
-// init function). It panics on a name registered twice or a section that
-// is not a pointer to a struct.
+// init function). It panics on a name registered twice, one that cannot
+// be the key of its section inner.NAME (internal/regname) or a section
+// that is not a pointer to a struct.
 func RegisterInnerLoop(l InnerLoop) {
 	if _, ok := LookupInnerLoop(l.Name()); ok {
 		panic(fmt.Sprintf("configs: inner loop %q registered twice", l.Name()))
 	}
-	checkSectionType(l.Name(), l.NewSection())
+	checkRegistered("inner loop", l.Name(), l.NewSection(), InnerConfig{})
 	innerLoops = append(innerLoops, l)
 }
 

@@ -87,13 +87,14 @@ type LegacyModel interface {
 var models []Model
 
 // RegisterModel adds a model (package models' Register calls it). It panics
-// on a name registered twice or a section that is not a pointer to a
-// struct: both are programming errors.
+// on a name registered twice, one that cannot be the key of its section
+// model.NAME (internal/regname) or a section that is not a pointer to a
+// struct: all are programming errors.
 func RegisterModel(m Model) {
 	if _, ok := LookupModel(m.Name()); ok {
 		panic(fmt.Sprintf("configs: model %q registered twice", m.Name()))
 	}
-	checkSectionType(m.Name(), m.NewSection())
+	checkRegistered("model", m.Name(), m.NewSection(), ModelConfig{})
 	models = append(models, m)
 }
 

@@ -27,8 +27,9 @@ const SchedulerDir = slurm.SchedulerDir
 
 // FailedFile, in a run directory, holds the error the run last stopped
 // with, when that was neither success nor an interruption; it goes when the
-// run is continued successfully or interrupted.
-const FailedFile = "failed.txt"
+// run is continued successfully or interrupted. run writes it for a run
+// that stopped training; the experiment for any other error.
+const FailedFile = rundir.FailedFile
 
 // State is where a cell stands.
 type State string

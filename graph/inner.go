@@ -43,7 +43,7 @@ type Support struct {
 // Cost returns the support loss of the per-task parameters theta, summed
 // over the tasks: a scalar node to differentiate.
 func (s *Support) Cost(theta gorgonia.Nodes) (*gorgonia.Node, error) {
-	pred, err := s.Model.Forward(s.X, theta)
+	pred, err := forwardChecked(s.Model.Forward, s.Model, s.X, s.Y, theta)
 	if err != nil {
 		return nil, err
 	}

@@ -35,7 +35,7 @@ func (o *Objective) multiStepLosses(steps []gorgonia.Nodes, qx, qy, last *gorgon
 	for s, theta := range steps {
 		l := last
 		if s < len(steps)-1 {
-			pred, err := o.spec.Model.Forward(qx, theta)
+			pred, err := forwardChecked(o.spec.Model.Forward, o.spec.Model, qx, qy, theta)
 			if err != nil {
 				return nil, err
 			}

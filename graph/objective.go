@@ -137,14 +137,19 @@ func newObjective(spec Spec, tune tuning) (*Objective, error) {
 			return nil, err
 		}
 		if n := len(ms.StepWeights(0, 1)); len(steps) == 0 || n != len(steps) {
-			return nil, fmt.Errorf("graph: the multi-step inner loop returned %d steps and %d step weights", len(steps), n)
+			return nil, loopError(loop, fmt.Errorf("AdaptSteps returned %d steps and %d step weights", len(steps), n))
 		}
 		theta = steps[len(steps)-1]
 	} else if theta, err = loop.Adapt(sup, theta, w[len(shapes):]); err != nil {
-		return nil, err
+		return nil, err // a loop's own errors name its settings (inner.anil.head)
 	}
 	if len(theta) != len(shapes) {
-		return nil, fmt.Errorf("graph: the inner loop returned %d parameter tensors, the model has %d", len(theta), len(shapes))
+		return nil, loopError(loop, fmt.Errorf("Adapt returned %d parameter tensors, the model has %d", len(theta), len(shapes)))
+	}
+	for i, s := range shapes {
+		if want := append(tensor.Shape{T}, s...); theta[i] == nil || !theta[i].Shape().Eq(want) {
+			return nil, loopError(loop, fmt.Errorf("Adapt returned parameter %d of shape %v, want %v (T, the model's shape)", i, shapeOf(theta[i]), want))
+		}
 	}
 	// Nothing differentiates with respect to the adapted parameters, so
 	// products by them may read their last step's terms (markAdapted).
@@ -167,7 +172,7 @@ func newObjective(spec Spec, tune tuning) (*Objective, error) {
 			forward = f
 		}
 	}
-	pred, err := forward(qx, theta)
+	pred, err := forwardChecked(forward, spec.Model, qx, qy, theta)
 	if err != nil {
 		return nil, err
 	}
@@ -224,6 +229,43 @@ const (
 
 // forwardFunc is a forward pass, as Model.Forward.
 type forwardFunc func(x *gorgonia.Node, params gorgonia.Nodes) (*gorgonia.Node, error)
+
+// modelError is an error of a model's forward pass, naming the model's
+// type: a user's model is told apart from the inner loop around it.
+type modelError struct {
+	model Model
+	err   error
+}
+
+func (e *modelError) Error() string { return fmt.Sprintf("graph: model %T: %v", e.model, e.err) }
+func (e *modelError) Unwrap() error { return e.err }
+
+// forwardChecked runs forward, a pass of model m, on inputs x and checks
+// that the predictions have the shape (T, N, out) of the targets y.
+func forwardChecked(forward forwardFunc, m Model, x, y *gorgonia.Node, theta gorgonia.Nodes) (*gorgonia.Node, error) {
+	pred, err := forward(x, theta)
+	switch {
+	case err != nil:
+		return nil, &modelError{m, err}
+	case pred == nil:
+		return nil, &modelError{m, fmt.Errorf("Forward returned no predictions for inputs of shape %v", x.Shape())}
+	case !pred.Shape().Eq(y.Shape()):
+		return nil, &modelError{m, fmt.Errorf("Forward returned predictions of shape %v for inputs of shape %v, want %v (T, N, out)", pred.Shape(), x.Shape(), y.Shape())}
+	}
+	return pred, nil
+}
+
+// loopError names the inner loop l in err, what it returned that does not
+// fit the model.
+func loopError(l InnerLoop, err error) error { return fmt.Errorf("graph: inner loop %T: %w", l, err) }
+
+// shapeOf is n's shape, or "no node" for nil.
+func shapeOf(n *gorgonia.Node) any {
+	if n == nil {
+		return "no node"
+	}
+	return n.Shape()
+}
 
 // passModel is implemented by models with forward passes cheaper than
 // Forward for graphs that differentiate them fewer times (same inputs, same

@@ -124,6 +124,21 @@ func NewTaskStats(perTask []float64, count []int, mass []float64, m Metric) Task
 	st := TaskStats{PerTask: perTask, Count: count}
 	st.Mean, st.Std = stat.PopMeanStdDev(perTask, nil)
 	st.WeightedMean = stat.Mean(perTask, mass)
+	if nonFinite([]float64{st.Mean, st.Std, st.WeightedMean}) >= 0 && nonFinite(perTask) < 0 {
+		// Finite values whose sum or squares overflow (a diverging run's
+		// losses): the same statistics of the values scaled to at most 1.
+		scale := 0.0
+		for _, v := range perTask {
+			scale = math.Max(scale, math.Abs(v))
+		}
+		scaled := make([]float64, len(perTask))
+		for i, v := range perTask {
+			scaled[i] = v / scale
+		}
+		st.Mean, st.Std = stat.PopMeanStdDev(scaled, nil)
+		st.Mean, st.Std = st.Mean*scale, st.Std*scale
+		st.WeightedMean = stat.Mean(scaled, mass) * scale
+	}
 	st.WorstTask = m.WorstIndex(perTask)
 	st.Worst = perTask[st.WorstTask]
 	return st

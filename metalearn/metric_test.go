@@ -3,6 +3,7 @@ package metalearn
 import (
 	"errors"
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -57,6 +58,47 @@ func TestNewTaskStatsDirection(t *testing.T) {
 	loss := NewTaskStats(per, []int{1, 1, 1}, mass, MSE)
 	if loss.WorstTask != 0 || loss.Worst != 0.9 {
 		t.Errorf("MSE worst = task %d (%v), want task 0 (0.9)", loss.WorstTask, loss.Worst)
+	}
+}
+
+// TestNewTaskStatsHugeLosses: per-task losses whose squares (or sum)
+// overflow, as a diverging run's last evaluation gives, still have a finite
+// mean and standard deviation, those of math/big's exact sums, so that
+// metrics.csv gets no +Inf that readers then refuse; ordinary values are
+// computed as before.
+func TestNewTaskStatsHugeLosses(t *testing.T) {
+	t.Parallel()
+	for _, per := range [][]float64{
+		{0.5, 1.5, 4},
+		{8.5e155, 2.3e157, 1e150},
+		{1.5e308, 1.7e308, 1e308},
+	} {
+		mass := []float64{1, 2, 1}
+		st := NewTaskStats(per, nil, mass, MSE)
+		n := big.NewFloat(float64(len(per))).SetPrec(1000)
+		sum, wsum, sq := new(big.Float).SetPrec(1000), new(big.Float).SetPrec(1000), new(big.Float).SetPrec(1000)
+		for i, v := range per {
+			x := big.NewFloat(v).SetPrec(1000)
+			sum.Add(sum, x)
+			wsum.Add(wsum, new(big.Float).Mul(x, big.NewFloat(mass[i]/4)))
+		}
+		mean := new(big.Float).Quo(sum, n)
+		for _, v := range per {
+			d := new(big.Float).Sub(big.NewFloat(v).SetPrec(1000), mean)
+			sq.Add(sq, new(big.Float).Mul(d, d))
+		}
+		std := new(big.Float).Sqrt(new(big.Float).Quo(sq, n))
+		for _, c := range []struct {
+			name string
+			g    float64
+			want *big.Float
+		}{{"mean", st.Mean, mean}, {"weighted mean", st.WeightedMean, wsum}, {"std", st.Std, std}} {
+			w, _ := c.want.Float64()
+			g := c.g
+			if math.IsInf(g, 0) || math.IsNaN(g) || math.Abs(g-w) > 1e-12*w {
+				t.Errorf("%v: %s %v, want %v", per, c.name, g, w)
+			}
+		}
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+
+	"github.com/trmaml/trmaml/internal/regname"
 )
 
 // MethodInfo registers a method under the name that configs and run
@@ -68,9 +70,13 @@ var methods = []MethodInfo{mamlInfo, trmamlInfo, entropicInfo, cvarInfo, dromaml
 
 // RegisterMethod adds a method to the table, for a method defined outside
 // this package (call it from an init function). It panics on a name already
-// registered, on settings New's type cannot carry and on a swept setting
-// without SweptValue, since all are programming errors.
+// registered, on a name that cannot be a config key beside the top-level
+// ones (internal/regname), on settings New's type cannot carry and on a
+// swept setting without SweptValue, since all are programming errors.
 func RegisterMethod(info MethodInfo) {
+	if err := regname.Check("metalearn: method", info.Name, regname.ConfigKeys); err != nil {
+		panic(err.Error())
+	}
 	if _, ok := LookupMethod(info.Name); ok {
 		panic(fmt.Sprintf("metalearn: method %q registered twice", info.Name))
 	}

@@ -71,6 +71,9 @@ func NewTrainer(obj Objective, train TaskSet, w0 []float64, s Settings) (*Traine
 		w.setWarn(s.Warn)
 	}
 	t := &Trainer{Settings: s, Objective: obj, Train: train}
+	if err := t.checkP(0, "Init", p); err != nil {
+		return nil, err
+	}
 	t.pcg = rand.NewPCG(s.Seed, 0x7472_6d61_6d6c) // second word: "trmaml"
 	t.rng = rand.New(t.pcg)
 	st := &t.State
@@ -131,6 +134,9 @@ func (t *Trainer) Step() (StepStats, error) {
 	C := s.Batch
 	for k := range t.tasks {
 		t.tasks[k], t.weights[k] = s.Method.Draw(t.rng, st.P)
+		if err := t.checkDraw(st.Iteration+1, t.tasks[k], t.weights[k]); err != nil {
+			return StepStats{}, err
+		}
 		t.Train.Sample(t.tasks[k], t.rng, t.batch, k)
 	}
 	if err := t.evaluate(); err != nil {
@@ -155,6 +161,9 @@ func (t *Trainer) Step() (StepStats, error) {
 	}
 	ProjectBall(st.W, s.BallRadius)
 	s.Method.Update(st.P, t.tasks, t.losses)
+	if err := t.checkP(st.Iteration+1, "Update", st.P); err != nil {
+		return StepStats{}, err
+	}
 	st.Iteration++
 	if err := t.checkStep(); err != nil {
 		return StepStats{}, fmt.Errorf("%w at iteration %d: %v", ErrNonFiniteState, st.Iteration, err)
@@ -196,7 +205,10 @@ func (t *Trainer) evaluate() error {
 			}
 		}
 		wr.Weigh(st.P, t.tasks, losses, weights)
-		return nil
+		if err := t.checkWeights(st.Iteration+1, weights); err != nil {
+			return err
+		}
+		return t.checkP(st.Iteration+1, "Weigh", st.P)
 	}
 	if wo, ok := t.Objective.(WeighingObjective); ok {
 		return wo.LossesWeighed(st.W, t.batch, weigh, t.weights, t.losses, t.grad)

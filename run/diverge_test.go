@@ -10,6 +10,7 @@ import (
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/metalearn"
 	"github.com/trmaml/trmaml/models/mlp"
+	"github.com/trmaml/trmaml/rundir"
 	"github.com/trmaml/trmaml/tasks/sinusoid"
 )
 
@@ -52,6 +53,37 @@ func TestNonFiniteAtIterationZeroNamesScale(t *testing.T) {
 		_, err := Train(context.Background(), c, filepath.Join(t.TempDir(), "run"), Options{})
 		if !errors.Is(err, metalearn.ErrNonFinite) || !strings.Contains(err.Error(), "model.mlp.init_std = ") || !strings.Contains(err.Error(), "task.sinusoid.x_min = ") {
 			t.Errorf("non-finite first evaluation: %v, want the scale's fields named", err)
+		}
+	}
+}
+
+// TestDivergenceSaysWhatToChange: a run that diverges after iteration 0,
+// whether a training step or an evaluation meets the first non-finite loss,
+// stops naming the run, the iteration, the settings to make smaller and
+// the checkpoint kept; its metrics.csv stays readable.
+func TestDivergenceSaysWhatToChange(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name  string
+		every int
+	}{
+		{"in a training step", 5},
+		{"in an evaluation", 1},
+	} {
+		cfg := tinyConfig()
+		cfg.Meta.Optimizer, cfg.Meta.LR, cfg.Meta.Iterations, cfg.Eval.Every = "sgd", 2, 100, c.every
+		dir := filepath.Join(t.TempDir(), "run")
+		_, err := Train(context.Background(), cfg, dir, Options{})
+		if err == nil {
+			t.Fatalf("%s: the diverging run finished", c.name)
+		}
+		for _, want := range []string{"tiny: training stopped", "at iteration ", "diverged", "meta.lr = 2", "inner.alpha = ", "from the last evaluation"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: error %q does not say %q", c.name, err, want)
+			}
+		}
+		if _, err := rundir.ReadMetrics(filepath.Join(dir, rundir.MetricsFile)); err != nil {
+			t.Errorf("%s: %v", c.name, err)
 		}
 	}
 }

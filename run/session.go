@@ -173,6 +173,7 @@ func (ss *session) checkpoint(pd *rundir.Pending) error {
 // ErrInterrupted, wrapped with how to continue.
 func (ss *session) interrupt() error {
 	it := ss.tr.State.Iteration
+	ss.clearFailed()
 	if ss.batchN > 0 {
 		pd := &rundir.Pending{Evaluated: it - ss.batchN, BatchSum: ss.batchSum, BatchMax: ss.batchMax, BatchN: ss.batchN}
 		if err := ss.checkpoint(pd); err != nil {
@@ -211,12 +212,14 @@ func (ss *session) train(ctx context.Context, p *Progress) (*rundir.Result, erro
 	switch {
 	case errors.Is(recordErr, errEvaluationStopped):
 		return nil, ss.interrupt()
+	case errors.Is(recordErr, metalearn.ErrNonFinite):
+		return nil, ss.stopped(fmt.Errorf("evaluation at iteration %d: %w", tr.State.Iteration, recordErr))
 	case recordErr != nil:
 		return nil, recordErr
 	case ctx.Err() != nil:
 		return nil, ss.interrupt()
 	case err != nil:
-		return nil, fmt.Errorf("%s: training stopped: %w (the files in %s are from the last evaluation; trmaml eval -run %s evaluates its checkpoint)", cfg.Name, err, ss.dir, shell.Quote(ss.dir))
+		return nil, ss.stopped(err)
 	}
 
 	w, pFinal := tr.Solution()
@@ -260,7 +263,33 @@ func (ss *session) train(ctx context.Context, p *Progress) (*rundir.Result, erro
 	if err := rundir.WriteBound(filepath.Join(ss.dir, rundir.ResultFile), res); err != nil {
 		return nil, err
 	}
+	ss.clearFailed()
 	return res, rundir.Seal(ss.dir, true)
+}
+
+// clearFailed removes the FailedFile of an earlier attempt from a run that
+// went on to finish or be interrupted.
+func (ss *session) clearFailed() {
+	os.Remove(filepath.Join(ss.dir, rundir.FailedFile))
+}
+
+// stopped is the error of a run that stopped on err after iteration 0:
+// what went wrong, what to change when the training diverged, and that the
+// run directory holds the last evaluation and its checkpoint.
+func (ss *session) stopped(err error) error {
+	cfg := ss.s.Config
+	switch {
+	case errors.Is(err, metalearn.ErrMethod): // the registered name, beside the Go type the trainer names
+		err = fmt.Errorf("algorithm %s: %w", cfg.Algorithm, err)
+	case errors.Is(err, metalearn.ErrNonFinite), errors.Is(err, metalearn.ErrNonFiniteState):
+		err = fmt.Errorf("%w; the training diverged: make meta.lr = %g or inner.alpha = %g smaller", err, cfg.Meta.LR, cfg.Inner.Alpha)
+	}
+	err = fmt.Errorf("%s: training stopped: %w (the files in %s are from the last evaluation; trmaml eval -run %s evaluates its checkpoint)", cfg.Name, err, ss.dir, shell.Quote(ss.dir))
+	// Marked failed, for trmaml status: a resume would stop the same way.
+	if werr := atomicfile.Write(filepath.Join(ss.dir, rundir.FailedFile), []byte(err.Error()+"\n")); werr != nil {
+		return fmt.Errorf("%w; and %s could not be written: %v", err, rundir.FailedFile, werr)
+	}
+	return err
 }
 
 // result is the Result of the solution of s evaluated after iterations,

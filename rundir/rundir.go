@@ -36,6 +36,11 @@ const (
 	ResultFile = "result.json"
 	// EvalFile is a re-evaluation by trmaml eval (a Result).
 	EvalFile = "evaluation.json"
+	// FailedFile holds the error the run last stopped with, when that was
+	// neither success nor an interruption (a diverged run, a method that
+	// broke its contract); it goes when the run is continued successfully
+	// or interrupted. It is not part of the run's state.
+	FailedFile = "failed.txt"
 	// LockFile is held by the process writing the directory.
 	LockFile = dirlock.Name
 )
