@@ -2,16 +2,14 @@ package cli
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/json"
-	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/trmaml/trmaml/internal/treetest"
 	"github.com/trmaml/trmaml/rundir"
 )
 
@@ -161,7 +159,7 @@ func TestBadInputRefused(t *testing.T) {
 		{[]string{"train", "-seed", "2", "-set", "seed=3", "-set", "meta.iterations=1", "-out", filepath.Join(root, "seeds")}, []string{"-seed 2", "-set seed=3", "give the seed once"}},
 	}
 	for _, c := range cases {
-		before := treeOf(t, root)
+		before := treetest.Of(t, root)
 		var out, errOut bytes.Buffer
 		err := dispatch(c.args, &out, &errOut)
 		if err == nil {
@@ -173,8 +171,8 @@ func TestBadInputRefused(t *testing.T) {
 				t.Errorf("%v: error %q does not mention %q", c.args, err, w)
 			}
 		}
-		if after := treeOf(t, root); after != before {
-			t.Errorf("%v: refused, but changed the files:\nbefore:\n%safter:\n%s", c.args, before, after)
+		if diff := before.Diff(treetest.Of(t, root)); diff != "" {
+			t.Errorf("%v: refused, but changed the files:\n%s", c.args, diff)
 		}
 	}
 }
@@ -228,29 +226,4 @@ func TestHelpExitsZero(t *testing.T) {
 	if code := exitCode(dispatch([]string{"train", "-bogus"}, io.Discard, io.Discard)); code != 2 {
 		t.Errorf("an unknown flag exits %d, want 2", code)
 	}
-}
-
-// treeOf lists every path under root with its type and content's hash.
-func treeOf(t *testing.T, root string) string {
-	t.Helper()
-	var b strings.Builder
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		sum := ""
-		if d.Type().IsRegular() {
-			raw, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			sum = fmt.Sprintf("%x", sha256.Sum256(raw))
-		}
-		fmt.Fprintf(&b, "%s %s %s\n", p, d.Type(), sum)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
 }

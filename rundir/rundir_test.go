@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/trmaml/trmaml/internal/dirlock"
+	"github.com/trmaml/trmaml/internal/treetest"
 	"github.com/trmaml/trmaml/metalearn"
 )
 
@@ -450,7 +451,7 @@ func TestLockRunRefusesNonRunWritingNothing(t *testing.T) {
 		{filepath.Join(root, "missing"), "no such file or directory"},
 	}
 	for _, c := range cases {
-		before := listTree(t, root)
+		before := treetest.Of(t, root)
 		lock, err := LockRun(c.dir)
 		if err == nil {
 			lock.Release()
@@ -460,8 +461,8 @@ func TestLockRunRefusesNonRunWritingNothing(t *testing.T) {
 		if !strings.Contains(err.Error(), c.dir) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %q, want it to name the directory and say %q", c.dir, err, c.want)
 		}
-		if after := listTree(t, root); after != before {
-			t.Errorf("%s: a refused LockRun changed the tree:\nbefore %s\nafter  %s", c.dir, before, after)
+		if diff := before.Diff(treetest.Of(t, root)); diff != "" {
+			t.Errorf("%s: a refused LockRun changed the tree:\n%s", c.dir, diff)
 		}
 	}
 	run := mk("run", ConfigFile)
@@ -470,28 +471,6 @@ func TestLockRunRefusesNonRunWritingNothing(t *testing.T) {
 		t.Fatalf("a directory with config.yaml: %v", err)
 	}
 	lock.Release()
-}
-
-// listTree lists every path under root with its size: what a refused call
-// must leave as it was.
-func listTree(t *testing.T, root string) string {
-	t.Helper()
-	var b strings.Builder
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(&b, "%s %s %d\n", p, info.Mode(), info.Size())
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
 }
 
 // TestEvalFileForLongSets: the file of an evaluation under many changes
@@ -533,12 +512,12 @@ func TestSealExistingDamagedManifest(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	before := listTree(t, dir)
+	before := treetest.Of(t, dir)
 	err := SealExisting(dir)
 	if err == nil || strings.Contains(err.Error(), "it is sealed") || !strings.Contains(err.Error(), filepath.Join(dir, ManifestFile)) || !strings.Contains(err.Error(), "move it away") {
 		t.Errorf("seal with a damaged manifest: %v, want it named damaged, with what to do", err)
 	}
-	if after := listTree(t, dir); after != before {
-		t.Errorf("a refused seal changed the directory:\n%s\n%s", before, after)
+	if diff := before.Diff(treetest.Of(t, dir)); diff != "" {
+		t.Errorf("a refused seal changed the directory:\n%s", diff)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -19,6 +18,7 @@ import (
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/experiment"
 	"github.com/trmaml/trmaml/internal/dirlock"
+	"github.com/trmaml/trmaml/internal/treetest"
 	"github.com/trmaml/trmaml/run"
 	"github.com/trmaml/trmaml/rundir"
 )
@@ -36,34 +36,6 @@ func quickRun(t *testing.T, dir, algorithm string) {
 	if _, err := run.Train(context.Background(), cfg, dir, run.Options{}); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// snapshot is every file under root with its content and mode.
-func snapshot(t *testing.T, root string) map[string]string {
-	t.Helper()
-	m := map[string]string{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		m[p] = info.Mode().String()
-		if !d.IsDir() {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			m[p] += string(b)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
 }
 
 func get(t *testing.T, h http.Handler, path string, out any) int {
@@ -121,7 +93,7 @@ func TestListStatesAsStatus(t *testing.T) {
 		}
 		defer lock.Release()
 	}
-	before := snapshot(t, root)
+	before := treetest.Of(t, root)
 
 	s, list := served(t, root)
 	var jobs []experiment.Job
@@ -215,14 +187,8 @@ func TestListStatesAsStatus(t *testing.T) {
 	if err != nil || len(again) != len(list.Runs) || again[0].State != list.Runs[0].State {
 		t.Fatalf("second listing %v, %v", again, err)
 	}
-	after := snapshot(t, root)
-	for p, v := range after {
-		if before[p] != v {
-			t.Errorf("serving changed %s", p)
-		}
-	}
-	if len(after) != len(before) {
-		t.Errorf("serving made or removed files: %d before, %d after", len(before), len(after))
+	if diff := before.Diff(treetest.Of(t, root)); diff != "" {
+		t.Errorf("serving changed the runs:\n%s", diff)
 	}
 	p := filepath.Join(root, "a", "maml", rundir.PFile)
 	raw, _ = os.ReadFile(p)

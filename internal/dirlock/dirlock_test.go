@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/trmaml/trmaml/internal/treetest"
 )
 
 func TestSecondHolderRefusedWithName(t *testing.T) {
@@ -199,7 +201,7 @@ func TestRefusesWhatIsNotALockFile(t *testing.T) {
 			if err := c.make(dir, victim); err != nil {
 				t.Fatal(err)
 			}
-			before := snapshot(t, root)
+			before := treetest.Of(t, root)
 			l, err := Acquire(dir)
 			if err == nil {
 				l.Release()
@@ -211,8 +213,8 @@ func TestRefusesWhatIsNotALockFile(t *testing.T) {
 			if _, _, err := Holder(dir); err == nil || !strings.Contains(err.Error(), c.what) {
 				t.Errorf("Holder: %v, want a refusal naming %s", err, c.what)
 			}
-			if after := snapshot(t, root); after != before {
-				t.Errorf("a refused lock changed files:\nbefore %s\nafter  %s", before, after)
+			if diff := before.Diff(treetest.Of(t, root)); diff != "" {
+				t.Errorf("a refused lock changed files:\n%s", diff)
 			}
 		})
 	}
@@ -230,28 +232,4 @@ func TestOwnLockFileReused(t *testing.T) {
 		}
 		l.Release()
 	}
-}
-
-// snapshot describes every entry under root: name, type, link target and
-// content.
-func snapshot(t *testing.T, root string) string {
-	t.Helper()
-	var b strings.Builder
-	filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(&b, "%s %v", p, fi.Mode())
-		switch {
-		case fi.Mode()&os.ModeSymlink != 0:
-			l, _ := os.Readlink(p)
-			b.WriteString(" -> " + l)
-		case fi.Mode().IsRegular():
-			c, _ := os.ReadFile(p)
-			fmt.Fprintf(&b, " %q", c)
-		}
-		b.WriteString("; ")
-		return nil
-	})
-	return b.String()
 }

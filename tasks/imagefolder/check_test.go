@@ -6,11 +6,11 @@ import (
 	"image/jpeg"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/trmaml/trmaml/configs"
+	"github.com/trmaml/trmaml/internal/treetest"
 	_ "github.com/trmaml/trmaml/models/builtin" // the models configs name
 )
 
@@ -67,7 +67,7 @@ func TestDataCheck(t *testing.T) {
 
 	writeFile(t, filepath.Join(dir, "g1/g1c02/01.png"), "garbage")
 	os.Remove(filepath.Join(dir, "g3/g3c05/00.png"))
-	before := listing(t, dir)
+	before := treetest.Of(t, dir)
 	out.Reset()
 	err := (Family{}).DataCheck(c, dir, &out)
 	if err == nil || !strings.Contains(err.Error(), "2 problem(s)") {
@@ -81,8 +81,8 @@ func TestDataCheck(t *testing.T) {
 			t.Errorf("the report lacks %q:\n%s", want, out.String())
 		}
 	}
-	if !slices.Equal(before, listing(t, dir)) {
-		t.Error("data check changed the folder")
+	if diff := before.Diff(treetest.Of(t, dir)); diff != "" {
+		t.Errorf("data check changed the folder:\n%s", diff)
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".trmaml-cache")); err == nil {
 		t.Error("data check wrote a cache")

@@ -2,9 +2,6 @@ package imagefolder
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"fmt"
-	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -15,6 +12,7 @@ import (
 
 	"github.com/trmaml/trmaml/configs"
 	"github.com/trmaml/trmaml/data/imagecache"
+	"github.com/trmaml/trmaml/internal/treetest"
 	"github.com/trmaml/trmaml/metalearn"
 )
 
@@ -245,18 +243,12 @@ func TestCacheFollowsFiles(t *testing.T) {
 		t.Errorf("pixel (0, 0) of the changed file %v, want %v", got, want)
 	}
 
-	cache := func() []string {
-		var out []string
-		for _, d := range []string{filepath.Join(dir, ".trmaml-cache"), user} {
-			filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
-				if err == nil && !e.IsDir() {
-					b, _ := os.ReadFile(p)
-					out = append(out, fmt.Sprintf("%s %x", p, sha256.Sum256(b)))
-				}
-				return nil
-			})
+	cache := func() treetest.Tree {
+		tree := treetest.Of(t, user)
+		for p, entry := range treetest.Of(t, filepath.Join(dir, ".trmaml-cache")) {
+			tree[p] = entry
 		}
-		return out
+		return tree
 	}
 	before := cache()
 	if err := os.WriteFile(filepath.Join(dir, "g2", className(1, 0), "03.png"), bombPNG(100000, 100000), 0o644); err != nil {
@@ -265,8 +257,8 @@ func TestCacheFollowsFiles(t *testing.T) {
 	if _, err := Load(dir, opt); err == nil || !strings.Contains(err.Error(), "03.png: 100000x100000") {
 		t.Errorf("load with a bomb: %v", err)
 	}
-	if after := cache(); !slices.Equal(before, after) {
-		t.Errorf("a refused load changed the caches:\nbefore %v\nafter  %v", before, after)
+	if diff := before.Diff(cache()); diff != "" {
+		t.Errorf("a refused load changed the caches:\n%s", diff)
 	}
 }
 

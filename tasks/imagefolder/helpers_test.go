@@ -3,9 +3,7 @@ package imagefolder
 import (
 	"fmt"
 	"image"
-	"io/fs"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"github.com/trmaml/trmaml/data/imagecache"
@@ -56,28 +54,6 @@ func section(edit func(*Config)) Config {
 		edit(&s)
 	}
 	return s
-}
-
-// listing is every path under dir with its size, to show that a refused
-// load wrote nothing (the cache folder aside).
-func listing(t testing.TB, dir string) []string {
-	t.Helper()
-	var out []string
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if d.Name() == ".trmaml-cache" {
-			return filepath.SkipDir
-		}
-		fi, err := d.Info()
-		if err == nil {
-			out = append(out, fmt.Sprintf("%s %d", p, fi.Size()))
-		}
-		return nil
-	})
-	slices.Sort(out)
-	return out
 }
 
 func newSet(h, w, c int) *imagecache.Set {

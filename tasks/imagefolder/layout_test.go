@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/trmaml/trmaml/internal/treetest"
 )
 
 func writeFile(t testing.TB, path, content string) {
@@ -93,7 +95,7 @@ func TestBadInputRefused(t *testing.T) {
 			if tc.harm != nil {
 				tc.harm(t, dir)
 			}
-			before := listing(t, dir)
+			before := treetest.Of(t, dir)
 			s := section(func(s *Config) { s.Splits = splits; s.Splits.Test = slices.Clone(splits.Test) })
 			if tc.edit != nil {
 				tc.edit(&s)
@@ -106,8 +108,8 @@ func TestBadInputRefused(t *testing.T) {
 			if _, ok := err.(*DataError); !ok {
 				t.Errorf("error of type %T, want *DataError", err)
 			}
-			if after := listing(t, dir); !slices.Equal(before, after) {
-				t.Errorf("a refused load changed the folder:\nbefore %v\nafter  %v", before, after)
+			if diff := before.Diff(treetest.Of(t, dir)); diff != "" {
+				t.Errorf("a refused load changed the folder:\n%s", diff)
 			}
 		})
 	}
@@ -285,13 +287,13 @@ func TestCSVLayout(t *testing.T) {
 	} {
 		s := withFile
 		tc.edit(&s)
-		before := listing(t, dir)
+		before := treetest.Of(t, dir)
 		_, err := Load(dir, Options{Section: s})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Load: %v\nwant %q", err, tc.want)
 		}
-		if !slices.Equal(before, listing(t, dir)) {
-			t.Error("a refused load changed the folder")
+		if diff := before.Diff(treetest.Of(t, dir)); diff != "" {
+			t.Errorf("a refused load changed the folder:\n%s", diff)
 		}
 	}
 }
