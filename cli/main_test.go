@@ -172,6 +172,9 @@ func TestBadInputRefused(t *testing.T) {
 		{[]string{"export", "-run", gridRun, "-format", "tensorboard", "-out", gridRun}, []string{"export: -out " + gridRun, "is a run directory"}},
 		{[]string{"export", "-run", gridRun, "-format", "tensorboard", "-out", fakeRun}, []string{"export: -out " + fakeRun, "is a run directory"}},
 		{[]string{"export", "-run", gridRun, "-format", "safetensors", "-out", fakeRun}, []string{"export: -out " + fakeRun, "is a run directory"}},
+		// An error of building the inner loop's graph named no loop.
+		{[]string{"train", "-config", "sine_k5_maml", "-set", "inner.kind=anil", "-set", "inner.anil.head=9", "-out", filepath.Join(root, "anil")},
+			[]string{`graph: inner loop "anil" (innerloops.ANIL): inner.anil.head = 9: must be in [1, 6]`}},
 		// -seed and -set seed= both given: -seed won silently.
 		{[]string{"train", "-seed", "2", "-set", "seed=3", "-set", "meta.iterations=1", "-out", filepath.Join(root, "seeds")}, []string{"-seed 2", "-set seed=3", "give the seed once"}},
 	}

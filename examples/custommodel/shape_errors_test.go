@@ -98,3 +98,98 @@ func TestShapeErrorsNameTheModel(t *testing.T) {
 		}
 	}
 }
+
+// A user's inner loops whose own graph operations fail: adding a node of
+// another shape to the parameters (mismatched), the same in a multi-step
+// loop's AdaptSteps (multiMismatched), a meta-parameter of no size
+// (emptyOwn), a learned step size through SoftMax, which the meta-gradient
+// refuses (softmaxRate), and a loop that only runs the model (modelOnly).
+type mismatched struct{}
+
+func (mismatched) ParamShapes([]tensor.Shape, []bool) []tensor.Shape { return nil }
+func (mismatched) Adapt(s *graph.Support, theta, _ gorgonia.Nodes) (gorgonia.Nodes, error) {
+	n, err := gorgonia.Add(theta[0], theta[0])
+	if err != nil {
+		return nil, err
+	}
+	if _, err := graph.Axpy(n, s.X, 1); err != nil {
+		return nil, err
+	}
+	return theta, nil
+}
+
+type multiMismatched struct{ mismatched }
+
+func (l multiMismatched) AdaptSteps(s *graph.Support, theta, own gorgonia.Nodes) ([]gorgonia.Nodes, error) {
+	theta, err := l.Adapt(s, theta, own)
+	return []gorgonia.Nodes{theta}, err
+}
+func (multiMismatched) StepWeights(int, int) []float64 { return []float64{1} }
+
+type emptyOwn struct{ squeezing }
+
+func (emptyOwn) ParamShapes([]tensor.Shape, []bool) []tensor.Shape { return []tensor.Shape{{0}} }
+
+type softmaxRate struct{}
+
+func (softmaxRate) ParamShapes([]tensor.Shape, []bool) []tensor.Shape { return []tensor.Shape{{1}} }
+func (softmaxRate) Adapt(s *graph.Support, theta, own gorgonia.Nodes) (gorgonia.Nodes, error) {
+	rate, err := gorgonia.SoftMax(own[0])
+	if err != nil {
+		return nil, err
+	}
+	grads, err := s.Gradients(theta, nil, false)
+	if err != nil {
+		return nil, err
+	}
+	return graph.ScaledStep(theta, grads, gorgonia.Nodes{rate})
+}
+
+type modelOnly struct{}
+
+func (modelOnly) ParamShapes([]tensor.Shape, []bool) []tensor.Shape { return nil }
+func (modelOnly) Adapt(s *graph.Support, theta, _ gorgonia.Nodes) (gorgonia.Nodes, error) {
+	if _, err := s.Cost(theta); err != nil {
+		return nil, err
+	}
+	return theta, nil
+}
+
+// TestLoopErrorsNameTheLoop: any error of building an inner loop's graph
+// names the loop, by its registered name (Spec.InnerName) and Go type, in
+// training's graph and in evaluation's; an error of the model's forward
+// pass inside the loop names the model alone.
+func TestLoopErrorsNameTheLoop(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name  string
+		model graph.Model
+		inner graph.InnerLoop
+		want  []string
+	}{
+		{"own op", linear{in: 3, out: 2}, mismatched{}, []string{`graph: inner loop "mine" (custommodel.mismatched): `, "axpy"}},
+		{"own op, multi-step", linear{in: 3, out: 2}, multiMismatched{}, []string{`graph: inner loop "mine" (custommodel.multiMismatched): `, "axpy"}},
+		{"empty meta-parameter", linear{in: 3, out: 2}, emptyOwn{}, []string{`graph: inner loop "mine" (custommodel.emptyOwn): ParamShapes gave its meta-parameter 0 the shape (0)`}},
+		{"refused op", linear{in: 3, out: 2}, softmaxRate{}, []string{`inner loop "mine" (custommodel.softmaxRate)`, "model custommodel.linear"}},
+		{"the model's error", linear{in: 3, out: 2, Flat: true}, modelOnly{}, []string{"graph: model custommodel.linear: Forward returned predictions of shape (6, 2)"}},
+	} {
+		for _, meta := range []bool{true, false} {
+			_, err := graph.NewObjective(graph.Spec{Model: c.model, Loss: graph.MSELoss, Tasks: 2, Support: 3, Query: 3,
+				InShape: []int{3}, OutDim: 2, Inner: c.inner, InnerName: "mine", MetaGradient: meta})
+			if c.name == "refused op" && !meta {
+				if err != nil { // evaluation does not differentiate the loop's ops
+					t.Errorf("%s, evaluation: %v", c.name, err)
+				}
+				continue
+			}
+			for _, w := range c.want {
+				if err == nil || !strings.Contains(err.Error(), w) {
+					t.Errorf("%s (meta-gradient %v): error %v, want it to say %q", c.name, meta, err, w)
+				}
+			}
+			if c.name == "the model's error" && err != nil && strings.Contains(err.Error(), "inner loop") {
+				t.Errorf("%s: error %v names the loop around the model", c.name, err)
+			}
+		}
+	}
+}
