@@ -41,8 +41,8 @@ func noEmptyFlags(fs *flag.FlagSet) error {
 // directory, or a new directory beside the runs, is fine.
 func outNotRun(cmd, out string) error {
 	if f := rundir.RunFileIn(out); f != "" {
-		return fmt.Errorf("%s: -out %s is a run directory (it holds %s): what %s writes there would not be in its manifest and would be taken for the run's files; give -out a directory of its own, e.g. %s",
-			cmd, out, f, cmd, filepath.Join(filepath.Dir(filepath.Clean(out)), cmd))
+		return fmt.Errorf("%s: -out %s is a run directory (it holds %s): what %s writes there would not be in its manifest and would be taken for the run's files; give -out a directory that is no run's (for the runs of a grid, its directory, e.g. %s)",
+			cmd, out, f, cmd, filepath.Dir(filepath.Clean(out)))
 	}
 	return nil
 }
