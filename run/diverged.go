@@ -8,15 +8,15 @@ import (
 	"github.com/trmaml/trmaml/rundir"
 )
 
-// DivergedFactor is how many times its first evaluation's (iteration 0)
+// divergedFactor is how many times its first evaluation's (iteration 0)
 // the mean meta-test loss of a run's last evaluation must be for
 // DivergenceWarning to say that the run probably diverged: a run that
 // learns ends below where it started, not three orders of magnitude above.
-const DivergedFactor = 1000
+const divergedFactor = 1000
 
 // DivergenceWarning is a warning about the run in dir, made from cfg,
 // whose mean meta-test loss in metrics.csv grew from its first evaluation
-// (iteration 0) to its last by DivergedFactor or more: the loss stayed
+// (iteration 0) to its last by divergedFactor or more: the loss stayed
 // finite, so the trainer did not stop it, but the run probably diverged.
 // It is "" otherwise, and for runs that cannot be judged so: scored in
 // accuracy (metrics.csv holds no meta-test loss), started from a trained
@@ -32,11 +32,11 @@ func DivergenceWarning(dir string, cfg configs.Config) string {
 		return ""
 	}
 	first, last := m.Values[rundir.TestMean][0], m.Values[rundir.TestMean][n-1]
-	if !(first > 0) || last < DivergedFactor*first {
+	if !(first > 0) || last < divergedFactor*first {
 		return ""
 	}
 	return fmt.Sprintf("the mean meta-test loss grew from %.4g at iteration 0 to %.4g at iteration %d (%.3g times, %d or more): the training probably diverged; %s",
-		first, last, m.Iterations[n-1], last/first, DivergedFactor, makeSmaller(cfg))
+		first, last, m.Iterations[n-1], last/first, divergedFactor, makeSmaller(cfg))
 }
 
 // warnDiverged writes the DivergenceWarning of the run in dir, if any, to
