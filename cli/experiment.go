@@ -33,6 +33,7 @@ func experimentCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	var fig figureFlags // the figures written after training, or with -report
 	fig.add(fs)
 	opts := dataFlag(fs)
+	opts.Warnings = stderr // the run's warnings, beside its progress
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,13 +19,17 @@ import (
 type exporter struct {
 	help string
 	run  func(dir, out string, stdout io.Writer) error
+	// intoRun: the format's default -out is the exported run's own
+	// directory, which -out may then name; any other run directory is
+	// refused (outNotRun).
+	intoRun bool
 }
 
 // exporters are the formats of trmaml export, by -format name: the one
 // place a format is added.
 var exporters = map[string]exporter{
-	"tensorboard": {"metrics.csv and p.csv as a TensorBoard event file (default -out: RUNDIR/tensorboard)", exportTensorBoard},
-	"safetensors": {"the trained model as named tensors with PyTorch's names and layouts (default -out: RUNDIR)", exportSafetensors},
+	"tensorboard": {"metrics.csv and p.csv as a TensorBoard event file (default -out: RUNDIR/tensorboard)", exportTensorBoard, false},
+	"safetensors": {"the trained model as named tensors with PyTorch's names and layouts (default -out: RUNDIR)", exportSafetensors, true},
 }
 
 func exportFormats() []string {
@@ -60,6 +65,11 @@ func exportCmd(args []string, stdout, stderr io.Writer) error {
 	if err := noEmptyFlags(fs); err != nil {
 		return err
 	}
+	if *out != "" && !(e.intoRun && sameDir(*out, *dir)) {
+		if err := outNotRun("export", *out); err != nil {
+			return err
+		}
+	}
 	return e.run(*dir, *out, stdout)
 }
 
@@ -84,4 +94,14 @@ func exportSafetensors(dir, out string, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "written to %s\n", path)
 	return nil
+}
+
+// sameDir reports whether a and b name one existing directory.
+func sameDir(a, b string) bool {
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	sb, err := os.Stat(b)
+	return err == nil && os.SameFile(sa, sb)
 }

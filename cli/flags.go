@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/trmaml/trmaml/graph"
 	"github.com/trmaml/trmaml/run"
+	"github.com/trmaml/trmaml/rundir"
 )
 
 func isSet(fs *flag.FlagSet, name string) bool {
@@ -31,6 +33,18 @@ func noEmptyFlags(fs *flag.FlagSet) error {
 		}
 	})
 	return err
+}
+
+// outNotRun refuses an -out that is a run directory (rundir.RunFileIn):
+// what cmd would write there is no file of the run, its manifest would
+// not list it, and it would be taken for one of the run's files. A grid's
+// directory, or a new directory beside the runs, is fine.
+func outNotRun(cmd, out string) error {
+	if f := rundir.RunFileIn(out); f != "" {
+		return fmt.Errorf("%s: -out %s is a run directory (it holds %s): what %s writes there would not be in its manifest and would be taken for the run's files; give -out a directory that is no run's (for the runs of a grid, its directory, e.g. %s)",
+			cmd, out, f, cmd, filepath.Dir(filepath.Clean(out)))
+	}
+	return nil
 }
 
 // dataFlag adds -data, the Omniglot data root of the command's runs, to the

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/trmaml/trmaml/internal/treetest"
+	"github.com/trmaml/trmaml/results/resultstest"
 	"github.com/trmaml/trmaml/rundir"
 )
 
@@ -112,6 +113,12 @@ func TestBadInputRefused(t *testing.T) {
 		}
 	}
 	quick := filepath.Join("..", "configs", "experiments", "quick.yaml")
+	// A grid of two finished runs, to report, plot and export.
+	grid := filepath.Join(root, "synthetic")
+	writeSynthetic(t, grid,
+		resultstest.New("sine_k5_maml", "maml", "second", 1, 5, 1),
+		resultstest.New("sine_k5_trmaml", "trmaml", "second", 1, 5, 0.8))
+	gridRun := filepath.Join(grid, "sine_k5_maml-seed1")
 	cases := []struct {
 		args []string
 		want []string
@@ -155,6 +162,19 @@ func TestBadInputRefused(t *testing.T) {
 		{[]string{"train", "-config", "", "-set", "meta.iterations=1", "-out", filepath.Join(root, "cfg")}, []string{"-config", "empty"}},
 		{[]string{"export", "-run", fakeRun, "-format", "tensorboard", "-out", ""}, []string{"-out", "empty"}},
 		{[]string{"status", "-config", "", fakeRun}, []string{"-config", "empty"}},
+		// An -out that is a run directory got the tables, figures or
+		// exports among the run's files, unlisted by its manifest.
+		{[]string{"report", "-out", gridRun, grid}, []string{"report: -out " + gridRun, "is a run directory", "config.yaml", "manifest"}},
+		{[]string{"plot", "-out", gridRun, grid}, []string{"plot: -out " + gridRun, "is a run directory"}},
+		{[]string{"tradeoff", "-out", gridRun, grid}, []string{"tradeoff: -out " + gridRun, "is a run directory"}},
+		{[]string{"report", "-out", fakeRun, grid}, []string{"report: -out " + fakeRun, "is a run directory"}},
+		{[]string{"theory", "-out", fakeRun, "-tmin", "10", "-tmax", "100"}, []string{"theory: -out " + fakeRun, "is a run directory"}},
+		{[]string{"export", "-run", gridRun, "-format", "tensorboard", "-out", gridRun}, []string{"export: -out " + gridRun, "is a run directory"}},
+		{[]string{"export", "-run", gridRun, "-format", "tensorboard", "-out", fakeRun}, []string{"export: -out " + fakeRun, "is a run directory"}},
+		{[]string{"export", "-run", gridRun, "-format", "safetensors", "-out", fakeRun}, []string{"export: -out " + fakeRun, "is a run directory"}},
+		// An error of building the inner loop's graph named no loop.
+		{[]string{"train", "-config", "sine_k5_maml", "-set", "inner.kind=anil", "-set", "inner.anil.head=9", "-out", filepath.Join(root, "anil")},
+			[]string{`graph: inner loop "anil" (innerloops.ANIL): inner.anil.head = 9: must be in [1, 6]`}},
 		// -seed and -set seed= both given: -seed won silently.
 		{[]string{"train", "-seed", "2", "-set", "seed=3", "-set", "meta.iterations=1", "-out", filepath.Join(root, "seeds")}, []string{"-seed 2", "-set seed=3", "give the seed once"}},
 	}
@@ -225,5 +245,29 @@ func TestHelpExitsZero(t *testing.T) {
 	}
 	if code := exitCode(dispatch([]string{"train", "-bogus"}, io.Discard, io.Discard)); code != 2 {
 		t.Errorf("an unknown flag exits %d, want 2", code)
+	}
+}
+
+// TestExportIntoOwnRun: safetensors' default -out is the exported run's
+// own directory, and naming it (in any spelling) stays allowed; another
+// format's -out, or another run's directory, is refused (TestBadInputRefused).
+func TestExportIntoOwnRun(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "run")
+	var out, errOut bytes.Buffer
+	if err := dispatch([]string{"train", "-config", "sine_k5_maml", "-out", dir, "-set", "meta.iterations=2", "-set", "eval.every=1",
+		"-set", "eval.instances=490", "-set", "eval.train_instances=100", "-set", "eval.query=10"}, &out, &errOut); err != nil {
+		t.Fatalf("train: %v\n%s", err, errOut.String())
+	}
+	for _, o := range []string{dir, dir + string(filepath.Separator) + "."} {
+		if err := dispatch([]string{"export", "-run", dir, "-format", "safetensors", "-out", o}, &out, &errOut); err != nil {
+			t.Errorf("export -out %s, the run's own directory: %v", o, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "model.safetensors")); err != nil {
+		t.Error(err)
+	}
+	if err := dispatch([]string{"export", "-run", dir, "-format", "tensorboard", "-out", dir}, &out, &errOut); err == nil || !strings.Contains(err.Error(), "is a run directory") {
+		t.Errorf("tensorboard -out the run's directory: %v, want refused", err)
 	}
 }

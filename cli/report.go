@@ -11,8 +11,8 @@ import (
 )
 
 // groupsAndOut parses the flags shared by report and plot (-runs DIR...,
-// positional run directories, a required -out DIR, and with fig, the
-// figure flags), loads the runs' groups (with unfinished, the running and
+// positional run directories, a required -out DIR that is no run
+// directory, and with fig, the figure flags), loads the runs' groups (with unfinished, the running and
 // interrupted runs too, to their last evaluation) and creates the output
 // directory; a check that refuses the groups (nil: none) refuses the call
 // before anything is written.
@@ -36,6 +36,9 @@ func groupsAndOut(name, outUsage string, args []string, stderr io.Writer, fig *f
 	}
 	if *out == "" {
 		return nil, "", nil, fmt.Errorf("%s: -out DIR is required", name)
+	}
+	if err := outNotRun(name, *out); err != nil {
+		return nil, "", nil, err
 	}
 	groups, release, err := openReport(paths, *out, unfinished, check, stderr)
 	return groups, *out, release, err

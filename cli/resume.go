@@ -16,6 +16,7 @@ func resume(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	var sets setFlags
 	fs.Var(&sets, "override", "change `FIELD=VALUE` from the checkpoint on (repeatable): meta.iterations, eval.*; recorded in manifest.json and result.json")
 	opts := dataFlag(fs)
+	opts.Warnings = stderr // the run's warnings, beside its progress
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/trmaml/trmaml/experiment"
 	"github.com/trmaml/trmaml/results"
+	"github.com/trmaml/trmaml/run"
 	"github.com/trmaml/trmaml/rundir"
 	"github.com/trmaml/trmaml/slurm"
 )
@@ -140,6 +141,9 @@ func cellDetail(c experiment.Cell) string {
 		if c.Detail != "" {
 			d += "; " + c.Detail
 		}
+		if w := run.DivergenceWarning(c.Job.Dir, c.Job.Config); w != "" {
+			d += "; warning: " + w
+		}
 		return d
 	case experiment.Running:
 		it, elapsed, test, ok := rundir.LastEvaluation(c.Job.Dir)
@@ -148,8 +152,12 @@ func cellDetail(c experiment.Cell) string {
 		}
 		eta := time.Duration(elapsed / float64(it) * float64(total-it) * float64(time.Second)).Round(time.Second)
 		m := results.ScoreOf(c.Job.Config)
-		return fmt.Sprintf("iteration %d/%d (last evaluation), meta-test %s mean %.4g%s worst %.4g%s, ETA %s",
+		d := fmt.Sprintf("iteration %d/%d (last evaluation), meta-test %s mean %.4g%s worst %.4g%s, ETA %s",
 			it, total, m.Label, m.Show(test[0]), m.Unit, m.Show(test[1]), m.Unit, eta)
+		if w := run.DivergenceWarning(c.Job.Dir, c.Job.Config); w != "" {
+			d += "; warning: " + w
+		}
+		return d
 	case experiment.Interrupted:
 		if c.Checkpoint < 0 {
 			return "before its first checkpoint: resumes from iteration 0"

@@ -61,6 +61,9 @@ func theoryCmd(args []string, stdout, stderr io.Writer) error {
 	if len(Ts) < 2 {
 		return fmt.Errorf("theory: -tmin %d, -tmax %d and -per-decade %d give one T (%v); the fitted slope needs at least two", *tmin, *tmax, *perDecade, Ts)
 	}
+	if err := outNotRun("theory", *out); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}

@@ -24,6 +24,7 @@ func train(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 0, "random seed, overriding the config's")
 	out := fs.String("out", "", "new run directory (default: runs/NAME-seedN, or runs/NAME-seedN-2, ... if taken)")
 	opts := dataFlag(fs)
+	opts.Warnings = stderr // the run's warnings, beside its progress
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

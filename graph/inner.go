@@ -181,7 +181,7 @@ func (InnerSGD) ParamShapes([]tensor.Shape, []bool) []tensor.Shape { return nil 
 // Adapt implements InnerLoop.
 func (l InnerSGD) Adapt(s *Support, theta, _ gorgonia.Nodes) (gorgonia.Nodes, error) {
 	if l.Steps < 0 || !(l.Alpha > 0) {
-		return nil, fmt.Errorf("graph: InnerSGD needs Steps >= 0 and Alpha > 0, got %d and %v", l.Steps, l.Alpha)
+		return nil, fmt.Errorf("needs Steps >= 0 and Alpha > 0, got %d and %v", l.Steps, l.Alpha)
 	}
 	for step := 0; step < l.Steps; step++ {
 		grads, err := s.Gradients(theta, nil, l.FirstOrder)

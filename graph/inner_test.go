@@ -47,7 +47,7 @@ func TestInnerStepErrors(t *testing.T) {
 			s.Inner = scalarRate{}
 			_, err := NewObjective(s)
 			return err
-		}, "graph: parameter tensor 4 has shape (), want at least 1-D and non-empty"},
+		}, "graph: inner loop graph.scalarRate: ParamShapes gave its meta-parameter 0 the shape (), want at least 1-D and non-empty"},
 	}
 	for _, c := range cases {
 		if err := c.run(); err == nil || !strings.HasPrefix(err.Error(), c.want) {

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/trmaml/trmaml/graph/internal/exec"
@@ -114,6 +115,9 @@ func newObjective(spec Spec, tune tuning) (*Objective, error) {
 	theta := make(gorgonia.Nodes, len(shapes))
 	for i, s := range append(append([]tensor.Shape(nil), shapes...), own...) {
 		if len(s) == 0 || s.TotalSize() < 1 {
+			if i >= len(shapes) {
+				return nil, spec.loopError(loop, fmt.Errorf("ParamShapes gave its meta-parameter %d the shape %v, want at least 1-D and non-empty", i-len(shapes), s))
+			}
 			return nil, fmt.Errorf("graph: parameter tensor %d has shape %v, want at least 1-D and non-empty", i, s)
 		}
 		o.nParams += s.TotalSize()
@@ -134,21 +138,21 @@ func newObjective(spec Spec, tune tuning) (*Objective, error) {
 	var steps []gorgonia.Nodes // a MultiStepLoop's adapted parameters, step by step
 	if ms, ok := loop.(MultiStepLoop); ok && spec.MetaGradient {
 		if steps, err = ms.AdaptSteps(sup, theta, w[len(shapes):]); err != nil {
-			return nil, err
+			return nil, spec.loopError(loop, err)
 		}
 		if n := len(ms.StepWeights(0, 1)); len(steps) == 0 || n != len(steps) {
-			return nil, loopError(loop, fmt.Errorf("AdaptSteps returned %d steps and %d step weights", len(steps), n))
+			return nil, spec.loopError(loop, fmt.Errorf("AdaptSteps returned %d steps and %d step weights", len(steps), n))
 		}
 		theta = steps[len(steps)-1]
 	} else if theta, err = loop.Adapt(sup, theta, w[len(shapes):]); err != nil {
-		return nil, err // a loop's own errors name its settings (inner.anil.head)
+		return nil, spec.loopError(loop, err)
 	}
 	if len(theta) != len(shapes) {
-		return nil, loopError(loop, fmt.Errorf("Adapt returned %d parameter tensors, the model has %d", len(theta), len(shapes)))
+		return nil, spec.loopError(loop, fmt.Errorf("Adapt returned %d parameter tensors, the model has %d", len(theta), len(shapes)))
 	}
 	for i, s := range shapes {
 		if want := append(tensor.Shape{T}, s...); theta[i] == nil || !theta[i].Shape().Eq(want) {
-			return nil, loopError(loop, fmt.Errorf("Adapt returned parameter %d of shape %v, want %v (T, the model's shape)", i, shapeOf(theta[i]), want))
+			return nil, spec.loopError(loop, fmt.Errorf("Adapt returned parameter %d of shape %v, want %v (T, the model's shape)", i, shapeOf(theta[i]), want))
 		}
 	}
 	// Nothing differentiates with respect to the adapted parameters, so
@@ -197,7 +201,7 @@ func newObjective(spec Spec, tune tuning) (*Objective, error) {
 		}
 		grads, err := g.Grad(cost, w...)
 		if err != nil {
-			return nil, fmt.Errorf("graph: meta-gradient: %w", err)
+			return nil, fmt.Errorf("graph: meta-gradient through model %T and inner loop %s: %w", spec.Model, spec.loopName(loop), err)
 		}
 		outputs = append(outputs, grads...)
 	}
@@ -255,9 +259,26 @@ func forwardChecked(forward forwardFunc, m Model, x, y *gorgonia.Node, theta gor
 	return pred, nil
 }
 
-// loopError names the inner loop l in err, what it returned that does not
-// fit the model.
-func loopError(l InnerLoop, err error) error { return fmt.Errorf("graph: inner loop %T: %w", l, err) }
+// loopError is err, an error of building the inner loop l's graph or what
+// it returned that does not fit the model, naming the loop: by the name it
+// is registered under (Spec.InnerName), if given, and its Go type. An
+// error of the model's forward pass inside the loop (modelError) names the
+// model and is returned as it is.
+func (s Spec) loopError(l InnerLoop, err error) error {
+	if m := (*modelError)(nil); errors.As(err, &m) {
+		return err
+	}
+	return fmt.Errorf("graph: inner loop %s: %w", s.loopName(l), err)
+}
+
+// loopName names the inner loop l: `"NAME" (TYPE)`, or TYPE without
+// Spec.InnerName.
+func (s Spec) loopName(l InnerLoop) string {
+	if s.InnerName != "" {
+		return fmt.Sprintf("%q (%T)", s.InnerName, l)
+	}
+	return fmt.Sprintf("%T", l)
+}
 
 // shapeOf is n's shape, or "no node" for nil.
 func shapeOf(n *gorgonia.Node) any {

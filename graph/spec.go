@@ -35,6 +35,10 @@ type Spec struct {
 	// this package, e.g. with learned step sizes. Its own meta-parameters
 	// follow the model's in the flat parameter vector.
 	Inner InnerLoop
+	// InnerName, if not empty, is the name the inner loop is registered
+	// under (the config's inner.kind): errors of building the loop's graph
+	// give it beside the loop's Go type.
+	InnerName string
 	// MetaGradient builds the outer gradient; without it the graph only
 	// computes adapted losses (evaluation).
 	MetaGradient bool

@@ -150,7 +150,8 @@ func TestANILWholeModelIsMAML(t *testing.T) {
 	}
 }
 
-// TestLoopErrors checks the one-line errors of bad loop settings.
+// TestLoopErrors checks the one-line errors of bad loop settings, which
+// name the loop (by its registered name, when the Spec gives it).
 func TestLoopErrors(t *testing.T) {
 	t.Parallel()
 	mlp, _ := graph.NewMLP([]int{1, 4, 1}, graph.Tanh)
@@ -160,8 +161,11 @@ func TestLoopErrors(t *testing.T) {
 		edit func(*graph.Spec)
 		want string
 	}{
-		{"ANIL head too large", func(s *graph.Spec) { s.Inner = innerloops.ANIL{Steps: 1, Head: 5, Alpha: 0.1} }, "inner.anil.head = 5: must be in [1, 4], the model's parameter tensors"},
-		{"SGD without a step size", func(s *graph.Spec) { s.Inner = graph.InnerSGD{Steps: 1} }, "graph: InnerSGD needs Steps >= 0 and Alpha > 0, got 1 and 0"},
+		{"ANIL head too large", func(s *graph.Spec) { s.Inner = innerloops.ANIL{Steps: 1, Head: 5, Alpha: 0.1} },
+			"graph: inner loop innerloops.ANIL: inner.anil.head = 5: must be in [1, 4], the model's parameter tensors"},
+		{"ANIL by its name", func(s *graph.Spec) { s.Inner, s.InnerName = innerloops.ANIL{Steps: 1, Head: 5, Alpha: 0.1}, "anil" },
+			`graph: inner loop "anil" (innerloops.ANIL): inner.anil.head = 5: must be in [1, 4], the model's parameter tensors`},
+		{"SGD without a step size", func(s *graph.Spec) { s.Inner = graph.InnerSGD{Steps: 1} }, "graph: inner loop graph.InnerSGD: needs Steps >= 0 and Alpha > 0, got 1 and 0"},
 		{"inner loop and Spec steps", func(s *graph.Spec) { s.Inner, s.Steps = graph.InnerSGD{Steps: 1, Alpha: 0.1}, 1 },
 			"graph: Spec.Inner is set, so Spec.Steps, Alpha and FirstOrder must be zero (the inner loop holds them), got 1, 0, false"},
 	}

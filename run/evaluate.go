@@ -34,7 +34,8 @@ func EvalOverridable(path string) bool {
 // the output rule's solution at that iteration, which Result.Iterations and
 // Result.Source give. sets ("field.path=value", see EvalOverridable)
 // evaluate the same solution under another protocol or image preparation;
-// the result records them and goes to rundir.EvalFileFor(sets). When ctx
+// the result records them (rundir.CanonicalSets: sorted, as the file's
+// name gives them) and goes to rundir.EvalFileFor(sets). When ctx
 // is done the evaluation stops and writes nothing.
 func Evaluate(ctx context.Context, dir string, evalSeed uint64, opts Options, sets ...string) (*rundir.Result, error) {
 	lock, err := rundir.LockRun(dir)
@@ -69,7 +70,7 @@ func Evaluate(ctx context.Context, dir string, evalSeed uint64, opts Options, se
 		return nil, err
 	}
 	cpu.eval()
-	res := s.result(iterations, trainStats, testStats, p, sets)
+	res := s.result(iterations, trainStats, testStats, p, rundir.CanonicalSets(sets))
 	res.Source, res.BestValIteration = source, bestIt
 	res.Timing = rundir.Timing{EvalSeconds: time.Since(start).Seconds(), Engine: graph.Engine(), Procs: runtime.GOMAXPROCS(0),
 		EvalInstances: finalInstances(s.Config), CPU: cpu.times()}

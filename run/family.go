@@ -81,14 +81,14 @@ func newFamily(cfg configs.Config, opts Options) (*family, error) {
 		return nil, err
 	}
 	if f.inner, err = loop.Build(cfg, cfg.Order == "first"); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("inner loop %q: %w", cfg.Inner.Kind, err)
 	}
 	f.evalInner = f.inner
 	if f.evalSteps != cfg.Inner.Steps && f.inner.Loop != nil { // graph's default loop takes the steps in the spec
 		c := cfg
 		c.Inner.Steps = f.evalSteps
 		if f.evalInner, err = loop.Build(c, false); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("inner loop %q at eval.steps = %d: %w", cfg.Inner.Kind, c.Inner.Steps, err)
 		}
 	}
 	if cfg.Init.From != "" {

@@ -169,8 +169,10 @@ func testOmniglotTrain(t *testing.T, src omniglotSource, opts Options) {
 
 	// The same solution under the paper code's image preparation: another
 	// file, the changes recorded, other accuracies, result.json untouched.
+	// The flags in another order name the same file and record the changes
+	// in its order.
 	sets := []string{"task.omniglot.resize=nearest", "task.omniglot.rotate_eval=false"}
-	other, err := Evaluate(context.Background(), dir, 0, opts, sets...)
+	other, err := Evaluate(context.Background(), dir, 0, opts, sets[1], sets[0])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,8 +26,20 @@ import (
 // (rundir.Verify). sets ("field=value", see ResumeOverridable) change the
 // config from the checkpoint on; the change is recorded in the manifest and
 // in result.json. A finished run is left as it is: its sealed result is
-// returned.
+// returned. A run that finishes (or had) with a DivergenceWarning gets it
+// in opts.Warnings.
 func Resume(ctx context.Context, dir string, opts Options, sets ...string) (*rundir.Result, error) {
+	res, err := resume(ctx, dir, opts, sets...)
+	if err == nil {
+		if cfg, lerr := configs.LoadRecorded(filepath.Join(dir, rundir.ConfigFile)); lerr == nil {
+			warnDiverged(opts, dir, cfg)
+		}
+	}
+	return res, err
+}
+
+// resume is Resume without its warning.
+func resume(ctx context.Context, dir string, opts Options, sets ...string) (*rundir.Result, error) {
 	lock, err := rundir.LockRun(dir)
 	if err != nil {
 		return nil, err

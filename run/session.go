@@ -282,7 +282,7 @@ func (ss *session) stopped(err error) error {
 	case errors.Is(err, metalearn.ErrMethod): // the registered name, beside the Go type the trainer names
 		err = fmt.Errorf("algorithm %s: %w", cfg.Algorithm, err)
 	case errors.Is(err, metalearn.ErrNonFinite), errors.Is(err, metalearn.ErrNonFiniteState):
-		err = fmt.Errorf("%w; the training diverged: make meta.lr = %g or inner.alpha = %g smaller", err, cfg.Meta.LR, cfg.Inner.Alpha)
+		err = fmt.Errorf("%w; the training diverged: %s", err, makeSmaller(cfg))
 	}
 	err = fmt.Errorf("%s: training stopped: %w (the files in %s are from the last evaluation; trmaml eval -run %s evaluates its checkpoint)", cfg.Name, err, ss.dir, shell.Quote(ss.dir))
 	// Marked failed, for trmaml status: a resume would stop the same way.

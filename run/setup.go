@@ -115,7 +115,7 @@ func Build(cfg configs.Config, opts Options) (*Setup, error) {
 	spec := graph.Spec{
 		Model: f.model.Net, Tasks: drawn, Support: f.support, Query: f.query,
 		Loss: f.loss, Score: f.metric, InShape: f.model.InShape, OutDim: out, Steps: cfg.Inner.Steps, Alpha: cfg.Inner.Alpha,
-		FirstOrder: cfg.Order == "first", MetaGradient: true, Dtype: dtype,
+		FirstOrder: cfg.Order == "first", MetaGradient: true, Dtype: dtype, InnerName: cfg.Inner.Kind,
 	}
 	if f.inner.Loop != nil { // the loop holds its steps, step size and order
 		spec.Inner, spec.Steps, spec.Alpha, spec.FirstOrder = f.inner.Loop, 0, 0, false

@@ -17,7 +17,8 @@ import (
 // opts.Progress. It holds dir's lock while it writes. On a non-finite loss or
 // state it stops with an error and leaves the files of the last evaluation,
 // including its checkpoint. When ctx is done it checkpoints and returns
-// ErrInterrupted.
+// ErrInterrupted. A run that finishes with a DivergenceWarning gets it in
+// opts.Warnings.
 func Train(ctx context.Context, cfg configs.Config, dir string, opts Options) (*rundir.Result, error) {
 	s, err := Build(cfg, opts)
 	if err != nil {
@@ -39,7 +40,11 @@ func Train(ctx context.Context, cfg configs.Config, dir string, opts Options) (*
 		return nil, err
 	}
 	s.configHash = rundir.HashBytes(yml)
-	return start(ctx, s, dir, opts.Progress, nil)
+	res, err := start(ctx, s, dir, opts.Progress, nil)
+	if err == nil {
+		warnDiverged(opts, dir, cfg)
+	}
+	return res, err
 }
 
 // start trains s from iteration 0 in dir, which holds its config.yaml and

@@ -119,6 +119,19 @@ func CleanTemps(dir string) error {
 	return err
 }
 
+// RunFileIn returns the file that makes dir a run directory (its config,
+// manifest, checkpoint or result), or "" if it holds none of them: for
+// commands that write their own files into a directory and must not mix
+// them with a run's, which its manifest would not list.
+func RunFileIn(dir string) string {
+	for _, f := range []string{ConfigFile, ManifestFile, CheckpointFile, ResultFile} {
+		if fileExists(filepath.Join(dir, f)) {
+			return f
+		}
+	}
+	return ""
+}
+
 func fileExists(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && !st.IsDir()

@@ -1,6 +1,7 @@
 package rundir
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/trmaml/trmaml/internal/dirlock"
@@ -54,15 +55,16 @@ func StateFiles() []string {
 
 // EvalFileFor is the file trmaml eval writes for the config changes sets
 // ("field.path=value"): EvalFile without changes, else
-// evaluation-CHANGES.json, so that evaluations under other protocols sit
-// beside the run's own. A name longer than maxEvalName is cut and ends in
-// a hash of all the changes (the result in the file records them in full),
-// so that it can be written.
+// evaluation-CHANGES.json with the changes in CanonicalSets' order, so that
+// evaluations under other protocols sit beside the run's own and the same
+// changes given in another order name the same file. A name longer than
+// maxEvalName is cut and ends in a hash of all the changes (the result in
+// the file records them in full), so that it can be written.
 func EvalFileFor(sets []string) string {
 	if len(sets) == 0 {
 		return EvalFile
 	}
-	all := strings.Join(sets, ",")
+	all := strings.Join(CanonicalSets(sets), ",")
 	name := strings.Map(func(r rune) rune {
 		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._=,-", r) {
 			return r
@@ -75,6 +77,14 @@ func EvalFileFor(sets []string) string {
 		name = name[:maxEvalName-len(base)-len(hash)-len(ext)] + hash
 	}
 	return base + name + ext
+}
+
+// CanonicalSets is a copy of the config changes sets sorted: one
+// evaluation's changes in one order whatever the order of the -set flags
+// (a field may be given once, so no two of them change the same field).
+// Values are kept as given: 0.1 and .1 are two spellings.
+func CanonicalSets(sets []string) []string {
+	return slices.Sorted(slices.Values(sets))
 }
 
 // maxEvalName bounds EvalFileFor's names: with the temporary file's dot,

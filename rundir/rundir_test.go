@@ -473,6 +473,40 @@ func TestLockRunRefusesNonRunWritingNothing(t *testing.T) {
 	lock.Release()
 }
 
+// TestEvalFileForOrder: the file of an evaluation is named by its
+// changes whatever the order of the -set flags, and a list already in
+// order keeps the name it had (runs and docs refer to those names).
+func TestEvalFileForOrder(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		sets []string
+		want string
+	}{
+		{nil, "evaluation.json"},
+		{[]string{"eval.steps=2"}, "evaluation-eval.steps=2.json"},
+		{[]string{"task.omniglot.resize=nearest", "task.omniglot.rotate_eval=false"}, "evaluation-task.omniglot.resize=nearest,task.omniglot.rotate_eval=false.json"},
+		{[]string{"task.omniglot.rotate_eval=false", "task.omniglot.resize=nearest"}, "evaluation-task.omniglot.resize=nearest,task.omniglot.rotate_eval=false.json"},
+		{[]string{"eval.steps=2", "eval.instances=600"}, "evaluation-eval.instances=600,eval.steps=2.json"},
+		{[]string{"task.omniglot.resize=nearest", "eval.steps=2", "eval.instances=600"}, "evaluation-eval.instances=600,eval.steps=2,task.omniglot.resize=nearest.json"},
+	} {
+		in := slices.Clone(tc.sets)
+		if got := EvalFileFor(tc.sets); got != tc.want {
+			t.Errorf("EvalFileFor(%q) = %s, want %s", tc.sets, got, tc.want)
+		}
+		if !slices.Equal(in, tc.sets) {
+			t.Errorf("EvalFileFor reordered its argument: %q, was %q", tc.sets, in)
+		}
+	}
+	var levels []string
+	for i := 1; i < 90; i++ {
+		levels = append(levels, fmt.Sprintf("0.%03d", i*11))
+	}
+	long := []string{"eval.steps=3", "eval.cvar_alpha=[" + strings.Join(levels, ",") + "]"}
+	if a, b := EvalFileFor(long), EvalFileFor([]string{long[1], long[0]}); a != b {
+		t.Errorf("a long list in two orders: %s and %s, want one name", a, b)
+	}
+}
+
 // TestEvalFileForLongSets: the file of an evaluation under many changes
 // keeps a name the file system takes (at most 255 bytes with the
 // temporary file's additions): the changes are cut and a hash of all of

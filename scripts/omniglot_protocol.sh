@@ -37,7 +37,7 @@ for run in "$@"; do
     [ -n "$v" ] || continue # ours without changes is result.json
     args=()
     for s in $v; do args+=(-set "$s"); done
-    file="$run/evaluation-$(echo "$v" | tr ' ' ',').json"
+    file="$run/evaluation-$(printf '%s\n' $v | LC_ALL=C sort | paste -sd,).json" # eval names the file by the sorted changes
     if [ -s "$file" ]; then continue; fi
     echo "== $run: $v" >&2
     "$TRMAML" eval -run "$run" "${args[@]}" >&2
@@ -47,7 +47,7 @@ python3 - "$out" "$SETS" "$@" <<'PY'
 import json, os, sys
 out, extra, runs = sys.argv[1], sys.argv[2].split(), sys.argv[3:]
 def file(changes):
-    sets = changes + extra
+    sets = sorted(changes + extra)
     return "evaluation-" + ",".join(sets) + ".json" if sets else "result.json"
 protocols = [
     ("ours: bilinear, rotated evaluation", file([])),
