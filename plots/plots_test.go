@@ -458,4 +458,12 @@ func TestTaskCurves(t *testing.T) {
 			t.Errorf("%d runs without tasks.csv: legend lacks %q", c.drop, c.note)
 		}
 	}
+	// One seed per method: the legend says so, not "means over seeds".
+	single := []resultstest.Spec{specs[0], specs[3]}
+	if err := plots.TaskCurves(groupsOf(t, single...), svgPath, plots.Double); err != nil {
+		t.Fatal(err)
+	}
+	if svg, _ := os.ReadFile(svgPath); !strings.Contains(string(svg), "1 seed each") || strings.Contains(string(svg), "means over") {
+		t.Error("one seed each: the legend does not say so")
+	}
 }

@@ -123,8 +123,9 @@ func groupName(k, n int) string {
 }
 
 // seedsNote says over which seeds the lines are means: all of each
-// group's, or, when some runs have no tasks.csv (a run from before it was
-// written), how many of each group's runs have one.
+// group's (or that there is one seed each), or, when some runs have no
+// tasks.csv (a run from before it was written), how many of each group's
+// runs have one.
 func seedsNote(groups []*results.Group, labels []string) string {
 	var counts []string
 	some := false
@@ -138,7 +139,10 @@ func seedsNote(groups []*results.Group, labels []string) string {
 		some = some || n < len(g.Runs)
 		counts = append(counts, fmt.Sprintf("%s %d of %d", labels[gi], n, len(g.Runs)))
 	}
-	if !some {
+	switch {
+	case !some && !several(groups):
+		return "1 seed each"
+	case !some:
 		return "lines: means over seeds"
 	}
 	return "lines: means over the seeds with tasks.csv (" + strings.Join(counts, ", ") + ")"
