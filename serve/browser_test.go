@@ -143,6 +143,22 @@ func TestBrowserWatchesTrainingGrid(t *testing.T) {
 		wd.call("POST", "/execute/sync", map[string]any{"args": []any{}, "script": `return document.querySelectorAll("#charts path.curve").length`}, &curves)
 		return curves >= 4
 	})
+	// A damaged run is not drawn until chosen; chosen, its curves are
+	// dashed and the legend says why.
+	var damaged int
+	wd.call("POST", "/execute/sync", map[string]any{"args": []any{}, "script": `return document.querySelectorAll("#charts path.damaged").length`}, &damaged)
+	if damaged != 0 {
+		t.Errorf("%d curves of the damaged run drawn before it was chosen", damaged)
+	}
+	if err := wd.call("POST", "/execute/sync", map[string]any{"args": []any{}, "script": `document.querySelector('#runs tr[data-dir$="broken"] input').click(); return null`}, nil); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the chosen damaged run's curves dashed, and the legend saying so", func() bool {
+		var note string
+		wd.call("POST", "/execute/sync", map[string]any{"args": []any{}, "script": `return document.querySelectorAll('#charts path.damaged[stroke-dasharray]').length + "|" + ((document.querySelector("#legend .damaged-note") || {}).textContent || "")`}, &note)
+		n, text, _ := strings.Cut(note, "|")
+		return n != "0" && strings.Contains(text, "damaged") && strings.Contains(text, "broken")
+	})
 	// The page moves on by itself: a later iteration without reloading.
 	waitFor(t, "the page to show a later iteration of grid/trmaml", func() bool {
 		now := rows()["grid/trmaml"][1]
