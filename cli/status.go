@@ -126,6 +126,15 @@ func statusOf(dir string, grid []experiment.Job, stdout io.Writer) error {
 	return nil
 }
 
+// divergenceNote is the run.DivergenceWarning of c's run as a status
+// line's last clause, or "".
+func divergenceNote(c experiment.Cell) string {
+	if w := run.DivergenceWarning(c.Job.Dir, c.Job.Config); w != "" {
+		return "; warning: " + w
+	}
+	return ""
+}
+
 // cellDetail is what a status line says beyond the state.
 func cellDetail(c experiment.Cell) string {
 	total := c.Job.Config.Meta.Iterations
@@ -141,10 +150,7 @@ func cellDetail(c experiment.Cell) string {
 		if c.Detail != "" {
 			d += "; " + c.Detail
 		}
-		if w := run.DivergenceWarning(c.Job.Dir, c.Job.Config); w != "" {
-			d += "; warning: " + w
-		}
-		return d
+		return d + divergenceNote(c)
 	case experiment.Running:
 		it, elapsed, test, ok := rundir.LastEvaluation(c.Job.Dir)
 		if !ok || it == 0 {
@@ -154,10 +160,7 @@ func cellDetail(c experiment.Cell) string {
 		m := results.ScoreOf(c.Job.Config)
 		d := fmt.Sprintf("iteration %d/%d (last evaluation), meta-test %s mean %.4g%s worst %.4g%s, ETA %s",
 			it, total, m.Label, m.Show(test[0]), m.Unit, m.Show(test[1]), m.Unit, eta)
-		if w := run.DivergenceWarning(c.Job.Dir, c.Job.Config); w != "" {
-			d += "; warning: " + w
-		}
-		return d
+		return d + divergenceNote(c)
 	case experiment.Interrupted:
 		if c.Checkpoint < 0 {
 			return "before its first checkpoint: resumes from iteration 0"

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 
 	"github.com/trmaml/trmaml/configs"
+	"github.com/trmaml/trmaml/metalearn"
+	"github.com/trmaml/trmaml/results"
 	"github.com/trmaml/trmaml/rundir"
 )
 
@@ -19,11 +21,12 @@ const divergedFactor = 1000
 // (iteration 0) to its last by divergedFactor or more: the loss stayed
 // finite, so the trainer did not stop it, but the run probably diverged.
 // It is "" otherwise, and for runs that cannot be judged so: scored in
-// accuracy (metrics.csv holds no meta-test loss), started from a trained
-// model (init.from: its loss at iteration 0 may be near zero, so that a
-// small rise is a large factor), or without two readable evaluations.
+// other than MSE (results.ScoreOf: metrics.csv then holds no meta-test
+// loss), started from a trained model (init.from: its loss at iteration 0
+// may be near zero, so that a small rise is a large factor), or without
+// two readable evaluations.
 func DivergenceWarning(dir string, cfg configs.Config) string {
-	if cfg.Init.From != "" || classifies(cfg) {
+	if cfg.Init.From != "" || results.ScoreOf(cfg).Metric != metalearn.MSE {
 		return ""
 	}
 	m, err := rundir.ReadMetrics(filepath.Join(dir, rundir.MetricsFile))
@@ -50,10 +53,4 @@ func warnDiverged(opts Options, dir string, cfg configs.Config) {
 // makeSmaller is the advice for a run of cfg that diverged.
 func makeSmaller(cfg configs.Config) string {
 	return fmt.Sprintf("make meta.lr = %g or inner.alpha = %g smaller", cfg.Meta.LR, cfg.Inner.Alpha)
-}
-
-// classifies reports whether cfg's family classifies (scored in accuracy).
-func classifies(cfg configs.Config) bool {
-	fam, err := cfg.Family()
-	return err == nil && fam.IO(cfg).Classes
 }
